@@ -1,0 +1,74 @@
+package llm
+
+import "encoding/json"
+
+// Role is who wrote a message.
+type Role string
+
+// The roles of a conversation.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Valid reports whether r is one of the defined roles.
+func (r Role) Valid() bool {
+	switch r {
+	case RoleSystem, RoleUser, RoleAssistant, RoleTool:
+		return true
+	}
+	return false
+}
+
+// Message is one entry of a conversation. ToolCalls is set only on assistant
+// messages; ToolCallID and Name (the tool's name) only on tool messages.
+type Message struct {
+	Role       Role       `json:"role"`
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+	Name       string     `json:"name,omitempty"`
+}
+
+// ToolCall is a call the model asked for. Arguments is the raw text exactly as the
+// model emitted it; it may be empty or broken JSON.
+type ToolCall struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+// SystemMessage returns a system message with the given content.
+func SystemMessage(content string) Message { return Message{Role: RoleSystem, Content: content} }
+
+// UserMessage returns a user message with the given content.
+func UserMessage(content string) Message { return Message{Role: RoleUser, Content: content} }
+
+// AssistantMessage returns an assistant message with content and optional tool calls.
+func AssistantMessage(content string, calls ...ToolCall) Message {
+	return Message{Role: RoleAssistant, Content: content, ToolCalls: calls}
+}
+
+// ToolMessage returns the tool message that answers the call with the given id.
+func ToolMessage(callID, name, content string) Message {
+	return Message{Role: RoleTool, ToolCallID: callID, Name: name, Content: content}
+}
+
+// Clone returns a deep copy of m, so that the copy's ToolCalls can be changed
+// without touching m.
+func (m Message) Clone() Message {
+	if m.ToolCalls != nil {
+		m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
+	}
+	return m
+}
+
+// ToolDefinition is what a model is told about a tool: its name, what it does and
+// the JSON Schema of its arguments.
+type ToolDefinition struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}

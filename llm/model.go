@@ -1,0 +1,77 @@
+package llm
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// FinishReason says why the model stopped generating.
+type FinishReason string
+
+// The finish reasons a provider reports, normalised.
+const (
+	FinishStop      FinishReason = "stop"
+	FinishToolCalls FinishReason = "tool_calls"
+	FinishLength    FinishReason = "length"
+	FinishFiltered  FinishReason = "content_filter"
+)
+
+// Usage counts the tokens of one model call, or a sum of them. Zero means the
+// provider did not report it.
+type Usage struct {
+	InputTokens  int `json:"input_tokens,omitempty"`
+	OutputTokens int `json:"output_tokens,omitempty"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+}
+
+// Request is one model call: the conversation so far and the tools on offer.
+// A nil or empty Tools offers none.
+type Request struct {
+	Messages []Message        `json:"messages"`
+	Tools    []ToolDefinition `json:"tools,omitempty"`
+	// ResponseSchema, when set, asks for a final answer whose text is JSON valid
+	// against this schema (a structured finish). Nil asks for free text.
+	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
+}
+
+// ToolNames returns the names of the offered tools, in the order offered.
+func (r *Request) ToolNames() []string {
+	names := make([]string, len(r.Tools))
+	for i, t := range r.Tools {
+		names[i] = t.Name
+	}
+	return names
+}
+
+// LastMessage returns the last message of the request, and false when there is none.
+func (r *Request) LastMessage() (Message, bool) {
+	if len(r.Messages) == 0 {
+		return Message{}, false
+	}
+	return r.Messages[len(r.Messages)-1], true
+}
+
+// Response is what a model answered: one assistant message, why it stopped and
+// what it cost.
+type Response struct {
+	Message      Message      `json:"message"`
+	FinishReason FinishReason `json:"finish_reason,omitempty"`
+	Usage        Usage        `json:"usage,omitempty"`
+}
+
+// Model is a language model that can call tools. Generate makes one call; it must
+// not keep or change req. A Go error means the provider or transport failed; a
+// model that answers badly still answers with a Response.
+type Model interface {
+	Generate(ctx context.Context, req *Request) (*Response, error)
+}
+
+// ModelFunc adapts a function to the Model interface.
+type ModelFunc func(ctx context.Context, req *Request) (*Response, error)
+
+// Generate calls f.
+func (f ModelFunc) Generate(ctx context.Context, req *Request) (*Response, error) { return f(ctx, req) }
