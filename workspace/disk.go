@@ -1,0 +1,215 @@
+package workspace
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+)
+
+// Disk is a workspace rooted at a directory on disk. It opens the directory
+// as an [os.Root], so every operation is resolved by the operating system
+// beneath the root and a symbolic link that leads outside it is refused with
+// [ErrEscape]; symbolic links that stay inside are followed.
+//
+// Files are created with mode 0644 and directories with 0755 (before the
+// umask). A Disk is safe for concurrent use; WriteFile is not atomic, so a
+// concurrent reader may see a partly written file.
+//
+// The zero Disk is not usable; create one with [NewDisk] and release it with
+// [Disk.Close].
+type Disk struct {
+	root *os.Root
+}
+
+var _ FS = (*Disk)(nil)
+
+// NewDisk opens the existing directory dir as a workspace root.
+func NewDisk(dir string) (*Disk, error) {
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Disk{root: r}, nil
+}
+
+// Close releases the root directory. Operations after Close fail.
+func (d *Disk) Close() error {
+	return d.root.Close()
+}
+
+// ReadFile implements [FS].
+func (d *Disk) ReadFile(name string) ([]byte, error) {
+	c, err := clean("read", name)
+	if err != nil {
+		return nil, err
+	}
+	data, err := d.root.ReadFile(c)
+	if err != nil {
+		return nil, diskError("read", name, err)
+	}
+	return data, nil
+}
+
+// WriteFile implements [FS].
+func (d *Disk) WriteFile(name string, data []byte) error {
+	c, err := clean("write", name)
+	if err != nil {
+		return err
+	}
+	if err := d.mkdirParents(c); err != nil {
+		return diskError("write", name, err)
+	}
+	if err := d.root.WriteFile(c, data, 0o644); err != nil {
+		return diskError("write", name, err)
+	}
+	return nil
+}
+
+// AppendFile implements [FS].
+func (d *Disk) AppendFile(name string, data []byte) error {
+	c, err := clean("append", name)
+	if err != nil {
+		return err
+	}
+	if err := d.mkdirParents(c); err != nil {
+		return diskError("append", name, err)
+	}
+	f, err := d.root.OpenFile(c, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	if err != nil {
+		return diskError("append", name, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return diskError("append", name, err)
+	}
+	return nil
+}
+
+// Remove implements [FS].
+func (d *Disk) Remove(name string) error {
+	c, err := clean("remove", name)
+	if err != nil {
+		return err
+	}
+	if c == "." {
+		return &fs.PathError{Op: "remove", Path: name, Err: fs.ErrInvalid}
+	}
+	if err := d.root.Remove(c); err != nil {
+		return diskError("remove", name, err)
+	}
+	return nil
+}
+
+// Rename implements [FS]. The source must exist before parent directories of
+// the destination are created, so a failed rename leaves no new directories.
+func (d *Disk) Rename(from, to string) error {
+	cf, err := clean("rename", from)
+	if err != nil {
+		return err
+	}
+	ct, err := clean("rename", to)
+	if err != nil {
+		return err
+	}
+	if cf == "." || ct == "." {
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: fs.ErrInvalid}
+	}
+	if _, err := d.root.Lstat(cf); err != nil {
+		return diskError("rename", from, err)
+	}
+	if err := d.mkdirParents(ct); err != nil {
+		return diskError("rename", to, err)
+	}
+	if err := d.root.Rename(cf, ct); err != nil {
+		inner := innerError(err)
+		if errors.Is(inner, ErrEscape) {
+			return &fs.PathError{Op: "rename", Path: to, Err: ErrEscape}
+		}
+		return &os.LinkError{Op: "rename", Old: from, New: to, Err: inner}
+	}
+	return nil
+}
+
+// Stat implements [FS].
+func (d *Disk) Stat(name string) (fs.FileInfo, error) {
+	c, err := clean("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := d.root.Stat(c)
+	if err != nil {
+		return nil, diskError("stat", name, err)
+	}
+	return fi, nil
+}
+
+// ReadDir implements [FS].
+func (d *Disk) ReadDir(name string) ([]fs.DirEntry, error) {
+	c, err := clean("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := d.root.Open(c)
+	if err != nil {
+		return nil, diskError("readdir", name, err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	if err != nil {
+		return nil, diskError("readdir", name, err)
+	}
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, nil
+}
+
+// Walk implements [FS].
+func (d *Disk) Walk(fn func(path string, d fs.DirEntry) error) error {
+	return walk(d, fn)
+}
+
+// mkdirParents creates the missing parent directories of the cleaned name c.
+func (d *Disk) mkdirParents(c string) error {
+	p := parent(c)
+	if p == "." {
+		return nil
+	}
+	return d.root.MkdirAll(p, 0o755)
+}
+
+// diskError rewrites an error of os.Root as an *fs.PathError naming the path
+// the caller gave, so that the directory on disk never shows, and with a
+// symbolic-link escape turned into ErrEscape.
+func diskError(op, name string, err error) error {
+	return &fs.PathError{Op: op, Path: name, Err: innerError(err)}
+}
+
+// escapeMessage is the text of the unexported error with which os.Root
+// refuses a path that leaves it. The os package exports no sentinel for it, so
+// innerError recognises it by its message.
+const escapeMessage = "path escapes from parent"
+
+// innerError maps os.Root's escape error, wherever it is in err's chain, to
+// ErrEscape, and otherwise strips the *fs.PathError and *os.LinkError layers
+// that os wraps around the cause (an errno such as syscall.ENOENT).
+func innerError(err error) error {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == escapeMessage {
+			return ErrEscape
+		}
+	}
+	for {
+		switch e := err.(type) {
+		case *fs.PathError:
+			err = e.Err
+		case *os.LinkError:
+			err = e.Err
+		default:
+			return err
+		}
+	}
+}
