@@ -1,0 +1,198 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+var errTrailingData = errors.New("unexpected data after the JSON value")
+
+// Execution is everything the registry did with one call: the call as emitted,
+// the arguments as executed, the repairs and coercions applied, and the result.
+type Execution struct {
+	// Call is the call exactly as the model emitted it.
+	Call llm.ToolCall
+	// Arguments is canonical JSON of the arguments as executed (after repair and
+	// coercion). Nil when they could not be parsed.
+	Arguments json.RawMessage
+	// Repairs names the repair fixes applied to the argument text, in order.
+	Repairs []string
+	// Coercions lists the values converted to their schema's type.
+	Coercions []Coercion
+	// Result is the outcome; never nil once the call has been executed or refused.
+	Result *Result
+}
+
+// Prepared is a call that has been looked up, parsed, repaired, coerced and
+// validated but not yet run. When preparation failed, Result holds the failure
+// (not_found, unavailable or validation) and Run must not be called.
+type Prepared struct {
+	Execution
+	// Spec is the spec of the called tool; zero when the tool was not found.
+	Spec Spec
+	tool Tool
+}
+
+// Ready reports whether the call passed preparation and can be run.
+func (p *Prepared) Ready() bool { return p.Result == nil && p.tool != nil }
+
+// Prepare looks the call's tool up and turns its raw argument text into
+// validated arguments: the tool's ArgumentPreparer first, then strict JSON
+// parsing, the repairer only when that fails, coercion to the schema, and
+// validation that reports every failing field at once.
+func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
+	p := &Prepared{Execution: Execution{Call: call}}
+	e, ok := s.byName[call.Name]
+	if !ok {
+		p.Result = Failf(KindNotFound, "no tool named %q; %s", call.Name, s.availableNames())
+		return p
+	}
+	p.Spec = e.spec
+	if ok, reason := available(e.tool); !ok {
+		if reason == "" {
+			reason = "no reason given"
+		}
+		p.Result = Failf(KindUnavailable, "tool %s is not available now: %s", call.Name, reason)
+		return p
+	}
+	raw := call.Arguments
+	if prep, ok := e.tool.(ArgumentPreparer); ok {
+		raw = prep.PrepareArguments(raw)
+	}
+	value, repairs, failure := s.parse(call.Name, raw)
+	p.Repairs = repairs
+	if failure != nil {
+		p.Result = failure
+		return p
+	}
+	obj, isObject := value.(map[string]any)
+	if !isObject {
+		p.Result = ValidationFailure(
+			fmt.Sprintf("the arguments of %s must be a JSON object, got %s", call.Name, jsonType(value)),
+			"pass the arguments as an object, for example {\"name\": value}")
+		return p
+	}
+	value = coerce(obj, e.schema.doc, "", &p.Coercions)
+	canonical, err := json.Marshal(value)
+	if err != nil {
+		p.Result = Failf(KindValidation, "the arguments of %s cannot be encoded: %v", call.Name, err)
+		return p
+	}
+	p.Arguments = canonical
+	if errs := e.schema.validate(value); len(errs) > 0 {
+		p.Result = ValidationFailure(
+			fmt.Sprintf("invalid arguments for %s: %s", call.Name, describeFieldErrors(errs)),
+			fmt.Sprintf("correct these fields to match the schema of %s and call it again", call.Name))
+		p.Result.Details = map[string]string{"fields": describeFieldErrors(errs)}
+		return p
+	}
+	p.tool = e.tool
+	return p
+}
+
+// parse decodes the argument text: strictly first, then through the repairer.
+// Empty text means no arguments.
+func (s *Snapshot) parse(name, raw string) (any, []string, *Result) {
+	trimmed := bytes.TrimSpace([]byte(raw))
+	if len(trimmed) == 0 {
+		return map[string]any{}, nil, nil
+	}
+	v, err := decodeJSON(trimmed)
+	if err == nil {
+		return v, nil, nil
+	}
+	if s.repairer == nil {
+		return nil, nil, ValidationFailure(
+			fmt.Sprintf("the arguments of %s are not valid JSON: %v", name, err),
+			"re-emit the call with the arguments as one valid JSON object")
+	}
+	fixed, fixes, rerr := s.repairer.Repair(raw)
+	if rerr != nil {
+		return nil, fixes, ValidationFailure(fmt.Sprintf("the arguments of %s are not valid JSON and could not be repaired: %v", name, rerr), "")
+	}
+	v, err = decodeJSON([]byte(fixed))
+	if err != nil {
+		return nil, fixes, ValidationFailure(
+			fmt.Sprintf("the arguments of %s are not valid JSON: %v", name, err),
+			"re-emit the call with the arguments as one valid JSON object")
+	}
+	return v, fixes, nil
+}
+
+// Run executes a prepared call once and returns its result, never nil: a panic
+// becomes a panic result, a returned error a failure of its kind (a context
+// deadline a timeout, a cancellation cancelled), a nil result "(no output)".
+// Run does not retry and imposes no timeout: the agent loop owns both.
+func (p *Prepared) Run(ctx context.Context) (res *Result) {
+	if !p.Ready() {
+		if p.Result != nil {
+			return p.Result
+		}
+		return Fail(KindFailed, "the call was not prepared")
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			res = Failf(KindPanic, "tool %s panicked: %v", p.Call.Name, v)
+		}
+	}()
+	out, err := p.tool.Execute(ctx, Call{ID: p.Call.ID, Name: p.Call.Name, Arguments: p.Arguments})
+	return normalize(p.Call.Name, out, err)
+}
+
+// normalize turns what a tool returned into a well-formed result.
+func normalize(name string, out *Result, err error) *Result {
+	if err != nil {
+		switch {
+		case errors.Is(err, context.DeadlineExceeded):
+			return Failf(KindTimeout, "tool %s did not finish in time: %v", name, err)
+		case errors.Is(err, context.Canceled):
+			return Failf(KindCancelled, "tool %s was cancelled: %v", name, err)
+		}
+		return FromError(err)
+	}
+	if out == nil {
+		return &Result{Content: "(no output)"}
+	}
+	for _, e := range out.Effects {
+		if verr := e.Validate(); verr != nil {
+			return Failf(KindFailed, "tool %s returned an invalid effect: %v", name, verr)
+		}
+	}
+	if out.Failure != nil {
+		if !out.Failure.Kind.Valid() {
+			out = out.Clone()
+			out.Failure.Kind = KindFailed
+		}
+		if out.Content == "" {
+			out = out.Clone()
+			out.Content = failureContent(out.Failure.Kind, out.Failure.Message)
+		}
+	} else if out.Content == "" {
+		out = out.Clone()
+		out.Content = "(no output)"
+	}
+	return out
+}
+
+func jsonType(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}

@@ -1,0 +1,366 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+type fileArgs struct {
+	Path    string   `json:"path"`
+	Count   int      `json:"count"`
+	Force   bool     `json:"force,omitempty"`
+	Options *options `json:"options,omitempty"`
+	Lines   []int    `json:"lines,omitempty"`
+}
+
+type options struct {
+	Depth int  `json:"depth"`
+	Deep  bool `json:"deep,omitempty"`
+}
+
+// echoArgs returns a tool that answers with its arguments as executed.
+func echoTool(t testing.TB, name string) Tool {
+	t.Helper()
+	tool, err := New(Spec{Name: name, Description: "echoes"}, func(ctx context.Context, in fileArgs) (*Result, error) {
+		b, err := json.Marshal(in)
+		return Success(string(b)), err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tool
+}
+
+type availabilityTool struct {
+	Tool
+	ok     bool
+	reason string
+}
+
+func (a *availabilityTool) Available() (bool, string) { return a.ok, a.reason }
+
+// strictRepairer fixes one thing: a trailing comma before the closing brace.
+type strictRepairer struct{}
+
+func (strictRepairer) Repair(raw string) (string, []string, error) {
+	fixed := strings.Replace(raw, ",}", "}", 1)
+	if fixed == raw || !json.Valid([]byte(fixed)) {
+		return "", nil, errors.New("re-emit the call as valid JSON")
+	}
+	return fixed, []string{"trailing_comma"}, nil
+}
+
+func newTestRegistry(t *testing.T) *Registry {
+	t.Helper()
+	r := NewRegistry(&RegistryOptions{Repairer: strictRepairer{}})
+	if err := r.Register(echoTool(t, "echo")); err != nil {
+		t.Fatal(err)
+	}
+	r.MustRegister(
+		Func(Spec{Name: "boom"}, func(ctx context.Context, call Call) (*Result, error) { panic("kaboom") }),
+		Func(Spec{Name: "plain_error"}, func(ctx context.Context, call Call) (*Result, error) { return nil, errors.New("disk full") }),
+		Func(Spec{Name: "typed_error"}, func(ctx context.Context, call Call) (*Result, error) {
+			return nil, Errorf(KindTransient, "backend busy")
+		}),
+		Func(Spec{Name: "deadline"}, func(ctx context.Context, call Call) (*Result, error) {
+			return nil, context.DeadlineExceeded
+		}),
+		Func(Spec{Name: "cancelled"}, func(ctx context.Context, call Call) (*Result, error) { return nil, ctx.Err() }),
+		Func(Spec{Name: "blocked_policy"}, func(ctx context.Context, call Call) (*Result, error) {
+			return Fail(KindBlocked, "writes to /etc are not allowed"), nil
+		}),
+		&availabilityTool{Tool: Func(Spec{Name: "offline"}, nil), ok: false, reason: "the VPN is down"},
+	)
+	return r
+}
+
+func TestExecuteFailureKinds(t *testing.T) {
+	r := newTestRegistry(t)
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name        string
+		ctx         context.Context
+		call        llm.ToolCall
+		kind        FailureKind
+		wantContent []string
+	}{
+		{"validation: missing and mistyped fields", nil, llm.ToolCall{Name: "echo", Arguments: `{"count": "many", "extra": 1}`},
+			KindValidation, []string{"error (validation):", "/count", "(arguments)", "missing property 'path'", "additional properties 'extra' not allowed", "Fix:"}},
+		{"validation: unrepairable JSON", nil, llm.ToolCall{Name: "echo", Arguments: `{"path": `},
+			KindValidation, []string{"not valid JSON", "re-emit the call as valid JSON"}},
+		{"validation: arguments not an object", nil, llm.ToolCall{Name: "echo", Arguments: `[1, 2]`},
+			KindValidation, []string{"must be a JSON object, got an array"}},
+		{"transient: typed error keeps its kind", nil, llm.ToolCall{Name: "typed_error", Arguments: `{}`},
+			KindTransient, []string{"error (transient): backend busy"}},
+		{"not_found names the available tools", nil, llm.ToolCall{Name: "ech0", Arguments: `{}`},
+			KindNotFound, []string{`no tool named "ech0"`, "available tools: blocked_policy, boom, cancelled, deadline, echo, plain_error, typed_error"}},
+		{"unavailable carries the reason", nil, llm.ToolCall{Name: "offline", Arguments: `{}`},
+			KindUnavailable, []string{"tool offline is not available now: the VPN is down"}},
+		{"blocked by the tool's own policy", nil, llm.ToolCall{Name: "blocked_policy", Arguments: `{}`},
+			KindBlocked, []string{"error (blocked): writes to /etc are not allowed"}},
+		{"panic is recovered", nil, llm.ToolCall{Name: "boom", Arguments: `{}`},
+			KindPanic, []string{"tool boom panicked: kaboom"}},
+		{"timeout from a deadline", nil, llm.ToolCall{Name: "deadline", Arguments: `{}`},
+			KindTimeout, []string{"did not finish in time"}},
+		{"cancelled context", cancelled, llm.ToolCall{Name: "cancelled", Arguments: `{}`},
+			KindCancelled, []string{"tool cancelled was cancelled"}},
+		{"plain Go error becomes failed", nil, llm.ToolCall{Name: "plain_error", Arguments: `{}`},
+			KindFailed, []string{"error (failed): disk full"}},
+	}
+	covered := map[FailureKind]bool{}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := tc.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			ex := r.Execute(ctx, tc.call)
+			if got := ex.Result.Kind(); got != tc.kind {
+				t.Fatalf("kind = %q, want %q (content %q)", got, tc.kind, ex.Result.Content)
+			}
+			for _, want := range tc.wantContent {
+				if !strings.Contains(ex.Result.Content, want) {
+					t.Errorf("content %q does not contain %q", ex.Result.Content, want)
+				}
+			}
+		})
+		covered[tc.kind] = true
+	}
+	for _, k := range FailureKinds {
+		if !covered[k] {
+			t.Errorf("failure kind %s has no case", k)
+		}
+	}
+}
+
+func TestExecuteSuccessRepairsAndCoerces(t *testing.T) {
+	r := newTestRegistry(t)
+	ex := r.Execute(context.Background(), llm.ToolCall{
+		ID: "c1", Name: "echo",
+		Arguments: `{"path": "a.txt", "count": "3", "force": "true", "options": "{\"depth\": \"2\", \"deep\": \"false\"}", "lines": ["1", 2, "3"],}`,
+	})
+	if ex.Result.Failed() {
+		t.Fatalf("unexpected failure: %s", ex.Result.Content)
+	}
+	if want := `{"path":"a.txt","count":3,"force":true,"options":{"depth":2},"lines":[1,2,3]}`; ex.Result.Content != want {
+		t.Errorf("content = %s, want %s", ex.Result.Content, want)
+	}
+	if want := []string{"trailing_comma"}; !reflect.DeepEqual(ex.Repairs, want) {
+		t.Errorf("repairs = %v, want %v", ex.Repairs, want)
+	}
+	want := []Coercion{
+		{"/count", "string", "integer"},
+		{"/force", "string", "boolean"},
+		{"/lines/0", "string", "integer"},
+		{"/lines/2", "string", "integer"},
+		{"/options", "string", "object"},
+		{"/options/deep", "string", "boolean"},
+		{"/options/depth", "string", "integer"},
+	}
+	if !reflect.DeepEqual(ex.Coercions, want) {
+		t.Errorf("coercions =\n%v\nwant\n%v", ex.Coercions, want)
+	}
+	if want := `{"count":3,"force":true,"lines":[1,2,3],"options":{"deep":false,"depth":2},"path":"a.txt"}`; string(ex.Arguments) != want {
+		t.Errorf("arguments = %s, want %s", ex.Arguments, want)
+	}
+}
+
+func TestCoercionLeavesStringsAndUncoercibleValues(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(Func(Spec{Name: "t", Parameters: json.RawMessage(
+		`{"type":"object","properties":{"s":{"type":"string"},"n":{"type":"number"},"either":{"type":["string","integer"]}}}`)},
+		func(ctx context.Context, call Call) (*Result, error) { return Success(string(call.Arguments)), nil }))
+	ex := r.Execute(context.Background(), llm.ToolCall{Name: "t", Arguments: `{"s": 12, "n": "1.5e3", "either": "7"}`})
+	if ex.Result.Failed() {
+		t.Fatal(ex.Result.Content)
+	}
+	if want := `{"either":"7","n":1.5e3,"s":"12"}`; ex.Result.Content != want {
+		t.Errorf("content = %s, want %s", ex.Result.Content, want)
+	}
+	ex = r.Execute(context.Background(), llm.ToolCall{Name: "t", Arguments: `{"n": "lots"}`})
+	if ex.Result.Kind() != KindValidation || len(ex.Coercions) != 0 {
+		t.Errorf("uncoercible value: kind %q, coercions %v", ex.Result.Kind(), ex.Coercions)
+	}
+}
+
+func TestValidationReportsEveryFieldAtOnce(t *testing.T) {
+	r := newTestRegistry(t)
+	ex := r.Execute(context.Background(), llm.ToolCall{Name: "echo", Arguments: `{"count": "x", "options": {"depth": "deep"}, "lines": [1, "two"]}`})
+	want := `error (validation): invalid arguments for echo: ` +
+		`(arguments): missing property 'path'; /count: got string, want integer; ` +
+		`/lines/1: got string, want integer; /options/depth: got string, want integer. ` +
+		`Fix: correct these fields to match the schema of echo and call it again`
+	if ex.Result.Content != want {
+		t.Errorf("content =\n%s\nwant\n%s", ex.Result.Content, want)
+	}
+}
+
+func TestWithoutRepairerBrokenJSONIsValidation(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(echoTool(t, "echo"))
+	ex := r.Execute(context.Background(), llm.ToolCall{Name: "echo", Arguments: `{"path": "a", "count": 1,}`})
+	if ex.Result.Kind() != KindValidation || len(ex.Repairs) != 0 {
+		t.Fatalf("kind %q repairs %v", ex.Result.Kind(), ex.Repairs)
+	}
+}
+
+func TestEmptyArgumentsMeanNone(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(Func(Spec{Name: "now"}, func(ctx context.Context, call Call) (*Result, error) {
+		return Success(string(call.Arguments)), nil
+	}))
+	if got := r.Execute(context.Background(), llm.ToolCall{Name: "now", Arguments: "  "}).Result.Content; got != "{}" {
+		t.Errorf("content = %q, want {}", got)
+	}
+}
+
+func TestLastRegistrationWins(t *testing.T) {
+	r := NewRegistry(nil)
+	say := func(s string) Tool {
+		return Func(Spec{Name: "greet"}, func(ctx context.Context, call Call) (*Result, error) { return Success(s), nil })
+	}
+	r.MustRegister(say("impostor"))
+	before := r.Version()
+	r.MustRegister(say("lifecycle"))
+	if got := r.Execute(context.Background(), llm.ToolCall{Name: "greet"}).Result.Content; got != "lifecycle" {
+		t.Errorf("content = %q, want the last registration", got)
+	}
+	if r.Version() <= before {
+		t.Errorf("version did not advance: %d -> %d", before, r.Version())
+	}
+	if n := len(r.AllDefinitions()); n != 1 {
+		t.Errorf("%d definitions, want 1", n)
+	}
+}
+
+func TestRemoveProvider(t *testing.T) {
+	r := NewRegistry(nil)
+	for _, name := range []string{"a", "b"} {
+		if err := r.RegisterProvider("mcp:files", echoTool(t, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.MustRegister(echoTool(t, "c"))
+	if n := r.RemoveProvider("mcp:files"); n != 2 {
+		t.Errorf("removed %d, want 2", n)
+	}
+	if got := names(r.AllDefinitions()); !reflect.DeepEqual(got, []string{"c"}) {
+		t.Errorf("left %v, want [c]", got)
+	}
+	if n := r.RemoveProvider("mcp:files"); n != 0 {
+		t.Errorf("second removal removed %d", n)
+	}
+}
+
+func TestAvailabilityFiltering(t *testing.T) {
+	r := NewRegistry(nil)
+	off := &availabilityTool{Tool: echoTool(t, "b_off"), reason: "quota exhausted"}
+	r.MustRegister(echoTool(t, "c_on"), off, echoTool(t, "a_on"))
+	if got, want := names(r.Definitions()), []string{"a_on", "c_on"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("Definitions = %v, want %v", got, want)
+	}
+	if got, want := names(r.AllDefinitions()), []string{"a_on", "b_off", "c_on"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("AllDefinitions = %v, want %v", got, want)
+	}
+	want := []ToolAvailability{{"a_on", true, ""}, {"b_off", false, "quota exhausted"}, {"c_on", true, ""}}
+	if got := r.Availability(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Availability = %v, want %v", got, want)
+	}
+	off.ok = true
+	if got := names(r.Definitions()); len(got) != 3 {
+		t.Errorf("after becoming available: %v", got)
+	}
+}
+
+func TestSnapshotIsImmutable(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(echoTool(t, "a"))
+	s1 := r.Snapshot()
+	if s2 := r.Snapshot(); s1 != s2 {
+		t.Error("an unchanged registry should return the cached snapshot")
+	}
+	r.MustRegister(echoTool(t, "b"))
+	if s1.Len() != 1 || r.Snapshot().Len() != 2 {
+		t.Errorf("old snapshot has %d tools, new has %d", s1.Len(), r.Snapshot().Len())
+	}
+	if s1.Version() >= r.Snapshot().Version() {
+		t.Errorf("versions %d, %d", s1.Version(), r.Snapshot().Version())
+	}
+}
+
+func TestRegistrationErrors(t *testing.T) {
+	r := NewRegistry(nil)
+	noop := func(ctx context.Context, call Call) (*Result, error) { return nil, nil }
+	tests := []struct {
+		spec Spec
+		want error
+	}{
+		{Spec{Name: "has space"}, ErrInvalidName},
+		{Spec{Name: ""}, ErrInvalidName},
+		{Spec{Name: strings.Repeat("x", 65)}, ErrInvalidName},
+		{Spec{Name: "s", Parameters: json.RawMessage(`{"type": "object", "properties": {"a": {"type": "strnig"}}}`)}, ErrInvalidSchema},
+		{Spec{Name: "s", Parameters: json.RawMessage(`{"type": "array"}`)}, ErrInvalidSchema},
+		{Spec{Name: "s", Parameters: json.RawMessage(`{not json`)}, ErrInvalidSchema},
+	}
+	for _, tc := range tests {
+		if err := r.Register(Func(tc.spec, noop)); !errors.Is(err, tc.want) {
+			t.Errorf("Register(%q, %s) = %v, want %v", tc.spec.Name, tc.spec.Parameters, err, tc.want)
+		}
+	}
+	if r.Version() != 0 || len(r.AllDefinitions()) != 0 {
+		t.Error("a failed registration changed the registry")
+	}
+}
+
+type prepTool struct{ Tool }
+
+// PrepareArguments fills a default path when the model sent none.
+func (prepTool) PrepareArguments(raw string) string {
+	if strings.TrimSpace(raw) == "" {
+		return `{"path": "default.txt", "count": 1}`
+	}
+	return raw
+}
+
+func TestArgumentPreparerRunsBeforeValidation(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(prepTool{echoTool(t, "prep")})
+	ex := r.Execute(context.Background(), llm.ToolCall{Name: "prep"})
+	if ex.Result.Failed() || !strings.Contains(ex.Result.Content, "default.txt") {
+		t.Errorf("content %q", ex.Result.Content)
+	}
+}
+
+func TestInvalidEffectIsAFailure(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(Func(Spec{Name: "bad"}, func(ctx context.Context, call Call) (*Result, error) {
+		return Success("ok", Effect{File: &FileEffect{Op: "chmod", Path: "x"}}), nil
+	}))
+	res := r.Execute(context.Background(), llm.ToolCall{Name: "bad"}).Result
+	if res.Kind() != KindFailed || !strings.Contains(res.Content, `unknown file op "chmod"`) {
+		t.Errorf("got %q", res.Content)
+	}
+}
+
+func TestNilResultIsNeverEmpty(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(Func(Spec{Name: "quiet"}, func(ctx context.Context, call Call) (*Result, error) { return nil, nil }))
+	if got := r.Execute(context.Background(), llm.ToolCall{Name: "quiet"}).Result.Content; got != "(no output)" {
+		t.Errorf("content %q", got)
+	}
+}
+
+func names(defs []llm.ToolDefinition) []string {
+	out := make([]string, len(defs))
+	for i, d := range defs {
+		out[i] = d.Name
+	}
+	return out
+}
