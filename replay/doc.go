@@ -1,0 +1,51 @@
+// Package replay records and replays the model side of a tool-calling run.
+//
+// A Tape is a recorded transcript: one Entry per model call, in order, each
+// holding the Response the model gave (or the provider error it failed with)
+// and, optionally, a summary of the Request that produced it. Tapes are YAML,
+// either the `tape:` section of a scenario file (see DecodeEntries and
+// EncodeEntries) or a standalone file:
+//
+//	format: tapeloop/v1
+//	name: weather
+//	tape:
+//	  - response:
+//	      tool_calls:
+//	        - id: call_1
+//	          name: fetch_weather
+//	          arguments: '{"city": "Oslo"}'
+//	      finish_reason: tool_calls
+//	    request:
+//	      tools: [fetch_weather]
+//	      last_message:
+//	        role: user
+//	        content: What is the weather in Oslo?
+//	  - response:
+//	      content: Sunny, 21C.
+//	      finish_reason: stop
+//	  - error: "429 Too Many Requests"
+//
+// A Model serves a tape's entries in order and fails closed: a request that
+// differs from the recorded one fails with ErrDiverged and a diff, a request
+// past the end fails with ErrTapeExhausted, and nothing ever goes to the
+// network. A Recorder wraps a live model and records a tape from it,
+// redacting secrets before anything is kept.
+//
+//	rec := replay.NewRecorder(live, nil)
+//	// ... run the agent with rec as its model ...
+//	if err := replay.Save("testdata/weather.yaml", rec.Tape()); err != nil { ... }
+//
+//	tape, err := replay.Load("testdata/weather.yaml")
+//	model := replay.NewModel(tape, nil)
+//	// ... run the agent with model; same responses, no network ...
+//
+// Decoding is strict: an unknown key, a value of the wrong type, a missing
+// required field, an invalid role or an unknown format version is an error
+// wrapping ErrFormat that names the file, the line and the key, for example
+//
+//	tapes/x.yaml:12: tape[1].response: unknown key "tool_call" (want content, tool_calls, finish_reason, usage)
+//
+// Encoding is canonical: fixed key order, literal blocks for multi-line text,
+// empty fields omitted, no timestamps, so that loading a canonical tape and
+// saving it again gives the same bytes.
+package replay

@@ -1,0 +1,136 @@
+package replay
+
+import (
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// Matcher decides whether an actual request matches the one recorded on the
+// tape. Match returns nil on a match, and otherwise an error saying why,
+// ideally with a diff; a Model wraps it in a *DivergenceError. Recorded is
+// never nil (entries without a recorded request are not checked); actual is
+// never nil.
+type Matcher interface {
+	Match(recorded *RequestSummary, actual *llm.Request) error
+}
+
+// MatcherFunc adapts a function to the Matcher interface.
+type MatcherFunc func(recorded *RequestSummary, actual *llm.Request) error
+
+// Match calls f.
+func (f MatcherFunc) Match(recorded *RequestSummary, actual *llm.Request) error {
+	return f(recorded, actual)
+}
+
+// DefaultMatcher checks the offered tool names (as a set) and the last
+// message, each only when the tape recorded it. Its zero value is ready to
+// use; it is what a Model uses when no Matcher is given.
+type DefaultMatcher struct{}
+
+// Match reports a mismatch of tools or last message as a *MismatchError.
+func (DefaultMatcher) Match(recorded *RequestSummary, actual *llm.Request) error {
+	return match(recorded, actual, false)
+}
+
+// MessagesMatcher checks everything the tape recorded: the offered tool
+// names (as a set), the last message and the whole message list. Its zero
+// value is ready to use. Tapes recorded with RecorderOptions.RecordMessages
+// hold the message list.
+type MessagesMatcher struct{}
+
+// Match reports a mismatch of tools, last message or messages as a
+// *MismatchError.
+func (MessagesMatcher) Match(recorded *RequestSummary, actual *llm.Request) error {
+	return match(recorded, actual, true)
+}
+
+// MismatchError is a matcher's account of how a request differs from the
+// recorded one.
+type MismatchError struct {
+	// Fields names the request fields that differ, in canonical order:
+	// tools, last_message, messages.
+	Fields []string
+	// Diff is a unified diff of the recorded request (-) against the actual
+	// one (+), both rendered as canonical YAML.
+	Diff string
+}
+
+// Error returns "<fields> differ(s) (- recorded, + actual):" and the diff.
+func (e *MismatchError) Error() string {
+	verb := " differs"
+	if len(e.Fields) > 1 {
+		verb = " differ"
+	}
+	return strings.Join(e.Fields, ", ") + verb + " (- recorded, + actual):\n" + strings.TrimSuffix(e.Diff, "\n")
+}
+
+func match(rec *RequestSummary, req *llm.Request, messages bool) error {
+	// want and got hold the same fields: those recorded and checked.
+	want, got := &RequestSummary{}, &RequestSummary{}
+	var fields []string
+	if rec.Tools != nil {
+		want.Tools = sortedCopy(rec.Tools)
+		got.Tools = sortedCopy(req.ToolNames())
+		if !slices.Equal(want.Tools, got.Tools) {
+			fields = append(fields, "tools")
+		}
+	}
+	if rec.LastMessage != nil {
+		want.LastMessage = rec.LastMessage
+		got.LastMessage = &llm.Message{} // "none" renders as an empty role
+		if last, ok := req.LastMessage(); ok {
+			got.LastMessage = &last
+		}
+		if !equalMessage(*want.LastMessage, *got.LastMessage) {
+			fields = append(fields, "last_message")
+		}
+	}
+	if messages && rec.Messages != nil {
+		want.Messages = rec.Messages
+		got.Messages = req.Messages
+		if got.Messages == nil {
+			got.Messages = []llm.Message{}
+		}
+		if !slices.EqualFunc(want.Messages, got.Messages, equalMessage) {
+			fields = append(fields, "messages")
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &MismatchError{Fields: fields, Diff: unifiedDiff(renderSummary(want), renderSummary(got))}
+}
+
+func sortedCopy(s []string) []string {
+	c := make([]string, len(s))
+	copy(c, s)
+	slices.Sort(c)
+	return c
+}
+
+// equalMessage compares messages field by field; nil and empty tool calls
+// are equal.
+func equalMessage(a, b llm.Message) bool {
+	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
+		a.Name == b.Name && slices.Equal(a.ToolCalls, b.ToolCalls)
+}
+
+// renderSummary renders s as the canonical YAML of a tape's `request:`.
+func renderSummary(s *RequestSummary) string {
+	n, err := encodeRequest(s, "request", false)
+	if err != nil {
+		return "(cannot render: " + err.Error() + ")\n"
+	}
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(n); err != nil {
+		return "(cannot render: " + err.Error() + ")\n"
+	}
+	_ = enc.Close()
+	return b.String()
+}

@@ -1,0 +1,193 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// Format is the only format version a standalone tape file may declare.
+const Format = "tapeloop/v1"
+
+// MaxFileSize is the largest tape input Decode and Load accept, in bytes.
+const MaxFileSize = 64 << 20
+
+// ErrFormat is wrapped by every error about a tape's contents: bad YAML, an
+// unknown key, a wrong type, a missing field, an invalid role or an unknown
+// format version. The error is a *FormatError carrying the file and line.
+var ErrFormat = errors.New("invalid tape")
+
+// Tape is a recorded transcript of a run's model calls. The zero Tape has no
+// entries: a Model replaying it answers every request with ErrTapeExhausted.
+type Tape struct {
+	// Name is the tape's optional name; empty means unnamed.
+	Name string
+	// File is the file the tape was loaded from, used in error messages;
+	// empty means it did not come from a file. It is not encoded.
+	File string
+	// Entries holds one entry per model call, in order.
+	Entries []Entry
+}
+
+// Entry is one recorded model call. Exactly one of Response and Error is set.
+type Entry struct {
+	// Response is what the model answered; its Message role is always
+	// assistant. Nil means the call failed (see Error).
+	Response *llm.Response
+	// Request summarises the request that was sent; nil means it was not
+	// recorded and replay does not check it.
+	Request *RequestSummary
+	// Error is the text of the provider error the call failed with; empty
+	// means the call succeeded.
+	Error string
+	// Line is the entry's line in its source file; 0 if not from a file.
+	// It is not encoded.
+	Line int
+}
+
+// RequestSummary is what a tape records about a request. A nil field was not
+// recorded and is not checked on replay; a non-nil empty Tools or Messages
+// records that the request had none.
+type RequestSummary struct {
+	// Tools holds the names of the offered tools, sorted; nil means not recorded.
+	Tools []string
+	// LastMessage is the request's last message; nil means not recorded.
+	LastMessage *llm.Message
+	// Messages is the whole message list; nil means not recorded.
+	Messages []llm.Message
+}
+
+// Summarize returns the default recording of req: the sorted names of the
+// offered tools and the last message. A nil req gives an empty summary.
+func Summarize(req *llm.Request) *RequestSummary {
+	s := &RequestSummary{Tools: []string{}}
+	if req == nil {
+		return s
+	}
+	s.Tools = req.ToolNames()
+	slices.Sort(s.Tools)
+	if last, ok := req.LastMessage(); ok {
+		last = last.Clone()
+		s.LastMessage = &last
+	}
+	return s
+}
+
+// summarizeAll returns Summarize(req) plus a copy of the whole message list.
+func summarizeAll(req *llm.Request) *RequestSummary {
+	s := Summarize(req)
+	s.Messages = cloneMessages(req.Messages)
+	if s.Messages == nil {
+		s.Messages = []llm.Message{}
+	}
+	return s
+}
+
+// Clone returns a deep copy of t; a nil t gives nil.
+func (t *Tape) Clone() *Tape {
+	if t == nil {
+		return nil
+	}
+	c := &Tape{Name: t.Name, File: t.File}
+	if t.Entries != nil {
+		c.Entries = make([]Entry, len(t.Entries))
+		for i, e := range t.Entries {
+			c.Entries[i] = e.Clone()
+		}
+	}
+	return c
+}
+
+// Clone returns a deep copy of e.
+func (e Entry) Clone() Entry {
+	e.Response = cloneResponse(e.Response)
+	e.Request = e.Request.Clone()
+	return e
+}
+
+// Clone returns a deep copy of s; a nil s gives nil.
+func (s *RequestSummary) Clone() *RequestSummary {
+	if s == nil {
+		return nil
+	}
+	c := &RequestSummary{Tools: slices.Clone(s.Tools), Messages: cloneMessages(s.Messages)}
+	if s.LastMessage != nil {
+		m := s.LastMessage.Clone()
+		c.LastMessage = &m
+	}
+	return c
+}
+
+func cloneResponse(r *llm.Response) *llm.Response {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Message = r.Message.Clone()
+	return &c
+}
+
+func cloneMessages(ms []llm.Message) []llm.Message {
+	if ms == nil {
+		return nil
+	}
+	c := make([]llm.Message, len(ms))
+	for i, m := range ms {
+		c[i] = m.Clone()
+	}
+	return c
+}
+
+// FormatError is a problem with a tape's contents at a place in its file. It
+// wraps ErrFormat.
+type FormatError struct {
+	// File is the file name given to the decoder; empty if none.
+	File string
+	// Line is the 1-based line of the problem; 0 if unknown.
+	Line int
+	// Key is the path of the offending value, like "tape[1].response"; empty
+	// for the document itself.
+	Key string
+	// Problem says what is wrong.
+	Problem string
+}
+
+// Error returns "file:line: key: problem", leaving out the parts that are empty.
+func (e *FormatError) Error() string {
+	var b []byte
+	if e.File != "" {
+		b = append(b, e.File...)
+		if e.Line > 0 {
+			b = append(b, ':')
+			b = strconv.AppendInt(b, int64(e.Line), 10)
+		}
+		b = append(b, ": "...)
+	} else if e.Line > 0 {
+		b = fmt.Appendf(b, "line %d: ", e.Line)
+	}
+	if e.Key != "" {
+		b = append(b, e.Key...)
+		b = append(b, ": "...)
+	}
+	b = append(b, e.Problem...)
+	return string(b)
+}
+
+// Unwrap returns ErrFormat.
+func (e *FormatError) Unwrap() error { return ErrFormat }
+
+// where returns "file:line" (or what of it is known) for an entry of t.
+func where(file string, line, turn int) string {
+	switch {
+	case file != "" && line > 0:
+		return file + ":" + strconv.Itoa(line)
+	case line > 0:
+		return "tape line " + strconv.Itoa(line)
+	case file != "":
+		return file + " entry " + strconv.Itoa(turn)
+	}
+	return "tape entry " + strconv.Itoa(turn)
+}
