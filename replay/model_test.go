@@ -1,0 +1,236 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+var tools = []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}
+
+func loadCanonical(t *testing.T) *Tape {
+	t.Helper()
+	tp, err := Load("testdata/canonical.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tp
+}
+
+// canonicalRequests are the requests that testdata/canonical.yaml recorded.
+func canonicalRequests() []*llm.Request {
+	offered := []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}, {Name: "append_file"}}
+	user := llm.UserMessage("Append 'world' to notes.txt and show me the file.")
+	call := llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello\nworld\n",}`}
+	msgs := []llm.Message{user, llm.AssistantMessage("I'll append it.", call), llm.ToolMessage("call_1", "write_file", "wrote 12 bytes  ")}
+	return []*llm.Request{
+		{Messages: msgs[:1], Tools: offered},
+		{Messages: msgs, Tools: offered},
+		{Messages: append(msgs, llm.AssistantMessage("notes.txt now reads:\nhello\nworld\n")), Tools: offered},
+	}
+}
+
+func TestModelReplaysInOrder(t *testing.T) {
+	m := NewModel(loadCanonical(t), nil)
+	ctx := context.Background()
+	reqs := canonicalRequests()
+	resp, err := m.Generate(ctx, reqs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := resp.Message.ToolCalls[0].Arguments; got != `{"path": "notes.txt", "content": "hello\nworld\n",}` {
+		t.Errorf("arguments = %q", got)
+	}
+	if resp.Usage != (llm.Usage{InputTokens: 120, OutputTokens: 31}) || resp.FinishReason != llm.FinishToolCalls {
+		t.Errorf("response = %+v", resp)
+	}
+	// The caller cannot change the tape through the response.
+	resp.Message.ToolCalls[0].Name = "changed"
+	resp, err = m.Generate(ctx, reqs[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Message.Content != "notes.txt now reads:\nhello\nworld\n" || resp.FinishReason != llm.FinishStop {
+		t.Errorf("response = %+v", resp)
+	}
+	_, err = m.Generate(ctx, reqs[2])
+	want := "replay: turn 3 (testdata/canonical.yaml:32): recorded provider error: 429 Too Many Requests: rate limited"
+	if !errors.Is(err, ErrRecordedError) || err.Error() != want {
+		t.Errorf("turn 3 error:\n got %v\nwant %s", err, want)
+	}
+	if m.Calls() != 3 || m.Remaining() != 0 {
+		t.Errorf("Calls, Remaining = %d, %d; want 3, 0", m.Calls(), m.Remaining())
+	}
+	_, err = m.Generate(ctx, &llm.Request{Messages: []llm.Message{llm.ToolMessage("call_9", "read_file", "hello\nworld\n")}})
+	want = `replay: turn 4 (testdata/canonical.yaml): tape exhausted after 3 entries; the unanswered request ends with tool message (read_file call_9) "hello\nworld\n"`
+	if !errors.Is(err, ErrTapeExhausted) || err.Error() != want {
+		t.Errorf("turn 4 error:\n got %v\nwant %s", err, want)
+	}
+	if m.Calls() != 4 || m.Remaining() != 0 {
+		t.Errorf("Calls, Remaining = %d, %d; want 4, 0", m.Calls(), m.Remaining())
+	}
+}
+
+func TestModelDoesNotShareTheTape(t *testing.T) {
+	tp := loadCanonical(t)
+	m := NewModel(tp, nil)
+	tp.Entries[0].Response.Message.Content = "changed"
+	resp, err := m.Generate(context.Background(), canonicalRequests()[0])
+	if err != nil || resp.Message.Content != "I'll append it." {
+		t.Errorf("Generate = %+v, %v; want the original content", resp, err)
+	}
+}
+
+func TestModelDivergesWithDiff(t *testing.T) {
+	m := NewModel(loadCanonical(t), nil)
+	ctx := context.Background()
+	reqs := canonicalRequests()
+	if _, err := m.Generate(ctx, reqs[0]); err != nil {
+		t.Fatal(err)
+	}
+	// The loop sent a different tool result and stopped offering append_file.
+	req := reqs[1]
+	req.Tools = tools
+	req.Messages[2].Content = "wrote 13 bytes"
+	_, err := m.Generate(ctx, req)
+	want := `replay: turn 2 (testdata/canonical.yaml:19): request diverged from the recording: tools, last_message differ (- recorded, + actual):
+--- recorded
++++ actual
+@@ -1,6 +1,6 @@
+-tools: [append_file, read_file, write_file]
++tools: [read_file, write_file]
+ last_message:
+   role: tool
+-  content: 'wrote 12 bytes  '
++  content: wrote 13 bytes
+   tool_call_id: call_1
+   name: write_file`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error:\n got %v\nwant %s", err, want)
+	}
+	if !errors.Is(err, ErrDiverged) {
+		t.Error("error does not match ErrDiverged")
+	}
+	var de *DivergenceError
+	var me *MismatchError
+	if !errors.As(err, &de) || de.Turn != 2 || de.Line != 19 || !errors.As(err, &me) || len(me.Fields) != 2 {
+		t.Errorf("error fields: %+v %+v", de, me)
+	}
+}
+
+func TestMessagesMatcher(t *testing.T) {
+	sys := llm.SystemMessage("Be terse.")
+	q := llm.UserMessage("What is 2+2?\nAnswer in digits.")
+	tp := &Tape{Entries: []Entry{{
+		Response: &llm.Response{Message: llm.AssistantMessage("4")},
+		Request:  &RequestSummary{Tools: []string{}, Messages: []llm.Message{sys, q}},
+	}}}
+	req := &llm.Request{Messages: []llm.Message{llm.SystemMessage("Be verbose."), q}}
+	// The default matcher checks tools and last message only.
+	if _, err := NewModel(tp, nil).Generate(context.Background(), req); err != nil {
+		t.Errorf("DefaultMatcher: %v", err)
+	}
+	_, err := NewModel(tp, &ModelOptions{Matcher: MessagesMatcher{}}).Generate(context.Background(), req)
+	want := `replay: turn 1 (tape entry 1): request diverged from the recording: messages differs (- recorded, + actual):
+--- recorded
++++ actual
+@@ -1,7 +1,7 @@
+ tools: []
+ messages:
+   - role: system
+-    content: Be terse.
++    content: Be verbose.
+   - role: user
+     content: |-
+       What is 2+2?`
+	if err == nil || err.Error() != want {
+		t.Fatalf("MessagesMatcher error:\n got %v\nwant %s", err, want)
+	}
+}
+
+func TestMatcherFuncAndNoRecordedRequest(t *testing.T) {
+	tp := &Tape{File: "t.yaml", Entries: []Entry{
+		{Response: &llm.Response{Message: llm.AssistantMessage("a")}, Line: 3},
+		{Response: &llm.Response{Message: llm.AssistantMessage("b")}, Request: &RequestSummary{}, Line: 5},
+	}}
+	never := MatcherFunc(func(*RequestSummary, *llm.Request) error { return errors.New("system prompt changed") })
+	m := NewModel(tp, &ModelOptions{Matcher: never})
+	if _, err := m.Generate(context.Background(), nil); err != nil {
+		t.Errorf("entry without a recorded request was checked: %v", err)
+	}
+	_, err := m.Generate(context.Background(), &llm.Request{})
+	if want := "replay: turn 2 (t.yaml:5): request diverged from the recording: system prompt changed"; err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+}
+
+func TestModelCancelledContextUsesNoEntry(t *testing.T) {
+	m := NewModel(loadCanonical(t), nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := m.Generate(ctx, canonicalRequests()[0]); !errors.Is(err, context.Canceled) {
+		t.Errorf("error = %v, want context.Canceled", err)
+	}
+	if m.Calls() != 0 || m.Remaining() != 3 {
+		t.Errorf("Calls, Remaining = %d, %d; want 0, 3", m.Calls(), m.Remaining())
+	}
+}
+
+func TestModelNilTapeIsExhausted(t *testing.T) {
+	_, err := NewModel(nil, nil).Generate(context.Background(), &llm.Request{})
+	if want := "replay: turn 1 (tape): tape exhausted after 0 entries; the unanswered request ends with no message"; err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+}
+
+func TestModelConcurrentUse(t *testing.T) {
+	tp := &Tape{}
+	for range 50 {
+		tp.Entries = append(tp.Entries, Entry{Response: &llm.Response{Message: llm.AssistantMessage("x")}})
+	}
+	m := NewModel(tp, nil)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var failures int
+	for range 60 {
+		wg.Go(func() {
+			if _, err := m.Generate(context.Background(), &llm.Request{}); err != nil {
+				mu.Lock()
+				failures++
+				mu.Unlock()
+			}
+			_ = m.Remaining()
+		})
+	}
+	wg.Wait()
+	if failures != 10 || m.Calls() != 60 {
+		t.Errorf("failures, calls = %d, %d; want 10, 60", failures, m.Calls())
+	}
+}
+
+func TestUnifiedDiffHunks(t *testing.T) {
+	a := strings.Join([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}, "\n")
+	b := strings.Join([]string{"1", "two", "3", "4", "5", "6", "7", "8", "9", "10", "11"}, "\n")
+	want := `--- recorded
++++ actual
+@@ -1,5 +1,5 @@
+ 1
+-2
++two
+ 3
+ 4
+ 5
+@@ -9,4 +9,3 @@
+ 9
+ 10
+ 11
+-12
+`
+	if got := unifiedDiff(a, b); got != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+	}
+}
