@@ -113,3 +113,11 @@ func (s *Snapshot) Execute(ctx context.Context, call llm.ToolCall) *Execution {
 func (r *Registry) Execute(ctx context.Context, call llm.ToolCall) *Execution {
 	return r.Snapshot().Execute(ctx, call)
 }
+
+// WithRepairer returns a copy of the snapshot that repairs broken arguments with
+// rep instead of the registry's repairer.
+func (s *Snapshot) WithRepairer(rep Repairer) *Snapshot {
+	c := *s
+	c.repairer = rep
+	return &c
+}

@@ -1,0 +1,192 @@
+package agent
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tools"
+)
+
+// pendingCall is one call of a batch on its way through the three phases.
+type pendingCall struct {
+	rec      *CallRecord
+	prep     *tools.Prepared
+	memoKey  string
+	index    int
+	runnable bool
+	exec     execution
+}
+
+// batch runs one response's calls. Phase one, in source order: repair events,
+// preparation, start events, before hooks, memo lookups. Phase two: execution,
+// concurrently or one by one. Phase three, in source order: after hooks,
+// update, retry and end events, memo upkeep and the result messages. It
+// reports whether a loop-breaking tool ran and whether every result asked to
+// terminate.
+func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls []llm.ToolCall) (loopBreaking, allTerminate bool) {
+	if r.opts.Repairer != nil {
+		snap = snap.WithRepairer(r.opts.Repairer)
+	}
+	pending := make([]*pendingCall, len(calls))
+	sequential := r.opts.Execution == tools.ExecutionSequential
+	for i, call := range calls {
+		p := &pendingCall{index: i, rec: &CallRecord{Call: call}}
+		pending[i] = p
+		t.Calls = append(t.Calls, p.rec)
+		p.prep = snap.Prepare(call)
+		p.record()
+		if len(p.rec.Repairs) > 0 {
+			r.emit(Event{Kind: EventRepair, CallID: call.ID, Tool: call.Name, Repairs: p.rec.Repairs})
+		}
+		r.emit(Event{Kind: EventToolStart, CallID: call.ID, Tool: call.Name, Arguments: p.rec.Arguments})
+		if p.prep.Ready() && r.opts.Hooks.Before != nil {
+			r.before(ctx, snap, p)
+		}
+		if !p.prep.Ready() {
+			p.rec.Result = p.prep.Result
+			continue
+		}
+		if r.memo != nil && p.prep.Spec.Safety.Pure {
+			p.memoKey = call.Name + "\x00" + string(p.prep.Arguments)
+			if res, ok := r.memo[p.memoKey]; ok {
+				p.rec.Result = res.Clone()
+				p.rec.Memoized = true
+				continue
+			}
+		}
+		p.runnable = true
+		if p.prep.Spec.Sequential() {
+			sequential = true
+		}
+	}
+
+	r.executeAll(ctx, pending, sequential)
+
+	loopBreaking, allTerminate = false, true
+	for _, p := range pending {
+		rec := p.rec
+		if p.runnable {
+			rec.Attempts = p.exec.attempts
+			rec.Result = p.exec.result
+			rec.Updates = p.exec.updates
+			rec.Duration = p.exec.end.Sub(p.exec.start)
+			if r.opts.Hooks.After != nil {
+				r.after(ctx, p)
+			}
+			for _, ev := range p.exec.events {
+				r.emit(ev)
+			}
+			if rec.Result.Started && !rec.Result.Failed() {
+				rec.Async = true
+				r.async.expect(rec.Call.ID, rec.Call.Name)
+			}
+			r.emit(Event{Kind: EventToolEnd, CallID: rec.Call.ID, Tool: rec.Call.Name, Result: rec.Result,
+				Attempt: len(rec.Attempts), Duration: rec.Duration, Time: p.exec.end})
+			if p.prep.Spec.LoopBreaking {
+				loopBreaking = true
+			}
+		} else if rec.Memoized {
+			r.emit(Event{Kind: EventMemoHit, CallID: rec.Call.ID, Tool: rec.Call.Name, Result: rec.Result})
+		} else {
+			r.emit(Event{Kind: EventToolEnd, CallID: rec.Call.ID, Tool: rec.Call.Name, Result: rec.Result})
+		}
+		r.updateMemo(p)
+		if !rec.Result.Terminate || !p.runnable {
+			allTerminate = false
+		}
+		r.result.Messages = append(r.result.Messages, llm.ToolMessage(rec.Call.ID, rec.Call.Name, rec.Result.Content))
+	}
+	return loopBreaking, allTerminate
+}
+
+// record copies what preparation found into the call's record.
+func (p *pendingCall) record() {
+	p.rec.Arguments = p.prep.Arguments
+	p.rec.Repairs = p.prep.Repairs
+	p.rec.Coercions = p.prep.Coercions
+}
+
+// before runs the before hook: it may block the call or rewrite its arguments,
+// which are then prepared again.
+func (r *runner) before(ctx context.Context, snap *tools.Snapshot, p *pendingCall) {
+	hc := &HookCall{ID: p.prep.Call.ID, Name: p.prep.Call.Name, Arguments: p.prep.Arguments, Spec: p.prep.Spec}
+	original := string(hc.Arguments)
+	var err error
+	callHook("before", hc.ID, func() { err = r.opts.Hooks.Before(ctx, hc) })
+	if err != nil {
+		p.prep.Result = tools.Failf(tools.KindBlocked, "the call to %s was blocked: %v", hc.Name, err)
+		return
+	}
+	if string(hc.Arguments) != original {
+		repairs := p.rec.Repairs
+		p.prep = snap.Prepare(llm.ToolCall{ID: hc.ID, Name: hc.Name, Arguments: string(hc.Arguments)})
+		p.record()
+		p.rec.Repairs = append(repairs, p.rec.Repairs...)
+	}
+}
+
+// after runs the after hook, which may replace the result.
+func (r *runner) after(ctx context.Context, p *pendingCall) {
+	hc := HookCall{ID: p.prep.Call.ID, Name: p.prep.Call.Name, Arguments: p.prep.Arguments, Spec: p.prep.Spec}
+	var res *tools.Result
+	callHook("after", hc.ID, func() { res = r.opts.Hooks.After(ctx, hc, p.rec.Result) })
+	if res != nil {
+		p.rec.Result = res
+	}
+}
+
+// updateMemo stores a pure call's success and clears the memo after any call
+// that may have changed the workspace or the world. Failures are never stored.
+func (r *runner) updateMemo(p *pendingCall) {
+	if r.memo == nil {
+		return
+	}
+	res := p.rec.Result
+	if p.prep.Spec.Safety.Changes() || tools.ChangesWorkspace(res.Effects) {
+		clear(r.memo)
+		return
+	}
+	if p.runnable && p.memoKey != "" && !res.Failed() && !res.Started {
+		r.memo[p.memoKey] = res.Clone()
+	}
+}
+
+// executeAll runs the runnable calls of a batch and waits for all of them. On a
+// virtual clock, concurrent calls start together and the run's clock then moves
+// to the latest end; sequential calls start where the previous one ended.
+func (r *runner) executeAll(ctx context.Context, pending []*pendingCall, sequential bool) {
+	if sequential {
+		for _, p := range pending {
+			if p.runnable {
+				r.execute(ctx, p)
+				r.advanceTo(p.exec.end)
+			}
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	for _, p := range pending {
+		if p.runnable {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				r.execute(ctx, p)
+			}()
+		}
+	}
+	wg.Wait()
+	for _, p := range pending {
+		if p.runnable {
+			r.advanceTo(p.exec.end)
+		}
+	}
+}
+
+// advanceTo moves a virtual run clock forward to t.
+func (r *runner) advanceTo(t time.Time) {
+	if a, ok := r.clock.(advancer); ok {
+		a.AdvanceTo(t)
+	}
+}

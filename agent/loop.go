@@ -1,0 +1,209 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tools"
+)
+
+// Run runs the loop: it sends the conversation and the available tools to the
+// model, executes the calls it asks for through the registry, appends the
+// results, and repeats until a termination reason. It returns the run whatever
+// happened; the error is non-nil exactly when the termination carries one
+// (max_iterations, model_error, cancelled, hook_error) and is the same error.
+func Run(ctx context.Context, model llm.Model, registry *tools.Registry, input []llm.Message, opts *Options) (*RunResult, error) {
+	r := newRunner(model, registry, opts)
+	return r.run(ctx, input)
+}
+
+// runner holds one run's state. Everything but the async deliveries and the
+// abandoned-execution group is touched only by the loop's goroutine.
+type runner struct {
+	model    llm.Model
+	registry *tools.Registry
+	opts     Options
+	clock    clock.Clock
+	virtual  bool
+
+	result  *RunResult
+	seq     int // events emitted
+	idSeq   int // generated call ids
+	turn    int
+	memo    map[string]*tools.Result
+	async   *asyncQueue
+	waiting sync.WaitGroup // executions abandoned after a real-clock timeout
+}
+
+func newRunner(model llm.Model, registry *tools.Registry, opts *Options) *runner {
+	r := &runner{model: model, registry: registry, result: &RunResult{}}
+	if opts != nil {
+		r.opts = *opts
+	}
+	if r.opts.MaxIterations <= 0 {
+		r.opts.MaxIterations = DefaultMaxIterations
+	}
+	r.clock = r.opts.Clock
+	if r.clock == nil {
+		r.clock = clock.Real{}
+	}
+	_, isReal := r.clock.(clock.Real)
+	r.virtual = !isReal
+	if r.opts.Memoize {
+		r.memo = map[string]*tools.Result{}
+	}
+	r.async = newAsyncQueue()
+	return r
+}
+
+func (r *runner) emit(e Event) {
+	r.seq++
+	e.Seq = r.seq
+	if e.Turn == 0 {
+		e.Turn = r.turn
+	}
+	if e.Time.IsZero() {
+		e.Time = r.clock.Now()
+	}
+	if r.opts.Observer != nil {
+		r.opts.Observer(e)
+	}
+}
+
+func (r *runner) run(ctx context.Context, input []llm.Message) (run *RunResult, err error) {
+	defer r.waiting.Wait()
+	r.result.Messages = make([]llm.Message, 0, len(input)+8)
+	for _, m := range input {
+		r.result.Messages = append(r.result.Messages, m.Clone())
+	}
+	r.emit(Event{Kind: EventRunStart})
+	term := r.loop(ctx)
+	if term.Err != nil {
+		term.Error = term.Err.Error()
+	}
+	r.result.Termination = term
+	r.emit(Event{Kind: EventRunEnd, Termination: &term})
+	return r.result, term.Err
+}
+
+// loop runs turns until one ends the run.
+func (r *runner) loop(ctx context.Context) (term Termination) {
+	defer func() {
+		if v := recover(); v != nil {
+			hp, ok := v.(hookPanic)
+			if !ok {
+				panic(v)
+			}
+			term = Termination{Reason: ReasonHookError, Err: fmt.Errorf("%w: %s hook on call %s: %v", ErrHookPanic, hp.hook, hp.callID, hp.value)}
+		}
+	}()
+	for {
+		if err := ctx.Err(); err != nil {
+			return Termination{Reason: ReasonCancelled, Err: err}
+		}
+		if r.result.ModelCalls >= r.opts.MaxIterations {
+			return Termination{Reason: ReasonMaxIterations, Err: fmt.Errorf("%w: %d model calls", ErrMaxIterations, r.result.ModelCalls)}
+		}
+		if err := r.deliverAsync(ctx); err != nil {
+			return Termination{Reason: ReasonCancelled, Err: err}
+		}
+		r.turn++
+		snap := r.registry.Snapshot()
+		defs := snap.Definitions()
+		req := &llm.Request{Messages: cloneMessages(r.result.Messages), Tools: defs}
+		r.emit(Event{Kind: EventModelRequest, Request: req})
+		r.result.ModelCalls++
+		resp, err := r.model.Generate(ctx, req)
+		if err != nil {
+			r.turn--
+			if ctx.Err() != nil {
+				return Termination{Reason: ReasonCancelled, Err: ctx.Err()}
+			}
+			return Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: %w", ErrModel, r.result.ModelCalls, err)}
+		}
+		if resp == nil {
+			r.turn--
+			return Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: the model returned no response", ErrModel, r.result.ModelCalls)}
+		}
+		r.emit(Event{Kind: EventModelResponse, Response: resp})
+		r.result.Usage = r.result.Usage.Add(resp.Usage)
+		t := &Turn{Index: r.turn, Request: RequestSummary{Tools: sortedNames(defs), Messages: len(req.Messages)}, Response: resp}
+		r.result.Turns = append(r.result.Turns, t)
+
+		msg := resp.Message.Clone()
+		msg.Role = llm.RoleAssistant
+		if len(msg.ToolCalls) == 0 && r.opts.TextCalls != nil && msg.Content != "" {
+			calls, remaining, envelope := r.opts.TextCalls.ExtractCalls(msg.Content, defs)
+			if len(calls) > 0 {
+				msg.Content = remaining
+				msg.ToolCalls = calls
+				t.Extraction = &Extraction{Envelope: envelope, Content: remaining}
+				for i := range msg.ToolCalls {
+					msg.ToolCalls[i].ID = ""
+				}
+			}
+		}
+		for i := range msg.ToolCalls {
+			if msg.ToolCalls[i].ID == "" {
+				r.idSeq++
+				msg.ToolCalls[i].ID = "call_gen_" + strconv.Itoa(r.idSeq)
+			}
+		}
+		if t.Extraction != nil {
+			r.emit(Event{Kind: EventTextExtraction, Envelope: t.Extraction.Envelope, Calls: msg.ToolCalls})
+		}
+		r.result.Messages = append(r.result.Messages, msg)
+		if len(msg.ToolCalls) == 0 {
+			r.emit(Event{Kind: EventTurnEnd})
+			return Termination{Reason: ReasonFinalText}
+		}
+		loopBreaking, allTerminate := r.batch(ctx, snap, t, msg.ToolCalls)
+		r.emit(Event{Kind: EventTurnEnd})
+		switch {
+		case loopBreaking:
+			return Termination{Reason: ReasonLoopBreaking}
+		case allTerminate:
+			return Termination{Reason: ReasonAllTerminate}
+		}
+	}
+}
+
+func cloneMessages(ms []llm.Message) []llm.Message {
+	out := make([]llm.Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Clone()
+	}
+	return out
+}
+
+func sortedNames(defs []llm.ToolDefinition) []string {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	sort.Strings(names)
+	return names
+}
+
+// hookPanic carries a hook's panic to the loop, which ends the run with it.
+type hookPanic struct {
+	hook   string
+	callID string
+	value  any
+}
+
+// callHook runs fn, turning a panic into a hookPanic for the loop to recover.
+func callHook(hook, callID string, fn func()) {
+	defer func() {
+		if v := recover(); v != nil {
+			panic(hookPanic{hook: hook, callID: callID, value: v})
+		}
+	}()
+	fn()
+}
+
