@@ -206,4 +206,3 @@ func callHook(hook, callID string, fn func()) {
 	}()
 	fn()
 }
-
