@@ -1,0 +1,28 @@
+package repair
+
+import "encoding/json"
+
+// Repair returns input as valid JSON and the names of the fixes applied, in
+// cascade order. Valid input is returned unchanged with no fixes. When the input
+// cannot be repaired without guessing, Repair returns an *Error wrapping
+// ErrUnrepairable; it never returns text that is not valid JSON.
+func Repair(input string) (output string, fixes []string, err error) {
+	if json.Valid([]byte(input)) {
+		return input, nil, nil
+	}
+	p := parser{in: input, n: len(input), out: make([]byte, 0, len(input)+len(input)/8+8)}
+	if !p.parseDocument() {
+		return "", nil, p.err
+	}
+	if !json.Valid(p.out) {
+		return "", nil, newError(input, p.pos, "the text could not be repaired", p.used)
+	}
+	return string(p.out), p.used.names(), nil
+}
+
+// Cascade is the repair cascade as a value: it satisfies tools.Repairer. Its zero
+// value is ready to use and has no options.
+type Cascade struct{}
+
+// Repair calls the package-level Repair.
+func (Cascade) Repair(input string) (string, []string, error) { return Repair(input) }

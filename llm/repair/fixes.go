@@ -1,0 +1,126 @@
+package repair
+
+import "math/bits"
+
+// The fix names, in cascade order: least invasive first. They are stable: events,
+// goldens and scenario expectations (expect.repairs) refer to them.
+const (
+	// FixTrim drops stray text around the value: a trailing semicolon, surplus
+	// closing brackets after a complete value.
+	FixTrim = "trim"
+	// FixStripBOM removes a byte-order mark or zero-width character, and turns a
+	// non-ASCII space (no-break, ideographic, …) between tokens into a plain space.
+	FixStripBOM = "strip_bom"
+	// FixComments removes // line and /* block */ comments.
+	FixComments = "comments"
+	// FixStripProse removes prose before and after the value, and a Markdown code
+	// fence (three or more backticks, with or without a language) around it.
+	FixStripProse = "strip_prose"
+	// FixEscapeControlChars escapes a literal newline, tab, carriage return,
+	// backspace or form feed inside a string (and a backslash before a newline).
+	FixEscapeControlChars = "escape_control_chars"
+	// FixEscapeBackslashes keeps a backslash that does not start a valid escape,
+	// as in a Windows path: see the package doc for the policy.
+	FixEscapeBackslashes = "escape_backslashes"
+	// FixTrailingComma removes a comma before a closing bracket, at the end of the
+	// input, or doubled.
+	FixTrailingComma = "trailing_comma"
+	// FixMissingComma inserts a comma between two values or members.
+	FixMissingComma = "missing_comma"
+	// FixMissingColon inserts the colon between a key and its value.
+	FixMissingColon = "missing_colon"
+	// FixCurlyQuotes accepts typographic quotes (“ ” ‘ ’) and backticks as string
+	// delimiters.
+	FixCurlyQuotes = "curly_quotes"
+	// FixSingleQuotes accepts 'single-quoted' strings (and \' escapes).
+	FixSingleQuotes = "single_quotes"
+	// FixUnquotedKeys quotes an object key written without quotes.
+	FixUnquotedKeys = "unquoted_keys"
+	// FixUnquotedStrings quotes a bare word or text used as a value.
+	FixUnquotedStrings = "unquoted_strings"
+	// FixInnerQuotes escapes a double quote inside a string that is not its end.
+	FixInnerQuotes = "inner_quotes"
+	// FixPythonLiterals turns True, False, None and other spellings of true,
+	// false and null (TRUE, Null, …) into JSON literals.
+	FixPythonLiterals = "python_literals"
+	// FixJSLiterals turns undefined into null.
+	FixJSLiterals = "js_literals"
+	// FixNumbers completes or normalises a number: 2. → 2.0, .5 → 0.5, 1e → 1e0,
+	// - → -0.
+	FixNumbers = "numbers"
+	// FixConcatenation joins strings concatenated with + into one.
+	FixConcatenation = "concatenation"
+	// FixFunctionCall unwraps a value wrapped in a call: JSONP callback({...}),
+	// MongoDB ObjectId("…"), NumberLong(…).
+	FixFunctionCall = "function_call"
+	// FixEllipsis removes a ... placeholder from an array or object.
+	FixEllipsis = "ellipsis"
+	// FixMultipleValues wraps several top-level values (one a line, or separated
+	// by commas) in an array.
+	FixMultipleValues = "multiple_values"
+	// FixMissingValue inserts null for a key without a value.
+	FixMissingValue = "missing_value"
+	// FixCloseString closes a string cut short by the end of the input (or ended
+	// by a bracket or comma where its closing quote is missing).
+	FixCloseString = "close_string"
+	// FixCloseBrackets closes arrays and objects left open, and corrects a
+	// mismatched closing bracket.
+	FixCloseBrackets = "close_brackets"
+)
+
+// fix is a set of fixes, one bit each, in cascade order.
+type fix uint32
+
+const (
+	fixTrim fix = 1 << iota
+	fixStripBOM
+	fixComments
+	fixStripProse
+	fixEscapeControlChars
+	fixEscapeBackslashes
+	fixTrailingComma
+	fixMissingComma
+	fixMissingColon
+	fixCurlyQuotes
+	fixSingleQuotes
+	fixUnquotedKeys
+	fixUnquotedStrings
+	fixInnerQuotes
+	fixPythonLiterals
+	fixJSLiterals
+	fixNumbers
+	fixConcatenation
+	fixFunctionCall
+	fixEllipsis
+	fixMultipleValues
+	fixMissingValue
+	fixCloseString
+	fixCloseBrackets
+	fixCount = iota
+)
+
+// fixNames is indexed by bit position.
+var fixNames = [fixCount]string{
+	FixTrim, FixStripBOM, FixComments, FixStripProse, FixEscapeControlChars,
+	FixEscapeBackslashes, FixTrailingComma, FixMissingComma, FixMissingColon,
+	FixCurlyQuotes, FixSingleQuotes, FixUnquotedKeys, FixUnquotedStrings,
+	FixInnerQuotes, FixPythonLiterals, FixJSLiterals, FixNumbers, FixConcatenation,
+	FixFunctionCall, FixEllipsis, FixMultipleValues, FixMissingValue,
+	FixCloseString, FixCloseBrackets,
+}
+
+// Fixes returns the names of all fixes in cascade order, least invasive first.
+func Fixes() []string {
+	return append([]string(nil), fixNames[:]...)
+}
+
+// names lists the fixes of the set in cascade order; never nil.
+func (s fix) names() []string {
+	out := make([]string, 0, bits.OnesCount32(uint32(s)))
+	for i := 0; i < fixCount; i++ {
+		if s&(1<<i) != 0 {
+			out = append(out, fixNames[i])
+		}
+	}
+	return out
+}

@@ -1,0 +1,203 @@
+package repair
+
+import "unicode/utf8"
+
+// This file holds the lexical layer: character classes, quotes, and the gaps
+// (whitespace and comments) between tokens.
+
+// quote is a kind of string delimiter.
+type quote uint8
+
+const (
+	qNone quote = iota
+	qDouble
+	qSingle
+	qCurlyDouble // “ ”
+	qCurlySingle // ‘ ’
+	qBacktick    // ` ´
+)
+
+// quoteAt reports the quote at s[i] and its size in bytes.
+func quoteAt(s string, i int) (quote, int) {
+	if i >= len(s) {
+		return qNone, 0
+	}
+	switch c := s[i]; c {
+	case '"':
+		return qDouble, 1
+	case '\'':
+		return qSingle, 1
+	case '`':
+		return qBacktick, 1
+	case 0xC2: // ´ U+00B4
+		if i+1 < len(s) && s[i+1] == 0xB4 {
+			return qBacktick, 2
+		}
+	case 0xE2: // U+2018..U+201D: E2 80 98..9D
+		if i+2 < len(s) && s[i+1] == 0x80 {
+			switch s[i+2] {
+			case 0x98, 0x99:
+				return qCurlySingle, 3
+			case 0x9C, 0x9D:
+				return qCurlyDouble, 3
+			}
+		}
+	}
+	return qNone, 0
+}
+
+// closes reports whether a quote of kind k ends a string opened with open.
+func closes(open, k quote) bool {
+	switch open {
+	case qDouble, qSingle:
+		return k == open
+	case qCurlyDouble:
+		return k == qCurlyDouble || k == qDouble
+	case qCurlySingle:
+		return k == qCurlySingle || k == qSingle
+	case qBacktick:
+		return k == qBacktick || k == qSingle
+	}
+	return false
+}
+
+// isSpace reports JSON whitespace.
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+
+// isWordByte reports a byte of an identifier-like word: letters, digits, _ and $
+// (and any non-ASCII byte, so words in other scripts stay whole).
+func isWordByte(c byte) bool {
+	return isLetter(c) || isDigit(c) || c == '_' || c == '$' || c >= 0x80
+}
+
+func isHex(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
+
+// oddSpace reports the size of an invisible or non-ASCII space character at
+// s[i] (BOM, zero-width space, no-break space, …), or 0.
+func oddSpace(s string, i int) int {
+	if i >= len(s) || s[i] < 0x80 {
+		return 0
+	}
+	r, n := utf8.DecodeRuneInString(s[i:])
+	switch {
+	case r == 0xA0, r == 0x1680, r == 0x180E, r >= 0x2000 && r <= 0x200D,
+		r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x2060,
+		r == 0x3000, r == 0xFEFF:
+		return n
+	}
+	return 0
+}
+
+// gap describes the whitespace and comments skipped between two tokens.
+type gap struct {
+	end      int  // index after the gap
+	newline  bool // the gap holds a line break
+	comments bool // the gap holds a comment
+	odd      bool // the gap holds an invisible or non-ASCII space
+}
+
+// gapAt scans the whitespace and comments starting at s[i]. An unterminated
+// block comment runs to the end.
+func gapAt(s string, i int) gap {
+	g := gap{end: i}
+	for i < len(s) {
+		c := s[i]
+		switch {
+		case isSpace(c):
+			if c == '\n' {
+				g.newline = true
+			}
+			i++
+		case c == '/' && i+1 < len(s) && s[i+1] == '/':
+			g.comments = true
+			for i < len(s) && s[i] != '\n' {
+				i++
+			}
+		case c == '/' && i+1 < len(s) && s[i+1] == '*':
+			g.comments = true
+			j := indexFrom(s, i+2, "*/")
+			if j < 0 {
+				i = len(s)
+			} else {
+				i = j + 2
+			}
+		default:
+			n := oddSpace(s, i)
+			if n == 0 {
+				g.end = i
+				return g
+			}
+			g.odd = true
+			i += n
+		}
+	}
+	g.end = i
+	return g
+}
+
+// indexFrom returns the index of sub in s at or after i, or -1.
+func indexFrom(s string, i int, sub string) int {
+	for j := i; j+len(sub) <= len(s); j++ {
+		if s[j] == sub[0] && s[j:j+len(sub)] == sub {
+			return j
+		}
+	}
+	return -1
+}
+
+// skip is gapAt that advances the parser and copies the whitespace (without
+// comments, odd spaces as plain spaces) to the output.
+func (p *parser) skip() gap {
+	g := gapAt(p.in[:p.n], p.pos)
+	if g.end == p.pos {
+		return g
+	}
+	if !g.comments && !g.odd {
+		p.out = append(p.out, p.in[p.pos:g.end]...)
+		p.pos = g.end
+		return g
+	}
+	if g.comments {
+		p.used |= fixComments
+	}
+	if g.odd {
+		p.used |= fixStripBOM
+	}
+	s := p.in[:g.end]
+	for i := p.pos; i < g.end; {
+		c := s[i]
+		switch {
+		case isSpace(c):
+			p.out = append(p.out, c)
+			i++
+		case c == '/' && s[i+1] == '/':
+			for i < g.end && s[i] != '\n' {
+				i++
+			}
+		case c == '/':
+			if j := indexFrom(s, i+2, "*/"); j >= 0 {
+				i = j + 2
+			} else {
+				i = g.end
+			}
+		default:
+			n := oddSpace(s, i)
+			r, _ := utf8.DecodeRuneInString(s[i:])
+			if r != 0xFEFF && r != 0x200B && r != 0x200C && r != 0x200D && r != 0x2060 {
+				p.out = append(p.out, ' ')
+			}
+			i += n
+		}
+	}
+	p.pos = g.end
+	return g
+}
+
+// at reports whether the input continues with lit at i.
+func (p *parser) at(i int, lit string) bool {
+	return i+len(lit) <= p.n && p.in[i:i+len(lit)] == lit
+}

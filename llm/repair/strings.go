@@ -1,0 +1,474 @@
+package repair
+
+import "strings"
+
+// This file parses strings: where a string ends when its quotes are unreliable,
+// and how its content is escaped.
+
+// parseString parses a string opened by a quote of kind open (size bytes) at pos.
+func (p *parser) parseString(ctx context, open quote, size int) bool {
+	switch open {
+	case qSingle:
+		p.used |= fixSingleQuotes
+	case qCurlyDouble, qCurlySingle, qBacktick:
+		p.used |= fixCurlyQuotes
+	}
+	start := p.pos + size
+	end, resume, truncated := p.scanString(start, open, ctx)
+	if !p.writeString(p.in[start:end], open, truncated, start) {
+		return false
+	}
+	p.pos = resume
+	if ctx != ctxKey {
+		p.concatenate()
+	}
+	return true
+}
+
+// scanString finds the end of the string whose content starts at start. It
+// returns the end of the content, where parsing resumes, and whether the string
+// was cut by the end of the input.
+//
+// A closing quote ends the string only when what follows fits the context (the
+// end, a comma and a next item, a closing bracket, a colon after a key); any
+// other quote is part of the text and gets escaped. When a quote after a comma
+// does not fit, the string is taken to end before that comma: {"a":"b,"c":1}.
+// When no quote ends the string, it runs to the end of the input, or, when the
+// input ends with a closing bracket, to the first comma, bracket or line break.
+func (p *parser) scanString(start int, open quote, ctx context) (end, resume int, truncated bool) {
+	s := p.in[:p.n]
+	for i := start; i < len(s); {
+		c := s[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		k, size := quoteAt(s, i)
+		if k == qNone || !closes(open, k) {
+			i++
+			continue
+		}
+		fit := fitStrong
+		if ctx != ctxKey {
+			fit = p.endsString(i+size, ctx)
+		}
+		if fit == fitStrong {
+			return i, i + size, false
+		}
+		if b := lastNonGap(s, start, i); b > start && (s[b] == ',' || s[b] == '+') {
+			// The quote opens the next item, or is a stray one before a next
+			// value ([1,"a,b,"2]); the string's own end quote is missing.
+			p.used |= fixCloseString
+			if fit == fitWeak {
+				p.strayQuote = i
+			}
+			return lastNonGap(s, start, b) + 1, b, false
+		}
+		if fit == fitWeak {
+			return i, i + size, false
+		}
+		i += size
+	}
+	p.used |= fixCloseString
+	rest := strings.TrimRight(s[start:], " \t\r\n")
+	if len(p.stack) > 0 && rest != "" && (rest[len(rest)-1] == ']' || rest[len(rest)-1] == '}') {
+		for i := start; i < len(s); i++ {
+			switch s[i] {
+			case '\\':
+				i++
+			case ',', ']', '}', '\n':
+				return trimSpaceEnd(s, start, i), i, false
+			}
+		}
+	}
+	return len(s), len(s), true
+}
+
+// lastNonGap returns the index of the last byte in s[from:to] that is neither
+// whitespace nor part of a block comment, or from-1.
+func lastNonGap(s string, from, to int) int {
+	i := to - 1
+	for i >= from {
+		switch {
+		case isSpace(s[i]):
+			i--
+		case s[i] == '/' && i > from && s[i-1] == '*':
+			j := strings.LastIndex(s[from:i-1], "/*")
+			if j < 0 {
+				return i
+			}
+			i = from + j - 1
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// lastNonSpace returns the index of the last non-space byte in s[from:to], or
+// from-1.
+func lastNonSpace(s string, from, to int) int {
+	i := to - 1
+	for i >= from && isSpace(s[i]) {
+		i--
+	}
+	return i
+}
+
+// trimSpaceEnd returns the end of s[from:to] without trailing whitespace.
+func trimSpaceEnd(s string, from, to int) int { return lastNonSpace(s, from, to) + 1 }
+
+// fit says how well the text after a candidate closing quote fits its context.
+type fit uint8
+
+const (
+	fitNone   fit = iota // the quote is part of the text
+	fitWeak              // a next value follows without a comma
+	fitStrong            // the end, a delimiter and a next item, a bracket
+)
+
+// endsString reports how well the text at i, after a candidate closing quote,
+// fits the context.
+func (p *parser) endsString(i int, ctx context) fit {
+	s := p.in[:p.n]
+	g := gapAt(s, i)
+	j := g.end
+	if j >= len(s) {
+		return fitStrong
+	}
+	c := s[j]
+	if c == '+' {
+		if k, _ := quoteAt(s, gapAt(s, j+1).end); k != qNone {
+			return fitStrong
+		}
+	}
+	switch ctx {
+	case ctxValue:
+		switch {
+		case c == '}' || c == ']':
+			return fitStrong
+		case c == ',':
+			k := gapAt(s, j+1).end
+			if k >= len(s) || s[k] == '}' || s[k] == ']' || p.keyStarts(k) {
+				return fitStrong
+			}
+			return fitNone
+		case p.keyStarts(j):
+			return fitWeak
+		}
+	case ctxArray:
+		switch {
+		case c == ']' || c == '}':
+			return fitStrong
+		case c == ',':
+			k := gapAt(s, j+1).end
+			if k >= len(s) || s[k] == ']' || s[k] == '}' || p.valueStarts(k) {
+				return fitStrong
+			}
+			return fitNone
+		}
+		if q, _ := quoteAt(s, j); q != qNone {
+			return fitWeak
+		}
+		if c == '{' || c == '[' || c == '-' || isDigit(c) || p.startsLiteral(j) {
+			return fitWeak
+		}
+	case ctxCall:
+		if c == ')' {
+			return fitStrong
+		}
+	case ctxTop:
+		switch {
+		case c == ',':
+			k := gapAt(s, j+1).end
+			if k >= len(s) || p.valueStarts(k) {
+				return fitStrong
+			}
+		case c == ';' && p.restIsSpace(j+1):
+			return fitStrong
+		case p.at(j, "```"):
+			return fitStrong
+		case g.newline && p.valueStarts(j):
+			return fitWeak
+		case p.restIsClosers(j):
+			return fitStrong
+		}
+	}
+	return fitNone
+}
+
+// keyStarts reports whether a key followed by a colon starts at i.
+func (p *parser) keyStarts(i int) bool {
+	s := p.in[:p.n]
+	if i >= len(s) {
+		return false
+	}
+	if k, size := quoteAt(s, i); k != qNone {
+		j := i + size
+		for j < len(s) {
+			if s[j] == '\\' {
+				j += 2
+				continue
+			}
+			if q, n := quoteAt(s, j); q != qNone && closes(k, q) {
+				j += n
+				break
+			}
+			if s[j] == '\n' {
+				return false
+			}
+			j++
+		}
+		j = gapAt(s, j).end
+		return j < len(s) && s[j] == ':'
+	}
+	j := i
+	for j < len(s) && (isWordByte(s[j]) || s[j] == '-') {
+		j++
+	}
+	if j == i {
+		return false
+	}
+	if j < len(s) && s[j] == '"' {
+		j++ // a lone closing quote: b":1
+	}
+	j = gapAt(s, j).end
+	return j < len(s) && s[j] == ':'
+}
+
+// concatenate joins "a" + "b" into "ab" after a string was written.
+func (p *parser) concatenate() {
+	for {
+		g := gapAt(p.in[:p.n], p.pos)
+		if g.end >= p.n || p.in[g.end] != '+' {
+			return
+		}
+		h := gapAt(p.in[:p.n], g.end+1)
+		k, size := quoteAt(p.in, h.end)
+		if h.end >= p.n || k == qNone {
+			return
+		}
+		p.used |= fixConcatenation
+		p.out = p.out[:len(p.out)-1] // the closing quote
+		p.pos = h.end
+		mark := len(p.out)
+		if !p.parseStringOnly(k, size) {
+			return
+		}
+		p.out = append(p.out[:mark], p.out[mark+1:]...) // the opening quote
+	}
+}
+
+// parseStringOnly parses a string without concatenation.
+func (p *parser) parseStringOnly(open quote, size int) bool {
+	switch open {
+	case qSingle:
+		p.used |= fixSingleQuotes
+	case qCurlyDouble, qCurlySingle, qBacktick:
+		p.used |= fixCurlyQuotes
+	}
+	start := p.pos + size
+	end, resume, truncated := p.scanString(start, open, ctxArray)
+	if !p.writeString(p.in[start:end], open, truncated, start) {
+		return false
+	}
+	p.pos = resume
+	return true
+}
+
+// parseEscapedString parses a string written with escaped quotes, as in
+// stringified JSON: \"key\" (or \'key\'), where \\" stands for a quote inside.
+func (p *parser) parseEscapedString() bool {
+	q := p.in[p.pos+1]
+	s := p.in[:p.n]
+	i := p.pos + 2
+	var content []byte
+	closed := false
+	for i < len(s) && !closed {
+		switch {
+		case s[i] == '\\' && i+2 < len(s) && s[i+1] == '\\' && s[i+2] == q:
+			content = append(content, q)
+			i += 3
+		case s[i] == '\\' && i+1 < len(s) && s[i+1] == q:
+			i += 2
+			closed = true
+		case s[i] == q:
+			i++
+			closed = true
+		case s[i] == '\\' && i+1 == len(s):
+			i++
+		default:
+			content = append(content, s[i])
+			i++
+		}
+	}
+	if !closed {
+		p.used |= fixCloseString
+	}
+	p.used |= fixInnerQuotes
+	p.writeBare(string(content))
+	p.pos = i
+	return true
+}
+
+// writeBare writes s as a JSON string, escaping every quote, backslash and
+// control character.
+func (p *parser) writeBare(s string) {
+	p.out = append(p.out, '"')
+	for i := 0; i < len(s); i++ {
+		p.writeEscapedByte(s[i])
+	}
+	p.out = append(p.out, '"')
+}
+
+// writeEscapedByte writes one byte of string content, escaping it if needed.
+func (p *parser) writeEscapedByte(c byte) {
+	switch c {
+	case '"':
+		p.out = append(p.out, '\\', '"')
+	case '\\':
+		p.out = append(p.out, '\\', '\\')
+	case '\n':
+		p.out = append(p.out, '\\', 'n')
+	case '\r':
+		p.out = append(p.out, '\\', 'r')
+	case '\t':
+		p.out = append(p.out, '\\', 't')
+	case '\b':
+		p.out = append(p.out, '\\', 'b')
+	case '\f':
+		p.out = append(p.out, '\\', 'f')
+	default:
+		if c < 0x20 {
+			const hex = "0123456789abcdef"
+			p.out = append(p.out, '\\', 'u', '0', '0', hex[c>>4], hex[c&15])
+			return
+		}
+		p.out = append(p.out, c)
+	}
+}
+
+// literalBackslashes reports whether the backslashes of a string's content are
+// literal text rather than escapes: the content holds an escape JSON does not
+// know (\U, \d, \a, …) or starts with a drive letter (C:\).
+func literalBackslashes(s string) bool {
+	if len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && s[2] == '\\' {
+		return true
+	}
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		switch s[i+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't', 'u', '\'', '\n', '\r':
+			i++
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// writeString writes the content of a quoted string (without its quotes) as a
+// JSON string. offset locates the content in the input for messages.
+func (p *parser) writeString(s string, open quote, truncated bool, offset int) bool {
+	if truncated {
+		s = dropPartialEscape(s)
+		s = strings.TrimRight(s, " \t\r\n")
+	}
+	if p.used&fixCloseString != 0 && strings.HasSuffix(s, "+") {
+		// "hello + cut where a concatenation was meant.
+		s = strings.TrimRight(s[:len(s)-1], " \t\r\n")
+	}
+	literal := literalBackslashes(s)
+	if literal {
+		p.used |= fixEscapeBackslashes
+	}
+	p.out = append(p.out, '"')
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '"':
+			if open == qDouble {
+				p.used |= fixInnerQuotes
+			}
+			p.out = append(p.out, '\\', '"')
+		case c < 0x20:
+			switch c {
+			case '\n', '\r', '\t', '\b', '\f':
+				p.used |= fixEscapeControlChars
+				p.writeEscapedByte(c)
+			default:
+				return p.fail(offset+i, "a control character must be escaped as \\u00XX inside a string; found one")
+			}
+		case c != '\\':
+			p.out = append(p.out, c)
+		case i+1 >= len(s):
+			p.used |= fixEscapeBackslashes
+			p.out = append(p.out, '\\', '\\')
+		default:
+			switch e := s[i+1]; e {
+			case '"', '\\':
+				p.out = append(p.out, '\\', e)
+				i++
+			case '\'':
+				p.out = append(p.out, '\'')
+				i++
+			case '\n', '\r':
+				p.used |= fixEscapeControlChars
+				p.writeEscapedByte(e)
+				i++
+			case 'u':
+				if i+5 < len(s)+0 && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]) && !literal {
+					p.out = append(p.out, s[i:i+6]...)
+					i += 5
+				} else if literal {
+					p.out = append(p.out, '\\', '\\')
+				} else {
+					return p.fail(offset+i, "invalid \\u escape: \\u must be followed by four hex digits")
+				}
+			case '/', 'b', 'f', 'n', 'r', 't':
+				if literal {
+					p.out = append(p.out, '\\', '\\')
+				} else {
+					p.out = append(p.out, '\\', e)
+					i++
+				}
+			default:
+				p.out = append(p.out, '\\', '\\')
+			}
+		}
+	}
+	p.out = append(p.out, '"')
+	return true
+}
+
+// dropPartialEscape removes an escape cut by the end of the input: a final
+// backslash or \u with fewer than four hex digits.
+func dropPartialEscape(s string) string {
+	i := strings.LastIndexByte(s, '\\')
+	if i < 0 {
+		return s
+	}
+	// Count the backslashes before i: an even run means s[i] escapes.
+	j := i
+	for j > 0 && s[j-1] == '\\' {
+		j--
+	}
+	if (i-j)%2 == 1 {
+		return s
+	}
+	tail := s[i+1:]
+	if tail == "" {
+		return s[:i]
+	}
+	if tail[0] == 'u' && len(tail) < 5 {
+		for k := 1; k < len(tail); k++ {
+			if !isHex(tail[k]) {
+				return s
+			}
+		}
+		return s[:i]
+	}
+	return s
+}

@@ -1,0 +1,255 @@
+package repair
+
+import "strings"
+
+// This file parses what is not a string or container: numbers, literals, bare
+// words, regular expressions and function-call wrappers.
+
+// word returns the identifier-like word at i.
+func (p *parser) word(i int) string {
+	j := i
+	for j < p.n && isWordByte(p.in[j]) && oddSpace(p.in, j) == 0 {
+		if k, _ := quoteAt(p.in, j); k != qNone {
+			break
+		}
+		j++
+	}
+	return p.in[i:j]
+}
+
+// literal maps a word to a JSON literal: exact JSON literals report ok with no
+// fix; other spellings report the fix they need.
+func literal(w string) (string, bool) {
+	switch w {
+	case "true", "false", "null":
+		return w, true
+	case "undefined":
+		return "null", true
+	}
+	switch strings.ToLower(w) {
+	case "true":
+		return "true", true
+	case "false":
+		return "false", true
+	case "null", "none":
+		return "null", true
+	}
+	return "", false
+}
+
+// ends reports whether a number or literal may end at i in the context.
+func (p *parser) ends(i int, ctx context) bool {
+	if i >= p.n {
+		return true
+	}
+	c := p.in[i]
+	switch c {
+	case ' ', '\t', '\n', '\r', ',', ']', '}', '/', ';', '{', '[':
+		return true
+	case ':':
+		return ctx == ctxKey
+	case ')':
+		return ctx == ctxCall
+	}
+	return oddSpace(p.in, i) > 0
+}
+
+// parseNumber parses a number at pos, completing a cut or sloppy one (2., .5,
+// 1e, -); text that only starts like a number (0.0.1, 2024-10-18, 0789) is a bare
+// string instead.
+func (p *parser) parseNumber(ctx context) bool {
+	s := p.in[:p.n]
+	start := p.pos
+	i := start
+	mark := len(p.out)
+	fixed := false
+	if s[i] == '-' {
+		p.out = append(p.out, '-')
+		i++
+	}
+	j := i
+	for j < len(s) && isDigit(s[j]) {
+		j++
+	}
+	switch {
+	case j == i:
+		if j < len(s) && s[j] == '.' && j+1 < len(s) && isDigit(s[j+1]) || (j < len(s) && s[j] == '.' && p.ends(j+1, ctx)) || p.ends(j, ctx) {
+			p.out = append(p.out, '0')
+			fixed = true
+		} else {
+			p.out = p.out[:mark]
+			return p.parseBare(ctx)
+		}
+	case j-i > 1 && s[i] == '0':
+		p.out = p.out[:mark]
+		return p.parseBare(ctx)
+	default:
+		p.out = append(p.out, s[i:j]...)
+	}
+	i = j
+	if i < len(s) && s[i] == '.' {
+		p.out = append(p.out, '.')
+		i++
+		j = i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j == i {
+			p.out = append(p.out, '0')
+			fixed = true
+		}
+		p.out = append(p.out, s[i:j]...)
+		i = j
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		p.out = append(p.out, s[i])
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			p.out = append(p.out, s[i])
+			i++
+		}
+		j = i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j == i {
+			p.out = append(p.out, '0')
+			fixed = true
+		}
+		p.out = append(p.out, s[i:j]...)
+		i = j
+	}
+	if !p.ends(i, ctx) {
+		p.out = p.out[:mark]
+		return p.parseBare(ctx)
+	}
+	if fixed {
+		p.used |= fixNumbers
+	}
+	p.pos = i
+	return true
+}
+
+// parseWord parses a literal, a function call or a bare string at pos.
+func (p *parser) parseWord(ctx context) bool {
+	w := p.word(p.pos)
+	end := p.pos + len(w)
+	g := gapAt(p.in[:p.n], end)
+	if g.end < p.n && p.in[g.end] == '(' && len(w) > 0 && !strings.ContainsRune(w, ' ') {
+		return p.parseCall(g.end + 1)
+	}
+	if lit, ok := literal(w); ok && p.ends(end, ctx) {
+		switch {
+		case lit == w:
+		case w == "undefined":
+			p.used |= fixJSLiterals
+		default:
+			p.used |= fixPythonLiterals
+		}
+		p.out = append(p.out, lit...)
+		p.pos = end
+		return true
+	}
+	return p.parseBare(ctx)
+}
+
+// parseCall unwraps callback(value) or ObjectId("…"); i is after the '('.
+func (p *parser) parseCall(i int) bool {
+	p.used |= fixFunctionCall
+	p.pos = i
+	p.skipQuiet()
+	if !p.parseValue(ctxCall) {
+		return false
+	}
+	p.skipQuiet()
+	if p.pos < p.n && p.in[p.pos] == ')' {
+		p.pos++
+		g := gapAt(p.in[:p.n], p.pos)
+		if g.end < p.n && p.in[g.end] == ';' {
+			p.pos = g.end + 1
+		}
+		return true
+	}
+	if p.pos >= p.n {
+		return true
+	}
+	return p.fail(p.pos, describe(p.in[:p.n], p.pos)+" where ')' should close the call")
+}
+
+// skipQuiet skips whitespace and comments without copying them.
+func (p *parser) skipQuiet() {
+	g := gapAt(p.in[:p.n], p.pos)
+	if g.comments {
+		p.used |= fixComments
+	}
+	p.pos = g.end
+}
+
+// parseBare parses unquoted text as a string: up to a comma, bracket, quote or
+// line break (and a colon for a key), without trailing spaces.
+func (p *parser) parseBare(ctx context) bool {
+	s := p.in[:p.n]
+	i := p.pos
+	for i < len(s) {
+		c := s[i]
+		if c == ',' || c == ']' || c == '}' || c == '{' || c == '[' || c == '\n' || c == '\r' {
+			break
+		}
+		if c == ')' && ctx == ctxCall {
+			break
+		}
+		if c == '/' && i+1 < len(s) && s[i+1] == '*' {
+			break
+		}
+		if k, _ := quoteAt(s, i); k != qNone && (k == qDouble || k == qSingle || k == qCurlyDouble) {
+			break
+		}
+		i++
+	}
+	end := trimSpaceEnd(s, p.pos, i)
+	if end == p.pos {
+		return p.failHere()
+	}
+	p.used |= fixUnquotedStrings
+	p.writeBare(s[p.pos:end])
+	p.pos = i
+	if i < len(s) && i == end && (s[i] == '"' || s[i] == '\'') {
+		p.pos++ // a lone closing quote: [a","b"]
+	}
+	return true
+}
+
+// parseRegex parses a JavaScript regular expression /…/flags as a string.
+func (p *parser) parseRegex() bool {
+	s := p.in[:p.n]
+	i := p.pos + 1
+	inClass := false
+	for i < len(s) {
+		c := s[i]
+		if c == '\\' {
+			i += 2
+			continue
+		}
+		if c == '[' {
+			inClass = true
+		} else if c == ']' {
+			inClass = false
+		} else if c == '/' && !inClass {
+			break
+		} else if c == '\n' {
+			return p.failHere()
+		}
+		i++
+	}
+	if i >= len(s) {
+		return p.failHere()
+	}
+	i++
+	for i < len(s) && isLetter(s[i]) {
+		i++
+	}
+	p.used |= fixUnquotedStrings
+	p.writeBare(s[p.pos:i])
+	p.pos = i
+	return true
+}
