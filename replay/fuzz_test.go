@@ -1,0 +1,116 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// FuzzDecode checks that any input decodes to a tape or an ErrFormat error,
+// never a panic, and that a decoded tape re-encodes and re-decodes to an
+// equal tape, whose encoding is then stable.
+func FuzzDecode(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.yaml")
+	for _, file := range files {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	for _, s := range []string{
+		"format: tapeloop/v1\ntape: []\n",
+		"format: tapeloop/v1\ntape:\n  - error: x\n",
+		"format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n        - {name: f, arguments: {a: [1, 2.5, true, null, x]}}\n",
+		"format: tapeloop/v1\ntape:\n  - response: {content: !!binary aGk=}\n    request: {tools: [a], last_message: {role: user}}\n",
+		"format: tapeloop/v1\ntape:\n  - response: &a {}\n  - response: *a\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		tp, err := Decode(bytes.NewReader(data), "f.yaml")
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error does not wrap ErrFormat: %v", err)
+			}
+			return
+		}
+		var out bytes.Buffer
+		if err := Encode(&out, tp); err != nil {
+			t.Fatalf("decoded tape does not encode: %v", err)
+		}
+		back, err := Decode(bytes.NewReader(out.Bytes()), "f.yaml")
+		if err != nil {
+			t.Fatalf("encoding does not decode: %v\n%s", err, out.Bytes())
+		}
+		if !reflect.DeepEqual(zeroLines(back), zeroLines(tp)) {
+			t.Fatalf("round trip changed the tape\n%s\ngot  %#v\nwant %#v", out.Bytes(), back.Entries, tp.Entries)
+		}
+		var again bytes.Buffer
+		if err := Encode(&again, back); err != nil || !bytes.Equal(again.Bytes(), out.Bytes()) {
+			t.Fatalf("encoding is not stable (%v):\n%s", err, unifiedDiff(out.String(), again.String()))
+		}
+	})
+}
+
+// benchTape builds a tape of n entries mixing text answers and tool calls,
+// each recording its request, and the requests that match it.
+func benchTape(n int) (*Tape, []*llm.Request) {
+	offered := []llm.ToolDefinition{{Name: "read_file"}, {Name: "write_file"}, {Name: "grep"}}
+	tp := &Tape{Name: "bench"}
+	var reqs []*llm.Request
+	msgs := []llm.Message{llm.SystemMessage("You are careful."), llm.UserMessage("Fix the build.")}
+	for i := range n {
+		req := &llm.Request{Messages: append([]llm.Message(nil), msgs...), Tools: offered}
+		reqs = append(reqs, req)
+		var resp *llm.Response
+		if i%3 == 2 {
+			resp = &llm.Response{Message: llm.AssistantMessage(fmt.Sprintf("Step %d done.\nThe file now reads:\n  line %d\n", i, i)), FinishReason: llm.FinishStop}
+		} else {
+			call := llm.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "write_file", Arguments: fmt.Sprintf(`{"path": "f%d.go", "content": "package main\n",}`, i)}
+			resp = &llm.Response{Message: llm.AssistantMessage("Writing.", call), FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 100 + i, OutputTokens: 20}}
+		}
+		tp.Entries = append(tp.Entries, Entry{Response: resp, Request: Summarize(req)})
+		msgs = append(msgs, resp.Message)
+		for _, c := range resp.Message.ToolCalls {
+			msgs = append(msgs, llm.ToolMessage(c.ID, c.Name, "wrote 13 bytes"))
+		}
+		if len(resp.Message.ToolCalls) == 0 {
+			msgs = append(msgs, llm.UserMessage(fmt.Sprintf("Continue with step %d.", i+1)))
+		}
+	}
+	return tp, reqs
+}
+
+func BenchmarkLoadAndReplay(b *testing.B) {
+	const n = 100
+	tp, reqs := benchTape(n)
+	var buf bytes.Buffer
+	if err := Encode(&buf, tp); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		loaded, err := Decode(bytes.NewReader(data), "bench.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := NewModel(loaded, nil)
+		for _, req := range reqs {
+			if _, err := m.Generate(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
+}

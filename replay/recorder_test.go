@@ -1,0 +1,218 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// scriptedModel answers from a fixed list, standing in for a live provider.
+func scriptedModel(responses ...*llm.Response) llm.Model {
+	n := 0
+	return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if n == len(responses) {
+			return nil, errors.New("script exhausted")
+		}
+		r := responses[n]
+		n++
+		return r, nil
+	})
+}
+
+// runLoop is a tiny agent loop: call the model, append its message and a
+// fake tool result per call, until the model makes no calls.
+func runLoop(t *testing.T, m llm.Model, first string) ([]*llm.Response, []llm.Message) {
+	t.Helper()
+	req := &llm.Request{
+		Messages: []llm.Message{llm.SystemMessage("You are careful."), llm.UserMessage(first)},
+		Tools:    []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}},
+	}
+	var responses []*llm.Response
+	for range 10 {
+		resp, err := m.Generate(context.Background(), req)
+		if err != nil {
+			t.Fatalf("turn %d: %v", len(responses)+1, err)
+		}
+		responses = append(responses, resp)
+		req.Messages = append(req.Messages, resp.Message)
+		if len(resp.Message.ToolCalls) == 0 {
+			return responses, req.Messages
+		}
+		for _, c := range resp.Message.ToolCalls {
+			req.Messages = append(req.Messages, llm.ToolMessage(c.ID, c.Name, fmt.Sprintf("ran %s with %d bytes of arguments", c.Name, len(c.Arguments))))
+		}
+	}
+	t.Fatal("loop did not finish")
+	return nil, nil
+}
+
+func script() []*llm.Response {
+	return []*llm.Response{
+		{Message: llm.AssistantMessage("I'll write it.",
+			llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello\n",}`}, // broken JSON, kept as is
+			llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path": "notes.txt"}`}),
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 50, OutputTokens: 20}},
+		{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_3", Name: "read_file", Arguments: `{path: 'notes.txt'`}),
+			FinishReason: llm.FinishToolCalls},
+		{Message: llm.AssistantMessage("notes.txt reads:\nhello\n"), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 90, OutputTokens: 9}},
+	}
+}
+
+func TestRecordThenReplay(t *testing.T) {
+	for _, messages := range []bool{false, true} {
+		t.Run(fmt.Sprintf("RecordMessages=%v", messages), func(t *testing.T) {
+			rec := NewRecorder(scriptedModel(script()...), &RecorderOptions{RecordMessages: messages, Getenv: func(string) string { return "" }})
+			liveResponses, liveMessages := runLoop(t, rec, "Write hello to notes.txt.")
+
+			path := filepath.Join(t.TempDir(), "run.yaml")
+			tp := rec.Tape()
+			tp.Name = "record-then-replay"
+			if err := Save(path, tp); err != nil {
+				t.Fatal(err)
+			}
+			loaded, err := Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(loaded.Entries) != 3 || (loaded.Entries[0].Request.Messages != nil) != messages {
+				t.Fatalf("tape has %d entries (messages recorded: %v)", len(loaded.Entries), loaded.Entries[0].Request.Messages != nil)
+			}
+			var matcher Matcher
+			if messages {
+				matcher = MessagesMatcher{}
+			}
+			m := NewModel(loaded, &ModelOptions{Matcher: matcher})
+			replayResponses, replayMessages := runLoop(t, m, "Write hello to notes.txt.")
+			if !reflect.DeepEqual(replayResponses, liveResponses) {
+				t.Errorf("replayed responses differ:\n got %+v\nwant %+v", replayResponses, liveResponses)
+			}
+			if !reflect.DeepEqual(replayMessages, liveMessages) {
+				t.Errorf("replayed messages differ:\n got %+v\nwant %+v", replayMessages, liveMessages)
+			}
+			if m.Remaining() != 0 {
+				t.Errorf("Remaining = %d, want 0", m.Remaining())
+			}
+			// A changed prompt diverges on turn 1, naming the line.
+			_, err = NewModel(loaded, nil).Generate(context.Background(), &llm.Request{
+				Messages: []llm.Message{llm.UserMessage("Write bye to notes.txt.")},
+				Tools:    []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}},
+			})
+			if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "turn 1 ("+path+":4)") ||
+				!strings.Contains(err.Error(), "-  content: Write hello to notes.txt.\n+  content: Write bye to notes.txt.") {
+				t.Errorf("divergence error: %v", err)
+			}
+		})
+	}
+}
+
+func TestRecorderRecordsProviderErrors(t *testing.T) {
+	failing := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return nil, errors.New("503 overloaded")
+	})
+	rec := NewRecorder(failing, nil)
+	_, err := rec.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}})
+	if err == nil || err.Error() != "503 overloaded" {
+		t.Fatalf("Generate error = %v, want the provider's", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cancelled := llm.ModelFunc(func(ctx context.Context, _ *llm.Request) (*llm.Response, error) { return nil, ctx.Err() })
+	_, _ = NewRecorder(cancelled, nil).Generate(ctx, &llm.Request{})
+	tp := rec.Tape()
+	if len(tp.Entries) != 1 || tp.Entries[0].Error != "503 overloaded" || tp.Entries[0].Request.LastMessage.Content != "hi" {
+		t.Fatalf("tape = %+v", tp.Entries)
+	}
+	_, err = NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}})
+	if !errors.Is(err, ErrRecordedError) || !strings.HasSuffix(err.Error(), ": recorded provider error: 503 overloaded") {
+		t.Errorf("replayed error = %v", err)
+	}
+}
+
+func TestRecorderRedactsSecrets(t *testing.T) {
+	const (
+		envKey    = "my-own-provider-key-0123456789"
+		openAIKey = "sk-proj-AbCdEfGhIjKlMnOpQrStUvWx"
+		antKey    = "sk-ant-api03-ZyXwVuTsRqPoNmLk_0987"
+		bearerTok = "eyJhbGciOiJIUzI1NiJ9.payload.sig"
+		quoted    = `p"ss\word-12345` // appears JSON-escaped inside arguments
+		custom    = "internal-hostname.corp"
+	)
+	env := map[string]string{"OPENAI_API_KEY": envKey, "MY_PASSWORD": quoted, "SHORT": "abc"}
+	live := llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		if len(req.Messages) > 3 {
+			return nil, errors.New("401: invalid key " + envKey)
+		}
+		return &llm.Response{Message: llm.AssistantMessage("Using "+antKey+" as asked.",
+			llm.ToolCall{ID: "c1", Name: "http", Arguments: `{"headers": {"Authorization": "Bearer ` + bearerTok + `"}, "password": "p\"ss\\word-12345"}`})}, nil
+	})
+	rec := NewRecorder(live, &RecorderOptions{
+		SecretEnv:      []string{"OPENAI_API_KEY", "MY_PASSWORD", "SHORT"},
+		Getenv:         func(k string) string { return env[k] },
+		RecordMessages: true,
+		Redact:         func(s string) string { return strings.ReplaceAll(s, custom, "[HOST]") },
+	})
+	msgs := []llm.Message{
+		llm.UserMessage("My key is " + envKey + " and my OpenAI key is " + openAIKey + "; host " + custom + "; abc stays."),
+	}
+	resp, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(resp.Message.Content, antKey) {
+		t.Error("the caller's response was redacted; only the recording should be")
+	}
+	msgs = append(msgs, resp.Message, llm.ToolMessage("c1", "http", "200 OK; token="+openAIKey+"; Authorization: Bearer "+bearerTok))
+	if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+		t.Fatal(err)
+	}
+	msgs = append(msgs, llm.UserMessage("again"))
+	if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); err == nil {
+		t.Fatal("want the provider error")
+	}
+
+	path := filepath.Join(t.TempDir(), "secret.yaml")
+	if err := Save(path, rec.Tape()); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{envKey, openAIKey, antKey, bearerTok, "word-12345", custom, "sk-"} {
+		if strings.Contains(string(data), secret) {
+			t.Errorf("saved tape holds secret %q:\n%s", secret, data)
+		}
+	}
+	for _, want := range []string{
+		"My key is [REDACTED] and my OpenAI key is [REDACTED]; host [HOST]; abc stays.", // user content
+		`Using [REDACTED] as asked.`,                                    // response content
+		`"Authorization": "Bearer [REDACTED]"`,                          // arguments
+		`"password": "[REDACTED]"`,                                      // JSON-escaped env value in arguments
+		"200 OK; token=[REDACTED];", "Authorization: Bearer [REDACTED]", // tool result
+		"error: '401: invalid key [REDACTED]'", // provider error
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("saved tape lacks %q:\n%s", want, data)
+		}
+	}
+}
+
+func TestRedactorLeavesProse(t *testing.T) {
+	r := newRedactor(nil, nil, nil)
+	for _, s := range []string{
+		"Bearer authentication is described in RFC 6750.",
+		"the task-skeleton is ready",
+		"ask-me-anything",
+	} {
+		if got := r.redact(s); got != s {
+			t.Errorf("redact(%q) = %q, want it unchanged", s, got)
+		}
+	}
+}
