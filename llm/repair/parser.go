@@ -1,6 +1,10 @@
 package repair
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
 
 // maxDepth bounds nesting so that no input exhausts the stack.
 const maxDepth = 2000
@@ -140,6 +144,11 @@ func (p *parser) parseDocument() bool {
 			}
 			afterValue = len(p.out)
 			continue
+		}
+		if k, _ := quoteAt(p.in, startPos); k == qNone && p.out[first] == '"' && !multi {
+			// Bare text, then more: prose around a fragment, not one JSON value.
+			return p.fail(p.pos, describe(p.in[:p.n], p.pos)+" after the text "+
+				strconv.Quote(clip(strings.TrimSpace(p.in[startPos:p.pos]), 40))+"; send only the JSON value, without prose")
 		}
 		return p.fail(p.pos, describe(p.in[:p.n], p.pos)+" after the JSON value")
 	}
@@ -503,4 +512,15 @@ func (p *parser) parseKey() bool {
 		p.pos++ // a lone closing quote: {a":1}
 	}
 	return true
+}
+
+// clip shortens s to at most n bytes (on a rune boundary) for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

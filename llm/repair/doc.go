@@ -1,0 +1,84 @@
+// Package repair repairs broken JSON in tool-call arguments: the repair cascade.
+//
+// Models cut their output short, quote keys with single quotes, write Python's
+// True and None, wrap the JSON in prose or a Markdown fence. Repair turns such
+// text into valid JSON and says which named fixes it applied, or refuses with a
+// message the model can act on:
+//
+//	out, fixes, err := repair.Repair(`{"path": 'a.txt', "force": True,`)
+//	// out:   {"path": "a.txt", "force": true}
+//	// fixes: [trailing_comma single_quotes python_literals close_brackets]
+//
+//	_, _, err = repair.Repair(`{"a" ]`)
+//	// err: re-emit the call as valid JSON: unexpected ']' where ':' should follow
+//	// the key at line 1, column 6
+//
+// # How it works
+//
+// Valid input is returned unchanged with no fixes (strict parse first, the fast
+// path). Otherwise one pass of a repairing parser reads the input token by token
+// (no regular expressions over the whole text) and writes JSON. Each fix applies
+// only at a point where strict parsing fails, so the pass applies exactly the
+// fixes a cascade of separate passes, least invasive first, would need, and
+// stops at the first point no fix explains. The output is checked with
+// json.Valid before it is returned: Repair never returns invalid JSON. Repairing
+// an output again returns it unchanged.
+//
+// # Fixes
+//
+// In cascade order, least invasive first (the order Repair reports them in):
+//
+//   - trim: stray text after a complete value: a semicolon, surplus closing brackets.
+//   - strip_bom: a byte-order mark or zero-width character, a non-ASCII space
+//     between tokens.
+//   - comments: // and /* */ comments.
+//   - strip_prose: prose before the value ("Here is the JSON: {…"), prose after a
+//     complete object or array, a Markdown code fence of three or more backticks.
+//   - escape_control_chars: a literal newline, tab, carriage return, backspace or
+//     form feed inside a string.
+//   - escape_backslashes: backslashes kept as text (see below).
+//   - trailing_comma: a comma before a closing bracket or the end, or doubled.
+//   - missing_comma: a comma between two values or members.
+//   - missing_colon: the colon between a key and its value.
+//   - curly_quotes: “ ” ‘ ’ and backticks as string delimiters.
+//   - single_quotes: 'single-quoted' strings.
+//   - unquoted_keys: keys without quotes.
+//   - unquoted_strings: bare words and text as values (also /regex/).
+//   - inner_quotes: a " inside a string that is not its end, escaped.
+//   - python_literals: True, False, None, and TRUE, Null, … as JSON literals.
+//   - js_literals: undefined as null.
+//   - numbers: 2. → 2.0, .5 → 0.5, 1e → 1e0, - → -0.
+//   - concatenation: "a" + "b" joined.
+//   - function_call: a value unwrapped from callback(…), ObjectId(…), NumberLong(…).
+//   - ellipsis: a ... placeholder in an array or object dropped.
+//   - multiple_values: several top-level values (one a line) wrapped in an array.
+//   - missing_value: null for a key without a value ({"a":} or {"a": cut).
+//   - close_string: a string whose closing quote is missing.
+//   - close_brackets: arrays and objects left open, a mismatched closing bracket.
+//
+// # Policies
+//
+// Where a string ends: a closing quote ends a string only when what follows fits
+// (the end, a comma and a next key or value, a closing bracket); otherwise the
+// quote is text and is escaped: {"a": "John is "good", hah"} keeps
+// `John is "good", hah`. A quote after a comma that does not fit means the
+// string's own closing quote is missing before that comma: {"a":"b,"c":1}. A
+// string that is never closed runs to the end of the input (a cut), except that
+// when the input ends with a bracket it stops at the first comma, bracket or
+// line break: {"a":"b} gives {"a":"b"}.
+//
+// Backslashes: a string whose content holds an escape JSON does not know (\U,
+// \d, \a, …) or starts with a drive letter (C:\) is taken as text with literal
+// backslashes, as in a Windows path: every backslash in it is kept, so
+// "C:\Users\new" keeps \n as a backslash and an n; only \" and \\ stay escapes
+// in such a string. Elsewhere valid escapes are kept, \' becomes ', a backslash
+// before a line break becomes \n, and a malformed \u escape is refused.
+//
+// Prose: text before the value is dropped only when it reads as an introduction
+// (no quotes or brackets, ending with a colon or a line break, or three words or
+// more), and text after it only after a complete object or array. A fragment
+// such as `"x": {"a":1}` inside prose is refused, never returned as if it were
+// the whole value.
+//
+// Control characters other than the five above are refused, as is an empty input.
+package repair
