@@ -1,0 +1,76 @@
+// Package textcalls extracts tool calls that a model wrote as text instead of as
+// structured calls: the fallback an agent loop uses when a response carries no
+// structured calls.
+//
+//	res := textcalls.Extract(resp.Message.Content, req.Tools, nil)
+//	for _, c := range res.Calls {
+//		fmt.Println(c.Name, c.Arguments) // get_time {"city":"Paris"}
+//	}
+//	fmt.Println(res.Envelope, res.Content) // hermes Let me check.
+//
+// The envelope is detected from the text itself; Options.Family is only a hint that
+// tries one family first. The first envelope (in a fixed priority order) that yields
+// at least one call naming an offered tool wins, and only its calls are returned, in
+// the order written. Arguments are repaired with repair.Repair and returned as
+// canonical JSON object text; where an envelope carries untyped values (XML
+// parameters), top-level and nested values are coerced to the tool's JSON Schema:
+// "3" becomes 3 for integer or number, "true" becomes true for boolean, JSON text
+// becomes an object or array; strings stay strings when the schema says string or
+// when there is no schema.
+//
+// # Envelopes
+//
+// The names reported in Result.Envelope:
+//
+//	hermes            <tool_call>{"name": ..., "arguments": {...}}</tool_call> (also unclosed at the end)
+//	qwen3_coder_xml   <function=name><parameter=k>v</parameter></function>, optionally in <tool_call>
+//	seed_oss          the same inside <seed:tool_call>
+//	glm               <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>
+//	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke>
+//	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed)
+//	mistral           [TOOL_CALLS][...], [TOOL_CALLS]name{...}, [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}
+//	llama_python_tag  <|python_tag|>{"name": ..., "parameters": ...}
+//	bare_json         the whole message is {"name": ..., "parameters"|"arguments": ...} (or a list of them)
+//	deepseek          <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json {...}``` ... and the V3.1 form name<｜tool▁sep｜>{...}
+//	deepseek_dsml     DeepSeek V3.2 <｜DSML｜invoke name="x"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>
+//	kimi_k2           <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}<|tool_call_end|>
+//	functionary       <function=name>{...}</function> and >>>name\n{...} (v3.2 also without >>> at the start)
+//	granite           <|tool_call|>[...]
+//	gemma             <|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>, <start_function_call>call:name{k:<escape>v<escape>}<end_function_call>
+//	pythonic          [f(a=1, b="x")] as the whole message or inside <|tool_call_start|>...<|tool_call_end|>
+//	gpt_oss           harmony messages addressed to=functions.name
+//	command_r         <|START_ACTION|>[{"tool_name": ..., "parameters": ...}]<|END_ACTION|>
+//	nemotron          <TOOLCALL>[...]</TOOLCALL>
+//	apriel            <tool_calls>[...]</tool_calls>
+//	apertus           <|tools_prefix|>[{"name": {...}}]<|tools_suffix|>
+//	firefunction      functools[...]
+//	gigachat          <|function_call|>{...} and function call<|role_sep|>{...}
+//	tool_calls_json   {"tool_calls": [...]} as the whole message
+//	fenced_json       ```json {...} ``` blocks holding name and arguments
+//	forge             <tool>{"server_name": ..., "tool_name": ..., "arguments": {...}}</tool> and the XML-children form
+//
+// # What is not extracted
+//
+// False positives are worse than misses, so a candidate is dropped when:
+//   - it names a tool that was not offered; with no tools offered nothing is
+//     extracted (every negative of the llama.cpp corpus that offers no tools expects
+//     no call);
+//   - it lies in reasoning: <think>...</think> (also <thinking>, <seed:think>,
+//     [THINK], <|START_THINKING|>, Gemma's thought channel, gpt-oss analysis
+//     messages), or before a lone closing </think> (or [BEGIN FINAL RESPONSE]); an
+//     unclosed <think> runs to the first special-token envelope (a Kimi or DeepSeek
+//     call section) or to the end;
+//   - it is an example: inside a fenced code block whose language is not json (or
+//     inside inline `code`), or on a line (or right after a line ending in ':')
+//     whose text before it says "example", "e.g.", "for instance", "such as",
+//     "format" or "syntax";
+//   - its arguments cannot be repaired into a JSON object.
+//
+// Content is the text with the matched envelopes cut out and surrounding blank space
+// trimmed; reasoning text is kept, as it is the model's text and separating it is
+// not this package's concern.
+//
+// Extract never panics and does bounded, linear-ish work: envelopes are found by
+// scanning for literal tokens and balanced brackets, never by regular expressions
+// over nested content.
+package textcalls

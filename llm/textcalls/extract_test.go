@@ -1,0 +1,178 @@
+package textcalls
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// testTools offers get_time(city string), add(a, b integer), toggle(on boolean),
+// todo(items array), config(cfg object) and note(text string).
+func testTools() []llm.ToolDefinition {
+	def := func(name, params string) llm.ToolDefinition {
+		return llm.ToolDefinition{Name: name, Parameters: json.RawMessage(params)}
+	}
+	return []llm.ToolDefinition{
+		def("get_time", `{"type":"object","properties":{"city":{"type":"string"}}}`),
+		def("add", `{"type":"object","properties":{"a":{"type":"integer"},"b":{"type":"number"}}}`),
+		def("toggle", `{"type":"object","properties":{"on":{"type":"boolean"}}}`),
+		def("todo", `{"type":"object","properties":{"items":{"type":"array","items":{"type":"integer"}}}}`),
+		def("config", `{"type":"object","properties":{"cfg":{"type":"object","properties":{"level":{"type":"integer"}}}}}`),
+		{Name: "note"},
+	}
+}
+
+type wantCall struct{ name, args string }
+
+type extractCase struct {
+	name     string
+	text     string
+	envelope string
+	calls    []wantCall
+	content  string
+}
+
+func runCases(t *testing.T, cases []extractCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Extract(tc.text, testTools(), nil)
+			if res.Envelope != tc.envelope {
+				t.Errorf("envelope = %q, want %q", res.Envelope, tc.envelope)
+			}
+			var got []wantCall
+			for _, c := range res.Calls {
+				got = append(got, wantCall{c.Name, c.Arguments})
+			}
+			if !reflect.DeepEqual(got, tc.calls) {
+				t.Errorf("calls = %v, want %v", got, tc.calls)
+			}
+			if res.Content != tc.content {
+				t.Errorf("content = %q, want %q", res.Content, tc.content)
+			}
+		})
+	}
+}
+
+func TestExtractEnvelopes(t *testing.T) {
+	paris := []wantCall{{"get_time", `{"city":"Paris"}`}}
+	runCases(t, []extractCase{
+		{"hermes", "Let me check.\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", "hermes", paris, "Let me check."},
+		{"hermes unclosed", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}", "hermes", paris, ""},
+		{"hermes truncated close", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}</tool_c", "hermes", paris, ""},
+		{"hermes string arguments", `<tool_call>{"name": "get_time", "arguments": "{\"city\": \"Paris\"}"}</tool_call>`, "hermes", paris, ""},
+		{"hermes two", "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>\n<tool_call>{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}</tool_call>", "hermes",
+			[]wantCall{{"get_time", `{"city":"Paris"}`}, {"add", `{"a":1,"b":2}`}}, ""},
+		{"qwen3 coder xml", "<tool_call>\n<function=add>\n<parameter=a>\n3\n</parameter>\n<parameter=b>\n2.5\n</parameter>\n</function>\n</tool_call>", "qwen3_coder_xml",
+			[]wantCall{{"add", `{"a":3,"b":2.5}`}}, ""},
+		{"qwen3 coder xml bare", "<function=toggle>\n<parameter=on>\ntrue\n</parameter>\n</function>", "qwen3_coder_xml", []wantCall{{"toggle", `{"on":true}`}}, ""},
+		{"qwen3 coder xml json values", "<function=config>\n<parameter=cfg>\n{\"level\": \"2\"}\n</parameter>\n</function><function=todo><parameter=items>[1,2]</parameter></function>", "qwen3_coder_xml",
+			[]wantCall{{"config", `{"cfg":{"level":2}}`}, {"todo", `{"items":[1,2]}`}}, ""},
+		{"qwen3 coder xml string stays", "<function=get_time>\n<parameter=city>\n42\n</parameter>\n</function>", "qwen3_coder_xml", []wantCall{{"get_time", `{"city":"42"}`}}, ""},
+		{"qwen3 coder xml no schema", "<function=note>\n<parameter=text>\n42\n</parameter>\n</function>", "qwen3_coder_xml", []wantCall{{"note", `{"text":"42"}`}}, ""},
+		{"mistral list", `[TOOL_CALLS][{"name": "get_time", "arguments": {"city": "Paris"}, "id": "abc123xyz"}]`, "mistral", paris, ""},
+		{"mistral name json", `[TOOL_CALLS]get_time{"city": "Paris"}`, "mistral", paris, ""},
+		{"mistral args", `Sure.[TOOL_CALLS]get_time[ARGS]{"city": "Paris"}[TOOL_CALLS]add[CALL_ID]000000002[ARGS]{"a": 1, "b": 2}`, "mistral",
+			[]wantCall{{"get_time", `{"city":"Paris"}`}, {"add", `{"a":1,"b":2}`}}, "Sure."},
+		{"llama python tag", `<|python_tag|>{"name": "get_time", "parameters": {"city": "Paris"}}`, "llama_python_tag", paris, ""},
+		{"llama bare", `{"type": "function", "name": "get_time", "parameters": {"city": "Paris"}}`, "bare_json", paris, ""},
+		{"deepseek r1", "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>", "deepseek", paris, ""},
+		{"deepseek v3.1", `Checking.<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`, "deepseek", paris, "Checking."},
+		{"deepseek v3.2 dsml", "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"add\">\n<｜DSML｜parameter name=\"a\" string=\"false\">4</｜DSML｜parameter>\n<｜DSML｜parameter name=\"b\" string=\"true\">5</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>", "deepseek_dsml",
+			[]wantCall{{"add", `{"a":4,"b":5}`}}, ""},
+		{"kimi k2", `<|tool_calls_section_begin|><|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|><|tool_calls_section_end|>`, "kimi_k2", paris, ""},
+		{"kimi k2 unterminated", `<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_begin|>functions.add:1<|tool_call_argument_begin|>{"a": 1}`, "kimi_k2",
+			[]wantCall{{"get_time", `{"city":"Paris"}`}, {"add", `{"a":1}`}}, ""},
+		{"functionary v3.1", `<function=get_time>{"city": "Paris"}</function>`, "functionary", paris, ""},
+		{"functionary v3.2", ">>>get_time\n{\"city\": \"Paris\"}", "functionary", paris, ""},
+		{"functionary v3.2 first", "get_time\n{\"city\": \"Paris\"}", "functionary", paris, ""},
+		{"granite", `<|tool_call|>[{"name": "get_time", "arguments": {"city": "Paris"}}]`, "granite", paris, ""},
+		{"gemma 4", `<|tool_call>call:get_time{city:<|"|>Paris<|"|>}<tool_call|>`, "gemma", paris, ""},
+		{"gemma nested", `<|tool_call>call:config{cfg:{level:2}}<tool_call|><|tool_call>call:todo{items:[1,-2]}<tool_call|>`, "gemma",
+			[]wantCall{{"config", `{"cfg":{"level":2}}`}, {"todo", `{"items":[1,-2]}`}}, ""},
+		{"gemma escape", `<start_function_call>call:get_time{city:<escape>Paris<escape>}<end_function_call>`, "gemma", paris, ""},
+		{"gemma bare", `call:get_time{city:<escape>Paris<escape>}`, "gemma", paris, ""},
+		{"pythonic wrapped", `Checking.<|tool_call_start|>[get_time(city="Paris"), toggle(on=True)]<|tool_call_end|>`, "pythonic",
+			[]wantCall{{"get_time", `{"city":"Paris"}`}, {"toggle", `{"on":true}`}}, "Checking."},
+		{"pythonic bare", `[add(a=1, b=2.5), config(cfg={'level': 3})]`, "pythonic", []wantCall{{"add", `{"a":1,"b":2.5}`}, {"config", `{"cfg":{"level":3}}`}}, ""},
+		{"tool_calls json", `{"tool_calls": [{"type": "function", "function": {"name": "get_time", "arguments": "{\"city\":\"Paris\"}"}}]}`, "tool_calls_json", paris, ""},
+		{"fenced json", "I will call it:\n```json\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n```\nDone.", "fenced_json", paris, "I will call it:\n\nDone."},
+		{"forge json", `<tool>{"server_name": "clock", "tool_name": "get_time", "arguments": {"city": "Paris"}}</tool>`, "forge", paris, ""},
+		{"forge xml", "<tool>\n<server_name>clock</server_name>\n<tool_name>get_time</tool_name>\n<arguments>{\"city\": \"Paris\"}</arguments>\n</tool>", "forge", paris, ""},
+		{"glm", "<tool_call>add<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>b</arg_key><arg_value>2</arg_value></tool_call>", "glm", []wantCall{{"add", `{"a":1,"b":2}`}}, ""},
+		{"minimax", "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n</minimax:tool_call>", "minimax", paris, ""},
+		{"minicpm", `<function name="get_time"><param name="city"><![CDATA[Paris]]></param></function>`, "minicpm", paris, ""},
+		{"seed oss", "<seed:tool_call>\n<function=get_time>\n<parameter=city>Paris</parameter>\n</function>\n</seed:tool_call>", "seed_oss", paris, ""},
+		{"gpt-oss", `<|channel|>analysis<|message|>Need time.<|end|><|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"city": "Paris"}<|call|>`, "gpt_oss", paris,
+			"<|channel|>analysis<|message|>Need time.<|end|>"},
+		{"command r", `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {"city": "Paris"}}]<|END_ACTION|>`, "command_r", paris, ""},
+		{"think then call", "<think>maybe get_time</think>\n<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>", "hermes", paris, "<think>maybe get_time</think>"},
+	})
+}
+
+func TestExtractNegatives(t *testing.T) {
+	runCases(t, []extractCase{
+		{"prose", "The time in Paris is 10:00.", "", nil, "The time in Paris is 10:00."},
+		{"inside think", "<think><tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call></think>It is late.", "", nil,
+			"<think><tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call></think>It is late."},
+		{"before lone think close", "I could write <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n</think>\nNo call needed.", "", nil,
+			"I could write <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n</think>\nNo call needed."},
+		{"unclosed think", "<think>maybe <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>", "", nil, "<think>maybe <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>"},
+		{"for example", "For example, <tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call> asks for the time.", "", nil,
+			"For example, <tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call> asks for the time."},
+		{"example on previous line", "Here is the format:\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>", "", nil,
+			"Here is the format:\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>"},
+		{"xml fence", "```xml\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n```", "", nil, "```xml\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n```"},
+		{"inline code", "Write `<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>` to call it.", "", nil,
+			"Write `<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>` to call it."},
+		{"not offered", "<tool_call>{\"name\":\"rm_rf\",\"arguments\":{}}</tool_call>", "", nil, "<tool_call>{\"name\":\"rm_rf\",\"arguments\":{}}</tool_call>"},
+		{"bare json not a call", `{"amount": 123.45, "date": "2025-12-03"}`, "", nil, `{"amount": 123.45, "date": "2025-12-03"}`},
+		{"bare json not offered", `{"name": "delete", "parameters": {}}`, "", nil, `{"name": "delete", "parameters": {}}`},
+		{"bare json with prose", `Use {"name": "get_time", "parameters": {}} to ask.`, "", nil, `Use {"name": "get_time", "parameters": {}} to ask.`},
+		{"markdown link", "Use this: [Wikipedia](https://www.wikipedia.org).", "", nil, "Use this: [Wikipedia](https://www.wikipedia.org)."},
+		{"arguments not an object", "<tool_call>{\"name\":\"get_time\",\"arguments\":42}</tool_call>", "", nil, "<tool_call>{\"name\":\"get_time\",\"arguments\":42}</tool_call>"},
+	})
+}
+
+func TestExtractRecordsFixes(t *testing.T) {
+	res := Extract(`<tool_call>{"name": "get_time", "arguments": {'city': 'Paris',}}</tool_call>`, testTools(), nil)
+	if len(res.Calls) != 1 || res.Calls[0].Arguments != `{"city":"Paris"}` || len(res.Calls[0].Fixes) == 0 {
+		t.Errorf("Extract = %+v, want one repaired call with fixes", res)
+	}
+}
+
+func TestExtractNoTools(t *testing.T) {
+	text := `<tool_call>{"name":"get_time","arguments":{}}</tool_call>`
+	res := Extract(text, nil, nil)
+	if len(res.Calls) != 0 || res.Content != text || res.Envelope != "" {
+		t.Errorf("Extract with no tools = %+v, want nothing", res)
+	}
+}
+
+func TestFamilyHint(t *testing.T) {
+	// Both a Hermes tag and a fenced block: the hint decides which is tried first.
+	text := "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>\n```json\n{\"name\":\"note\",\"arguments\":{}}\n```"
+	if got := Extract(text, testTools(), nil).Envelope; got != "hermes" {
+		t.Errorf("no hint: envelope %q, want hermes", got)
+	}
+	if got := Extract(text, testTools(), &Options{Family: "fenced_json"}).Envelope; got != "fenced_json" {
+		t.Errorf("hint fenced_json: envelope %q", got)
+	}
+}
+
+func TestExtractorExtractCalls(t *testing.T) {
+	var x Extractor
+	calls, rest, env := x.ExtractCalls("Sure.<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>", testTools())
+	want := []llm.ToolCall{{Name: "get_time", Arguments: `{"city":"Paris"}`}}
+	if !reflect.DeepEqual(calls, want) || rest != "Sure." || env != "hermes" {
+		t.Errorf("ExtractCalls = %v, %q, %q", calls, rest, env)
+	}
+}
+
+func TestHugeInput(t *testing.T) {
+	huge := strings.Repeat("<tool_call>{\"name\":[[[[", 20000) + strings.Repeat("<|tool_call>call:x{a:[", 20000)
+	Extract(huge, testTools(), nil) // must return, quickly
+}

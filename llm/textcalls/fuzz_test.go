@@ -1,0 +1,69 @@
+package textcalls
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+)
+
+// FuzzExtract checks that Extract never panics, that every call names an offered
+// tool and that its arguments are a JSON object.
+func FuzzExtract(f *testing.F) {
+	seeds := []string{
+		"<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>",
+		"<function=add><parameter=a>1</parameter></function>",
+		"[TOOL_CALLS]get_time[ARGS]{\"city\":\"x\"}",
+		"<|tool_call>call:config{cfg:{level:2}}<tool_call|>",
+		"<|tool_call_start|>[add(a=1, b='x')]<|tool_call_end|>",
+		"<think>x</think>```json\n{\"name\":\"note\",\"arguments\":{}}\n```",
+		"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{}\n```<｜tool▁call▁end｜>",
+		"<|channel|>commentary to=functions.get_time<|message|>{}",
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+	if recs, err := os.ReadFile(corpusPath); err == nil {
+		var r corpusRecord
+		for _, line := range splitLines(recs) {
+			if json.Unmarshal(line, &r) == nil {
+				f.Add(r.Text)
+			}
+		}
+	}
+	tools := testTools()
+	offered := map[string]bool{}
+	for _, t := range tools {
+		offered[t.Name] = true
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		res := Extract(text, tools, nil)
+		for _, c := range res.Calls {
+			if !offered[c.Name] {
+				t.Errorf("call names %q, not offered", c.Name)
+			}
+			var m map[string]any
+			if err := json.Unmarshal([]byte(c.Arguments), &m); err != nil || m == nil {
+				t.Errorf("arguments %q are not a JSON object: %v", c.Arguments, err)
+			}
+		}
+		if len(res.Calls) == 0 && res.Envelope != "" {
+			t.Errorf("envelope %q without calls", res.Envelope)
+		}
+	})
+}
+
+func splitLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := 0
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		out = append(out, b[:i])
+		if i < len(b) {
+			i++
+		}
+		b = b[i:]
+	}
+	return out
+}

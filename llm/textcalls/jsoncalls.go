@@ -1,0 +1,184 @@
+package textcalls
+
+import "strings"
+
+// jsonCalls reads calls out of a decoded JSON value in any of the common shapes:
+// {"name", "arguments"|"parameters"|"args"|"input"}, {"function": {...}},
+// {"tool_name", "parameters"} (Command R, Forge), {"tool_calls": [...]}, or a list
+// of those. With nameKeys, {"tool": {...}} (a single key naming the tool) also counts.
+func jsonCalls(v any, nameKeys bool) []rawCall {
+	return jsonCallsDepth(v, nameKeys, 0)
+}
+
+func jsonCallsDepth(v any, nameKeys bool, depth int) []rawCall {
+	if depth > 4 {
+		return nil
+	}
+	switch x := v.(type) {
+	case []any:
+		var out []rawCall
+		for _, e := range x {
+			out = append(out, jsonCallsDepth(e, nameKeys, depth+1)...)
+		}
+		return out
+	case map[string]any:
+		if tc, ok := x["tool_calls"].([]any); ok {
+			return jsonCallsDepth(tc, nameKeys, depth+1)
+		}
+		if fn, ok := x["function"].(map[string]any); ok {
+			if c, ok := callFromObject(fn); ok {
+				return []rawCall{c}
+			}
+		}
+		if c, ok := callFromObject(x); ok {
+			return []rawCall{c}
+		}
+		if nameKeys && len(x) == 1 {
+			for k, a := range x {
+				if _, isObj := a.(map[string]any); isObj {
+					return []rawCall{{name: k, args: a}}
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// callFromObject reads one {"name", "arguments"} shaped object.
+func callFromObject(x map[string]any) (rawCall, bool) {
+	name, _ := x["name"].(string)
+	if name == "" {
+		name, _ = x["tool_name"].(string)
+	}
+	if name == "" {
+		return rawCall{}, false
+	}
+	var args any
+	present := false
+	for _, k := range []string{"arguments", "parameters", "args", "input"} {
+		if a, ok := x[k]; ok {
+			args, present = a, true
+			break
+		}
+	}
+	if !present {
+		// Only a name and bookkeeping keys: a call without arguments.
+		for k := range x {
+			switch k {
+			case "name", "tool_name", "server_name", "id", "type", "tool_call_id":
+			default:
+				return rawCall{}, false
+			}
+		}
+	}
+	if s, ok := args.(string); ok {
+		return rawCall{name: name, args: s, argsRaw: true}, true
+	}
+	return rawCall{name: name, args: args}, true
+}
+
+// parseJSONAt decodes the JSON value ({ or [) starting at or after i (after
+// space), repairing it if needed; an unclosed value runs to limit. It returns
+// the value and the index after it.
+func parseJSONAt(text string, i, limit int) (v jsonValue, end int, ok bool) {
+	i = skipSpace(text, i)
+	if i >= limit || (text[i] != '{' && text[i] != '[') {
+		return jsonValue{}, i, false
+	}
+	end = matchBracket(text[:limit], i)
+	if end < 0 {
+		end = limit
+	}
+	v.v, v.fixes, ok = decodeRepaired(text[i:end])
+	return v, end, ok
+}
+
+// jsonValue is a decoded JSON value and the repair fixes it needed.
+type jsonValue struct {
+	v     any
+	fixes []string
+}
+
+// calls returns the calls in the value (see jsonCalls), carrying its fixes.
+func (j jsonValue) calls(nameKeys bool) []rawCall {
+	out := jsonCalls(j.v, nameKeys)
+	for k := range out {
+		out[k].fixes = j.fixes
+	}
+	return out
+}
+
+// call returns a call of the given name with the value as arguments.
+func (j jsonValue) call(name string) rawCall {
+	return rawCall{name: name, args: j.v, fixes: j.fixes}
+}
+
+// parseJSONSeq decodes one or more JSON values in text[i:limit] separated by
+// space, commas or semicolons; the whole range must be consumed.
+func parseJSONSeq(text string, i, limit int) ([]jsonValue, bool) {
+	var out []jsonValue
+	for {
+		i = skipSpace(text, i)
+		for i < limit && (text[i] == ',' || text[i] == ';') {
+			i = skipSpace(text, i+1)
+		}
+		if i >= limit {
+			return out, len(out) > 0
+		}
+		v, end, ok := parseJSONAt(text, i, limit)
+		if !ok {
+			return out, false
+		}
+		out = append(out, v)
+		i = end
+	}
+}
+
+// findTagged finds JSON calls between open and close tokens (close may be missing:
+// the body then runs to the next open or the end). nameKeys as for jsonCalls.
+func findTagged(s *source, open, close string, nameKeys bool) found {
+	var f found
+	text := s.text
+	for pos := 0; ; {
+		i := s.index(open, pos)
+		if i < 0 {
+			return f
+		}
+		body := i + len(open)
+		limit, end := bodyEnd(text, body, open, close)
+		vals, _ := parseJSONSeq(text, body, limit)
+		sp := span{i, end}
+		for _, v := range vals {
+			for _, c := range v.calls(nameKeys) {
+				f.add(c, sp)
+			}
+		}
+		pos = max(end, body)
+	}
+}
+
+// bodyEnd returns where the body that starts at body ends (limit) and where the
+// envelope ends (end, after close). A close token counts only before the next open
+// token, which keeps the work linear; without one the body runs to the next open
+// token or the end of text, less a truncated close token.
+func bodyEnd(text string, body int, open, close string) (limit, end int) {
+	limit = len(text)
+	if j := strings.Index(text[body:], open); j >= 0 {
+		limit = body + j
+	}
+	if close != "" {
+		if j := strings.Index(text[body:limit], close); j >= 0 {
+			return body + j, body + j + len(close)
+		}
+	}
+	end = limit
+	if close != "" && limit == len(text) {
+		for k := len(close) - 1; k >= 2; k-- {
+			if strings.HasSuffix(text[body:limit], close[:k]) {
+				limit -= k
+				break
+			}
+		}
+	}
+	return limit, end
+}

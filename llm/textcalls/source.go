@@ -1,0 +1,259 @@
+package textcalls
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// source is the text under examination, the offered tools, and the regions where
+// no call may be taken from: reasoning, code that is not JSON, examples.
+type source struct {
+	text    string
+	schemas map[string]map[string]any // offered name -> parameters schema (nil: none)
+	blocked []span                    // reasoning and non-JSON code, sorted by start
+}
+
+func newSource(text string, tools []llm.ToolDefinition) *source {
+	s := &source{text: text, schemas: make(map[string]map[string]any, len(tools))}
+	for _, t := range tools {
+		if t.Name != "" {
+			s.schemas[t.Name] = decodeSchema(t.Parameters)
+		}
+	}
+	s.blocked = merge(append(reasoningSpans(text), codeSpans(text)...))
+	return s
+}
+
+// merge sorts spans and joins overlapping ones.
+func merge(sp []span) []span {
+	sort.Slice(sp, func(i, j int) bool { return sp[i].start < sp[j].start })
+	var out []span
+	for _, p := range sp {
+		if n := len(out); n > 0 && p.start <= out[n-1].end {
+			out[n-1].end = max(out[n-1].end, p.end)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// allowed reports whether a call starting at pos may be extracted: not in
+// reasoning, not in a non-JSON code block, not introduced as an example.
+func (s *source) allowed(pos int) bool {
+	k := sort.Search(len(s.blocked), func(i int) bool { return s.blocked[i].end > pos })
+	if k < len(s.blocked) && s.blocked[k].start <= pos {
+		return false
+	}
+	return !introducedAsExample(s.text, pos)
+}
+
+// index returns the first allowed occurrence of tok at or after from, or -1.
+func (s *source) index(tok string, from int) int {
+	for from <= len(s.text) {
+		i := strings.Index(s.text[from:], tok)
+		if i < 0 {
+			return -1
+		}
+		i += from
+		if s.allowed(i) {
+			return i
+		}
+		from = i + len(tok)
+	}
+	return -1
+}
+
+// thinkPair is a reasoning opener and its closer.
+type thinkPair struct{ open, close string }
+
+var thinkPairs = []thinkPair{
+	{"<think>", "</think>"},
+	{"<thinking>", "</thinking>"},
+	{"<seed:think>", "</seed:think>"},
+	{"[THINK]", "[/THINK]"},
+	{"<|START_THINKING|>", "<|END_THINKING|>"},
+	{"<|channel>thought", "<channel|>"},
+	{"", "[BEGIN FINAL RESPONSE]"}, // Apriel: everything before it is reasoning
+}
+
+// strongOpeners are special tokens that end an unclosed reasoning block: a model
+// emits them as single tokens, never while quoting.
+var strongOpeners = []string{
+	"<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",
+}
+
+// reasoningSpans finds the reasoning regions of text.
+func reasoningSpans(text string) []span {
+	var out []span
+	for _, p := range thinkPairs {
+		pos := 0
+		nextC, nextO := -2, -2 // absolute positions of the next closer/opener; -2: unknown
+		for pos < len(text) {
+			if nextC != -1 && nextC < pos {
+				nextC = indexFrom(text, p.close, pos)
+			}
+			if p.open == "" {
+				nextO = -1
+			} else if nextO != -1 && nextO < pos {
+				nextO = indexFrom(text, p.open, pos)
+			}
+			c, o := nextC, nextO
+			if c >= 0 {
+				c -= pos
+			}
+			if o >= 0 {
+				o -= pos
+			}
+			switch {
+			case c < 0 && o < 0:
+				pos = len(text)
+			case o >= 0 && (c < 0 || o < c): // an opener
+				start := pos + o
+				body := start + len(p.open)
+				if c >= 0 {
+					end := pos + c + len(p.close)
+					out = append(out, span{start, end})
+					pos = end
+					continue
+				}
+				end := len(text)
+				for _, tok := range strongOpeners {
+					if k := strings.Index(text[body:], tok); k >= 0 && body+k < end {
+						end = body + k
+					}
+				}
+				out = append(out, span{start, end})
+				pos = len(text)
+			default: // a lone closer: everything before it is reasoning
+				end := pos + c + len(p.close)
+				out = append(out, span{0, end})
+				pos = end
+			}
+		}
+	}
+	// gpt-oss analysis messages not addressed to a tool.
+	const ch = "<|channel|>analysis"
+	for pos := 0; pos < len(text); {
+		i := strings.Index(text[pos:], ch)
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		m := strings.Index(text[start:], "<|message|>")
+		if m < 0 {
+			break
+		}
+		header := text[start : start+m]
+		end := len(text)
+		if e := strings.Index(text[start+m:], "<|end|>"); e >= 0 {
+			end = start + m + e
+		}
+		if !strings.Contains(header, "to=") && !strings.Contains(lineBefore(text, start), "to=") {
+			out = append(out, span{start, end})
+		}
+		pos = end
+	}
+	return out
+}
+
+// indexFrom returns the absolute index of tok at or after from, or -1.
+func indexFrom(text, tok string, from int) int {
+	if i := strings.Index(text[from:], tok); i >= 0 {
+		return from + i
+	}
+	return -1
+}
+
+// lineBefore returns the harmony header text before pos back to the previous
+// <|start|> token (or the start of text).
+func lineBefore(text string, pos int) string {
+	from := max(0, pos-256) // a header is short
+	i := strings.LastIndex(text[from:pos], "<|start|>")
+	if i < 0 {
+		return text[from:pos]
+	}
+	return text[from+i : pos]
+}
+
+// codeSpans finds fenced code blocks whose language is not json (and inline code).
+func codeSpans(text string) []span {
+	var out []span
+	for pos := 0; pos < len(text); {
+		i := strings.Index(text[pos:], "```")
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		lineEnd := strings.IndexByte(text[start:], '\n')
+		if lineEnd < 0 {
+			break
+		}
+		lang := strings.ToLower(strings.TrimSpace(text[start+3 : start+lineEnd]))
+		j := strings.Index(text[start+lineEnd:], "```")
+		end := len(text)
+		if j >= 0 {
+			end = start + lineEnd + j + 3
+		}
+		if lang != "json" && lang != "" && !strings.Contains(lang, "`") {
+			out = append(out, span{start, end})
+		}
+		pos = end
+	}
+	// inline `code` on one line
+	for pos := 0; pos < len(text); {
+		i := strings.IndexByte(text[pos:], '`')
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		if strings.HasPrefix(text[start:], "```") {
+			k := strings.Index(text[start+3:], "```")
+			if k < 0 {
+				break
+			}
+			pos = start + 3 + k + 3
+			continue
+		}
+		j := strings.IndexAny(text[start+1:], "`\n")
+		if j < 0 {
+			break
+		}
+		if text[start+1+j] == '`' {
+			out = append(out, span{start, start + 1 + j + 1})
+			pos = start + j + 2
+		} else {
+			pos = start + 1 + j
+		}
+	}
+	return out
+}
+
+// exampleMarkers are words that introduce an example rather than a call.
+var exampleMarkers = []string{"example", "e.g.", "for instance", "such as", "format", "syntax"}
+
+// introducedAsExample reports whether the text before pos on its line (or, when that
+// is blank, the previous non-blank line if it ends with ':') contains an example
+// marker.
+func introducedAsExample(text string, pos int) bool {
+	const window = 400 // look back no further: bounded work per candidate
+	from := max(0, pos-window)
+	lineStart := from + strings.LastIndexByte(text[from:pos], '\n') + 1
+	before := text[lineStart:pos]
+	if strings.TrimSpace(before) == "" && lineStart > 0 {
+		prev := strings.TrimRight(text[max(0, lineStart-window):lineStart], " \t\r\n")
+		ps := strings.LastIndexByte(prev, '\n') + 1
+		if strings.HasSuffix(prev, ":") {
+			before = prev[ps:]
+		}
+	}
+	low := strings.ToLower(before)
+	for _, m := range exampleMarkers {
+		if strings.Contains(low, m) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,127 @@
+package textcalls
+
+import "strings"
+
+// Envelopes whose body is JSON between literal tokens.
+
+func findHermes(s *source) found {
+	// <tool_call> with a JSON body; XML bodies belong to qwen3_coder_xml and glm.
+	return findTagged(s, "<tool_call>", "</tool_call>", false)
+}
+
+func findNemotron(s *source) found { return findTagged(s, "<TOOLCALL>", "</TOOLCALL>", false) }
+
+func findApriel(s *source) found { return findTagged(s, "<tool_calls>", "</tool_calls>", false) }
+
+func findCommandR(s *source) found {
+	return findTagged(s, "<|START_ACTION|>", "<|END_ACTION|>", false)
+}
+
+func findApertus(s *source) found {
+	return findTagged(s, "<|tools_prefix|>", "<|tools_suffix|>", true)
+}
+
+func findGranite(s *source) found { return findTagged(s, "<|tool_call|>", "", false) }
+
+func findFirefunction(s *source) found { return findTagged(s, " functools", "", false) }
+
+func findPythonTag(s *source) found {
+	f := findTagged(s, "<|python_tag|>", "<|eom_id|>", false)
+	if len(f.calls) > 0 {
+		return f
+	}
+	// <|python_tag|>tool.call(query="...") — Llama's built-in tools.
+	text := s.text
+	for pos := 0; ; {
+		i := s.index("<|python_tag|>", pos)
+		if i < 0 {
+			return f
+		}
+		body := i + len("<|python_tag|>")
+		limit, end := bodyEnd(text, body, "<|python_tag|>", "<|eom_id|>")
+		p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
+		if name, args, ok := p.call(); ok {
+			f.add(rawCall{name: strings.TrimSuffix(name, ".call"), args: args}, span{i, end})
+		}
+		pos = max(end, body)
+	}
+}
+
+func findGigaChat(s *source) found {
+	f := findTagged(s, "<|function_call|>", "", false)
+	if len(f.calls) > 0 {
+		return f
+	}
+	f = findTagged(s, "function call<|role_sep|>", "", false)
+	// The GigaChat 3 call starts with a message separator; cut it too.
+	for k, sp := range f.spans {
+		f.spans[k].start = precededBy(s.text, sp.start, "<|message_sep|>")
+	}
+	return f
+}
+
+// findMistral handles [TOOL_CALLS] followed by a JSON list, by name{...}, by
+// name[ARGS]{...} or by name[CALL_ID]id[ARGS]{...}.
+func findMistral(s *source) found {
+	const tok = "[TOOL_CALLS]"
+	var f found
+	text := s.text
+	for pos := 0; ; {
+		i := s.index(tok, pos)
+		if i < 0 {
+			return f
+		}
+		body := skipSpace(text, i+len(tok))
+		limit, end := bodyEnd(text, body, tok, "")
+		if body < limit && text[body] == '[' {
+			vals, _ := parseJSONSeq(text, body, limit)
+			for _, v := range vals {
+				for _, c := range v.calls(false) {
+					f.add(c, span{i, end})
+				}
+			}
+			pos = max(end, body)
+			continue
+		}
+		j := body
+		for j < limit && text[j] != '{' && text[j] != '[' {
+			j++
+		}
+		name := strings.TrimSpace(text[body:j])
+		if k := strings.Index(name, "[CALL_ID]"); k >= 0 {
+			name = name[:k]
+		}
+		if j < limit && text[j] == '[' && strings.HasPrefix(text[j:], "[ARGS]") {
+			j += len("[ARGS]")
+		} else if k := strings.Index(text[body:limit], "[ARGS]"); k >= 0 {
+			name = strings.TrimSpace(text[body : body+k])
+			if c := strings.Index(name, "[CALL_ID]"); c >= 0 {
+				name = name[:c]
+			}
+			j = body + k + len("[ARGS]")
+		}
+		if v, argEnd, ok := parseJSONAt(text, j, limit); ok && isIdent(name) {
+			e := end
+			if strings.TrimSpace(text[argEnd:limit]) != "" {
+				e = argEnd
+			}
+			f.add(v.call(name), span{i, e})
+		}
+		pos = max(end, body)
+	}
+}
+
+// isIdent reports whether name looks like a tool name: letters, digits, _ - . :
+func isIdent(name string) bool {
+	if name == "" || len(name) > 256 {
+		return false
+	}
+	for _, r := range name {
+		ok := r == '_' || r == '-' || r == '.' || r == ':' || r == '/' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9')
+		if !ok {
+			return false
+		}
+	}
+	return true
+}

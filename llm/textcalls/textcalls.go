@@ -1,0 +1,246 @@
+package textcalls
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// Result is what Extract found in a response's text.
+type Result struct {
+	// Calls are the extracted calls, in the order written; nil when none.
+	Calls []Call
+	// Content is the text with the matched envelopes removed, trimmed.
+	Content string
+	// Envelope names the envelope that matched (see the package doc); "" when none.
+	Envelope string
+}
+
+// Call is one extracted tool call.
+type Call struct {
+	// Name is the offered tool's name.
+	Name string
+	// Arguments is canonical JSON object text (repaired and coerced), never empty.
+	Arguments string
+	// Fixes lists the repair fixes applied to the arguments; nil when none.
+	Fixes []string
+}
+
+// Options tune Extract. A nil *Options or the zero value detects everything from
+// the text.
+type Options struct {
+	// Family is an optional hint: an envelope name (e.g. "hermes") or a model name
+	// containing a family ("Qwen3-Coder", "deepseek-r1"); its envelope is tried
+	// first. Unknown or empty means no hint.
+	Family string
+}
+
+// Extractor adapts Extract to the agent loop's text-call hook. Its zero value is
+// ready to use.
+type Extractor struct {
+	// Options are passed to Extract.
+	Options Options
+}
+
+// ExtractCalls returns the calls written in content as llm.ToolCalls with empty IDs
+// (the loop assigns them), the remaining content and the envelope's name.
+func (x *Extractor) ExtractCalls(content string, tools []llm.ToolDefinition) (calls []llm.ToolCall, remaining, envelope string) {
+	var opts Options
+	if x != nil {
+		opts = x.Options
+	}
+	res := Extract(content, tools, &opts)
+	for _, c := range res.Calls {
+		calls = append(calls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
+	}
+	return calls, res.Content, res.Envelope
+}
+
+// Extract returns the tool calls written as text in content, among the offered
+// tools. When nothing matches, it returns the content unchanged and no calls.
+func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
+	none := Result{Content: content}
+	if len(tools) == 0 || strings.TrimSpace(content) == "" {
+		return none
+	}
+	src := newSource(content, tools)
+	order := envelopeOrder
+	if opts != nil && opts.Family != "" {
+		order = withHint(order, opts.Family)
+	}
+	for _, env := range order {
+		f := env.find(src)
+		calls := src.accept(f.calls)
+		if len(calls) == 0 {
+			continue
+		}
+		return Result{Calls: calls, Content: cut(content, f.spans), Envelope: env.name}
+	}
+	return none
+}
+
+// envelope is one recognised envelope: its name and its finder.
+type envelope struct {
+	name string
+	find func(s *source) found
+}
+
+// found is what a finder saw: candidate calls and the spans of text they occupied.
+type found struct {
+	calls []rawCall
+	spans []span
+}
+
+func (f *found) add(c rawCall, sp span) {
+	f.calls = append(f.calls, c)
+	f.spans = append(f.spans, sp)
+}
+
+// span is a half-open byte range of the text.
+type span struct{ start, end int }
+
+// rawCall is a candidate before validation: the name as written and the arguments
+// as decoded value (map), JSON text to repair (string) or nil for none.
+type rawCall struct {
+	name    string
+	args    any
+	argsRaw bool // args is JSON text to repair
+	untyped bool     // string values came from an untyped envelope; coerce to schema
+	fixes   []string // repair fixes already applied to the text the call came from
+}
+
+// envelopeOrder is the priority in which envelopes are tried: special tokens
+// first, plain tags next, bare text last.
+var envelopeOrder = []envelope{
+	{"gpt_oss", findHarmony},
+	{"kimi_k2", findKimi},
+	{"deepseek", findDeepSeek},
+	{"deepseek_dsml", findDSML},
+	{"mistral", findMistral},
+	{"llama_python_tag", findPythonTag},
+	{"granite", findGranite},
+	{"command_r", findCommandR},
+	{"apertus", findApertus},
+	{"gigachat", findGigaChat},
+	{"gemma", findGemma},
+	{"pythonic", findPythonic},
+	{"seed_oss", findSeed},
+	{"minimax", findMiniMax},
+	{"qwen3_coder_xml", findQwenXML},
+	{"glm", findGLM},
+	{"hermes", findHermes},
+	{"nemotron", findNemotron},
+	{"apriel", findApriel},
+	{"forge", findForge},
+	{"minicpm", findMiniCPM},
+	{"functionary", findFunctionary},
+	{"firefunction", findFirefunction},
+	{"tool_calls_json", findToolCallsJSON},
+	{"fenced_json", findFenced},
+	{"bare_json", findBareJSON},
+}
+
+// familyHints maps words of a model or template name to an envelope.
+var familyHints = []struct{ word, envelope string }{
+	{"gpt-oss", "gpt_oss"}, {"kimi", "kimi_k2"}, {"v3.2", "deepseek_dsml"}, {"deepseek", "deepseek"},
+	{"mistral", "mistral"}, {"devstral", "mistral"}, {"llama", "llama_python_tag"}, {"granite", "granite"},
+	{"command-r", "command_r"}, {"cohere", "command_r"}, {"gemma", "gemma"}, {"lfm", "pythonic"},
+	{"olmo", "pythonic"}, {"seed", "seed_oss"}, {"minimax", "minimax"}, {"coder", "qwen3_coder_xml"},
+	{"glm", "glm"}, {"qwen", "hermes"}, {"hermes", "hermes"}, {"functionary", "functionary"},
+	{"minicpm", "minicpm"}, {"forge", "forge"},
+}
+
+func withHint(order []envelope, family string) []envelope {
+	f := strings.ToLower(family)
+	want := ""
+	for _, e := range order {
+		if e.name == f {
+			want = f
+		}
+	}
+	if want == "" {
+		for _, h := range familyHints {
+			if strings.Contains(f, h.word) {
+				want = h.envelope
+				break
+			}
+		}
+	}
+	if want == "" {
+		return order
+	}
+	out := make([]envelope, 0, len(order))
+	for _, e := range order {
+		if e.name == want {
+			out = append(out, e)
+		}
+	}
+	for _, e := range order {
+		if e.name != want {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// accept validates candidates: offered name, arguments repaired into an object,
+// coerced when untyped.
+func (s *source) accept(raw []rawCall) []Call {
+	var out []Call
+	for _, rc := range raw {
+		name := strings.TrimSpace(rc.name)
+		schema, ok := s.schemas[name]
+		if !ok {
+			if n, found := strings.CutPrefix(name, "functions."); found {
+				name = n
+				schema, ok = s.schemas[name]
+			}
+		}
+		if !ok {
+			continue
+		}
+		args, fixes, ok := canonicalArgs(rc, schema)
+		if !ok {
+			continue
+		}
+		out = append(out, Call{Name: name, Arguments: args, Fixes: fixes})
+	}
+	return out
+}
+
+// cut returns text without the spans, trimmed.
+func cut(text string, spans []span) string {
+	if len(spans) == 0 {
+		return strings.TrimSpace(text)
+	}
+	sp := append([]span(nil), spans...)
+	sort.Slice(sp, func(i, j int) bool { return sp[i].start < sp[j].start })
+	var b strings.Builder
+	pos := 0
+	for _, p := range sp {
+		if p.start < pos {
+			p.start = pos
+		}
+		if p.end <= p.start || p.start > len(text) {
+			continue
+		}
+		b.WriteString(text[pos:p.start])
+		pos = min(p.end, len(text))
+	}
+	b.WriteString(text[pos:])
+	return strings.TrimSpace(b.String())
+}
+
+// decodeSchema returns the tool's parameters schema as a map, or nil.
+func decodeSchema(raw json.RawMessage) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}

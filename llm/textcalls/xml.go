@@ -1,0 +1,382 @@
+package textcalls
+
+import "strings"
+
+// Envelopes written as XML-like tags whose parameter values are untyped text.
+
+// trimValue strips the newline that a template puts after an opening parameter
+// tag and, only when there was one, the newline before the closing tag.
+func trimValue(v string) string {
+	t := strings.TrimPrefix(strings.TrimPrefix(v, "\r"), "\n")
+	if len(t) == len(v) {
+		return v
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(t, "\n"), "\r")
+}
+
+// wrapSpan widens sp to an enclosing open...close pair that holds only space
+// around it.
+func wrapSpan(text string, sp span, open, close string) span {
+	if open == "" {
+		return sp
+	}
+	sp.start = precededBy(text, sp.start, open)
+	k := skipSpace(text, sp.end)
+	switch {
+	case strings.HasPrefix(text[k:], close):
+		sp.end = k + len(close)
+	case k < len(text) && strings.HasPrefix(close, strings.TrimSpace(text[k:])):
+		sp.end = len(text) // a truncated closing tag at the very end
+	}
+	return sp
+}
+
+// precededBy returns the index of tok when only space separates it from pos, else pos.
+func precededBy(text string, pos int, tok string) int {
+	k := len(strings.TrimRight(text[:pos], " \t\r\n"))
+	if strings.HasSuffix(text[:k], tok) {
+		return k - len(tok)
+	}
+	return pos
+}
+
+// scanQwenXML finds <function=name> <parameter=k>v</parameter> ... </function>.
+// With jsonBody, only functions whose body is a JSON object (functionary) count;
+// otherwise only those whose body is not. wrapOpen/wrapClose is the tag around,
+// required when requireWrap.
+func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose string) found {
+	const open, close = "<function=", "</function>"
+	var f found
+	text := s.text
+	for pos := 0; ; {
+		i := s.index(open, pos)
+		if i < 0 {
+			return f
+		}
+		gt := strings.IndexByte(text[i:], '>')
+		if gt < 0 {
+			return f
+		}
+		name := strings.TrimSpace(text[i+len(open) : i+gt])
+		body := i + gt + 1
+		limit, end := bodyEnd(text, body, open, close)
+		if wrapClose != "" {
+			if k := strings.Index(text[body:limit], wrapClose); k >= 0 {
+				limit, end = body+k, body+k
+			}
+		}
+		pos = max(end, body)
+		if requireWrap && !strings.Contains(text[max(0, i-200):i], wrapOpen) {
+			continue
+		}
+		sp := wrapSpan(text, span{i, end}, wrapOpen, wrapClose)
+		isJSON := strings.HasPrefix(strings.TrimSpace(text[body:limit]), "{")
+		if isJSON != jsonBody || !isIdent(name) {
+			continue
+		}
+		if jsonBody {
+			if v, _, ok := parseJSONAt(text, body, limit); ok {
+				f.add(v.call(name), sp)
+			}
+			continue
+		}
+		args := map[string]any{}
+		for p := body; ; {
+			k := strings.Index(text[p:limit], "<parameter=")
+			if k < 0 {
+				break
+			}
+			ks := p + k + len("<parameter=")
+			kg := strings.IndexByte(text[ks:limit], '>')
+			if kg < 0 {
+				break
+			}
+			key := strings.TrimSpace(text[ks : ks+kg])
+			vs := ks + kg + 1
+			ve := limit
+			next := vs
+			if c := strings.Index(text[vs:limit], "</parameter>"); c >= 0 {
+				ve, next = vs+c, vs+c+len("</parameter>")
+			} else if c := strings.Index(text[vs:limit], "<parameter="); c >= 0 {
+				ve, next = vs+c, vs+c
+			} else {
+				next = limit
+			}
+			args[key] = trimValue(text[vs:ve])
+			p = next
+		}
+		f.add(rawCall{name: name, args: args, untyped: true}, sp)
+	}
+}
+
+func findQwenXML(s *source) found { return scanQwenXML(s, false, false, "<tool_call>", "</tool_call>") }
+
+func findSeed(s *source) found {
+	return scanQwenXML(s, false, true, "<seed:tool_call>", "</seed:tool_call>")
+}
+
+// findFunctionary: <function=name>{...}</function> (v3.1) and >>>name\n{...} (v3.2,
+// whose first ">>>" the template writes, so a message may start with name\n{...}).
+func findFunctionary(s *source) found {
+	f := scanQwenXML(s, true, false, "", "")
+	if len(f.calls) > 0 {
+		return f
+	}
+	text := s.text
+	for pos := 0; pos < len(text); {
+		start := pos
+		i := pos
+		if strings.HasPrefix(text[i:], ">>>") {
+			i += 3
+		} else if pos != 0 {
+			k := strings.Index(text[pos:], ">>>")
+			if k < 0 {
+				break
+			}
+			start, i = pos+k, pos+k+3
+		}
+		nl := strings.IndexByte(text[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		name := strings.TrimSpace(text[i : i+nl])
+		body := i + nl + 1
+		limit := len(text)
+		if k := strings.Index(text[body:], ">>>"); k >= 0 {
+			limit = body + k
+		}
+		pos = max(limit, body)
+		if !isIdent(name) || !s.allowed(start) {
+			continue
+		}
+		if v, end, ok := parseJSONAt(text, body, limit); ok && strings.TrimSpace(text[end:limit]) == "" {
+			f.add(v.call(name), span{start, limit})
+		}
+	}
+	return f
+}
+
+// findGLM: <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>.
+func findGLM(s *source) found {
+	const open, close = "<tool_call>", "</tool_call>"
+	var f found
+	text := s.text
+	for pos := 0; ; {
+		i := s.index(open, pos)
+		if i < 0 {
+			return f
+		}
+		body := i + len(open)
+		limit, end := bodyEnd(text, body, open, close)
+		pos = max(end, body)
+		b := text[body:limit]
+		nameEnd := strings.Index(b, "<arg_key>")
+		if nameEnd < 0 {
+			nameEnd = len(b)
+		}
+		name := strings.TrimSpace(b[:nameEnd])
+		if !isIdent(name) {
+			continue
+		}
+		args := map[string]any{}
+		for p := nameEnd; ; {
+			k := strings.Index(b[p:], "<arg_key>")
+			if k < 0 {
+				break
+			}
+			ks := p + k + len("<arg_key>")
+			ke := strings.Index(b[ks:], "</arg_key>")
+			if ke < 0 {
+				break
+			}
+			key := strings.TrimSpace(b[ks : ks+ke])
+			vs := strings.Index(b[ks+ke:], "<arg_value>")
+			if vs < 0 {
+				break
+			}
+			vs += ks + ke + len("<arg_value>")
+			ve := strings.Index(b[vs:], "</arg_value>")
+			if ve < 0 {
+				args[key] = trimValue(b[vs:])
+				break
+			}
+			args[key] = trimValue(b[vs : vs+ve])
+			p = vs + ve
+		}
+		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
+	}
+}
+
+// attr returns the value of name="..." in a tag's text.
+func attr(tag, name string) (string, bool) {
+	k := strings.Index(tag, name+"=\"")
+	if k < 0 {
+		return "", false
+	}
+	v := tag[k+len(name)+2:]
+	e := strings.IndexByte(v, '"')
+	if e < 0 {
+		return "", false
+	}
+	return v[:e], true
+}
+
+// findInvokes finds <invoke name="x"><parameter name="k" [string="..."]>v
+// </parameter></invoke> with the given tag spellings (MiniMax, DeepSeek DSML).
+func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
+	var f found
+	text := s.text
+	for pos := 0; ; {
+		i := s.index(invoke, pos)
+		if i < 0 {
+			return f
+		}
+		gt := strings.IndexByte(text[i:], '>')
+		if gt < 0 {
+			return f
+		}
+		name, _ := attr(text[i:i+gt], "name")
+		body := i + gt + 1
+		limit, end := bodyEnd(text, body, invoke, invokeEnd)
+		pos = max(end, body)
+		args := map[string]any{}
+		for p := body; ; {
+			k := strings.Index(text[p:limit], param)
+			if k < 0 {
+				break
+			}
+			ts := p + k
+			tg := strings.IndexByte(text[ts:limit], '>')
+			if tg < 0 {
+				break
+			}
+			tag := text[ts : ts+tg]
+			key, _ := attr(tag, "name")
+			vs := ts + tg + 1
+			ve := strings.Index(text[vs:limit], paramEnd)
+			next := 0
+			if ve < 0 {
+				ve, next = limit-vs, limit
+			} else {
+				next = vs + ve + len(paramEnd)
+			}
+			val := trimValue(text[vs : vs+ve])
+			var v any = val
+			if str, ok := attr(tag, "string"); ok && str == "false" {
+				if d, ok := decode(strings.TrimSpace(val)); ok {
+					v = d
+				}
+			}
+			args[key] = v
+			p = next
+		}
+		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
+	}
+}
+
+func findMiniMax(s *source) found {
+	f := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>")
+	for k, sp := range f.spans {
+		f.spans[k] = wrapSpan(s.text, sp, "<minimax:tool_call>", "</minimax:tool_call>")
+	}
+	return f
+}
+
+// findMiniCPM: <function name="x"><param name="k">v</param></function>, values
+// possibly in <![CDATA[...]]>.
+func findMiniCPM(s *source) found {
+	const open, close = "<function name=", "</function>"
+	var f found
+	text := s.text
+	for pos := 0; ; {
+		i := s.index(open, pos)
+		if i < 0 {
+			return f
+		}
+		gt := strings.IndexByte(text[i:], '>')
+		if gt < 0 {
+			return f
+		}
+		name, _ := attr(text[i:i+gt], "name")
+		body := i + gt + 1
+		args := map[string]any{}
+		p := body
+		for {
+			p = skipSpace(text, p)
+			if !strings.HasPrefix(text[p:], "<param name=") {
+				break
+			}
+			tg := strings.IndexByte(text[p:], '>')
+			if tg < 0 {
+				break
+			}
+			key, _ := attr(text[p:p+tg], "name")
+			vs := p + tg + 1
+			var val string
+			if strings.HasPrefix(text[vs:], "<![CDATA[") {
+				ce := strings.Index(text[vs:], "]]>")
+				if ce < 0 {
+					break
+				}
+				val = text[vs+len("<![CDATA[") : vs+ce]
+				vs += ce + 3
+				if !strings.HasPrefix(text[vs:], "</param>") {
+					break
+				}
+				p = vs + len("</param>")
+			} else {
+				ve := strings.Index(text[vs:], "</param>")
+				if ve < 0 {
+					break
+				}
+				val = text[vs : vs+ve]
+				p = vs + ve + len("</param>")
+			}
+			args[key] = val
+		}
+		p = skipSpace(text, p)
+		end := p
+		if strings.HasPrefix(text[p:], close) {
+			end = p + len(close)
+		}
+		pos = max(end, body)
+		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
+	}
+}
+
+// findForge: <tool>{"server_name", "tool_name", "arguments"}</tool> and
+// <tool><server_name>s</server_name><tool_name>t</tool_name><arguments>{...}</arguments></tool>.
+func findForge(s *source) found {
+	f := findTagged(s, "<tool>", "</tool>", false)
+	if len(f.calls) > 0 {
+		return f
+	}
+	text := s.text
+	for pos := 0; ; {
+		i := s.index("<tool>", pos)
+		if i < 0 {
+			return f
+		}
+		body := i + len("<tool>")
+		limit, end := bodyEnd(text, body, "<tool>", "</tool>")
+		pos = max(end, body)
+		b := text[body:limit]
+		name := strings.TrimSpace(child(b, "tool_name"))
+		argText := child(b, "arguments")
+		f.add(rawCall{name: name, args: argText, argsRaw: true}, span{i, end})
+	}
+}
+
+// child returns the text of <name>...</name> in b, or "".
+func child(b, name string) string {
+	k := strings.Index(b, "<"+name+">")
+	if k < 0 {
+		return ""
+	}
+	v := b[k+len(name)+2:]
+	e := strings.Index(v, "</"+name+">")
+	if e < 0 {
+		return ""
+	}
+	return v[:e]
+}
