@@ -106,7 +106,7 @@ type span struct{ start, end int }
 type rawCall struct {
 	name    string
 	args    any
-	argsRaw bool // args is JSON text to repair
+	argsRaw bool     // args is JSON text to repair
 	untyped bool     // string values came from an untyped envelope; coerce to schema
 	fixes   []string // repair fixes already applied to the text the call came from
 }
