@@ -1,0 +1,137 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/textcalls"
+)
+
+func init() {
+	register(&command{name: "extract", summary: "extract tool calls written as text (stdin) as JSON", run: runExtract})
+}
+
+// extractOutput is what extract prints for one text.
+type extractOutput struct {
+	Calls    []extractCall `json:"calls"`
+	Content  string        `json:"content"`
+	Envelope string        `json:"envelope"`
+}
+
+type extractCall struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Fixes     []string        `json:"fixes,omitempty"`
+}
+
+// extractInput is one line of --jsonl input.
+type extractInput struct {
+	Text  *string  `json:"text"`
+	Tools []string `json:"tools"`
+}
+
+// runExtract reads a model's text on stdin and prints the calls found in it.
+//
+//	evalrun extract --tools get_time,add [--family hermes] < text
+//	evalrun extract --jsonl [--tools ...] < lines   # {"text": ..., "tools": [...]} a line
+func runExtract(ctx context.Context, e *env, args []string) int {
+	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	toolList := fs.String("tools", "", "comma-separated names of the offered tools (with --jsonl: the default for lines without \"tools\")")
+	family := fs.String("family", "", "optional model family or envelope name tried first")
+	jsonl := fs.Bool("jsonl", false, `read one {"text": ..., "tools": [...]} object a line and write one result a line`)
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: evalrun extract [--tools a,b] [--family name] [--jsonl] < input")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(e.stderr, "evalrun extract: unexpected argument %q\n", fs.Arg(0))
+		return exitUsage
+	}
+	opts := &textcalls.Options{Family: *family}
+	defaults := splitNames(*toolList)
+	out := json.NewEncoder(e.stdout)
+	out.SetEscapeHTML(false)
+	if !*jsonl {
+		text, err := io.ReadAll(e.stdin)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: reading stdin: %v\n", err)
+			return exitUsage
+		}
+		if err := out.Encode(extractOne(string(text), defaults, opts)); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
+			return exitFailed
+		}
+		return exitOK
+	}
+	sc := bufio.NewScanner(e.stdin)
+	sc.Buffer(make([]byte, 64*1024), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if err := ctx.Err(); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
+			return exitFailed
+		}
+		line := strings.TrimSpace(sc.Text())
+		if line == "" {
+			continue
+		}
+		var in extractInput // other fields are ignored, so corpus records pipe in as they are
+		if err := json.Unmarshal([]byte(line), &in); err != nil || in.Text == nil {
+			if err == nil {
+				err = errors.New(`missing "text"`)
+			}
+			fmt.Fprintf(e.stderr, "evalrun extract: stdin:%d: %v\n", n, err)
+			return exitUsage
+		}
+		tools := defaults
+		if in.Tools != nil {
+			tools = in.Tools
+		}
+		if err := out.Encode(extractOne(*in.Text, tools, opts)); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
+			return exitFailed
+		}
+	}
+	if err := sc.Err(); err != nil {
+		fmt.Fprintf(e.stderr, "evalrun extract: reading stdin: %v\n", err)
+		return exitUsage
+	}
+	return exitOK
+}
+
+func extractOne(text string, names []string, opts *textcalls.Options) extractOutput {
+	tools := make([]llm.ToolDefinition, 0, len(names))
+	for _, n := range names {
+		tools = append(tools, llm.ToolDefinition{Name: n})
+	}
+	res := textcalls.Extract(text, tools, opts)
+	o := extractOutput{Calls: []extractCall{}, Content: res.Content, Envelope: res.Envelope}
+	for _, c := range res.Calls {
+		o.Calls = append(o.Calls, extractCall{Name: c.Name, Arguments: json.RawMessage(c.Arguments), Fixes: c.Fixes})
+	}
+	return o
+}
+
+// splitNames splits a comma-separated list, dropping empty names.
+func splitNames(s string) []string {
+	var out []string
+	for _, n := range strings.Split(s, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
