@@ -8,7 +8,7 @@ import "strings"
 // wholeJSON decodes the message as one or more JSON values and nothing else.
 func wholeJSON(s *source) ([]jsonValue, span, bool) {
 	text := s.text
-	start := skipSpace(text, 0)
+	start := s.messageStart()
 	end := len(strings.TrimRight(text, " \t\r\n"))
 	if start >= end || !s.allowed(start) {
 		return nil, span{}, false
@@ -61,9 +61,17 @@ func findFenced(s *source) found {
 	var f found
 	text := s.text
 	for pos := 0; ; {
-		i := s.index("```", pos)
+		i := indexFrom(text, "```", pos)
 		if i < 0 {
 			return f
+		}
+		// The fence itself is code: only reasoning and examples rule it out.
+		if inSpans(s.thought, i) || introducedAsExample(text, i) {
+			pos = i + 3
+			if c := strings.Index(text[pos:], "```"); c >= 0 {
+				pos += c + 3
+			}
+			continue
 		}
 		nl := strings.IndexByte(text[i:], '\n')
 		if nl < 0 {

@@ -109,6 +109,8 @@ func TestExtractEnvelopes(t *testing.T) {
 		{"gpt-oss", `<|channel|>analysis<|message|>Need time.<|end|><|start|>assistant<|channel|>commentary to=functions.get_time <|constrain|>json<|message|>{"city": "Paris"}<|call|>`, "gpt_oss", paris,
 			"<|channel|>analysis<|message|>Need time.<|end|>"},
 		{"command r", `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {"city": "Paris"}}]<|END_ACTION|>`, "command_r", paris, ""},
+		{"bare json after think", "<think>the user wants the time</think>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}", "bare_json", paris, "<think>the user wants the time</think>"},
+		{"llama builtin", `<|python_tag|>get_time.call(city="Paris")`, "llama_python_tag", paris, ""},
 		{"think then call", "<think>maybe get_time</think>\n<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>", "hermes", paris, "<think>maybe get_time</think>"},
 	})
 }
@@ -126,6 +128,9 @@ func TestExtractNegatives(t *testing.T) {
 		{"example on previous line", "Here is the format:\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>", "", nil,
 			"Here is the format:\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>"},
 		{"xml fence", "```xml\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n```", "", nil, "```xml\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n```"},
+		{"unlabelled fence", "```\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n```", "", nil, "```\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n```"},
+		{"python fence", "```python\n[get_time(city=\"Paris\")]\n```", "", nil, "```python\n[get_time(city=\"Paris\")]\n```"},
+		{"fenced json as example", "For example:\n```json\n{\"name\": \"get_time\", \"arguments\": {}}\n```", "", nil, "For example:\n```json\n{\"name\": \"get_time\", \"arguments\": {}}\n```"},
 		{"inline code", "Write `<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>` to call it.", "", nil,
 			"Write `<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>` to call it."},
 		{"not offered", "<tool_call>{\"name\":\"rm_rf\",\"arguments\":{}}</tool_call>", "", nil, "<tool_call>{\"name\":\"rm_rf\",\"arguments\":{}}</tool_call>"},

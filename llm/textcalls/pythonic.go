@@ -32,7 +32,7 @@ func findPythonic(s *source) found {
 	if len(f.calls) > 0 {
 		return f
 	}
-	start := skipSpace(text, 0)
+	start := s.messageStart()
 	if start < len(text) && text[start] == '[' && s.allowed(start) {
 		p := &pyParser{text: text, pos: start}
 		calls := p.list()
@@ -66,7 +66,7 @@ func findGemma(s *source) found {
 		}
 	}
 	if len(f.calls) == 0 {
-		start := skipSpace(text, 0)
+		start := s.messageStart()
 		if strings.HasPrefix(text[start:], "call:") && s.allowed(start) {
 			if name, args, ok := gemmaCall(text, start); ok {
 				f.add(rawCall{name: name, args: args}, span{start, len(text)})

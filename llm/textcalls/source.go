@@ -12,7 +12,8 @@ import (
 type source struct {
 	text    string
 	schemas map[string]map[string]any // offered name -> parameters schema (nil: none)
-	blocked []span                    // reasoning and non-JSON code, sorted by start
+	thought []span                    // reasoning, merged and sorted
+	code    []span                    // code blocks that are not JSON, merged and sorted
 }
 
 func newSource(text string, tools []llm.ToolDefinition) *source {
@@ -22,7 +23,8 @@ func newSource(text string, tools []llm.ToolDefinition) *source {
 			s.schemas[t.Name] = decodeSchema(t.Parameters)
 		}
 	}
-	s.blocked = merge(append(reasoningSpans(text), codeSpans(text)...))
+	s.thought = merge(reasoningSpans(text))
+	s.code = merge(codeSpans(text))
 	return s
 }
 
@@ -43,11 +45,25 @@ func merge(sp []span) []span {
 // allowed reports whether a call starting at pos may be extracted: not in
 // reasoning, not in a non-JSON code block, not introduced as an example.
 func (s *source) allowed(pos int) bool {
-	k := sort.Search(len(s.blocked), func(i int) bool { return s.blocked[i].end > pos })
-	if k < len(s.blocked) && s.blocked[k].start <= pos {
-		return false
+	return !inSpans(s.thought, pos) && !inSpans(s.code, pos) && !introducedAsExample(s.text, pos)
+}
+
+// messageStart returns the first non-space position after any leading reasoning:
+// where a message that is nothing but a call must start.
+func (s *source) messageStart() int {
+	pos := skipSpace(s.text, 0)
+	for _, t := range s.thought {
+		if t.start <= pos && pos < t.end {
+			pos = skipSpace(s.text, t.end)
+		}
 	}
-	return !introducedAsExample(s.text, pos)
+	return pos
+}
+
+// inSpans reports whether pos lies in one of the merged, sorted spans.
+func inSpans(sp []span, pos int) bool {
+	k := sort.Search(len(sp), func(i int) bool { return sp[i].end > pos })
+	return k < len(sp) && sp[k].start <= pos
 }
 
 // index returns the first allowed occurrence of tok at or after from, or -1.
@@ -178,7 +194,8 @@ func lineBefore(text string, pos int) string {
 	return text[from+i : pos]
 }
 
-// codeSpans finds fenced code blocks whose language is not json (and inline code).
+// codeSpans finds fenced code blocks whose language is not json, unlabelled ones
+// included (fenced_json looks into those itself), and inline code.
 func codeSpans(text string) []span {
 	var out []span
 	for pos := 0; pos < len(text); {
@@ -197,7 +214,7 @@ func codeSpans(text string) []span {
 		if j >= 0 {
 			end = start + lineEnd + j + 3
 		}
-		if lang != "json" && lang != "" && !strings.Contains(lang, "`") {
+		if lang != "json" && !strings.Contains(lang, "`") {
 			out = append(out, span{start, end})
 		}
 		pos = end

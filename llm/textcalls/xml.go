@@ -123,12 +123,13 @@ func findFunctionary(s *source) found {
 		return f
 	}
 	text := s.text
-	for pos := 0; pos < len(text); {
+	first := s.messageStart()
+	for pos := first; pos < len(text); {
 		start := pos
 		i := pos
 		if strings.HasPrefix(text[i:], ">>>") {
 			i += 3
-		} else if pos != 0 {
+		} else if pos != first {
 			k := strings.Index(text[pos:], ">>>")
 			if k < 0 {
 				break
