@@ -1,23 +1,23 @@
 package repair
 
-import "encoding/json"
-
 // Repair returns input as valid JSON and the names of the fixes applied, in
 // cascade order. Valid input is returned unchanged with no fixes. When the input
 // cannot be repaired without guessing, Repair returns an *Error wrapping
-// ErrUnrepairable; it never returns text that is not valid JSON.
+// ErrUnrepairable; it never returns text that is not valid JSON
+// (json.Valid).
 func Repair(input string) (output string, fixes []string, err error) {
-	if json.Valid([]byte(input)) {
+	if valid(input) {
 		return input, nil, nil
 	}
 	p := parser{in: input, n: len(input), out: make([]byte, 0, len(input)+len(input)/8+8)}
 	if !p.parseDocument() {
 		return "", nil, p.err
 	}
-	if !json.Valid(p.out) {
+	output = string(p.out)
+	if !valid(output) {
 		return "", nil, newError(input, p.pos, "the text could not be repaired", p.used)
 	}
-	return string(p.out), p.used.names(), nil
+	return output, p.used.names(), nil
 }
 
 // Cascade is the repair cascade as a value: it satisfies tools.Repairer. Its zero

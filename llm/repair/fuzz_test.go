@@ -1,0 +1,44 @@
+package repair
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+)
+
+// fuzzSeeds are broken inputs in the style of the corpora, written here so that
+// the fuzz target needs nothing outside the package.
+var fuzzSeeds = []string{
+	`{"a":2.3e100,"b":"str","c":null}`, `[1, 2, 3,`, `{"a":["x","y",`, `{"foo":`, `{"a":"b}`,
+	`{a:1, "b":'x'}`, `{"a":True,"b":None}`, "{\"a\":1 // c\n/* d */}", "```json\n{\"a\":1}\n```",
+	`Here is your JSON: {"key": "value`, `{"a": "John is "good", hah"}`, `{"p":"C:\Users\new"}`,
+	"{\"a\":\"x\ny\"}", `{“a”: ‘b’}`, "\uFEFF{\"a\":\u200b1}", `callback_123({"a":1});`,
+	`{"_id":ObjectId("123")}`, `"hello" + " world"`, `[1,2,3,...]`, "1\n2\n3", `{"a":2}}]`,
+	`[{"i":1{"i":2}]`, `{"a":"b,"c":"d"}`, `\"hello \\"world\\"\"`, `/[a-z]+/gi`, `[0789, .5, 2., -]`,
+	`{"a" ]`, `{:2}`, `"\u26"`, `{"a":2}foo`, `["a" 2`, `{"s \ud`, `'It\'s'`, `{"a":"x\\`,
+}
+
+func FuzzRepair(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if valid(in) != json.Valid([]byte(in)) {
+			t.Fatalf("valid(%q) = %v, json.Valid says %v", in, valid(in), !valid(in))
+		}
+		out, fixes, err := Repair(in)
+		if err != nil {
+			if !errors.Is(err, ErrUnrepairable) {
+				t.Fatalf("Repair(%q): error %v does not wrap ErrUnrepairable", in, err)
+			}
+			return
+		}
+		if !json.Valid([]byte(out)) {
+			t.Fatalf("Repair(%q) = %q: not valid JSON (fixes %q)", in, out, fixes)
+		}
+		again, more, err := Repair(out)
+		if err != nil || again != out || len(more) != 0 {
+			t.Fatalf("Repair(%q) = %q; repairing it again gave %q, %q, %v", in, out, again, more, err)
+		}
+	})
+}
