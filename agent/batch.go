@@ -19,8 +19,8 @@ type pendingCall struct {
 	exec     execution
 }
 
-// batch runs one response's calls. Phase one, in source order: repair events,
-// preparation, start events, before hooks, memo lookups. Phase two: execution,
+// batch runs one response's calls. Phase one, in source order: preparation,
+// before hooks, repair and start events, memo lookups. Phase two: execution,
 // concurrently or one by one. Phase three, in source order: after hooks,
 // update, retry and end events, memo upkeep and the result messages. It
 // reports whether a loop-breaking tool ran and whether every result asked to
@@ -37,13 +37,15 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 		t.Calls = append(t.Calls, p.rec)
 		p.prep = snap.Prepare(call)
 		p.record()
+		// The before hook runs first so that the start event carries the
+		// arguments as executed, after any rewrite.
+		if p.prep.Ready() && r.opts.Hooks.Before != nil {
+			r.before(ctx, snap, p)
+		}
 		if len(p.rec.Repairs) > 0 {
 			r.emit(Event{Kind: EventRepair, CallID: call.ID, Tool: call.Name, Repairs: p.rec.Repairs})
 		}
 		r.emit(Event{Kind: EventToolStart, CallID: call.ID, Tool: call.Name, Arguments: p.rec.Arguments})
-		if p.prep.Ready() && r.opts.Hooks.Before != nil {
-			r.before(ctx, snap, p)
-		}
 		if !p.prep.Ready() {
 			p.rec.Result = p.prep.Result
 			continue
