@@ -1,0 +1,277 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tapeloop/tapeloop/harness"
+)
+
+func init() {
+	register(&command{name: "replay", summary: "replay scenarios and compare them with their goldens (the default)", run: runReplay})
+}
+
+// replayResult is one scenario's verdict and how long it took.
+type replayResult struct {
+	*harness.Verdict
+	elapsed time.Duration
+}
+
+func runReplay(ctx context.Context, e *env, args []string) int {
+	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	runRE := fs.String("run", "", "replay only scenarios whose name matches this regular expression")
+	var tags stringList
+	fs.Var(&tags, "tag", "replay only scenarios with this tag (repeatable, or comma-separated)")
+	update := fs.Bool("update", false, "rewrite the golden files instead of comparing with them")
+	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "replay this many scenarios at once")
+	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
+	asJSON := fs.Bool("json", false, "print the results as JSON instead of text")
+	junit := fs.String("junit", "", "also write a JUnit XML report to this file")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: evalrun replay [flags] [scenario files or folders (default: scenarios)]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	if *parallel < 1 || *repeat < 1 {
+		fmt.Fprintln(e.stderr, "evalrun replay: --parallel and --repeat must be at least 1")
+		return exitUsage
+	}
+	var re *regexp.Regexp
+	if *runRE != "" {
+		var err error
+		if re, err = regexp.Compile(*runRE); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun replay: --run: %v\n", err)
+			return exitUsage
+		}
+	}
+	targets, code := discover(e, "replay", fs.Args())
+	if code != exitOK {
+		return code
+	}
+
+	results := make([]*replayResult, len(targets))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, *parallel)
+	for i, t := range targets {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i] = replayOne(ctx, t, *update, *repeat)
+		}()
+	}
+	wg.Wait()
+
+	var selected []*replayResult
+	for _, r := range results {
+		if r.Scenario != nil && !selectedBy(r.Scenario.Name, r.Scenario.Tags, re, tags) {
+			continue
+		}
+		if r.Scenario == nil && re != nil && !re.MatchString(r.Name) {
+			continue
+		}
+		selected = append(selected, r)
+	}
+	if len(selected) == 0 {
+		fmt.Fprintln(e.stderr, "evalrun replay: no scenario matches")
+		return exitUsage
+	}
+	if *asJSON {
+		writeJSON(e.stdout, selected)
+	} else {
+		writeText(e, selected, *update)
+	}
+	if *junit != "" {
+		if err := writeJUnit(*junit, selected); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun replay: --junit: %v\n", err)
+			return exitUsage
+		}
+	}
+	reportOrphans(e, fs.Args())
+	code = exitOK
+	for _, r := range selected {
+		switch {
+		case r.Err != nil:
+			code = exitUsage
+		case !r.Passed() && code == exitOK:
+			code = exitFailed
+		}
+	}
+	return code
+}
+
+// replayOne verifies a scenario, repeat times when asked, comparing every
+// repeat's outcome with the first.
+func replayOne(ctx context.Context, t target, update bool, repeat int) *replayResult {
+	start := time.Now()
+	v := harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Update: update})
+	if v.Outcome != nil && repeat > 1 {
+		first, _ := v.Outcome.Golden()
+		for i := 1; i < repeat; i++ {
+			again := harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Perturb: uint64(i)})
+			if again.Outcome == nil {
+				v.Failures = append(v.Failures, fmt.Sprintf("repeat %d could not run: %v", i+1, again.Err))
+				break
+			}
+			got, _ := again.Outcome.Golden()
+			if string(got) != string(first) {
+				v.Failures = append(v.Failures, fmt.Sprintf("nondeterministic: repeat %d (perturbed scheduling) differs from the first run (- first, + repeat):\n%s",
+					i+1, harness.FirstDifference(string(first), string(got))))
+				break
+			}
+		}
+	}
+	return &replayResult{Verdict: v, elapsed: time.Since(start)}
+}
+
+func selectedBy(name string, scenarioTags []string, re *regexp.Regexp, tags []string) bool {
+	if re != nil && !re.MatchString(name) {
+		return false
+	}
+	if len(tags) == 0 {
+		return true
+	}
+	for _, t := range tags {
+		if slices.Contains(scenarioTags, t) {
+			return true
+		}
+	}
+	return false
+}
+
+func writeText(e *env, results []*replayResult, update bool) {
+	passed, failed, broken := 0, 0, 0
+	for _, r := range results {
+		verdict := "PASS"
+		switch {
+		case r.Err != nil:
+			verdict = "ERROR"
+			broken++
+		case !r.Passed():
+			verdict = "FAIL"
+			failed++
+		default:
+			passed++
+		}
+		note := ""
+		if r.Updated {
+			note = "  (golden updated)"
+		}
+		fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", colour(e, verdict), r.Name, formatElapsed(r.elapsed), note)
+		if r.Err != nil {
+			fmt.Fprintf(e.stdout, "    %s\n", indent(r.Err.Error()))
+		}
+		for _, f := range r.Failures {
+			fmt.Fprintf(e.stdout, "    %s\n", indent(f))
+		}
+	}
+	summary := fmt.Sprintf("%d passed, %d failed", passed, failed+broken)
+	if broken > 0 {
+		summary += fmt.Sprintf(" (%d could not be loaded or run)", broken)
+	}
+	fmt.Fprintln(e.stdout, summary)
+}
+
+func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") }
+
+func formatElapsed(d time.Duration) string {
+	return d.Round(10 * time.Microsecond).String()
+}
+
+func colour(e *env, verdict string) string {
+	padded := fmt.Sprintf("%-5s", verdict)
+	if !e.isTerminal {
+		return padded
+	}
+	code := map[string]string{"PASS": "32", "FAIL": "31", "ERROR": "35"}[verdict]
+	return "\x1b[" + code + "m" + padded + "\x1b[0m"
+}
+
+// jsonResult is one scenario in the --json report.
+type jsonResult struct {
+	Name        string   `json:"name"`
+	Path        string   `json:"path"`
+	Status      string   `json:"status"`
+	Seconds     float64  `json:"seconds"`
+	Termination string   `json:"termination,omitempty"`
+	Iterations  int      `json:"iterations"`
+	Failures    []string `json:"failures,omitempty"`
+	Error       string   `json:"error,omitempty"`
+}
+
+func writeJSON(w io.Writer, results []*replayResult) {
+	out := struct {
+		Passed    int          `json:"passed"`
+		Failed    int          `json:"failed"`
+		Scenarios []jsonResult `json:"scenarios"`
+	}{Scenarios: []jsonResult{}}
+	for _, r := range results {
+		j := jsonResult{Name: r.Name, Path: r.Path, Status: "pass", Seconds: r.elapsed.Seconds(), Failures: r.Failures}
+		if r.Outcome != nil {
+			j.Termination, j.Iterations = string(r.Outcome.Termination), r.Outcome.Iterations
+		}
+		switch {
+		case r.Err != nil:
+			j.Status, j.Error = "error", r.Err.Error()
+			out.Failed++
+		case !r.Passed():
+			j.Status = "fail"
+			out.Failed++
+		default:
+			out.Passed++
+		}
+		out.Scenarios = append(out.Scenarios, j)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.Encode(out)
+}
+
+func reportOrphans(e *env, args []string) {
+	dirs := args
+	if len(dirs) == 0 {
+		dirs = []string{defaultScenarios}
+	}
+	var folders []string
+	for _, d := range dirs {
+		if info, err := os.Stat(d); err == nil && info.IsDir() {
+			folders = append(folders, d)
+		}
+	}
+	orphans, err := harness.Orphans(folders...)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun: looking for orphan goldens: %v\n", err)
+		return
+	}
+	for _, o := range orphans {
+		fmt.Fprintf(e.stderr, "evalrun: warning: golden file %s has no scenario (delete it, or restore its scenario)\n", o)
+	}
+}
+
+// stringList is a repeatable, comma-separable flag.
+type stringList []string
+
+func (s *stringList) String() string { return strings.Join(*s, ",") }
+
+func (s *stringList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*s = append(*s, p)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,164 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/agent"
+)
+
+// Check checks the outcome against the scenario's expect block and returns one
+// message per failed expectation, each naming the file and line of the
+// expectation and saying what was expected and what was found. No
+// expectations, or all holding, return nil.
+func (s *Scenario) Check(o *Outcome) []string {
+	e := s.Expect
+	if e == nil {
+		return nil
+	}
+	var out []string
+	fail := func(key, format string, args ...any) {
+		out = append(out, fmt.Sprintf("%s:%d: expect.%s: %s", s.Path, e.lines[key], key, fmt.Sprintf(format, args...)))
+	}
+	if e.Termination != nil && *e.Termination != o.Termination {
+		msg := ""
+		if o.Error != "" {
+			msg = " (" + o.Error + ")"
+		}
+		fail("termination", "expected %s, found %s%s", *e.Termination, o.Termination, msg)
+	}
+	if e.Iterations != nil && *e.Iterations != o.Iterations {
+		fail("iterations", "expected %d model calls, found %d", *e.Iterations, o.Iterations)
+	}
+	if e.ToolCalls != nil {
+		if got := CalledTools(o.Run); !slices.Equal(got, *e.ToolCalls) {
+			fail("tool_calls", "expected %s, found %s", list(*e.ToolCalls), list(got))
+		}
+	}
+	if e.Retries != nil {
+		got := Retries(o.Run)
+		for _, name := range sortedKeys(e.Retries) {
+			if got[name] != e.Retries[name] {
+				fail("retries", "expected %s to be retried %d times, found %d", name, e.Retries[name], got[name])
+			}
+		}
+	}
+	if e.Repairs != nil {
+		calls := callsByID(o.Run)
+		for _, id := range sortedKeys(e.Repairs) {
+			c, ok := calls[id]
+			switch {
+			case !ok:
+				fail("repairs", "expected call %s to be repaired with %s, found no call %s", id, list(e.Repairs[id]), id)
+			case !slices.Equal(c.Repairs, e.Repairs[id]):
+				fail("repairs", "expected call %s to be repaired with %s, found %s", id, list(e.Repairs[id]), list(c.Repairs))
+			}
+		}
+	}
+	if e.Errors != nil {
+		calls := callsByID(o.Run)
+		for _, id := range sortedKeys(e.Errors) {
+			c, ok := calls[id]
+			switch {
+			case !ok:
+				fail("errors", "expected call %s to fail with %s, found no call %s", id, e.Errors[id], id)
+			case !c.Result.Failed():
+				fail("errors", "expected call %s to fail with %s, found a success: %q", id, e.Errors[id], clip(c.Result.Content))
+			case c.Result.Kind() != e.Errors[id]:
+				fail("errors", "expected call %s to fail with %s, found %s: %q", id, e.Errors[id], c.Result.Kind(), clip(c.Result.Content))
+			}
+		}
+	}
+	if f := e.Final; f != nil {
+		switch {
+		case f.Equals != nil && o.Final != *f.Equals:
+			fail("final", "expected the final text to equal %q, found %q", *f.Equals, o.Final)
+		case f.Contains != nil && !strings.Contains(o.Final, *f.Contains):
+			fail("final", "expected the final text to contain %q, found %q", *f.Contains, o.Final)
+		case f.Matches != nil && !f.Matches.MatchString(o.Final):
+			fail("final", "expected the final text to match %q, found %q", f.Matches.String(), o.Final)
+		}
+	}
+	if e.Files != nil {
+		files := map[string]string{}
+		for _, f := range o.Workspace {
+			files[f.Path] = f.Content
+		}
+		for _, fe := range e.Files {
+			got, exists := files[fe.Path]
+			switch {
+			case fe.Content == nil && exists:
+				fail("files", "expected %s not to exist, found it with %q", fe.Path, clip(got))
+			case fe.Content != nil && !exists:
+				fail("files", "expected %s to hold %q, found no such file", fe.Path, clip(*fe.Content))
+			case fe.Content != nil && got != *fe.Content:
+				fail("files", "expected %s to hold %q, found %q", fe.Path, *fe.Content, got)
+			}
+		}
+	}
+	return out
+}
+
+// CalledTools returns the names of every call the model made, structured or
+// extracted from text, in the order it emitted them, across all turns.
+func CalledTools(run *agent.RunResult) []string {
+	names := []string{}
+	if run == nil {
+		return names
+	}
+	for _, t := range run.Turns {
+		for _, c := range t.Calls {
+			names = append(names, c.Call.Name)
+		}
+	}
+	return names
+}
+
+// Retries returns the retry attempts after the first, summed per tool name.
+func Retries(run *agent.RunResult) map[string]int {
+	out := map[string]int{}
+	if run == nil {
+		return out
+	}
+	for _, t := range run.Turns {
+		for _, c := range t.Calls {
+			if n := c.Retries(); n > 0 {
+				out[c.Call.Name] += n
+			}
+		}
+	}
+	return out
+}
+
+func callsByID(run *agent.RunResult) map[string]*agent.CallRecord {
+	out := map[string]*agent.CallRecord{}
+	if run == nil {
+		return out
+	}
+	for _, t := range run.Turns {
+		for _, c := range t.Calls {
+			out[c.Call.ID] = c
+		}
+	}
+	return out
+}
+
+func list(items []string) string { return "[" + strings.Join(items, ", ") + "]" }
+
+func clip(s string) string {
+	if len(s) > 200 {
+		return s[:200] + "..."
+	}
+	return s
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

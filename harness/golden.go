@@ -1,0 +1,130 @@
+package harness
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/diffrecorder"
+	"github.com/tapeloop/tapeloop/internal/atomicfile"
+)
+
+// GoldenSuffix replaces .yaml in a scenario's file name to name its golden.
+const GoldenSuffix = ".golden.yaml"
+
+// ErrNoGolden is wrapped by the error for a scenario whose golden file is
+// missing: goldens are never created silently.
+var ErrNoGolden = errors.New("missing golden file")
+
+// GoldenPath returns the golden file of the scenario file at path.
+func GoldenPath(path string) string {
+	return strings.TrimSuffix(path, ".yaml") + GoldenSuffix
+}
+
+// CompareGolden compares the outcome with the golden file at path. It returns
+// nil when they are byte-identical, an error wrapping ErrNoGolden when the file
+// does not exist, and otherwise an error showing the first difference in
+// context (- golden, + outcome).
+func CompareGolden(path string, got []byte) error {
+	want, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w %s: run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it", ErrNoGolden, path)
+	}
+	if err != nil {
+		return err
+	}
+	if bytes.Equal(want, got) {
+		return nil
+	}
+	return fmt.Errorf("the outcome differs from the golden file %s (- golden, + outcome; first difference):\n%s", path, FirstDifference(string(want), string(got)))
+}
+
+// FirstDifference renders the first hunk of a unified diff of want against
+// got, with three lines of context.
+func FirstDifference(want, got string) string {
+	d := diffrecorder.Unified(want, got)
+	if i := strings.Index(d, "\n@@"); i >= 0 {
+		d = d[:i+1]
+	}
+	return d
+}
+
+// UpdateGolden writes the golden file atomically if its content changed and
+// reports whether it did.
+func UpdateGolden(path string, got []byte) (bool, error) {
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, got) {
+		return false, nil
+	}
+	if err := atomicfile.WriteFile(path, got); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Orphans returns the golden files under the given folders that no scenario
+// file refers to, sorted.
+func Orphans(dirs ...string) ([]string, error) {
+	var out []string
+	for _, dir := range dirs {
+		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() || !strings.HasSuffix(path, GoldenSuffix) {
+				return nil
+			}
+			scenario := strings.TrimSuffix(path, GoldenSuffix) + ".yaml"
+			if _, err := os.Stat(scenario); errors.Is(err, fs.ErrNotExist) {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Discover returns the scenario files named by paths: files as given, and
+// every *.yaml under a folder except goldens and files under testdata or
+// fixtures folders, sorted.
+func Discover(paths ...string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, err
+		}
+		if !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() {
+				if path != p && (d.Name() == "testdata" || d.Name() == "fixtures" || strings.HasPrefix(d.Name(), ".")) {
+					return filepath.SkipDir
+				}
+				return nil
+			}
+			if strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, GoldenSuffix) {
+				out = append(out, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sort.Strings(out)
+	return out, nil
+}

@@ -1,0 +1,276 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync/atomic"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/diffrecorder"
+	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/llm/textcalls"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/workspace"
+)
+
+// RunOptions configures Scenario.Run. A nil *RunOptions is the zero value.
+type RunOptions struct {
+	// Perturb, when non-zero, seeds random scheduling perturbations (yields
+	// before and inside each tool call), for checking that the outcome does
+	// not depend on scheduling. Zero means none.
+	Perturb uint64
+	// Observer also receives the loop's events; nil means none.
+	Observer agent.Observer
+}
+
+// Run replays the scenario through the full registry and loop: it builds the
+// workspace and the fixture tools, replays the tape with a virtual clock,
+// records each turn's workspace diff, and returns the normalised outcome. The
+// error is non-nil only when the scenario could not be run at all (its
+// workspace or a fixture could not be built); a run that ends badly is an
+// outcome.
+func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) {
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	ws, err := s.buildWorkspace()
+	if err != nil {
+		return nil, err
+	}
+	var iteration atomic.Int64
+	env := &fixtures.Env{Workspace: ws, Seed: s.Setup.Seed, Iteration: func() int { return int(iteration.Load()) }}
+	var regOpts tools.RegistryOptions
+	if s.Setup.Loop.Repair {
+		regOpts.Repairer = repair.Cascade{}
+	}
+	reg := tools.NewRegistry(&regOpts)
+	var rng *rand.Rand
+	if opts.Perturb != 0 {
+		rng = rand.New(rand.NewPCG(opts.Perturb, 0x7a9e))
+	}
+	for _, ts := range s.Setup.Tools {
+		t, err := s.buildTool(ts, env)
+		if err != nil {
+			return nil, err
+		}
+		if rng != nil {
+			t = perturb(t, rng.Uint64())
+		}
+		if err := reg.Register(t); err != nil {
+			return nil, fmt.Errorf("%s:%d: setup.tools: %w", s.Path, ts.Line, err)
+		}
+	}
+	rec, err := diffrecorder.New(ws)
+	if err != nil {
+		return nil, fmt.Errorf("%s: recording the workspace: %w", s.Path, err)
+	}
+	o := &Outcome{Name: s.Name}
+	var diffs []string
+	var delivered [][]AsyncOutcome
+	var pending []AsyncOutcome
+	var recordErr error
+	observe := func(e agent.Event) {
+		switch e.Kind {
+		case agent.EventModelRequest:
+			iteration.Add(1)
+			delivered = append(delivered, pending)
+			pending = nil
+		case agent.EventAsyncResult:
+			pending = append(pending, AsyncOutcome{ID: e.CallID, Name: e.Tool, Result: e.Result.Content})
+		case agent.EventToolEnd, agent.EventMemoHit:
+			if e.Result != nil && len(e.Result.Effects) > 0 {
+				rec.Record(e.Result.Effects)
+			}
+		case agent.EventTurnEnd:
+			d, err := rec.EndTurn()
+			if err != nil && recordErr == nil {
+				recordErr = err
+			}
+			diffs = append(diffs, d.String())
+		}
+		if opts.Observer != nil {
+			opts.Observer(e)
+		}
+	}
+	loopOpts := &agent.Options{
+		MaxIterations: s.Setup.Loop.MaxIterations,
+		Execution:     s.Setup.Loop.Execution,
+		Clock:         clock.NewVirtual(clock.Epoch),
+		Observer:      observe,
+		Memoize:       s.Setup.Loop.Memoize,
+		ToolTimeout:   s.Setup.Loop.ToolTimeout,
+		AwaitAsync:    true,
+		RunInfo:       tools.RunInfo{Channel: "replay", ChatID: s.Name, RunID: s.Name},
+	}
+	if s.Setup.Loop.RetryAttempts > 1 {
+		loopOpts.Retry = &agent.RetryPolicy{Attempts: s.Setup.Loop.RetryAttempts, Backoff: s.Setup.Loop.RetryBackoff}
+	}
+	if s.Setup.Loop.TextCalls {
+		loopOpts.TextCalls = &textcalls.Extractor{}
+	}
+	model := replay.NewModel(&replay.Tape{Name: s.Name, Entries: s.Tape}, nil)
+	run, runErr := agent.Run(ctx, model, reg, s.Input, loopOpts)
+	if recordErr != nil {
+		return nil, fmt.Errorf("%s: recording the workspace diff: %w", s.Path, recordErr)
+	}
+	o.Run = run
+	o.Termination = run.Termination.Reason
+	if runErr != nil {
+		o.Error = runErr.Error()
+		o.Diverged = errors.Is(runErr, replay.ErrDiverged)
+	}
+	o.Iterations = run.ModelCalls
+	o.Final = run.FinalText()
+	for i, t := range run.Turns {
+		to := TurnOutcome{Index: t.Index, Response: t.Response}
+		if i < len(delivered) {
+			to.Delivered = delivered[i]
+		}
+		if i < len(diffs) {
+			to.Diff = diffs[i]
+		}
+		if t.Extraction != nil {
+			to.Envelope = t.Extraction.Envelope
+		}
+		for _, c := range t.Calls {
+			to.Calls = append(to.Calls, callOutcome(c))
+		}
+		o.Turns = append(o.Turns, to)
+	}
+	files, err := workspace.Snapshot(ws)
+	if err != nil {
+		return nil, fmt.Errorf("%s: reading the end state of the workspace: %w", s.Path, err)
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		o.Workspace = append(o.Workspace, FileState{Path: p, Content: displayContent(files[p])})
+	}
+	return o, nil
+}
+
+func callOutcome(c *agent.CallRecord) CallOutcome {
+	co := CallOutcome{
+		ID:        c.Call.ID,
+		Name:      c.Call.Name,
+		Arguments: c.Call.Arguments,
+		Executed:  string(c.Arguments),
+		Repairs:   c.Repairs,
+		Coercions: c.Coercions,
+		Attempts:  len(c.Attempts),
+		Memoized:  c.Memoized,
+		Async:     c.Async,
+	}
+	if c.Result != nil {
+		co.Failure = c.Result.Kind()
+		co.Result = c.Result.Content
+		co.Effects = c.Result.Effects
+	}
+	return co
+}
+
+// buildWorkspace makes the scenario's in-memory workspace: the from tree, then
+// the files.
+func (s *Scenario) buildWorkspace() (workspace.FS, error) {
+	ws := workspace.NewMemory()
+	if s.Setup.Workspace.From != "" {
+		if err := workspace.CopyFS(ws, os.DirFS(s.Setup.Workspace.From)); err != nil {
+			return nil, fmt.Errorf("%s: setup.workspace.from: %w", s.Path, err)
+		}
+	}
+	for _, f := range s.Setup.Workspace.Files {
+		if err := ws.WriteFile(f.Path, []byte(f.Content)); err != nil {
+			return nil, fmt.Errorf("%s: setup.workspace.files: %w", s.Path, err)
+		}
+	}
+	return ws, nil
+}
+
+// buildTool builds one fixture tool; errors carry the file and line.
+func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env) (tools.Tool, error) {
+	f, ok := fixtures.Lookup(ts.Fixture)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s:%d: setup.tools: unknown fixture %q (known: %v)", ErrScenario, s.Path, ts.Line, ts.Fixture, fixtures.Names())
+	}
+	t, err := f.New(ts.Name, env, ts.With)
+	if err != nil {
+		var ce *fixtures.ConfigError
+		if errors.As(err, &ce) && ce.Line > 0 {
+			return nil, fmt.Errorf("%w: %s:%d: setup.tools[%s].with: %v", ErrScenario, s.Path, ce.Line, ts.Name, err)
+		}
+		return nil, fmt.Errorf("%w: %s:%d: setup.tools[%s]: %v", ErrScenario, s.Path, ts.Line, ts.Name, err)
+	}
+	return t, nil
+}
+
+// perturb wraps a tool so that each call yields the processor a pseudo-random
+// number of times before running, shaking up the order in which a batch's
+// calls finish.
+func perturb(t tools.Tool, seed uint64) tools.Tool {
+	return &perturbed{Tool: t, seed: seed}
+}
+
+type perturbed struct {
+	tools.Tool
+	seed  uint64
+	calls atomic.Uint64
+}
+
+func (p *perturbed) Execute(ctx context.Context, call tools.Call) (*tools.Result, error) {
+	n := rand.New(rand.NewPCG(p.seed, p.calls.Add(1))).IntN(64)
+	for range n {
+		runtime.Gosched()
+	}
+	return p.Tool.Execute(ctx, call)
+}
+
+// Available forwards to the wrapped tool.
+func (p *perturbed) Available() (bool, string) {
+	if a, ok := p.Tool.(tools.Availability); ok {
+		return a.Available()
+	}
+	return true, ""
+}
+
+// PrepareArguments forwards to the wrapped tool.
+func (p *perturbed) PrepareArguments(raw string) string {
+	if a, ok := p.Tool.(tools.ArgumentPreparer); ok {
+		return a.PrepareArguments(raw)
+	}
+	return raw
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+// Validate builds the scenario's workspace and tools without running it, so
+// that a bad fixture configuration or seed tree is found by a lint.
+func (s *Scenario) Validate() error {
+	ws, err := s.buildWorkspace()
+	if err != nil {
+		return err
+	}
+	env := &fixtures.Env{Workspace: ws, Seed: s.Setup.Seed}
+	reg := tools.NewRegistry(nil)
+	for _, ts := range s.Setup.Tools {
+		t, err := s.buildTool(ts, env)
+		if err != nil {
+			return err
+		}
+		if err := reg.Register(t); err != nil {
+			return fmt.Errorf("%s:%d: setup.tools: %w", s.Path, ts.Line, err)
+		}
+	}
+	return nil
+}

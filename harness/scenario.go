@@ -1,0 +1,467 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tools"
+)
+
+// Format is the only scenario format version this package reads.
+const Format = "tapeloop/v1"
+
+// MaxScenarioSize bounds a scenario file; a larger one is refused.
+const MaxScenarioSize = 16 << 20
+
+// ErrScenario is wrapped by every error about a scenario file's content.
+var ErrScenario = errors.New("invalid scenario")
+
+// Scenario is one scenario file, decoded and checked.
+type Scenario struct {
+	// Path is the file's path as given to Load.
+	Path string
+	// Name defaults to the path under the scenarios folder without .yaml.
+	Name        string
+	Description string
+	Tags        []string
+	Setup       Setup
+	Input       []llm.Message
+	Tape        []replay.Entry
+	// Expect is nil when the file has no expect block.
+	Expect *Expect
+}
+
+// Setup is how the world is set up before the run.
+type Setup struct {
+	// Seed seeds every random source of the fixtures; 1 when absent.
+	Seed      int64
+	Workspace WorkspaceSetup
+	Tools     []ToolSetup
+	Loop      LoopSetup
+}
+
+// WorkspaceSetup seeds the workspace: a tree copied first, then files.
+type WorkspaceSetup struct {
+	// From is the tree's directory, resolved against the scenario's folder; ""
+	// means none.
+	From  string
+	Files []FileSeed
+}
+
+// FileSeed is one file of setup.workspace.files.
+type FileSeed struct {
+	Path    string
+	Content string
+}
+
+// ToolSetup is one entry of setup.tools.
+type ToolSetup struct {
+	// Name is the name the tool is registered under.
+	Name string
+	// Fixture is the fixture it is built from; equal to Name for the short form.
+	Fixture string
+	// With is the fixture's configuration node; nil when absent.
+	With *yaml.Node
+	Line int
+}
+
+// LoopSetup configures the loop. Keys beyond the format's own (tool_timeout,
+// memoize, text_calls, repair) are tapeloop's additions.
+type LoopSetup struct {
+	// MaxIterations is 20 when absent.
+	MaxIterations int
+	Execution     tools.ExecutionMode
+	// RetryAttempts and RetryBackoff come from retry: {attempts, backoff}.
+	RetryAttempts int
+	RetryBackoff  time.Duration
+	// ToolTimeout bounds each tool attempt; zero means none.
+	ToolTimeout time.Duration
+	// Memoize enables the per-run memo of pure tools.
+	Memoize bool
+	// TextCalls enables extraction of calls written as text (default true).
+	TextCalls bool
+	// Repair enables the repair cascade for broken arguments (default true).
+	Repair bool
+}
+
+// Expect is the expect block: every field that is set must hold.
+type Expect struct {
+	Termination *agent.Reason
+	Iterations  *int
+	ToolCalls   *[]string
+	Retries     map[string]int
+	Repairs     map[string][]string
+	Errors      map[string]tools.FailureKind
+	Final       *TextExpect
+	// Files maps a path to its end content; nil content means it must not exist.
+	Files []FileExpect
+	lines map[string]int
+}
+
+// TextExpect checks the final text: Equals, Contains or Matches (RE2).
+type TextExpect struct {
+	Equals   *string
+	Contains *string
+	Matches  *regexp.Regexp
+}
+
+// FileExpect is one entry of expect.files.
+type FileExpect struct {
+	Path    string
+	Content *string
+}
+
+var (
+	topKeys       = []string{"format", "name", "description", "tags", "setup", "input", "tape", "expect"}
+	setupKeys     = []string{"seed", "workspace", "tools", "loop"}
+	workspaceKeys = []string{"from", "files"}
+	toolKeys      = []string{"name", "fixture", "with"}
+	loopKeys      = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair"}
+	retryKeys     = []string{"attempts", "backoff"}
+	expectKeys    = []string{"termination", "iterations", "tool_calls", "retries", "repairs", "errors", "final", "files"}
+	finalKeys     = []string{"equals", "contains", "matches"}
+)
+
+// Load reads and checks the scenario file at path. root is the scenarios
+// folder the default name is taken relative to ("" means the file's folder).
+// Every problem is an error wrapping ErrScenario (or replay.ErrFormat for the
+// tape) that names the file, the line and the key.
+func Load(path, root string) (*Scenario, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("loading scenario: %w", err)
+	}
+	if info.Size() > MaxScenarioSize {
+		return nil, fmt.Errorf("%w: %s: %d bytes is more than the %d a scenario may have", ErrScenario, path, info.Size(), MaxScenarioSize)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("loading scenario: %w", err)
+	}
+	name := strings.TrimSuffix(filepath.Base(path), ".yaml")
+	if root != "" {
+		if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+			name = strings.TrimSuffix(filepath.ToSlash(rel), ".yaml")
+		}
+	}
+	return Parse(data, path, name)
+}
+
+// Parse decodes a scenario from data; file names it in errors and locates
+// setup.workspace.from; name is the default name.
+func Parse(data []byte, file, name string) (s *Scenario, err error) {
+	defer func() {
+		if err != nil && !errors.Is(err, ErrScenario) {
+			err = fmt.Errorf("%w: %w", ErrScenario, err)
+		}
+	}()
+	d := &yamlx.Decoder{File: file}
+	root, err := d.Parse(data)
+	if err != nil {
+		return nil, err
+	}
+	if root == nil {
+		return nil, d.Errf(nil, "", "the file is empty (want format: %s, input and tape)", Format)
+	}
+	s = &Scenario{Path: file, Name: name, Setup: Setup{Seed: 1, Loop: LoopSetup{MaxIterations: agent.DefaultMaxIterations, TextCalls: true, Repair: true}}}
+	nodes := map[string]*yaml.Node{}
+	seen, err := d.Fields(root, "", topKeys, func(key string, v *yaml.Node) error {
+		nodes[key] = v
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !seen["format"] {
+		return nil, d.Errf(root, "format", "missing (want format: %s)", Format)
+	}
+	if f, err := d.Str(nodes["format"], "format"); err != nil {
+		return nil, err
+	} else if f != Format {
+		return nil, d.Errf(nodes["format"], "format", "unknown format %q: this version of tapeloop reads %s", f, Format)
+	}
+	for _, key := range []string{"input", "tape"} {
+		if !seen[key] {
+			return nil, d.Errf(root, key, "missing (a scenario needs input and tape)")
+		}
+	}
+	if n := nodes["name"]; n != nil {
+		if s.Name, err = d.Str(n, "name"); err != nil {
+			return nil, err
+		}
+	}
+	if n := nodes["description"]; n != nil {
+		if s.Description, err = d.Str(n, "description"); err != nil {
+			return nil, err
+		}
+	}
+	if n := nodes["tags"]; n != nil {
+		if s.Tags, err = d.Strs(n, "tags"); err != nil {
+			return nil, err
+		}
+	}
+	if n := nodes["setup"]; n != nil {
+		if err := decodeSetup(d, n, &s.Setup, filepath.Dir(file)); err != nil {
+			return nil, err
+		}
+	}
+	if s.Input, err = replay.DecodeMessages(file, "input", nodes["input"]); err != nil {
+		return nil, err
+	}
+	if s.Tape, err = replay.DecodeEntries(file, nodes["tape"]); err != nil {
+		return nil, err
+	}
+	if n := nodes["expect"]; n != nil {
+		if s.Expect, err = decodeExpect(d, n); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, dir string) error {
+	_, err := d.Fields(n, "setup", setupKeys, func(key string, v *yaml.Node) error {
+		path := yamlx.Join("setup", key)
+		switch key {
+		case "seed":
+			seed, err := d.Int(v, path, -1<<62, 1<<62)
+			s.Seed = seed
+			return err
+		case "workspace":
+			return decodeWorkspace(d, v, &s.Workspace, dir)
+		case "tools":
+			return decodeTools(d, v, s)
+		case "loop":
+			return decodeLoop(d, v, &s.Loop)
+		}
+		return nil
+	})
+	return err
+}
+
+func decodeWorkspace(d *yamlx.Decoder, n *yaml.Node, w *WorkspaceSetup, dir string) error {
+	_, err := d.Fields(n, "setup.workspace", workspaceKeys, func(key string, v *yaml.Node) error {
+		path := yamlx.Join("setup.workspace", key)
+		switch key {
+		case "from":
+			from, err := d.Str(v, path)
+			if err != nil {
+				return err
+			}
+			w.From = filepath.Join(dir, filepath.FromSlash(from))
+			if info, err := os.Stat(w.From); err != nil || !info.IsDir() {
+				return d.Errf(v, path, "%q is not a directory (it is resolved against the scenario's folder)", from)
+			}
+		case "files":
+			return d.Pairs(v, path, func(name string, k, c *yaml.Node) error {
+				content, err := d.Str(c, yamlx.Join(path, name))
+				if err != nil {
+					return err
+				}
+				w.Files = append(w.Files, FileSeed{Path: name, Content: content})
+				return nil
+			})
+		}
+		return nil
+	})
+	return err
+}
+
+func decodeTools(d *yamlx.Decoder, n *yaml.Node, s *Setup) error {
+	if err := d.Want(n, "setup.tools", yaml.SequenceNode); err != nil {
+		return err
+	}
+	names := map[string]int{}
+	for i, c := range n.Content {
+		path := yamlx.Index("setup.tools", i)
+		t := ToolSetup{Line: c.Line}
+		if c.Kind == yaml.ScalarNode {
+			name, err := d.Str(c, path)
+			if err != nil {
+				return err
+			}
+			t.Name, t.Fixture = name, name
+		} else {
+			seen, err := d.Fields(c, path, toolKeys, func(key string, v *yaml.Node) error {
+				var err error
+				switch key {
+				case "name":
+					t.Name, err = d.Str(v, yamlx.Join(path, key))
+				case "fixture":
+					t.Fixture, err = d.Str(v, yamlx.Join(path, key))
+				case "with":
+					t.With = v
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if !seen["name"] {
+				return d.Errf(c, path, "missing key \"name\"")
+			}
+			if !seen["fixture"] {
+				t.Fixture = t.Name
+			}
+		}
+		if err := tools.ValidateName(t.Name); err != nil {
+			return d.Errf(c, path, "%v", err)
+		}
+		if prev, dup := names[t.Name]; dup {
+			return d.Errf(c, path, "tool %q is already set up on line %d", t.Name, prev)
+		}
+		names[t.Name] = c.Line
+		s.Tools = append(s.Tools, t)
+	}
+	return nil
+}
+
+func decodeLoop(d *yamlx.Decoder, n *yaml.Node, l *LoopSetup) error {
+	_, err := d.Fields(n, "setup.loop", loopKeys, func(key string, v *yaml.Node) error {
+		path := yamlx.Join("setup.loop", key)
+		var err error
+		switch key {
+		case "max_iterations":
+			var v64 int64
+			v64, err = d.Int(v, path, 1, 10000)
+			l.MaxIterations = int(v64)
+		case "execution":
+			var mode string
+			mode, err = d.Enum(v, path, "parallel", "sequential")
+			l.Execution = tools.ExecutionMode(mode)
+		case "retry":
+			_, err = d.Fields(v, path, retryKeys, func(key string, v *yaml.Node) error {
+				var err error
+				switch key {
+				case "attempts":
+					var a int64
+					a, err = d.Int(v, yamlx.Join(path, key), 1, 100)
+					l.RetryAttempts = int(a)
+				case "backoff":
+					l.RetryBackoff, err = d.Duration(v, yamlx.Join(path, key))
+				}
+				return err
+			})
+		case "tool_timeout":
+			l.ToolTimeout, err = d.Duration(v, path)
+		case "memoize":
+			l.Memoize, err = d.Bool(v, path)
+		case "text_calls":
+			l.TextCalls, err = d.Bool(v, path)
+		case "repair":
+			l.Repair, err = d.Bool(v, path)
+		}
+		return err
+	})
+	return err
+}
+
+func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
+	e := &Expect{lines: map[string]int{}}
+	_, err := d.Fields(n, "expect", expectKeys, func(key string, v *yaml.Node) error {
+		path := yamlx.Join("expect", key)
+		e.lines[key] = v.Line
+		switch key {
+		case "termination":
+			names := make([]string, len(agent.Reasons))
+			for i, r := range agent.Reasons {
+				names[i] = string(r)
+			}
+			r, err := d.Enum(v, path, names...)
+			reason := agent.Reason(r)
+			e.Termination = &reason
+			return err
+		case "iterations":
+			i, err := d.Int(v, path, 0, 1<<31)
+			n := int(i)
+			e.Iterations = &n
+			return err
+		case "tool_calls":
+			calls, err := d.Strs(v, path)
+			e.ToolCalls = &calls
+			return err
+		case "retries":
+			e.Retries = map[string]int{}
+			return d.Pairs(v, path, func(name string, _, c *yaml.Node) error {
+				i, err := d.Int(c, yamlx.Join(path, name), 0, 1000)
+				e.Retries[name] = int(i)
+				return err
+			})
+		case "repairs":
+			e.Repairs = map[string][]string{}
+			return d.Pairs(v, path, func(id string, _, c *yaml.Node) error {
+				fixes, err := d.Strs(c, yamlx.Join(path, id))
+				e.Repairs[id] = fixes
+				return err
+			})
+		case "errors":
+			e.Errors = map[string]tools.FailureKind{}
+			return d.Pairs(v, path, func(id string, _, c *yaml.Node) error {
+				s, err := d.Str(c, yamlx.Join(path, id))
+				if err != nil {
+					return err
+				}
+				kind, err := tools.ParseFailureKind(s)
+				if err != nil {
+					return d.Errf(c, yamlx.Join(path, id), "%v", err)
+				}
+				e.Errors[id] = kind
+				return nil
+			})
+		case "final":
+			e.Final = &TextExpect{}
+			seen, err := d.Fields(v, path, finalKeys, func(key string, c *yaml.Node) error {
+				s, err := d.Str(c, yamlx.Join(path, key))
+				if err != nil {
+					return err
+				}
+				switch key {
+				case "equals":
+					e.Final.Equals = &s
+				case "contains":
+					e.Final.Contains = &s
+				case "matches":
+					re, err := regexp.Compile(s)
+					if err != nil {
+						return d.Errf(c, yamlx.Join(path, key), "invalid regular expression: %v", err)
+					}
+					e.Final.Matches = re
+				}
+				return nil
+			})
+			if err == nil && len(seen) == 0 {
+				return d.Errf(v, path, "empty (want equals, contains or matches)")
+			}
+			return err
+		case "files":
+			return d.Pairs(v, path, func(name string, _, c *yaml.Node) error {
+				fe := FileExpect{Path: name}
+				if c.Kind != yaml.ScalarNode || c.ShortTag() != "!!null" {
+					s, err := d.Str(c, yamlx.Join(path, name))
+					if err != nil {
+						return err
+					}
+					fe.Content = &s
+				}
+				e.Files = append(e.Files, fe)
+				return nil
+			})
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}

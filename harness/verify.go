@@ -1,0 +1,80 @@
+package harness
+
+import (
+	"context"
+	"fmt"
+)
+
+// VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
+type VerifyOptions struct {
+	// Root is the scenarios folder that default names are relative to; "" means
+	// the file's folder.
+	Root string
+	// Update rewrites the golden file (atomically, only when it changed)
+	// instead of comparing with it. Expectations are still checked.
+	Update bool
+	// Perturb seeds scheduling perturbations; zero means none.
+	Perturb uint64
+}
+
+// Verdict is what verifying one scenario found.
+type Verdict struct {
+	// Path is the scenario file; Name its name (the path when it did not load).
+	Path string
+	Name string
+	// Scenario and Outcome are nil when the scenario could not be loaded or run.
+	Scenario *Scenario
+	Outcome  *Outcome
+	// Golden is the golden file's path; Updated is set when Update rewrote it.
+	Golden  string
+	Updated bool
+	// Failures lists what did not hold: a divergence from the tape, the first
+	// difference from the golden, each failed expectation.
+	Failures []string
+	// Err is set when the scenario could not be loaded or run: an input error,
+	// not a failure of the agent.
+	Err error
+}
+
+// Passed reports whether the scenario loaded, ran, matched its golden and met
+// its expectations.
+func (v *Verdict) Passed() bool { return v.Err == nil && len(v.Failures) == 0 }
+
+// Verify loads the scenario at path, runs it, and checks the outcome against
+// its golden file and its expect block.
+func Verify(ctx context.Context, path string, opts *VerifyOptions) *Verdict {
+	if opts == nil {
+		opts = &VerifyOptions{}
+	}
+	v := &Verdict{Path: path, Name: path, Golden: GoldenPath(path)}
+	s, err := Load(path, opts.Root)
+	if err != nil {
+		v.Err = err
+		return v
+	}
+	v.Scenario, v.Name = s, s.Name
+	o, err := s.Run(ctx, &RunOptions{Perturb: opts.Perturb})
+	if err != nil {
+		v.Err = err
+		return v
+	}
+	v.Outcome = o
+	if o.Diverged {
+		v.Failures = append(v.Failures, fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error))
+	}
+	golden, err := o.Golden()
+	if err != nil {
+		v.Err = fmt.Errorf("%s: encoding the outcome: %w", path, err)
+		return v
+	}
+	if opts.Update {
+		if v.Updated, err = UpdateGolden(v.Golden, golden); err != nil {
+			v.Err = err
+			return v
+		}
+	} else if err := CompareGolden(v.Golden, golden); err != nil {
+		v.Failures = append(v.Failures, err.Error())
+	}
+	v.Failures = append(v.Failures, s.Check(o)...)
+	return v
+}

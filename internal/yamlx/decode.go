@@ -1,0 +1,289 @@
+// Package yamlx walks yaml.v3 nodes strictly, so that every problem in a
+// scenario file is reported as "file:line: key: problem", and builds the nodes
+// of canonical YAML output.
+package yamlx
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// ErrFormat is wrapped by every *Error.
+var ErrFormat = errors.New("invalid file")
+
+// Error is a problem at one place of a file.
+type Error struct {
+	File    string
+	Line    int
+	Key     string
+	Problem string
+}
+
+// Error returns "file:line: key: problem", leaving out the parts that are empty.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.File != "" {
+		b.WriteString(e.File)
+		if e.Line > 0 {
+			b.WriteString(":" + strconv.Itoa(e.Line))
+		}
+		b.WriteString(": ")
+	} else if e.Line > 0 {
+		fmt.Fprintf(&b, "line %d: ", e.Line)
+	}
+	if e.Key != "" {
+		b.WriteString(e.Key + ": ")
+	}
+	b.WriteString(e.Problem)
+	return b.String()
+}
+
+// Unwrap returns ErrFormat.
+func (e *Error) Unwrap() error { return ErrFormat }
+
+// Decoder reports problems against one file.
+type Decoder struct{ File string }
+
+// Errf returns an *Error at n's line.
+func (d *Decoder) Errf(n *yaml.Node, key, format string, args ...any) error {
+	e := &Error{File: d.File, Key: key, Problem: fmt.Sprintf(format, args...)}
+	if n != nil {
+		e.Line = n.Line
+	}
+	return e
+}
+
+var syntaxLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+
+// Parse parses data as one YAML document and returns its root node (nil for an
+// empty document). A syntax error carries the file and line.
+func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			root, err = nil, &Error{File: d.File, Problem: fmt.Sprintf("invalid YAML: %v", v)}
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			return nil, nil
+		}
+		msg := err.Error()
+		if m := syntaxLine.FindStringSubmatch(msg); m != nil {
+			line, _ := strconv.Atoi(m[1])
+			return nil, &Error{File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
+		}
+		return nil, &Error{File: d.File, Problem: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &Error{File: d.File, Line: extra.Line, Problem: "more than one YAML document (remove the '---')"}
+	}
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		return doc.Content[0], nil
+	}
+	return &doc, nil
+}
+
+// Describe names the kind of value n holds, for "want X, got Y" messages.
+func Describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a sequence"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	v := n.Value
+	if len(v) > 40 {
+		v = v[:40] + "..."
+	}
+	switch n.ShortTag() {
+	case "!!null":
+		return "null"
+	case "!!int":
+		return "an integer (" + v + ")"
+	case "!!float":
+		return "a number (" + v + ")"
+	case "!!bool":
+		return "a boolean (" + v + ")"
+	case "!!str":
+		return fmt.Sprintf("a string (%q)", v)
+	}
+	return "a value tagged " + n.ShortTag()
+}
+
+var kindNames = map[yaml.Kind]string{
+	yaml.MappingNode:  "a mapping",
+	yaml.SequenceNode: "a sequence",
+	yaml.ScalarNode:   "a scalar",
+}
+
+// Want checks that n is of the given kind and not an alias.
+func (d *Decoder) Want(n *yaml.Node, key string, kind yaml.Kind) error {
+	if n.Kind == yaml.AliasNode {
+		return d.Errf(n, key, "aliases are not supported (write the value out)")
+	}
+	if n.Kind != kind {
+		return d.Errf(n, key, "want %s, got %s", kindNames[kind], Describe(n))
+	}
+	return nil
+}
+
+// Fields calls fn for each key of mapping n in document order, rejecting a
+// non-scalar key, an unknown key (naming the allowed ones) and a duplicate. It
+// returns the keys seen.
+func (d *Decoder) Fields(n *yaml.Node, path string, allowed []string, fn func(key string, v *yaml.Node) error) (map[string]bool, error) {
+	if err := d.Want(n, path, yaml.MappingNode); err != nil {
+		return nil, err
+	}
+	seen := make(map[string]bool, len(allowed))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return nil, d.Errf(k, path, "want a plain key, got %s", Describe(k))
+		}
+		known := false
+		for _, a := range allowed {
+			known = known || a == k.Value
+		}
+		if !known {
+			return nil, d.Errf(k, path, "unknown key %q (want %s)", k.Value, strings.Join(allowed, ", "))
+		}
+		if seen[k.Value] {
+			return nil, d.Errf(k, path, "duplicate key %q", k.Value)
+		}
+		seen[k.Value] = true
+		if err := fn(k.Value, v); err != nil {
+			return nil, err
+		}
+	}
+	return seen, nil
+}
+
+// Pairs calls fn for each key and value of mapping n in document order, for
+// mappings whose keys are data (file names, call ids), rejecting duplicates.
+func (d *Decoder) Pairs(n *yaml.Node, path string, fn func(key string, k, v *yaml.Node) error) error {
+	if err := d.Want(n, path, yaml.MappingNode); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode {
+			return d.Errf(k, path, "want a plain key, got %s", Describe(k))
+		}
+		if seen[k.Value] {
+			return d.Errf(k, path, "duplicate key %q", k.Value)
+		}
+		seen[k.Value] = true
+		if err := fn(k.Value, k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Join appends a key to a path.
+func Join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// Index appends a sequence index to a path.
+func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+
+// Str decodes a string scalar; null is the empty string. Numbers and booleans
+// are refused, with a hint to quote them.
+func (d *Decoder) Str(n *yaml.Node, path string) (string, error) {
+	if err := d.Want(n, path, yaml.ScalarNode); err != nil {
+		return "", err
+	}
+	switch n.ShortTag() {
+	case "!!str":
+		return n.Value, nil
+	case "!!null":
+		return "", nil
+	}
+	return "", d.Errf(n, path, "want a string, got %s; quote it", Describe(n))
+}
+
+// Strs decodes a sequence of strings; it is never nil.
+func (d *Decoder) Strs(n *yaml.Node, path string) ([]string, error) {
+	if err := d.Want(n, path, yaml.SequenceNode); err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(n.Content))
+	for i, c := range n.Content {
+		s, err := d.Str(c, Index(path, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Int decodes an integer in [min, max].
+func (d *Decoder) Int(n *yaml.Node, path string, min, max int64) (int64, error) {
+	if err := d.Want(n, path, yaml.ScalarNode); err != nil {
+		return 0, err
+	}
+	if n.ShortTag() != "!!int" {
+		return 0, d.Errf(n, path, "want an integer, got %s", Describe(n))
+	}
+	v, err := strconv.ParseInt(n.Value, 0, 64)
+	if err != nil || v < min || v > max {
+		return 0, d.Errf(n, path, "want an integer from %d to %d, got %s", min, max, n.Value)
+	}
+	return v, nil
+}
+
+// Bool decodes a boolean.
+func (d *Decoder) Bool(n *yaml.Node, path string) (bool, error) {
+	if err := d.Want(n, path, yaml.ScalarNode); err != nil {
+		return false, err
+	}
+	if n.ShortTag() != "!!bool" {
+		return false, d.Errf(n, path, "want true or false, got %s", Describe(n))
+	}
+	return n.Value == "true" || n.Value == "True" || n.Value == "TRUE", nil
+}
+
+// Duration decodes a Go duration string such as "100ms" or "2s".
+func (d *Decoder) Duration(n *yaml.Node, path string) (time.Duration, error) {
+	s, err := d.Str(n, path)
+	if err != nil {
+		return 0, err
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil || v < 0 {
+		return 0, d.Errf(n, path, "want a duration such as 100ms or 2s, got %q", s)
+	}
+	return v, nil
+}
+
+// Enum decodes a string that must be one of allowed.
+func (d *Decoder) Enum(n *yaml.Node, path string, allowed ...string) (string, error) {
+	s, err := d.Str(n, path)
+	if err != nil {
+		return "", err
+	}
+	for _, a := range allowed {
+		if s == a {
+			return s, nil
+		}
+	}
+	return "", d.Errf(n, path, "unknown value %q (want %s)", s, strings.Join(allowed, " | "))
+}
