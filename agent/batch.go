@@ -31,6 +31,7 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 	}
 	pending := make([]*pendingCall, len(calls))
 	sequential := r.opts.Execution == tools.ExecutionSequential
+	changedBefore := false // a runnable call so far may change the world
 	for i, call := range calls {
 		p := &pendingCall{index: i, rec: &CallRecord{Call: call}}
 		pending[i] = p
@@ -52,13 +53,18 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 		}
 		if r.memo != nil && p.prep.Spec.Safety.Pure {
 			p.memoKey = call.Name + "\x00" + string(p.prep.Arguments)
-			if res, ok := r.memo[p.memoKey]; ok {
+			// A call that may change the world earlier in the batch makes the
+			// memo stale for the calls after it.
+			if res, ok := r.memo[p.memoKey]; ok && !changedBefore {
 				p.rec.Result = res.Clone()
 				p.rec.Memoized = true
 				continue
 			}
 		}
 		p.runnable = true
+		if p.prep.Spec.Safety.Changes() {
+			changedBefore = true
+		}
 		if p.prep.Spec.Sequential() {
 			sequential = true
 		}
