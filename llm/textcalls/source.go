@@ -1,6 +1,7 @@
 package textcalls
 
 import (
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -11,16 +12,16 @@ import (
 // no call may be taken from: reasoning, code that is not JSON, examples.
 type source struct {
 	text    string
-	schemas map[string]map[string]any // offered name -> parameters schema (nil: none)
-	thought []span                    // reasoning, merged and sorted
-	code    []span                    // code blocks that are not JSON, merged and sorted
+	schemas map[string]json.RawMessage // offered name -> parameters schema, decoded only when needed
+	thought []span                     // reasoning, merged and sorted
+	code    []span                     // code blocks that are not JSON, merged and sorted
 }
 
 func newSource(text string, tools []llm.ToolDefinition) *source {
-	s := &source{text: text, schemas: make(map[string]map[string]any, len(tools))}
+	s := &source{text: text, schemas: make(map[string]json.RawMessage, len(tools))}
 	for _, t := range tools {
 		if t.Name != "" {
-			s.schemas[t.Name] = decodeSchema(t.Parameters)
+			s.schemas[t.Name] = t.Parameters
 		}
 	}
 	s.thought = merge(reasoningSpans(text))

@@ -201,7 +201,11 @@ func (s *source) accept(raw []rawCall) []Call {
 		if !ok {
 			continue
 		}
-		args, fixes, ok := canonicalArgs(rc, schema)
+		var decoded map[string]any
+		if rc.untyped {
+			decoded = decodeSchema(schema)
+		}
+		args, fixes, ok := canonicalArgs(rc, decoded)
 		if !ok {
 			continue
 		}
