@@ -23,7 +23,7 @@
 //	  - response:
 //	      content: Sunny, 21C.
 //	      finish_reason: stop
-//	  - error: "429 Too Many Requests"
+//	  - error: 429 Too Many Requests
 //
 // A Model serves a tape's entries in order and fails closed: a request that
 // differs from the recorded one fails with ErrDiverged and a diff, a request

@@ -79,7 +79,9 @@ func Summarize(req *llm.Request) *RequestSummary {
 // summarizeAll returns Summarize(req) plus a copy of the whole message list.
 func summarizeAll(req *llm.Request) *RequestSummary {
 	s := Summarize(req)
-	s.Messages = cloneMessages(req.Messages)
+	if req != nil {
+		s.Messages = cloneMessages(req.Messages)
+	}
 	if s.Messages == nil {
 		s.Messages = []llm.Message{}
 	}
