@@ -37,6 +37,9 @@
 //     memoised.
 //   - Asynchronous results (Started) are delivered as messages before the next
 //     model call, in the order the calls were made.
+//   - RunStructured adds a structured finish: after a final text answer it asks
+//     for the answer as JSON valid against a schema inferred from a Go type,
+//     with one correction request when it is not.
 //
 // Time comes only from Options.Clock. On a *clock.Virtual every call runs on its
 // own timeline forked at the batch's start, so backoff, delays and timeouts take

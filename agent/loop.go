@@ -38,6 +38,9 @@ type runner struct {
 	memo    map[string]*tools.Result
 	async   *asyncQueue
 	waiting sync.WaitGroup // executions abandoned after a real-clock timeout
+	// finish, when set, runs after a final text answer, before the run ends,
+	// and says how the run ends instead (RunStructured's second phase).
+	finish func(ctx context.Context) Termination
 }
 
 func newRunner(model llm.Model, registry *tools.Registry, opts *Options) *runner {
@@ -83,6 +86,9 @@ func (r *runner) run(ctx context.Context, input []llm.Message) (run *RunResult, 
 	}
 	r.emit(Event{Kind: EventRunStart})
 	term := r.loop(ctx)
+	if term.Reason == ReasonFinalText && r.finish != nil {
+		term = r.finish(ctx)
+	}
 	if term.Err != nil {
 		term.Error = term.Err.Error()
 	}
@@ -112,30 +118,14 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 		if err := r.deliverAsync(ctx); err != nil {
 			return Termination{Reason: ReasonCancelled, Err: err}
 		}
-		r.turn++
 		snap := r.registry.Snapshot()
 		defs := snap.Definitions()
-		req := &llm.Request{Messages: cloneMessages(r.result.Messages), Tools: defs}
-		r.emit(Event{Kind: EventModelRequest, Request: req})
-		r.result.ModelCalls++
-		resp, err := r.model.Generate(ctx, req)
-		if err != nil {
-			r.turn--
-			if ctx.Err() != nil {
-				return Termination{Reason: ReasonCancelled, Err: ctx.Err()}
-			}
-			return Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: %w", ErrModel, r.result.ModelCalls, err)}
+		t, stop := r.generate(ctx, &llm.Request{Messages: cloneMessages(r.result.Messages), Tools: defs})
+		if stop != nil {
+			return *stop
 		}
-		if resp == nil {
-			r.turn--
-			return Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: the model returned no response", ErrModel, r.result.ModelCalls)}
-		}
-		r.emit(Event{Kind: EventModelResponse, Response: resp})
-		r.result.Usage = r.result.Usage.Add(resp.Usage)
-		t := &Turn{Index: r.turn, Request: RequestSummary{Tools: sortedNames(defs), Messages: len(req.Messages)}, Response: resp}
-		r.result.Turns = append(r.result.Turns, t)
 
-		msg := resp.Message.Clone()
+		msg := t.Response.Message.Clone()
 		msg.Role = llm.RoleAssistant
 		if len(msg.ToolCalls) == 0 && r.opts.TextCalls != nil && msg.Content != "" {
 			calls, remaining, envelope := r.opts.TextCalls.ExtractCalls(msg.Content, defs)
@@ -171,6 +161,32 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 			return Termination{Reason: ReasonAllTerminate}
 		}
 	}
+}
+
+// generate makes one model call as the next turn: request and response
+// events, usage, and the turn's record. A failed call ends the run with the
+// returned termination.
+func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termination) {
+	r.turn++
+	r.emit(Event{Kind: EventModelRequest, Request: req})
+	r.result.ModelCalls++
+	resp, err := r.model.Generate(ctx, req)
+	if err != nil {
+		r.turn--
+		if ctx.Err() != nil {
+			return nil, &Termination{Reason: ReasonCancelled, Err: ctx.Err()}
+		}
+		return nil, &Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: %w", ErrModel, r.result.ModelCalls, err)}
+	}
+	if resp == nil {
+		r.turn--
+		return nil, &Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: the model returned no response", ErrModel, r.result.ModelCalls)}
+	}
+	r.emit(Event{Kind: EventModelResponse, Response: resp})
+	r.result.Usage = r.result.Usage.Add(resp.Usage)
+	t := &Turn{Index: r.turn, Request: RequestSummary{Tools: sortedNames(req.Tools), Messages: len(req.Messages)}, Response: resp}
+	r.result.Turns = append(r.result.Turns, t)
+	return t, nil
 }
 
 func cloneMessages(ms []llm.Message) []llm.Message {

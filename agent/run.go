@@ -31,7 +31,7 @@ const (
 )
 
 // Reasons lists every termination reason.
-var Reasons = []Reason{ReasonFinalText, ReasonLoopBreaking, ReasonAllTerminate, ReasonMaxIterations, ReasonModelError, ReasonCancelled, ReasonHookError}
+var Reasons = []Reason{ReasonFinalText, ReasonLoopBreaking, ReasonAllTerminate, ReasonMaxIterations, ReasonModelError, ReasonCancelled, ReasonHookError, ReasonStructuredAnswer}
 
 // Errors a run can end with; Run returns them wrapped, alongside the run.
 var (
