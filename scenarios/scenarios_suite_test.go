@@ -1,0 +1,52 @@
+// Package scenarios_test replays every scenario file in this folder through
+// the real registry and loop and compares each outcome with its golden file.
+//
+//	go test ./scenarios                            # replay and compare
+//	go test ./scenarios -update                    # rewrite the goldens that changed
+//	ginkgo --label-filter=files ./scenarios        # only the scenarios tagged files
+package scenarios_test
+
+import (
+	"flag"
+	"os"
+	"testing"
+
+	. "github.com/onsi/ginkgo/v2"
+	. "github.com/onsi/gomega"
+
+	"github.com/tapeloop/tapeloop/harness"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func TestScenarios(t *testing.T) {
+	RegisterFailHandler(Fail)
+	RunSpecs(t, "Scenarios")
+}
+
+var _ = harness.DescribeScenarios(".", &harness.SuiteOptions{Update: func() bool { return *update }})
+
+// TestGoldens checks the pairing of scenarios and goldens: every scenario has
+// a golden and every golden has a scenario. It runs after TestScenarios (same
+// file, later), so under -update it sees the goldens just written.
+func TestGoldens(t *testing.T) {
+	paths, err := harness.Discover(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) == 0 {
+		t.Fatal("no scenario files in scenarios/")
+	}
+	for _, p := range paths {
+		if _, err := os.Stat(harness.GoldenPath(p)); err != nil {
+			t.Errorf("scenario %s has no golden file %s: run go test ./scenarios -update, then review it", p, harness.GoldenPath(p))
+		}
+	}
+	orphans, err := harness.Orphans(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range orphans {
+		t.Errorf("golden file %s has no scenario: delete it, or restore its scenario", o)
+	}
+}
