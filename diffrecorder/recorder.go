@@ -1,0 +1,268 @@
+package diffrecorder
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"iter"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/workspace"
+)
+
+// Recorder records the changes tools make to a workspace, one turn at a
+// time. [New] takes the baseline (the content of every file); [Recorder.Record]
+// notes the paths that tool effects touched; [Recorder.EndTurn] compares the
+// touched paths with the baseline, returns the diff and moves their baseline
+// forward.
+//
+// Only touched paths are compared: a change that no effect reports (a process
+// that writes files, say) shows up in the first later turn whose effects touch
+// that path. A touched directory (a renamed or removed directory, for
+// example) stands for every file beneath it.
+//
+// A Recorder is safe for concurrent use. The zero Recorder is not usable;
+// create one with New.
+type Recorder struct {
+	w workspace.FS
+
+	mu       sync.Mutex
+	baseline map[string][]byte   // content at the last EndTurn, by cleaned path
+	touched  map[string]struct{} // cleaned paths touched this turn
+	renames  []move              // renames this turn, in the order recorded
+	errs     []error             // effects with invalid paths, this turn
+}
+
+// move is a rename from one cleaned path to another.
+type move struct{ from, to string }
+
+// New returns a Recorder for w whose baseline is the current content of
+// every regular file of w.
+func New(w workspace.FS) (*Recorder, error) {
+	snap, err := workspace.Snapshot(w)
+	if err != nil {
+		return nil, fmt.Errorf("diffrecorder: taking the baseline: %w", err)
+	}
+	for p, data := range snap {
+		snap[p] = nonNil(data)
+	}
+	return &Recorder{w: w, baseline: snap, touched: map[string]struct{}{}}, nil
+}
+
+// Record notes the paths that the file effects touched: Path, and From for
+// renames. Process effects are ignored. An effect whose path is not a valid
+// workspace path is reported by the next EndTurn. Record never reads the
+// workspace, so it is cheap to call as each tool result arrives.
+func (r *Recorder) Record(effects []tools.Effect) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, e := range effects {
+		f := e.File
+		if f == nil {
+			continue
+		}
+		to, err := workspace.Clean(f.Path)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s effect: %w", f.Op, err))
+			continue
+		}
+		r.touched[to] = struct{}{}
+		if f.From == "" {
+			continue
+		}
+		from, err := workspace.Clean(f.From)
+		if err != nil {
+			r.errs = append(r.errs, fmt.Errorf("%s effect: %w", f.Op, err))
+			continue
+		}
+		r.touched[from] = struct{}{}
+		r.renames = append(r.renames, move{from, to})
+	}
+}
+
+// EndTurn renders the change of every path touched since the previous
+// EndTurn (or New) and makes their current content the new baseline. Paths
+// that were touched but end the turn as they began produce no FileDiff.
+//
+// If an effect of the turn had an invalid path, or the workspace cannot be
+// read, EndTurn returns an error and changes nothing, except that invalid
+// effect paths are reported only once.
+func (r *Recorder) EndTurn() (TurnDiff, error) {
+	return r.endTurn(maxDistinctLines)
+}
+
+func (r *Recorder) endTurn(limit int) (TurnDiff, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.errs) > 0 {
+		err := errors.Join(r.errs...)
+		r.errs = nil
+		return TurnDiff{}, fmt.Errorf("diffrecorder: %w", err)
+	}
+
+	// The files to compare: touched paths, and files beneath touched
+	// directories, before and after the turn.
+	files := map[string]struct{}{}
+	current := map[string][]byte{}
+	for p := range r.touched {
+		if err := r.collect(p, files, current); err != nil {
+			return TurnDiff{}, fmt.Errorf("diffrecorder: %w", err)
+		}
+	}
+
+	var out TurnDiff
+	done := map[string]bool{}
+	for _, m := range r.renamePairs(files, current) {
+		out.Files = append(out.Files, fileDiff(m.from, m.to, r.baseline[m.from], current[m.to], limit))
+		done[m.from], done[m.to] = true, true
+	}
+	for p := range files {
+		if done[p] {
+			continue
+		}
+		old, hadOld := r.baseline[p]
+		cur, hasCur := current[p]
+		if hadOld == hasCur && string(old) == string(cur) {
+			continue
+		}
+		out.Files = append(out.Files, fileDiff(p, p, old, cur, limit))
+	}
+	slices.SortFunc(out.Files, func(a, b FileDiff) int { return strings.Compare(a.Path, b.Path) })
+
+	for p := range files {
+		if cur, ok := current[p]; ok {
+			r.baseline[p] = cur
+		} else {
+			delete(r.baseline, p)
+		}
+	}
+	clear(r.touched)
+	r.renames = nil
+	return out, nil
+}
+
+// collect adds to files the path p and every file beneath it, before or after
+// the turn, and to current the content of those that exist now.
+func (r *Recorder) collect(p string, files map[string]struct{}, current map[string][]byte) error {
+	if _, ok := r.baseline[p]; ok {
+		files[p] = struct{}{}
+	}
+	prefix := p + "/"
+	if p == "." {
+		prefix = ""
+	}
+	for q := range r.baseline {
+		if strings.HasPrefix(q, prefix) {
+			files[q] = struct{}{}
+		}
+	}
+	fi, err := r.w.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return r.collectDir(p, files, current)
+	}
+	data, err := r.w.ReadFile(p)
+	if err != nil {
+		return err
+	}
+	files[p] = struct{}{}
+	current[p] = nonNil(data)
+	return nil
+}
+
+// collectDir adds every regular file beneath the directory dir.
+func (r *Recorder) collectDir(dir string, files map[string]struct{}, current map[string][]byte) error {
+	entries, err := r.w.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		p := e.Name()
+		if dir != "." {
+			p = path.Join(dir, e.Name())
+		}
+		switch {
+		case e.IsDir():
+			if err := r.collectDir(p, files, current); err != nil {
+				return err
+			}
+		case e.Type().IsRegular():
+			data, err := r.w.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			files[p] = struct{}{}
+			current[p] = nonNil(data)
+		}
+	}
+	return nil
+}
+
+// renamePairs resolves this turn's renames into file moves to render as
+// renames: a rename of a directory moves each file beneath it, and a chain
+// (a to b, then b to c) becomes one move (a to c). A move is rendered as a
+// rename only if its source existed at the start of the turn and is gone,
+// and its target is new and exists; each source is used once. The rest of the
+// touched files render as creations, deletions and modifications.
+func (r *Recorder) renamePairs(files map[string]struct{}, current map[string][]byte) []move {
+	origin := map[string]string{} // current path -> path at the start of the turn
+	for _, m := range r.renames {
+		// The files that this rename moved: new path by old path.
+		moved := map[string]string{}
+		_, inBaseline := r.baseline[m.from]
+		_, movedBefore := origin[m.from]
+		if inBaseline || movedBefore {
+			moved[m.from] = m.to
+		}
+		for _, candidates := range []iter.Seq[string]{maps.Keys(files), maps.Keys(origin)} {
+			for q := range candidates {
+				if rest, ok := strings.CutPrefix(q, m.from+"/"); ok {
+					moved[q] = m.to + "/" + rest
+				}
+			}
+		}
+		next := map[string]string{}
+		for from, to := range moved {
+			o, ok := origin[from]
+			if !ok {
+				o = from
+			}
+			delete(origin, from)
+			next[to] = o
+		}
+		maps.Copy(origin, next)
+	}
+	var pairs []move
+	used := map[string]bool{}
+	for _, to := range slices.Sorted(maps.Keys(origin)) {
+		from := origin[to]
+		_, hadFrom := r.baseline[from]
+		_, hasFrom := current[from]
+		_, hadTo := r.baseline[to]
+		_, hasTo := current[to]
+		if from == to || used[from] || !hadFrom || hasFrom || hadTo || !hasTo {
+			continue
+		}
+		used[from] = true
+		pairs = append(pairs, move{from, to})
+	}
+	return pairs
+}
+
+// nonNil returns data, or an empty slice for nil, so that nil always means
+// "absent".
+func nonNil(data []byte) []byte {
+	if data == nil {
+		return []byte{}
+	}
+	return data
+}

@@ -1,0 +1,520 @@
+package diffrecorder_test
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/diffrecorder"
+	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/workspace"
+)
+
+// newRecorder returns a Memory workspace holding files and a Recorder on it.
+func newRecorder(t testing.TB, files map[string]string) (*workspace.Memory, *diffrecorder.Recorder) {
+	t.Helper()
+	w := workspace.NewMemory()
+	for p, data := range files {
+		if err := w.WriteFile(p, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rec, err := diffrecorder.New(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w, rec
+}
+
+func numbered(from, to int) string {
+	var sb strings.Builder
+	for i := from; i <= to; i++ {
+		fmt.Fprintf(&sb, "%d\n", i)
+	}
+	return sb.String()
+}
+
+func TestEndTurnText(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		turn  func(w workspace.FS) []tools.Effect
+		want  string
+		ops   string // "op path [from]" per file, space-joined
+	}{
+		{
+			name: "create",
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("new.txt", []byte("hello\nworld\n"))
+				return []tools.Effect{tools.FileChange(tools.OpCreate, "new.txt", 12)}
+			},
+			want: `diff --git a/new.txt b/new.txt
+new file mode 100644
+--- /dev/null
++++ b/new.txt
+@@ -0,0 +1,2 @@
++hello
++world
+`,
+			ops: "create new.txt",
+		},
+		{
+			name:  "delete",
+			files: map[string]string{"old.txt": "a\nb\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Remove("old.txt")
+				return []tools.Effect{tools.FileChange(tools.OpDelete, "old.txt", 0)}
+			},
+			want: `diff --git a/old.txt b/old.txt
+deleted file mode 100644
+--- a/old.txt
++++ /dev/null
+@@ -1,2 +0,0 @@
+-a
+-b
+`,
+			ops: "delete old.txt",
+		},
+		{
+			name:  "modify middle line",
+			files: map[string]string{"n.txt": numbered(1, 9)},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("n.txt", []byte(strings.Replace(numbered(1, 9), "5\n", "five\n", 1)))
+				return []tools.Effect{tools.FileChange(tools.OpModify, "n.txt", 0)}
+			},
+			want: `diff --git a/n.txt b/n.txt
+--- a/n.txt
++++ b/n.txt
+@@ -2,7 +2,7 @@
+ 2
+ 3
+ 4
+-5
++five
+ 6
+ 7
+ 8
+`,
+			ops: "modify n.txt",
+		},
+		{
+			name:  "append with trailing newline",
+			files: map[string]string{"log": "a\nb\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.AppendFile("log", []byte("c\n"))
+				return []tools.Effect{tools.FileChange(tools.OpAppend, "log", 0)}
+			},
+			want: `diff --git a/log b/log
+--- a/log
++++ b/log
+@@ -1,2 +1,3 @@
+ a
+ b
++c
+`,
+			ops: "modify log",
+		},
+		{
+			name:  "append without trailing newline",
+			files: map[string]string{"log": "a\nb"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.AppendFile("log", []byte("\nc"))
+				return []tools.Effect{tools.FileChange(tools.OpAppend, "log", 0)}
+			},
+			want: `diff --git a/log b/log
+--- a/log
++++ b/log
+@@ -1,2 +1,3 @@
+ a
+-b
+\ No newline at end of file
++b
++c
+\ No newline at end of file
+`,
+			ops: "modify log",
+		},
+		{
+			name:  "rename unchanged",
+			files: map[string]string{"a.txt": "same\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Rename("a.txt", "dir/b.txt")
+				return []tools.Effect{tools.FileRename("a.txt", "dir/b.txt", 5)}
+			},
+			want: `diff --git a/a.txt b/dir/b.txt
+rename from a.txt
+rename to dir/b.txt
+`,
+			ops: "rename dir/b.txt a.txt",
+		},
+		{
+			name:  "rename and modify",
+			files: map[string]string{"a.go": "package a\n\nfunc A() {}\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Rename("a.go", "b.go")
+				w.WriteFile("b.go", []byte("package b\n\nfunc A() {}\n"))
+				return []tools.Effect{tools.FileRename("a.go", "b.go", 0), tools.FileChange(tools.OpModify, "b.go", 0)}
+			},
+			want: `diff --git a/a.go b/b.go
+rename from a.go
+rename to b.go
+--- a/a.go
++++ b/b.go
+@@ -1,3 +1,3 @@
+-package a
++package b
+ 
+ func A() {}
+`,
+			ops: "rename b.go a.go",
+		},
+		{
+			name:  "binary",
+			files: map[string]string{"img.png": "\x89PNG\x00\x01"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("img.png", []byte("\x89PNG\x00\x02"))
+				w.WriteFile("latin1.txt", []byte("caf\xe9\n"))
+				return []tools.Effect{tools.FileChange(tools.OpModify, "img.png", 0), tools.FileChange(tools.OpCreate, "latin1.txt", 0)}
+			},
+			want: `diff --git a/img.png b/img.png
+Binary files a/img.png and b/img.png differ
+diff --git a/latin1.txt b/latin1.txt
+new file mode 100644
+Binary files /dev/null and b/latin1.txt differ
+`,
+			ops: "modify img.png create latin1.txt",
+		},
+		{
+			name: "empty file create",
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("empty", nil)
+				return []tools.Effect{tools.FileChange(tools.OpCreate, "empty", 0)}
+			},
+			want: `diff --git a/empty b/empty
+new file mode 100644
+index 0000000..e69de29
+`,
+			ops: "create empty",
+		},
+		{
+			name:  "empty file delete",
+			files: map[string]string{"empty": ""},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Remove("empty")
+				return []tools.Effect{tools.FileChange(tools.OpDelete, "empty", 0)}
+			},
+			want: `diff --git a/empty b/empty
+deleted file mode 100644
+index e69de29..0000000
+`,
+			ops: "delete empty",
+		},
+		{
+			name:  "emptied and filled",
+			files: map[string]string{"full": "a\n", "empty": ""},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("full", nil)
+				w.WriteFile("empty", []byte("b"))
+				return []tools.Effect{tools.FileChange(tools.OpModify, "full", 0), tools.FileChange(tools.OpModify, "empty", 0)}
+			},
+			want: `diff --git a/empty b/empty
+--- a/empty
++++ b/empty
+@@ -0,0 +1 @@
++b
+\ No newline at end of file
+diff --git a/full b/full
+--- a/full
++++ b/full
+@@ -1 +0,0 @@
+-a
+`,
+			ops: "modify empty modify full",
+		},
+		{
+			name:  "touched but unchanged",
+			files: map[string]string{"same": "x\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("same", []byte("x\n"))
+				w.WriteFile("tmp", []byte("y"))
+				w.Remove("tmp")
+				return []tools.Effect{tools.FileChange(tools.OpModify, "same", 2), tools.FileChange(tools.OpCreate, "tmp", 1), tools.FileChange(tools.OpDelete, "tmp", 0), tools.ProcessRun("true", 0)}
+			},
+			want: "",
+		},
+		{
+			name:  "untouched change is not seen",
+			files: map[string]string{"a": "1\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("a", []byte("2\n"))
+				return nil
+			},
+			want: "",
+		},
+		{
+			name:  "changes 6 lines apart share a hunk",
+			files: map[string]string{"f": numbered(1, 20)},
+			turn: func(w workspace.FS) []tools.Effect {
+				s := strings.Replace(numbered(1, 20), "\n5\n", "\nV\n", 1)
+				s = strings.Replace(s, "\n12\n", "\nXII\n", 1)
+				w.WriteFile("f", []byte(s))
+				return []tools.Effect{tools.FileChange(tools.OpModify, "f", 0)}
+			},
+			want: `diff --git a/f b/f
+--- a/f
++++ b/f
+@@ -2,14 +2,14 @@
+ 2
+ 3
+ 4
+-5
++V
+ 6
+ 7
+ 8
+ 9
+ 10
+ 11
+-12
++XII
+ 13
+ 14
+ 15
+`,
+			ops: "modify f",
+		},
+		{
+			name:  "changes 7 lines apart get two hunks",
+			files: map[string]string{"f": numbered(1, 20)},
+			turn: func(w workspace.FS) []tools.Effect {
+				s := strings.Replace(numbered(1, 20), "\n1\n", "\nI\n", 1)
+				s = strings.Replace("\n"+s, "\n1\n", "\nI\n", 1)[1:]
+				s = strings.Replace(s, "\n9\n", "\nIX\n", 1)
+				s += "21\n"
+				w.WriteFile("f", []byte(s))
+				return []tools.Effect{tools.FileChange(tools.OpModify, "f", 0)}
+			},
+			want: `diff --git a/f b/f
+--- a/f
++++ b/f
+@@ -1,4 +1,4 @@
+-1
++I
+ 2
+ 3
+ 4
+@@ -6,7 +6,7 @@
+ 6
+ 7
+ 8
+-9
++IX
+ 10
+ 11
+ 12
+@@ -18,3 +18,4 @@
+ 18
+ 19
+ 20
++21
+`,
+			ops: "modify f",
+		},
+		{
+			name:  "rename of a directory",
+			files: map[string]string{"d/x": "x\n", "d/sub/y": "y\n", "keep": "k\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Rename("d", "e")
+				w.AppendFile("e/x", []byte("x2\n"))
+				return []tools.Effect{tools.FileRename("d", "e", 0), tools.FileChange(tools.OpAppend, "e/x", 0)}
+			},
+			want: `diff --git a/d/sub/y b/e/sub/y
+rename from d/sub/y
+rename to e/sub/y
+diff --git a/d/x b/e/x
+rename from d/x
+rename to e/x
+--- a/d/x
++++ b/e/x
+@@ -1 +1,2 @@
+ x
++x2
+`,
+			ops: "rename e/sub/y d/sub/y rename e/x d/x",
+		},
+		{
+			name:  "chain of renames",
+			files: map[string]string{"a": "A\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Rename("a", "b")
+				w.Rename("b", "c")
+				return []tools.Effect{tools.FileRename("a", "b", 2), tools.FileRename("b", "c", 2)}
+			},
+			want: `diff --git a/a b/c
+rename from a
+rename to c
+`,
+			ops: "rename c a",
+		},
+		{
+			name:  "rename onto an existing file",
+			files: map[string]string{"a": "A\n", "b": "B\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Rename("a", "b")
+				return []tools.Effect{tools.FileRename("a", "b", 2)}
+			},
+			want: `diff --git a/a b/a
+deleted file mode 100644
+--- a/a
++++ /dev/null
+@@ -1 +0,0 @@
+-A
+diff --git a/b b/b
+--- a/b
++++ b/b
+@@ -1 +1 @@
+-B
++A
+`,
+			ops: "delete a modify b",
+		},
+		{
+			name:  "paths that need quoting",
+			files: map[string]string{"my file": "a\n", `q"uote`: "b\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.WriteFile("my file", []byte("a2\n"))
+				w.Rename(`q"uote`, "café")
+				return []tools.Effect{tools.FileChange(tools.OpModify, "my file", 0), tools.FileRename(`q"uote`, "café", 0)}
+			},
+			want: `diff --git "a/q\"uote" "b/caf\303\251"
+rename from "q\"uote"
+rename to "caf\303\251"
+diff --git a/my file b/my file
+--- a/my file` + "\t" + `
++++ b/my file` + "\t" + `
+@@ -1 +1 @@
+-a
++a2
+`,
+			ops: "rename café q\"uote modify my file",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, rec := newRecorder(t, tt.files)
+			rec.Record(tt.turn(w))
+			d, err := rec.EndTurn()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.String(); got != tt.want {
+				t.Errorf("diff:\n%s\nwant:\n%s", got, tt.want)
+			}
+			var ops []string
+			for _, f := range d.Files {
+				ops = append(ops, strings.TrimSpace(f.Op+" "+f.Path+" "+f.From))
+			}
+			if got := strings.Join(ops, " "); got != tt.ops {
+				t.Errorf("ops = %q, want %q", got, tt.ops)
+			}
+			// The turn's end is the next turn's start.
+			rec.Record(tt.turn(workspace.NewMemory()))
+			if d, err := rec.EndTurn(); err != nil || len(d.Files) != 0 {
+				t.Errorf("second EndTurn = %q, %v; want no change", d, err)
+			}
+		})
+	}
+}
+
+func TestEndTurnAdvancesBaseline(t *testing.T) {
+	w, rec := newRecorder(t, map[string]string{"f": "1\n"})
+	w.WriteFile("f", []byte("2\n"))
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpModify, "f", 2)})
+	if _, err := rec.EndTurn(); err != nil {
+		t.Fatal(err)
+	}
+	w.WriteFile("f", []byte("3\n"))
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpModify, "f", 2)})
+	d, err := rec.EndTurn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-2\n+3\n"
+	if d.String() != want {
+		t.Errorf("second turn:\n%s\nwant:\n%s", d, want)
+	}
+}
+
+func TestInvalidEffectPath(t *testing.T) {
+	w, rec := newRecorder(t, nil)
+	w.WriteFile("ok", []byte("x\n"))
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpCreate, "../evil", 1), tools.FileChange(tools.OpCreate, "ok", 2)})
+	_, err := rec.EndTurn()
+	if !errors.Is(err, workspace.ErrEscape) || !strings.Contains(err.Error(), "../evil") {
+		t.Fatalf("EndTurn = %v, want an error naming ../evil and wrapping ErrEscape", err)
+	}
+	d, err := rec.EndTurn()
+	if err != nil || len(d.Files) != 1 || d.Files[0].Path != "ok" {
+		t.Errorf("EndTurn after the error = %q, %v; want the creation of ok", d, err)
+	}
+}
+
+func TestConcurrentRecord(t *testing.T) {
+	w, rec := newRecorder(t, nil)
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 20 {
+				p := fmt.Sprintf("g%d/f%02d", g, i)
+				w.WriteFile(p, []byte(p+"\n"))
+				rec.Record([]tools.Effect{tools.FileChange(tools.OpCreate, p, 0)})
+			}
+		})
+	}
+	var turns []diffrecorder.TurnDiff
+	wg.Go(func() {
+		for range 10 {
+			d, err := rec.EndTurn()
+			if err != nil {
+				t.Error(err)
+			}
+			turns = append(turns, d)
+		}
+	})
+	wg.Wait()
+	d, err := rec.EndTurn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns = append(turns, d)
+	// Every creation is rendered exactly once, in whichever turn saw it.
+	created := map[string]int{}
+	for _, d := range turns {
+		for _, f := range d.Files {
+			if f.Op != diffrecorder.OpCreate {
+				t.Errorf("unexpected %s of %s", f.Op, f.Path)
+			}
+			created[f.Path]++
+		}
+	}
+	for g := range 8 {
+		for i := range 20 {
+			if p := fmt.Sprintf("g%d/f%02d", g, i); created[p] != 1 {
+				t.Errorf("%s created %d times, want 1", p, created[p])
+			}
+		}
+	}
+}
+
+func TestNewReportsWorkspaceErrors(t *testing.T) {
+	if _, err := diffrecorder.New(failingFS{workspace.NewMemory()}); err == nil {
+		t.Error("New on a workspace that cannot be walked succeeded")
+	}
+}
+
+type failingFS struct{ workspace.FS }
+
+func (failingFS) Walk(func(string, fs.DirEntry) error) error { return errors.New("broken") }
