@@ -167,3 +167,18 @@ tape:
 		t.Errorf("DecodeEntries(nil) error = %v", err)
 	}
 }
+
+func TestDecodeMessages(t *testing.T) {
+	var doc yaml.Node
+	src := "input:\n  - {role: system, content: Be terse.}\n  - {role: usr, content: hi}\n"
+	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
+		t.Fatal(err)
+	}
+	_, err := DecodeMessages("s.yaml", "input", doc.Content[0].Content[1])
+	if want := `s.yaml:3: input[1].role: invalid role "usr" (want system, user, assistant, tool)`; err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
+	}
+	if _, err := DecodeMessages("s.yaml", "input", nil); err == nil || err.Error() != "s.yaml: input: missing (want a sequence of messages)" {
+		t.Errorf("DecodeMessages(nil) error = %v", err)
+	}
+}

@@ -8,9 +8,12 @@ import (
 
 // DecodeMessages decodes a sequence of messages, such as a scenario's `input:`,
 // with the same strictness as a tape: errors name the file, line and key, the
-// key path starting at key.
+// key path starting at key. A nil node is an error.
 func DecodeMessages(filename, key string, node *yaml.Node) ([]llm.Message, error) {
 	d := &decoder{file: filename}
+	if node == nil {
+		return nil, &FormatError{File: filename, Key: key, Problem: "missing (want a sequence of messages)"}
+	}
 	if err := d.want(node, key, yaml.SequenceNode); err != nil {
 		return nil, err
 	}
