@@ -11,12 +11,13 @@ import (
 	"time"
 )
 
-// Memory is a workspace held in memory. It behaves like [Disk] for every
-// operation, including its errors (fs.ErrNotExist when a name is absent,
-// syscall.ENOTDIR when a parent is a file, syscall.EISDIR when a file
-// operation names a directory, syscall.ENOTEMPTY when removing or replacing a
-// non-empty directory), but it has no symbolic links, no permissions and no
-// times: every file has mode 0644, every directory 0755, and every ModTime is
+// Memory is a workspace held in memory. It behaves like [Disk] on Linux for
+// every operation, down to the text of its errors (syscall.ENOENT, which
+// wraps fs.ErrNotExist, when a name is absent; syscall.ENOTDIR when reading
+// below a file; syscall.EEXIST when a file is in the way of a directory to
+// create or a rename would replace a directory; syscall.EISDIR when a file
+// operation names a directory; syscall.ENOTEMPTY when removing a non-empty
+// directory), but it has no symbolic links, no permissions and no times: every file has mode 0644, every directory 0755, and every ModTime is
 // the zero time, so it is fully deterministic.
 //
 // A Memory is safe for concurrent use. The zero Memory is not usable; create
@@ -52,10 +53,10 @@ func (m *Memory) lookup(c string) (*node, error) {
 			if !n.dir {
 				return nil, syscall.ENOTDIR
 			}
-			return nil, fs.ErrNotExist
+			return nil, syscall.ENOENT
 		}
 		if p == "." {
-			return nil, fs.ErrNotExist
+			return nil, syscall.ENOENT
 		}
 	}
 }
@@ -64,7 +65,7 @@ func (m *Memory) lookup(c string) (*node, error) {
 func (m *Memory) mkdirAll(c string) error {
 	if n, ok := m.nodes[c]; ok {
 		if !n.dir {
-			return syscall.ENOTDIR
+			return syscall.EEXIST // as os.Root.MkdirAll reports a file in the way
 		}
 		return nil
 	}
@@ -164,9 +165,10 @@ func (m *Memory) Remove(name string) error {
 	return nil
 }
 
-// Rename implements [FS]. Renaming a directory moves its whole subtree; a
-// directory may replace only an empty directory, a file only a file, and a
-// directory cannot move beneath itself.
+// Rename implements [FS]. Renaming a directory moves its whole subtree. Like
+// os.Rename, it never replaces a directory (syscall.EEXIST), a directory
+// cannot replace a file (syscall.ENOTDIR) nor move beneath itself
+// (syscall.EINVAL).
 func (m *Memory) Rename(from, to string) error {
 	cf, err := clean("rename", from)
 	if err != nil {
@@ -197,12 +199,10 @@ func (m *Memory) Rename(from, to string) error {
 	}
 	if dst, ok := m.nodes[ct]; ok {
 		switch {
-		case src.dir && !dst.dir:
+		case dst.dir:
+			return linkErr(syscall.EEXIST) // as os.Rename refuses to replace a directory
+		case src.dir:
 			return linkErr(syscall.ENOTDIR)
-		case !src.dir && dst.dir:
-			return linkErr(syscall.EISDIR)
-		case dst.dir && len(dst.children) > 0:
-			return linkErr(syscall.ENOTEMPTY)
 		}
 		m.unlink(ct)
 	}

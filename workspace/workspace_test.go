@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -514,4 +515,54 @@ func TestConcurrentUse(t *testing.T) {
 			t.Errorf("shared/log has %d lines, want %d", n, workers*rounds)
 		}
 	})
+}
+
+// TestMemoryErrorsMatchDisk runs failing operations on a Disk and a Memory
+// holding the same tree and requires the same error text.
+func TestMemoryErrorsMatchDisk(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Memory reproduces the error texts of Linux")
+	}
+	d, _ := impls[0].open(t)
+	m, _ := impls[1].open(t)
+	for _, w := range []workspace.FS{d, m} {
+		mustWrite(t, w, "f", "x")
+		mustWrite(t, w, "d/g", "y")
+		mustWrite(t, w, "e/h", "z")
+		if err := w.WriteFile("empty/.keep", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Remove("empty/.keep"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ops := []struct {
+		name string
+		do   func(w workspace.FS) error
+	}{
+		{"read dir", func(w workspace.FS) error { _, err := w.ReadFile("d"); return err }},
+		{"read below file", func(w workspace.FS) error { _, err := w.ReadFile("f/x"); return err }},
+		{"read absent", func(w workspace.FS) error { _, err := w.ReadFile("nope"); return err }},
+		{"write dir", func(w workspace.FS) error { return w.WriteFile("d", nil) }},
+		{"write below file", func(w workspace.FS) error { return w.WriteFile("f/x", nil) }},
+		{"write root", func(w workspace.FS) error { return w.WriteFile("", nil) }},
+		{"append dir", func(w workspace.FS) error { return w.AppendFile("d", nil) }},
+		{"remove non-empty dir", func(w workspace.FS) error { return w.Remove("d") }},
+		{"remove root", func(w workspace.FS) error { return w.Remove(".") }},
+		{"remove absent", func(w workspace.FS) error { return w.Remove("nope") }},
+		{"rename absent", func(w workspace.FS) error { return w.Rename("nope", "x") }},
+		{"rename file onto dir", func(w workspace.FS) error { return w.Rename("f", "d") }},
+		{"rename dir onto file", func(w workspace.FS) error { return w.Rename("d", "f") }},
+		{"rename dir onto empty dir", func(w workspace.FS) error { return w.Rename("e", "empty") }},
+		{"rename dir beneath itself", func(w workspace.FS) error { return w.Rename("d", "d/sub") }},
+		{"rename below file", func(w workspace.FS) error { return w.Rename("f", "f/sub") }},
+		{"readdir file", func(w workspace.FS) error { _, err := w.ReadDir("f"); return err }},
+		{"stat below file", func(w workspace.FS) error { _, err := w.Stat("f/x"); return err }},
+	}
+	for _, op := range ops {
+		de, me := op.do(d), op.do(m)
+		if de == nil || me == nil || de.Error() != me.Error() {
+			t.Errorf("%s: disk: %v; memory: %v", op.name, de, me)
+		}
+	}
 }
