@@ -57,7 +57,7 @@ type CallOutcome struct {
 	ID   string
 	Name string
 	// Arguments as received; Executed as executed (canonical JSON), empty when
-	// they never parsed.
+	// the call never ran.
 	Arguments string
 	Executed  string
 	Repairs   []string

@@ -46,7 +46,10 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	if err != nil {
 		return nil, err
 	}
+	// iteration is the loop's current iteration as fixtures see it: 1 until
+	// the first turn ends, n during turn n and while its request is built.
 	var iteration atomic.Int64
+	iteration.Store(1)
 	env := &fixtures.Env{Workspace: ws, Seed: s.Setup.Seed, Iteration: func() int { return int(iteration.Load()) }}
 	var regOpts tools.RegistryOptions
 	if s.Setup.Loop.Repair {
@@ -81,7 +84,6 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	observe := func(e agent.Event) {
 		switch e.Kind {
 		case agent.EventModelRequest:
-			iteration.Add(1)
 			delivered = append(delivered, pending)
 			pending = nil
 		case agent.EventAsyncResult:
@@ -91,6 +93,7 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 				rec.Record(e.Result.Effects)
 			}
 		case agent.EventTurnEnd:
+			iteration.Add(1)
 			d, err := rec.EndTurn()
 			if err != nil && recordErr == nil {
 				recordErr = err
@@ -117,7 +120,7 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	if s.Setup.Loop.TextCalls {
 		loopOpts.TextCalls = &textcalls.Extractor{}
 	}
-	model := replay.NewModel(&replay.Tape{Name: s.Name, Entries: s.Tape}, nil)
+	model := replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: s.Tape}, nil)
 	run, runErr := agent.Run(ctx, model, reg, s.Input, loopOpts)
 	if recordErr != nil {
 		return nil, fmt.Errorf("%s: recording the workspace diff: %w", s.Path, recordErr)
@@ -166,12 +169,15 @@ func callOutcome(c *agent.CallRecord) CallOutcome {
 		ID:        c.Call.ID,
 		Name:      c.Call.Name,
 		Arguments: c.Call.Arguments,
-		Executed:  string(c.Arguments),
+
 		Repairs:   c.Repairs,
 		Coercions: c.Coercions,
 		Attempts:  len(c.Attempts),
 		Memoized:  c.Memoized,
 		Async:     c.Async,
+	}
+	if len(c.Attempts) > 0 || c.Memoized {
+		co.Executed = string(c.Arguments)
 	}
 	if c.Result != nil {
 		co.Failure = c.Result.Kind()

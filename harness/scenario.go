@@ -29,8 +29,11 @@ var ErrScenario = errors.New("invalid scenario")
 
 // Scenario is one scenario file, decoded and checked.
 type Scenario struct {
-	// Path is the file's path as given to Load.
+	// Path is the file's path as given to Load, for error messages.
 	Path string
+	// RelPath is the file's path relative to its scenarios folder (see
+	// DefaultName): what goldens show, the same whatever the working directory.
+	RelPath string
 	// Name defaults to the path under the scenarios folder without .yaml.
 	Name        string
 	Description string
@@ -149,13 +152,36 @@ func Load(path, root string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading scenario: %w", err)
 	}
-	name := strings.TrimSuffix(filepath.Base(path), ".yaml")
-	if root != "" {
-		if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
-			name = strings.TrimSuffix(filepath.ToSlash(rel), ".yaml")
+	name := DefaultName(path, root)
+	s, err := Parse(data, path, name)
+	if err != nil {
+		return nil, err
+	}
+	s.RelPath = name + ".yaml"
+	return s, nil
+}
+
+// DefaultName is a scenario's name when its file sets none: its path without
+// .yaml, relative to the nearest enclosing folder named "scenarios", or else
+// to root, or else its file name. It does not depend on the working directory
+// or on which folder a command was given.
+func DefaultName(path, root string) string {
+	abs, err := filepath.Abs(path)
+	if err == nil {
+		for dir := filepath.Dir(abs); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+			if filepath.Base(dir) == "scenarios" {
+				if rel, err := filepath.Rel(dir, abs); err == nil {
+					return strings.TrimSuffix(filepath.ToSlash(rel), ".yaml")
+				}
+			}
 		}
 	}
-	return Parse(data, path, name)
+	if root != "" {
+		if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
+			return strings.TrimSuffix(filepath.ToSlash(rel), ".yaml")
+		}
+	}
+	return strings.TrimSuffix(filepath.Base(path), ".yaml")
 }
 
 // Parse decodes a scenario from data; file names it in errors and locates
@@ -174,7 +200,7 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	if root == nil {
 		return nil, d.Errf(nil, "", "the file is empty (want format: %s, input and tape)", Format)
 	}
-	s = &Scenario{Path: file, Name: name, Setup: Setup{Seed: 1, Loop: LoopSetup{MaxIterations: agent.DefaultMaxIterations, TextCalls: true, Repair: true}}}
+	s = &Scenario{Path: file, RelPath: file, Name: name, Setup: Setup{Seed: 1, Loop: LoopSetup{MaxIterations: agent.DefaultMaxIterations, TextCalls: true, Repair: true}}}
 	nodes := map[string]*yaml.Node{}
 	seen, err := d.Fields(root, "", topKeys, func(key string, v *yaml.Node) error {
 		nodes[key] = v
