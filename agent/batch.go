@@ -30,10 +30,12 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 		snap = snap.WithRepairer(r.opts.Repairer)
 	}
 	pending := make([]*pendingCall, len(calls))
+	store := make([]pendingCall, len(calls))
 	sequential := r.opts.Execution == tools.ExecutionSequential
 	changedBefore := false // a runnable call so far may change the world
 	for i, call := range calls {
-		p := &pendingCall{index: i, rec: &CallRecord{Call: call}}
+		p := &store[i]
+		p.index, p.rec = i, &CallRecord{Call: call}
 		pending[i] = p
 		t.Calls = append(t.Calls, p.rec)
 		p.prep = snap.Prepare(call)
@@ -174,15 +176,26 @@ func (r *runner) executeAll(ctx context.Context, pending []*pendingCall, sequent
 		}
 		return
 	}
-	var wg sync.WaitGroup
-	for _, p := range pending {
+	// The last runnable call runs on the loop's goroutine, the others on their
+	// own: a batch of one call starts no goroutine.
+	last := -1
+	for i, p := range pending {
 		if p.runnable {
+			last = i
+		}
+	}
+	var wg sync.WaitGroup
+	for i, p := range pending {
+		if p.runnable && i != last {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				r.execute(ctx, p)
 			}()
 		}
+	}
+	if last >= 0 {
+		r.execute(ctx, pending[last])
 	}
 	wg.Wait()
 	for _, p := range pending {

@@ -68,7 +68,6 @@ func (r *runner) attempt(ctx context.Context, p *pendingCall, base clock.Clock, 
 	c := base.Fork(deadline)
 	finished := false
 	actx := clock.NewContext(ctx, c)
-	actx = tools.WithRunInfo(actx, r.opts.RunInfo)
 	actx = tools.WithCompletion(actx, r.async.completer(p.rec.Call.ID))
 	actx = tools.WithProgress(actx, func(msg string) {
 		ex.mu.Lock()

@@ -84,6 +84,8 @@ func (r *runner) run(ctx context.Context, input []llm.Message) (run *RunResult, 
 	for _, m := range input {
 		r.result.Messages = append(r.result.Messages, m.Clone())
 	}
+	// Tools and hooks find the run's info in their context.
+	ctx = tools.WithRunInfo(ctx, r.opts.RunInfo)
 	r.emit(Event{Kind: EventRunStart})
 	term := r.loop(ctx)
 	if term.Reason == ReasonFinalText && r.finish != nil {
@@ -120,7 +122,7 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 		}
 		snap := r.registry.Snapshot()
 		defs := snap.Definitions()
-		t, stop := r.generate(ctx, &llm.Request{Messages: cloneMessages(r.result.Messages), Tools: defs})
+		t, stop := r.generate(ctx, &llm.Request{Messages: r.history(), Tools: defs})
 		if stop != nil {
 			return *stop
 		}
@@ -189,12 +191,14 @@ func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termin
 	return t, nil
 }
 
-func cloneMessages(ms []llm.Message) []llm.Message {
-	out := make([]llm.Message, len(ms))
-	for i, m := range ms {
-		out[i] = m.Clone()
-	}
-	return out
+// history returns the conversation so far for a request, without copying: the
+// run only ever appends to it (never changes a message once appended), and the
+// returned slice's capacity is its length, so neither the run's later appends
+// nor a model's appends to the request can be seen through the other. A model
+// must not change the request's messages (llm.Model).
+func (r *runner) history() []llm.Message {
+	n := len(r.result.Messages)
+	return r.result.Messages[:n:n]
 }
 
 func sortedNames(defs []llm.ToolDefinition) []string {

@@ -45,7 +45,7 @@ type Options struct {
 	// ToolTimeout bounds one attempt of a tool whose spec sets no Timeout; zero
 	// means no bound.
 	ToolTimeout time.Duration
-	// RunInfo reaches tools through their context (tools.RunInfoFrom).
+	// RunInfo reaches tools and hooks through their context (tools.RunInfoFrom).
 	RunInfo tools.RunInfo
 	// AwaitAsync makes the loop wait, before each model call, until every
 	// asynchronous call has completed, so that the next request does not

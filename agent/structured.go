@@ -114,7 +114,7 @@ func (r *runner) structuredFinish(ctx context.Context, sa *structuredAnswer) (js
 		if err := ctx.Err(); err != nil {
 			return nil, Termination{Reason: ReasonCancelled, Err: err}
 		}
-		t, stop := r.generate(ctx, &llm.Request{Messages: cloneMessages(r.result.Messages), ResponseSchema: sa.raw})
+		t, stop := r.generate(ctx, &llm.Request{Messages: r.history(), ResponseSchema: sa.raw})
 		if stop != nil {
 			return nil, *stop
 		}
