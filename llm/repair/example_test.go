@@ -5,7 +5,11 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/tools"
 )
+
+// Cascade is the runtime's standard tools.Repairer.
+var _ tools.Repairer = repair.Cascade{}
 
 func ExampleRepair() {
 	out, fixes, err := repair.Repair(`{"path": 'a.txt', "force": True,`)
