@@ -181,7 +181,13 @@ func TestRunInfoReachesTools(t *testing.T) {
 			defer wg.Done()
 			id := fmt.Sprint("run-", i)
 			model := script(respond(call("c1", "who", `{}`), call("c2", "who", `{}`)), respond(call("c3", "who", `{}`)), final("done"))
-			run, err := agent.Run(context.Background(), model, reg, nil, &agent.Options{Clock: virtual(), RunInfo: tools.RunInfo{Channel: "cli", ChatID: "chat", RunID: id}})
+			var hookSaw []string
+			before := func(ctx context.Context, _ *agent.HookCall) error {
+				hookSaw = append(hookSaw, tools.RunInfoFrom(ctx).RunID)
+				return nil
+			}
+			run, err := agent.Run(context.Background(), model, reg, nil, &agent.Options{Clock: virtual(), Hooks: agent.Hooks{Before: before},
+				RunInfo: tools.RunInfo{Channel: "cli", ChatID: "chat", RunID: id}})
 			if err != nil {
 				t.Error(err)
 				return
@@ -189,6 +195,9 @@ func TestRunInfoReachesTools(t *testing.T) {
 			want := "cli/chat/" + id
 			if got := toolMessages(run.Messages); !slices.Equal(got, []string{"c1=" + want, "c2=" + want, "c3=" + want}) {
 				t.Errorf("run %s saw %q", id, got)
+			}
+			if !slices.Equal(hookSaw, []string{id, id, id}) {
+				t.Errorf("the hooks of run %s saw %q", id, hookSaw)
 			}
 		}()
 	}
