@@ -113,8 +113,7 @@ func coerce(v any, schema map[string]any, depth int) any {
 					return json.Number(t)
 				}
 			case "number":
-				if f, err := strconv.ParseFloat(t, 64); err == nil && validJSONNumber(t) {
-					_ = f
+				if validJSONNumber(t) {
 					return json.Number(t)
 				}
 			case "boolean":

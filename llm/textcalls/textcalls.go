@@ -59,7 +59,8 @@ func (x *Extractor) ExtractCalls(content string, tools []llm.ToolDefinition) (ca
 }
 
 // Extract returns the tool calls written as text in content, among the offered
-// tools. When nothing matches, it returns the content unchanged and no calls.
+// tools. With no tools offered (nil or empty) nothing is extracted. When nothing
+// matches, it returns the content unchanged, no calls and no envelope.
 func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
 	none := Result{Content: content}
 	if len(tools) == 0 || strings.TrimSpace(content) == "" {
