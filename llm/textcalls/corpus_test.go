@@ -152,16 +152,20 @@ func (t tally) rate() float64 {
 //
 // Partial records (is_partial: a response cut off mid-call, whose expected
 // arguments are unparsed text) are reported but excluded from the floors: this
-// package extracts complete calls only. Expectations that depend on
+// package deliberately extracts no call that was cut off, so it cannot match them;
+// the test checks that it extracts nothing from them instead. Expectations that depend on
 // enable_thinking/reasoning_format are measured as they stand: Extract always
 // ignores calls in reasoning, which is what every such record expects.
 func TestCorpus(t *testing.T) {
 	recs := loadCorpus(t)
 	for _, withSchemas := range []bool{true, false} {
-		var pos, posAll, neg, negAll tally
+		var pos, posAll, neg, negAll, partialEmpty tally
 		for _, r := range recs {
 			res := Extract(r.Text, corpusTools(r.Tools, withSchemas), nil)
 			ok := matches(r, res)
+			if r.IsPartial {
+				partialEmpty.add(len(res.Calls) == 0)
+			}
 			if len(r.Calls) > 0 {
 				posAll.add(ok)
 				if !r.IsPartial {
@@ -177,7 +181,11 @@ func TestCorpus(t *testing.T) {
 				t.Logf("line %d %s: got %s %+v, want %+v\n\t%q", r.Line, r.Family, res.Envelope, res.Calls, r.Calls, r.Text)
 			}
 		}
-		t.Logf("schemas=%v: with calls %s (all incl. partial %s); without calls %s (all %s)", withSchemas, pos, posAll, neg, negAll)
+		t.Logf("schemas=%v: with calls %s (all incl. partial %s); without calls %s (all %s); partial records left alone %s",
+			withSchemas, pos, posAll, neg, negAll, partialEmpty)
+		if partialEmpty.rate() < 1 {
+			t.Errorf("partial records: a cut-off call was extracted (%s left alone)", partialEmpty)
+		}
 		if withSchemas {
 			if pos.rate() < 0.99 {
 				t.Errorf("with calls: %s, below the floor", pos)

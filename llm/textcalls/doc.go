@@ -64,7 +64,11 @@
 //     inside inline `code`), or on a line (or right after a line ending in ':')
 //     whose text before it says "example", "e.g.", "for instance", "such as",
 //     "format" or "syntax";
-//   - its arguments cannot be repaired into a JSON object.
+//   - its arguments cannot be repaired into a JSON object;
+//   - it was cut off with the response: a JSON value or parameter left open with
+//     nothing after it but space or part of a closing tag. The repair cascade
+//     could close it, but the arguments would be invented. (A value left open
+//     before a closing tag is a slip, and is repaired.)
 //
 // Content is the text with the matched envelopes cut out and surrounding blank space
 // trimmed; reasoning text is kept, as it is the model's text and separating it is

@@ -62,6 +62,7 @@ func TestExtractEnvelopes(t *testing.T) {
 	runCases(t, []extractCase{
 		{"hermes", "Let me check.\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", "hermes", paris, "Let me check."},
 		{"hermes unclosed", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}", "hermes", paris, ""},
+		{"hermes missing brace before close", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}</tool_call>", "hermes", paris, ""},
 		{"hermes truncated close", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}</tool_c", "hermes", paris, ""},
 		{"hermes string arguments", `<tool_call>{"name": "get_time", "arguments": "{\"city\": \"Paris\"}"}</tool_call>`, "hermes", paris, ""},
 		{"hermes two", "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>\n<tool_call>{\"name\":\"add\",\"arguments\":{\"a\":1,\"b\":2}}</tool_call>", "hermes",
@@ -138,6 +139,9 @@ func TestExtractNegatives(t *testing.T) {
 		{"bare json not offered", `{"name": "delete", "parameters": {}}`, "", nil, `{"name": "delete", "parameters": {}}`},
 		{"bare json with prose", `Use {"name": "get_time", "parameters": {}} to ask.`, "", nil, `Use {"name": "get_time", "parameters": {}} to ask.`},
 		{"markdown link", "Use this: [Wikipedia](https://www.wikipedia.org).", "", nil, "Use this: [Wikipedia](https://www.wikipedia.org)."},
+		{"cut off mid arguments", "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": ", "", nil, "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": "},
+		{"cut off mid parameter", "<tool_call>\n<function=get_time>\n<parameter=city>\nPar", "", nil, "<tool_call>\n<function=get_time>\n<parameter=city>\nPar"},
+		{"cut off kimi", "<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{\"city\": \"Pa", "", nil, "<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{\"city\": \"Pa"},
 		{"arguments not an object", "<tool_call>{\"name\":\"get_time\",\"arguments\":42}</tool_call>", "", nil, "<tool_call>{\"name\":\"get_time\",\"arguments\":42}</tool_call>"},
 	})
 }

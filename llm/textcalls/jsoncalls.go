@@ -87,10 +87,23 @@ func parseJSONAt(text string, i, limit int) (v jsonValue, end int, ok bool) {
 	}
 	end = matchBracket(text[:limit], i)
 	if end < 0 {
+		if cutOff(text, limit) {
+			return jsonValue{}, i, false
+		}
 		end = limit
 	}
 	v.v, v.fixes, ok = decodeRepaired(text[i:end])
 	return v, end, ok
+}
+
+// cutOff reports whether a value left open at limit was cut off with the response:
+// nothing follows it but space or part of a closing tag (no complete token). Such a
+// call is not extracted, though the repair cascade could close it, because its
+// arguments would be invented; a value left open before a closing tag is a slip
+// that repair may fix.
+func cutOff(text string, limit int) bool {
+	rest := strings.TrimSpace(text[limit:])
+	return !strings.ContainsAny(rest, ">]")
 }
 
 // jsonValue is a decoded JSON value and the repair fixes it needed.

@@ -81,6 +81,7 @@ func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose stri
 			continue
 		}
 		args := map[string]any{}
+		truncated := false
 		for p := body; ; {
 			k := strings.Index(text[p:limit], "<parameter=")
 			if k < 0 {
@@ -100,12 +101,17 @@ func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose stri
 			} else if c := strings.Index(text[vs:limit], "<parameter="); c >= 0 {
 				ve, next = vs+c, vs+c
 			} else {
+				if cutOff(text, limit) {
+					truncated = true
+				}
 				next = limit
 			}
 			args[key] = trimValue(text[vs:ve])
 			p = next
 		}
-		f.add(rawCall{name: name, args: args, untyped: true}, sp)
+		if !truncated {
+			f.add(rawCall{name: name, args: args, untyped: true}, sp)
+		}
 	}
 }
 
@@ -180,6 +186,7 @@ func findGLM(s *source) found {
 			continue
 		}
 		args := map[string]any{}
+		truncated := false
 		for p := nameEnd; ; {
 			k := strings.Index(b[p:], "<arg_key>")
 			if k < 0 {
@@ -198,13 +205,16 @@ func findGLM(s *source) found {
 			vs += ks + ke + len("<arg_value>")
 			ve := strings.Index(b[vs:], "</arg_value>")
 			if ve < 0 {
+				truncated = cutOff(text, limit)
 				args[key] = trimValue(b[vs:])
 				break
 			}
 			args[key] = trimValue(b[vs : vs+ve])
 			p = vs + ve
 		}
-		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
+		if !truncated {
+			f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
+		}
 	}
 }
 
@@ -241,6 +251,7 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 		limit, end := bodyEnd(text, body, invoke, invokeEnd)
 		pos = max(end, body)
 		args := map[string]any{}
+		truncated := false
 		for p := body; ; {
 			k := strings.Index(text[p:limit], param)
 			if k < 0 {
@@ -257,6 +268,7 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 			ve := strings.Index(text[vs:limit], paramEnd)
 			next := 0
 			if ve < 0 {
+				truncated = truncated || cutOff(text, limit)
 				ve, next = limit-vs, limit
 			} else {
 				next = vs + ve + len(paramEnd)
@@ -270,6 +282,9 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 			}
 			args[key] = v
 			p = next
+		}
+		if truncated {
+			continue
 		}
 		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
 	}
