@@ -213,8 +213,17 @@ func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env) (tools.Tool, error
 	t, err := f.New(ts.Name, env, ts.With)
 	if err != nil {
 		var ce *fixtures.ConfigError
-		if errors.As(err, &ce) && ce.Line > 0 {
-			return nil, fmt.Errorf("%w: %s:%d: setup.tools[%s].with: %v", ErrScenario, s.Path, ce.Line, ts.Name, err)
+		if errors.As(err, &ce) && ce.Err != nil {
+			// ConfigError's own text starts "line N: with.KEY:"; say it
+			// once, as file:line: key: problem.
+			line, key := ce.Line, "setup.tools["+ts.Name+"].with"
+			if line == 0 {
+				line = ts.Line
+			}
+			if ce.Key != "" {
+				key += "." + ce.Key
+			}
+			return nil, fmt.Errorf("%w: %s:%d: %s: %w", ErrScenario, s.Path, line, key, ce.Err)
 		}
 		return nil, fmt.Errorf("%w: %s:%d: setup.tools[%s]: %v", ErrScenario, s.Path, ts.Line, ts.Name, err)
 	}

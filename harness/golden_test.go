@@ -1,0 +1,221 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCompareGolden(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.golden.yaml")
+	golden := "name: s\ntermination: final_text\niterations: 1\nturns:\n  - turn: 1\n    response:\n      content: hello\nfinal: hello\nworkspace: {}\n"
+	writeFile(t, path, golden)
+
+	if err := CompareGolden(path, []byte(golden)); err != nil {
+		t.Errorf("identical: %v", err)
+	}
+
+	got := strings.Replace(golden, "final: hello", "final: goodbye", 1)
+	err := CompareGolden(path, []byte(got))
+	want := "the outcome differs from the golden file " + path + ` (- golden, + outcome; first difference):
+@@ -5,5 +5,5 @@
+   - turn: 1
+     response:
+       content: hello
+-final: hello
++final: goodbye
+ workspace: {}
+`
+	if err == nil || err.Error() != want {
+		t.Errorf("different:\n%v\nwant:\n%s", err, want)
+	}
+
+	// Only the first hunk is shown.
+	two := strings.Replace(strings.Replace(golden, "name: s", "name: t", 1), "workspace: {}", "workspace: {a: b}", 1)
+	err = CompareGolden(path, []byte(two))
+	want = "the outcome differs from the golden file " + path + ` (- golden, + outcome; first difference):
+@@ -1,4 +1,4 @@
+-name: s
++name: t
+ termination: final_text
+ iterations: 1
+ turns:
+`
+	if err == nil || err.Error() != want {
+		t.Errorf("two differences:\n%v\nwant:\n%s", err, want)
+	}
+
+	missing := filepath.Join(dir, "missing.golden.yaml")
+	err = CompareGolden(missing, []byte(golden))
+	want = "missing golden file " + missing + ": run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"
+	if !errors.Is(err, ErrNoGolden) || err.Error() != want {
+		t.Errorf("missing: %v, want %s wrapping ErrNoGolden", err, want)
+	}
+}
+
+func TestUpdateGolden(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.golden.yaml")
+
+	changed, err := UpdateGolden(path, []byte("a: 1\n"))
+	if err != nil || !changed {
+		t.Fatalf("new golden: %v, %v; want true, nil", changed, err)
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Make a rewrite visible in the modification time.
+	old := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+
+	changed, err = UpdateGolden(path, []byte("a: 1\n"))
+	if err != nil || changed {
+		t.Fatalf("same content: %v, %v; want false, nil", changed, err)
+	}
+	if info2, _ := os.Stat(path); !info2.ModTime().Equal(old) {
+		t.Errorf("same content rewrote the file (mtime %v)", info2.ModTime())
+	}
+
+	changed, err = UpdateGolden(path, []byte("a: 2\n"))
+	if err != nil || !changed {
+		t.Fatalf("new content: %v, %v; want true, nil", changed, err)
+	}
+	// Atomic: a new file renamed over the golden, not the old one rewritten
+	// in place (which a crash could leave truncated).
+	if info2, _ := os.Stat(path); os.SameFile(info, info2) {
+		t.Error("the golden was rewritten in place, not replaced")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "a: 2\n" {
+		t.Errorf("content = %q", b)
+	}
+	if info2, _ := os.Stat(path); info2.Mode().Perm() != info.Mode().Perm() {
+		t.Errorf("mode %v, was %v", info2.Mode().Perm(), info.Mode().Perm())
+	}
+	// Atomic: written through a temporary file renamed over the golden, so
+	// nothing is left beside it.
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 1 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Errorf("folder holds %v, want only s.golden.yaml", names)
+	}
+}
+
+func TestUpdateGoldenIsAtomic(t *testing.T) {
+	// A golden that cannot be replaced (its folder is read-only) is left
+	// intact rather than truncated.
+	if os.Geteuid() == 0 {
+		t.Skip("root ignores folder permissions")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.golden.yaml")
+	writeFile(t, path, "a: 1\n")
+	if err := os.Chmod(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(dir, 0o755) })
+	if _, err := UpdateGolden(path, []byte("a: 2\n")); err == nil {
+		t.Error("no error writing into a read-only folder")
+	}
+	if b, _ := os.ReadFile(path); string(b) != "a: 1\n" {
+		t.Errorf("golden = %q after a failed update, want it unchanged", b)
+	}
+}
+
+func TestOrphans(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "a.yaml"), "")
+	writeFile(t, filepath.Join(dir, "a.golden.yaml"), "")
+	writeFile(t, filepath.Join(dir, "gone.golden.yaml"), "")
+	writeFile(t, filepath.Join(dir, "g", "b.yaml"), "")
+	writeFile(t, filepath.Join(dir, "g", "b.golden.yaml"), "")
+	writeFile(t, filepath.Join(dir, "g", "renamed.golden.yaml"), "")
+	writeFile(t, filepath.Join(dir, "g", "c.yaml"), "") // no golden: not an orphan
+
+	got, err := Orphans(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "g", "renamed.golden.yaml"), filepath.Join(dir, "gone.golden.yaml")}
+	if !slices.Equal(got, want) {
+		t.Errorf("Orphans = %v, want %v", got, want)
+	}
+	if _, err := Orphans(filepath.Join(dir, "nope")); err == nil {
+		t.Error("Orphans of a missing folder: no error")
+	}
+}
+
+func TestDiscover(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{
+		"z.yaml", "a.yaml", "a.golden.yaml", "notes.txt", "b/c.yaml", "b/c.golden.yaml",
+		"b/testdata/skipped.yaml", "fixtures/skipped.yaml", "b/fixtures/workspaces/skipped.yaml",
+		".hidden/skipped.yaml", "b/a.yml",
+	} {
+		writeFile(t, filepath.Join(dir, name), "")
+	}
+	got, err := Discover(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b", "c.yaml"), filepath.Join(dir, "z.yaml")}
+	if !slices.Equal(got, want) {
+		t.Errorf("Discover(dir) = %v, want %v", got, want)
+	}
+
+	// Files are taken as given (even a golden or one under testdata); the
+	// result is sorted across arguments.
+	explicit := filepath.Join(dir, "b", "testdata", "skipped.yaml")
+	got, err = Discover(filepath.Join(dir, "z.yaml"), explicit, filepath.Join(dir, "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []string{filepath.Join(dir, "b", "c.yaml"), explicit, filepath.Join(dir, "z.yaml")}
+	if !slices.Equal(got, want) {
+		t.Errorf("Discover(files and folder) = %v, want %v", got, want)
+	}
+
+	// A scenarios folder that is itself called testdata is still walked.
+	td := filepath.Join(dir, "b", "testdata")
+	if got, err := Discover(td); err != nil || !slices.Equal(got, []string{explicit}) {
+		t.Errorf("Discover(testdata) = %v, %v", got, err)
+	}
+
+	if _, err := Discover(filepath.Join(dir, "nope")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("Discover(missing) = %v, want fs.ErrNotExist", err)
+	}
+}
+
+func TestGoldenPath(t *testing.T) {
+	for in, want := range map[string]string{
+		"files/append-line.yaml": "files/append-line.golden.yaml",
+		"a.b.yaml":               "a.b.golden.yaml",
+	} {
+		if got := GoldenPath(in); got != want {
+			t.Errorf("GoldenPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
