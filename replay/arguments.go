@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/internal/yamlx"
 )
 
 // arguments decodes a tool call's arguments: a string kept byte for byte, or
@@ -20,11 +22,11 @@ func (d *decoder) arguments(n *yaml.Node, path string) (string, error) {
 	case yaml.ScalarNode:
 		switch n.ShortTag() {
 		case "!!str", "!!binary", "!!null":
-			return d.str(n, path)
+			return d.Str(n, path)
 		}
-		return "", d.errf(n, path, "want a string (the raw text) or a mapping, got %s", describe(n))
+		return "", d.Errf(n, path, "want a string (the raw text) or a mapping, got %s", yamlx.Describe(n))
 	}
-	return "", d.want(n, path, yaml.MappingNode)
+	return "", d.Want(n, path, yaml.MappingNode)
 }
 
 var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
@@ -37,16 +39,16 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 		keys := make(map[string]bool, len(n.Content)/2)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
-			key, err := d.str(k, path)
+			key, err := d.Str(k, path)
 			if err != nil {
 				if k.Kind == yaml.ScalarNode {
 					key, err = k.Value, nil // a number or boolean key becomes its text
 				} else {
-					return nil, d.errf(k, path, "want a scalar key, got %s", describe(k))
+					return nil, d.Errf(k, path, "want a scalar key, got %s", yamlx.Describe(k))
 				}
 			}
 			if keys[key] {
-				return nil, d.errf(k, path, "duplicate key %q", key)
+				return nil, d.Errf(k, path, "duplicate key %q", key)
 			}
 			keys[key] = true
 			if i > 0 {
@@ -54,7 +56,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 			}
 			b = appendJSONString(b, key)
 			b = append(b, ':')
-			if b, err = d.json(b, v, join(path, key)); err != nil {
+			if b, err = d.json(b, v, yamlx.Join(path, key)); err != nil {
 				return nil, err
 			}
 		}
@@ -66,7 +68,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = d.json(b, c, index(path, i)); err != nil {
+			if b, err = d.json(b, c, yamlx.Index(path, i)); err != nil {
 				return nil, err
 			}
 		}
@@ -78,7 +80,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 			s := v
 			if n.ShortTag() == "!!binary" {
 				var err error
-				if s, err = d.str(n, path); err != nil {
+				if s, err = d.Str(n, path); err != nil {
 					return nil, err
 				}
 			}
@@ -96,7 +98,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 			}
 			i, err := strconv.ParseInt(v, 0, 64)
 			if err != nil {
-				return nil, d.errf(n, path, "integer %s cannot be written as JSON", v)
+				return nil, d.Errf(n, path, "integer %s cannot be written as JSON", v)
 			}
 			return strconv.AppendInt(b, i, 10), nil
 		case "!!float":
@@ -105,13 +107,13 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 			}
 			f, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)
 			if err != nil || f-f != 0 {
-				return nil, d.errf(n, path, "number %s cannot be written as JSON", v)
+				return nil, d.Errf(n, path, "number %s cannot be written as JSON", v)
 			}
 			return strconv.AppendFloat(b, f, 'g', -1, 64), nil
 		}
-		return nil, d.errf(n, path, "cannot write %s as JSON", describe(n))
+		return nil, d.Errf(n, path, "cannot write %s as JSON", yamlx.Describe(n))
 	}
-	return nil, d.want(n, path, yaml.MappingNode)
+	return nil, d.Want(n, path, yaml.MappingNode)
 }
 
 // appendJSONString appends s as a JSON string without HTML escaping.

@@ -1,17 +1,13 @@
 package replay
 
 import (
-	"encoding/base64"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
-	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -19,27 +15,15 @@ import (
 // it writes a temporary file in the same directory and renames it over path,
 // so path holds either its old contents or the whole new tape, never a part.
 func Save(path string, t *Tape) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	p, err := atomicfile.Create(path)
 	if err != nil {
 		return fmt.Errorf("saving tape: %w", err)
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // a no-op after the rename
-	if err := Encode(f, t); err != nil {
-		f.Close()
+	defer p.Cleanup()
+	if err := Encode(p, t); err != nil {
 		return fmt.Errorf("saving tape %s: %w", path, err)
 	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("saving tape %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("saving tape %s: %w", path, err)
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		return fmt.Errorf("saving tape %s: %w", path, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := p.Commit(); err != nil {
 		return fmt.Errorf("saving tape %s: %w", path, err)
 	}
 	return nil
@@ -58,12 +42,12 @@ func Encode(w io.Writer, t *Tape) error {
 	if err != nil {
 		return err
 	}
-	root := &yaml.Node{Kind: yaml.MappingNode}
-	addPair(root, "format", plain(Format))
+	root := yamlx.Map()
+	yamlx.Add(root, "format", yamlx.Block(Format))
 	if t.Name != "" {
-		addPair(root, "name", text(t.Name))
+		yamlx.Add(root, "name", yamlx.Block(t.Name))
 	}
-	addPair(root, "tape", entries)
+	yamlx.Add(root, "tape", entries)
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}); err != nil {
@@ -81,12 +65,12 @@ func Encode(w io.Writer, t *Tape) error {
 // ErrFormat and names the entry. A nil or empty entries gives an empty
 // sequence.
 func EncodeEntries(entries []Entry) (*yaml.Node, error) {
-	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	seq := yamlx.Seq()
 	if len(entries) == 0 {
-		seq.Style = yaml.FlowStyle
+		seq = yamlx.FlowSeq()
 	}
 	for i, e := range entries {
-		n, err := encodeEntry(e, index("tape", i))
+		n, err := encodeEntry(e, yamlx.Index("tape", i))
 		if err != nil {
 			return nil, err
 		}
@@ -96,68 +80,68 @@ func EncodeEntries(entries []Entry) (*yaml.Node, error) {
 }
 
 func encodeEntry(e Entry, path string) (*yaml.Node, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode}
+	n := yamlx.Map()
 	switch {
 	case e.Response != nil && e.Error != "":
 		return nil, &FormatError{Key: path, Problem: "both response and error (want exactly one)"}
 	case e.Response != nil:
-		r, err := encodeResponse(e.Response, join(path, "response"))
+		r, err := encodeResponse(e.Response, yamlx.Join(path, "response"))
 		if err != nil {
 			return nil, err
 		}
-		addPair(n, "response", r)
+		yamlx.Add(n, "response", r)
 	case e.Error != "":
-		addPair(n, "error", text(e.Error))
+		yamlx.Add(n, "error", yamlx.Block(e.Error))
 	default:
 		return nil, &FormatError{Key: path, Problem: "neither response nor error (want exactly one)"}
 	}
 	if e.Request != nil {
-		r, err := encodeRequest(e.Request, join(path, "request"), true)
+		r, err := encodeRequest(e.Request, yamlx.Join(path, "request"), true)
 		if err != nil {
 			return nil, err
 		}
-		addPair(n, "request", r)
+		yamlx.Add(n, "request", r)
 	}
 	return n, nil
 }
 
 func encodeResponse(r *llm.Response, path string) (*yaml.Node, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode}
+	n := yamlx.Map()
 	if r.Message.Content != "" {
-		addPair(n, "content", text(r.Message.Content))
+		yamlx.Add(n, "content", yamlx.Block(r.Message.Content))
 	}
 	if len(r.Message.ToolCalls) > 0 {
-		addPair(n, "tool_calls", encodeCalls(r.Message.ToolCalls))
+		yamlx.Add(n, "tool_calls", encodeCalls(r.Message.ToolCalls))
 	}
 	if r.FinishReason != "" {
-		addPair(n, "finish_reason", text(string(r.FinishReason)))
+		yamlx.Add(n, "finish_reason", yamlx.Block(string(r.FinishReason)))
 	}
 	if r.Usage != (llm.Usage{}) {
 		if r.Usage.InputTokens < 0 || r.Usage.OutputTokens < 0 {
-			return nil, &FormatError{Key: join(path, "usage"), Problem: "negative token count"}
+			return nil, &FormatError{Key: yamlx.Join(path, "usage"), Problem: "negative token count"}
 		}
-		u := &yaml.Node{Kind: yaml.MappingNode}
+		u := yamlx.Map()
 		if r.Usage.InputTokens != 0 {
-			addPair(u, "input_tokens", integer(r.Usage.InputTokens))
+			yamlx.Add(u, "input_tokens", yamlx.Int(r.Usage.InputTokens))
 		}
 		if r.Usage.OutputTokens != 0 {
-			addPair(u, "output_tokens", integer(r.Usage.OutputTokens))
+			yamlx.Add(u, "output_tokens", yamlx.Int(r.Usage.OutputTokens))
 		}
-		addPair(n, "usage", u)
+		yamlx.Add(n, "usage", u)
 	}
 	return n, nil
 }
 
 func encodeCalls(calls []llm.ToolCall) *yaml.Node {
-	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	seq := yamlx.Seq()
 	for _, c := range calls {
-		n := &yaml.Node{Kind: yaml.MappingNode}
+		n := yamlx.Map()
 		if c.ID != "" {
-			addPair(n, "id", text(c.ID))
+			yamlx.Add(n, "id", yamlx.Block(c.ID))
 		}
-		addPair(n, "name", text(c.Name)) // required, even when empty
+		yamlx.Add(n, "name", yamlx.Block(c.Name)) // required, even when empty
 		if c.Arguments != "" {
-			addPair(n, "arguments", rawText(c.Arguments))
+			yamlx.Add(n, "arguments", yamlx.QuotedBlock(c.Arguments))
 		}
 		seq.Content = append(seq.Content, n)
 	}
@@ -167,109 +151,55 @@ func encodeCalls(calls []llm.ToolCall) *yaml.Node {
 // encodeRequest returns the node of s; strict rejects invalid roles, and
 // is off when rendering a request for a diff.
 func encodeRequest(s *RequestSummary, path string, strict bool) (*yaml.Node, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode}
+	n := yamlx.Map()
 	if s.Tools != nil {
-		tools := &yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle}
+		tools := yamlx.FlowSeq()
 		for _, t := range s.Tools {
-			tools.Content = append(tools.Content, text(t))
+			tools.Content = append(tools.Content, yamlx.Block(t))
 		}
-		addPair(n, "tools", tools)
+		yamlx.Add(n, "tools", tools)
 	}
 	if s.LastMessage != nil {
-		m, err := encodeMessage(*s.LastMessage, join(path, "last_message"), strict)
+		m, err := encodeMessage(*s.LastMessage, yamlx.Join(path, "last_message"), strict)
 		if err != nil {
 			return nil, err
 		}
-		addPair(n, "last_message", m)
+		yamlx.Add(n, "last_message", m)
 	}
 	if s.Messages != nil {
-		seq := &yaml.Node{Kind: yaml.SequenceNode}
+		seq := yamlx.Seq()
 		if len(s.Messages) == 0 {
-			seq.Style = yaml.FlowStyle
+			seq = yamlx.FlowSeq()
 		}
 		for i, msg := range s.Messages {
-			m, err := encodeMessage(msg, index(join(path, "messages"), i), strict)
+			m, err := encodeMessage(msg, yamlx.Index(yamlx.Join(path, "messages"), i), strict)
 			if err != nil {
 				return nil, err
 			}
 			seq.Content = append(seq.Content, m)
 		}
-		addPair(n, "messages", seq)
+		yamlx.Add(n, "messages", seq)
 	}
 	return n, nil
 }
 
 func encodeMessage(m llm.Message, path string, strict bool) (*yaml.Node, error) {
 	if strict && !m.Role.Valid() {
-		return nil, &FormatError{Key: join(path, "role"), Problem: fmt.Sprintf("invalid role %q (want system, user, assistant, tool)", m.Role)}
+		return nil, &FormatError{Key: yamlx.Join(path, "role"), Problem: fmt.Sprintf("invalid role %q (want system, user, assistant, tool)", m.Role)}
 	}
-	n := &yaml.Node{Kind: yaml.MappingNode}
-	addPair(n, "role", text(string(m.Role)))
+	n := yamlx.Map()
+	yamlx.Add(n, "role", yamlx.Block(string(m.Role)))
 	if m.Content != "" {
-		addPair(n, "content", text(m.Content))
+		yamlx.Add(n, "content", yamlx.Block(m.Content))
 	}
 	if len(m.ToolCalls) > 0 {
-		addPair(n, "tool_calls", encodeCalls(m.ToolCalls))
+		yamlx.Add(n, "tool_calls", encodeCalls(m.ToolCalls))
 	}
 	if m.ToolCallID != "" {
-		addPair(n, "tool_call_id", text(m.ToolCallID))
+		yamlx.Add(n, "tool_call_id", yamlx.Block(m.ToolCallID))
 	}
 	if m.Name != "" {
-		addPair(n, "name", text(m.Name))
+		yamlx.Add(n, "name", yamlx.Block(m.Name))
 	}
 	return n, nil
-}
-
-func addPair(m *yaml.Node, key string, v *yaml.Node) {
-	m.Content = append(m.Content, plain(key), v)
-}
-
-func plain(s string) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-}
-
-func integer(i int) *yaml.Node {
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(i)}
-}
-
-// text returns a string node that reads back as exactly s: a literal block
-// for multi-line text, plain or quoted otherwise (the emitter quotes what
-// would not read back as the same string), double-quoted where neither
-// holds s exactly, and base64 (!!binary) for invalid UTF-8.
-func text(s string) *yaml.Node {
-	if n, ok := special(s); ok {
-		return n
-	}
-	if strings.Contains(s, "\n") {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.LiteralStyle}
-	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
-}
-
-// rawText is text for tool-call arguments: single-quoted where possible, so
-// that JSON reads as written and is never taken for a YAML mapping.
-func rawText(s string) *yaml.Node {
-	if n, ok := special(s); ok {
-		return n
-	}
-	if strings.Contains(s, "\n") {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.LiteralStyle}
-	}
-	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.SingleQuotedStyle}
-}
-
-// special handles the strings the emitter's own style choice cannot be
-// trusted with: invalid UTF-8 (written as !!binary), text holding line
-// breaks other than \n, and multi-line text starting with a tab (both
-// written double-quoted, with escapes).
-func special(s string) (*yaml.Node, bool) {
-	if !utf8.ValidString(s) {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!binary", Value: base64.StdEncoding.EncodeToString([]byte(s))}, true
-	}
-	// A literal block whose first line starts with a tab has no indentation
-	// indicator, and the parser cannot tell the tab from indentation.
-	if strings.ContainsAny(s, "\r\u0085\u2028\u2029") || strings.HasPrefix(s, "\t") && strings.Contains(s, "\n") {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}, true
-	}
-	return nil, false
 }

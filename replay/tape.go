@@ -2,10 +2,10 @@ package replay
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 
+	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -159,23 +159,7 @@ type FormatError struct {
 
 // Error returns "file:line: key: problem", leaving out the parts that are empty.
 func (e *FormatError) Error() string {
-	var b []byte
-	if e.File != "" {
-		b = append(b, e.File...)
-		if e.Line > 0 {
-			b = append(b, ':')
-			b = strconv.AppendInt(b, int64(e.Line), 10)
-		}
-		b = append(b, ": "...)
-	} else if e.Line > 0 {
-		b = fmt.Appendf(b, "line %d: ", e.Line)
-	}
-	if e.Key != "" {
-		b = append(b, e.Key...)
-		b = append(b, ": "...)
-	}
-	b = append(b, e.Problem...)
-	return string(b)
+	return (&yamlx.Error{File: e.File, Line: e.Line, Key: e.Key, Problem: e.Problem}).Error()
 }
 
 // Unwrap returns ErrFormat.

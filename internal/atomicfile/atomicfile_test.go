@@ -36,3 +36,20 @@ func TestWriteReplacesWholeOrNothing(t *testing.T) {
 		t.Errorf("file holds %q", got)
 	}
 }
+
+func TestPendingCleanupWithoutCommitLeavesTarget(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "tape.yaml")
+	p, err := Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.WriteString(p, "never committed")
+	p.Cleanup()
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("left behind: %v", entries)
+	}
+	if _, err := Create(filepath.Join(dir, "missing", "t.yaml")); err == nil {
+		t.Error("Create in a missing directory succeeded")
+	}
+}

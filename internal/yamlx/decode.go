@@ -1,12 +1,14 @@
 // Package yamlx walks yaml.v3 nodes strictly, so that every problem in a
-// scenario file is reported as "file:line: key: problem", and builds the nodes
-// of canonical YAML output.
+// scenario or tape file is reported as "file:line: key: problem", and builds
+// the nodes of canonical YAML output.
 package yamlx
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -49,7 +51,13 @@ func (e *Error) Error() string {
 func (e *Error) Unwrap() error { return ErrFormat }
 
 // Decoder reports problems against one file.
-type Decoder struct{ File string }
+type Decoder struct {
+	// File is the file name put in every error; empty means unknown.
+	File string
+	// In names what the file holds, for messages such as "aliases are not
+	// supported in a tape"; empty leaves the phrase out.
+	In string
+}
 
 // Errf returns an *Error at n's line.
 func (d *Decoder) Errf(n *yaml.Node, key, format string, args ...any) error {
@@ -62,8 +70,20 @@ func (d *Decoder) Errf(n *yaml.Node, key, format string, args ...any) error {
 
 var syntaxLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
+// SyntaxError turns an error of yaml.v3's decoder into an *Error, taking the
+// line out of the message when it has one.
+func (d *Decoder) SyntaxError(err error) error {
+	msg := err.Error()
+	if m := syntaxLine.FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return &Error{File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
+	}
+	return &Error{File: d.File, Problem: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+}
+
 // Parse parses data as one YAML document and returns its root node (nil for an
-// empty document). A syntax error carries the file and line.
+// empty document). A syntax error carries the file and line, including one
+// after a '---' that starts a second document.
 func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -73,18 +93,16 @@ func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
-		if err.Error() == "EOF" {
+		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		msg := err.Error()
-		if m := syntaxLine.FindStringSubmatch(msg); m != nil {
-			line, _ := strconv.Atoi(m[1])
-			return nil, &Error{File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
-		}
-		return nil, &Error{File: d.File, Problem: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+		return nil, d.SyntaxError(err)
 	}
 	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		if err != nil {
+			return nil, d.SyntaxError(err)
+		}
 		return nil, &Error{File: d.File, Line: extra.Line, Problem: "more than one YAML document (remove the '---')"}
 	}
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
@@ -102,6 +120,8 @@ func Describe(n *yaml.Node) string {
 		return "a sequence"
 	case yaml.AliasNode:
 		return "an alias"
+	case yaml.DocumentNode:
+		return "a document"
 	}
 	v := n.Value
 	if len(v) > 40 {
@@ -116,6 +136,8 @@ func Describe(n *yaml.Node) string {
 		return "a number (" + v + ")"
 	case "!!bool":
 		return "a boolean (" + v + ")"
+	case "!!timestamp":
+		return "a timestamp (" + v + ")"
 	case "!!str":
 		return fmt.Sprintf("a string (%q)", v)
 	}
@@ -131,6 +153,9 @@ var kindNames = map[yaml.Kind]string{
 // Want checks that n is of the given kind and not an alias.
 func (d *Decoder) Want(n *yaml.Node, key string, kind yaml.Kind) error {
 	if n.Kind == yaml.AliasNode {
+		if d.In != "" {
+			return d.Errf(n, key, "aliases are not supported in %s (write the value out)", d.In)
+		}
 		return d.Errf(n, key, "aliases are not supported (write the value out)")
 	}
 	if n.Kind != kind {
@@ -140,8 +165,8 @@ func (d *Decoder) Want(n *yaml.Node, key string, kind yaml.Kind) error {
 }
 
 // Fields calls fn for each key of mapping n in document order, rejecting a
-// non-scalar key, an unknown key (naming the allowed ones) and a duplicate. It
-// returns the keys seen.
+// non-scalar key and an unknown key (both naming the allowed ones) and a
+// duplicate. It returns the keys seen.
 func (d *Decoder) Fields(n *yaml.Node, path string, allowed []string, fn func(key string, v *yaml.Node) error) (map[string]bool, error) {
 	if err := d.Want(n, path, yaml.MappingNode); err != nil {
 		return nil, err
@@ -150,7 +175,7 @@ func (d *Decoder) Fields(n *yaml.Node, path string, allowed []string, fn func(ke
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return nil, d.Errf(k, path, "want a plain key, got %s", Describe(k))
+			return nil, d.Errf(k, path, "want a plain key, got %s (want %s)", Describe(k), strings.Join(allowed, ", "))
 		}
 		known := false
 		for _, a := range allowed {
@@ -204,10 +229,14 @@ func Join(path, key string) string {
 // Index appends a sequence index to a path.
 func Index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
 
-// Str decodes a string scalar; null is the empty string. Numbers and booleans
+// Str decodes a string: a !!str scalar, a !!binary scalar (base64, for text
+// that is not valid UTF-8) or null (the empty string). Numbers and booleans
 // are refused, with a hint to quote them.
 func (d *Decoder) Str(n *yaml.Node, path string) (string, error) {
 	if err := d.Want(n, path, yaml.ScalarNode); err != nil {
+		if n.Kind != yaml.AliasNode {
+			return "", d.Errf(n, path, "want a string, got %s", Describe(n))
+		}
 		return "", err
 	}
 	switch n.ShortTag() {
@@ -215,8 +244,23 @@ func (d *Decoder) Str(n *yaml.Node, path string) (string, error) {
 		return n.Value, nil
 	case "!!null":
 		return "", nil
+	case "!!binary":
+		b, err := base64.StdEncoding.DecodeString(strings.Map(dropSpace, n.Value))
+		if err != nil {
+			return "", d.Errf(n, path, "invalid !!binary value: %v", err)
+		}
+		return string(b), nil
 	}
 	return "", d.Errf(n, path, "want a string, got %s; quote it", Describe(n))
+}
+
+// dropSpace drops the white space a !!binary value may be wrapped with.
+func dropSpace(r rune) rune {
+	switch r {
+	case ' ', '\t', '\n', '\r':
+		return -1
+	}
+	return r
 }
 
 // Strs decodes a sequence of strings; it is never nil.

@@ -1,0 +1,101 @@
+package yamlx
+
+import (
+	"errors"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+)
+
+func parse(t *testing.T, src string) *yaml.Node {
+	t.Helper()
+	n, err := (&Decoder{File: "f.yaml"}).Parse([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestDescribe(t *testing.T) {
+	for src, want := range map[string]string{
+		"2001-12-14": "a timestamp (2001-12-14)",
+		"12":         "an integer (12)",
+		"'x'":        `a string ("x")`,
+		"[a]":        "a sequence",
+	} {
+		if got := Describe(parse(t, src)); got != want {
+			t.Errorf("Describe(%s) = %q, want %q", src, got, want)
+		}
+	}
+	if got := Describe(&yaml.Node{Kind: yaml.DocumentNode}); got != "a document" {
+		t.Errorf("Describe(document) = %q", got)
+	}
+}
+
+func TestStr(t *testing.T) {
+	d := &Decoder{File: "f.yaml"}
+	for _, c := range []struct{ src, want, err string }{
+		{src: "hi", want: "hi"},
+		{src: "null", want: ""},
+		{src: "!!binary /w==", want: "\xff"},
+		{src: "!!binary |\n  aGVs\n  bG8=\n", want: "hello"},
+		{src: "!!binary '%%'", err: "f.yaml:1: k: invalid !!binary value: illegal base64 data at input byte 0"},
+		{src: "12", err: "f.yaml:1: k: want a string, got an integer (12); quote it"},
+		{src: "{a: 1}", err: "f.yaml:1: k: want a string, got a mapping"},
+	} {
+		got, err := d.Str(parse(t, c.src), "k")
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("Str(%q) error = %v, want %q", c.src, err, c.err)
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("Str(%q) = %q, %v; want %q", c.src, got, err, c.want)
+		}
+	}
+}
+
+func TestErrors(t *testing.T) {
+	alias := "a: &x x\nb: *x\n"
+	for _, c := range []struct {
+		name string
+		d    Decoder
+		src  string
+		want string
+	}{
+		{"alias", Decoder{File: "f.yaml"}, alias, "f.yaml:2: b: aliases are not supported (write the value out)"},
+		{"alias in", Decoder{File: "f.yaml", In: "a tape"}, alias, "f.yaml:2: b: aliases are not supported in a tape (write the value out)"},
+		{"non-scalar key", Decoder{File: "f.yaml"}, "? [x]\n: 1\n", "f.yaml:1: want a plain key, got a sequence (want a, b)"},
+		{"unknown key", Decoder{File: "f.yaml"}, "c: 1\n", `f.yaml:1: unknown key "c" (want a, b)`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root, err := c.d.Parse([]byte(c.src))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = c.d.Fields(root, "", []string{"a", "b"}, func(key string, v *yaml.Node) error {
+				_, err := c.d.Str(v, key)
+				return err
+			})
+			if err == nil || err.Error() != c.want {
+				t.Fatalf("error = %v, want %q", err, c.want)
+			}
+			if !errors.Is(err, ErrFormat) {
+				t.Errorf("error does not wrap ErrFormat")
+			}
+		})
+	}
+}
+
+func TestParseSecondDocument(t *testing.T) {
+	d := &Decoder{File: "f.yaml"}
+	for src, want := range map[string]string{
+		"a: 1\n---\nb: 2\n": "f.yaml:2: more than one YAML document (remove the '---')",
+		"a: 1\n---\n[b\n":   "f.yaml:2: invalid YAML: did not find expected ',' or ']'",
+	} {
+		if _, err := d.Parse([]byte(src)); err == nil || err.Error() != want {
+			t.Errorf("Parse(%q) error = %v, want %q", src, err, want)
+		}
+	}
+	if n, err := d.Parse(nil); n != nil || err != nil {
+		t.Errorf("Parse(empty) = %v, %v; want nil, nil", n, err)
+	}
+}
