@@ -1,0 +1,99 @@
+package harness
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestCheck(t *testing.T) {
+	// Each expect block is appended to demoScenario; $LINE is the line of
+	// its first key's value.
+	line := strconv.Itoa(strings.Count(demoScenario, "\n") + 2)
+	cases := []struct {
+		name   string
+		expect string
+		want   []string
+	}{
+		{name: "all hold", expect: `
+  termination: final_text
+  iterations: 2
+  tool_calls: [write_file, fetch_weather, calculator, delete_file]
+  retries: {fetch_weather: 2, write_file: 0}
+  repairs: {call_1: [trailing_comma], call_2: []}
+  errors: {call_3: validation}
+  final: {equals: done}
+  files: {notes.txt: "hello\nworld\n", old.txt: null}`},
+		{name: "final contains and matches hold", expect: "\n  final: {contains: on, matches: '^d.n'}"},
+		{name: "termination", expect: "\n  termination: max_iterations",
+			want: []string{"$FILE:$LINE: expect.termination: expected max_iterations, found final_text"}},
+		{name: "iterations", expect: "\n  iterations: 3",
+			want: []string{"$FILE:$LINE: expect.iterations: expected 3 model calls, found 2"}},
+		{name: "tool_calls", expect: "\n  tool_calls: [write_file, calculator]",
+			want: []string{"$FILE:$LINE: expect.tool_calls: expected [write_file, calculator], found [write_file, fetch_weather, calculator, delete_file]"}},
+		{name: "retries", expect: "\n  retries: {fetch_weather: 1, write_file: 2}",
+			want: []string{
+				"$FILE:$LINE: expect.retries: expected fetch_weather to be retried 1 times, found 2",
+				"$FILE:$LINE: expect.retries: expected write_file to be retried 2 times, found 0",
+			}},
+		{name: "repairs", expect: "\n  repairs: {call_1: [trim], call_9: [trailing_comma]}",
+			want: []string{
+				"$FILE:$LINE: expect.repairs: expected call call_1 to be repaired with [trim], found [trailing_comma]",
+				"$FILE:$LINE: expect.repairs: expected call call_9 to be repaired with [trailing_comma], found no call call_9",
+			}},
+		{name: "errors", expect: "\n  errors: {call_1: validation, call_3: transient, call_9: panic}",
+			want: []string{
+				`$FILE:$LINE: expect.errors: expected call call_1 to fail with validation, found a success: "overwrote notes.txt (12 bytes)"`,
+				`$FILE:$LINE: expect.errors: expected call call_3 to fail with transient, found validation: "error (validation): division by zero. Fix: give a non-zero b, or do not divide"`,
+				"$FILE:$LINE: expect.errors: expected call call_9 to fail with panic, found no call call_9",
+			}},
+		{name: "final equals", expect: "\n  final: {equals: finished}",
+			want: []string{`$FILE:$LINE: expect.final: expected the final text to equal "finished", found "done"`}},
+		{name: "final contains", expect: "\n  final: {contains: finish}",
+			want: []string{`$FILE:$LINE: expect.final: expected the final text to contain "finish", found "done"`}},
+		{name: "final matches", expect: "\n  final: {matches: '^fin'}",
+			want: []string{`$FILE:$LINE: expect.final: expected the final text to match "^fin", found "done"`}},
+		{name: "files", expect: "\n  files: {notes.txt: \"hello\\n\", old.txt: \"bye\\n\", new.txt: null}",
+			want: []string{
+				`$FILE:$LINE: expect.files: expected notes.txt to hold "hello\n", found "hello\nworld\n"`,
+				`$FILE:$LINE: expect.files: expected old.txt to hold "bye\n", found no such file`,
+			}},
+		{name: "file that must not exist", expect: "\n  files: {notes.txt: null}",
+			want: []string{`$FILE:$LINE: expect.files: expected notes.txt not to exist, found it with "hello\nworld\n"`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Parse([]byte(demoScenario+"expect:"+c.expect+"\n"), "check.yaml", "check")
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := s.Run(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, w := range c.want {
+				want = append(want, strings.NewReplacer("$FILE", "check.yaml", "$LINE", line).Replace(w))
+			}
+			if got := s.Check(o); !slices.Equal(got, want) {
+				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+func TestCheckWithoutExpect(t *testing.T) {
+	s, err := Parse([]byte(demoScenario), "check.yaml", "check")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.Check(o); got != nil {
+		t.Errorf("Check without expect = %v, want nil", got)
+	}
+}

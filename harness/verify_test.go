@@ -1,0 +1,89 @@
+package harness
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestVerify(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	path := filepath.Join(root, "g", "demo.yaml")
+	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 2}\n")
+
+	v := Verify(ctx, path, &VerifyOptions{Root: root})
+	want := "missing golden file " + GoldenPath(path) + ": run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"
+	if v.Passed() || v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want || v.Name != "g/demo" {
+		t.Fatalf("no golden: %+v", v)
+	}
+
+	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
+	if !v.Passed() || !v.Updated {
+		t.Fatalf("update: passed %v, updated %v, %v %v", v.Passed(), v.Updated, v.Err, v.Failures)
+	}
+	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
+	if !v.Passed() || v.Updated {
+		t.Fatalf("second update: passed %v, updated %v (want no rewrite)", v.Passed(), v.Updated)
+	}
+	v = Verify(ctx, path, &VerifyOptions{Root: root, Perturb: 7})
+	if !v.Passed() {
+		t.Fatalf("after update: %v %v", v.Err, v.Failures)
+	}
+
+	// Expectations are checked in update mode too.
+	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 3}\n")
+	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
+	want = path + ":" + itoa(strings.Count(demoScenario, "\n")) + ": expect.iterations: expected 3 model calls, found 2"
+	if len(v.Failures) != 1 || v.Failures[0] != want {
+		t.Errorf("update with a failed expectation: %q, want %q", v.Failures, want)
+	}
+}
+
+func TestVerifyDivergence(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "diverge.yaml")
+	writeFile(t, path, `format: tapeloop/v1
+input: [{role: user, content: hi}]
+tape:
+  - response: {content: hello}
+    request: {last_message: {role: user, content: bye}}
+`)
+	v := Verify(context.Background(), path, &VerifyOptions{Update: true})
+	if v.Err != nil || len(v.Failures) != 1 || !strings.HasPrefix(v.Failures[0], path+": the run diverged from the tape: ") {
+		t.Fatalf("diverged: %v %q", v.Err, v.Failures)
+	}
+	if v.Outcome == nil || !v.Outcome.Diverged {
+		t.Errorf("outcome not marked diverged")
+	}
+}
+
+func TestVerifyLoadError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	writeFile(t, path, "format: tapeloop/v1\nexpcet: 1\n")
+	v := Verify(context.Background(), path, nil)
+	if !errors.Is(v.Err, ErrScenario) || v.Name != path || v.Scenario != nil || v.Outcome != nil || v.Passed() {
+		t.Errorf("load error: %+v", v)
+	}
+	if _, err := os.Stat(GoldenPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a golden was written for a scenario that does not load")
+	}
+}
+
+func TestCheckTerminationShowsError(t *testing.T) {
+	s, err := Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  termination: final_text\n"), "x.yaml", "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := s.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := s.Check(o)
+	want := "x.yaml:5: expect.termination: expected final_text, found model_error (" + o.Error + ")"
+	if len(got) != 1 || got[0] != want || o.Error == "" {
+		t.Errorf("Check = %q, want [%q]", got, want)
+	}
+}
