@@ -163,45 +163,53 @@ func (r *runner) updateMemo(p *pendingCall) {
 	}
 }
 
-// executeAll runs the runnable calls of a batch and waits for all of them. On a
-// virtual clock, concurrent calls start together and the run's clock then moves
-// to the latest end; sequential calls start where the previous one ended.
+// executeAll runs the runnable calls of a batch and waits for all of them.
+//
+// Calls that change nothing run concurrently. A call that may change the
+// workspace or the world (side effects write or external) runs alone: after
+// every call before it has finished and before any call after it starts. So a
+// batch has the result of running its calls one by one in source order,
+// whatever the scheduling — a read and a write of the same file in one batch
+// give the same answer on every run. In sequential mode every call runs alone.
+//
+// On a virtual clock, the calls of a concurrent group start together and the
+// run's clock then moves to the latest end; a call that runs alone starts where
+// the previous group ended.
 func (r *runner) executeAll(ctx context.Context, pending []*pendingCall, sequential bool) {
-	if sequential {
-		for _, p := range pending {
-			if p.runnable {
-				r.execute(ctx, p)
-				r.advanceTo(p.exec.end)
-			}
+	var group []*pendingCall
+	for _, p := range pending {
+		if !p.runnable {
+			continue
 		}
+		if sequential || p.prep.Spec.Safety.Changes() {
+			r.executeGroup(ctx, group)
+			r.executeGroup(ctx, []*pendingCall{p})
+			group = group[:0]
+			continue
+		}
+		group = append(group, p)
+	}
+	r.executeGroup(ctx, group)
+}
+
+// executeGroup runs calls concurrently and waits for them. The last runs on the
+// loop's goroutine, so a group of one call starts no goroutine.
+func (r *runner) executeGroup(ctx context.Context, group []*pendingCall) {
+	if len(group) == 0 {
 		return
 	}
-	// The last runnable call runs on the loop's goroutine, the others on their
-	// own: a batch of one call starts no goroutine.
-	last := -1
-	for i, p := range pending {
-		if p.runnable {
-			last = i
-		}
-	}
 	var wg sync.WaitGroup
-	for i, p := range pending {
-		if p.runnable && i != last {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r.execute(ctx, p)
-			}()
-		}
+	for _, p := range group[:len(group)-1] {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.execute(ctx, p)
+		}()
 	}
-	if last >= 0 {
-		r.execute(ctx, pending[last])
-	}
+	r.execute(ctx, group[len(group)-1])
 	wg.Wait()
-	for _, p := range pending {
-		if p.runnable {
-			r.advanceTo(p.exec.end)
-		}
+	for _, p := range group {
+		r.advanceTo(p.exec.end)
 	}
 }
 

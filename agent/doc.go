@@ -16,7 +16,11 @@
 //   - Each iteration takes a fresh registry snapshot: a tool registered mid-run
 //     is offered on the next turn; an unavailable one is hidden.
 //   - The calls of one response form a batch, run concurrently unless the
-//     options or any of its tools say sequential. Start events and before hooks
+//     options or any of its tools say sequential. A call that may change the
+//     workspace or the world (side effects write or external) runs alone, after
+//     the calls before it and before those after it, so a batch has the result
+//     of running it in source order whatever the scheduling; calls that change
+//     nothing run concurrently. Start events and before hooks
 //     run in the order the model emitted the calls, before execution; after
 //     hooks, end events and result messages run in that order after the whole
 //     batch, whatever finished first.

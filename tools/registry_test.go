@@ -364,3 +364,25 @@ func names(defs []llm.ToolDefinition) []string {
 	}
 	return out
 }
+
+func TestStrictParseRefusesTrailingData(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(echoTool(t, "echo"))
+	for _, args := range []string{`{"path": "a", "count": 1}}`, `{"path": "a", "count": 1}]`, `{"path": "a", "count": 1} {}`, `{"path": "a", "count": 1} x`} {
+		ex := r.Execute(context.Background(), llm.ToolCall{Name: "echo", Arguments: args})
+		if ex.Result.Kind() != KindValidation {
+			t.Errorf("%s: kind %q, content %q; trailing data must not pass the strict parse", args, ex.Result.Kind(), ex.Result.Content)
+		}
+	}
+}
+
+func TestSchemasAreSharedNotConfused(t *testing.T) {
+	r := NewRegistry(nil)
+	// Two tools with the same schema text share one compiled schema; each still
+	// names itself in its messages.
+	r.MustRegister(echoTool(t, "first"), echoTool(t, "second"))
+	ex := r.Execute(context.Background(), llm.ToolCall{Name: "second", Arguments: `{"path": 1}`})
+	if !strings.Contains(ex.Result.Content, "invalid arguments for second") {
+		t.Errorf("content %q", ex.Result.Content)
+	}
+}

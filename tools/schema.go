@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 )
@@ -26,10 +27,27 @@ type schema struct {
 	validator *jsonschema.Schema
 }
 
+// compiled caches compiled schemas by their text. A compiled schema is
+// immutable, and tools built per run (as a harness does) share a handful of
+// schemas, so compiling each once per process saves most of a registration.
+var compiled sync.Map // string(raw schema) -> *schema
+
 func compileSchema(name string, raw json.RawMessage) (*schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = defaultParameters
 	}
+	if s, ok := compiled.Load(string(raw)); ok {
+		return s.(*schema), nil
+	}
+	s, err := compileSchemaUncached(name, raw)
+	if err != nil {
+		return nil, err
+	}
+	compiled.Store(string(raw), s)
+	return s, nil
+}
+
+func compileSchemaUncached(name string, raw json.RawMessage) (*schema, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("%w for tool %q: %v", ErrInvalidSchema, name, err)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -35,13 +37,9 @@ func (t *funcTool) Execute(ctx context.Context, call Call) (*Result, error) { re
 // The error reports a type that cannot be described as a JSON Schema object.
 func New[In any](spec Spec, fn func(ctx context.Context, in In) (*Result, error)) (Tool, error) {
 	if spec.Parameters == nil {
-		s, err := jsonschema.For[In](nil)
+		raw, err := inferSchema[In]()
 		if err != nil {
 			return nil, fmt.Errorf("inferring the schema of tool %q from %T: %w", spec.Name, *new(In), err)
-		}
-		raw, err := json.Marshal(s)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the schema of tool %q: %w", spec.Name, err)
 		}
 		spec.Parameters = raw
 	}
@@ -74,4 +72,27 @@ func (t *typedTool[In]) Execute(ctx context.Context, call Call) (*Result, error)
 		return ValidationFailure(err.Error(), "send arguments that match the tool's schema"), nil
 	}
 	return t.fn(ctx, in)
+}
+
+// inferred caches the schema inferred from each argument type: inference and
+// encoding cost more than the rest of building a tool, and a harness builds the
+// same tools for every run.
+var inferred sync.Map // reflect.Type -> json.RawMessage
+
+// inferSchema returns the JSON Schema of In, as JSON.
+func inferSchema[In any]() (json.RawMessage, error) {
+	t := reflect.TypeFor[In]()
+	if raw, ok := inferred.Load(t); ok {
+		return raw.(json.RawMessage), nil
+	}
+	s, err := jsonschema.For[In](nil)
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	inferred.Store(t, json.RawMessage(raw))
+	return raw, nil
 }
