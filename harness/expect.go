@@ -41,7 +41,7 @@ func (s *Scenario) Check(o *Outcome) []string {
 		got := Retries(o.Run)
 		for _, name := range sortedKeys(e.Retries) {
 			if got[name] != e.Retries[name] {
-				fail("retries", "expected %s to be retried %d times, found %d", name, e.Retries[name], got[name])
+				fail("retries", "expected %s to be retried %s, found %d", name, times(e.Retries[name]), got[name])
 			}
 		}
 	}
@@ -143,6 +143,13 @@ func callsByID(run *agent.RunResult) map[string]*agent.CallRecord {
 		}
 	}
 	return out
+}
+
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return fmt.Sprintf("%d times", n)
 }
 
 func list(items []string) string { return "[" + strings.Join(items, ", ") + "]" }

@@ -208,7 +208,7 @@ func (s *Scenario) buildWorkspace() (workspace.FS, error) {
 func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env) (tools.Tool, error) {
 	f, ok := fixtures.Lookup(ts.Fixture)
 	if !ok {
-		return nil, fmt.Errorf("%w: %s:%d: setup.tools: unknown fixture %q (known: %v)", ErrScenario, s.Path, ts.Line, ts.Fixture, fixtures.Names())
+		return nil, scenarioErrorf("%s:%d: setup.tools[%s].fixture: unknown fixture %q (known: %v)", s.Path, ts.Line, ts.Name, ts.Fixture, fixtures.Names())
 	}
 	t, err := f.New(ts.Name, env, ts.With)
 	if err != nil {
@@ -223,9 +223,9 @@ func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env) (tools.Tool, error
 			if ce.Key != "" {
 				key += "." + ce.Key
 			}
-			return nil, fmt.Errorf("%w: %s:%d: %s: %w", ErrScenario, s.Path, line, key, ce.Err)
+			return nil, scenarioErrorf("%s:%d: %s: %w", s.Path, line, key, ce.Err)
 		}
-		return nil, fmt.Errorf("%w: %s:%d: setup.tools[%s]: %v", ErrScenario, s.Path, ts.Line, ts.Name, err)
+		return nil, scenarioErrorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
 	}
 	return t, nil
 }

@@ -24,8 +24,21 @@ const Format = "tapeloop/v1"
 // MaxScenarioSize bounds a scenario file; a larger one is refused.
 const MaxScenarioSize = 16 << 20
 
-// ErrScenario is wrapped by every error about a scenario file's content.
+// ErrScenario is wrapped by every error about a scenario file's content. Its
+// text does not appear in the message, which starts with file:line.
 var ErrScenario = errors.New("invalid scenario")
+
+// scenarioError is a problem in a scenario file: its text is the underlying
+// error's ("file:line: key: problem"); it matches ErrScenario and the cause.
+type scenarioError struct{ err error }
+
+func (e *scenarioError) Error() string   { return e.err.Error() }
+func (e *scenarioError) Unwrap() []error { return []error{ErrScenario, e.err} }
+
+// scenarioErrorf formats a scenario error; %w verbs wrap as usual.
+func scenarioErrorf(format string, args ...any) error {
+	return &scenarioError{err: fmt.Errorf(format, args...)}
+}
 
 // Scenario is one scenario file, decoded and checked.
 type Scenario struct {
@@ -146,7 +159,7 @@ func Load(path, root string) (*Scenario, error) {
 		return nil, fmt.Errorf("loading scenario: %w", err)
 	}
 	if info.Size() > MaxScenarioSize {
-		return nil, fmt.Errorf("%w: %s: %d bytes is more than the %d a scenario may have", ErrScenario, path, info.Size(), MaxScenarioSize)
+		return nil, scenarioErrorf("%s: %d bytes is more than the %d a scenario may have", path, info.Size(), MaxScenarioSize)
 	}
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -189,7 +202,7 @@ func DefaultName(path, root string) string {
 func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	defer func() {
 		if err != nil && !errors.Is(err, ErrScenario) {
-			err = fmt.Errorf("%w: %w", ErrScenario, err)
+			err = &scenarioError{err: err}
 		}
 	}()
 	d := &yamlx.Decoder{File: file}

@@ -68,7 +68,7 @@ func TestLoadErrors(t *testing.T) {
 			want: `$FILE:9: setup.tools[weather].with.reslt: unknown key (valid keys: description, failures, kind, result, idempotent)`},
 		{name: "unknown fixture", validate: true,
 			text: "format: tapeloop/v1\nsetup:\n  tools:\n    - read_file\n    - name: weather\n      fixture: weather_api\n" + minimal,
-			want: `$FILE:5: setup.tools: unknown fixture "weather_api" (known: [` + strings.Join(fixtures.Names(), " ") + `])`},
+			want: `$FILE:5: setup.tools[weather].fixture: unknown fixture "weather_api" (known: [` + strings.Join(fixtures.Names(), " ") + `])`},
 		{name: "tape error",
 			text: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response:\n      content: hello\n      finsh_reason: stop\n",
 			want: `$FILE:6: tape[0].response: unknown key "finsh_reason" (want content, tool_calls, finish_reason, usage)`},
@@ -107,7 +107,7 @@ func TestLoadErrors(t *testing.T) {
 			if !errors.Is(err, ErrScenario) {
 				t.Errorf("%v does not wrap ErrScenario", err)
 			}
-			want := "invalid scenario: " + strings.ReplaceAll(c.want, "$FILE", path)
+			want := strings.ReplaceAll(c.want, "$FILE", path)
 			if err.Error() != want {
 				t.Errorf("error:\n%s\nwant:\n%s", err, want)
 			}
@@ -146,7 +146,7 @@ func TestLoadRefusesHugeFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Load(path, "")
-	want := "invalid scenario: " + path + ": 16777217 bytes is more than the 16777216 a scenario may have"
+	want := path + ": 16777217 bytes is more than the 16777216 a scenario may have"
 	if err == nil || err.Error() != want || !errors.Is(err, ErrScenario) {
 		t.Errorf("Load = %v, want %s", err, want)
 	}
