@@ -145,13 +145,6 @@ func callsByID(run *agent.RunResult) map[string]*agent.CallRecord {
 	return out
 }
 
-func times(n int) string {
-	if n == 1 {
-		return "once"
-	}
-	return fmt.Sprintf("%d times", n)
-}
-
 func list(items []string) string { return "[" + strings.Join(items, ", ") + "]" }
 
 func clip(s string) string {

@@ -35,7 +35,7 @@ func TestCheck(t *testing.T) {
 			want: []string{"$FILE:$LINE: expect.tool_calls: expected [write_file, calculator], found [write_file, fetch_weather, calculator, delete_file]"}},
 		{name: "retries", expect: "\n  retries: {fetch_weather: 1, write_file: 2}",
 			want: []string{
-				"$FILE:$LINE: expect.retries: expected fetch_weather to be retried once, found 2",
+				"$FILE:$LINE: expect.retries: expected fetch_weather to be retried 1 time, found 2",
 				"$FILE:$LINE: expect.retries: expected write_file to be retried 2 times, found 0",
 			}},
 		{name: "repairs", expect: "\n  repairs: {call_1: [trim], call_9: [trailing_comma]}",
