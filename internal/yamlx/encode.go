@@ -3,6 +3,7 @@ package yamlx
 import (
 	"bytes"
 	"encoding/base64"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -50,6 +51,9 @@ func Null() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null",
 // starting with a space) or would end a line in white space, and !!binary for
 // invalid UTF-8.
 func Text(s string) *yaml.Node {
+	if literalByHand(s) {
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.LiteralStyle}
+	}
 	if utf8.ValidString(s) && strings.Contains(s, "\n") && (strings.HasPrefix(s, " ") || hasTrailingSpace(s)) {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
 	}
@@ -102,7 +106,38 @@ func hasTrailingSpace(s string) bool {
 }
 
 // Marshal writes n as YAML with two-space indentation.
+//
+// yaml.v3's emitter will not write a literal block holding a line with
+// trailing whitespace (a diff's blank context line is a single space), though
+// YAML allows it, and falls back to one long double-quoted line that is
+// unreadable in review. Marshal writes those blocks itself: such a scalar is
+// emitted as a unique placeholder, which is then replaced by the block,
+// indented for its place.
 func Marshal(n *yaml.Node) ([]byte, error) {
+	var blocks []*yaml.Node
+	var values []string
+	var collect func(*yaml.Node)
+	collect = func(n *yaml.Node) {
+		if n.Kind == yaml.ScalarNode && n.Style == yaml.LiteralStyle && hasTrailingSpace(n.Value) && literalByHand(n.Value) {
+			blocks = append(blocks, n)
+			values = append(values, n.Value)
+			return
+		}
+		for _, c := range n.Content {
+			collect(c)
+		}
+	}
+	collect(n)
+	tokens := make([]string, len(blocks))
+	for i, b := range blocks {
+		tokens[i] = fmt.Sprintf("yamlx-literal-block-%d-%s", i, placeholderSalt)
+		b.Value, b.Style = tokens[i], 0
+	}
+	defer func() {
+		for i, b := range blocks {
+			b.Value, b.Style = values[i], yaml.LiteralStyle
+		}
+	}()
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
 	enc.SetIndent(2)
@@ -112,5 +147,76 @@ func Marshal(n *yaml.Node) ([]byte, error) {
 	if err := enc.Close(); err != nil {
 		return nil, err
 	}
-	return buf.Bytes(), nil
+	out := buf.Bytes()
+	for i, tok := range tokens {
+		var err error
+		if out, err = replaceWithBlock(out, tok, values[i]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// placeholderSalt makes placeholders that no real text contains.
+const placeholderSalt = "7d1c0e5b9a2f4386"
+
+// literalByHand reports whether s can be written as a literal block by
+// replaceWithBlock: multi-line, valid UTF-8, printable apart from tabs, not
+// starting with a space, a tab or an empty line (which would need an
+// indentation indicator), and ending in at most one line break.
+func literalByHand(s string) bool {
+	if !strings.Contains(s, "\n") || !utf8.ValidString(s) || strings.HasSuffix(s, "\n\n") {
+		return false
+	}
+	if s[0] == ' ' || s[0] == '\t' || s[0] == '\n' {
+		return false
+	}
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0xfeff || r == 0x2028 || r == 0x2029:
+			return false
+		case r >= 0x80 && r <= 0x9f:
+			return false
+		}
+	}
+	return true
+}
+
+// replaceWithBlock replaces the placeholder tok in out (a plain scalar on its
+// own line, after "key: " or "- ") with a literal block holding s.
+func replaceWithBlock(out []byte, tok, s string) ([]byte, error) {
+	at := bytes.Index(out, []byte(tok))
+	if at < 0 {
+		return nil, fmt.Errorf("yamlx: lost the placeholder of a literal block")
+	}
+	lineStart := bytes.LastIndexByte(out[:at], '\n') + 1
+	line := out[lineStart:at]
+	col := 0
+	for col < len(line) && line[col] == ' ' {
+		col++
+	}
+	for col+1 < len(line) && line[col] == '-' && line[col+1] == ' ' {
+		col += 2
+	}
+	indent := col
+	if lineStart+col != at { // "key: tok": the block is indented under the key
+		indent = col + 2
+	}
+	header := "|-"
+	body := s
+	if strings.HasSuffix(s, "\n") {
+		header, body = "|", strings.TrimSuffix(s, "\n")
+	}
+	var b strings.Builder
+	b.WriteString(header)
+	pad := strings.Repeat(" ", indent)
+	for _, l := range strings.Split(body, "\n") {
+		b.WriteByte('\n')
+		if l != "" {
+			b.WriteString(pad)
+			b.WriteString(l)
+		}
+	}
+	return bytes.Join([][]byte{out[:at], []byte(b.String()), out[at+len(tok):]}, nil), nil
 }
