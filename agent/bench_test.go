@@ -64,6 +64,24 @@ func BenchmarkLoop(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchTurns), "ns/turn")
 }
 
+// BenchmarkLoopSequential is BenchmarkLoop with sequential batches: the
+// loop's own bookkeeping (events, records, hooks, clock forks) without the cost
+// of handing calls to goroutines.
+func BenchmarkLoopSequential(b *testing.B) {
+	reg, resps := benchSetup(b)
+	input := []llm.Message{llm.UserMessage("go")}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		model := &replayModel{resps: resps}
+		run, err := agent.Run(ctx, model, reg, input, &agent.Options{Clock: clock.NewVirtual(clock.Epoch), Execution: tools.ExecutionSequential})
+		if err != nil || len(run.Turns) != benchTurns+1 {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchTurns), "ns/turn")
+}
+
 // BenchmarkMinimalLoop is the same work done by the least loop that could do
 // it: call the model, execute each call through the registry, append the tool
 // messages, repeat.
