@@ -62,30 +62,35 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 
-	results := make([]*replayResult, len(targets))
+	// Select before running, so that --update with --run or --tag rewrites
+	// only the selected goldens. A file that does not load is always kept: it
+	// is reported as an input error.
+	var chosen []target
+	for _, t := range targets {
+		s, err := harness.Load(t.path, t.root)
+		switch {
+		case err != nil:
+			if re == nil || re.MatchString(t.path) || len(tags) == 0 {
+				chosen = append(chosen, t)
+			}
+		case selectedBy(s.Name, s.Tags, re, tags):
+			chosen = append(chosen, t)
+		}
+	}
+	selected := make([]*replayResult, len(chosen))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, *parallel)
-	for i, t := range targets {
+	for i, t := range chosen {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			results[i] = replayOne(ctx, t, *update, *repeat)
+			selected[i] = replayOne(ctx, t, *update, *repeat)
 		}()
 	}
 	wg.Wait()
 
-	var selected []*replayResult
-	for _, r := range results {
-		if r.Scenario != nil && !selectedBy(r.Scenario.Name, r.Scenario.Tags, re, tags) {
-			continue
-		}
-		if r.Scenario == nil && re != nil && !re.MatchString(r.Name) {
-			continue
-		}
-		selected = append(selected, r)
-	}
 	if len(selected) == 0 {
 		fmt.Fprintln(e.stderr, "evalrun replay: no scenario matches")
 		return exitUsage

@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const okScenario = `format: tapeloop/v1
+tags: [math]
+setup:
+  tools: [calculator]
+input:
+  - {role: user, content: "What is 2+3?"}
+tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: calculator, arguments: '{"operation": "add", "a": 2, "b": 3,}'}
+  - response: {content: "5"}
+expect:
+  termination: final_text
+  repairs: {call_1: [trailing_comma]}
+`
+
+const otherScenario = `format: tapeloop/v1
+tags: [files]
+setup:
+  workspace: {files: {a.txt: "x\n"}}
+  tools: [read_file]
+input:
+  - {role: user, content: "Read a.txt"}
+tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: read_file, arguments: {path: a.txt}}
+  - response: {content: "It says x."}
+`
+
+// newScenarios writes a scenarios folder with the given files under a temp dir
+// and returns the folder.
+func newScenarios(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func runCmd(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+func TestReplayBlessThenPass(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "files/read.yaml": otherScenario})
+	code, out, errOut := runCmd(t, "replay", dir)
+	if code != exitFailed || !strings.Contains(out, "missing golden file") {
+		t.Fatalf("without goldens: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "math", "add.golden.yaml")); err == nil {
+		t.Fatal("a golden was created without --update")
+	}
+	if code, out, _ = runCmd(t, "replay", "--update", dir); code != exitOK || !strings.Contains(out, "(golden updated)") {
+		t.Fatalf("--update: exit %d:\n%s", code, out)
+	}
+	code, out, _ = runCmd(t, "replay", dir)
+	if code != exitOK {
+		t.Fatalf("after --update: exit %d:\n%s", code, out)
+	}
+	for _, want := range []string{"PASS   files/read  ", "PASS   math/add  ", "2 passed, 0 failed\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReplayBrokenGoldenShowsTheDifference(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, _ := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: %s", out)
+	}
+	golden := filepath.Join(dir, "math", "add.golden.yaml")
+	data, _ := os.ReadFile(golden)
+	broken := strings.Replace(string(data), "final: \"5\"", "final: \"6\"", 1)
+	if broken == string(data) {
+		t.Fatalf("the golden has no final line to break:\n%s", data)
+	}
+	os.WriteFile(golden, []byte(broken), 0o644)
+	code, out, _ := runCmd(t, "replay", dir)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, want := range []string{"FAIL   math/add", "(- golden, + outcome; first difference)", "-final: \"6\"", "+final: \"5\"", "0 passed, 1 failed"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestReplayUpdateRewritesOnlySelectedGoldens(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "files/read.yaml": otherScenario})
+	runCmd(t, "replay", "--update", dir)
+	stale := filepath.Join(dir, "files", "read.golden.yaml")
+	data, _ := os.ReadFile(stale)
+	os.WriteFile(stale, append(data, "# stale\n"...), 0o644)
+	for _, args := range [][]string{{"--run", "^math/"}, {"--tag", "math"}} {
+		code, out, _ := runCmd(t, append(append([]string{"replay", "--update"}, args...), dir)...)
+		if code != exitOK || strings.Contains(out, "files/read") {
+			t.Errorf("%v: exit %d, output:\n%s", args, code, out)
+		}
+		if now, _ := os.ReadFile(stale); !strings.HasSuffix(string(now), "# stale\n") {
+			t.Errorf("%v: the golden of an unselected scenario was rewritten", args)
+		}
+	}
+	if code, _, errOut := runCmd(t, "replay", "--run", "nothing-matches", dir); code != exitUsage || !strings.Contains(errOut, "no scenario matches") {
+		t.Errorf("no match: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestReplayReportsOrphanGoldens(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "math/gone.golden.yaml": "name: gone\n"})
+	runCmd(t, "replay", "--update", dir)
+	_, _, errOut := runCmd(t, "replay", dir)
+	if want := "golden file " + filepath.Join(dir, "math", "gone.golden.yaml") + " has no scenario"; !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+}
+
+func TestReplayInputErrorsExitTwo(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"bad.yaml": strings.Replace(okScenario, "expect:", "expcet:", 1)})
+	code, out, _ := runCmd(t, "replay", dir)
+	if code != exitUsage || !strings.Contains(out, "ERROR") || !strings.Contains(out, `bad.yaml:12: unknown key "expcet"`) {
+		t.Errorf("exit %d, output:\n%s", code, out)
+	}
+	if code, _, _ := runCmd(t, "replay", "--parallel", "0", dir); code != exitUsage {
+		t.Errorf("--parallel 0: exit %d", code)
+	}
+	if code, _, _ := runCmd(t, "replay", "--no-such-flag"); code != exitUsage {
+		t.Errorf("unknown flag: exit %d", code)
+	}
+	if code, _, _ := runCmd(t, "replay", filepath.Join(dir, "missing")); code != exitUsage {
+		t.Errorf("missing path: exit %d", code)
+	}
+}
+
+func TestLint(t *testing.T) {
+	dir := newScenarios(t, map[string]string{
+		"ok.yaml":  okScenario,
+		"bad.yaml": strings.Replace(okScenario, "tools: [calculator]", "tools:\n    - name: weather\n      fixture: flaky\n      with: {failures: two, kind: transient, result: x}", 1),
+	})
+	code, out, errOut := runCmd(t, "lint", dir)
+	if code != exitUsage {
+		t.Errorf("exit %d, want 2", code)
+	}
+	if want := filepath.Join(dir, "bad.yaml") + ":7: setup.tools[weather].with.failures: want an integer, got \"two\""; !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+	if !strings.Contains(out, "ok    ok\n") || !strings.Contains(out, "2 scenario files, 1 with errors") {
+		t.Errorf("stdout:\n%s", out)
+	}
+}
+
+func TestReplayJSONAndJUnit(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "files/read.yaml": otherScenario})
+	runCmd(t, "replay", "--update", dir)
+	os.Remove(filepath.Join(dir, "files", "read.golden.yaml"))
+	junit := filepath.Join(t.TempDir(), "report.xml")
+	code, out, _ := runCmd(t, "replay", "--json", "--junit", junit, dir)
+	if code != exitFailed {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var report struct {
+		Passed, Failed int
+		Scenarios      []struct {
+			Name, Status, Termination string
+			Failures                  []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("--json output does not parse: %v\n%s", err, out)
+	}
+	if report.Passed != 1 || report.Failed != 1 || len(report.Scenarios) != 2 ||
+		report.Scenarios[0].Name != "files/read" || report.Scenarios[0].Status != "fail" ||
+		report.Scenarios[1].Status != "pass" || report.Scenarios[1].Termination != "final_text" {
+		t.Errorf("report %+v", report)
+	}
+	data, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var suites struct {
+		Suites []struct {
+			Tests    int `xml:"tests,attr"`
+			Failures int `xml:"failures,attr"`
+			Cases    []struct {
+				Name    string `xml:"name,attr"`
+				Failure *struct {
+					Message string `xml:"message,attr"`
+				} `xml:"failure"`
+			} `xml:"testcase"`
+		} `xml:"testsuite"`
+	}
+	if err := xml.Unmarshal(data, &suites); err != nil {
+		t.Fatalf("JUnit does not parse: %v\n%s", err, data)
+	}
+	s := suites.Suites[0]
+	if s.Tests != 2 || s.Failures != 1 || s.Cases[0].Failure == nil || !strings.Contains(s.Cases[0].Failure.Message, "missing golden file") || s.Cases[1].Failure != nil {
+		t.Errorf("JUnit:\n%s", data)
+	}
+}
+
+func TestReplayRepeatIsDeterministic(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "files/read.yaml": otherScenario})
+	runCmd(t, "replay", "--update", dir)
+	if code, out, _ := runCmd(t, "replay", "--repeat", "10", "--parallel", "2", dir); code != exitOK {
+		t.Errorf("--repeat 10: exit %d:\n%s", code, out)
+	}
+}
