@@ -58,6 +58,9 @@ tape:
 	if v.Outcome == nil || !v.Outcome.Diverged {
 		t.Errorf("outcome not marked diverged")
 	}
+	if _, err := os.Stat(GoldenPath(path)); !errors.Is(err, os.ErrNotExist) || v.Updated {
+		t.Errorf("a diverged run was blessed with a golden (updated=%v, stat: %v)", v.Updated, err)
+	}
 }
 
 func TestVerifyLoadError(t *testing.T) {
