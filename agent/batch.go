@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"sync"
-	"time"
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
@@ -14,7 +13,6 @@ type pendingCall struct {
 	rec      *CallRecord
 	prep     *tools.Prepared
 	memoKey  string
-	index    int
 	runnable bool
 	exec     execution
 }
@@ -29,14 +27,12 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 	if r.opts.Repairer != nil {
 		snap = snap.WithRepairer(r.opts.Repairer)
 	}
-	pending := make([]*pendingCall, len(calls))
-	store := make([]pendingCall, len(calls))
+	pending := make([]pendingCall, len(calls))
 	sequential := r.opts.Execution == tools.ExecutionSequential
 	changedBefore := false // a runnable call so far may change the world
 	for i, call := range calls {
-		p := &store[i]
-		p.index, p.rec = i, &CallRecord{Call: call}
-		pending[i] = p
+		p := &pending[i]
+		p.rec = &CallRecord{Call: call}
 		t.Calls = append(t.Calls, p.rec)
 		p.prep = snap.Prepare(call)
 		p.record()
@@ -75,7 +71,8 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 	r.executeAll(ctx, pending, sequential)
 
 	loopBreaking, allTerminate = false, true
-	for _, p := range pending {
+	for i := range pending {
+		p := &pending[i]
 		rec := p.rec
 		if p.runnable {
 			rec.Attempts = p.exec.attempts
@@ -175,9 +172,10 @@ func (r *runner) updateMemo(p *pendingCall) {
 // On a virtual clock, the calls of a concurrent group start together and the
 // run's clock then moves to the latest end; a call that runs alone starts where
 // the previous group ended.
-func (r *runner) executeAll(ctx context.Context, pending []*pendingCall, sequential bool) {
+func (r *runner) executeAll(ctx context.Context, pending []pendingCall, sequential bool) {
 	var group []*pendingCall
-	for _, p := range pending {
+	for i := range pending {
+		p := &pending[i]
 		if !p.runnable {
 			continue
 		}
@@ -209,13 +207,6 @@ func (r *runner) executeGroup(ctx context.Context, group []*pendingCall) {
 	r.execute(ctx, group[len(group)-1])
 	wg.Wait()
 	for _, p := range group {
-		r.advanceTo(p.exec.end)
-	}
-}
-
-// advanceTo moves a virtual run clock forward to t.
-func (r *runner) advanceTo(t time.Time) {
-	if a, ok := r.clock.(advancer); ok {
-		a.AdvanceTo(t)
+		advance(r.clock, p.exec.end)
 	}
 }

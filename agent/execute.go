@@ -20,8 +20,13 @@ type execution struct {
 	events     []Event // tool_update and retry events, in the order they happened to this call
 }
 
-// advancer is a clock whose time can be moved forward: *clock.Virtual.
-type advancer interface{ AdvanceTo(time.Time) }
+// advance moves c forward to t when c is a clock that can be moved
+// (*clock.Virtual); the wall clock moves by itself.
+func advance(c clock.Clock, t time.Time) {
+	if a, ok := c.(interface{ AdvanceTo(time.Time) }); ok {
+		a.AdvanceTo(t)
+	}
+}
 
 // execute runs one prepared call on its own timeline: attempts, per-attempt
 // timeouts, and retries with backoff for transient failures of idempotent tools.
@@ -90,9 +95,7 @@ func (r *runner) attempt(ctx context.Context, p *pendingCall, base clock.Clock, 
 	if v, ok := c.(*clock.Virtual); ok && v.Expired() && res.Kind() != tools.KindTimeout {
 		res = timeoutResult(p.rec.Call.Name, timeout)
 	}
-	if a, ok := base.(advancer); ok {
-		a.AdvanceTo(c.Now())
-	}
+	advance(base, c.Now())
 	return res, c.Now().Sub(start)
 }
 

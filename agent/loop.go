@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strconv"
 	"sync"
 
@@ -186,7 +185,7 @@ func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termin
 	}
 	r.emit(Event{Kind: EventModelResponse, Response: resp})
 	r.result.Usage = r.result.Usage.Add(resp.Usage)
-	t := &Turn{Index: r.turn, Request: RequestSummary{Tools: sortedNames(req.Tools), Messages: len(req.Messages)}, Response: resp}
+	t := &Turn{Index: r.turn, Request: RequestSummary{Tools: req.ToolNames(), Messages: len(req.Messages)}, Response: resp}
 	r.result.Turns = append(r.result.Turns, t)
 	return t, nil
 }
@@ -199,15 +198,6 @@ func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termin
 func (r *runner) history() []llm.Message {
 	n := len(r.result.Messages)
 	return r.result.Messages[:n:n]
-}
-
-func sortedNames(defs []llm.ToolDefinition) []string {
-	names := make([]string, len(defs))
-	for i, d := range defs {
-		names[i] = d.Name
-	}
-	sort.Strings(names)
-	return names
 }
 
 // hookPanic carries a hook's panic to the loop, which ends the run with it.

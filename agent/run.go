@@ -89,7 +89,8 @@ type Turn struct {
 
 // RequestSummary is what a turn's request offered.
 type RequestSummary struct {
-	// Tools are the names of the tools offered, sorted.
+	// Tools are the names of the tools offered, in the order offered (the
+	// registry offers them sorted by name).
 	Tools []string
 	// Messages counts the messages sent.
 	Messages int

@@ -7,13 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"sort"
 	"strings"
 
 	inferschema "github.com/google/jsonschema-go/jsonschema"
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
@@ -74,9 +70,8 @@ func RunStructured[T any](ctx context.Context, model llm.Model, registry *tools.
 
 // structuredAnswer is the schema of a structured answer, as sent and compiled.
 type structuredAnswer struct {
-	typ       reflect.Type
-	raw       json.RawMessage
-	validator *jsonschema.Schema
+	typ    reflect.Type
+	schema *tools.Schema
 }
 
 func newStructuredAnswer(t reflect.Type) (*structuredAnswer, error) {
@@ -88,33 +83,24 @@ func newStructuredAnswer(t reflect.Type) (*structuredAnswer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encoding the schema of %s: %w", t, err)
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("reading the schema of %s: %w", t, err)
-	}
-	c := jsonschema.NewCompiler()
-	const url = "answer:///schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("compiling the schema of %s: %w", t, err)
-	}
-	v, err := c.Compile(url)
+	compiled, err := tools.CompileSchema(raw)
 	if err != nil {
 		return nil, fmt.Errorf("compiling the schema of %s: %w", t, err)
 	}
-	return &structuredAnswer{typ: t, raw: raw, validator: v}, nil
+	return &structuredAnswer{typ: t, schema: compiled}, nil
 }
 
 // structuredFinish asks for the answer, and once more with the problems when
 // it is invalid. It returns canonical JSON of a valid answer with a final_text
 // termination, or the termination that ends the run.
 func (r *runner) structuredFinish(ctx context.Context, sa *structuredAnswer) (json.RawMessage, Termination) {
-	r.result.Messages = append(r.result.Messages, llm.UserMessage(StructuredAnswerPrompt+string(sa.raw)))
+	r.result.Messages = append(r.result.Messages, llm.UserMessage(StructuredAnswerPrompt+string(sa.schema.JSON())))
 	var problems []string
 	for try := 1; ; try++ {
 		if err := ctx.Err(); err != nil {
 			return nil, Termination{Reason: ReasonCancelled, Err: err}
 		}
-		t, stop := r.generate(ctx, &llm.Request{Messages: r.history(), ResponseSchema: sa.raw})
+		t, stop := r.generate(ctx, &llm.Request{Messages: r.history(), ResponseSchema: sa.schema.JSON()})
 		if stop != nil {
 			return nil, *stop
 		}
@@ -139,25 +125,23 @@ func (r *runner) structuredFinish(ctx context.Context, sa *structuredAnswer) (js
 		Err: fmt.Errorf("%w: the answer was invalid twice: %s", ErrStructuredAnswer, strings.Join(problems, "; "))}
 }
 
-// parse parses, repairs if needed, validates and decodes the answer's text. It
-// returns canonical JSON of a valid answer, or the problems.
+// parse parses (repairing if needed), validates and decodes the answer's
+// text. It returns canonical JSON of a valid answer, or the problems.
 func (sa *structuredAnswer) parse(content string, repairer tools.Repairer) (json.RawMessage, []string) {
-	text := strings.TrimSpace(content)
-	value, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	value, _, err := tools.ParseJSON(strings.TrimSpace(content), repairer)
 	if err != nil {
-		if repairer == nil {
-			return nil, []string{fmt.Sprintf("the answer is not valid JSON: %v", err)}
-		}
-		fixed, _, rerr := repairer.Repair(text)
-		if rerr != nil {
-			return nil, []string{fmt.Sprintf("the answer is not valid JSON and could not be repaired: %v", rerr)}
-		}
-		if value, err = jsonschema.UnmarshalJSON(strings.NewReader(fixed)); err != nil {
-			return nil, []string{fmt.Sprintf("the answer is not valid JSON: %v", err)}
-		}
+		return nil, []string{"the answer is " + err.Error()}
 	}
-	if err := sa.validator.Validate(value); err != nil {
-		return nil, validationProblems(err)
+	if errs := sa.schema.Validate(value); len(errs) > 0 {
+		problems := make([]string, len(errs))
+		for i, e := range errs {
+			path := e.Path
+			if path == "" {
+				path = "/"
+			}
+			problems[i] = path + ": " + e.Message
+		}
+		return nil, problems
 	}
 	raw, err := json.Marshal(value)
 	if err != nil {
@@ -170,35 +154,4 @@ func (sa *structuredAnswer) parse(content string, repairer tools.Repairer) (json
 		return nil, []string{fmt.Sprintf("the answer does not fit %s: %v", sa.typ, err)}
 	}
 	return raw, nil
-}
-
-var englishPrinter = message.NewPrinter(language.English)
-
-// validationProblems lists a validation error's leaf causes as "path: message",
-// sorted.
-func validationProblems(err error) []string {
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []string{err.Error()}
-	}
-	seen := map[string]bool{}
-	var out []string
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		path := "/" + strings.Join(e.InstanceLocation, "/")
-		p := path + ": " + e.ErrorKind.LocalizedString(englishPrinter)
-		if !seen[p] {
-			seen[p] = true
-			out = append(out, p)
-		}
-	}
-	walk(ve)
-	sort.Strings(out)
-	return out
 }

@@ -2,8 +2,8 @@ package harness
 
 import (
 	"fmt"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -39,7 +39,7 @@ func (s *Scenario) Check(o *Outcome) []string {
 	}
 	if e.Retries != nil {
 		got := Retries(o.Run)
-		for _, name := range sortedKeys(e.Retries) {
+		for _, name := range slices.Sorted(maps.Keys(e.Retries)) {
 			if got[name] != e.Retries[name] {
 				fail("retries", "expected %s to be retried %s, found %d", name, times(e.Retries[name]), got[name])
 			}
@@ -47,7 +47,7 @@ func (s *Scenario) Check(o *Outcome) []string {
 	}
 	if e.Repairs != nil {
 		calls := callsByID(o.Run)
-		for _, id := range sortedKeys(e.Repairs) {
+		for _, id := range slices.Sorted(maps.Keys(e.Repairs)) {
 			c, ok := calls[id]
 			switch {
 			case !ok:
@@ -59,7 +59,7 @@ func (s *Scenario) Check(o *Outcome) []string {
 	}
 	if e.Errors != nil {
 		calls := callsByID(o.Run)
-		for _, id := range sortedKeys(e.Errors) {
+		for _, id := range slices.Sorted(maps.Keys(e.Errors)) {
 			c, ok := calls[id]
 			switch {
 			case !ok:
@@ -152,13 +152,4 @@ func clip(s string) string {
 		return s[:200] + "..."
 	}
 	return s
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -45,7 +47,7 @@ func coerce(v any, s map[string]any, path string, log *[]Coercion) any {
 	case map[string]any:
 		props, _ := s["properties"].(map[string]any)
 		extra, _ := s["additionalProperties"].(map[string]any)
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			sub, _ := props[k].(map[string]any)
 			if sub == nil {
 				sub = extra

@@ -84,42 +84,57 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 		return p
 	}
 	p.Arguments = canonical
-	if errs := e.schema.validate(value); len(errs) > 0 {
+	if errs := e.schema.Validate(value); len(errs) > 0 {
+		fields := describeFieldErrors(errs)
 		p.Result = ValidationFailure(
-			fmt.Sprintf("invalid arguments for %s: %s", call.Name, describeFieldErrors(errs)),
+			fmt.Sprintf("invalid arguments for %s: %s", call.Name, fields),
 			fmt.Sprintf("correct these fields to match the schema of %s and call it again", call.Name))
-		p.Result.Details = map[string]string{"fields": describeFieldErrors(errs)}
+		p.Result.Details = map[string]string{"fields": fields}
 		return p
 	}
 	p.tool = e.tool
 	return p
 }
 
-// parse decodes the argument text: strictly first, then through the repairer.
-// Empty text means no arguments.
+// parse decodes the argument text with ParseJSON; empty text means no
+// arguments. A failure is a validation result for the model.
 func (s *Snapshot) parse(name, raw string) (any, []string, *Result) {
-	trimmed := bytes.TrimSpace([]byte(raw))
-	if len(trimmed) == 0 {
+	if len(bytes.TrimSpace([]byte(raw))) == 0 {
 		return map[string]any{}, nil, nil
 	}
-	v, err := decodeJSON(trimmed)
+	v, fixes, err := ParseJSON(raw, s.repairer)
+	if err != nil {
+		fix := "re-emit the call with the arguments as one valid JSON object"
+		if errors.Is(err, errNotRepaired) {
+			fix = "" // the repairer's message already says what to fix
+		}
+		return nil, fixes, ValidationFailure(fmt.Sprintf("the arguments of %s are %v", name, err), fix)
+	}
+	return v, fixes, nil
+}
+
+// errNotRepaired marks a ParseJSON error that comes from the repairer.
+var errNotRepaired = errors.New("could not be repaired")
+
+// ParseJSON decodes one JSON value from text, numbers kept exact as
+// json.Number: strictly first, and only when that fails and rep is not nil,
+// through rep, returning the fixes it applied. Trailing data is an error. The
+// error reads "not valid JSON: ..." or "not valid JSON and could not be
+// repaired: <the repairer's message>".
+func ParseJSON(text string, rep Repairer) (any, []string, error) {
+	v, err := decodeJSON([]byte(text))
 	if err == nil {
 		return v, nil, nil
 	}
-	if s.repairer == nil {
-		return nil, nil, ValidationFailure(
-			fmt.Sprintf("the arguments of %s are not valid JSON: %v", name, err),
-			"re-emit the call with the arguments as one valid JSON object")
+	if rep == nil {
+		return nil, nil, fmt.Errorf("not valid JSON: %w", err)
 	}
-	fixed, fixes, rerr := s.repairer.Repair(raw)
+	fixed, fixes, rerr := rep.Repair(text)
 	if rerr != nil {
-		return nil, fixes, ValidationFailure(fmt.Sprintf("the arguments of %s are not valid JSON and could not be repaired: %v", name, rerr), "")
+		return nil, fixes, fmt.Errorf("not valid JSON and %w: %w", errNotRepaired, rerr)
 	}
-	v, err = decodeJSON([]byte(fixed))
-	if err != nil {
-		return nil, fixes, ValidationFailure(
-			fmt.Sprintf("the arguments of %s are not valid JSON: %v", name, err),
-			"re-emit the call with the arguments as one valid JSON object")
+	if v, err = decodeJSON([]byte(fixed)); err != nil {
+		return nil, fixes, fmt.Errorf("not valid JSON: %w", err)
 	}
 	return v, fixes, nil
 }

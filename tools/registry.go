@@ -30,7 +30,7 @@ type RegistryOptions struct {
 type entry struct {
 	tool     Tool
 	spec     Spec
-	schema   *schema
+	schema   *Schema
 	def      llm.ToolDefinition
 	provider string
 }
@@ -75,7 +75,7 @@ func (r *Registry) register(t Tool, provider string) error {
 		provider = spec.Provider
 	}
 	spec.Provider = provider
-	s, err := compileSchema(spec.Name, spec.Parameters)
+	s, err := compileParameters(spec.Name, spec.Parameters)
 	if err != nil {
 		return fmt.Errorf("registering tool: %w", err)
 	}

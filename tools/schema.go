@@ -19,9 +19,9 @@ var ErrInvalidSchema = errors.New("invalid parameters schema")
 // defaultParameters is the schema of a tool that declares none.
 var defaultParameters = json.RawMessage(`{"type":"object"}`)
 
-// schema is a compiled parameters schema: the validator, and the decoded document
-// that coercion walks.
-type schema struct {
+// Schema is a compiled JSON Schema: the validator, and the decoded document
+// that coercion walks. It is immutable and safe for concurrent use.
+type Schema struct {
 	raw       json.RawMessage
 	doc       map[string]any
 	validator *jsonschema.Schema
@@ -30,49 +30,58 @@ type schema struct {
 // compiled caches compiled schemas by their text. A compiled schema is
 // immutable, and tools built per run (as a harness does) share a handful of
 // schemas, so compiling each once per process saves most of a registration.
-var compiled sync.Map // string(raw schema) -> *schema
+var compiled sync.Map // string(raw schema) -> *Schema
 
-func compileSchema(name string, raw json.RawMessage) (*schema, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		raw = defaultParameters
-	}
+// CompileSchema compiles a JSON Schema document, which must be a JSON object.
+// Schemas are cached by their text, so compiling the same schema again is
+// cheap.
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if s, ok := compiled.Load(string(raw)); ok {
-		return s.(*schema), nil
+		return s.(*Schema), nil
 	}
-	s, err := compileSchemaUncached(name, raw)
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, err
 	}
+	obj, ok := doc.(map[string]any)
+	if !ok {
+		return nil, errors.New("the schema must be a JSON object")
+	}
+	c := jsonschema.NewCompiler()
+	const url = "mem:///schema.json"
+	if err := c.AddResource(url, doc); err != nil {
+		return nil, err
+	}
+	v, err := c.Compile(url)
+	if err != nil {
+		return nil, err
+	}
+	compact := new(bytes.Buffer)
+	if err := json.Compact(compact, raw); err != nil {
+		return nil, err
+	}
+	s := &Schema{raw: compact.Bytes(), doc: obj, validator: v}
 	compiled.Store(string(raw), s)
 	return s, nil
 }
 
-func compileSchemaUncached(name string, raw json.RawMessage) (*schema, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+// JSON returns the schema as compact JSON.
+func (s *Schema) JSON() json.RawMessage { return s.raw }
+
+// compileParameters compiles a tool's parameters schema, which must describe
+// an object; nil means any object.
+func compileParameters(name string, raw json.RawMessage) (*Schema, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = defaultParameters
+	}
+	s, err := CompileSchema(raw)
 	if err != nil {
 		return nil, fmt.Errorf("%w for tool %q: %v", ErrInvalidSchema, name, err)
 	}
-	obj, ok := doc.(map[string]any)
-	if !ok {
-		return nil, fmt.Errorf("%w for tool %q: the schema must be a JSON object", ErrInvalidSchema, name)
-	}
-	if t, ok := obj["type"]; ok && t != "object" {
+	if t, ok := s.doc["type"]; ok && t != "object" {
 		return nil, fmt.Errorf("%w for tool %q: the arguments must be an object, the schema says type %v", ErrInvalidSchema, name, t)
 	}
-	c := jsonschema.NewCompiler()
-	url := "tool:///" + name + ".json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, fmt.Errorf("%w for tool %q: %v", ErrInvalidSchema, name, err)
-	}
-	v, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("%w for tool %q: %v", ErrInvalidSchema, name, err)
-	}
-	compact := new(bytes.Buffer)
-	if err := json.Compact(compact, raw); err != nil {
-		return nil, fmt.Errorf("%w for tool %q: %v", ErrInvalidSchema, name, err)
-	}
-	return &schema{raw: compact.Bytes(), doc: obj, validator: v}, nil
+	return s, nil
 }
 
 // FieldError is one failing field of a validation: its JSON pointer into the
@@ -82,8 +91,10 @@ type FieldError struct {
 	Message string `json:"message" yaml:"message"`
 }
 
-// validate returns every failing field, sorted by path and message, or nil.
-func (s *schema) validate(v any) []FieldError {
+// Validate returns every failing field of v, sorted by path and message, or
+// nil when v is valid. v is a decoded JSON value, numbers as json.Number (as
+// ParseJSON returns them).
+func (s *Schema) Validate(v any) []FieldError {
 	err := s.validator.Validate(v)
 	if err == nil {
 		return nil
@@ -119,19 +130,16 @@ func (s *schema) validate(v any) []FieldError {
 }
 
 func pointer(segments []string) string {
-	if len(segments) == 0 {
-		return ""
-	}
 	var b strings.Builder
 	for _, s := range segments {
 		b.WriteByte('/')
-		s = strings.ReplaceAll(s, "~", "~0")
-		b.WriteString(strings.ReplaceAll(s, "/", "~1"))
+		b.WriteString(escapePointer(s))
 	}
 	return b.String()
 }
 
-// describeFieldErrors renders field errors for the model, one per line.
+// describeFieldErrors renders a tool's field errors for the model as
+// "path: message" items joined by "; ".
 func describeFieldErrors(errs []FieldError) string {
 	var b strings.Builder
 	for i, e := range errs {

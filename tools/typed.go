@@ -43,7 +43,7 @@ func New[In any](spec Spec, fn func(ctx context.Context, in In) (*Result, error)
 		}
 		spec.Parameters = raw
 	}
-	if _, err := compileSchema(spec.Name, spec.Parameters); err != nil {
+	if _, err := compileParameters(spec.Name, spec.Parameters); err != nil {
 		return nil, err
 	}
 	return &typedTool[In]{spec: spec, fn: fn}, nil
