@@ -7,10 +7,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 	"github.com/tapeloop/tapeloop/llm"
 )
-
-var errTrailingData = errors.New("unexpected data after the JSON value")
 
 // Execution is everything the registry did with one call: the call as emitted,
 // the arguments as executed, the repairs and coercions applied, and the result.
@@ -122,7 +121,7 @@ var errNotRepaired = errors.New("could not be repaired")
 // error reads "not valid JSON: ..." or "not valid JSON and could not be
 // repaired: <the repairer's message>".
 func ParseJSON(text string, rep Repairer) (any, []string, error) {
-	v, err := decodeJSON([]byte(text))
+	v, err := jsoncoerce.Decode(text)
 	if err == nil {
 		return v, nil, nil
 	}
@@ -133,7 +132,7 @@ func ParseJSON(text string, rep Repairer) (any, []string, error) {
 	if rerr != nil {
 		return nil, fixes, fmt.Errorf("not valid JSON and %w: %w", errNotRepaired, rerr)
 	}
-	if v, err = decodeJSON([]byte(fixed)); err != nil {
+	if v, err = jsoncoerce.Decode(fixed); err != nil {
 		return nil, fixes, fmt.Errorf("not valid JSON: %w", err)
 	}
 	return v, fixes, nil

@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 )
 
 // ErrInvalidSchema is wrapped by the error for a tool whose parameters schema
@@ -133,7 +135,7 @@ func pointer(segments []string) string {
 	var b strings.Builder
 	for _, s := range segments {
 		b.WriteByte('/')
-		b.WriteString(escapePointer(s))
+		b.WriteString(jsoncoerce.EscapePointer(s))
 	}
 	return b.String()
 }

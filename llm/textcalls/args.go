@@ -3,9 +3,9 @@ package textcalls
 import (
 	"bytes"
 	"encoding/json"
-	"strconv"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 	"github.com/tapeloop/tapeloop/llm/repair"
 )
 
@@ -54,18 +54,10 @@ func decodeRepaired(text string) (v any, fixes []string, ok bool) {
 	return v, fixes, ok
 }
 
-// decode decodes JSON text with json.Number for numbers.
+// decode decodes JSON text with json.Number for numbers; trailing data fails.
 func decode(text string) (any, bool) {
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil {
-		return nil, false
-	}
-	if dec.More() {
-		return nil, false
-	}
-	return v, true
+	v, err := jsoncoerce.Decode(text)
+	return v, err == nil
 }
 
 // marshal writes v compactly without HTML escaping; map keys come out sorted.
@@ -79,110 +71,15 @@ func marshal(v any) (string, error) {
 	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
-// coerceObject coerces the string values of obj to the property types of schema.
+// coerceObject coerces the untyped values of obj to the schema's types, the
+// same way the tools registry coerces arguments (internal/jsoncoerce), except
+// that JSON text standing for an object or array is repaired if need be.
 func coerceObject(obj map[string]any, schema map[string]any) map[string]any {
-	props, _ := schema["properties"].(map[string]any)
-	if props == nil {
-		return obj
-	}
-	for k, v := range obj {
-		if ps, ok := props[k].(map[string]any); ok {
-			obj[k] = coerce(v, ps, 0)
-		}
-	}
+	jsoncoerce.Value(obj, schema, "", &jsoncoerce.Options{Decode: func(text string) (any, bool) {
+		v, _, ok := decodeRepaired(text)
+		return v, ok
+	}})
 	return obj
-}
-
-// coerce converts an untyped value to what the schema says; anything that does not
-// convert cleanly is left as it is.
-func coerce(v any, schema map[string]any, depth int) any {
-	if depth > 16 {
-		return v
-	}
-	types := schemaTypes(schema)
-	switch x := v.(type) {
-	case string:
-		if len(types) == 0 || contains(types, "string") {
-			return x
-		}
-		t := strings.TrimSpace(x)
-		for _, ty := range types {
-			switch ty {
-			case "integer":
-				if _, err := strconv.ParseInt(t, 10, 64); err == nil {
-					return json.Number(t)
-				}
-			case "number":
-				if validJSONNumber(t) {
-					return json.Number(t)
-				}
-			case "boolean":
-				switch strings.ToLower(t) {
-				case "true":
-					return true
-				case "false":
-					return false
-				}
-			case "null":
-				if t == "null" || t == "None" {
-					return nil
-				}
-			case "object", "array":
-				if d, _, ok := decodeRepaired(t); ok {
-					if _, isObj := d.(map[string]any); isObj && ty == "object" {
-						return coerce(d, schema, depth+1)
-					}
-					if _, isArr := d.([]any); isArr && ty == "array" {
-						return coerce(d, schema, depth+1)
-					}
-				}
-			}
-		}
-		return x
-	case map[string]any:
-		if props, ok := schema["properties"].(map[string]any); ok {
-			for k, e := range x {
-				if ps, ok := props[k].(map[string]any); ok {
-					x[k] = coerce(e, ps, depth+1)
-				}
-			}
-		}
-		return x
-	case []any:
-		if items, ok := schema["items"].(map[string]any); ok {
-			for i, e := range x {
-				x[i] = coerce(e, items, depth+1)
-			}
-		}
-		return x
-	}
-	return v
-}
-
-// schemaTypes returns the "type" of a schema as a list.
-func schemaTypes(schema map[string]any) []string {
-	switch t := schema["type"].(type) {
-	case string:
-		return []string{t}
-	case []any:
-		var out []string
-		for _, e := range t {
-			if s, ok := e.(string); ok {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	return nil
-}
-
-func contains(list []string, s string) bool {
-	for _, e := range list {
-		if e == s {
-			return true
-		}
-	}
-	return false
 }
 
 // validJSONNumber reports whether t is a number in JSON syntax.

@@ -1,0 +1,172 @@
+// Package jsoncoerce converts decoded JSON values towards the types a JSON
+// Schema asks for, fixing the common mistakes of models and the untyped values
+// of text envelopes: "3" for 3, "true" for true, "None" for null, an object or
+// array passed as JSON text, a number or boolean where a string is asked for.
+// The tools registry and llm/textcalls both use it, so a value is coerced the
+// same way wherever it comes from.
+package jsoncoerce
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Options configures Value. A nil *Options is the zero value.
+type Options struct {
+	// Decode decodes the JSON text of a string that should be an object or an
+	// array (numbers as json.Number); nil means strict decoding.
+	Decode func(text string) (any, bool)
+	// Record is called for every conversion, with the JSON pointer of the value
+	// and the JSON types it went from and to; nil means none is recorded.
+	Record func(path, from, to string)
+}
+
+// Value converts v, a decoded JSON value with numbers as json.Number, towards
+// the schema s (nil: no conversion) and returns it; maps and slices are
+// converted in place, object keys in sorted order. path is v's JSON pointer.
+// What cannot be converted is left for validation to report. A schema that
+// accepts strings never has a string converted.
+func Value(v any, s map[string]any, path string, opts *Options) any {
+	if s == nil {
+		return v
+	}
+	if opts == nil {
+		opts = &Options{}
+	}
+	want := Types(s)
+	if str, ok := v.(string); ok {
+		if nv, to, ok := fromString(str, want, opts); ok {
+			opts.record(path, "string", to)
+			v = nv
+		}
+	} else if len(want) == 1 && want[0] == "string" {
+		switch x := v.(type) {
+		case json.Number:
+			opts.record(path, "number", "string")
+			return x.String()
+		case bool:
+			opts.record(path, "boolean", "string")
+			return strconv.FormatBool(x)
+		}
+	}
+	switch x := v.(type) {
+	case map[string]any:
+		props, _ := s["properties"].(map[string]any)
+		extra, _ := s["additionalProperties"].(map[string]any)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			sub, _ := props[k].(map[string]any)
+			if sub == nil {
+				sub = extra
+			}
+			x[k] = Value(x[k], sub, path+"/"+EscapePointer(k), opts)
+		}
+	case []any:
+		items, _ := s["items"].(map[string]any)
+		for i := range x {
+			x[i] = Value(x[i], items, path+"/"+strconv.Itoa(i), opts)
+		}
+	}
+	return v
+}
+
+func (o *Options) record(path, from, to string) {
+	if o.Record != nil {
+		o.Record(path, from, to)
+	}
+}
+
+// fromString converts a string to the first of the wanted types it parses as.
+func fromString(s string, want []string, opts *Options) (any, string, bool) {
+	if slices.Contains(want, "string") {
+		return nil, "", false
+	}
+	trimmed := strings.TrimSpace(s)
+	for _, t := range want {
+		switch t {
+		case "integer":
+			if _, err := strconv.ParseInt(trimmed, 10, 64); err == nil {
+				return json.Number(trimmed), t, true
+			}
+			if f, err := strconv.ParseFloat(trimmed, 64); err == nil && f == float64(int64(f)) && !strings.ContainsAny(trimmed, "eE") {
+				return json.Number(strconv.FormatInt(int64(f), 10)), t, true
+			}
+		case "number":
+			if _, err := strconv.ParseFloat(trimmed, 64); err == nil && json.Valid([]byte(trimmed)) {
+				return json.Number(trimmed), t, true
+			}
+		case "boolean":
+			switch strings.ToLower(trimmed) {
+			case "true":
+				return true, t, true
+			case "false":
+				return false, t, true
+			}
+		case "null":
+			if trimmed == "null" || trimmed == "None" {
+				return nil, t, true
+			}
+		case "object", "array":
+			if !strings.HasPrefix(trimmed, map[string]string{"object": "{", "array": "["}[t]) {
+				continue
+			}
+			if v, ok := opts.decode(trimmed); ok {
+				if _, isObj := v.(map[string]any); isObj == (t == "object") {
+					return v, t, true
+				}
+			}
+		}
+	}
+	return nil, "", false
+}
+
+func (o *Options) decode(text string) (any, bool) {
+	if o.Decode != nil {
+		return o.Decode(text)
+	}
+	v, err := Decode(text)
+	return v, err == nil
+}
+
+// Decode decodes exactly one JSON value, numbers as json.Number; trailing
+// data is an error.
+func Decode(text string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errTrailingData
+	}
+	return v, nil
+}
+
+var errTrailingData = errors.New("unexpected data after the JSON value")
+
+// Types returns the types a schema names in "type" (a string or a list).
+func Types(s map[string]any) []string {
+	switch t := s["type"].(type) {
+	case string:
+		return []string{t}
+	case []any:
+		out := make([]string, 0, len(t))
+		for _, x := range t {
+			if str, ok := x.(string); ok {
+				out = append(out, str)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// EscapePointer escapes a key for use as a JSON pointer segment.
+func EscapePointer(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
