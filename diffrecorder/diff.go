@@ -3,6 +3,8 @@ package diffrecorder
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tapeloop/tapeloop/internal/udiff"
 )
 
 // The operations of a [FileDiff].
@@ -44,6 +46,10 @@ type FileDiff struct {
 	Diff string
 }
 
+// maxDistinctLines is the most distinct lines (old and new together) of a
+// file that fileDiff diffs line by line; above it, the file is replaced whole.
+const maxDistinctLines = udiff.MaxDistinctLines
+
 // emptyBlob is the abbreviated git object name of the empty file. GNU patch
 // needs it on an "index" line to delete an empty file: without it, a section
 // with no hunks that deletes a file looks like a reversed creation.
@@ -72,7 +78,7 @@ func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
 		fmt.Fprintf(&sb, "rename from %s\nrename to %s\n", quote(oldPath), quote(newPath))
 	}
 	switch {
-	case isBinary(old) || isBinary(new):
+	case udiff.IsBinary(old) || udiff.IsBinary(new):
 		if string(old) != string(new) || old == nil || new == nil {
 			fmt.Fprintf(&sb, "Binary files %s and %s differ\n", aName, bName)
 		}
@@ -84,7 +90,7 @@ func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
 		// A pure rename: headers only.
 	default:
 		fmt.Fprintf(&sb, "--- %s\n+++ %s\n", fileLineName(aName), fileLineName(bName))
-		writeHunks(&sb, string(old), string(new), limit)
+		sb.WriteString(udiff.HunksLimit(string(old), string(new), limit))
 	}
 	fd.Diff = sb.String()
 	return fd

@@ -9,40 +9,6 @@ import (
 	"testing"
 )
 
-func TestHunkRange(t *testing.T) {
-	tests := []struct {
-		before, count int
-		want          string
-	}{
-		{0, 0, "0,0"},
-		{4, 0, "4,0"},
-		{0, 1, "1"},
-		{9, 1, "10"},
-		{0, 3, "1,3"},
-		{9, 7, "10,7"},
-	}
-	for _, tt := range tests {
-		if got := hunkRange(tt.before, tt.count); got != tt.want {
-			t.Errorf("hunkRange(%d, %d) = %q, want %q", tt.before, tt.count, got, tt.want)
-		}
-	}
-}
-
-func TestWholeFileFallback(t *testing.T) {
-	var sb strings.Builder
-	writeHunks(&sb, "a\nb\nc\n", "a\nB\nc", 4)
-	want := "@@ -1,3 +1,3 @@\n-a\n-b\n-c\n+a\n+B\n+c\n\\ No newline at end of file\n"
-	if sb.String() != want {
-		t.Errorf("above the limit:\n%s\nwant:\n%s", sb.String(), want)
-	}
-	sb.Reset()
-	writeHunks(&sb, "a\nb\nc\n", "a\nB\nc", 5)
-	want = "@@ -1,3 +1,3 @@\n a\n-b\n-c\n+B\n+c\n\\ No newline at end of file\n"
-	if sb.String() != want {
-		t.Errorf("at the limit:\n%s\nwant:\n%s", sb.String(), want)
-	}
-}
-
 // TestManyDistinctLines checks go-diff's line mode past 65,536 distinct
 // lines, where versions before v1.3 overflowed their rune encoding.
 func TestManyDistinctLines(t *testing.T) {

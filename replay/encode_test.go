@@ -49,7 +49,7 @@ func TestCanonicalFilesRoundTrip(t *testing.T) {
 			}
 			got := encode(t, tp)
 			if !bytes.Equal(got, want) {
-				t.Errorf("Encode(Load(%s)) differs from the file:\n%s", f, unifiedDiff(string(want), string(got)))
+				t.Errorf("Encode(Load(%s)) differs from the file:\n%s", f, divergenceDiff(string(want), string(got)))
 			}
 		})
 	}
@@ -184,7 +184,7 @@ func TestRoundTripRandomStrings(t *testing.T) {
 			t.Fatalf("case %d: round trip changed the tape\nencoded:\n%s\ngot  %#v\nwant %#v", i, out, got.Entries, tp.Entries)
 		}
 		if again := encode(t, back); !bytes.Equal(again, out) {
-			t.Fatalf("case %d: second encoding differs:\n%s", i, unifiedDiff(string(out), string(again)))
+			t.Fatalf("case %d: second encoding differs:\n%s", i, divergenceDiff(string(out), string(again)))
 		}
 	}
 }
@@ -222,7 +222,7 @@ func TestSaveIsAtomicAndLoadable(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	want, _ := os.ReadFile("testdata/canonical.yaml")
 	if !bytes.Equal(got, want) {
-		t.Errorf("saved file differs from the canonical one:\n%s", unifiedDiff(string(want), string(got)))
+		t.Errorf("saved file differs from the canonical one:\n%s", divergenceDiff(string(want), string(got)))
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d files, want 1 (temp files left behind?)", len(entries))

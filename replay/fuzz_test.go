@@ -55,7 +55,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		var again bytes.Buffer
 		if err := Encode(&again, back); err != nil || !bytes.Equal(again.Bytes(), out.Bytes()) {
-			t.Fatalf("encoding is not stable (%v):\n%s", err, unifiedDiff(out.String(), again.String()))
+			t.Fatalf("encoding is not stable (%v):\n%s", err, divergenceDiff(out.String(), again.String()))
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -102,7 +103,17 @@ func match(rec *RequestSummary, req *llm.Request, messages bool) error {
 	if len(fields) == 0 {
 		return nil
 	}
-	return &MismatchError{Fields: fields, Diff: unifiedDiff(renderSummary(want), renderSummary(got))}
+	return &MismatchError{Fields: fields, Diff: divergenceDiff(renderSummary(want), renderSummary(got))}
+}
+
+// divergenceDiff returns a unified diff of the recorded text (-) against the
+// actual one (+), or "" when they are equal.
+func divergenceDiff(recorded, actual string) string {
+	hunks := udiff.Hunks(recorded, actual)
+	if hunks == "" {
+		return ""
+	}
+	return "--- recorded\n+++ actual\n" + hunks
 }
 
 func sortedCopy(s []string) []string {

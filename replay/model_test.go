@@ -213,9 +213,16 @@ func TestModelConcurrentUse(t *testing.T) {
 }
 
 func TestUnifiedDiffHunks(t *testing.T) {
-	a := strings.Join([]string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"}, "\n")
-	b := strings.Join([]string{"1", "two", "3", "4", "5", "6", "7", "8", "9", "10", "11"}, "\n")
-	want := `--- recorded
+	tests := []struct {
+		name string
+		a, b []string
+		want string
+	}{
+		{
+			name: "9 unchanged lines between changes: two hunks",
+			a:    []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"},
+			b:    []string{"1", "two", "3", "4", "5", "6", "7", "8", "9", "10", "11"},
+			want: `--- recorded
 +++ actual
 @@ -1,5 +1,5 @@
  1
@@ -229,8 +236,37 @@ func TestUnifiedDiffHunks(t *testing.T) {
  10
  11
 -12
-`
-	if got := unifiedDiff(a, b); got != want {
-		t.Errorf("diff:\n%s\nwant:\n%s", got, want)
+`,
+		},
+		{
+			// The two contexts touch: one hunk, as GNU diff -u prints it.
+			name: "6 unchanged lines between changes: one hunk",
+			a:    []string{"1", "2", "3", "4", "5", "6", "7", "8", "9", "10"},
+			b:    []string{"1", "two", "3", "4", "5", "6", "7", "8", "nine", "10"},
+			want: `--- recorded
++++ actual
+@@ -1,10 +1,10 @@
+ 1
+-2
++two
+ 3
+ 4
+ 5
+ 6
+ 7
+ 8
+-9
++nine
+ 10
+`,
+		},
+		{name: "equal", a: []string{"1", "2"}, b: []string{"1", "2"}, want: ""},
+	}
+	for _, tt := range tests {
+		// Rendered summaries are YAML, whose every line ends in "\n".
+		a, b := strings.Join(tt.a, "\n")+"\n", strings.Join(tt.b, "\n")+"\n"
+		if got := divergenceDiff(a, b); got != tt.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
+		}
 	}
 }

@@ -1,0 +1,106 @@
+package udiff
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHunkRange(t *testing.T) {
+	tests := []struct {
+		before, count int
+		want          string
+	}{
+		{0, 0, "0,0"},
+		{4, 0, "4,0"},
+		{0, 1, "1"},
+		{9, 1, "10"},
+		{0, 3, "1,3"},
+		{9, 7, "10,7"},
+	}
+	for _, tt := range tests {
+		if got := hunkRange(tt.before, tt.count); got != tt.want {
+			t.Errorf("hunkRange(%d, %d) = %q, want %q", tt.before, tt.count, got, tt.want)
+		}
+	}
+}
+
+func TestWholeFileFallback(t *testing.T) {
+	got := HunksLimit("a\nb\nc\n", "a\nB\nc", 4)
+	want := "@@ -1,3 +1,3 @@\n-a\n-b\n-c\n+a\n+B\n+c\n\\ No newline at end of file\n"
+	if got != want {
+		t.Errorf("above the limit:\n%s\nwant:\n%s", got, want)
+	}
+	got = HunksLimit("a\nb\nc\n", "a\nB\nc", 5)
+	want = "@@ -1,3 +1,3 @@\n a\n-b\n-c\n+B\n+c\n\\ No newline at end of file\n"
+	if got != want {
+		t.Errorf("at the limit:\n%s\nwant:\n%s", got, want)
+	}
+	if got := HunksLimit("a\nb\n", "a\nb\n", 1); got != "" {
+		t.Errorf("equal texts above the limit: %q, want \"\"", got)
+	}
+}
+
+// lines returns the lines first..last, each ending in "\n", with line i
+// replaced by changed[i] when it has one.
+func lines(first, last int, changed map[int]string) string {
+	var sb strings.Builder
+	for i := first; i <= last; i++ {
+		if c, ok := changed[i]; ok {
+			sb.WriteString(c + "\n")
+			continue
+		}
+		sb.WriteString(strings.Repeat("x", i) + "\n")
+	}
+	return sb.String()
+}
+
+func TestHunks(t *testing.T) {
+	tests := []struct {
+		name string
+		a, b string
+		want string
+	}{
+		{name: "equal", a: "a\nb\n", b: "a\nb\n", want: ""},
+		{name: "both empty", a: "", b: "", want: ""},
+		{name: "from empty", a: "", b: "a\n", want: "@@ -0,0 +1 @@\n+a\n"},
+		{name: "to empty", a: "a\nb\n", b: "", want: "@@ -1,2 +0,0 @@\n-a\n-b\n"},
+		{
+			name: "no final newline",
+			a:    "a\nb", b: "a\nb\n",
+			want: "@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n",
+		},
+		{
+			// 6 unchanged lines between changes: the contexts touch, so,
+			// like GNU diff, one hunk.
+			name: "gap of 6 merges",
+			a:    lines(1, 9, nil), b: lines(1, 9, map[int]string{1: "one", 8: "eight"}),
+			want: "@@ -1,9 +1,9 @@\n-x\n+one\n xx\n xxx\n xxxx\n xxxxx\n xxxxxx\n xxxxxxx\n-xxxxxxxx\n+eight\n xxxxxxxxx\n",
+		},
+		{
+			name: "gap of 7 splits",
+			a:    lines(1, 10, nil), b: lines(1, 10, map[int]string{1: "one", 9: "nine"}),
+			want: "@@ -1,4 +1,4 @@\n-x\n+one\n xx\n xxx\n xxxx\n" +
+				"@@ -6,5 +6,5 @@\n xxxxxx\n xxxxxxx\n xxxxxxxx\n-xxxxxxxxx\n+nine\n xxxxxxxxxx\n",
+		},
+	}
+	for _, tt := range tests {
+		if got := Hunks(tt.a, tt.b); got != tt.want {
+			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestIsBinary(t *testing.T) {
+	tests := map[string]bool{
+		"":              false,
+		"text\n":        false,
+		"café":          false,
+		"nul\x00":       true,
+		"bad utf8 \xff": true,
+	}
+	for in, want := range tests {
+		if got := IsBinary([]byte(in)); got != want {
+			t.Errorf("IsBinary(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
