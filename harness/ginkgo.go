@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
@@ -127,7 +128,7 @@ func (l specList) GomegaString() string {
 	if len(l) == 1 {
 		return "1 item, listed above"
 	}
-	return itoa(len(l)) + " items, listed above"
+	return strconv.Itoa(len(l)) + " items, listed above"
 }
 
 func listed(items []string) specList { return specList(items) }

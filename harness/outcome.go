@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -232,5 +233,5 @@ func displayContent(b []byte) string {
 	if utf8.Valid(b) && !strings.ContainsRune(string(b), 0) {
 		return string(b)
 	}
-	return "<binary, " + itoa(len(b)) + " bytes>"
+	return "<binary, " + strconv.Itoa(len(b)) + " bytes>"
 }

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"sort"
-	"strconv"
+	"slices"
 	"sync/atomic"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -42,35 +42,13 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	if opts == nil {
 		opts = &RunOptions{}
 	}
-	ws, err := s.buildWorkspace()
-	if err != nil {
-		return nil, err
-	}
 	// iteration is the loop's current iteration as fixtures see it: 1 until
 	// the first turn ends, n during turn n and while its request is built.
 	var iteration atomic.Int64
 	iteration.Store(1)
-	env := &fixtures.Env{Workspace: ws, Seed: s.Setup.Seed, Iteration: func() int { return int(iteration.Load()) }}
-	var regOpts tools.RegistryOptions
-	if s.Setup.Loop.Repair {
-		regOpts.Repairer = repair.Cascade{}
-	}
-	reg := tools.NewRegistry(&regOpts)
-	var rng *rand.Rand
-	if opts.Perturb != 0 {
-		rng = rand.New(rand.NewPCG(opts.Perturb, 0x7a9e))
-	}
-	for _, ts := range s.Setup.Tools {
-		t, err := s.buildTool(ts, env)
-		if err != nil {
-			return nil, err
-		}
-		if rng != nil {
-			t = perturb(t, rng.Uint64())
-		}
-		if err := reg.Register(t); err != nil {
-			return nil, fmt.Errorf("%s:%d: setup.tools: %w", s.Path, ts.Line, err)
-		}
+	ws, reg, err := s.setUp(func() int { return int(iteration.Load()) }, opts.Perturb)
+	if err != nil {
+		return nil, err
 	}
 	rec, err := diffrecorder.New(ws)
 	if err != nil {
@@ -153,12 +131,7 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the end state of the workspace: %w", s.Path, err)
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(files)) {
 		o.Workspace = append(o.Workspace, FileState{Path: p, Content: displayContent(files[p])})
 	}
 	return o, nil
@@ -169,7 +142,6 @@ func callOutcome(c *agent.CallRecord) CallOutcome {
 		ID:        c.Call.ID,
 		Name:      c.Call.Name,
 		Arguments: c.Call.Arguments,
-
 		Repairs:   c.Repairs,
 		Coercions: c.Coercions,
 		Attempts:  len(c.Attempts),
@@ -267,25 +239,44 @@ func (p *perturbed) PrepareArguments(raw string) string {
 	return raw
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
 // Validate builds the scenario's workspace and tools without running it, so
 // that a bad fixture configuration or seed tree is found by a lint.
 func (s *Scenario) Validate() error {
+	_, _, err := s.setUp(nil, 0)
+	return err
+}
+
+// setUp builds what a run starts from: the workspace (the from tree, then the
+// files) and a registry holding every setup tool built from its fixture, with
+// the repair cascade unless setup.loop.repair is false. iteration tells
+// fixtures the loop's iteration (nil: 0); a non-zero perturb wraps each tool
+// to perturb scheduling.
+func (s *Scenario) setUp(iteration func() int, perturbSeed uint64) (workspace.FS, *tools.Registry, error) {
 	ws, err := s.buildWorkspace()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	env := &fixtures.Env{Workspace: ws, Seed: s.Setup.Seed}
-	reg := tools.NewRegistry(nil)
+	env := &fixtures.Env{Workspace: ws, Seed: s.Setup.Seed, Iteration: iteration}
+	var regOpts tools.RegistryOptions
+	if s.Setup.Loop.Repair {
+		regOpts.Repairer = repair.Cascade{}
+	}
+	reg := tools.NewRegistry(&regOpts)
+	var rng *rand.Rand
+	if perturbSeed != 0 {
+		rng = rand.New(rand.NewPCG(perturbSeed, 0x7a9e))
+	}
 	for _, ts := range s.Setup.Tools {
 		t, err := s.buildTool(ts, env)
 		if err != nil {
-			return err
+			return nil, nil, err
+		}
+		if rng != nil {
+			t = perturb(t, rng.Uint64())
 		}
 		if err := reg.Register(t); err != nil {
-			return fmt.Errorf("%s:%d: setup.tools: %w", s.Path, ts.Line, err)
+			return nil, nil, scenarioErrorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
 		}
 	}
-	return nil
+	return ws, reg, nil
 }

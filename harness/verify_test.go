@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -37,7 +38,7 @@ func TestVerify(t *testing.T) {
 	// Expectations are checked in update mode too.
 	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 3}\n")
 	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
-	want = path + ":" + itoa(strings.Count(demoScenario, "\n")) + ": expect.iterations: expected 3 model calls, found 2"
+	want = path + ":" + strconv.Itoa(strings.Count(demoScenario, "\n")) + ": expect.iterations: expected 3 model calls, found 2"
 	if len(v.Failures) != 1 || v.Failures[0] != want {
 		t.Errorf("update with a failed expectation: %q, want %q", v.Failures, want)
 	}
