@@ -46,13 +46,21 @@ func Verify(ctx context.Context, path string, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
-	v := &Verdict{Path: path, Name: path, Golden: GoldenPath(path)}
 	s, err := Load(path, opts.Root)
 	if err != nil {
-		v.Err = err
-		return v
+		return &Verdict{Path: path, Name: path, Golden: GoldenPath(path), Err: err}
 	}
-	v.Scenario, v.Name = s, s.Name
+	return s.Verify(ctx, opts)
+}
+
+// Verify runs a loaded scenario and checks the outcome against its golden
+// file and its expect block; opts.Root is not used.
+func (s *Scenario) Verify(ctx context.Context, opts *VerifyOptions) *Verdict {
+	if opts == nil {
+		opts = &VerifyOptions{}
+	}
+	path := s.Path
+	v := &Verdict{Path: path, Name: s.Name, Golden: GoldenPath(path), Scenario: s}
 	o, err := s.Run(ctx, &RunOptions{Perturb: opts.Perturb})
 	if err != nil {
 		v.Err = err

@@ -62,34 +62,37 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 
-	// Select before running, so that --update with --run or --tag rewrites
-	// only the selected goldens. A file that does not load is always kept: it
-	// is reported as an input error.
-	var chosen []target
+	// Load and select before running, so that --update with --run or --tag
+	// rewrites only the selected goldens. A file that does not load is kept
+	// unless --run excludes its path: it is reported as an input error.
+	var chosen []*replayResult
 	for _, t := range targets {
 		s, err := harness.Load(t.path, t.root)
 		switch {
 		case err != nil:
-			if re == nil || re.MatchString(t.path) || len(tags) == 0 {
-				chosen = append(chosen, t)
+			if re == nil || re.MatchString(t.path) {
+				chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Path: t.path, Name: t.path, Err: err}})
 			}
 		case selectedBy(s.Name, s.Tags, re, tags):
-			chosen = append(chosen, t)
+			chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Scenario: s}})
 		}
 	}
-	selected := make([]*replayResult, len(chosen))
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, *parallel)
-	for i, t := range chosen {
+	for _, r := range chosen {
+		if r.Scenario == nil {
+			continue
+		}
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			selected[i] = replayOne(ctx, t, *update, *repeat)
+			*r = *replayOne(ctx, r.Scenario, *update, *repeat)
 		}()
 	}
 	wg.Wait()
+	selected := chosen
 
 	if len(selected) == 0 {
 		fmt.Fprintln(e.stderr, "evalrun replay: no scenario matches")
@@ -98,7 +101,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	if *asJSON {
 		writeJSON(e.stdout, selected)
 	} else {
-		writeText(e, selected, *update)
+		writeText(e, selected)
 	}
 	if *junit != "" {
 		if err := writeJUnit(*junit, selected); err != nil {
@@ -119,20 +122,20 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	return code
 }
 
-// replayOne verifies a scenario, repeat times when asked, comparing every
-// repeat's outcome with the first.
-func replayOne(ctx context.Context, t target, update bool, repeat int) *replayResult {
+// replayOne verifies a scenario and, when asked, runs it repeat-1 more times
+// with perturbed scheduling, comparing each outcome with the first.
+func replayOne(ctx context.Context, s *harness.Scenario, update bool, repeat int) *replayResult {
 	start := time.Now()
-	v := harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Update: update})
+	v := s.Verify(ctx, &harness.VerifyOptions{Update: update})
 	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {
-			again := harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Perturb: uint64(i)})
-			if again.Outcome == nil {
-				v.Failures = append(v.Failures, fmt.Sprintf("repeat %d could not run: %v", i+1, again.Err))
+			again, err := s.Run(ctx, &harness.RunOptions{Perturb: uint64(i)})
+			if err != nil {
+				v.Failures = append(v.Failures, fmt.Sprintf("repeat %d could not run: %v", i+1, err))
 				break
 			}
-			got, _ := again.Outcome.Golden()
+			got, _ := again.Golden()
 			if string(got) != string(first) {
 				v.Failures = append(v.Failures, fmt.Sprintf("nondeterministic: repeat %d (perturbed scheduling) differs from the first run (- first, + repeat):\n%s",
 					i+1, harness.FirstDifference(string(first), string(got))))
@@ -158,7 +161,7 @@ func selectedBy(name string, scenarioTags []string, re *regexp.Regexp, tags []st
 	return false
 }
 
-func writeText(e *env, results []*replayResult, update bool) {
+func writeText(e *env, results []*replayResult) {
 	passed, failed, broken := 0, 0, 0
 	for _, r := range results {
 		verdict := "PASS"
