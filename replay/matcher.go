@@ -4,17 +4,16 @@ import (
 	"slices"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
 // Matcher decides whether an actual request matches the one recorded on the
 // tape. Match returns nil on a match, and otherwise an error saying why,
 // ideally with a diff; a Model wraps it in a *DivergenceError. Recorded is
-// never nil (entries without a recorded request are not checked); actual is
-// never nil.
+// never nil (entries without a recorded request are not checked) and, from a
+// Model, has its Tools sorted; actual is never nil.
 type Matcher interface {
 	Match(recorded *RequestSummary, actual *llm.Request) error
 }
@@ -74,8 +73,13 @@ func match(rec *RequestSummary, req *llm.Request, messages bool) error {
 	want, got := &RequestSummary{}, &RequestSummary{}
 	var fields []string
 	if rec.Tools != nil {
-		want.Tools = sortedCopy(rec.Tools)
-		got.Tools = sortedCopy(req.ToolNames())
+		// A Model's recorded tools are already sorted; a caller's need not be.
+		want.Tools = rec.Tools
+		if !slices.IsSorted(want.Tools) {
+			want.Tools = slices.Sorted(slices.Values(rec.Tools))
+		}
+		got.Tools = req.ToolNames() // a fresh slice, ours to sort
+		slices.Sort(got.Tools)
 		if !slices.Equal(want.Tools, got.Tools) {
 			fields = append(fields, "tools")
 		}
@@ -116,13 +120,6 @@ func divergenceDiff(recorded, actual string) string {
 	return "--- recorded\n+++ actual\n" + hunks
 }
 
-func sortedCopy(s []string) []string {
-	c := make([]string, len(s))
-	copy(c, s)
-	slices.Sort(c)
-	return c
-}
-
 // equalMessage compares messages field by field; nil and empty tool calls
 // are equal.
 func equalMessage(a, b llm.Message) bool {
@@ -136,12 +133,9 @@ func renderSummary(s *RequestSummary) string {
 	if err != nil {
 		return "(cannot render: " + err.Error() + ")\n"
 	}
-	var b strings.Builder
-	enc := yaml.NewEncoder(&b)
-	enc.SetIndent(2)
-	if err := enc.Encode(n); err != nil {
+	out, err := yamlx.Marshal(n)
+	if err != nil {
 		return "(cannot render: " + err.Error() + ")\n"
 	}
-	_ = enc.Close()
-	return b.String()
+	return string(out)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -49,6 +50,13 @@ func NewModel(t *Tape, opts *ModelOptions) *Model {
 	if t != nil {
 		c := t.Clone()
 		m.file, m.entries = c.File, c.Entries
+		// Sorted once here, so that matching compares the tools as a set
+		// without sorting them on every call.
+		for _, e := range m.entries {
+			if e.Request != nil {
+				slices.Sort(e.Request.Tools)
+			}
+		}
 	}
 	if opts != nil && opts.Matcher != nil {
 		m.matcher = opts.Matcher

@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -149,6 +150,43 @@ func TestMessagesMatcher(t *testing.T) {
        What is 2+2?`
 	if err == nil || err.Error() != want {
 		t.Fatalf("MessagesMatcher error:\n got %v\nwant %s", err, want)
+	}
+}
+
+func TestModelSortsRecordedToolsOnce(t *testing.T) {
+	rec := &RequestSummary{Tools: []string{"write_file", "read_file"}}
+	tp := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("ok")}, Request: rec}}}
+	m := NewModel(tp, nil)
+	if got := m.entries[0].Request.Tools; !slices.Equal(got, []string{"read_file", "write_file"}) {
+		t.Errorf("the model's recorded tools = %v, want them sorted", got)
+	}
+	if got := rec.Tools; !slices.Equal(got, []string{"write_file", "read_file"}) {
+		t.Errorf("NewModel changed the caller's tape: tools = %v", got)
+	}
+	req := &llm.Request{Tools: []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}}
+	if _, err := m.Generate(context.Background(), req); err != nil {
+		t.Errorf("Generate: %v", err)
+	}
+	// A matcher called directly still compares unsorted tools as a set.
+	if err := (DefaultMatcher{}).Match(rec, req); err != nil {
+		t.Errorf("DefaultMatcher with unsorted recorded tools: %v", err)
+	}
+}
+
+func TestMismatchDiffKeepsTrailingSpacesInBlocks(t *testing.T) {
+	rec := &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "line one  \nline two\n"}}
+	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleTool, Content: "line one  \nline 2\n"}}}
+	err := (DefaultMatcher{}).Match(rec, req)
+	want := "last_message differs (- recorded, + actual):\n" +
+		"--- recorded\n+++ actual\n" +
+		"@@ -2,4 +2,4 @@\n" +
+		"   role: tool\n" +
+		"   content: |\n" +
+		"     line one  \n" +
+		"-    line two\n" +
+		"+    line 2"
+	if err == nil || err.Error() != want {
+		t.Errorf("error:\n got %v\nwant %s", err, want)
 	}
 }
 
