@@ -14,8 +14,8 @@ func (p *parser) parseString(ctx context, open quote, size int) bool {
 		p.used |= fixCurlyQuotes
 	}
 	start := p.pos + size
-	end, resume, truncated := p.scanString(start, open, ctx)
-	if !p.writeString(p.in[start:end], open, truncated, start) {
+	end, resume, how := p.scanString(start, open, ctx)
+	if !p.writeString(p.in[start:end], open, how, start) {
 		return false
 	}
 	p.pos = resume
@@ -25,9 +25,18 @@ func (p *parser) parseString(ctx context, open quote, size int) bool {
 	return true
 }
 
+// stringEnd says how scanString found the end of a string.
+type stringEnd uint8
+
+const (
+	endQuote    stringEnd = iota // its closing quote
+	endInferred                  // a comma, bracket or line break where its closing quote is missing
+	endCut                       // the end of the input
+)
+
 // scanString finds the end of the string whose content starts at start. It
-// returns the end of the content, where parsing resumes, and whether the string
-// was cut by the end of the input.
+// returns the end of the content, where parsing resumes, and how the string
+// ended.
 //
 // A closing quote ends the string only when what follows fits the context (the
 // end, a comma and a next item, a closing bracket, a colon after a key); any
@@ -35,7 +44,7 @@ func (p *parser) parseString(ctx context, open quote, size int) bool {
 // does not fit, the string is taken to end before that comma: {"a":"b,"c":1}.
 // When no quote ends the string, it runs to the end of the input, or, when the
 // input ends with a closing bracket, to the first comma, bracket or line break.
-func (p *parser) scanString(start int, open quote, ctx context) (end, resume int, truncated bool) {
+func (p *parser) scanString(start int, open quote, ctx context) (end, resume int, how stringEnd) {
 	s := p.in[:p.n]
 	for i := start; i < len(s); {
 		c := s[i]
@@ -53,7 +62,7 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 			fit = p.endsString(i+size, ctx)
 		}
 		if fit == fitStrong {
-			return i, i + size, false
+			return i, i + size, endQuote
 		}
 		if b := lastNonGap(s, start, i); b > start && (s[b] == ',' || s[b] == '+') {
 			// The quote opens the next item, or is a stray one before a next
@@ -62,10 +71,10 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 			if fit == fitWeak {
 				p.strayQuote = i
 			}
-			return lastNonGap(s, start, b) + 1, b, false
+			return lastNonGap(s, start, b) + 1, b, endInferred
 		}
 		if fit == fitWeak {
-			return i, i + size, false
+			return i, i + size, endQuote
 		}
 		i += size
 	}
@@ -77,11 +86,11 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 			case '\\':
 				i++
 			case ',', ']', '}', '\n':
-				return trimSpaceEnd(s, start, i), i, false
+				return trimSpaceEnd(s, start, i), i, endInferred
 			}
 		}
 	}
-	return len(s), len(s), true
+	return len(s), len(s), endCut
 }
 
 // lastNonGap returns the index of the last byte in s[from:to] that is neither
@@ -268,8 +277,8 @@ func (p *parser) parseStringOnly(open quote, size int) bool {
 		p.used |= fixCurlyQuotes
 	}
 	start := p.pos + size
-	end, resume, truncated := p.scanString(start, open, ctxArray)
-	if !p.writeString(p.in[start:end], open, truncated, start) {
+	end, resume, how := p.scanString(start, open, ctxArray)
+	if !p.writeString(p.in[start:end], open, how, start) {
 		return false
 	}
 	p.pos = resume
@@ -370,14 +379,15 @@ func literalBackslashes(s string) bool {
 }
 
 // writeString writes the content of a quoted string (without its quotes) as a
-// JSON string. offset locates the content in the input for messages.
-func (p *parser) writeString(s string, open quote, truncated bool, offset int) bool {
-	if truncated {
+// JSON string; how says how scanString found its end. offset locates the
+// content in the input for messages.
+func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bool {
+	if how == endCut {
 		s = dropPartialEscape(s)
 		s = strings.TrimRight(s, " \t\r\n")
 	}
-	if p.used&fixCloseString != 0 && strings.HasSuffix(s, "+") {
-		// "hello + cut where a concatenation was meant.
+	if how != endQuote && strings.HasSuffix(s, "+") {
+		// "hello + without its closing quote, where a concatenation was meant.
 		s = strings.TrimRight(s[:len(s)-1], " \t\r\n")
 	}
 	literal := literalBackslashes(s)
