@@ -47,7 +47,7 @@ func TestManyDistinctLines(t *testing.T) {
 	}
 	patchCmd, err := exec.LookPath("patch")
 	if err != nil {
-		return
+		t.Skip("patch is not installed; the diff was checked, not applied")
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "big"), []byte(old), 0o644); err != nil {
