@@ -103,6 +103,9 @@ func TestExtractEnvelopes(t *testing.T) {
 		{"fenced json", "I will call it:\n```json\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n```\nDone.", "fenced_json", paris, "I will call it:\n\nDone."},
 		{"forge json", `<tool>{"server_name": "clock", "tool_name": "get_time", "arguments": {"city": "Paris"}}</tool>`, "forge", paris, ""},
 		{"forge xml", "<tool>\n<server_name>clock</server_name>\n<tool_name>get_time</tool_name>\n<arguments>{\"city\": \"Paris\"}</arguments>\n</tool>", "forge", paris, ""},
+		{"forge xml arguments left open before close", "<tool><tool_name>get_time</tool_name><arguments>{\"city\": \"Paris\"}</tool>", "forge", paris, ""},
+		{"minicpm cdata holding a closing tag", "<function name=\"note\"><param name=\"text\">\n<![CDATA[a </param> b]]>\n</param></function>", "minicpm", []wantCall{{"note", `{"text":"a </param> b"}`}}, ""},
+		{"minicpm value left open before close", `<function name="get_time"><param name="city">Paris</function>`, "minicpm", paris, ""},
 		{"glm", "<tool_call>add<arg_key>a</arg_key><arg_value>1</arg_value><arg_key>b</arg_key><arg_value>2</arg_value></tool_call>", "glm", []wantCall{{"add", `{"a":1,"b":2}`}}, ""},
 		{"minimax", "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Paris</parameter>\n</invoke>\n</minimax:tool_call>", "minimax", paris, ""},
 		{"minicpm", `<function name="get_time"><param name="city"><![CDATA[Paris]]></param></function>`, "minicpm", paris, ""},
@@ -142,6 +145,10 @@ func TestExtractNegatives(t *testing.T) {
 		{"cut off mid arguments", "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": ", "", nil, "<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": "},
 		{"cut off mid parameter", "<tool_call>\n<function=get_time>\n<parameter=city>\nPar", "", nil, "<tool_call>\n<function=get_time>\n<parameter=city>\nPar"},
 		{"cut off kimi", "<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{\"city\": \"Pa", "", nil, "<|tool_call_begin|>functions.get_time:0<|tool_call_argument_begin|>{\"city\": \"Pa"},
+		{"cut off minicpm", "<function name=\"get_time\"><param name=\"city\">Par", "", nil, "<function name=\"get_time\"><param name=\"city\">Par"},
+		{"cut off minicpm cdata", "<function name=\"get_time\"><param name=\"city\"><![CDATA[Par", "", nil, "<function name=\"get_time\"><param name=\"city\"><![CDATA[Par"},
+		{"cut off forge", "<tool><tool_name>get_time</tool_name><arguments>{\"city\": \"Pa", "", nil, "<tool><tool_name>get_time</tool_name><arguments>{\"city\": \"Pa"},
+		{"cut off forge name", "<tool><tool_name>get_time", "", nil, "<tool><tool_name>get_time"},
 		{"arguments not an object", "<tool_call>{\"name\":\"get_time\",\"arguments\":42}</tool_call>", "", nil, "<tool_call>{\"name\":\"get_time\",\"arguments\":42}</tool_call>"},
 	})
 }

@@ -233,7 +233,9 @@ func attr(tag, name string) (string, bool) {
 }
 
 // findInvokes finds <invoke name="x"><parameter name="k" [string="..."]>v
-// </parameter></invoke> with the given tag spellings (MiniMax, DeepSeek DSML).
+// </parameter></invoke> with the given tag spellings (MiniMax, DeepSeek DSML,
+// MiniCPM). A value wrapped in <![CDATA[...]]> is taken verbatim, closing tags
+// inside it included.
 func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 	var f found
 	text := s.text
@@ -264,16 +266,10 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 			}
 			tag := text[ts : ts+tg]
 			key, _ := attr(tag, "name")
-			vs := ts + tg + 1
-			ve := strings.Index(text[vs:limit], paramEnd)
-			next := 0
-			if ve < 0 {
+			val, next, closed := paramValue(text, ts+tg+1, limit, paramEnd)
+			if !closed {
 				truncated = truncated || cutOff(text, limit)
-				ve, next = limit-vs, limit
-			} else {
-				next = vs + ve + len(paramEnd)
 			}
-			val := trimValue(text[vs : vs+ve])
 			var v any = val
 			if str, ok := attr(tag, "string"); ok && str == "false" {
 				if d, ok := decode(strings.TrimSpace(val)); ok {
@@ -290,6 +286,32 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 	}
 }
 
+// paramValue reads the value that starts at vs up to paramEnd (before limit): a
+// <![CDATA[...]]> section verbatim, or else the text trimmed as trimValue does.
+// closed is false when the value runs to limit unclosed; next is where to look
+// for the next parameter.
+func paramValue(text string, vs, limit int, paramEnd string) (val string, next int, closed bool) {
+	const cdata, cdataEnd = "<![CDATA[", "]]>"
+	if c := skipSpace(text[:limit], vs); strings.HasPrefix(text[c:limit], cdata) {
+		cs := c + len(cdata)
+		ce := strings.Index(text[cs:limit], cdataEnd)
+		if ce < 0 {
+			return text[cs:limit], limit, false
+		}
+		val = text[cs : cs+ce]
+		after := skipSpace(text[:limit], cs+ce+len(cdataEnd))
+		if !strings.HasPrefix(text[after:limit], paramEnd) {
+			return val, limit, false
+		}
+		return val, after + len(paramEnd), true
+	}
+	ve := strings.Index(text[vs:limit], paramEnd)
+	if ve < 0 {
+		return trimValue(text[vs:limit]), limit, false
+	}
+	return trimValue(text[vs : vs+ve]), vs + ve + len(paramEnd), true
+}
+
 func findMiniMax(s *source) found {
 	f := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>")
 	for k, sp := range f.spans {
@@ -301,63 +323,7 @@ func findMiniMax(s *source) found {
 // findMiniCPM: <function name="x"><param name="k">v</param></function>, values
 // possibly in <![CDATA[...]]>.
 func findMiniCPM(s *source) found {
-	const open, close = "<function name=", "</function>"
-	var f found
-	text := s.text
-	for pos := 0; ; {
-		i := s.index(open, pos)
-		if i < 0 {
-			return f
-		}
-		gt := strings.IndexByte(text[i:], '>')
-		if gt < 0 {
-			return f
-		}
-		name, _ := attr(text[i:i+gt], "name")
-		body := i + gt + 1
-		args := map[string]any{}
-		p := body
-		for {
-			p = skipSpace(text, p)
-			if !strings.HasPrefix(text[p:], "<param name=") {
-				break
-			}
-			tg := strings.IndexByte(text[p:], '>')
-			if tg < 0 {
-				break
-			}
-			key, _ := attr(text[p:p+tg], "name")
-			vs := p + tg + 1
-			var val string
-			if strings.HasPrefix(text[vs:], "<![CDATA[") {
-				ce := strings.Index(text[vs:], "]]>")
-				if ce < 0 {
-					break
-				}
-				val = text[vs+len("<![CDATA[") : vs+ce]
-				vs += ce + 3
-				if !strings.HasPrefix(text[vs:], "</param>") {
-					break
-				}
-				p = vs + len("</param>")
-			} else {
-				ve := strings.Index(text[vs:], "</param>")
-				if ve < 0 {
-					break
-				}
-				val = text[vs : vs+ve]
-				p = vs + ve + len("</param>")
-			}
-			args[key] = val
-		}
-		p = skipSpace(text, p)
-		end := p
-		if strings.HasPrefix(text[p:], close) {
-			end = p + len(close)
-		}
-		pos = max(end, body)
-		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
-	}
+	return findInvokes(s, "<function name=", "</function>", "<param name=", "</param>")
 }
 
 // findForge: <tool>{"server_name", "tool_name", "arguments"}</tool> and
@@ -377,22 +343,26 @@ func findForge(s *source) found {
 		limit, end := bodyEnd(text, body, "<tool>", "</tool>")
 		pos = max(end, body)
 		b := text[body:limit]
-		name := strings.TrimSpace(child(b, "tool_name"))
-		argText := child(b, "arguments")
-		f.add(rawCall{name: name, args: argText, argsRaw: true}, span{i, end})
+		name, nameClosed := child(b, "tool_name")
+		argText, argsClosed := child(b, "arguments")
+		if (!nameClosed || !argsClosed) && cutOff(text, limit) {
+			continue // cut off with the response: the arguments would be invented
+		}
+		f.add(rawCall{name: strings.TrimSpace(name), args: argText, argsRaw: true}, span{i, end})
 	}
 }
 
-// child returns the text of <name>...</name> in b, or "".
-func child(b, name string) string {
+// child returns the text of <name>...</name> in b. An element left open runs to
+// the end of b, with closed false; a missing one is "" with closed true.
+func child(b, name string) (text string, closed bool) {
 	k := strings.Index(b, "<"+name+">")
 	if k < 0 {
-		return ""
+		return "", true
 	}
 	v := b[k+len(name)+2:]
 	e := strings.Index(v, "</"+name+">")
 	if e < 0 {
-		return ""
+		return v, false
 	}
-	return v[:e]
+	return v[:e], true
 }
