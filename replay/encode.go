@@ -43,9 +43,9 @@ func Encode(w io.Writer, t *Tape) error {
 		return err
 	}
 	root := yamlx.Map()
-	yamlx.Add(root, "format", yamlx.Block(Format))
+	yamlx.Add(root, "format", yamlx.Text(Format))
 	if t.Name != "" {
-		yamlx.Add(root, "name", yamlx.Block(t.Name))
+		yamlx.Add(root, "name", yamlx.Text(t.Name))
 	}
 	yamlx.Add(root, "tape", entries)
 	enc := yaml.NewEncoder(w)
@@ -91,7 +91,7 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 		}
 		yamlx.Add(n, "response", r)
 	case e.Error != "":
-		yamlx.Add(n, "error", yamlx.Block(e.Error))
+		yamlx.Add(n, "error", yamlx.Text(e.Error))
 	default:
 		return nil, &FormatError{Key: path, Problem: "neither response nor error (want exactly one)"}
 	}
@@ -108,13 +108,13 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 func encodeResponse(r *llm.Response, path string) (*yaml.Node, error) {
 	n := yamlx.Map()
 	if r.Message.Content != "" {
-		yamlx.Add(n, "content", yamlx.Block(r.Message.Content))
+		yamlx.Add(n, "content", yamlx.Text(r.Message.Content))
 	}
 	if len(r.Message.ToolCalls) > 0 {
 		yamlx.Add(n, "tool_calls", encodeCalls(r.Message.ToolCalls))
 	}
 	if r.FinishReason != "" {
-		yamlx.Add(n, "finish_reason", yamlx.Block(string(r.FinishReason)))
+		yamlx.Add(n, "finish_reason", yamlx.Text(string(r.FinishReason)))
 	}
 	if r.Usage != (llm.Usage{}) {
 		if r.Usage.InputTokens < 0 || r.Usage.OutputTokens < 0 {
@@ -137,11 +137,11 @@ func encodeCalls(calls []llm.ToolCall) *yaml.Node {
 	for _, c := range calls {
 		n := yamlx.Map()
 		if c.ID != "" {
-			yamlx.Add(n, "id", yamlx.Block(c.ID))
+			yamlx.Add(n, "id", yamlx.Text(c.ID))
 		}
-		yamlx.Add(n, "name", yamlx.Block(c.Name)) // required, even when empty
+		yamlx.Add(n, "name", yamlx.Text(c.Name)) // required, even when empty
 		if c.Arguments != "" {
-			yamlx.Add(n, "arguments", yamlx.QuotedBlock(c.Arguments))
+			yamlx.Add(n, "arguments", yamlx.Quoted(c.Arguments))
 		}
 		seq.Content = append(seq.Content, n)
 	}
@@ -155,7 +155,7 @@ func encodeRequest(s *RequestSummary, path string, strict bool) (*yaml.Node, err
 	if s.Tools != nil {
 		tools := yamlx.FlowSeq()
 		for _, t := range s.Tools {
-			tools.Content = append(tools.Content, yamlx.Block(t))
+			tools.Content = append(tools.Content, yamlx.Text(t))
 		}
 		yamlx.Add(n, "tools", tools)
 	}
@@ -188,18 +188,18 @@ func encodeMessage(m llm.Message, path string, strict bool) (*yaml.Node, error) 
 		return nil, &FormatError{Key: yamlx.Join(path, "role"), Problem: fmt.Sprintf("invalid role %q (want system, user, assistant, tool)", m.Role)}
 	}
 	n := yamlx.Map()
-	yamlx.Add(n, "role", yamlx.Block(string(m.Role)))
+	yamlx.Add(n, "role", yamlx.Text(string(m.Role)))
 	if m.Content != "" {
-		yamlx.Add(n, "content", yamlx.Block(m.Content))
+		yamlx.Add(n, "content", yamlx.Text(m.Content))
 	}
 	if len(m.ToolCalls) > 0 {
 		yamlx.Add(n, "tool_calls", encodeCalls(m.ToolCalls))
 	}
 	if m.ToolCallID != "" {
-		yamlx.Add(n, "tool_call_id", yamlx.Block(m.ToolCallID))
+		yamlx.Add(n, "tool_call_id", yamlx.Text(m.ToolCallID))
 	}
 	if m.Name != "" {
-		yamlx.Add(n, "name", yamlx.Block(m.Name))
+		yamlx.Add(n, "name", yamlx.Text(m.Name))
 	}
 	return n, nil
 }

@@ -42,35 +42,13 @@ func Bool(b bool) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
 }
 
-// Null returns a null node.
-func Null() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"} }
-
 // Text returns a string node that reads back as exactly s: a literal block for
-// multi-line text, plain or quoted otherwise, double-quoted where a literal
-// block cannot hold s or would need an indentation indicator (multi-line text
-// starting with a space) or would end a line in white space, and !!binary for
-// invalid UTF-8.
+// multi-line text (with an indentation indicator when it starts with a space;
+// Marshal writes blocks holding trailing white space itself), plain or quoted
+// otherwise, double-quoted where no literal block can hold s (line breaks other
+// than \n, multi-line text starting with a tab), and !!binary for invalid
+// UTF-8.
 func Text(s string) *yaml.Node {
-	if literalByHand(s) {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.LiteralStyle}
-	}
-	if utf8.ValidString(s) && strings.Contains(s, "\n") && (strings.HasPrefix(s, " ") || hasTrailingSpace(s)) {
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.DoubleQuotedStyle}
-	}
-	return Block(s)
-}
-
-// Quoted is Text for a value that must read as a string even when it looks like
-// something else (JSON, a number): single-quoted on one line.
-func Quoted(s string) *yaml.Node { return singleQuoted(Text(s)) }
-
-// Block is Text that keeps more multi-line text in a literal block: it leaves
-// the style to the emitter wherever the emitter holds s exactly (leading
-// spaces get an indentation indicator, trailing tabs stay), and double-quotes
-// only text holding line breaks other than \n and multi-line text starting
-// with a tab. Tape files use it; the two differ in the bytes they give, not in
-// what reads back.
-func Block(s string) *yaml.Node {
 	if !utf8.ValidString(s) {
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!binary", Value: base64.StdEncoding.EncodeToString([]byte(s))}
 	}
@@ -85,8 +63,9 @@ func Block(s string) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
 }
 
-// QuotedBlock is Quoted's counterpart of Block.
-func QuotedBlock(s string) *yaml.Node { return singleQuoted(Block(s)) }
+// Quoted is Text for a value that must read as a string even when it looks like
+// something else (JSON, a number): single-quoted on one line.
+func Quoted(s string) *yaml.Node { return singleQuoted(Text(s)) }
 
 // singleQuoted single-quotes n when it is a plain string.
 func singleQuoted(n *yaml.Node) *yaml.Node {
