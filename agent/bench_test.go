@@ -49,32 +49,21 @@ func (m *replayModel) Generate(_ context.Context, _ *llm.Request) (*llm.Response
 	return r, nil
 }
 
-func BenchmarkLoop(b *testing.B) {
-	reg, resps := benchSetup(b)
-	input := []llm.Message{llm.UserMessage("go")}
-	ctx := context.Background()
-	b.ReportAllocs()
-	for b.Loop() {
-		model := &replayModel{resps: resps}
-		run, err := agent.Run(ctx, model, reg, input, &agent.Options{Clock: clock.NewVirtual(clock.Epoch)})
-		if err != nil || len(run.Turns) != benchTurns+1 {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchTurns), "ns/turn")
-}
+func BenchmarkLoop(b *testing.B) { benchLoop(b, "") }
 
 // BenchmarkLoopSequential is BenchmarkLoop with sequential batches: the
 // loop's own bookkeeping (events, records, hooks, clock forks) without the cost
 // of handing calls to goroutines.
-func BenchmarkLoopSequential(b *testing.B) {
+func BenchmarkLoopSequential(b *testing.B) { benchLoop(b, tools.ExecutionSequential) }
+
+func benchLoop(b *testing.B, execution tools.ExecutionMode) {
 	reg, resps := benchSetup(b)
 	input := []llm.Message{llm.UserMessage("go")}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
 		model := &replayModel{resps: resps}
-		run, err := agent.Run(ctx, model, reg, input, &agent.Options{Clock: clock.NewVirtual(clock.Epoch), Execution: tools.ExecutionSequential})
+		run, err := agent.Run(ctx, model, reg, input, &agent.Options{Clock: clock.NewVirtual(clock.Epoch), Execution: execution})
 		if err != nil || len(run.Turns) != benchTurns+1 {
 			b.Fatal(err)
 		}
