@@ -147,51 +147,29 @@ func parseJSONSeq(text string, i, limit int) ([]jsonValue, bool) {
 	}
 }
 
+// bodyParser reads a call from the body text[body:limit] of a tag; ok is false
+// when there is none.
+type bodyParser func(body, limit int) (c rawCall, ok bool)
+
 // findTagged finds JSON calls between open and close tokens (close may be missing:
 // the body then runs to the next open or the end). nameKeys as for jsonCalls.
-func findTagged(s *source, open, close string, nameKeys bool) found {
+// orElse, when not nil, reads a body that holds no JSON call.
+func findTagged(s *source, open, close string, nameKeys bool, orElse bodyParser) found {
 	var f found
-	text := s.text
-	for pos := 0; ; {
-		i := s.index(open, pos)
-		if i < 0 {
-			return f
-		}
-		body := i + len(open)
-		limit, end := bodyEnd(text, body, open, close)
-		vals, _ := parseJSONSeq(text, body, limit)
+	s.eachTag(open, close, func(i, body, limit, end int) {
 		sp := span{i, end}
+		n := len(f.calls)
+		vals, _ := parseJSONSeq(s.text, body, limit)
 		for _, v := range vals {
 			for _, c := range v.calls(nameKeys) {
 				f.add(c, sp)
 			}
 		}
-		pos = max(end, body)
-	}
-}
-
-// bodyEnd returns where the body that starts at body ends (limit) and where the
-// envelope ends (end, after close). A close token counts only before the next open
-// token, which keeps the work linear; without one the body runs to the next open
-// token or the end of text, less a truncated close token.
-func bodyEnd(text string, body int, open, close string) (limit, end int) {
-	limit = len(text)
-	if j := strings.Index(text[body:], open); j >= 0 {
-		limit = body + j
-	}
-	if close != "" {
-		if j := strings.Index(text[body:limit], close); j >= 0 {
-			return body + j, body + j + len(close)
-		}
-	}
-	end = limit
-	if close != "" && limit == len(text) {
-		for k := len(close) - 1; k >= 2; k-- {
-			if strings.HasSuffix(text[body:limit], close[:k]) {
-				limit -= k
-				break
+		if len(f.calls) == n && orElse != nil {
+			if c, ok := orElse(body, limit); ok {
+				f.add(c, sp)
 			}
 		}
-	}
-	return limit, end
+	})
+	return f
 }

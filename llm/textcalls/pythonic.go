@@ -16,19 +16,12 @@ func findPythonic(s *source) found {
 	const open, close = "<|tool_call_start|>", "<|tool_call_end|>"
 	var f found
 	text := s.text
-	for pos := 0; ; {
-		i := s.index(open, pos)
-		if i < 0 {
-			break
-		}
-		body := i + len(open)
-		limit, end := bodyEnd(text, body, open, close)
-		pos = max(end, body)
+	s.eachTag(open, close, func(i, body, limit, end int) {
 		p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
 		for _, c := range p.list() {
 			f.add(c, span{i, end})
 		}
-	}
+	})
 	if len(f.calls) > 0 {
 		return f
 	}
@@ -52,18 +45,11 @@ func findGemma(s *source) found {
 	var f found
 	text := s.text
 	for _, w := range [][2]string{{"<|tool_call>", "<tool_call|>"}, {"<start_function_call>", "<end_function_call>"}} {
-		for pos := 0; ; {
-			i := s.index(w[0], pos)
-			if i < 0 {
-				break
-			}
-			body := i + len(w[0])
-			limit, end := bodyEnd(text, body, w[0], w[1])
-			pos = max(end, body)
+		s.eachTag(w[0], w[1], func(i, body, limit, end int) {
 			if name, args, ok := gemmaCall(text[:limit], skipSpace(text, body)); ok {
 				f.add(rawCall{name: name, args: args}, span{i, end})
 			}
-		}
+		})
 	}
 	if len(f.calls) == 0 {
 		start := s.messageStart()

@@ -83,6 +83,48 @@ func (s *source) index(tok string, from int) int {
 	return -1
 }
 
+// eachTag calls fn for every allowed open token, in order: i is where it
+// starts, body where its body starts, and limit and end are bodyEnd's. The scan
+// resumes after end, so bodies never overlap.
+func (s *source) eachTag(open, close string, fn func(i, body, limit, end int)) {
+	for pos := 0; ; {
+		i := s.index(open, pos)
+		if i < 0 {
+			return
+		}
+		body := i + len(open)
+		limit, end := bodyEnd(s.text, body, open, close)
+		fn(i, body, limit, end)
+		pos = max(end, body)
+	}
+}
+
+// bodyEnd returns where the body that starts at body ends (limit) and where the
+// envelope ends (end, after close). A close token counts only before the next open
+// token, which keeps the work linear; without one the body runs to the next open
+// token or the end of text, less a truncated close token.
+func bodyEnd(text string, body int, open, close string) (limit, end int) {
+	limit = len(text)
+	if j := strings.Index(text[body:], open); j >= 0 {
+		limit = body + j
+	}
+	if close != "" {
+		if j := strings.Index(text[body:limit], close); j >= 0 {
+			return body + j, body + j + len(close)
+		}
+	}
+	end = limit
+	if close != "" && limit == len(text) {
+		for k := len(close) - 1; k >= 2; k-- {
+			if strings.HasSuffix(text[body:limit], close[:k]) {
+				limit -= k
+				break
+			}
+		}
+	}
+	return limit, end
+}
+
 // thinkPair is a reasoning opener and its closer.
 type thinkPair struct{ open, close string }
 

@@ -6,53 +6,41 @@ import "strings"
 
 func findHermes(s *source) found {
 	// <tool_call> with a JSON body; XML bodies belong to qwen3_coder_xml and glm.
-	return findTagged(s, "<tool_call>", "</tool_call>", false)
+	return findTagged(s, "<tool_call>", "</tool_call>", false, nil)
 }
 
-func findNemotron(s *source) found { return findTagged(s, "<TOOLCALL>", "</TOOLCALL>", false) }
+func findNemotron(s *source) found { return findTagged(s, "<TOOLCALL>", "</TOOLCALL>", false, nil) }
 
-func findApriel(s *source) found { return findTagged(s, "<tool_calls>", "</tool_calls>", false) }
+func findApriel(s *source) found { return findTagged(s, "<tool_calls>", "</tool_calls>", false, nil) }
 
 func findCommandR(s *source) found {
-	return findTagged(s, "<|START_ACTION|>", "<|END_ACTION|>", false)
+	return findTagged(s, "<|START_ACTION|>", "<|END_ACTION|>", false, nil)
 }
 
 func findApertus(s *source) found {
-	return findTagged(s, "<|tools_prefix|>", "<|tools_suffix|>", true)
+	return findTagged(s, "<|tools_prefix|>", "<|tools_suffix|>", true, nil)
 }
 
-func findGranite(s *source) found { return findTagged(s, "<|tool_call|>", "", false) }
+func findGranite(s *source) found { return findTagged(s, "<|tool_call|>", "", false, nil) }
 
-func findFirefunction(s *source) found { return findTagged(s, " functools", "", false) }
+func findFirefunction(s *source) found { return findTagged(s, " functools", "", false, nil) }
 
+// findPythonTag: <|python_tag|>{"name": ..., "parameters": ...} and, when the body
+// is not JSON, <|python_tag|>tool.call(query="...") (Llama's built-in tools).
 func findPythonTag(s *source) found {
-	f := findTagged(s, "<|python_tag|>", "<|eom_id|>", false)
-	if len(f.calls) > 0 {
-		return f
-	}
-	// <|python_tag|>tool.call(query="...") — Llama's built-in tools.
-	text := s.text
-	for pos := 0; ; {
-		i := s.index("<|python_tag|>", pos)
-		if i < 0 {
-			return f
-		}
-		body := i + len("<|python_tag|>")
-		limit, end := bodyEnd(text, body, "<|python_tag|>", "<|eom_id|>")
-		p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
-		if name, args, ok := p.call(); ok {
-			f.add(rawCall{name: strings.TrimSuffix(name, ".call"), args: args}, span{i, end})
-		}
-		pos = max(end, body)
-	}
+	return findTagged(s, "<|python_tag|>", "<|eom_id|>", false, func(body, limit int) (rawCall, bool) {
+		p := &pyParser{text: s.text[:limit], pos: skipSpace(s.text, body)}
+		name, args, ok := p.call()
+		return rawCall{name: strings.TrimSuffix(name, ".call"), args: args}, ok
+	})
 }
 
 func findGigaChat(s *source) found {
-	f := findTagged(s, "<|function_call|>", "", false)
+	f := findTagged(s, "<|function_call|>", "", false, nil)
 	if len(f.calls) > 0 {
 		return f
 	}
-	f = findTagged(s, "function call<|role_sep|>", "", false)
+	f = findTagged(s, "function call<|role_sep|>", "", false, nil)
 	// The GigaChat 3 call starts with a message separator; cut it too.
 	for k, sp := range f.spans {
 		f.spans[k].start = precededBy(s.text, sp.start, "<|message_sep|>")
@@ -66,13 +54,8 @@ func findMistral(s *source) found {
 	const tok = "[TOOL_CALLS]"
 	var f found
 	text := s.text
-	for pos := 0; ; {
-		i := s.index(tok, pos)
-		if i < 0 {
-			return f
-		}
-		body := skipSpace(text, i+len(tok))
-		limit, end := bodyEnd(text, body, tok, "")
+	s.eachTag(tok, "", func(i, body, limit, end int) {
+		body = skipSpace(text, body)
 		if body < limit && text[body] == '[' {
 			vals, _ := parseJSONSeq(text, body, limit)
 			for _, v := range vals {
@@ -80,8 +63,7 @@ func findMistral(s *source) found {
 					f.add(c, span{i, end})
 				}
 			}
-			pos = max(end, body)
-			continue
+			return
 		}
 		j := body
 		for j < limit && text[j] != '{' && text[j] != '[' {
@@ -107,8 +89,8 @@ func findMistral(s *source) found {
 			}
 			f.add(v.call(name), span{i, e})
 		}
-		pos = max(end, body)
-	}
+	})
+	return f
 }
 
 // isIdent reports whether name looks like a tool name: letters, digits, _ - . :

@@ -45,40 +45,33 @@ func precededBy(text string, pos int, tok string) int {
 // otherwise only those whose body is not. wrapOpen/wrapClose is the tag around,
 // required when requireWrap.
 func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose string) found {
-	const open, close = "<function=", "</function>"
 	var f found
 	text := s.text
-	for pos := 0; ; {
-		i := s.index(open, pos)
-		if i < 0 {
-			return f
-		}
-		gt := strings.IndexByte(text[i:], '>')
+	s.eachTag("<function=", "</function>", func(i, body, limit, end int) {
+		gt := strings.IndexByte(text[body:limit], '>')
 		if gt < 0 {
-			return f
+			return
 		}
-		name := strings.TrimSpace(text[i+len(open) : i+gt])
-		body := i + gt + 1
-		limit, end := bodyEnd(text, body, open, close)
+		name := strings.TrimSpace(text[body : body+gt])
+		body += gt + 1
 		if wrapClose != "" {
 			if k := strings.Index(text[body:limit], wrapClose); k >= 0 {
 				limit, end = body+k, body+k
 			}
 		}
-		pos = max(end, body)
 		if requireWrap && !strings.Contains(text[max(0, i-200):i], wrapOpen) {
-			continue
+			return
 		}
 		sp := wrapSpan(text, span{i, end}, wrapOpen, wrapClose)
 		isJSON := strings.HasPrefix(strings.TrimSpace(text[body:limit]), "{")
 		if isJSON != jsonBody || !isIdent(name) {
-			continue
+			return
 		}
 		if jsonBody {
 			if v, _, ok := parseJSONAt(text, body, limit); ok {
 				f.add(v.call(name), sp)
 			}
-			continue
+			return
 		}
 		args := map[string]any{}
 		truncated := false
@@ -112,7 +105,8 @@ func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose stri
 		if !truncated {
 			f.add(rawCall{name: name, args: args, untyped: true}, sp)
 		}
-	}
+	})
+	return f
 }
 
 func findQwenXML(s *source) found { return scanQwenXML(s, false, false, "<tool_call>", "</tool_call>") }
@@ -165,17 +159,9 @@ func findFunctionary(s *source) found {
 
 // findGLM: <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>.
 func findGLM(s *source) found {
-	const open, close = "<tool_call>", "</tool_call>"
 	var f found
 	text := s.text
-	for pos := 0; ; {
-		i := s.index(open, pos)
-		if i < 0 {
-			return f
-		}
-		body := i + len(open)
-		limit, end := bodyEnd(text, body, open, close)
-		pos = max(end, body)
+	s.eachTag("<tool_call>", "</tool_call>", func(i, body, limit, end int) {
 		b := text[body:limit]
 		nameEnd := strings.Index(b, "<arg_key>")
 		if nameEnd < 0 {
@@ -183,7 +169,7 @@ func findGLM(s *source) found {
 		}
 		name := strings.TrimSpace(b[:nameEnd])
 		if !isIdent(name) {
-			continue
+			return
 		}
 		args := map[string]any{}
 		truncated := false
@@ -215,7 +201,8 @@ func findGLM(s *source) found {
 		if !truncated {
 			f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
 		}
-	}
+	})
+	return f
 }
 
 // attr returns the value of name="..." in a tag's text.
@@ -239,22 +226,15 @@ func attr(tag, name string) (string, bool) {
 func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 	var f found
 	text := s.text
-	for pos := 0; ; {
-		i := s.index(invoke, pos)
-		if i < 0 {
-			return f
-		}
-		gt := strings.IndexByte(text[i:], '>')
+	s.eachTag(invoke, invokeEnd, func(i, body, limit, end int) {
+		gt := strings.IndexByte(text[body:limit], '>')
 		if gt < 0 {
-			return f
+			return
 		}
-		name, _ := attr(text[i:i+gt], "name")
-		body := i + gt + 1
-		limit, end := bodyEnd(text, body, invoke, invokeEnd)
-		pos = max(end, body)
+		name, _ := attr(text[i:body+gt], "name")
 		args := map[string]any{}
 		truncated := false
-		for p := body; ; {
+		for p := body + gt + 1; ; {
 			k := strings.Index(text[p:limit], param)
 			if k < 0 {
 				break
@@ -279,11 +259,11 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 			args[key] = v
 			p = next
 		}
-		if truncated {
-			continue
+		if !truncated {
+			f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
 		}
-		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
-	}
+	})
+	return f
 }
 
 // paramValue reads the value that starts at vs up to paramEnd (before limit): a
@@ -329,27 +309,15 @@ func findMiniCPM(s *source) found {
 // findForge: <tool>{"server_name", "tool_name", "arguments"}</tool> and
 // <tool><server_name>s</server_name><tool_name>t</tool_name><arguments>{...}</arguments></tool>.
 func findForge(s *source) found {
-	f := findTagged(s, "<tool>", "</tool>", false)
-	if len(f.calls) > 0 {
-		return f
-	}
-	text := s.text
-	for pos := 0; ; {
-		i := s.index("<tool>", pos)
-		if i < 0 {
-			return f
-		}
-		body := i + len("<tool>")
-		limit, end := bodyEnd(text, body, "<tool>", "</tool>")
-		pos = max(end, body)
-		b := text[body:limit]
+	return findTagged(s, "<tool>", "</tool>", false, func(body, limit int) (rawCall, bool) {
+		b := s.text[body:limit]
 		name, nameClosed := child(b, "tool_name")
-		argText, argsClosed := child(b, "arguments")
-		if (!nameClosed || !argsClosed) && cutOff(text, limit) {
-			continue // cut off with the response: the arguments would be invented
+		args, argsClosed := child(b, "arguments")
+		if (!nameClosed || !argsClosed) && cutOff(s.text, limit) {
+			return rawCall{}, false // cut off with the response: the arguments would be invented
 		}
-		f.add(rawCall{name: strings.TrimSpace(name), args: argText, argsRaw: true}, span{i, end})
-	}
+		return rawCall{name: strings.TrimSpace(name), args: args, argsRaw: true}, true
+	})
 }
 
 // child returns the text of <name>...</name> in b. An element left open runs to
