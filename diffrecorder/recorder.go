@@ -33,6 +33,7 @@ type Recorder struct {
 
 	mu       sync.Mutex
 	baseline map[string][]byte   // content at the last EndTurn, by cleaned path
+	beneath  map[string]int      // by directory, how many baseline files lie beneath it
 	touched  map[string]struct{} // cleaned paths touched this turn
 	renames  []move              // renames this turn, in the order recorded
 	errs     []error             // effects with invalid paths, this turn
@@ -48,10 +49,11 @@ func New(w workspace.FS) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("diffrecorder: taking the baseline: %w", err)
 	}
-	for p, data := range snap {
-		snap[p] = nonNil(data)
+	r := &Recorder{w: w, baseline: snap, beneath: map[string]int{}, touched: map[string]struct{}{}}
+	for p := range snap {
+		r.countBeneath(p, 1)
 	}
-	return &Recorder{w: w, baseline: snap, touched: map[string]struct{}{}}, nil
+	return r, nil
 }
 
 // Record notes the paths that the file effects touched: Path, and From for
@@ -135,15 +137,33 @@ func (r *Recorder) endTurn(limit int) (TurnDiff, error) {
 	slices.SortFunc(out.Files, func(a, b FileDiff) int { return strings.Compare(a.Path, b.Path) })
 
 	for p := range files {
-		if cur, ok := current[p]; ok {
+		_, had := r.baseline[p]
+		cur, has := current[p]
+		switch {
+		case has:
 			r.baseline[p] = cur
-		} else {
+			if !had {
+				r.countBeneath(p, 1)
+			}
+		case had:
 			delete(r.baseline, p)
+			r.countBeneath(p, -1)
 		}
 	}
 	clear(r.touched)
 	r.renames = nil
 	return out, nil
+}
+
+// countBeneath adds delta to the count of baseline files beneath each
+// directory above the file p, up to the root.
+func (r *Recorder) countBeneath(p string, delta int) {
+	for d := p; d != "."; {
+		d = path.Dir(d)
+		if r.beneath[d] += delta; r.beneath[d] == 0 {
+			delete(r.beneath, d)
+		}
+	}
 }
 
 // collect adds to files the path p and every file beneath it, before or after
@@ -152,13 +172,17 @@ func (r *Recorder) collect(p string, files map[string]struct{}, current map[stri
 	if _, ok := r.baseline[p]; ok {
 		files[p] = struct{}{}
 	}
-	prefix := p + "/"
-	if p == "." {
-		prefix = ""
-	}
-	for q := range r.baseline {
-		if strings.HasPrefix(q, prefix) {
-			files[q] = struct{}{}
+	// Scan the baseline only when p was a directory holding files; most
+	// touched paths are files, created or not, and have nothing beneath.
+	if r.beneath[p] > 0 {
+		prefix := p + "/"
+		if p == "." {
+			prefix = ""
+		}
+		for q := range r.baseline {
+			if strings.HasPrefix(q, prefix) {
+				files[q] = struct{}{}
+			}
 		}
 	}
 	fi, err := r.w.Stat(p)
@@ -175,7 +199,7 @@ func (r *Recorder) collect(p string, files map[string]struct{}, current map[stri
 		return err
 	}
 	files[p] = struct{}{}
-	current[p] = nonNil(data)
+	current[p] = data
 	return nil
 }
 
@@ -201,7 +225,7 @@ func (r *Recorder) collectDir(dir string, files map[string]struct{}, current map
 				return err
 			}
 			files[p] = struct{}{}
-			current[p] = nonNil(data)
+			current[p] = data
 		}
 	}
 	return nil
@@ -256,13 +280,4 @@ func (r *Recorder) renamePairs(files map[string]struct{}, current map[string][]b
 		pairs = append(pairs, move{from, to})
 	}
 	return pairs
-}
-
-// nonNil returns data, or an empty slice for nil, so that nil always means
-// "absent".
-func nonNil(data []byte) []byte {
-	if data == nil {
-		return []byte{}
-	}
-	return data
 }

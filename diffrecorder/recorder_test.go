@@ -382,6 +382,60 @@ diff --git a/b b/b
 			ops: "delete a modify b",
 		},
 		{
+			name:  "directory replaced by a file",
+			files: map[string]string{"d/x": "x\n", "d/y": "y\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Remove("d/x")
+				w.Remove("d/y")
+				w.Remove("d")
+				w.WriteFile("d", []byte("file\n"))
+				return []tools.Effect{tools.FileChange(tools.OpDelete, "d", 0), tools.FileChange(tools.OpCreate, "d", 5)}
+			},
+			want: `diff --git a/d b/d
+new file mode 100644
+--- /dev/null
++++ b/d
+@@ -0,0 +1 @@
++file
+diff --git a/d/x b/d/x
+deleted file mode 100644
+--- a/d/x
++++ /dev/null
+@@ -1 +0,0 @@
+-x
+diff --git a/d/y b/d/y
+deleted file mode 100644
+--- a/d/y
++++ /dev/null
+@@ -1 +0,0 @@
+-y
+`,
+			ops: "create d delete d/x delete d/y",
+		},
+		{
+			name:  "file replaced by a directory",
+			files: map[string]string{"d": "file\n"},
+			turn: func(w workspace.FS) []tools.Effect {
+				w.Remove("d")
+				w.WriteFile("d/x", []byte("x\n"))
+				return []tools.Effect{tools.FileChange(tools.OpDelete, "d", 0), tools.FileChange(tools.OpCreate, "d/x", 2)}
+			},
+			want: `diff --git a/d b/d
+deleted file mode 100644
+--- a/d
++++ /dev/null
+@@ -1 +0,0 @@
+-file
+diff --git a/d/x b/d/x
+new file mode 100644
+--- /dev/null
++++ b/d/x
+@@ -0,0 +1 @@
++x
+`,
+			ops: "delete d create d/x",
+		},
+		{
 			name:  "paths that need quoting",
 			files: map[string]string{"my file": "a\n", `q"uote`: "b\n"},
 			turn: func(w workspace.FS) []tools.Effect {
@@ -426,6 +480,33 @@ diff --git a/my file b/my file
 				t.Errorf("second EndTurn = %q, %v; want no change", d, err)
 			}
 		})
+	}
+}
+
+// TestTouchedFileWithStaleFilesBeneath: an unreported change can leave the
+// baseline holding both a file and files beneath its path; a touched path
+// still stands for every baseline file beneath it.
+func TestTouchedFileWithStaleFilesBeneath(t *testing.T) {
+	w, rec := newRecorder(t, map[string]string{"d": "file\n"})
+	w.Remove("d") // not reported
+	w.WriteFile("d/x", []byte("x\n"))
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpCreate, "d/x", 2)})
+	if d, err := rec.EndTurn(); err != nil || len(d.Files) != 1 || d.Files[0].Op != diffrecorder.OpCreate {
+		t.Fatalf("first EndTurn = %q, %v; want the creation of d/x", d, err)
+	}
+	w.Remove("d/x")
+	w.Remove("d")
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpDelete, "d", 0)})
+	d, err := rec.EndTurn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ops []string
+	for _, f := range d.Files {
+		ops = append(ops, f.Op+" "+f.Path)
+	}
+	if got, want := strings.Join(ops, ", "), "delete d, delete d/x"; got != want {
+		t.Errorf("second EndTurn: %s; want %s", got, want)
 	}
 }
 

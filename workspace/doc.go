@@ -34,7 +34,9 @@ import "io/fs"
 // wrap [ErrEscape] for refused names, [fs.ErrNotExist] for absent files and
 // [fs.ErrExist] where something is in the way.
 type FS interface {
-	// ReadFile returns the content of the named regular file.
+	// ReadFile returns the content of the named regular file. The content
+	// of an existing file is never nil: an empty file gives an empty,
+	// non-nil slice, so nil can stand for "absent".
 	ReadFile(name string) ([]byte, error)
 	// WriteFile creates or truncates the named file and writes data to it,
 	// creating missing parent directories first.

@@ -103,7 +103,7 @@ func (m *Memory) ReadFile(name string) ([]byte, error) {
 	if n.dir {
 		return nil, &fs.PathError{Op: "read", Path: name, Err: syscall.EISDIR}
 	}
-	return slices.Clone(n.data), nil
+	return append([]byte{}, n.data...), nil // never nil, like Disk's
 }
 
 // WriteFile implements [FS].

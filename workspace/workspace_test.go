@@ -327,6 +327,41 @@ func TestWalkAndSnapshot(t *testing.T) {
 	})
 }
 
+// TestReadEmptyFileIsNotNil: an existing empty file reads as an empty,
+// non-nil slice, however it became empty, so that nil can mean "absent".
+func TestReadEmptyFileIsNotNil(t *testing.T) {
+	forEach(t, func(t *testing.T, w workspace.FS, _ string) {
+		if err := w.WriteFile("nil", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteFile("empty", []byte{}); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AppendFile("appended", nil); err != nil {
+			t.Fatal(err)
+		}
+		mustWrite(t, w, "truncated", "gone")
+		if err := w.WriteFile("truncated", nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"nil", "empty", "appended", "truncated"} {
+			data, err := w.ReadFile(name)
+			if err != nil || data == nil || len(data) != 0 {
+				t.Errorf("ReadFile(%q) = %#v, %v; want []byte{}, nil", name, data, err)
+			}
+		}
+		snap, err := workspace.Snapshot(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, data := range snap {
+			if data == nil {
+				t.Errorf("Snapshot[%q] is nil, want []byte{}", name)
+			}
+		}
+	})
+}
+
 func TestCopyFS(t *testing.T) {
 	src := fstest.MapFS{
 		"go.mod":        {Data: []byte("module x\n")},
