@@ -17,28 +17,9 @@ func wholeJSON(s *source) ([]jsonValue, span, bool) {
 	return vals, span{start, end}, ok
 }
 
-// findToolCallsJSON: {"tool_calls": [...]} as the whole message.
-func findToolCallsJSON(s *source) found {
-	var f found
-	vals, sp, ok := wholeJSON(s)
-	if !ok {
-		return f
-	}
-	for _, v := range vals {
-		m, isObj := v.v.(map[string]any)
-		if !isObj || m["tool_calls"] == nil {
-			return found{}
-		}
-		for _, c := range v.calls(false) {
-			f.add(c, sp)
-		}
-	}
-	return f
-}
-
-// findBareJSON: {"name": ..., "parameters"|"arguments": ...} (or a list of them)
-// as the whole message (Llama 3.x without <|python_tag|>).
-func findBareJSON(s *source) found {
+// wholeJSONCalls returns the calls of a message that is nothing but JSON values,
+// each of which keep accepts; none when one is not.
+func wholeJSONCalls(s *source, keep func(v jsonValue, calls []rawCall) bool) found {
 	var f found
 	vals, sp, ok := wholeJSON(s)
 	if !ok {
@@ -46,7 +27,7 @@ func findBareJSON(s *source) found {
 	}
 	for _, v := range vals {
 		calls := v.calls(false)
-		if len(calls) == 0 {
+		if !keep(v, calls) {
 			return found{}
 		}
 		for _, c := range calls {
@@ -54,6 +35,20 @@ func findBareJSON(s *source) found {
 		}
 	}
 	return f
+}
+
+// findToolCallsJSON: {"tool_calls": [...]} as the whole message.
+func findToolCallsJSON(s *source) found {
+	return wholeJSONCalls(s, func(v jsonValue, _ []rawCall) bool {
+		m, isObj := v.v.(map[string]any)
+		return isObj && m["tool_calls"] != nil
+	})
+}
+
+// findBareJSON: {"name": ..., "parameters"|"arguments": ...} (or a list of them)
+// as the whole message (Llama 3.x without <|python_tag|>).
+func findBareJSON(s *source) found {
+	return wholeJSONCalls(s, func(_ jsonValue, calls []rawCall) bool { return len(calls) > 0 })
 }
 
 // findFenced: ```json blocks (or unlabelled ones) whose content is calls.

@@ -10,8 +10,13 @@ func jsonCalls(v any, nameKeys bool) []rawCall {
 	return jsonCallsDepth(v, nameKeys, 0)
 }
 
+// maxCallNesting is how deep jsonCalls looks for calls: the deepest real shape,
+// a list of {"tool_calls": [{"function": ...}]}, reaches 3; calls buried deeper
+// are data, not calls.
+const maxCallNesting = 4
+
 func jsonCallsDepth(v any, nameKeys bool, depth int) []rawCall {
-	if depth > 4 {
+	if depth > maxCallNesting {
 		return nil
 	}
 	switch x := v.(type) {

@@ -88,7 +88,10 @@ type pyParser struct {
 	gemma bool
 }
 
-const maxDepth = 64
+// maxLiteralDepth bounds the nesting of a pythonic or Gemma literal: far beyond
+// any real argument, and it keeps the recursive parser's stack bounded on
+// adversarial input.
+const maxLiteralDepth = 64
 
 func (p *pyParser) space() { p.pos = skipSpace(p.text, p.pos) }
 
@@ -169,7 +172,7 @@ func (p *pyParser) ident(dotted bool) string {
 
 // value reads a literal: string, number, True/False/None (or JSON's), list, dict.
 func (p *pyParser) value(depth int) (any, bool) {
-	if depth > maxDepth {
+	if depth > maxLiteralDepth {
 		return nil, false
 	}
 	p.space()

@@ -210,7 +210,7 @@ func reasoningSpans(text string) []span {
 		if e := strings.Index(text[start+m:], "<|end|>"); e >= 0 {
 			end = start + m + e
 		}
-		if !strings.Contains(header, "to=") && !strings.Contains(lineBefore(text, start), "to=") {
+		if !strings.Contains(header, "to=") && !strings.Contains(harmonyHeader(text, start), "to=") {
 			out = append(out, span{start, end})
 		}
 		pos = end
@@ -226,15 +226,27 @@ func indexFrom(text, tok string, from int) int {
 	return -1
 }
 
-// lineBefore returns the harmony header text before pos back to the previous
-// <|start|> token (or the start of text).
-func lineBefore(text string, pos int) string {
-	from := max(0, pos-256) // a header is short
-	i := strings.LastIndex(text[from:pos], "<|start|>")
-	if i < 0 {
-		return text[from:pos]
+// harmonyHeaderWindow is how far back a harmony header is looked for: a header
+// is short, and the bound keeps the work per candidate constant.
+const harmonyHeaderWindow = 256
+
+// lastBefore returns the index of the last tok in the harmonyHeaderWindow bytes
+// before pos, or -1.
+func lastBefore(text string, pos int, tok string) int {
+	from := max(0, pos-harmonyHeaderWindow)
+	if i := strings.LastIndex(text[from:pos], tok); i >= 0 {
+		return from + i
 	}
-	return text[from+i : pos]
+	return -1
+}
+
+// harmonyHeader returns the harmony header text before pos: back to the previous
+// <|start|> token, or the whole window when there is none.
+func harmonyHeader(text string, pos int) string {
+	if i := lastBefore(text, pos, "<|start|>"); i >= 0 {
+		return text[i:pos]
+	}
+	return text[max(0, pos-harmonyHeaderWindow):pos]
 }
 
 // codeSpans finds fenced code blocks whose language is not json, unlabelled ones

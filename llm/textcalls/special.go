@@ -177,12 +177,14 @@ func findHarmony(s *source) found {
 		if strings.HasPrefix(text[limit:], "<|call|>") || strings.HasPrefix(text[limit:], "<|end|>") {
 			end = limit + strings.IndexByte(text[limit:], '>') + 1
 		}
+		// The call starts at its header's <|start|> (or <|channel|>), if that
+		// belongs to this message.
 		start := i
-		from := max(0, i-256) // a header is short
-		if k := strings.LastIndex(text[from:i], "<|start|>"); k >= 0 && !strings.Contains(text[from+k:i], "<|message|>") {
-			start = from + k
-		} else if k := strings.LastIndex(text[from:i], "<|channel|>"); k >= 0 && !strings.Contains(text[from+k:i], "<|message|>") {
-			start = from + k
+		for _, tok := range []string{"<|start|>", "<|channel|>"} {
+			if k := lastBefore(text, i, tok); k >= 0 && !strings.Contains(text[k:i], "<|message|>") {
+				start = k
+				break
+			}
 		}
 		if v, _, ok := parseJSONAt(text, body, limit); ok {
 			f.add(v.call(name), span{start, end})

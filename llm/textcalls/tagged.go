@@ -65,22 +65,20 @@ func findMistral(s *source) found {
 			}
 			return
 		}
-		j := body
-		for j < limit && text[j] != '{' && text[j] != '[' {
-			j++
+		// The name runs to the first { or [; [CALL_ID]id and [ARGS] may follow it.
+		nameEnd := limit
+		if k := strings.IndexAny(text[body:limit], "{["); k >= 0 {
+			nameEnd = body + k
 		}
-		name := strings.TrimSpace(text[body:j])
-		if k := strings.Index(name, "[CALL_ID]"); k >= 0 {
-			name = name[:k]
-		}
-		if j < limit && text[j] == '[' && strings.HasPrefix(text[j:], "[ARGS]") {
-			j += len("[ARGS]")
-		} else if k := strings.Index(text[body:limit], "[ARGS]"); k >= 0 {
-			name = strings.TrimSpace(text[body : body+k])
-			if c := strings.Index(name, "[CALL_ID]"); c >= 0 {
-				name = name[:c]
+		name := strings.TrimSpace(text[body:nameEnd])
+		j := nameEnd
+		if strings.HasPrefix(text[j:limit], "[CALL_ID]") {
+			if k := strings.Index(text[j:limit], "[ARGS]"); k >= 0 {
+				j += k
 			}
-			j = body + k + len("[ARGS]")
+		}
+		if strings.HasPrefix(text[j:limit], "[ARGS]") {
+			j += len("[ARGS]")
 		}
 		if v, argEnd, ok := parseJSONAt(text, j, limit); ok && isIdent(name) {
 			e := end
@@ -93,7 +91,8 @@ func findMistral(s *source) found {
 	return f
 }
 
-// isIdent reports whether name looks like a tool name: letters, digits, _ - . :
+// isIdent reports whether name looks like a tool name: up to 256 ASCII letters,
+// digits and _ - . : / (as in functions.get_time, mcp:server/tool).
 func isIdent(name string) bool {
 	if name == "" || len(name) > 256 {
 		return false

@@ -43,11 +43,15 @@ func precededBy(text string, pos int, tok string) int {
 // scanQwenXML finds <function=name> <parameter=k>v</parameter> ... </function>.
 // With jsonBody, only functions whose body is a JSON object (functionary) count;
 // otherwise only those whose body is not. wrapOpen/wrapClose is the tag around,
-// required when requireWrap.
-func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose string) found {
+// cut with the call. When within is not nil, only functions starting inside one
+// of its (sorted) spans count.
+func scanQwenXML(s *source, jsonBody bool, within []span, wrapOpen, wrapClose string) found {
 	var f found
 	text := s.text
 	s.eachTag("<function=", "</function>", func(i, body, limit, end int) {
+		if within != nil && !inSpans(within, i) {
+			return
+		}
 		gt := strings.IndexByte(text[body:limit], '>')
 		if gt < 0 {
 			return
@@ -58,9 +62,6 @@ func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose stri
 			if k := strings.Index(text[body:limit], wrapClose); k >= 0 {
 				limit, end = body+k, body+k
 			}
-		}
-		if requireWrap && !strings.Contains(text[max(0, i-200):i], wrapOpen) {
-			return
 		}
 		sp := wrapSpan(text, span{i, end}, wrapOpen, wrapClose)
 		isJSON := strings.HasPrefix(strings.TrimSpace(text[body:limit]), "{")
@@ -109,16 +110,25 @@ func scanQwenXML(s *source, jsonBody, requireWrap bool, wrapOpen, wrapClose stri
 	return f
 }
 
-func findQwenXML(s *source) found { return scanQwenXML(s, false, false, "<tool_call>", "</tool_call>") }
+func findQwenXML(s *source) found { return scanQwenXML(s, false, nil, "<tool_call>", "</tool_call>") }
 
+// findSeed: the qwen3_coder_xml form inside <seed:tool_call>...</seed:tool_call>.
 func findSeed(s *source) found {
-	return scanQwenXML(s, false, true, "<seed:tool_call>", "</seed:tool_call>")
+	const open, close = "<seed:tool_call>", "</seed:tool_call>"
+	var wrappers []span
+	s.eachTag(open, close, func(_, body, limit, _ int) {
+		wrappers = append(wrappers, span{body, limit})
+	})
+	if len(wrappers) == 0 {
+		return found{}
+	}
+	return scanQwenXML(s, false, wrappers, open, close)
 }
 
 // findFunctionary: <function=name>{...}</function> (v3.1) and >>>name\n{...} (v3.2,
 // whose first ">>>" the template writes, so a message may start with name\n{...}).
 func findFunctionary(s *source) found {
-	f := scanQwenXML(s, true, false, "", "")
+	f := scanQwenXML(s, true, nil, "", "")
 	if len(f.calls) > 0 {
 		return f
 	}
