@@ -169,6 +169,25 @@ func TestExtractRecordsFixes(t *testing.T) {
 	}
 }
 
+func TestSchemaDecodedOnce(t *testing.T) {
+	// Two untyped calls to add, tried by two envelopes: add's schema is decoded
+	// once, and tools with no untyped call are never decoded.
+	text := "<function=add><parameter=a>1</parameter></function><function=add><parameter=a>2</parameter></function>"
+	src := newSource(text, testTools())
+	if got := src.accept(findQwenXML(src).calls); len(got) != 2 || got[1].Arguments != `{"a":2}` {
+		t.Fatalf("accept = %+v, want two coerced calls to add", got)
+	}
+	first, ok := src.decoded["add"]
+	if len(src.decoded) != 1 || !ok || first == nil {
+		t.Fatalf("decoded schemas = %v, want add's alone", src.decoded)
+	}
+	src.accept(findSeed(src).calls)
+	src.accept(findQwenXML(src).calls)
+	if len(src.decoded) != 1 || reflect.ValueOf(src.decoded["add"]).Pointer() != reflect.ValueOf(first).Pointer() {
+		t.Errorf("decoded schemas = %v, want add's decoded once", src.decoded)
+	}
+}
+
 func TestExtractNoTools(t *testing.T) {
 	text := `<tool_call>{"name":"get_time","arguments":{}}</tool_call>`
 	res := Extract(text, nil, nil)

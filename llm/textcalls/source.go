@@ -12,7 +12,8 @@ import (
 // no call may be taken from: reasoning, code that is not JSON, examples.
 type source struct {
 	text    string
-	schemas map[string]json.RawMessage // offered name -> parameters schema, decoded only when needed
+	schemas map[string]json.RawMessage // offered name -> parameters schema as given
+	decoded map[string]map[string]any  // offered name -> schema decoded by schema; nil until needed
 	thought []span                     // reasoning, merged and sorted
 	code    []span                     // code blocks that are not JSON, merged and sorted
 }
@@ -27,6 +28,20 @@ func newSource(text string, tools []llm.ToolDefinition) *source {
 	s.thought = merge(reasoningSpans(text))
 	s.code = merge(codeSpans(text))
 	return s
+}
+
+// schema returns the named tool's parameters schema decoded (nil when it has
+// none or it is not an object), decoding each tool's schema once per source.
+func (s *source) schema(name string) map[string]any {
+	if m, ok := s.decoded[name]; ok {
+		return m
+	}
+	if s.decoded == nil {
+		s.decoded = make(map[string]map[string]any)
+	}
+	m := decodeSchema(s.schemas[name])
+	s.decoded[name] = m
+	return m
 }
 
 // merge sorts spans and joins overlapping ones.

@@ -192,21 +192,21 @@ func (s *source) accept(raw []rawCall) []Call {
 	var out []Call
 	for _, rc := range raw {
 		name := strings.TrimSpace(rc.name)
-		schema, ok := s.schemas[name]
+		_, ok := s.schemas[name]
 		if !ok {
 			if n, found := strings.CutPrefix(name, "functions."); found {
 				name = n
-				schema, ok = s.schemas[name]
+				_, ok = s.schemas[name]
 			}
 		}
 		if !ok {
 			continue
 		}
-		var decoded map[string]any
+		var schema map[string]any
 		if rc.untyped {
-			decoded = decodeSchema(schema)
+			schema = s.schema(name)
 		}
-		args, fixes, ok := canonicalArgs(rc, decoded)
+		args, fixes, ok := canonicalArgs(rc, schema)
 		if !ok {
 			continue
 		}
