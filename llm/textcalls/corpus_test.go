@@ -22,10 +22,8 @@ type corpusRecord struct {
 		Name      string `json:"name"`
 		Arguments any    `json:"arguments"`
 	} `json:"calls"`
-	Tools           []string `json:"tools"`
-	EnableThinking  bool     `json:"enable_thinking"`
-	ReasoningFormat string   `json:"reasoning_format"`
-	IsPartial       bool     `json:"is_partial"`
+	Tools     []string `json:"tools"`
+	IsPartial bool     `json:"is_partial"`
 }
 
 func loadCorpus(tb testing.TB) []corpusRecord {
@@ -148,20 +146,45 @@ func (t tally) rate() float64 {
 	return float64(t.pass) / float64(t.total)
 }
 
-// TestCorpus measures Extract against llama.cpp's own expectations.
+// allToolNames is the union of the tools that the corpus's records offer.
+func allToolNames(recs []corpusRecord) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range recs {
+		for _, n := range r.Tools {
+			if !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// TestCorpus measures Extract against llama.cpp's own expectations, offering each
+// record its own tools and then every tool of the corpus: most records without
+// calls offer no tools, where Extract stops at once, so only the second makes
+// their floor say something.
 //
 // Partial records (is_partial: a response cut off mid-call, whose expected
 // arguments are unparsed text) are reported but excluded from the floors: this
 // package deliberately extracts no call that was cut off, so it cannot match them;
-// the test checks that it extracts nothing from them instead. Expectations that depend on
-// enable_thinking/reasoning_format are measured as they stand: Extract always
-// ignores calls in reasoning, which is what every such record expects.
+// the test checks that it extracts nothing from them instead. The records'
+// enable_thinking and reasoning_format are not read: Extract ignores calls in
+// reasoning whatever they say, which is what every such record expects.
 func TestCorpus(t *testing.T) {
 	recs := loadCorpus(t)
-	for _, withSchemas := range []bool{true, false} {
+	all := allToolNames(recs)
+	for _, cfg := range []struct {
+		withSchemas, allTools bool
+	}{{true, false}, {false, false}, {true, true}, {false, true}} {
 		var pos, posAll, neg, negAll, partialEmpty tally
 		for _, r := range recs {
-			res := Extract(r.Text, corpusTools(r.Tools, withSchemas), nil)
+			names := r.Tools
+			if cfg.allTools {
+				names = all
+			}
+			res := Extract(r.Text, corpusTools(names, cfg.withSchemas), nil)
 			ok := matches(r, res)
 			if r.IsPartial {
 				partialEmpty.add(len(res.Calls) == 0)
@@ -177,25 +200,29 @@ func TestCorpus(t *testing.T) {
 					neg.add(ok)
 				}
 			}
-			if !ok && !r.IsPartial && withSchemas {
-				t.Logf("line %d %s: got %s %+v, want %+v\n\t%q", r.Line, r.Family, res.Envelope, res.Calls, r.Calls, r.Text)
+			if !ok && !r.IsPartial && cfg.withSchemas {
+				t.Logf("line %d %s (all tools %v): got %s %+v, want %+v\n\t%q", r.Line, r.Family, cfg.allTools, res.Envelope, res.Calls, r.Calls, r.Text)
 			}
 		}
-		t.Logf("schemas=%v: with calls %s (all incl. partial %s); without calls %s (all %s); partial records left alone %s",
-			withSchemas, pos, posAll, neg, negAll, partialEmpty)
-		if partialEmpty.rate() < 1 {
-			t.Errorf("partial records: a cut-off call was extracted (%s left alone)", partialEmpty)
+		label := fmt.Sprintf("schemas=%v", cfg.withSchemas)
+		if cfg.allTools {
+			label += " tools=all"
 		}
-		if withSchemas {
+		t.Logf("%s: with calls %s (all incl. partial %s); without calls %s (all %s); partial records left alone %s",
+			label, pos, posAll, neg, negAll, partialEmpty)
+		if partialEmpty.rate() < 1 {
+			t.Errorf("%s: partial records: a cut-off call was extracted (%s left alone)", label, partialEmpty)
+		}
+		if cfg.withSchemas {
 			if pos.rate() < 0.99 {
-				t.Errorf("with calls: %s, below the floor", pos)
+				t.Errorf("%s: with calls: %s, below the floor", label, pos)
 			}
 			if neg.rate() < 1 {
-				t.Errorf("without calls: %s, below the floor", neg)
+				t.Errorf("%s: without calls: %s, below the floor", label, neg)
 			}
 		} else if pos.rate() < 0.84 || neg.rate() < 1 {
 			// Without schemas untyped XML values stay strings ("1", not 1).
-			t.Errorf("without schemas: with calls %s, without calls %s, below the floor", pos, neg)
+			t.Errorf("%s: with calls %s, without calls %s, below the floor", label, pos, neg)
 		}
 	}
 }

@@ -207,6 +207,46 @@ func TestFamilyHint(t *testing.T) {
 	}
 }
 
+func TestFamilyHintModelNames(t *testing.T) {
+	const (
+		pythonic = `<|tool_call_start|>[note(text="hi")]<|tool_call_end|>`
+		qwenXML  = "<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>"
+		dsV31    = `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>note<｜tool▁sep｜>{"text": "hi"}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`
+		dsml     = "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_time\">\n<｜DSML｜parameter name=\"city\" string=\"true\">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
+		hermes   = `<tool_call>{"name": "get_time", "arguments": {"city": "Paris"}}</tool_call>`
+		glm      = "<tool_call>note<arg_key>text</arg_key><arg_value>hi</arg_value></tool_call>"
+		kimi     = `<|tool_call_begin|>functions.note:0<|tool_call_argument_begin|>{"text": "hi"}<|tool_call_end|>`
+		dsR1     = "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
+	)
+	// Each text holds two envelopes: without a hint the first in priority order
+	// wins (a call to note); the model name's family makes the other win (a call
+	// to get_time).
+	for _, tc := range []struct {
+		family, text, without, with string
+	}{
+		{"Qwen3-Coder-30B-A3B-Instruct", pythonic + "\n" + qwenXML, "pythonic", "qwen3_coder_xml"}, // "coder" before "qwen"
+		{"DeepSeek-V3.2-Exp", dsV31 + "\n" + dsml, "deepseek", "deepseek_dsml"},                    // "v3.2" before "deepseek"
+		{"Qwen2.5-7B-Instruct", glm + "\n" + hermes, "glm", "hermes"},
+		{"deepseek-r1-distill", kimi + "\n" + dsR1, "kimi_k2", "deepseek"},
+		{"unknown-model", pythonic + "\n" + qwenXML, "pythonic", "pythonic"},
+	} {
+		if got := Extract(tc.text, testTools(), nil).Envelope; got != tc.without {
+			t.Errorf("%s: no hint: envelope %q, want %q", tc.family, got, tc.without)
+		}
+		res := Extract(tc.text, testTools(), &Options{Family: tc.family})
+		if res.Envelope != tc.with {
+			t.Errorf("%s: hint: envelope %q, want %q", tc.family, res.Envelope, tc.with)
+		}
+		wantName := "get_time"
+		if tc.with == tc.without {
+			wantName = "note"
+		}
+		if len(res.Calls) != 1 || res.Calls[0].Name != wantName {
+			t.Errorf("%s: hint: calls %+v, want one call to %s", tc.family, res.Calls, wantName)
+		}
+	}
+}
+
 func TestExtractorExtractCalls(t *testing.T) {
 	var x Extractor
 	calls, rest, env := x.ExtractCalls("Sure.<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>", testTools())
