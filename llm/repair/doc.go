@@ -49,7 +49,9 @@
 //   - js_literals: undefined as null.
 //   - numbers: 2. → 2.0, .5 → 0.5, 1e → 1e0, - → -0.
 //   - concatenation: "a" + "b" joined.
-//   - function_call: a value unwrapped from callback(…), ObjectId(…), NumberLong(…).
+//   - function_call: a value unwrapped from callback(…), ObjectId(…), NumberLong(…)
+//     when a ) closes it; with a space before the ( only around an object or
+//     array (JSONP), so that see (below) stays text.
 //   - ellipsis: a ... placeholder in an array or object dropped.
 //   - multiple_values: several top-level values (one a line) wrapped in an array.
 //   - missing_value: null for a key without a value ({"a":} or {"a": cut).

@@ -51,7 +51,9 @@ const (
 	// FixConcatenation joins strings concatenated with + into one.
 	FixConcatenation = "concatenation"
 	// FixFunctionCall unwraps a value wrapped in a call: JSONP callback({...}),
-	// MongoDB ObjectId("…"), NumberLong(…).
+	// MongoDB ObjectId("…"), NumberLong(…). A name before a parenthesis is a
+	// call only when a ) closes the argument and, if a space comes before the (,
+	// the argument is an object or array; otherwise it is text: see (below).
 	FixFunctionCall = "function_call"
 	// FixEllipsis removes a ... placeholder from an array or object.
 	FixEllipsis = "ellipsis"

@@ -34,6 +34,11 @@ type parser struct {
 	err   *Error
 	// strayQuote is the offset of a quote to skip when a value starts there, or 0.
 	strayQuote int
+	// calls counts the function calls whose argument is being parsed.
+	calls int
+	// notCalls holds the end of each name found not to start a call, so that
+	// none is tried twice.
+	notCalls map[int]bool
 }
 
 // fail records the first refusal and returns false.

@@ -134,9 +134,10 @@ func (p *parser) parseNumber(ctx context) bool {
 func (p *parser) parseWord(ctx context) bool {
 	w := p.word(p.pos)
 	end := p.pos + len(w)
-	g := gapAt(p.in[:p.n], end)
-	if g.end < p.n && p.in[g.end] == '(' && len(w) > 0 && !strings.ContainsRune(w, ' ') {
-		return p.parseCall(g.end + 1)
+	if p.callStarts(end) {
+		if called, ok := p.parseCall(end); called || !ok {
+			return ok
+		}
 	}
 	if lit, ok := literal(w); ok && p.ends(end, ctx) {
 		switch {
@@ -153,27 +154,70 @@ func (p *parser) parseWord(ctx context) bool {
 	return p.parseBare(ctx)
 }
 
-// parseCall unwraps callback(value) or ObjectId("…"); i is after the '('.
-func (p *parser) parseCall(i int) bool {
-	p.used |= fixFunctionCall
-	p.pos = i
-	p.skipQuiet()
-	if !p.parseValue(ctxCall) {
+// maxCallDepth bounds function calls nested in the arguments of calls: deeper,
+// name( is text.
+const maxCallDepth = 8
+
+// callStarts reports whether the name ending at i is followed by the '(' of a
+// call: directly, name(…), or after whitespace or comments when an object or
+// array follows it, callback ({…}) as JSONP is written. A word before a
+// parenthesis, as in see (below), is text.
+func (p *parser) callStarts(i int) bool {
+	s := p.in[:p.n]
+	if i < len(s) && s[i] == '(' {
+		return true
+	}
+	j := gapAt(s, i).end
+	if j >= len(s) || s[j] != '(' {
 		return false
 	}
+	k := gapAt(s, j+1).end
+	return k < len(s) && (s[k] == '{' || s[k] == '[')
+}
+
+// parseCall unwraps callback(value) or ObjectId("…"); i is the end of the name,
+// which callStarts accepted. It is a call only when a ')' closes the argument
+// (or the input ends there). When the argument is an object or array, anything
+// else is refused; when it is not, parseCall restores the parser, notes i as no
+// call and reports called false, so that the text is read as a bare string:
+// f(1 2). ok is false on a refusal.
+func (p *parser) parseCall(i int) (called, ok bool) {
+	if p.calls >= maxCallDepth || p.notCalls[i] {
+		return false, true
+	}
+	pos, out, used, stray := p.pos, len(p.out), p.used, p.strayQuote
+	p.pos = i
 	p.skipQuiet()
-	if p.pos < p.n && p.in[p.pos] == ')' {
+	p.pos++ // the '('
+	p.skipQuiet()
+	container := p.pos < p.n && (p.in[p.pos] == '{' || p.in[p.pos] == '[')
+	p.calls++
+	ok = p.parseValue(ctxCall)
+	p.calls--
+	if !ok {
+		return false, false
+	}
+	p.skipQuiet()
+	switch {
+	case p.pos >= p.n:
+	case p.in[p.pos] == ')':
 		p.pos++
-		g := gapAt(p.in[:p.n], p.pos)
-		if g.end < p.n && p.in[g.end] == ';' {
+		if g := gapAt(p.in[:p.n], p.pos); g.end < p.n && p.in[g.end] == ';' {
 			p.pos = g.end + 1
 		}
-		return true
+	case container:
+		p.used |= fixFunctionCall
+		return false, p.fail(p.pos, describe(p.in[:p.n], p.pos)+" where ')' should close the call")
+	default:
+		p.pos, p.out, p.used, p.strayQuote = pos, p.out[:out], used, stray
+		if p.notCalls == nil {
+			p.notCalls = map[int]bool{}
+		}
+		p.notCalls[i] = true
+		return false, true
 	}
-	if p.pos >= p.n {
-		return true
-	}
-	return p.fail(p.pos, describe(p.in[:p.n], p.pos)+" where ')' should close the call")
+	p.used |= fixFunctionCall
+	return true, true
 }
 
 // skipQuiet skips whitespace and comments without copying them.
