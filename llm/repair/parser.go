@@ -32,7 +32,9 @@ type parser struct {
 	used  fix
 	stack []byte // open containers: '{' or '['
 	err   *Error
-	// strayQuote is the offset of a quote to skip when a value starts there, or 0.
+	// strayQuote is the offset of a quote to skip when a value starts there, or
+	// 0 for none (a stray quote follows a string's opening quote, so it is never
+	// at offset 0).
 	strayQuote int
 	// calls counts the function calls whose argument is being parsed.
 	calls int
@@ -51,14 +53,6 @@ func (p *parser) fail(offset int, problem string) bool {
 
 // failHere refuses at the current position, naming what is there.
 func (p *parser) failHere() bool { return p.fail(p.pos, describe(p.in[:p.n], p.pos)) }
-
-// parent is the innermost open container, or 0.
-func (p *parser) parent() byte {
-	if len(p.stack) == 0 {
-		return 0
-	}
-	return p.stack[len(p.stack)-1]
-}
 
 // inside reports whether a container of kind c is open.
 func (p *parser) inside(c byte) bool {
@@ -86,7 +80,7 @@ func (p *parser) parseDocument() bool {
 	}
 	p.skip()
 	if p.pos >= p.n {
-		if p.pos >= len(p.in) && !fenced {
+		if !fenced {
 			return p.fail(p.pos, "the input holds no JSON value")
 		}
 		return p.fail(p.pos, "the code block holds no JSON value")
@@ -137,9 +131,7 @@ func (p *parser) parseDocument() bool {
 			if !multi {
 				multi = true
 				p.used |= fixMultipleValues
-				p.out = append(p.out, 0)
-				copy(p.out[first+1:], p.out[first:])
-				p.out[first] = '['
+				p.out = insertByte(p.out, first, '[')
 				afterValue++
 			}
 			p.out = insertByte(p.out, afterValue, ',')
@@ -162,10 +154,6 @@ func (p *parser) parseDocument() bool {
 	}
 	if multi {
 		p.out = append(p.out, ']')
-	}
-	if p.n < len(p.in) {
-		// The closing fence: anything after it is prose.
-		p.n = len(p.in)
 	}
 	return true
 }
@@ -502,7 +490,7 @@ func (p *parser) parseKey() bool {
 		if c == ':' || isSpace(c) || c == ',' || c == '}' || c == ']' || c == '{' || c == '[' || c == '/' {
 			break
 		}
-		if k, _ := quoteAt(p.in, i); k != qNone || oddSpace(p.in, i) > 0 {
+		if k, _ := quoteAt(p.in, i); k != qNone || oddSpace(p.in, i) != 0 {
 			break
 		}
 		i++

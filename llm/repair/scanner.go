@@ -76,18 +76,18 @@ func isWordByte(c byte) bool {
 
 func isHex(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
 
-// oddSpace reports the size of an invisible or non-ASCII space character at
-// s[i] (BOM, zero-width space, no-break space, …), or 0.
-func oddSpace(s string, i int) int {
+// oddSpace returns the invisible or non-ASCII space character at s[i] (BOM,
+// zero-width space, no-break space, …), or 0; it is utf8.RuneLen(r) bytes long.
+func oddSpace(s string, i int) rune {
 	if i >= len(s) || s[i] < 0x80 {
 		return 0
 	}
-	r, n := utf8.DecodeRuneInString(s[i:])
+	r, _ := utf8.DecodeRuneInString(s[i:])
 	switch {
 	case r == 0xA0, r == 0x1680, r == 0x180E, r >= 0x2000 && r <= 0x200D,
 		r == 0x2028, r == 0x2029, r == 0x202F, r == 0x205F, r == 0x2060,
 		r == 0x3000, r == 0xFEFF:
-		return n
+		return r
 	}
 	return 0
 }
@@ -126,13 +126,13 @@ func gapAt(s string, i int) gap {
 				i = j + 2
 			}
 		default:
-			n := oddSpace(s, i)
-			if n == 0 {
+			r := oddSpace(s, i)
+			if r == 0 {
 				g.end = i
 				return g
 			}
 			g.odd = true
-			i += n
+			i += utf8.RuneLen(r)
 		}
 	}
 	g.end = i
@@ -185,12 +185,11 @@ func (p *parser) skip() gap {
 				i = g.end
 			}
 		default:
-			n := oddSpace(s, i)
-			r, _ := utf8.DecodeRuneInString(s[i:])
+			r := oddSpace(s, i)
 			if r != 0xFEFF && r != 0x200B && r != 0x200C && r != 0x200D && r != 0x2060 {
 				p.out = append(p.out, ' ')
 			}
-			i += n
+			i += utf8.RuneLen(r)
 		}
 	}
 	p.pos = g.end

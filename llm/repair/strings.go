@@ -5,24 +5,36 @@ import "strings"
 // This file parses strings: where a string ends when its quotes are unreliable,
 // and how its content is escaped.
 
-// parseString parses a string opened by a quote of kind open (size bytes) at pos.
+// parseString parses a string opened by a quote of kind open (size bytes) at
+// pos and, unless it is a key, the strings joined to it with +.
 func (p *parser) parseString(ctx context, open quote, size int) bool {
-	switch open {
-	case qSingle:
-		p.used |= fixSingleQuotes
-	case qCurlyDouble, qCurlySingle, qBacktick:
-		p.used |= fixCurlyQuotes
+	if !p.parseStringOnly(ctx, open, size) {
+		return false
 	}
+	return ctx == ctxKey || p.concatenate(ctx)
+}
+
+// parseStringOnly parses a string without concatenation.
+func (p *parser) parseStringOnly(ctx context, open quote, size int) bool {
+	p.used |= quoteFix(open)
 	start := p.pos + size
 	end, resume, how := p.scanString(start, open, ctx)
 	if !p.writeString(p.in[start:end], open, how, start) {
 		return false
 	}
 	p.pos = resume
-	if ctx != ctxKey {
-		p.concatenate()
-	}
 	return true
+}
+
+// quoteFix is the fix a string opened with a quote of kind open needs.
+func quoteFix(open quote) fix {
+	switch open {
+	case qSingle:
+		return fixSingleQuotes
+	case qCurlyDouble, qCurlySingle, qBacktick:
+		return fixCurlyQuotes
+	}
+	return 0
 }
 
 // stringEnd says how scanString found the end of a string.
@@ -245,44 +257,28 @@ func (p *parser) keyStarts(i int) bool {
 	return j < len(s) && s[j] == ':'
 }
 
-// concatenate joins "a" + "b" into "ab" after a string was written.
-func (p *parser) concatenate() {
+// concatenate joins "a" + "b" into "ab" after a string was written in the
+// context ctx.
+func (p *parser) concatenate(ctx context) bool {
 	for {
 		g := gapAt(p.in[:p.n], p.pos)
 		if g.end >= p.n || p.in[g.end] != '+' {
-			return
+			return true
 		}
 		h := gapAt(p.in[:p.n], g.end+1)
 		k, size := quoteAt(p.in, h.end)
 		if h.end >= p.n || k == qNone {
-			return
+			return true
 		}
 		p.used |= fixConcatenation
 		p.out = p.out[:len(p.out)-1] // the closing quote
 		p.pos = h.end
 		mark := len(p.out)
-		if !p.parseStringOnly(k, size) {
-			return
+		if !p.parseStringOnly(ctx, k, size) {
+			return false
 		}
 		p.out = append(p.out[:mark], p.out[mark+1:]...) // the opening quote
 	}
-}
-
-// parseStringOnly parses a string without concatenation.
-func (p *parser) parseStringOnly(open quote, size int) bool {
-	switch open {
-	case qSingle:
-		p.used |= fixSingleQuotes
-	case qCurlyDouble, qCurlySingle, qBacktick:
-		p.used |= fixCurlyQuotes
-	}
-	start := p.pos + size
-	end, resume, how := p.scanString(start, open, ctxArray)
-	if !p.writeString(p.in[start:end], open, how, start) {
-		return false
-	}
-	p.pos = resume
-	return true
 }
 
 // parseEscapedString parses a string written with escaped quotes, as in
@@ -429,12 +425,13 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 				p.writeEscapedByte(e)
 				i++
 			case 'u':
-				if i+5 < len(s)+0 && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]) && !literal {
+				switch {
+				case literal:
+					p.out = append(p.out, '\\', '\\')
+				case i+5 < len(s) && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]):
 					p.out = append(p.out, s[i:i+6]...)
 					i += 5
-				} else if literal {
-					p.out = append(p.out, '\\', '\\')
-				} else {
+				default:
 					return p.fail(offset+i, "invalid \\u escape: \\u must be followed by four hex digits")
 				}
 			case '/', 'b', 'f', 'n', 'r', 't':

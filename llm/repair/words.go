@@ -51,7 +51,7 @@ func (p *parser) ends(i int, ctx context) bool {
 	case ')':
 		return ctx == ctxCall
 	}
-	return oddSpace(p.in, i) > 0
+	return oddSpace(p.in, i) != 0
 }
 
 // parseNumber parses a number at pos, completing a cut or sloppy one (2., .5,
@@ -220,11 +220,15 @@ func (p *parser) parseCall(i int) (called, ok bool) {
 	return true, true
 }
 
-// skipQuiet skips whitespace and comments without copying them.
+// skipQuiet skips whitespace, comments and odd spaces without copying them,
+// recording the fixes as skip does.
 func (p *parser) skipQuiet() {
 	g := gapAt(p.in[:p.n], p.pos)
 	if g.comments {
 		p.used |= fixComments
+	}
+	if g.odd {
+		p.used |= fixStripBOM
 	}
 	p.pos = g.end
 }
