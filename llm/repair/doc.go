@@ -20,9 +20,10 @@
 // (no regular expressions over the whole text) and writes JSON. Each fix applies
 // only at a point where strict parsing fails, so the pass applies exactly the
 // fixes a cascade of separate passes, least invasive first, would need, and
-// stops at the first point no fix explains. The output is checked with
-// json.Valid before it is returned: Repair never returns invalid JSON. Repairing
-// an output again returns it unchanged.
+// stops at the first point no fix explains. The output is checked before it is
+// returned by the package's own strict validator (valid; the fuzz target
+// FuzzRepair checks that it agrees with json.Valid): Repair never returns
+// invalid JSON. Repairing an output again returns it unchanged.
 //
 // # Fixes
 //
@@ -53,7 +54,8 @@
 //     when a ) closes it; with a space before the ( only around an object or
 //     array (JSONP), so that see (below) stays text.
 //   - ellipsis: a ... placeholder in an array or object dropped.
-//   - multiple_values: several top-level values (one a line) wrapped in an array.
+//   - multiple_values: several top-level values (one a line, or separated by
+//     commas) wrapped in an array.
 //   - missing_value: null for a key without a value ({"a":} or {"a": cut).
 //   - close_string: a string whose closing quote is missing.
 //   - close_brackets: arrays and objects left open, a mismatched closing bracket.
@@ -67,14 +69,16 @@
 // string's own closing quote is missing before that comma: {"a":"b,"c":1}. A
 // string that is never closed runs to the end of the input (a cut), except that
 // when the input ends with a bracket it stops at the first comma, bracket or
-// line break: {"a":"b} gives {"a":"b"}.
+// line break: {"a":"b} gives {"a":"b"}. A string without its closing quote
+// drops a final +, a concatenation left unfinished: {"a":"x + gives {"a":"x"}.
 //
 // Backslashes: a string whose content holds an escape JSON does not know (\U,
 // \d, \a, …) or starts with a drive letter (C:\) is taken as text with literal
-// backslashes, as in a Windows path: every backslash in it is kept, so
-// "C:\Users\new" keeps \n as a backslash and an n; only \" and \\ stay escapes
-// in such a string. Elsewhere valid escapes are kept, \' becomes ', a backslash
-// before a line break becomes \n, and a malformed \u escape is refused.
+// backslashes, as in a Windows path: its backslashes are kept, so
+// "C:\Users\new" keeps \n as a backslash and an n. Only \" and \\ stay escapes
+// in such a string, except that, as in any string, \' becomes ' and a
+// backslash before a line break becomes \n (the backslash dropped). Elsewhere
+// valid escapes are kept and a malformed \u escape is refused.
 //
 // Prose: text before the value is dropped only when it reads as an introduction
 // (no quotes or brackets, ending with a colon or a line break, or three words or

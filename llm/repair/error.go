@@ -59,8 +59,8 @@ func newError(input string, offset int, problem string, tried fix) *Error {
 	return &Error{Problem: problem, Offset: offset, Line: line, Column: col, Tried: tried.names()}
 }
 
-// describe names the text at offset for a message: "unexpected '}'", "the end
-// of the input".
+// describe names the text at offset for a message: "unexpected '}'",
+// "unexpected character U+0001", "unexpected end of input".
 func describe(input string, offset int) string {
 	if offset >= len(input) {
 		return "unexpected end of input"
