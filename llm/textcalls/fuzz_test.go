@@ -18,6 +18,10 @@ func FuzzExtract(f *testing.F) {
 		"<think>x</think>```json\n{\"name\":\"note\",\"arguments\":{}}\n```",
 		"<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_time\n```json\n{}\n```<｜tool▁call▁end｜>",
 		"<|channel|>commentary to=functions.get_time<|message|>{}",
+		"<function name=\"get_time\"><param name=\"city\"><![CDATA[Par]]></param></function>",
+		"<tool><tool_name>get_time</tool_name><arguments>{\"city\": \"Pa",
+		"<seed:tool_call><function=get_time><parameter=city>Paris</parameter></function></seed:tool_call>",
+		"[TOOL_CALLS]add[CALL_ID]1[ARGS]{\"a\": 1}",
 	}
 	for _, s := range seeds {
 		f.Add(s)
