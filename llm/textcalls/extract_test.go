@@ -258,5 +258,11 @@ func TestExtractorExtractCalls(t *testing.T) {
 
 func TestHugeInput(t *testing.T) {
 	huge := strings.Repeat("<tool_call>{\"name\":[[[[", 20000) + strings.Repeat("<|tool_call>call:x{a:[", 20000)
-	Extract(huge, testTools(), nil) // must return, quickly
+	// Nothing here is a call to an offered tool, so nothing may be extracted
+	// and the text comes back whole. (How fast it returns is measured by
+	// BenchmarkCorpus, not timed here.)
+	res := Extract(huge, testTools(), nil)
+	if len(res.Calls) != 0 || res.Envelope != "" || res.Content != strings.TrimSpace(huge) {
+		t.Errorf("extracted %d calls from envelope %q; content changed: %v", len(res.Calls), res.Envelope, res.Content != strings.TrimSpace(huge))
+	}
 }
