@@ -25,6 +25,9 @@ func BenchmarkRepairCorpus(b *testing.B) {
 // BenchmarkRepairBroken repairs one typical broken tool call.
 func BenchmarkRepairBroken(b *testing.B) {
 	in := "Sure! Here you go:\n```json\n{path: 'src/main.go', \"content\": \"package main\n\nfunc main() {}\n\", \"overwrite\": True,\n```"
+	if _, fixes, err := Repair(in); err != nil || len(fixes) == 0 {
+		b.Fatalf("Repair(%q) = %q, %v; want a repair", in, fixes, err)
+	}
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -35,6 +38,9 @@ func BenchmarkRepairBroken(b *testing.B) {
 // BenchmarkRepairValid measures the strict fast path.
 func BenchmarkRepairValid(b *testing.B) {
 	in := `{"path":"src/main.go","content":"package main\n\nfunc main() {}\n","overwrite":true,"mode":420,"tags":["a","b"]}`
+	if out, fixes, err := Repair(in); err != nil || out != in || fixes != nil {
+		b.Fatalf("Repair(%q) = %q, %q, %v; want it unchanged", in, out, fixes, err)
+	}
 	b.SetBytes(int64(len(in)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -37,6 +37,9 @@ func FuzzRepair(f *testing.F) {
 		if !json.Valid([]byte(out)) {
 			t.Fatalf("Repair(%q) = %q: not valid JSON (fixes %q)", in, out, fixes)
 		}
+		if !valid(in) && len(fixes) == 0 {
+			t.Fatalf("Repair(%q) = %q with no fixes, but the input is not valid JSON", in, out)
+		}
 		again, more, err := Repair(out)
 		if err != nil || again != out || len(more) != 0 {
 			t.Fatalf("Repair(%q) = %q; repairing it again gave %q, %q, %v", in, out, again, more, err)

@@ -119,7 +119,8 @@ func TestRepairRefuses(t *testing.T) {
 		{"text after value", `{"a":2}foo`, []string{"unexpected 'f' after the JSON value", "line 1, column 8"}},
 		{"fragment in prose", `The result is "x": {"a":1} and more`,
 			[]string{`after the text "The result is"`, "send only the JSON value, without prose"}},
-		{"fragment after an ellipsis", `... "x": {"a":1} ...`, []string{"unexpected"}},
+		{"fragment after an ellipsis", `... "x": {"a":1} ...`, []string{`re-emit the call as valid JSON: unexpected '"' after the text "..."; ` +
+			"send only the JSON value, without prose at line 1, column 5 (tried: unquoted_strings)"}},
 		{"call around an object not closed", `{"a": f({"b":1} x)}`,
 			[]string{"unexpected 'x' where ')' should close the call", "line 1, column 17", "(tried: function_call)"}},
 		{"bad unicode escape", `{"a":"\u26"}`, []string{`invalid \u escape`, "line 1, column 7"}},
@@ -158,27 +159,29 @@ func TestErrorText(t *testing.T) {
 }
 
 func TestFixesOrder(t *testing.T) {
-	seen := map[string]bool{}
-	for _, f := range Fixes() {
-		if seen[f] {
-			t.Errorf("fix %q listed twice", f)
-		}
-		seen[f] = true
+	want := []string{
+		FixTrim, FixStripBOM, FixComments, FixStripProse, FixEscapeControlChars, FixEscapeBackslashes,
+		FixTrailingComma, FixMissingComma, FixMissingColon, FixCurlyQuotes, FixSingleQuotes,
+		FixUnquotedKeys, FixUnquotedStrings, FixInnerQuotes, FixPythonLiterals, FixJSLiterals,
+		FixNumbers, FixConcatenation, FixFunctionCall, FixEllipsis, FixMultipleValues,
+		FixMissingValue, FixCloseString, FixCloseBrackets,
 	}
-	for _, f := range []string{FixTrim, FixEscapeControlChars, FixTrailingComma, FixSingleQuotes, FixUnquotedKeys,
-		FixCloseString, FixCloseBrackets, FixStripProse, FixPythonLiterals} {
-		if !seen[f] {
-			t.Errorf("fix %q missing from Fixes()", f)
-		}
+	if got := Fixes(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Fixes() = %q, want %q", got, want)
 	}
-}
-
-func TestCascadeIsARepairer(t *testing.T) {
-	var r interface {
-		Repair(string) (string, []string, error)
-	} = Cascade{}
-	out, fixes, err := r.Repair(`[1,`)
-	if err != nil || out != `[1]` || !reflect.DeepEqual(fixes, []string{FixTrailingComma, FixCloseBrackets}) {
-		t.Errorf("Cascade{}.Repair = %q, %q, %v", out, fixes, err)
+	names := []string{
+		"trim", "strip_bom", "comments", "strip_prose", "escape_control_chars", "escape_backslashes",
+		"trailing_comma", "missing_comma", "missing_colon", "curly_quotes", "single_quotes",
+		"unquoted_keys", "unquoted_strings", "inner_quotes", "python_literals", "js_literals",
+		"numbers", "concatenation", "function_call", "ellipsis", "multiple_values",
+		"missing_value", "close_string", "close_brackets",
+	}
+	if !reflect.DeepEqual(want, names) {
+		t.Errorf("fix names = %q, want the stable names %q", want, names)
+	}
+	f := Fixes()
+	f[0] = "changed"
+	if Fixes()[0] != FixTrim {
+		t.Error("Fixes() shares its slice with the caller")
 	}
 }
