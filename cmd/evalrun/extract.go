@@ -1,14 +1,12 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
@@ -38,17 +36,23 @@ type extractInput struct {
 }
 
 // runExtract reads a model's text on stdin and prints the calls found in it.
+// Exit 0 once every text was read, 2 on a usage, input or output error.
 //
 //	evalrun extract --tools get_time,add [--family hermes] < text
 //	evalrun extract --jsonl [--tools ...] < lines   # {"text": ..., "tools": [...]} a line
 func runExtract(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
-	toolList := fs.String("tools", "", "comma-separated names of the offered tools (with --jsonl: the default for lines without \"tools\")")
+	var defaults stringList
+	fs.Var(&defaults, "tools", "names of the offered tools (repeatable, or comma-separated; with --jsonl: the default for lines without \"tools\")")
 	family := fs.String("family", "", "optional model family or envelope name tried first")
 	jsonl := fs.Bool("jsonl", false, `read one {"text": ..., "tools": [...]} object a line and write one result a line`)
 	fs.Usage = func() {
 		fmt.Fprintln(e.stderr, "usage: evalrun extract [--tools a,b] [--family name] [--jsonl] < input")
+		fmt.Fprintln(e.stderr, `
+Prints {"calls": [...], "content": "...", "envelope": "..."} for the text. Exit 0
+once the input was read, 2 on a usage, input or output error (a malformed or too
+long --jsonl line is reported as stdin:N).`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -62,51 +66,29 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	opts := &textcalls.Options{Family: *family}
-	defaults := splitNames(*toolList)
-	out := json.NewEncoder(e.stdout)
-	out.SetEscapeHTML(false)
-	if !*jsonl {
-		text, err := io.ReadAll(e.stdin)
-		if err != nil {
-			fmt.Fprintf(e.stderr, "evalrun extract: reading stdin: %v\n", err)
-			return exitUsage
-		}
-		if err := out.Encode(extractOne(string(text), defaults, opts)); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
-			return exitFailed
-		}
-		return exitOK
-	}
-	sc := bufio.NewScanner(e.stdin)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		if err := ctx.Err(); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
-			return exitFailed
-		}
-		line := strings.TrimSpace(sc.Text())
-		if line == "" {
-			continue
-		}
-		var in extractInput // other fields are ignored, so corpus records pipe in as they are
-		if err := json.Unmarshal([]byte(line), &in); err != nil || in.Text == nil {
-			if err == nil {
-				err = errors.New(`missing "text"`)
+	if *jsonl {
+		return eachJSONLine(ctx, e, "extract", func(_ int, line []byte) (any, error) {
+			var in extractInput // other fields are ignored, so corpus records pipe in as they are
+			if err := json.Unmarshal(line, &in); err != nil {
+				return nil, err
 			}
-			fmt.Fprintf(e.stderr, "evalrun extract: stdin:%d: %v\n", n, err)
-			return exitUsage
-		}
-		tools := defaults
-		if in.Tools != nil {
-			tools = in.Tools
-		}
-		if err := out.Encode(extractOne(*in.Text, tools, opts)); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
-			return exitFailed
-		}
+			if in.Text == nil {
+				return nil, errors.New(`missing "text"`)
+			}
+			tools := []string(defaults)
+			if in.Tools != nil {
+				tools = in.Tools
+			}
+			return extractOne(*in.Text, tools, opts), nil
+		})
 	}
-	if err := sc.Err(); err != nil {
+	text, err := io.ReadAll(e.stdin)
+	if err != nil {
 		fmt.Fprintf(e.stderr, "evalrun extract: reading stdin: %v\n", err)
+		return exitUsage
+	}
+	if err := writeJSONLine(e.stdout, extractOne(string(text), defaults, opts)); err != nil {
+		fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
 		return exitUsage
 	}
 	return exitOK
@@ -123,15 +105,4 @@ func extractOne(text string, names []string, opts *textcalls.Options) extractOut
 		o.Calls = append(o.Calls, extractCall{Name: c.Name, Arguments: json.RawMessage(c.Arguments), Fixes: c.Fixes})
 	}
 	return o
-}
-
-// splitNames splits a comma-separated list, dropping empty names.
-func splitNames(s string) []string {
-	var out []string
-	for _, n := range strings.Split(s, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
 }

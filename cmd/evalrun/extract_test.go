@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -53,20 +54,32 @@ func TestExtractCommand(t *testing.T) {
 			stdin:  `{"text": "hi", "tools": []}` + "\n" + `{"text": ` + "\n",
 			code:   exitUsage,
 			stdout: `{"calls":[],"content":"hi","envelope":""}` + "\n",
-			stderr: "evalrun extract: stdin:2: unexpected end of JSON input\n",
+			stderr: "evalrun extract: stdin:2: malformed line: unexpected end of JSON input\n",
 		},
 		{
 			name:   "jsonl missing text",
 			args:   []string{"--jsonl"},
 			stdin:  `{"tools": []}` + "\n",
 			code:   exitUsage,
-			stderr: "evalrun extract: stdin:1: missing \"text\"\n",
+			stderr: "evalrun extract: stdin:1: malformed line: missing \"text\"\n",
+		},
+		{
+			name:   "no family hint",
+			args:   []string{"--tools", "get_time,add"},
+			stdin:  hermesAndFence,
+			stdout: hermesFirst,
 		},
 		{
 			name:   "family hint",
-			args:   []string{"--tools", "get_time", "--family", "fenced_json"},
-			stdin:  "```json\n{\"name\": \"get_time\", \"arguments\": {}}\n```",
-			stdout: `{"calls":[{"name":"get_time","arguments":{}}],"content":"","envelope":"fenced_json"}` + "\n",
+			args:   []string{"--tools", "get_time", "--tools", "add", "--family", "fenced_json"},
+			stdin:  hermesAndFence,
+			stdout: `{"calls":[{"name":"add","arguments":{"a":1}}],"content":"<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>","envelope":"fenced_json"}` + "\n",
+		},
+		{
+			name:   "unknown family hint",
+			args:   []string{"--tools", "get_time,add", "--family", "bogus"},
+			stdin:  hermesAndFence,
+			stdout: hermesFirst,
 		},
 		{
 			name:  "unknown flag",
@@ -93,6 +106,35 @@ func TestExtractCommand(t *testing.T) {
 			if tc.stderr != "" && stderr != tc.stderr {
 				t.Errorf("stderr %q, want %q", stderr, tc.stderr)
 			}
+			if tc.stderr == "" && tc.code == exitOK && stderr != "" {
+				t.Errorf("stderr %q, want it empty", stderr)
+			}
 		})
+	}
+}
+
+// hermesAndFence holds both a Hermes tag and a fenced block: the family hint
+// decides which is tried first.
+const hermesAndFence = "<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>\n" +
+	"```json\n{\"name\":\"add\",\"arguments\":{\"a\":1}}\n```"
+
+// hermesFirst is what extract prints for hermesAndFence when the Hermes tag is
+// tried first: the fenced block stays as content.
+const hermesFirst = `{"calls":[{"name":"get_time","arguments":{"city":"Paris"}}],"content":"` +
+	"```" + `json\n{\"name\":\"add\",\"arguments\":{\"a\":1}}\n` + "```" + `","envelope":"hermes"}` + "\n"
+
+func TestExtractCommandHugeInput(t *testing.T) {
+	huge := strings.Repeat("<tool_call>{\"name\":[[[[", 20000) + strings.Repeat("<|tool_call>call:x{a:[", 20000)
+	code, stdout, stderr := runExtractCmd(t, huge, "--tools", "get_time")
+	if code != exitOK || stderr != "" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	var got extractOutput
+	if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+		t.Fatalf("stdout %.80q…: %v", stdout, err)
+	}
+	if got.Calls == nil || len(got.Calls) != 0 || got.Content != huge || got.Envelope != "" {
+		t.Errorf("extract = %d calls, envelope %q, content %.40q… (%d bytes); want no calls, no envelope, the whole text as content",
+			len(got.Calls), got.Envelope, got.Content, len(got.Content))
 	}
 }

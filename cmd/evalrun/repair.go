@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -52,8 +51,8 @@ func (r repairResult) line() any {
 
 // runRepair repairs standard input: the whole of it, or with --jsonl one
 // {"input": "…"} object a line, writing one result a line in input order.
-// Exit 0 when every input was repaired, 1 when one was refused, 2 on a usage or
-// input error.
+// Exit 0 when every input was repaired, 1 when one was refused, 2 on a usage,
+// input or output error.
 func runRepair(ctx context.Context, e *env, args []string) int {
 	fs := flag.NewFlagSet("evalrun repair", flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -62,7 +61,10 @@ func runRepair(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "usage: evalrun repair [--jsonl] < input")
 		fmt.Fprintln(e.stderr, `
 Repairs broken JSON with the repair cascade. Prints {"output": "...", "fixes": [...]}
-or, when the input cannot be repaired, {"error": "..."} (and the message on stderr).`)
+or, when the input cannot be repaired, {"error": "..."} (and, without --jsonl, the
+message on stderr). Exit 0 when every input was repaired, 1 when one was refused,
+2 on a usage, input or output error (a malformed or too long --jsonl line is
+reported as stdin:N).`)
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -96,68 +98,25 @@ or, when the input cannot be repaired, {"error": "..."} (and the message on stde
 	return exitOK
 }
 
-// repairLines handles --jsonl.
+// repairLines handles --jsonl: exit 1 when an input was refused.
 func repairLines(ctx context.Context, e *env) int {
-	r := bufio.NewReaderSize(e.stdin, 1<<16)
-	w := bufio.NewWriter(e.stdout)
-	defer w.Flush()
-	code := exitOK
-	for line := 1; ; line++ {
-		if err := ctx.Err(); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun repair: %v\n", err)
-			return exitUsage
+	refused := false
+	code := eachJSONLine(ctx, e, "repair", func(_ int, line []byte) (any, error) {
+		var in struct {
+			Input *string `json:"input"`
 		}
-		text, err := r.ReadBytes('\n')
-		if len(text) > 0 && !isBlank(text) {
-			var in struct {
-				Input *string `json:"input"`
-			}
-			if jerr := json.Unmarshal(text, &in); jerr != nil || in.Input == nil {
-				if jerr == nil {
-					jerr = errors.New(`no "input" field`)
-				}
-				w.Flush()
-				fmt.Fprintf(e.stderr, "evalrun repair: stdin:%d: malformed line: %v\n", line, jerr)
-				return exitUsage
-			}
-			res := newRepairResult(*in.Input)
-			if res.err != nil {
-				code = exitFailed
-			}
-			if werr := writeJSONLine(w, res.line()); werr != nil {
-				fmt.Fprintf(e.stderr, "evalrun repair: %v\n", werr)
-				return exitUsage
-			}
+		if err := json.Unmarshal(line, &in); err != nil {
+			return nil, err
 		}
-		if err == io.EOF {
-			break
+		if in.Input == nil {
+			return nil, errors.New(`missing "input"`)
 		}
-		if err != nil {
-			w.Flush()
-			fmt.Fprintf(e.stderr, "evalrun repair: reading stdin: %v\n", err)
-			return exitUsage
-		}
-	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintf(e.stderr, "evalrun repair: %v\n", err)
-		return exitUsage
+		res := newRepairResult(*in.Input)
+		refused = refused || res.err != nil
+		return res.line(), nil
+	})
+	if code == exitOK && refused {
+		return exitFailed
 	}
 	return code
-}
-
-// isBlank reports a line of whitespace only.
-func isBlank(b []byte) bool {
-	for _, c := range b {
-		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
-			return false
-		}
-	}
-	return true
-}
-
-// writeJSONLine writes v as one line of JSON without HTML escaping.
-func writeJSONLine(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }
