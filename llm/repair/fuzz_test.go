@@ -16,7 +16,7 @@ var fuzzSeeds = []string{
 	`{"_id":ObjectId("123")}`, `"hello" + " world"`, `[1,2,3,...]`, "1\n2\n3", `{"a":2}}]`,
 	`[{"i":1{"i":2}]`, `{"a":"b,"c":"d"}`, `\"hello \\"world\\"\"`, `/[a-z]+/gi`, `[0789, .5, 2., -]`,
 	`{"a" ]`, `{:2}`, `"\u26"`, `{"a":2}foo`, `["a" 2`, `{"s \ud`, `'It\'s'`, `{"a":"x\\`,
-	`{"a": hello (world), "b": f(1 2)}`, `cb /* x */ ({"a":1})`, `[f([f([1] x] x]`, `f(g(h(1 x`,
+	`{"a": hello (world), "b": f(1 2)}`, `cb /* x */ ({"a":1})`, `[f([f([1] x] x]`, `f(g(h(1 x`, `"\'"`,
 }
 
 func FuzzRepair(f *testing.F) {

@@ -39,6 +39,7 @@ func TestRepair(t *testing.T) {
 		{"prose around fence", "Sure!\n```json\n{\"a\":1}\n```\nHope this helps.", `{"a":1}`, []string{FixStripProse}},
 		{"prose after", "{\"a\":1}\nHope this helps.", `{"a":1}`, []string{FixStripProse}},
 		{"inner quotes", `{"a": "John is "good", hah"}`, `{"a":"John is \"good\", hah"}`, []string{FixInnerQuotes}},
+		{"escaped single quote", `{"a":"It\'s"}`, `{"a":"It's"}`, []string{FixSingleQuotes}},
 		{"windows path", `{"p":"C:\Users\new"}`, `{"p":"C:\\Users\\new"}`, []string{FixEscapeBackslashes}},
 		{"windows path with valid escapes only", `{"p":"D:\new\temp", "q":1`, `{"p":"D:\\new\\temp","q":1}`, []string{FixEscapeBackslashes, FixCloseBrackets}},
 		{"control chars", "{\"a\":\"line1\nline2\tx\"}", `{"a":"line1\nline2\tx"}`, []string{FixEscapeControlChars}},

@@ -418,6 +418,7 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 				p.out = append(p.out, '\\', e)
 				i++
 			case '\'':
+				p.used |= fixSingleQuotes
 				p.out = append(p.out, '\'')
 				i++
 			case '\n', '\r':
