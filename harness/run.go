@@ -15,6 +15,7 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/diffrecorder"
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
 	"github.com/tapeloop/tapeloop/replay"
@@ -30,6 +31,14 @@ type RunOptions struct {
 	Perturb uint64
 	// Observer also receives the loop's events; nil means none.
 	Observer agent.Observer
+	// Model, when set, answers the run's model calls instead of the
+	// scenario's tape: a live run (evaluation, recording). Nil replays the
+	// tape, failing closed when a request diverges from it.
+	Model llm.Model
+	// Clock, when set, is the loop's clock (retry backoff, timeouts); a live
+	// run passes clock.Real{}. Nil means a virtual clock starting at
+	// clock.Epoch, so a replay never sleeps.
+	Clock clock.Clock
 }
 
 // Run replays the scenario through the full registry and loop: it builds the
@@ -85,12 +94,15 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	loopOpts := &agent.Options{
 		MaxIterations: s.Setup.Loop.MaxIterations,
 		Execution:     s.Setup.Loop.Execution,
-		Clock:         clock.NewVirtual(clock.Epoch),
+		Clock:         opts.Clock,
 		Observer:      observe,
 		Memoize:       s.Setup.Loop.Memoize,
 		ToolTimeout:   s.Setup.Loop.ToolTimeout,
 		AwaitAsync:    true,
 		RunInfo:       tools.RunInfo{Channel: "replay", ChatID: s.Name, RunID: s.Name},
+	}
+	if loopOpts.Clock == nil {
+		loopOpts.Clock = clock.NewVirtual(clock.Epoch)
 	}
 	if s.Setup.Loop.RetryAttempts > 1 {
 		loopOpts.Retry = &agent.RetryPolicy{Attempts: s.Setup.Loop.RetryAttempts, Backoff: s.Setup.Loop.RetryBackoff}
@@ -98,7 +110,10 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	if s.Setup.Loop.TextCalls {
 		loopOpts.TextCalls = &textcalls.Extractor{}
 	}
-	model := replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: s.Tape}, nil)
+	var model llm.Model = replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: s.Tape}, nil)
+	if opts.Model != nil {
+		model = opts.Model
+	}
 	run, runErr := agent.Run(ctx, model, reg, s.Input, loopOpts)
 	if recordErr != nil {
 		return nil, fmt.Errorf("%s: recording the workspace diff: %w", s.Path, recordErr)
