@@ -26,6 +26,14 @@
 //     it atomically with Update; checks the expect block (Scenario.Check); and
 //     fails a run that diverged from a recorded request.
 //
+// Recording writes into scenario files in place: SetTape and AppendTape
+// replace or extend a file's `tape:` and SetValue any other value, keeping
+// every other byte (comments, blank lines, key order) as the author wrote it
+// and checking the result by parsing it; WriteTape does it to a file,
+// atomically:
+//
+//	err := harness.WriteTape("scenarios/files/append-line.yaml", recorder.Tape().Entries)
+//
 // In a Go test:
 //
 //	v := harness.Verify(ctx, "scenarios/files/append-line.yaml", nil)

@@ -1,0 +1,349 @@
+package harness
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+)
+
+// authored is a scenario as a person writes it: comments everywhere, blank
+// lines, flow and block styles, quoting, keys after the tape.
+const authored = `# A scenario someone cares about.
+format: tapeloop/v1
+name: edit/authored   # the name stays
+description: "Quoted, as written."
+tags: [files]
+
+setup:
+  workspace:
+    files: {notes.txt: "hello\n"}   # flow style kept
+  tools:
+    - read_file # first
+    - write_file
+
+input:
+  - {role: user, content: "Append 'world'."}
+
+# The tape below is replaced.
+tape:
+  - response:
+      content: old # an old comment
+  # between entries
+  - response: {content: "older"}
+
+# Expectations, reviewed by hand.
+expect:
+  termination: final_text   # keep
+  final: {contains: "world"}
+# trailing comment
+`
+
+// recorded is a tape with the texts that need care: a multi-line content
+// with a trailing space, JSON arguments, a request summary.
+func recorded() []replay.Entry {
+	return []replay.Entry{
+		{Response: &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path":"notes.txt","content":"hello\nworld\n"}`}), FinishReason: llm.FinishToolCalls},
+			Request: &replay.RequestSummary{Tools: []string{"read_file", "write_file"}, LastMessage: &llm.Message{Role: llm.RoleUser, Content: "Append 'world'."}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("Done: \nhello\nworld"), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 10, OutputTokens: 3}}},
+	}
+}
+
+func TestSetTapeKeepsTheRestOfTheFile(t *testing.T) {
+	out, err := SetTape([]byte(authored), "s.yaml", recorded())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(out)
+	before, _, _ := strings.Cut(authored, "tape:\n")
+	_, after, _ := strings.Cut(authored, `  - response: {content: "older"}`+"\n")
+	if !strings.HasPrefix(got, before+"tape:\n") {
+		t.Errorf("the part before the tape changed:\n%s", got)
+	}
+	if !strings.HasSuffix(got, after) {
+		t.Errorf("the part after the tape changed:\n%s", got)
+	}
+	wantTape := `tape:
+  - response:
+      tool_calls:
+        - id: call_1
+          name: write_file
+          arguments: '{"path":"notes.txt","content":"hello\nworld\n"}'
+      finish_reason: tool_calls
+    request:
+      tools: [read_file, write_file]
+      last_message:
+        role: user
+        content: Append 'world'.
+  - response:
+      content: |-
+        Done: 
+        hello
+        world
+      finish_reason: stop
+      usage:
+        input_tokens: 10
+        output_tokens: 3
+`
+	if want := before + wantTape + after; got != want {
+		t.Errorf("SetTape wrote\n%s\nwant\n%s", got, want)
+	}
+	s, err := Parse(out, "s.yaml", "s")
+	if err != nil {
+		t.Fatalf("the edited scenario does not load: %v", err)
+	}
+	if len(s.Tape) != 2 || s.Tape[1].Response.Message.Content != "Done: \nhello\nworld" || s.Tape[0].Response.Message.ToolCalls[0].Arguments != recorded()[0].Response.Message.ToolCalls[0].Arguments {
+		t.Errorf("the tape read back as %+v", s.Tape)
+	}
+	if s.Expect == nil || s.Expect.Final == nil || *s.Expect.Final.Contains != "world" {
+		t.Errorf("expect read back as %+v", s.Expect)
+	}
+}
+
+func TestSetTapeShapes(t *testing.T) {
+	one := []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}}
+	cases := []struct {
+		name, src, want string
+	}{
+		{name: "flow tape",
+			src:  "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []  \nexpect: {iterations: 1}\n",
+			want: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response:\n      content: hi\nexpect: {iterations: 1}\n"},
+		{name: "items at the key's column",
+			src:  "format: tapeloop/v1\ninput:\n- {role: user, content: hi}\ntape:\n- response: {content: old}\n- error: boom\nexpect:\n  iterations: 1\n",
+			want: "format: tapeloop/v1\ninput:\n- {role: user, content: hi}\ntape:\n  - response:\n      content: hi\nexpect:\n  iterations: 1\n"},
+		{name: "last key without a final newline",
+			src:  "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - error: boom",
+			want: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response:\n      content: hi"},
+		{name: "missing tape goes after input",
+			src:  "format: tapeloop/v1\ninput:\n  - {role: user, content: hi}\n\nexpect: {iterations: 1}\n",
+			want: "format: tapeloop/v1\ninput:\n  - {role: user, content: hi}\n\ntape:\n  - response:\n      content: hi\n\nexpect: {iterations: 1}\n"},
+		{name: "missing tape at the end",
+			src:  "format: tapeloop/v1\ninput: [{role: user, content: hi}]",
+			want: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response:\n      content: hi\n"},
+		{name: "an empty recording",
+			src:  "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - error: boom\n",
+			want: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			entries := one
+			if c.name == "an empty recording" {
+				entries = nil
+			}
+			out, err := SetTape([]byte(c.src), "s.yaml", entries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != c.want {
+				t.Errorf("got\n%q\nwant\n%q", out, c.want)
+			}
+		})
+	}
+}
+
+func TestSetTapeRefuses(t *testing.T) {
+	cases := []struct{ name, src, want string }{
+		{name: "flow mapping", src: "{format: tapeloop/v1, tape: []}\n",
+			want: "cannot edit the scenario file: s.yaml:1: the file is one flow mapping ({...}); write it as a block to edit it in place"},
+		{name: "not a mapping", src: "- a\n- b\n",
+			want: "cannot edit the scenario file: s.yaml:1: the file is not a YAML mapping"},
+		{name: "bad YAML", src: "tape: [\n",
+			want: "cannot edit the scenario file: s.yaml: yaml: line 1: did not find expected node content"},
+		// A flow sequence closed at the key's column: the text after the
+		// key cannot be located by indentation, and the check catches it.
+		{name: "unusual layout", src: "format: tapeloop/v1\ntape: [\n]\n",
+			want: "cannot edit the scenario file: s.yaml: writing tape in place would give a file that does not parse (yaml: line 2: did not find expected key)"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			out, err := SetTape([]byte(c.src), "s.yaml", nil)
+			if !errors.Is(err, ErrEdit) {
+				t.Fatalf("SetTape = %q, %v; want an error wrapping ErrEdit", out, err)
+			}
+			if err.Error() != c.want {
+				t.Errorf("error\n%s\nwant\n%s", err, c.want)
+			}
+		})
+	}
+}
+
+func TestAppendTapeKeepsTheOldEntries(t *testing.T) {
+	out, err := AppendTape([]byte(authored), "s.yaml", recorded()[1:])
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "tape:\n  - response:\n      content: old # an old comment\n  # between entries\n  - response: {content: \"older\"}\n"
+	added := "  - response:\n      content: |-\n        Done: \n        hello\n        world\n      finish_reason: stop\n      usage:\n        input_tokens: 10\n        output_tokens: 3\n"
+	want := strings.Replace(authored, old, old+added, 1)
+	if string(out) != want {
+		t.Errorf("AppendTape wrote\n%s\nwant\n%s", out, want)
+	}
+	// A flow tape is rewritten with the old entries first.
+	out, err = AppendTape([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: a}}]\n"), "s.yaml", recorded()[1:2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Parse(out, "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tape) != 2 || s.Tape[0].Response.Message.Content != "a" || s.Tape[1].Response.Usage.OutputTokens != 3 {
+		t.Errorf("got tape %+v from\n%s", s.Tape, out)
+	}
+}
+
+func TestSetValueNested(t *testing.T) {
+	tools := yamlx.Seq(yamlx.Text("read_file"), yamlx.Map())
+	yamlx.Add(tools.Content[1], "name", yamlx.Text("search"))
+	yamlx.Add(tools.Content[1], "fixture", yamlx.Text("recorded"))
+	out, err := SetValue([]byte(authored), "s.yaml", []string{"setup", "tools"}, tools)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(authored, "  tools:\n    - read_file # first\n    - write_file\n",
+		"  tools:\n    - read_file\n    - name: search\n      fixture: recorded\n", 1)
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	// A missing key is added at the end of its mapping.
+	out, err = SetValue([]byte(authored), "s.yaml", []string{"setup", "seed"}, yamlx.Int(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = strings.Replace(authored, "    - write_file\n", "    - write_file\n  seed: 7\n", 1)
+	if string(out) != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+	if _, err := SetValue([]byte(authored), "s.yaml", []string{"nope", "x"}, yamlx.Int(1)); !errors.Is(err, ErrEdit) || !strings.Contains(err.Error(), "s.yaml:2: nope: missing or not a mapping") {
+		t.Errorf("a missing parent: %v", err)
+	}
+}
+
+func TestWriteTape(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.yaml")
+	if err := os.WriteFile(path, []byte(authored), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTape(path, recorded()); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(path, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tape) != 2 {
+		t.Errorf("tape has %d entries, want 2", len(s.Tape))
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "# Expectations, reviewed by hand.\n") {
+		t.Errorf("a comment was lost:\n%s", data)
+	}
+	// A file that cannot be edited is left as it was, with no temp file.
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("format: tapeloop/v1\ntape: [\n]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteTape(bad, recorded()); !errors.Is(err, ErrEdit) {
+		t.Errorf("WriteTape(bad) = %v, want ErrEdit", err)
+	}
+	if data, _ := os.ReadFile(bad); string(data) != "format: tapeloop/v1\ntape: [\n]\n" {
+		t.Errorf("bad.yaml changed to %q", data)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("the folder holds %d files, want 2", len(entries))
+	}
+	if err := WriteTape(dir, recorded()); !errors.Is(err, ErrEdit) {
+		t.Errorf("WriteTape(a folder) = %v, want ErrEdit", err)
+	}
+}
+
+// TestSetTapeOnBundledScenarios rewrites every bundled scenario's tape with
+// itself: the file must still load to the same scenario.
+func TestSetTapeOnBundledScenarios(t *testing.T) {
+	paths, err := filepath.Glob("../scenarios/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, p := range paths {
+		if strings.HasSuffix(p, ".golden.yaml") {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := Parse(src, p, "x")
+		if err != nil {
+			continue // not a scenario this package reads
+		}
+		n++
+		out, err := SetTape(src, p, s.Tape)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+			continue
+		}
+		s2, err := Parse(out, p, "x")
+		if err != nil {
+			t.Errorf("%s: the rewritten file does not load: %v", p, err)
+			continue
+		}
+		if canonical(t, s.Tape) != canonical(t, s2.Tape) {
+			t.Errorf("%s: the tape changed:\n%s", p, out)
+		}
+		var a, b yaml.Node
+		if yaml.Unmarshal(src, &a) != nil || yaml.Unmarshal(out, &b) != nil {
+			t.Fatalf("%s: does not parse", p)
+		}
+		_, ta := lookup(a.Content[0], "tape")
+		_, tb := lookup(b.Content[0], "tape")
+		*ta, *tb = yaml.Node{Kind: yaml.ScalarNode}, yaml.Node{Kind: yaml.ScalarNode}
+		if !sameTree(a.Content[0], b.Content[0], false) {
+			t.Errorf("%s: rewriting the tape changed the rest of the document:\n%s", p, out)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no bundled scenario found")
+	}
+}
+
+// canonical returns the canonical text of entries.
+func canonical(t *testing.T, entries []replay.Entry) string {
+	t.Helper()
+	n, err := replay.EncodeEntries(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := yamlx.Marshal(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// TestCheckEditCatchesOtherChanges feeds the check an edit that also changed
+// another key: it must refuse it.
+func TestCheckEditCatchesOtherChanges(t *testing.T) {
+	src := []byte("format: tapeloop/v1\ntape: []\nexpect: {iterations: 1}\n")
+	want := yamlx.FlowSeq()
+	if err := checkEdit(src, []byte("format: tapeloop/v1\ntape: []\nexpect: {iterations: 1}\n"), "s.yaml", []string{"tape"}, want); err != nil {
+		t.Fatalf("an unchanged file: %v", err)
+	}
+	err := checkEdit(src, []byte("format: tapeloop/v1\ntape: []\nexpect: {iterations: 2}\n"), "s.yaml", []string{"tape"}, want)
+	if !errors.Is(err, ErrEdit) || err.Error() != "cannot edit the scenario file: s.yaml: writing tape in place would change other parts of the file" {
+		t.Errorf("checkEdit = %v", err)
+	}
+	err = checkEdit(src, []byte("format: tapeloop/v1\ntape: [{error: x}]\nexpect: {iterations: 1}\n"), "s.yaml", []string{"tape"}, want)
+	if !errors.Is(err, ErrEdit) {
+		t.Errorf("a tape other than the one written: %v", err)
+	}
+}
