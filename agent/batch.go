@@ -103,7 +103,9 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 		if !rec.Result.Terminate || !p.runnable {
 			allTerminate = false
 		}
-		r.result.Messages = append(r.result.Messages, llm.ToolMessage(rec.Call.ID, rec.Call.Name, rec.Result.Content))
+		msg := llm.ToolMessage(rec.Call.ID, rec.Call.Name, rec.Result.Content)
+		msg.IsError = rec.Result.Failed()
+		r.result.Messages = append(r.result.Messages, msg)
 	}
 	return loopBreaking, allTerminate
 }

@@ -30,6 +30,11 @@
 //   - A transient failure of an idempotent tool is retried until the policy's
 //     attempts are used, with exponential backoff on the run's clock; a
 //     non-idempotent tool is never retried.
+//   - A failed model call is retried under Options.ModelRetry when the
+//     provider classifies it as retryable (llm.Retryable), waiting the
+//     doubling backoff or the server's Retry-After, whichever is longer, on
+//     the run's clock; each failed attempt is a model_retry or model_error
+//     event.
 //   - The run ends on a final text answer, after a batch that ran a
 //     loop-breaking tool, after a batch in which every result asked to
 //     terminate, at the iteration limit (ErrMaxIterations), on a model error,

@@ -16,6 +16,8 @@ const (
 	EventRunStart       EventKind = "run_start"
 	EventAsyncResult    EventKind = "async_result"
 	EventModelRequest   EventKind = "model_request"
+	EventModelRetry     EventKind = "model_retry"
+	EventModelError     EventKind = "model_error"
 	EventModelResponse  EventKind = "model_response"
 	EventTextExtraction EventKind = "text_extraction"
 	EventRepair         EventKind = "repair"
@@ -56,10 +58,15 @@ type Event struct {
 	Repairs []string `json:",omitempty"`
 	// Message is a progress update (tool_update).
 	Message string `json:",omitempty"`
-	// Attempt is the attempt that failed (retry) or the number of attempts made
-	// (tool_end); Backoff the wait before the next one (retry).
+	// Attempt is the attempt that failed (retry, model_retry, model_error) or
+	// the number of attempts made (tool_end, and model_response after a
+	// retry); Backoff the wait before the next one (retry, model_retry).
 	Attempt int           `json:",omitempty"`
 	Backoff time.Duration `json:",omitempty"`
+	// Error is a failed model call's error text and ErrorKind its kind when a
+	// provider classified it (model_retry, model_error).
+	Error     string        `json:",omitempty"`
+	ErrorKind llm.ErrorKind `json:",omitempty"`
 	// Result is a call's final result (tool_end, memo_hit, async_result).
 	Result *tools.Result `json:",omitempty"`
 	// Duration is the measured time of a call, all attempts and waits included

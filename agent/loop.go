@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -164,26 +165,46 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 	}
 }
 
-// generate makes one model call as the next turn: request and response
-// events, usage, and the turn's record. A failed call ends the run with the
-// returned termination.
+// generate makes one model call as the next turn, retrying it as
+// Options.ModelRetry allows: request, retry and response events, usage, and
+// the turn's record. A failed call ends the run with the returned termination.
 func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termination) {
 	r.turn++
 	r.emit(Event{Kind: EventModelRequest, Request: req})
 	r.result.ModelCalls++
-	resp, err := r.model.Generate(ctx, req)
-	if err != nil {
-		r.turn--
+	var resp *llm.Response
+	attempt := 1
+	for ; ; attempt++ {
+		var err error
+		resp, err = r.model.Generate(ctx, req)
+		if err == nil && resp == nil {
+			err = errors.New("the model returned no response")
+		}
+		if err == nil {
+			break
+		}
 		if ctx.Err() != nil {
+			r.turn--
 			return nil, &Termination{Reason: ReasonCancelled, Err: ctx.Err()}
 		}
-		return nil, &Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: %w", ErrModel, r.result.ModelCalls, err)}
+		wait, retry := r.opts.ModelRetry.wait(attempt, err)
+		if !retry {
+			r.emit(Event{Kind: EventModelError, Attempt: attempt, Error: err.Error(), ErrorKind: errorKind(err)})
+			r.turn--
+			return nil, &Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: %w", ErrModel, r.result.ModelCalls, err)}
+		}
+		r.emit(Event{Kind: EventModelRetry, Attempt: attempt, Backoff: wait, Error: err.Error(), ErrorKind: errorKind(err)})
+		r.result.ModelRetries++
+		if err := r.clock.Sleep(ctx, wait); err != nil {
+			r.turn--
+			return nil, &Termination{Reason: ReasonCancelled, Err: err}
+		}
 	}
-	if resp == nil {
-		r.turn--
-		return nil, &Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: the model returned no response", ErrModel, r.result.ModelCalls)}
+	e := Event{Kind: EventModelResponse, Response: resp}
+	if attempt > 1 {
+		e.Attempt = attempt
 	}
-	r.emit(Event{Kind: EventModelResponse, Response: resp})
+	r.emit(e)
 	r.result.Usage = r.result.Usage.Add(resp.Usage)
 	t := &Turn{Index: r.turn, Request: RequestSummary{Tools: req.ToolNames(), Messages: len(req.Messages)}, Response: resp}
 	r.result.Turns = append(r.result.Turns, t)

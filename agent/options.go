@@ -24,6 +24,9 @@ type Options struct {
 	Execution tools.ExecutionMode
 	// Retry retries transient failures of idempotent tools; nil means no retry.
 	Retry *RetryPolicy
+	// ModelRetry retries failed model calls (rate limits, overload, timeouts,
+	// malformed responses); nil means a failed model call ends the run.
+	ModelRetry *ModelRetryPolicy
 	// Clock is where time comes from; nil means the wall clock. Use a
 	// *clock.Virtual for runs whose timing must not depend on the machine.
 	Clock clock.Clock

@@ -59,8 +59,12 @@ type RunResult struct {
 	Termination Termination
 	// Usage sums the usage of every model call.
 	Usage llm.Usage
-	// ModelCalls counts the model calls made, failed ones included.
+	// ModelCalls counts the model calls made, failed ones included; a call
+	// retried under Options.ModelRetry counts once.
 	ModelCalls int
+	// ModelRetries counts the attempts of model calls that failed and were
+	// retried.
+	ModelRetries int
 }
 
 // FinalText returns the content of the last assistant message, or "".

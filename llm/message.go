@@ -22,14 +22,44 @@ func (r Role) Valid() bool {
 	return false
 }
 
-// Message is one entry of a conversation. ToolCalls is set only on assistant
-// messages; ToolCallID and Name (the tool's name) only on tool messages.
+// Message is one entry of a conversation. ToolCalls and Reasoning are set only
+// on assistant messages; ToolCallID and Name (the tool's name) only on tool
+// messages; IsError only on tool messages that report a failure.
 type Message struct {
 	Role       Role       `json:"role"`
 	Content    string     `json:"content,omitempty"`
 	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 	Name       string     `json:"name,omitempty"`
+	// IsError marks a tool message whose content reports a failed call
+	// (Anthropic's tool_result is_error); false means a success or unknown.
+	IsError bool `json:"is_error,omitempty"`
+	// Reasoning is what the model thought before answering, in order, as the
+	// provider returned it (OpenAI-compatible reasoning_content, Anthropic
+	// thinking blocks); nil means none. Providers send it back only where the
+	// API requires it (Anthropic's signed thinking blocks).
+	Reasoning []Reasoning `json:"reasoning,omitempty"`
+}
+
+// Reasoning is one block of a model's thinking.
+type Reasoning struct {
+	// Text is the thinking as the model wrote it; empty for a redacted block.
+	Text string `json:"text,omitempty"`
+	// Signature authenticates the block when it is sent back (Anthropic);
+	// empty when the provider gives none.
+	Signature string `json:"signature,omitempty"`
+	// Redacted is the opaque data of a redacted thinking block (Anthropic);
+	// empty for a readable one.
+	Redacted string `json:"redacted,omitempty"`
+}
+
+// ReasoningText returns the text of every reasoning block, joined.
+func (m Message) ReasoningText() string {
+	var s string
+	for _, r := range m.Reasoning {
+		s += r.Text
+	}
+	return s
 }
 
 // ToolCall is a call the model asked for. Arguments is the raw text exactly as the
@@ -56,11 +86,14 @@ func ToolMessage(callID, name, content string) Message {
 	return Message{Role: RoleTool, ToolCallID: callID, Name: name, Content: content}
 }
 
-// Clone returns a deep copy of m, so that the copy's ToolCalls can be changed
-// without touching m.
+// Clone returns a deep copy of m, so that the copy's ToolCalls and Reasoning
+// can be changed without touching m.
 func (m Message) Clone() Message {
 	if m.ToolCalls != nil {
 		m.ToolCalls = append([]ToolCall(nil), m.ToolCalls...)
+	}
+	if m.Reasoning != nil {
+		m.Reasoning = append([]Reasoning(nil), m.Reasoning...)
 	}
 	return m
 }

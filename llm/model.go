@@ -14,18 +14,38 @@ const (
 	FinishToolCalls FinishReason = "tool_calls"
 	FinishLength    FinishReason = "length"
 	FinishFiltered  FinishReason = "content_filter"
+	// FinishPause: the server paused a long turn (Anthropic's pause_turn); send
+	// the conversation back as it is to let it continue.
+	FinishPause FinishReason = "pause"
 )
 
 // Usage counts the tokens of one model call, or a sum of them. Zero means the
 // provider did not report it.
 type Usage struct {
-	InputTokens  int `json:"input_tokens,omitempty"`
+	// InputTokens counts every input token, cached ones included (for
+	// Anthropic: input, cache read and cache write tokens together).
+	InputTokens int `json:"input_tokens,omitempty"`
+	// OutputTokens counts every output token, reasoning ones included.
 	OutputTokens int `json:"output_tokens,omitempty"`
+	// CachedInputTokens is the part of InputTokens read from the provider's
+	// prompt cache.
+	CachedInputTokens int `json:"cached_input_tokens,omitempty"`
+	// CacheWriteTokens is the part of InputTokens written to the prompt cache
+	// (Anthropic's cache_creation_input_tokens).
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens is the part of OutputTokens spent thinking.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{
+		InputTokens:       u.InputTokens + v.InputTokens,
+		OutputTokens:      u.OutputTokens + v.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:   u.ReasoningTokens + v.ReasoningTokens,
+	}
 }
 
 // Request is one model call: the conversation so far and the tools on offer.

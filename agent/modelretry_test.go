@@ -1,0 +1,135 @@
+package agent_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+func providerErr(kind llm.ErrorKind, status int, retryAfter time.Duration) error {
+	return &llm.ProviderError{Kind: kind, Provider: "test", StatusCode: status, RetryAfter: retryAfter, Message: "scripted"}
+}
+
+func TestModelRetryHonoursRetryAfterOnTheRunClock(t *testing.T) {
+	log := &eventLog{}
+	model := script(
+		step{err: providerErr(llm.ErrRateLimited, 429, 3*time.Second)},
+		step{err: providerErr(llm.ErrOverloaded, 503, 0)},
+		final("done"),
+	)
+	run, err := agent.Run(t.Context(), model, newRegistry(t), nil, &agent.Options{
+		Clock: virtual(), Observer: log.observe,
+		ModelRetry: &agent.ModelRetryPolicy{Attempts: 3, Backoff: time.Second},
+	})
+	if err != nil || run.Termination.Reason != agent.ReasonFinalText || run.FinalText() != "done" {
+		t.Fatalf("run ended %v (%v), final %q", run.Termination.Reason, err, run.FinalText())
+	}
+	if model.count() != 3 || run.ModelCalls != 1 || run.ModelRetries != 2 {
+		t.Errorf("%d requests, ModelCalls %d, ModelRetries %d; want 3, 1, 2", model.count(), run.ModelCalls, run.ModelRetries)
+	}
+	type retry struct {
+		attempt int
+		backoff time.Duration
+		kind    llm.ErrorKind
+		at      time.Time
+	}
+	var got []retry
+	for _, e := range log.ofKind(agent.EventModelRetry) {
+		got = append(got, retry{e.Attempt, e.Backoff, e.ErrorKind, e.Time})
+	}
+	// The 429 asks for 3s (more than the 1s backoff); the 503 then waits the
+	// doubled backoff, 2s.
+	want := []retry{
+		{1, 3 * time.Second, llm.ErrRateLimited, at(0)},
+		{2, 2 * time.Second, llm.ErrOverloaded, at(3 * time.Second)},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("model_retry events\n got %+v\nwant %+v", got, want)
+	}
+	resp := log.ofKind(agent.EventModelResponse)
+	if len(resp) != 1 || resp[0].Attempt != 3 || resp[0].Time != at(5*time.Second) {
+		t.Errorf("model_response events %+v; want one, attempt 3, at +5s", resp)
+	}
+	if e := log.ofKind(agent.EventModelRetry)[0].Error; e != "test: rate_limited (HTTP 429), retry after 3s: scripted" {
+		t.Errorf("retry event error %q", e)
+	}
+	equalStrings(t, "events", log.kinds(), []string{"run_start", "model_request", "model_retry", "model_retry", "model_response", "turn_end", "run_end"})
+}
+
+func TestModelRetryGivesUp(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		policy   *agent.ModelRetryPolicy
+		errs     []error
+		requests int
+		kind     llm.ErrorKind
+	}{
+		{"no policy", nil, []error{providerErr(llm.ErrRateLimited, 429, 0)}, 1, llm.ErrRateLimited},
+		{"not retryable", &agent.ModelRetryPolicy{Attempts: 5}, []error{providerErr(llm.ErrAuth, 401, 0)}, 1, llm.ErrAuth},
+		{"plain error", &agent.ModelRetryPolicy{Attempts: 5}, []error{errors.New("boom")}, 1, ""},
+		{"attempts used", &agent.ModelRetryPolicy{Attempts: 2}, []error{providerErr(llm.ErrOverloaded, 500, 0), providerErr(llm.ErrOverloaded, 502, 0)}, 2, llm.ErrOverloaded},
+		{"retry-after too long", &agent.ModelRetryPolicy{Attempts: 5, MaxRetryAfter: time.Minute}, []error{providerErr(llm.ErrRateLimited, 429, time.Hour)}, 1, llm.ErrRateLimited},
+		{"custom retryable", &agent.ModelRetryPolicy{Attempts: 5, Retryable: func(error) bool { return false }}, []error{providerErr(llm.ErrOverloaded, 503, 0)}, 1, llm.ErrOverloaded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var steps []step
+			for _, e := range tc.errs {
+				steps = append(steps, step{err: e})
+			}
+			log := &eventLog{}
+			model := script(append(steps, final("never"))...)
+			run, err := agent.Run(t.Context(), model, newRegistry(t), nil, &agent.Options{Clock: virtual(), Observer: log.observe, ModelRetry: tc.policy})
+			if run.Termination.Reason != agent.ReasonModelError || !errors.Is(err, agent.ErrModel) || !errors.Is(err, tc.errs[len(tc.errs)-1]) {
+				t.Fatalf("run ended %v with %v", run.Termination.Reason, err)
+			}
+			if model.count() != tc.requests {
+				t.Errorf("%d requests, want %d", model.count(), tc.requests)
+			}
+			failed := log.ofKind(agent.EventModelError)
+			if len(failed) != 1 || failed[0].Attempt != tc.requests || failed[0].ErrorKind != tc.kind || failed[0].Error != tc.errs[len(tc.errs)-1].Error() {
+				t.Errorf("model_error events %+v", failed)
+			}
+			if n := len(log.ofKind(agent.EventModelRetry)); n != tc.requests-1 {
+				t.Errorf("%d model_retry events, want %d", n, tc.requests-1)
+			}
+		})
+	}
+}
+
+func TestModelRetryIgnoringRetryAfterCapsBackoff(t *testing.T) {
+	log := &eventLog{}
+	model := script(
+		step{err: providerErr(llm.ErrRateLimited, 429, time.Minute)},
+		step{err: providerErr(llm.ErrRateLimited, 429, time.Minute)},
+		step{err: providerErr(llm.ErrRateLimited, 429, time.Minute)},
+		final("done"),
+	)
+	if _, err := agent.Run(t.Context(), model, newRegistry(t), nil, &agent.Options{
+		Clock: virtual(), Observer: log.observe,
+		ModelRetry: &agent.ModelRetryPolicy{Attempts: 4, Backoff: time.Second, MaxBackoff: 3 * time.Second, IgnoreRetryAfter: true},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var got []time.Duration
+	for _, e := range log.ofKind(agent.EventModelRetry) {
+		got = append(got, e.Backoff)
+	}
+	if want := []time.Duration{time.Second, 2 * time.Second, 3 * time.Second}; !slices.Equal(got, want) {
+		t.Errorf("backoffs %v, want %v", got, want)
+	}
+}
+
+func TestModelRetryStopsWhenCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	model := script(step{err: providerErr(llm.ErrOverloaded, 503, 0), before: func(*llm.Request) { cancel() }}, final("never"))
+	run, err := agent.Run(ctx, model, newRegistry(t), nil, &agent.Options{Clock: virtual(), ModelRetry: &agent.ModelRetryPolicy{Attempts: 3, Backoff: time.Second}})
+	if run.Termination.Reason != agent.ReasonCancelled || model.count() != 1 {
+		t.Errorf("run ended %v (%v) after %d requests; want cancelled after 1", run.Termination.Reason, err, model.count())
+	}
+}
