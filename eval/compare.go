@@ -1,0 +1,83 @@
+package eval
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/tapeloop/tapeloop/report"
+)
+
+// Compare compares model b with model a over the scenarios both ran with at
+// least one scored trial, in the report r: each scenario's pass rate c/n is
+// paired, and the difference in mean pass rate (b - a) gets a 95% paired
+// bootstrap interval with a fixed seed. It returns nil when a model is
+// missing; with no shared scenario the comparison is over zero scenarios.
+func Compare(r *report.Eval, a, b string) *report.EvalComparison {
+	pairs := pairRates(r, a, r, b)
+	return comparison(a, b, pairs)
+}
+
+// CompareReports compares the model of report b with the model of report a
+// (a baseline run and a later one), each having exactly one model, over
+// their shared scenarios, like Compare.
+func CompareReports(a, b *report.Eval, modelA, modelB string) *report.EvalComparison {
+	return comparison(modelA, modelB, pairRates(a, modelA, b, modelB))
+}
+
+type ratePair struct {
+	name string
+	a, b *report.EvalScenario
+}
+
+func pairRates(ra *report.Eval, a string, rb *report.Eval, b string) []ratePair {
+	rowsB := map[string]*report.EvalScenario{}
+	for i := range rb.Scenarios {
+		if s := &rb.Scenarios[i]; s.Model == b && s.Trials > 0 {
+			rowsB[s.Name] = s
+		}
+	}
+	var out []ratePair
+	for i := range ra.Scenarios {
+		s := &ra.Scenarios[i]
+		if s.Model != a || s.Trials == 0 {
+			continue
+		}
+		if t, ok := rowsB[s.Name]; ok {
+			out = append(out, ratePair{name: s.Name, a: s, b: t})
+		}
+	}
+	slices.SortFunc(out, func(x, y ratePair) int { return cmp.Compare(x.name, y.name) })
+	return out
+}
+
+func comparison(a, b string, pairs []ratePair) *report.EvalComparison {
+	c := &report.EvalComparison{A: a, B: b, Scenarios: len(pairs), Confidence: comparisonConfidence, Resamples: comparisonResamples, Seed: comparisonSeed}
+	if len(pairs) == 0 {
+		return c
+	}
+	xa, xb := make([]float64, len(pairs)), make([]float64, len(pairs))
+	for i, p := range pairs {
+		xa[i] = rate(p.a)
+		xb[i] = rate(p.b)
+		c.PassRateA += xa[i]
+		c.PassRateB += xb[i]
+	}
+	c.PassRateA /= float64(len(pairs))
+	c.PassRateB /= float64(len(pairs))
+	bs := PairedBootstrap(xa, xb, comparisonResamples, comparisonConfidence, comparisonSeed)
+	c.Difference, c.Low, c.High = bs.Difference, bs.Low, bs.High
+	switch {
+	case c.Low > 0:
+		c.Better = "b"
+	case c.High < 0:
+		c.Better = "a"
+	}
+	return c
+}
+
+func rate(s *report.EvalScenario) float64 {
+	if s.Trials == 0 {
+		return 0
+	}
+	return float64(s.Passed) / float64(s.Trials)
+}

@@ -1,0 +1,124 @@
+package eval
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/tapeloop/tapeloop/clock"
+)
+
+// maxBackoff caps the shared backoff after repeated rate limits without a
+// Retry-After.
+const maxBackoff = time.Minute
+
+// gate is one provider's admission control, shared by every trial of every
+// model of that provider: it spaces call starts for an RPM limit, holds calls
+// while the last minute's tokens reach a TPM limit, and pauses everyone after
+// a rate limit for as long as the server asked (Retry-After) or, when it did
+// not say, for a backoff that doubles with each consecutive rate limit.
+type gate struct {
+	clock clock.Clock
+	limit Limit
+
+	mu          sync.Mutex
+	nextStart   time.Time
+	window      []tokenUse
+	pausedUntil time.Time
+	strikes     int
+}
+
+type tokenUse struct {
+	at     time.Time
+	tokens int
+}
+
+func newGate(c clock.Clock, l Limit) *gate { return &gate{clock: c, limit: l} }
+
+// wait blocks until a call may start, or ctx is done.
+func (g *gate) wait(ctx context.Context) error {
+	for {
+		d := g.admit()
+		if d <= 0 {
+			return ctx.Err()
+		}
+		if err := g.clock.Sleep(ctx, d); err != nil {
+			return err
+		}
+	}
+}
+
+// admit either admits a call (returning 0, having reserved its RPM slot) or
+// returns how long to wait before asking again.
+func (g *gate) admit() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock.Now()
+	if now.Before(g.pausedUntil) {
+		return g.pausedUntil.Sub(now)
+	}
+	if g.limit.TPM > 0 {
+		cut := 0
+		for cut < len(g.window) && !g.window[cut].at.After(now.Add(-time.Minute)) {
+			cut++
+		}
+		g.window = g.window[cut:]
+		sum := 0
+		for _, u := range g.window {
+			sum += u.tokens
+		}
+		if sum >= g.limit.TPM && len(g.window) > 0 {
+			return g.window[0].at.Add(time.Minute).Sub(now)
+		}
+	}
+	if g.limit.RPM > 0 {
+		if now.Before(g.nextStart) {
+			return g.nextStart.Sub(now)
+		}
+		g.nextStart = now.Add(time.Minute / time.Duration(g.limit.RPM))
+	}
+	return 0
+}
+
+// done records a finished call: its tokens for the TPM window, and a rate
+// limit's pause, shared by everyone. It returns the wait before this call
+// may be retried when it failed.
+func (g *gate) done(tokens int, err error, attempt int) time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	now := g.clock.Now()
+	if tokens > 0 && g.limit.TPM > 0 {
+		g.window = append(g.window, tokenUse{at: now, tokens: tokens})
+	}
+	switch {
+	case err == nil:
+		g.strikes = 0
+		return 0
+	case rateLimited(err):
+		d := retryAfter(err)
+		if d <= 0 {
+			d = backoff(g.strikes)
+		}
+		g.strikes++
+		if until := now.Add(d); until.After(g.pausedUntil) {
+			g.pausedUntil = until
+		}
+		return 0 // wait() holds the retry until the pause ends
+	}
+	if d := retryAfter(err); d > 0 {
+		return d
+	}
+	return backoff(attempt - 1)
+}
+
+// backoff is 1s doubled n times, capped at maxBackoff.
+func backoff(n int) time.Duration {
+	d := time.Second
+	for range n {
+		d *= 2
+		if d >= maxBackoff {
+			return maxBackoff
+		}
+	}
+	return d
+}

@@ -1,0 +1,175 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/report"
+)
+
+// DefaultTrials and DefaultParallel are the values of Options.Trials and
+// Options.Parallel when they are zero.
+const (
+	DefaultTrials   = 5
+	DefaultParallel = 4
+)
+
+// Errors Run returns, wrapped with context.
+var (
+	// ErrNoExpect: a scenario has no expect block, so there is nothing to
+	// score a live run with.
+	ErrNoExpect = errors.New("scenario has no expect block (nothing to score a live run with)")
+	// ErrOpen: a model could not be opened (an unknown provider, a missing
+	// key): a configuration error, found before any trial runs.
+	ErrOpen = errors.New("opening model")
+	// ErrResume: the report given to resume from does not fit this run.
+	ErrResume = errors.New("cannot resume")
+)
+
+// Options configures Run. A nil *Options is the zero value, which has no
+// model and so is refused.
+type Options struct {
+	// Models are the models to evaluate, "PROVIDER/MODEL", in the order the
+	// report lists them. At least one is needed.
+	Models []string
+	// Open opens a model by name; nil means llm.Open with nil options (keys
+	// and base URLs from the environment).
+	Open func(ctx context.Context, name string) (llm.Model, error)
+	// Trials is the number of trials per scenario × model; zero means
+	// DefaultTrials.
+	Trials int
+	// Parallel bounds the trials running at once, over all models; zero
+	// means DefaultParallel.
+	Parallel int
+	// RetryErrors is how many times an error trial is run again before it
+	// counts as an error; zero means never.
+	RetryErrors int
+	// ModelRetries is how many times one failed model call is retried when
+	// its failure may pass (rate limits, overload, timeouts); zero means 3,
+	// a negative value never.
+	ModelRetries int
+	// Limits holds per-provider rate limits, by provider name (the PROVIDER
+	// of "PROVIDER/MODEL"); a provider not listed has none.
+	Limits map[string]Limit
+	// Prices holds per-model prices, by model name; a model not listed has
+	// no cost (tokens only).
+	Prices map[string]Price
+	// MaxCost, when positive, stops starting new trials once what has been
+	// spent plus what the trials in flight are expected to spend would pass
+	// it, in US dollars; zero means no limit.
+	MaxCost float64
+	// MinPass is the pass rate (0..1) each model must reach for the run to
+	// pass; nil means every scored trial must pass.
+	MinPass *float64
+	// Resume is the report of an earlier, interrupted run of the same
+	// scenarios and models: its passed and failed trials are kept and not
+	// run again. Nil means start afresh.
+	Resume *report.Eval
+	// Clock measures and waits (latency, backoff, rate limits) and is the
+	// runs' clock; nil means clock.Real{}.
+	Clock clock.Clock
+	// Progress, when set, is called after each trial ends, from one
+	// goroutine at a time; nil means no progress reports.
+	Progress func(Progress)
+	// Trial, when set, is called with each finished trial, its scenario and
+	// tape, from one goroutine at a time, before it enters the report; it
+	// may set the trial's Saved path (--save-trials). Nil means none.
+	Trial func(t *Trial) error
+}
+
+// Limit is a provider's rate limit. Zero fields mean no limit.
+type Limit struct {
+	// RPM bounds the model calls started per minute.
+	RPM int
+	// TPM bounds the tokens (input and output) used per minute, counted
+	// over the last minute's calls.
+	TPM int
+}
+
+// Price is a model's price in US dollars per million tokens. Cached input
+// tokens cost Cached instead of Input; zero Cached means the Input price.
+type Price struct {
+	Input  float64 `yaml:"input"`
+	Output float64 `yaml:"output"`
+	Cached float64 `yaml:"cached"`
+}
+
+// Cost returns the price of t.
+func (p Price) Cost(t report.Tokens) float64 {
+	cached := p.Cached
+	if cached == 0 {
+		cached = p.Input
+	}
+	fresh := max(t.Input-t.Cached, 0)
+	return (float64(fresh)*p.Input + float64(t.Cached)*cached + float64(t.Output)*p.Output) / 1e6
+}
+
+// Progress is a snapshot of a run, reported after each trial.
+type Progress struct {
+	// Done counts the trials finished (resumed ones included), Total the
+	// trials of the run.
+	Done, Total int
+	// Passed and Scored count the passed and the scored trials so far;
+	// Errors the error trials.
+	Passed, Scored, Errors int
+	// Tokens and Cost are what has been spent so far; Cost is 0 without
+	// prices.
+	Tokens report.Tokens
+	Cost   float64
+	// Elapsed is the time since the run started.
+	Elapsed time.Duration
+}
+
+// ETA estimates the time left from the pace so far; zero before the first
+// trial ends.
+func (p Progress) ETA() time.Duration {
+	if p.Done == 0 || p.Done >= p.Total {
+		return 0
+	}
+	return time.Duration(float64(p.Elapsed) / float64(p.Done) * float64(p.Total-p.Done))
+}
+
+func (o *Options) trials() int {
+	if o.Trials > 0 {
+		return o.Trials
+	}
+	return DefaultTrials
+}
+
+func (o *Options) parallel() int {
+	if o.Parallel > 0 {
+		return o.Parallel
+	}
+	return DefaultParallel
+}
+
+func (o *Options) modelRetries() int {
+	switch {
+	case o.ModelRetries < 0:
+		return 0
+	case o.ModelRetries == 0:
+		return 3
+	}
+	return o.ModelRetries
+}
+
+func (o *Options) open(ctx context.Context, name string) (llm.Model, error) {
+	if _, _, err := splitModel(name); err != nil {
+		return nil, err
+	}
+	var m llm.Model
+	var err error
+	if o.Open != nil {
+		m, err = o.Open(ctx, name)
+	} else {
+		m, err = defaultOpen(ctx, name)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %w", ErrOpen, name, err)
+	}
+	return m, nil
+}

@@ -1,0 +1,240 @@
+package eval
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/report"
+)
+
+// runner is one Run in progress.
+type runner struct {
+	opts   *Options
+	clock  clock.Clock
+	models map[string]llm.Model
+	gates  map[string]*gate
+
+	mu       sync.Mutex
+	results  map[slot]*report.EvalTrial
+	spans    map[string]*span // by model: first start, last end
+	inFlight map[string]int   // by model
+	spent    map[string]float64
+	costDone map[string]int // trials whose cost is in spent, by model
+	stopped  string
+	progress Progress
+	hookErr  error
+}
+
+// slot identifies one trial: scenario index, model, trial number.
+type slot struct {
+	scenario int
+	model    string
+	trial    int
+}
+
+type span struct{ start, end time.Time }
+
+// Run runs every scenario Options.Trials times against every model and
+// returns the report. The error is non-nil only when the run could not
+// start (no model, a scenario without an expect block, duplicate scenario
+// names, a model that cannot be opened) or when Options.Trial failed; a run
+// stopped by ctx or by MaxCost still returns the report of what finished,
+// with Summary.Stopped saying why.
+func Run(ctx context.Context, scenarios []*harness.Scenario, opts *Options) (*report.Eval, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if len(opts.Models) == 0 {
+		return nil, errors.New("eval: no model to evaluate")
+	}
+	if len(scenarios) == 0 {
+		return nil, errors.New("eval: no scenario to run")
+	}
+	scenarios = slices.Clone(scenarios)
+	slices.SortStableFunc(scenarios, func(a, b *harness.Scenario) int { return cmp.Compare(a.Name, b.Name) })
+	for i, s := range scenarios {
+		if s.Expect == nil {
+			return nil, fmt.Errorf("%s: %w", s.Path, ErrNoExpect)
+		}
+		if i > 0 && scenarios[i-1].Name == s.Name {
+			return nil, fmt.Errorf("%s and %s are both named %q: an eval report needs distinct names", scenarios[i-1].Path, s.Path, s.Name)
+		}
+	}
+	r := &runner{opts: opts, clock: cmp.Or[clock.Clock](opts.Clock, clock.Real{}), models: map[string]llm.Model{}, gates: map[string]*gate{},
+		results: map[slot]*report.EvalTrial{}, spans: map[string]*span{}, inFlight: map[string]int{}, spent: map[string]float64{}, costDone: map[string]int{}}
+	for _, name := range opts.Models {
+		if _, dup := r.models[name]; dup {
+			return nil, fmt.Errorf("eval: model %s is given twice", name)
+		}
+		m, err := opts.open(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		r.models[name] = m
+		p := providerOf(name)
+		if r.gates[p] == nil {
+			r.gates[p] = newGate(r.clock, opts.Limits[p])
+		}
+	}
+	start := r.clock.Now()
+	var jobs []trialSpec
+	for trial := 1; trial <= opts.trials(); trial++ {
+		for si, s := range scenarios {
+			for _, m := range opts.Models {
+				if prev := resumed(opts.Resume, s.Name, m, trial); prev != nil {
+					r.results[slot{si, m, trial}] = prev
+					r.count(prev, m)
+					continue
+				}
+				jobs = append(jobs, trialSpec{scenario: s, model: m, number: trial})
+			}
+		}
+	}
+	index := map[*harness.Scenario]int{}
+	for i, s := range scenarios {
+		index[s] = i
+	}
+	r.progress.Total = opts.trials() * len(scenarios) * len(opts.Models)
+	r.progress.Done = r.progress.Total - len(jobs)
+
+	// Take a free place first, then decide under MaxCost, so that the
+	// decision sees every trial already in flight.
+	sem := make(chan struct{}, opts.parallel())
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		if !r.admit(ctx, j.model) {
+			<-sem
+			break
+		}
+		r.begin(j.model)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			t, done := r.runTrial(ctx, j)
+			r.finish(j, index[j.scenario], t, done, start)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil && r.stopped == "" {
+		r.stopped = report.StoppedInterrupted
+	}
+	if r.hookErr != nil {
+		return nil, r.hookErr
+	}
+	return r.build(scenarios, r.clock.Now().Sub(start)), nil
+}
+
+// resumed returns the earlier run's passed or failed trial, or nil.
+func resumed(prev *report.Eval, scenario, model string, trial int) *report.EvalTrial {
+	if prev == nil {
+		return nil
+	}
+	for _, s := range prev.Scenarios {
+		if s.Name != scenario || s.Model != model {
+			continue
+		}
+		for i, t := range s.TrialsDetail {
+			if t.Trial == trial && (t.Status == report.StatusPass || t.Status == report.StatusFail) {
+				return &s.TrialsDetail[i]
+			}
+		}
+	}
+	return nil
+}
+
+// admit reports whether another trial of model may start under MaxCost;
+// when not, it records why the run stopped.
+func (r *runner) admit(ctx context.Context, model string) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	if r.opts.MaxCost <= 0 {
+		return true
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	total, expected := 0.0, 0.0
+	for m, spent := range r.spent {
+		total += spent
+		if n := r.costDone[m]; n > 0 {
+			expected += spent / float64(n) * float64(r.inFlight[m])
+		}
+	}
+	if n := r.costDone[model]; n > 0 {
+		expected += r.spent[model] / float64(n)
+	}
+	if total+expected > r.opts.MaxCost {
+		r.stopped = report.StoppedMaxCost
+		return false
+	}
+	return true
+}
+
+func (r *runner) begin(model string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inFlight[model]++
+	now := r.clock.Now()
+	if sp := r.spans[model]; sp == nil {
+		r.spans[model] = &span{start: now, end: now}
+	}
+}
+
+func (r *runner) finish(spec trialSpec, si int, t *Trial, done bool, start time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.inFlight[spec.model]--
+	r.spans[spec.model].end = r.clock.Now()
+	if t.Report.Cost != nil {
+		r.spent[spec.model] += *t.Report.Cost
+		r.costDone[spec.model]++
+	}
+	if !done {
+		return
+	}
+	if r.opts.Trial != nil && r.hookErr == nil {
+		if err := r.opts.Trial(t); err != nil {
+			r.hookErr = err
+		}
+	}
+	r.results[slot{si, spec.model, spec.number}] = t.Report
+	r.count(t.Report, spec.model)
+	r.progress.Done++
+	r.progress.Elapsed = r.clock.Now().Sub(start)
+	if r.opts.Progress != nil {
+		r.opts.Progress(r.progress)
+	}
+}
+
+// count adds a finished trial to the progress figures.
+func (r *runner) count(t *report.EvalTrial, model string) {
+	switch t.Status {
+	case report.StatusPass:
+		r.progress.Passed++
+		r.progress.Scored++
+	case report.StatusFail:
+		r.progress.Scored++
+	case report.StatusError:
+		r.progress.Errors++
+	}
+	r.progress.Tokens = r.progress.Tokens.Add(t.Tokens)
+	if t.Cost != nil {
+		r.progress.Cost += *t.Cost
+	}
+}

@@ -1,0 +1,204 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/report"
+)
+
+// appendScenario asks for a line appended to notes.txt; its expect block
+// checks the file and the final text.
+const appendScenario = `format: tapeloop/v1
+name: files/append
+setup:
+  seed: 7
+  workspace:
+    files: {notes.txt: "hello\n"}
+  tools: [read_file, write_file]
+input:
+  - {role: user, content: "Append 'world' to notes.txt."}
+tape: []
+expect:
+  termination: final_text
+  files: {notes.txt: "hello\nworld\n"}
+  final: {contains: "done"}
+`
+
+func parse(t *testing.T, text, name string) *harness.Scenario {
+	t.Helper()
+	s, err := harness.Parse([]byte(text), name+".yaml", name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// writer is a scripted model: its first answer writes content to notes.txt,
+// its second says final.
+func writer(content, final string) llm.Model {
+	return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if last, _ := req.LastMessage(); last.Role == llm.RoleTool {
+			return &llm.Response{Message: llm.AssistantMessage(final), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 100, OutputTokens: 10}}, nil
+		}
+		args := fmt.Sprintf(`{"path": "notes.txt", "content": %q}`, content)
+		return &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: args}),
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 50, OutputTokens: 20}}, nil
+	})
+}
+
+func opener(models map[string]llm.Model) func(context.Context, string) (llm.Model, error) {
+	return func(_ context.Context, name string) (llm.Model, error) {
+		m, ok := models[name]
+		if !ok {
+			return nil, errors.New("no such model")
+		}
+		return m, nil
+	}
+}
+
+// TestRunScoresTrials runs a right and a wrong model: classes, counts,
+// pass@k, failures by expectation, tokens and cost, and the comparison.
+func TestRunScoresTrials(t *testing.T) {
+	s := parse(t, appendScenario, "files/append")
+	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+		Models:   []string{"test/right", "test/wrong"},
+		Open:     opener(map[string]llm.Model{"test/right": writer("hello\nworld\n", "done"), "test/wrong": writer("world\n", "done")}),
+		Trials:   3,
+		Parallel: 3,
+		Prices:   map[string]Price{"test/right": {Input: 1, Output: 2}},
+		Clock:    clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Format != report.EvalFormat || len(r.Scenarios) != 2 || len(r.Models) != 2 {
+		t.Fatalf("got format %q, %d rows, %d models", r.Format, len(r.Scenarios), len(r.Models))
+	}
+	right, wrong := r.Scenarios[0], r.Scenarios[1]
+	if right.Model != "test/right" || right.Trials != 3 || right.Passed != 3 || right.Class != report.ClassPass {
+		t.Errorf("right: %s %d/%d %s", right.Model, right.Passed, right.Trials, right.Class)
+	}
+	if wrong.Model != "test/wrong" || wrong.Trials != 3 || wrong.Passed != 0 || wrong.Class != report.ClassFail {
+		t.Errorf("wrong: %s %d/%d %s", wrong.Model, wrong.Passed, wrong.Trials, wrong.Class)
+	}
+	if want := map[string]int{"files[notes.txt]": 3}; !reflect.DeepEqual(wrong.Failures, want) {
+		t.Errorf("wrong.Failures = %v; want %v", wrong.Failures, want)
+	}
+	if want := map[int]float64{1: 1, 2: 1, 3: 1}; !reflect.DeepEqual(right.PassAtK, want) {
+		t.Errorf("right.PassAtK = %v; want %v", right.PassAtK, want)
+	}
+	if want := map[int]float64{1: 0, 2: 0, 3: 0}; !reflect.DeepEqual(wrong.PassHatK, want) {
+		t.Errorf("wrong.PassHatK = %v; want %v", wrong.PassHatK, want)
+	}
+	// Two calls a trial: 150 input and 30 output tokens.
+	if want := (report.Tokens{Input: 450, Output: 90}); right.Tokens != want {
+		t.Errorf("right.Tokens = %+v; want %+v", right.Tokens, want)
+	}
+	if right.Cost == nil || !near(*right.Cost, (450*1+90*2)/1e6) {
+		t.Errorf("right.Cost = %v; want %v", right.Cost, (450*1+90*2)/1e6)
+	}
+	if wrong.Cost != nil {
+		t.Errorf("wrong.Cost = %v; want none (no price)", *wrong.Cost)
+	}
+	for i, tr := range wrong.TrialsDetail {
+		if tr.Trial != i+1 || tr.Seed != TrialSeed(7, i+1) || tr.Status != report.StatusFail || len(tr.Tape) != 2 || tr.Iterations != 2 {
+			t.Errorf("wrong trial %d: %+v", i+1, tr)
+		}
+		want := `files/append.yaml:13: expect.files: expected notes.txt to hold "hello\nworld\n", found "world\n"`
+		if len(tr.Failures) != 1 || tr.Failures[0] != want {
+			t.Errorf("wrong trial %d failures = %q; want [%q]", i+1, tr.Failures, want)
+		}
+	}
+	sum := r.Summary
+	if sum.Trials != 6 || sum.Passed != 3 || sum.Failed != 3 || sum.Errors != 0 || sum.OK {
+		t.Errorf("summary %+v", sum)
+	}
+	c := sum.Comparison
+	if c == nil || c.A != "test/right" || c.B != "test/wrong" || c.Difference != -1 || c.Better != "a" {
+		t.Errorf("comparison %+v", c)
+	}
+	if !r.Models[0].MeetsMinPass || r.Models[1].MeetsMinPass {
+		t.Errorf("MeetsMinPass: right %v, wrong %v", r.Models[0].MeetsMinPass, r.Models[1].MeetsMinPass)
+	}
+}
+
+// TestRunFlakyAndErrors runs, one trial at a time, a model that answers
+// right, wrong, and fails: a flaky class, and error trials left out of
+// pass@k and retried with RetryErrors.
+func TestRunFlakyAndErrors(t *testing.T) {
+	s := parse(t, appendScenario, "files/append")
+	right, wrong := writer("hello\nworld\n", "done"), writer("hello\n", "done")
+	var trial atomic.Int64
+	// Behaviour by the order runs start (Parallel 1): trial 1 right, 2
+	// wrong, 3 an error then right on its retry, 4 an error twice.
+	plan := []string{"right", "wrong", "error", "right", "error", "error"}
+	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		if len(req.Messages) == 1 {
+			trial.Add(1)
+		}
+		switch plan[trial.Load()-1] {
+		case "right":
+			return right.Generate(ctx, req)
+		case "wrong":
+			return wrong.Generate(ctx, req)
+		}
+		return nil, errors.New("provider down")
+	})
+	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": model}),
+		Trials: 4, Parallel: 1, RetryErrors: 1, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := r.Scenarios[0]
+	var statuses []string
+	for _, tr := range row.TrialsDetail {
+		statuses = append(statuses, fmt.Sprintf("%d:%s/%d", tr.Trial, tr.Status, tr.Attempts))
+	}
+	if got, want := strings.Join(statuses, " "), "1:pass/1 2:fail/1 3:pass/2 4:error/2"; got != want {
+		t.Errorf("trials %s; want %s", got, want)
+	}
+	if row.Trials != 3 || row.Passed != 2 || row.Errors != 1 || row.Class != report.ClassFlaky {
+		t.Errorf("row %d/%d errors %d class %s", row.Passed, row.Trials, row.Errors, row.Class)
+	}
+	if !near(row.PassAtK[1], 2.0/3) || !near(row.PassAtK[2], 1) || !near(row.PassHatK[2], 1.0/3) || len(row.PassAtK) != 3 {
+		t.Errorf("pass@k %v pass^k %v; want n=3 c=2", row.PassAtK, row.PassHatK)
+	}
+	if row.TrialsDetail[3].Error == "" || !strings.Contains(row.TrialsDetail[3].Error, "provider down") {
+		t.Errorf("error trial's error = %q", row.TrialsDetail[3].Error)
+	}
+}
+
+// TestRunRefusesScenarioWithoutExpect checks the message for a scenario with
+// nothing to score.
+func TestRunRefusesScenarioWithoutExpect(t *testing.T) {
+	s := parse(t, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\n", "noexpect")
+	_, err := Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"test/m"}, Open: opener(nil)})
+	if want := "noexpect.yaml: scenario has no expect block (nothing to score a live run with)"; err == nil || err.Error() != want || !errors.Is(err, ErrNoExpect) {
+		t.Errorf("got %v; want %q", err, want)
+	}
+}
+
+// TestRunOpenError checks that a model that cannot be opened stops the run
+// before any trial, naming the model.
+func TestRunOpenError(t *testing.T) {
+	s := parse(t, appendScenario, "files/append")
+	_, err := Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"test/absent"}, Open: opener(nil)})
+	if want := "opening model test/absent: no such model"; err == nil || err.Error() != want || !errors.Is(err, ErrOpen) {
+		t.Errorf("got %v; want %q", err, want)
+	}
+	_, err = Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"noslash"}, Open: opener(nil)})
+	if want := `model name must be "PROVIDER/MODEL", got "noslash"`; err == nil || err.Error() != want {
+		t.Errorf("got %v; want %q", err, want)
+	}
+}

@@ -1,0 +1,214 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/report"
+)
+
+// Trial is one finished trial, as Options.Trial sees it.
+type Trial struct {
+	// Scenario is the trial's scenario: the original with setup.seed set to
+	// the trial's seed.
+	Scenario *harness.Scenario
+	// Model is the model's name.
+	Model string
+	// Report is the trial's entry of the report; the hook may set Saved.
+	Report *report.EvalTrial
+	// Tape is what the model answered, call by call, secrets redacted: a
+	// tape that replays this trial.
+	Tape *replay.Tape
+}
+
+// TrialSeed is the fixtures' seed for trial number trial (from 1) of a
+// scenario whose setup.seed is seed: a SplitMix64 mix of the two, kept in
+// the range a scenario file's seed may have, so that a saved trial replays
+// with the same seed.
+func TrialSeed(seed int64, trial int) int64 {
+	x := uint64(seed) + uint64(trial)*0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	x ^= x >> 31
+	return int64(x >> 2) // [0, 2^62)
+}
+
+// callStat is one model call as the trial measured it.
+type callStat struct {
+	latency time.Duration
+	tokens  report.Tokens
+	err     error
+}
+
+// meter is the model a trial's loop talks to: it waits at the provider's
+// gate, calls the live model, retries what may pass, and measures each call.
+type meter struct {
+	model   llm.Model
+	gate    *gate
+	clock   clock.Clock
+	retries int
+
+	mu    sync.Mutex
+	calls []callStat
+}
+
+func (m *meter) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	var tokens report.Tokens
+	for attempt := 1; ; attempt++ {
+		if err := m.gate.wait(ctx); err != nil {
+			return nil, err
+		}
+		start := m.clock.Now()
+		resp, err := m.model.Generate(ctx, req)
+		latency := m.clock.Now().Sub(start)
+		var t report.Tokens
+		if resp != nil {
+			t = tokensOf(resp.Usage)
+		}
+		tokens = tokens.Add(t)
+		wait := m.gate.done(t.Input+t.Output, err, attempt)
+		if ctx.Err() != nil {
+			return resp, err // not recorded: the run was stopped
+		}
+		if err == nil || !retryable(err) || attempt > m.retries {
+			m.mu.Lock()
+			m.calls = append(m.calls, callStat{latency: latency, tokens: tokens, err: err})
+			m.mu.Unlock()
+			return resp, err
+		}
+		if err := m.clock.Sleep(ctx, wait); err != nil {
+			return nil, err
+		}
+	}
+}
+
+func tokensOf(u llm.Usage) report.Tokens {
+	return report.Tokens{Input: u.InputTokens, Output: u.OutputTokens}
+}
+
+// trialSpec is one trial to run.
+type trialSpec struct {
+	scenario *harness.Scenario
+	model    string
+	number   int
+}
+
+// runTrial runs one trial (again, up to retryErrors times, while it is an
+// error trial). done is false when ctx ended it before it finished.
+func (r *runner) runTrial(ctx context.Context, spec trialSpec) (t *Trial, done bool) {
+	sc := *spec.scenario
+	sc.Setup.Seed = TrialSeed(spec.scenario.Setup.Seed, spec.number)
+	for attempt := 1; ; attempt++ {
+		start := r.clock.Now()
+		t = r.attemptTrial(ctx, &sc, spec)
+		t.Report.Attempts = attempt
+		t.Report.DurationMS = ms(r.clock.Now().Sub(start))
+		if ctx.Err() != nil {
+			return t, false
+		}
+		if t.Report.Status != report.StatusError || attempt > r.opts.RetryErrors {
+			return t, true
+		}
+	}
+}
+
+func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec trialSpec) *Trial {
+	m := &meter{model: r.models[spec.model], gate: r.gates[providerOf(spec.model)], clock: r.clock, retries: r.opts.modelRetries()}
+	rec := replay.NewRecorder(m, nil)
+	et := &report.EvalTrial{Trial: spec.number, Seed: sc.Setup.Seed, Failures: []string{}}
+	t := &Trial{Scenario: sc, Model: spec.model, Report: et}
+	o, err := sc.Run(ctx, &harness.RunOptions{Model: rec, Clock: r.clock})
+	tape := rec.Tape()
+	tape.Name = sc.Name
+	t.Tape = tape
+	m.mu.Lock()
+	calls := m.calls
+	m.mu.Unlock()
+	et.Tape = tapeEntries(tape.Entries, calls)
+	for _, c := range calls {
+		et.Tokens = et.Tokens.Add(c.tokens)
+	}
+	if p, ok := r.opts.Prices[spec.model]; ok {
+		c := p.Cost(et.Tokens)
+		et.Cost = &c
+	}
+	if err != nil {
+		et.Status = report.StatusError
+		et.Error = err.Error()
+		return t
+	}
+	et.Termination = string(o.Termination)
+	et.Iterations = o.Iterations
+	et.Error = o.Error
+	if o.Termination == agent.ReasonModelError {
+		et.Status = report.StatusError
+		return t
+	}
+	et.Failures = append(et.Failures, sc.Check(o)...)
+	for _, f := range et.Failures {
+		et.FailureKeys = append(et.FailureKeys, failureKey(sc, f))
+	}
+	et.Passed = len(et.Failures) == 0
+	et.Status = report.StatusFail
+	if et.Passed {
+		et.Status = report.StatusPass
+	}
+	return t
+}
+
+// tapeEntries pairs the recorded tape with the measured calls (both have
+// one entry per model call the loop made).
+func tapeEntries(entries []replay.Entry, calls []callStat) []report.EvalTapeEntry {
+	out := make([]report.EvalTapeEntry, len(entries))
+	for i, e := range entries {
+		te := report.EvalTapeEntry{Error: e.Error, Tools: []string{}}
+		if e.Request != nil {
+			if e.Request.Tools != nil {
+				te.Tools = e.Request.Tools
+			}
+			te.LastMessage = e.Request.LastMessage
+		}
+		if i < len(calls) {
+			te.LatencyMS = ms(calls[i].latency)
+		}
+		if e.Response != nil {
+			te.Response = &report.EvalResponse{Message: e.Response.Message, FinishReason: string(e.Response.FinishReason), Tokens: tokensOf(e.Response.Usage)}
+		}
+		out[i] = te
+	}
+	return out
+}
+
+// failureKey names the expectation a Check message is about: the key after
+// "expect." ("tool_calls", "final", ...), and for files the file,
+// "files[notes.txt]".
+func failureKey(s *harness.Scenario, msg string) string {
+	_, rest, ok := strings.Cut(msg, ": expect.")
+	if !ok {
+		return "other"
+	}
+	key, detail, _ := strings.Cut(rest, ": ")
+	if key == "files" && s.Expect != nil {
+		for _, f := range s.Expect.Files {
+			if strings.HasPrefix(detail, "expected "+f.Path+" ") {
+				return fmt.Sprintf("files[%s]", f.Path)
+			}
+		}
+	}
+	return key
+}
+
+func providerOf(model string) string {
+	p, _, _ := splitModel(model)
+	return p
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
