@@ -161,15 +161,23 @@ func (o *Options) open(ctx context.Context, name string) (llm.Model, error) {
 	if _, _, err := splitModel(name); err != nil {
 		return nil, err
 	}
-	var m llm.Model
-	var err error
-	if o.Open != nil {
-		m, err = o.Open(ctx, name)
-	} else {
-		m, err = defaultOpen(ctx, name)
+	if o.Open == nil {
+		m, err := llm.Open(ctx, name, nil) // its errors name the model
+		if err != nil {
+			return nil, &openError{err}
+		}
+		return m, nil
 	}
+	m, err := o.Open(ctx, name)
 	if err != nil {
-		return nil, fmt.Errorf("%w %s: %w", ErrOpen, name, err)
+		return nil, &openError{fmt.Errorf("opening model %s: %w", name, err)}
 	}
 	return m, nil
 }
+
+// openError is a failure to open a model: its text is the cause's; it
+// matches ErrOpen and the cause.
+type openError struct{ err error }
+
+func (e *openError) Error() string   { return e.err.Error() }
+func (e *openError) Unwrap() []error { return []error{ErrOpen, e.err} }

@@ -91,7 +91,7 @@ func (m *meter) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 }
 
 func tokensOf(u llm.Usage) report.Tokens {
-	return report.Tokens{Input: u.InputTokens, Output: u.OutputTokens}
+	return report.Tokens{Input: u.InputTokens, Output: u.OutputTokens, Cached: u.CachedInputTokens}
 }
 
 // trialSpec is one trial to run.

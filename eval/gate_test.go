@@ -1,0 +1,126 @@
+package eval
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+func TestGateRPMSpacesCalls(t *testing.T) {
+	c := clock.NewVirtual(clock.Epoch)
+	g := newGate(c, Limit{RPM: 60})
+	for range 3 {
+		if err := g.wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Now().Sub(clock.Epoch); got != 2*time.Second {
+		t.Errorf("three calls at 60 rpm took %v; want 2s", got)
+	}
+}
+
+func TestGateTPMHoldsUntilTheWindowClears(t *testing.T) {
+	c := clock.NewVirtual(clock.Epoch)
+	g := newGate(c, Limit{TPM: 100})
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.done(60, nil, 1)
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Now().Sub(clock.Epoch); got != 0 {
+		t.Errorf("60 of 100 tokens used: waited %v; want 0", got)
+	}
+	g.done(50, nil, 1)
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Now().Sub(clock.Epoch); got != time.Minute {
+		t.Errorf("110 of 100 tokens used: waited %v; want 1m (until the first call leaves the window)", got)
+	}
+}
+
+// TestGateRateLimitPausesEveryone checks that a 429 with Retry-After holds
+// every caller of the provider for that long, and that without Retry-After
+// the pause doubles with each consecutive 429.
+func TestGateRateLimitPausesEveryone(t *testing.T) {
+	c := clock.NewVirtual(clock.Epoch)
+	g := newGate(c, Limit{})
+	g.done(0, &llm.ProviderError{Kind: llm.ErrRateLimited, StatusCode: 429, RetryAfter: 3 * time.Second}, 1)
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Now().Sub(clock.Epoch); got != 3*time.Second {
+		t.Errorf("waited %v after Retry-After: 3; want 3s", got)
+	}
+	var waits []time.Duration
+	for range 3 {
+		before := c.Now()
+		g.done(0, &llm.ProviderError{Kind: llm.ErrRateLimited, StatusCode: 429}, 1)
+		if err := g.wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		waits = append(waits, c.Now().Sub(before))
+	}
+	if want := []time.Duration{2 * time.Second, 4 * time.Second, 8 * time.Second}; !equalDurations(waits, want) {
+		t.Errorf("backoffs without Retry-After %v; want %v", waits, want)
+	}
+	g.done(10, nil, 1) // a success resets the backoff
+	g.done(0, &llm.ProviderError{Kind: llm.ErrRateLimited}, 1)
+	before := c.Now()
+	_ = g.wait(context.Background())
+	if got := c.Now().Sub(before); got != time.Second {
+		t.Errorf("after a success the backoff is %v; want 1s", got)
+	}
+}
+
+func equalDurations(a, b []time.Duration) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// TestMeterRetriesRateLimits checks that a model call that hits a 429 is
+// made again after the server's Retry-After, and is measured once.
+func TestMeterRetriesRateLimits(t *testing.T) {
+	c := clock.NewVirtual(clock.Epoch)
+	calls := 0
+	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		calls++
+		if calls <= 2 {
+			return nil, &llm.ProviderError{Kind: llm.ErrRateLimited, StatusCode: 429, RetryAfter: 5 * time.Second}
+		}
+		return &llm.Response{Message: llm.AssistantMessage("ok"), Usage: llm.Usage{InputTokens: 3, OutputTokens: 1}}, nil
+	})
+	m := &meter{model: model, gate: newGate(c, Limit{}), clock: c, retries: 3}
+	resp, err := m.Generate(context.Background(), &llm.Request{})
+	if err != nil || resp.Message.Content != "ok" {
+		t.Fatalf("got %v, %v", resp, err)
+	}
+	if calls != 3 || len(m.calls) != 1 || m.calls[0].err != nil {
+		t.Errorf("%d calls, %d measured (%+v); want 3 calls, 1 measured success", calls, len(m.calls), m.calls)
+	}
+	if got := c.Now().Sub(clock.Epoch); got != 10*time.Second {
+		t.Errorf("two 429s with Retry-After 5s took %v; want 10s", got)
+	}
+	// A failure that cannot pass is not retried.
+	calls = 0
+	bad := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		calls++
+		return nil, &llm.ProviderError{Kind: llm.ErrAuth, StatusCode: 401}
+	})
+	m = &meter{model: bad, gate: newGate(c, Limit{}), clock: c, retries: 3}
+	if _, err := m.Generate(context.Background(), &llm.Request{}); err == nil || calls != 1 {
+		t.Errorf("auth failure: err %v after %d calls; want an error after 1", err, calls)
+	}
+}
