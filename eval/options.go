@@ -93,9 +93,9 @@ type Limit struct {
 // Price is a model's price in US dollars per million tokens. Cached input
 // tokens cost Cached instead of Input; zero Cached means the Input price.
 type Price struct {
-	Input  float64 `yaml:"input"`
-	Output float64 `yaml:"output"`
-	Cached float64 `yaml:"cached"`
+	Input  float64
+	Output float64
+	Cached float64
 }
 
 // Cost returns the price of t.
