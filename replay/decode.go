@@ -17,7 +17,8 @@ import (
 // The keys each mapping of a tape may hold, in canonical order.
 var (
 	fileKeys     = []string{"format", "name", "tape"}
-	entryKeys    = []string{"response", "error", "request"}
+	entryKeys    = []string{"response", "error", "user", "request"}
+	userKeys     = []string{"content", "name"}
 	responseKeys = []string{"content", "tool_calls", "finish_reason", "usage"}
 	callKeys     = []string{"id", "name", "arguments"}
 	usageKeys    = []string{"input_tokens", "output_tokens"}
@@ -199,6 +200,8 @@ func (d *decoder) entry(n *yaml.Node, path string) (Entry, error) {
 		case "error":
 			errNode = v
 			e.Error, err = d.Str(v, yamlx.Join(path, key))
+		case "user":
+			e.User, err = d.user(v, yamlx.Join(path, key))
 		case "request":
 			e.Request, err = d.request(v, yamlx.Join(path, key))
 		}
@@ -207,15 +210,52 @@ func (d *decoder) entry(n *yaml.Node, path string) (Entry, error) {
 	if err != nil {
 		return Entry{}, err
 	}
+	var kinds []string
+	for _, k := range []string{"response", "error", "user"} {
+		if seen[k] {
+			kinds = append(kinds, k)
+		}
+	}
 	switch {
-	case seen["response"] && seen["error"]:
-		return Entry{}, d.Errf(n, path, "both response and error (want exactly one)")
-	case !seen["response"] && !seen["error"]:
-		return Entry{}, d.Errf(n, path, "missing required key %q (or %q)", "response", "error")
+	case len(kinds) > 1:
+		return Entry{}, d.Errf(n, path, "both %s and %s (want exactly one of response, error and user)", kinds[0], kinds[1])
+	case len(kinds) == 0:
+		return Entry{}, d.Errf(n, path, "missing required key %q (or %q, or %q for a user turn)", "response", "error", "user")
+	case seen["user"] && seen["request"]:
+		return Entry{}, d.Errf(n, path, "a user turn has no request (request: belongs to the model call after it)")
 	case seen["error"] && e.Error == "":
 		return Entry{}, d.Errf(errNode, yamlx.Join(path, "error"), "empty error text")
 	}
 	return e, nil
+}
+
+// user decodes a user turn: a string, or a mapping {content, name}.
+func (d *decoder) user(n *yaml.Node, path string) (*llm.Message, error) {
+	m := llm.Message{Role: llm.RoleUser}
+	if n.Kind == yaml.ScalarNode {
+		var err error
+		if m.Content, err = d.Str(n, path); err != nil {
+			return nil, err
+		}
+		return &m, nil
+	}
+	seen, err := d.Fields(n, path, userKeys, func(key string, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "content":
+			m.Content, err = d.Str(v, yamlx.Join(path, key))
+		case "name":
+			m.Name, err = d.Str(v, yamlx.Join(path, key))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !seen["content"] {
+		return nil, d.Errf(n, path, "missing required key %q", "content")
+	}
+	return &m, nil
 }
 
 func (d *decoder) response(n *yaml.Node, path string) (*llm.Response, error) {

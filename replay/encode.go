@@ -60,8 +60,8 @@ func Encode(w io.Writer, t *Tape) error {
 }
 
 // EncodeEntries returns the canonical `tape:` sequence node for entries, for
-// embedding in a scenario file. An entry must hold exactly one of Response
-// and Error, and its messages valid roles; otherwise the error wraps
+// embedding in a scenario file. An entry must hold exactly one of Response,
+// Error and User, and its messages valid roles; otherwise the error wraps
 // ErrFormat and names the entry. A nil or empty entries gives an empty
 // sequence.
 func EncodeEntries(entries []Entry) (*yaml.Node, error) {
@@ -81,9 +81,28 @@ func EncodeEntries(entries []Entry) (*yaml.Node, error) {
 
 func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 	n := yamlx.Map()
+	set := 0
+	for _, ok := range []bool{e.Response != nil, e.Error != "", e.User != nil} {
+		if ok {
+			set++
+		}
+	}
 	switch {
-	case e.Response != nil && e.Error != "":
-		return nil, &FormatError{Key: path, Problem: "both response and error (want exactly one)"}
+	case set > 1:
+		return nil, &FormatError{Key: path, Problem: "more than one of response, error and user (want exactly one)"}
+	case e.User != nil:
+		if e.Request != nil {
+			return nil, &FormatError{Key: path, Problem: "a user turn has no request"}
+		}
+		if e.User.Name == "" {
+			yamlx.Add(n, "user", yamlx.Text(e.User.Content))
+		} else {
+			u := yamlx.Map()
+			yamlx.Add(u, "content", yamlx.Text(e.User.Content))
+			yamlx.Add(u, "name", yamlx.Text(e.User.Name))
+			yamlx.Add(n, "user", u)
+		}
+		return n, nil
 	case e.Response != nil:
 		r, err := encodeResponse(e.Response, yamlx.Join(path, "response"))
 		if err != nil {
@@ -93,7 +112,7 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 	case e.Error != "":
 		yamlx.Add(n, "error", yamlx.Text(e.Error))
 	default:
-		return nil, &FormatError{Key: path, Problem: "neither response nor error (want exactly one)"}
+		return nil, &FormatError{Key: path, Problem: "none of response, error and user (want exactly one)"}
 	}
 	if e.Request != nil {
 		r, err := encodeRequest(e.Request, yamlx.Join(path, "request"), true)

@@ -134,13 +134,15 @@ func TestEncodeRejectsInvalidEntries(t *testing.T) {
 		entry Entry
 		want  string
 	}{
-		{Entry{}, "tape[0]: neither response and error (want exactly one)"},
-		{Entry{Response: &llm.Response{}, Error: "x"}, "tape[0]: both response and error (want exactly one)"},
+		{Entry{}, "tape[0]: none of response, error and user (want exactly one)"},
+		{Entry{Response: &llm.Response{}, Error: "x"}, "tape[0]: more than one of response, error and user (want exactly one)"},
+		{Entry{User: &llm.Message{Role: llm.RoleUser}, Error: "x"}, "tape[0]: more than one of response, error and user (want exactly one)"},
+		{Entry{User: &llm.Message{Role: llm.RoleUser}, Request: &RequestSummary{}}, "tape[0]: a user turn has no request"},
 		{Entry{Response: &llm.Response{}, Request: &RequestSummary{LastMessage: &llm.Message{Role: "bot"}}},
 			`tape[0].request.last_message.role: invalid role "bot" (want system, user, assistant, tool)`},
 	} {
 		_, err := EncodeEntries([]Entry{tc.entry})
-		if err == nil || strings.Replace(err.Error(), "nor", "and", 1) != tc.want {
+		if err == nil || err.Error() != tc.want {
 			t.Errorf("EncodeEntries(%+v) error = %v, want %q", tc.entry, err, tc.want)
 		}
 	}

@@ -26,26 +26,18 @@ func (f MatcherFunc) Match(recorded *RequestSummary, actual *llm.Request) error 
 	return f(recorded, actual)
 }
 
-// DefaultMatcher checks the offered tool names (as a set) and the last
-// message, each only when the tape recorded it. Its zero value is ready to
-// use; it is what a Model uses when no Matcher is given.
+// DefaultMatcher checks everything the tape recorded, each key only when it
+// is there: the offered tool names (as a set), the last message and the whole
+// message list. A recorded key is never ignored: replay fails closed. Its
+// zero value is ready to use; it is what a Model uses when no Matcher is
+// given. Tapes recorded with RecorderOptions.RecordMessages hold the message
+// list.
 type DefaultMatcher struct{}
-
-// Match reports a mismatch of tools or last message as a *MismatchError.
-func (DefaultMatcher) Match(recorded *RequestSummary, actual *llm.Request) error {
-	return match(recorded, actual, false)
-}
-
-// MessagesMatcher checks everything the tape recorded: the offered tool
-// names (as a set), the last message and the whole message list. Its zero
-// value is ready to use. Tapes recorded with RecorderOptions.RecordMessages
-// hold the message list.
-type MessagesMatcher struct{}
 
 // Match reports a mismatch of tools, last message or messages as a
 // *MismatchError.
-func (MessagesMatcher) Match(recorded *RequestSummary, actual *llm.Request) error {
-	return match(recorded, actual, true)
+func (DefaultMatcher) Match(recorded *RequestSummary, actual *llm.Request) error {
+	return match(recorded, actual)
 }
 
 // MismatchError is a matcher's account of how a request differs from the
@@ -68,7 +60,7 @@ func (e *MismatchError) Error() string {
 	return strings.Join(e.Fields, ", ") + verb + " (- recorded, + actual):\n" + strings.TrimSuffix(e.Diff, "\n")
 }
 
-func match(rec *RequestSummary, req *llm.Request, messages bool) error {
+func match(rec *RequestSummary, req *llm.Request) error {
 	// want and got hold the same fields: those recorded and checked.
 	want, got := &RequestSummary{}, &RequestSummary{}
 	var fields []string
@@ -94,7 +86,7 @@ func match(rec *RequestSummary, req *llm.Request, messages bool) error {
 			fields = append(fields, "last_message")
 		}
 	}
-	if messages && rec.Messages != nil {
+	if rec.Messages != nil {
 		want.Messages = rec.Messages
 		got.Messages = req.Messages
 		if got.Messages == nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -21,6 +22,8 @@ var (
 	// ErrRecordedError: the tape recorded that this call failed; the error
 	// text follows.
 	ErrRecordedError = errors.New("recorded provider error")
+	// ErrUnused: the run ended with tape entries it never used.
+	ErrUnused = errors.New("tape entries left unused")
 )
 
 // ModelOptions configures a Model. A nil *ModelOptions means all defaults.
@@ -30,17 +33,20 @@ type ModelOptions struct {
 	Matcher Matcher
 }
 
-// Model is an llm.Model that replays a tape: the n-th call gets the n-th
+// Model is an llm.Model that replays a tape: each call gets the next model
 // entry's response (or recorded error), after the request has been checked
-// against the entry's recorded request, if any. It fails closed and never
-// touches the network. It is safe for concurrent use; calls are served in
-// the order they take the lock.
+// against the entry's recorded request, if any; NextUser serves the user
+// turns between them. It fails closed and never touches the network: a
+// request where the tape has a user turn diverges, and Unused reports the
+// entries a run left. It is safe for concurrent use; calls are served in the
+// order they take the lock.
 type Model struct {
 	mu      sync.Mutex
 	file    string
 	entries []Entry
 	matcher Matcher
-	calls   int
+	calls   int // model calls made
+	next    int // index of the next entry to serve
 }
 
 // NewModel returns a Model replaying a deep copy of t; a nil t replays an
@@ -66,10 +72,12 @@ func NewModel(t *Tape, opts *ModelOptions) *Model {
 
 // Generate serves the next entry of the tape. Each call uses up one entry,
 // whether it matches or not, so later turns keep their numbers. It fails
-// with an error wrapping ErrDiverged when the matcher rejects the request,
-// ErrTapeExhausted when there are no entries left, and ErrRecordedError for
-// an entry that recorded a provider error. A done ctx returns ctx.Err()
-// without using up an entry. The response is a copy the caller may change.
+// with an error wrapping ErrDiverged when the matcher rejects the request or
+// the next entry is a user turn (the user speaks only after a final text
+// answer), ErrTapeExhausted when there are no entries left, and
+// ErrRecordedError for an entry that recorded a provider error. A done ctx
+// returns ctx.Err() without using up an entry. The response is a copy the
+// caller may change.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -81,11 +89,17 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	defer m.mu.Unlock()
 	m.calls++
 	turn := m.calls
-	if turn > len(m.entries) {
+	if m.next >= len(m.entries) {
 		return nil, fmt.Errorf("replay: turn %d (%s): %w after %d entries; the unanswered request ends with %s",
 			turn, m.tapeName(), ErrTapeExhausted, len(m.entries), quoteLast(req))
 	}
-	e := &m.entries[turn-1]
+	i := m.next
+	e := &m.entries[i]
+	m.next++
+	if e.User != nil {
+		return nil, &DivergenceError{Turn: turn, File: m.file, Line: e.Line, Err: fmt.Errorf(
+			"the loop asked the model, but tape[%d] is a user turn; the user speaks only after a final text answer, and the request ends with %s", i, quoteLast(req))}
+	}
 	if e.Request != nil {
 		if err := m.matcher.Match(e.Request, req); err != nil {
 			return nil, &DivergenceError{Turn: turn, File: m.file, Line: e.Line, Err: err}
@@ -97,19 +111,76 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	return cloneResponse(e.Response), nil
 }
 
-// Calls returns how many calls have reached the tape, including those that
-// failed.
+// NextUser serves the next entry when it is a user turn, and reports false
+// (using up nothing) when it is not or the tape is over. The message is a
+// copy the caller may change.
+func (m *Model) NextUser() (llm.Message, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.next >= len(m.entries) || m.entries[m.next].User == nil {
+		return llm.Message{}, false
+	}
+	u := m.entries[m.next].User.Clone()
+	m.next++
+	return u, true
+}
+
+// Calls returns how many model calls have reached the tape, including those
+// that failed.
 func (m *Model) Calls() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.calls
 }
 
-// Remaining returns how many entries have not been served yet.
+// Remaining returns how many entries (model calls and user turns) have not
+// been served yet.
 func (m *Model) Remaining() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return max(len(m.entries)-m.calls, 0)
+	return len(m.entries) - m.next
+}
+
+// Unused returns nil when every entry of the tape has been served, and
+// otherwise an error wrapping ErrUnused that names the first entry never
+// served: "tape has 15 entries; the run used 1 (tape[1] at line 40 was
+// never served)". A run that ends before its tape does fails closed with it.
+func (m *Model) Unused() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.next >= len(m.entries) {
+		return nil
+	}
+	at := ""
+	if line := m.entries[m.next].Line; line > 0 {
+		at = " at line " + strconv.Itoa(line)
+	}
+	return &UnusedError{Entries: len(m.entries), Used: m.next, Line: m.entries[m.next].Line,
+		text: fmt.Sprintf("tape has %d %s; the run used %d (tape[%d]%s was never served)", len(m.entries), plural(len(m.entries), "entry", "entries"), m.next, m.next, at)}
+}
+
+// UnusedError says that a run ended before its tape did. It matches
+// ErrUnused with errors.Is.
+type UnusedError struct {
+	// Entries is the tape's length; Used how many entries were served.
+	Entries, Used int
+	// Line is the first unused entry's line; 0 if unknown.
+	Line int
+	text string
+}
+
+// Error returns "tape has N entries; the run used U (tape[U] at line L was
+// never served)".
+func (e *UnusedError) Error() string { return e.text }
+
+// Is reports whether target is ErrUnused.
+func (e *UnusedError) Is(target error) bool { return target == ErrUnused }
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func (m *Model) tapeName() string {

@@ -123,33 +123,66 @@ func TestModelDivergesWithDiff(t *testing.T) {
 	}
 }
 
-func TestMessagesMatcher(t *testing.T) {
+// TestDefaultMatcherChecksEveryRecordedKey checks each key a tape's request
+// may hold: recorded, it is checked (a differing request fails with a diff
+// naming the key); not recorded, it is not.
+func TestDefaultMatcherChecksEveryRecordedKey(t *testing.T) {
 	sys := llm.SystemMessage("Be terse.")
 	q := llm.UserMessage("What is 2+2?\nAnswer in digits.")
-	tp := &Tape{Entries: []Entry{{
-		Response: &llm.Response{Message: llm.AssistantMessage("4")},
-		Request:  &RequestSummary{Tools: []string{}, Messages: []llm.Message{sys, q}},
-	}}}
-	req := &llm.Request{Messages: []llm.Message{llm.SystemMessage("Be verbose."), q}}
-	// The default matcher checks tools and last message only.
-	if _, err := NewModel(tp, nil).Generate(context.Background(), req); err != nil {
-		t.Errorf("DefaultMatcher: %v", err)
+	req := &llm.Request{
+		Messages: []llm.Message{llm.SystemMessage("Be verbose."), q},
+		Tools:    []llm.ToolDefinition{{Name: "calculator"}},
 	}
-	_, err := NewModel(tp, &ModelOptions{Matcher: MessagesMatcher{}}).Generate(context.Background(), req)
-	want := `replay: turn 1 (tape entry 1): request diverged from the recording: messages differs (- recorded, + actual):
+	for _, tc := range []struct {
+		key      string
+		recorded *RequestSummary
+		want     string
+	}{
+		{"tools", &RequestSummary{Tools: []string{"calculator", "echo"}},
+			`replay: turn 1 (tape entry 1): request diverged from the recording: tools differs (- recorded, + actual):
 --- recorded
 +++ actual
-@@ -1,7 +1,7 @@
- tools: []
+@@ -1 +1 @@
+-tools: [calculator, echo]
++tools: [calculator]`},
+		{"last_message", &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "What is 3+3?"}},
+			`replay: turn 1 (tape entry 1): request diverged from the recording: last_message differs (- recorded, + actual):
+--- recorded
++++ actual
+@@ -1,3 +1,5 @@
+ last_message:
+   role: user
+-  content: What is 3+3?
++  content: |-
++    What is 2+2?
++    Answer in digits.`},
+		{"messages", &RequestSummary{Messages: []llm.Message{sys, q}},
+			`replay: turn 1 (tape entry 1): request diverged from the recording: messages differs (- recorded, + actual):
+--- recorded
++++ actual
+@@ -1,6 +1,6 @@
  messages:
    - role: system
 -    content: Be terse.
 +    content: Be verbose.
    - role: user
      content: |-
-       What is 2+2?`
-	if err == nil || err.Error() != want {
-		t.Fatalf("MessagesMatcher error:\n got %v\nwant %s", err, want)
+       What is 2+2?`},
+	} {
+		t.Run(tc.key, func(t *testing.T) {
+			tp := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("4")}, Request: tc.recorded}}}
+			_, err := NewModel(tp, nil).Generate(context.Background(), req)
+			if err == nil || err.Error() != tc.want {
+				t.Fatalf("error:\n got %v\nwant %s", err, tc.want)
+			}
+			// The same request matches a recording of what was sent.
+			ok := Summarize(req)
+			ok.Messages = req.Messages
+			tp.Entries[0].Request = ok
+			if _, err := NewModel(tp, nil).Generate(context.Background(), req); err != nil {
+				t.Errorf("matching request: %v", err)
+			}
+		})
 	}
 }
 
@@ -306,5 +339,69 @@ func TestUnifiedDiffHunks(t *testing.T) {
 		if got := divergenceDiff(a, b); got != tt.want {
 			t.Errorf("%s:\n%s\nwant:\n%s", tt.name, got, tt.want)
 		}
+	}
+}
+
+func TestModelServesUserTurns(t *testing.T) {
+	tp, err := Load("testdata/conversation.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewModel(tp, nil)
+	ctx := context.Background()
+	req := &llm.Request{Tools: []llm.ToolDefinition{{Name: "book"}}}
+	if u, ok := m.NextUser(); !ok || u.Content != "I need to book a flight." || u.Role != llm.RoleUser {
+		t.Fatalf("NextUser = %+v, %v", u, ok)
+	}
+	if _, ok := m.NextUser(); ok {
+		t.Fatal("NextUser served a model entry")
+	}
+	if r, err := m.Generate(ctx, req); err != nil || r.Message.Content != "Where to?" {
+		t.Fatalf("Generate = %+v, %v", r, err)
+	}
+	if u, ok := m.NextUser(); !ok || u.Content != "To Oslo, tomorrow." || u.Name != "mia" {
+		t.Fatalf("NextUser = %+v, %v", u, ok)
+	}
+	for range 2 {
+		if _, err := m.Generate(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "tape has 6 entries; the run used 5 (tape[5] at line 19 was never served)"
+	if err := m.Unused(); err == nil || err.Error() != want || !errors.Is(err, ErrUnused) {
+		t.Fatalf("Unused = %v, want %s", err, want)
+	}
+	if _, ok := m.NextUser(); !ok {
+		t.Fatal("the last user turn was not served")
+	}
+	if err := m.Unused(); err != nil {
+		t.Fatalf("Unused after the whole tape = %v", err)
+	}
+	if _, ok := m.NextUser(); ok {
+		t.Fatal("NextUser past the end")
+	}
+}
+
+func TestModelRefusesARequestWhereTheUserSpeaks(t *testing.T) {
+	tp, err := Load("testdata/conversation.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := NewModel(tp, nil)
+	_, err = m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Hi")}})
+	want := `replay: turn 1 (testdata/conversation.yaml:4): request diverged from the recording: the loop asked the model, but tape[0] is a user turn; the user speaks only after a final text answer, and the request ends with user message "Hi"`
+	if err == nil || err.Error() != want || !errors.Is(err, ErrDiverged) {
+		t.Fatalf("error:\n got %v\nwant %s", err, want)
+	}
+}
+
+func TestUnusedWithoutLines(t *testing.T) {
+	tp := &Tape{Entries: []Entry{{Response: &llm.Response{}}}}
+	want := "tape has 1 entry; the run used 0 (tape[0] was never served)"
+	if err := NewModel(tp, nil).Unused(); err == nil || err.Error() != want {
+		t.Fatalf("Unused = %v, want %s", err, want)
+	}
+	if err := NewModel(nil, nil).Unused(); err != nil {
+		t.Fatalf("Unused of an empty tape = %v", err)
 	}
 }

@@ -32,11 +32,17 @@ type Tape struct {
 	Entries []Entry
 }
 
-// Entry is one recorded model call. Exactly one of Response and Error is set.
+// Entry is one recorded model call, or a user turn. Exactly one of Response,
+// Error and User is set.
 type Entry struct {
 	// Response is what the model answered; its Message role is always
-	// assistant. Nil means the call failed (see Error).
+	// assistant. Nil means the call failed (see Error) or the entry is a user
+	// turn (see User).
 	Response *llm.Response
+	// User is the user's next message: when a run ends with a final text
+	// answer and the next entry is a user turn, the conversation goes on
+	// with it. Its role is always user. Nil means the entry is a model call.
+	User *llm.Message
 	// Request summarises the request that was sent; nil means it was not
 	// recorded and replay does not check it.
 	Request *RequestSummary
@@ -107,6 +113,10 @@ func (t *Tape) Clone() *Tape {
 func (e Entry) Clone() Entry {
 	e.Response = cloneResponse(e.Response)
 	e.Request = e.Request.Clone()
+	if e.User != nil {
+		u := e.User.Clone()
+		e.User = &u
+	}
 	return e
 }
 
