@@ -30,7 +30,7 @@ func newAsyncQueue() *asyncQueue {
 func (q *asyncQueue) completer(id string) tools.CompleteFunc {
 	return func(res *tools.Result) {
 		if res == nil {
-			res = &tools.Result{Content: "(no output)"}
+			res = &tools.Result{} // an empty success, as the model will read it
 		}
 		q.mu.Lock()
 		if _, dup := q.done[id]; !dup {

@@ -27,6 +27,7 @@ const (
 	EventToolEnd        EventKind = "tool_end"
 	EventMemoHit        EventKind = "memo_hit"
 	EventTurnEnd        EventKind = "turn_end"
+	EventUserMessage    EventKind = "user_message"
 	EventRunEnd         EventKind = "run_end"
 )
 
@@ -58,6 +59,9 @@ type Event struct {
 	Repairs []string `json:",omitempty"`
 	// Message is a progress update (tool_update).
 	Message string `json:",omitempty"`
+	// User is the user message the conversation went on with
+	// (user_message); Turn is then the turn it follows.
+	User *llm.Message `json:",omitempty"`
 	// Attempt is the attempt that failed (retry, model_retry, model_error) or
 	// the number of attempts made (tool_end, and model_response after a
 	// retry); Backoff the wait before the next one (retry, model_retry).

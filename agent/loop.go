@@ -152,7 +152,10 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 		r.result.Messages = append(r.result.Messages, msg)
 		if len(msg.ToolCalls) == 0 {
 			r.emit(Event{Kind: EventTurnEnd})
-			return Termination{Reason: ReasonFinalText}
+			if !r.nextUser(ctx) {
+				return Termination{Reason: ReasonFinalText}
+			}
+			continue
 		}
 		loopBreaking, allTerminate := r.batch(ctx, snap, t, msg.ToolCalls)
 		r.emit(Event{Kind: EventTurnEnd})
@@ -163,6 +166,23 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 			return Termination{Reason: ReasonAllTerminate}
 		}
 	}
+}
+
+// nextUser asks Options.NextUser for the user's next message after a final
+// text answer and appends it; false means the conversation is over.
+func (r *runner) nextUser(ctx context.Context) bool {
+	if r.opts.NextUser == nil {
+		return false
+	}
+	m, ok := r.opts.NextUser(ctx)
+	if !ok {
+		return false
+	}
+	m = m.Clone()
+	m.Role = llm.RoleUser
+	r.result.Messages = append(r.result.Messages, m)
+	r.emit(Event{Kind: EventUserMessage, User: &m})
+	return true
 }
 
 // generate makes one model call as the next turn, retrying it as

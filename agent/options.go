@@ -50,6 +50,16 @@ type Options struct {
 	ToolTimeout time.Duration
 	// RunInfo reaches tools and hooks through their context (tools.RunInfoFrom).
 	RunInfo tools.RunInfo
+	// NextUser, when set, is asked for the user's next message each time the
+	// model answers with a final text: a message it returns with true is
+	// appended to the conversation and the loop goes on, as an application
+	// does per user message; false ends the run with final_text. Nil ends
+	// the run at the first final text. State is per conversation, not per
+	// user turn: generated call IDs keep counting, the memo keeps its
+	// entries, asynchronous calls still pending are delivered in a later
+	// turn, and MaxIterations bounds the model calls of the whole
+	// conversation.
+	NextUser func(ctx context.Context) (llm.Message, bool)
 	// AwaitAsync makes the loop wait, before each model call, until every
 	// asynchronous call has completed, so that the next request does not
 	// depend on timing; false delivers only what has completed.

@@ -140,7 +140,9 @@ func ParseJSON(text string, rep Repairer) (any, []string, error) {
 
 // Run executes a prepared call once and returns its result, never nil: a panic
 // becomes a panic result, a returned error a failure of its kind (a context
-// deadline a timeout, a cancellation cancelled), a nil result "(no output)".
+// deadline a timeout, a cancellation cancelled), a nil result an empty
+// success. A successful result's content is kept exactly as the tool returned
+// it: an empty result stays empty, as the model will read it.
 // Run does not retry and imposes no timeout: the agent loop owns both.
 func (p *Prepared) Run(ctx context.Context) (res *Result) {
 	if !p.Ready() {
@@ -170,7 +172,7 @@ func normalize(name string, out *Result, err error) *Result {
 		return FromError(err)
 	}
 	if out == nil {
-		return &Result{Content: "(no output)"}
+		return &Result{}
 	}
 	for _, e := range out.Effects {
 		if verr := e.Validate(); verr != nil {
@@ -186,9 +188,6 @@ func normalize(name string, out *Result, err error) *Result {
 			out = out.Clone()
 			out.Content = failureContent(out.Failure.Kind, out.Failure.Message)
 		}
-	} else if out.Content == "" {
-		out = out.Clone()
-		out.Content = "(no output)"
 	}
 	return out
 }

@@ -349,11 +349,18 @@ func TestInvalidEffectIsAFailure(t *testing.T) {
 	}
 }
 
-func TestNilResultIsNeverEmpty(t *testing.T) {
+// TestEmptyResultStaysEmpty: a tool result reaches the model exactly as the
+// tool returned it; an empty one is not replaced by a placeholder, so that a
+// recorded transcript whose tool returned "" replays as recorded.
+func TestEmptyResultStaysEmpty(t *testing.T) {
 	r := NewRegistry(nil)
 	r.MustRegister(Func(Spec{Name: "quiet"}, func(ctx context.Context, call Call) (*Result, error) { return nil, nil }))
-	if got := r.Execute(context.Background(), llm.ToolCall{Name: "quiet"}).Result.Content; got != "(no output)" {
-		t.Errorf("content %q", got)
+	r.MustRegister(Func(Spec{Name: "empty"}, func(ctx context.Context, call Call) (*Result, error) { return Success(""), nil }))
+	for _, name := range []string{"quiet", "empty"} {
+		res := r.Execute(context.Background(), llm.ToolCall{Name: name}).Result
+		if res == nil || res.Content != "" || res.Failed() {
+			t.Errorf("%s: result %+v, want an empty success", name, res)
+		}
 	}
 }
 
