@@ -10,6 +10,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -33,11 +34,41 @@ type Outcome struct {
 	// Diverged is set when a recorded request did not match; the scenario
 	// fails whatever its golden says.
 	Diverged bool `yaml:"-"`
+	// Unused, when not empty, says that the run ended before its tape did
+	// (replay: entries never served; live: user turns never spoken); a
+	// replay fails with it whatever its golden says.
+	Unused string `yaml:"-"`
+}
+
+// Transcript returns the conversation as tape entries, in the order it
+// happened: each user turn, then each model response that followed, as
+// received. It is the shape a recording writes into a scenario's tape (the
+// model's responses between the user turns); a model call that failed has no
+// entry.
+func (o *Outcome) Transcript() []replay.Entry {
+	var out []replay.Entry
+	for _, t := range o.Turns {
+		if t.User != nil {
+			u := t.User.Clone()
+			out = append(out, replay.Entry{User: &u})
+		}
+		if t.Response != nil {
+			r := *t.Response
+			r.Message = t.Response.Message.Clone()
+			out = append(out, replay.Entry{Response: &r})
+		}
+	}
+	return out
 }
 
 // TurnOutcome is one model call and what its calls did.
 type TurnOutcome struct {
 	Index int
+	// User is the user message the conversation went on with just before
+	// this turn's request; nil when the model is answering its own tool
+	// results (or the input). A last turn with User set and no Response is a
+	// user turn whose model call failed.
+	User *llm.Message
 	// Delivered are asynchronous results delivered before this turn's request.
 	Delivered []AsyncOutcome
 	Response  *llm.Response
@@ -109,6 +140,16 @@ func (o *Outcome) Golden() ([]byte, error) {
 func (t *TurnOutcome) node() *yaml.Node {
 	m := yamlx.Map()
 	yamlx.Add(m, "turn", yamlx.Int(t.Index))
+	if t.User != nil {
+		if t.User.Name == "" {
+			yamlx.Add(m, "user", yamlx.Text(t.User.Content))
+		} else {
+			u := yamlx.Map()
+			yamlx.Add(u, "content", yamlx.Text(t.User.Content))
+			yamlx.Add(u, "name", yamlx.Text(t.User.Name))
+			yamlx.Add(m, "user", u)
+		}
+	}
 	if len(t.Delivered) > 0 {
 		seq := yamlx.Seq()
 		for _, a := range t.Delivered {

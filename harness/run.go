@@ -110,11 +110,30 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	if s.Setup.Loop.TextCalls {
 		loopOpts.TextCalls = &textcalls.Extractor{}
 	}
-	var model llm.Model = replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: s.Tape}, nil)
+	tape := replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: s.Tape}, nil)
+	var model llm.Model = tape
+	nextUser := tape.NextUser
 	if opts.Model != nil {
 		model = opts.Model
+		nextUser = s.userScript()
 	}
-	run, runErr := agent.Run(ctx, model, reg, s.Input, loopOpts)
+	// A tape that starts with a user turn starts the conversation with it.
+	input := slices.Clone(s.Input)
+	users := map[int]*llm.Message{} // user messages by the turn they precede
+	if s.startsWithUser() {
+		if m, ok := nextUser(); ok {
+			input = append(input, m)
+			users[1] = &m
+		}
+	}
+	loopOpts.NextUser = func(context.Context) (llm.Message, bool) { return nextUser() }
+	loopOpts.Observer = func(e agent.Event) {
+		if e.Kind == agent.EventUserMessage {
+			users[e.Turn+1] = e.User
+		}
+		observe(e)
+	}
+	run, runErr := agent.Run(ctx, model, reg, input, loopOpts)
 	if recordErr != nil {
 		return nil, fmt.Errorf("%s: recording the workspace diff: %w", s.Path, recordErr)
 	}
@@ -124,10 +143,19 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 		o.Error = runErr.Error()
 		o.Diverged = errors.Is(runErr, replay.ErrDiverged)
 	}
+	if opts.Model == nil && !o.Diverged {
+		if err := tape.Unused(); err != nil {
+			o.Unused = fmt.Sprintf("%s: %v", s.Path, err)
+		}
+	} else if opts.Model != nil {
+		if _, ok := nextUser(); ok {
+			o.Unused = fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination)
+		}
+	}
 	o.Iterations = run.ModelCalls
 	o.Final = run.FinalText()
 	for i, t := range run.Turns {
-		to := TurnOutcome{Index: t.Index, Response: t.Response}
+		to := TurnOutcome{Index: t.Index, Response: t.Response, User: users[t.Index]}
 		if i < len(delivered) {
 			to.Delivered = delivered[i]
 		}
@@ -142,6 +170,10 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 		}
 		o.Turns = append(o.Turns, to)
 	}
+	// A user turn whose model call failed still shows where it happened.
+	if u := users[len(run.Turns)+1]; u != nil {
+		o.Turns = append(o.Turns, TurnOutcome{Index: len(run.Turns) + 1, User: u})
+	}
 	files, err := workspace.Snapshot(ws)
 	if err != nil {
 		return nil, fmt.Errorf("%s: reading the end state of the workspace: %w", s.Path, err)
@@ -150,6 +182,38 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 		o.Workspace = append(o.Workspace, FileState{Path: p, Content: displayContent(files[p])})
 	}
 	return o, nil
+}
+
+// UserTurns returns the user turns of the scenario's tape, in order: the
+// messages a conversation goes on with after each final text answer (the
+// first starts the conversation when the tape begins with it). A tape of
+// only user turns is a conversation script for a live run (RunOptions.Model).
+func (s *Scenario) UserTurns() []llm.Message {
+	var out []llm.Message
+	for _, e := range s.Tape {
+		if e.User != nil {
+			out = append(out, e.User.Clone())
+		}
+	}
+	return out
+}
+
+// startsWithUser reports whether the tape's first entry is a user turn.
+func (s *Scenario) startsWithUser() bool { return len(s.Tape) > 0 && s.Tape[0].User != nil }
+
+// userScript serves the tape's user turns in order, for a live run: the
+// live model answers, and the tape's user turns still drive the
+// conversation.
+func (s *Scenario) userScript() func() (llm.Message, bool) {
+	turns := s.UserTurns()
+	return func() (llm.Message, bool) {
+		if len(turns) == 0 {
+			return llm.Message{}, false
+		}
+		m := turns[0]
+		turns = turns[1:]
+		return m, true
+	}
 }
 
 func callOutcome(c *agent.CallRecord) CallOutcome {
