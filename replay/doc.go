@@ -29,7 +29,9 @@
 // differs from the recorded one fails with ErrDiverged and a diff, a request
 // past the end fails with ErrTapeExhausted, and nothing ever goes to the
 // network. A Recorder wraps a live model and records a tape from it,
-// redacting secrets before anything is kept.
+// redacting secrets from every string of every entry before anything is
+// kept (see Redactor: known values in any encoding, key shapes, bearer
+// tokens and credential headers).
 //
 //	rec := replay.NewRecorder(live, nil)
 //	// ... run the agent with rec as its model ...

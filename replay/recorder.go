@@ -2,7 +2,6 @@ package replay
 
 import (
 	"context"
-	"os"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -11,31 +10,34 @@ import (
 // RecorderOptions configures a Recorder. A nil *RecorderOptions means all
 // defaults.
 type RecorderOptions struct {
+	// Redactor redacts what is recorded; nil means a Redactor built from
+	// SecretEnv, Getenv and Redact.
+	Redactor *Redactor
 	// SecretEnv names the environment variables whose values are redacted
 	// wherever they appear (values shorter than 8 bytes are ignored); nil
-	// means OPENAI_API_KEY and ANTHROPIC_API_KEY, an empty non-nil slice none.
+	// means DefaultSecretEnv, an empty non-nil slice none. Unused when
+	// Redactor is set.
 	SecretEnv []string
-	// Getenv reads an environment variable; nil means os.Getenv.
+	// Getenv reads an environment variable; nil means os.Getenv. Unused
+	// when Redactor is set.
 	Getenv func(string) string
 	// RecordMessages records each request's whole message list as well as
 	// its tools and last message; false records tools and last message only.
 	RecordMessages bool
 	// Redact, when set, is applied to every recorded text after the built-in
-	// redaction; nil means none.
+	// redaction; nil means none. Unused when Redactor is set.
 	Redact func(string) string
 }
 
 // Recorder is an llm.Model that wraps another and records a tape of its
 // calls: each request's summary and the response, or the provider error's
-// text. Secrets are redacted as each call is recorded, before anything is
-// kept: the values of RecorderOptions.SecretEnv, bearer tokens and common
-// API key shapes, in message content (tool results included), tool-call
-// arguments and error text. The caller still gets the model's own,
+// text. Every string of an entry is redacted (see Redactor) as the call is
+// recorded, before anything is kept. The caller still gets the model's own,
 // unredacted response. It is safe for concurrent use.
 type Recorder struct {
 	model    llm.Model
 	messages bool
-	redactor *redactor
+	redactor *Redactor
 
 	mu      sync.Mutex
 	entries []Entry
@@ -47,14 +49,16 @@ func NewRecorder(m llm.Model, opts *RecorderOptions) *Recorder {
 	if opts != nil {
 		o = *opts
 	}
-	if o.SecretEnv == nil {
-		o.SecretEnv = []string{"OPENAI_API_KEY", "ANTHROPIC_API_KEY"}
+	r := o.Redactor
+	if r == nil {
+		r = NewRedactor(&RedactorOptions{SecretEnv: o.SecretEnv, Getenv: o.Getenv, Extra: o.Redact})
 	}
-	if o.Getenv == nil {
-		o.Getenv = os.Getenv
-	}
-	return &Recorder{model: m, messages: o.RecordMessages, redactor: newRedactor(o.SecretEnv, o.Getenv, o.Redact)}
+	return &Recorder{model: m, messages: o.RecordMessages, redactor: r}
 }
+
+// Redactions returns how many secrets of each kind have been redacted from
+// the recording (see Redactor.Counts); never the values.
+func (r *Recorder) Redactions() map[string]int { return r.redactor.Counts() }
 
 // Generate calls the wrapped model and records the call. A call that fails
 // because ctx is done is not recorded; any other error is recorded as an
@@ -72,7 +76,7 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 	case err != nil && ctx.Err() != nil:
 		return resp, err
 	case err != nil:
-		e.Error = r.redactor.redact(err.Error())
+		e.Error = err.Error()
 		if e.Error == "" {
 			e.Error = "error"
 		}
@@ -83,7 +87,7 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 		e.Response.Message.Role = llm.RoleAssistant
 	}
 	e.Request = sum
-	r.redactEntry(&e)
+	r.redactor.RedactEntry(&e)
 	r.mu.Lock()
 	r.entries = append(r.entries, e)
 	r.mu.Unlock()
@@ -96,26 +100,4 @@ func (r *Recorder) Tape() *Tape {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return (&Tape{Entries: r.entries}).Clone()
-}
-
-// redactEntry redacts the texts of e in place; e must own its messages.
-func (r *Recorder) redactEntry(e *Entry) {
-	if e.Response != nil {
-		r.redactMessage(&e.Response.Message)
-	}
-	if s := e.Request; s != nil {
-		if s.LastMessage != nil {
-			r.redactMessage(s.LastMessage)
-		}
-		for i := range s.Messages {
-			r.redactMessage(&s.Messages[i])
-		}
-	}
-}
-
-func (r *Recorder) redactMessage(m *llm.Message) {
-	m.Content = r.redactor.redact(m.Content)
-	for i := range m.ToolCalls {
-		m.ToolCalls[i].Arguments = r.redactor.redact(m.ToolCalls[i].Arguments)
-	}
 }

@@ -201,13 +201,13 @@ func TestRecorderRedactsSecrets(t *testing.T) {
 }
 
 func TestRedactorLeavesProse(t *testing.T) {
-	r := newRedactor(nil, nil, nil)
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
 	for _, s := range []string{
 		"Bearer authentication is described in RFC 6750.",
 		"the task-skeleton is ready",
 		"ask-me-anything",
 	} {
-		if got := r.redact(s); got != s {
+		if got := r.Redact(s); got != s {
 			t.Errorf("redact(%q) = %q, want it unchanged", s, got)
 		}
 	}
