@@ -98,6 +98,11 @@ func (s *Scenario) Check(o *Outcome) []string {
 			}
 		}
 	}
+	if e.State != nil {
+		for _, msg := range checkState(e.State, o.State) {
+			fail("state", "%s", msg)
+		}
+	}
 	return out
 }
 

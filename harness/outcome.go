@@ -29,6 +29,11 @@ type Outcome struct {
 	Final string
 	// Workspace is the end state, by path.
 	Workspace []FileState
+	// State is the end state of the worlds the run's tools shared (see
+	// fixtures.World), by key, as plain JSON values (objects are
+	// map[string]any, numbers float64). Nil when no tool shares a world; the
+	// golden then has no state: key.
+	State map[string]any
 	// Run is the loop's full record, for matchers and reports; not in the golden.
 	Run *agent.RunResult `yaml:"-"`
 	// Diverged is set when a recorded request did not match; the scenario
@@ -129,6 +134,9 @@ func (o *Outcome) Node() *yaml.Node {
 		yamlx.Add(ws, f.Path, yamlx.Text(f.Content))
 	}
 	yamlx.Add(m, "workspace", ws)
+	if o.State != nil {
+		yamlx.Add(m, "state", stateNode(o.State))
+	}
 	return m
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"runtime"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/diffrecorder"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
@@ -39,70 +37,60 @@ type RunOptions struct {
 	// run passes clock.Real{}. Nil means a virtual clock starting at
 	// clock.Epoch, so a replay never sleeps.
 	Clock clock.Clock
+	// Tools are the tool factories a scenario may name in setup.tools beside
+	// the built-in fixtures, exactly as it names a fixture: each is called
+	// once per run with the run's fixtures.Env (workspace, seed, clock,
+	// iteration) and the entry's with: node. Build them with
+	// fixtures.NewFactory; tools sharing state beyond files share it through
+	// fixtures.Shared, and a shared fixtures.World's snapshot goes into the
+	// golden under state:. A factory named like a fixture, or twice, is an
+	// error. Nil means the fixtures only.
+	Tools []*fixtures.Factory
 }
 
 // Run replays the scenario through the full registry and loop: it builds the
-// workspace and the fixture tools, replays the tape with a virtual clock,
-// records each turn's workspace diff, and returns the normalised outcome. The
-// error is non-nil only when the scenario could not be run at all (its
-// workspace or a fixture could not be built); a run that ends badly is an
-// outcome.
+// workspace and the tools (fixtures, and opts.Tools), replays the tape with a
+// virtual clock, records each turn's workspace diff, and returns the
+// normalised outcome. The error is non-nil only when the scenario could not
+// be run at all (its workspace or a tool could not be built); a run that ends
+// badly is an outcome.
 func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) {
 	if opts == nil {
 		opts = &RunOptions{}
+	}
+	clk := opts.Clock
+	if clk == nil {
+		clk = clock.NewVirtual(clock.Epoch)
 	}
 	// iteration is the loop's current iteration as fixtures see it: 1 until
 	// the first turn ends, n during turn n and while its request is built.
 	var iteration atomic.Int64
 	iteration.Store(1)
-	ws, reg, err := s.setUp(func() int { return int(iteration.Load()) }, opts.Perturb)
+	env := &fixtures.Env{Seed: s.Setup.Seed, Clock: clk, Iteration: func() int { return int(iteration.Load()) }}
+	ws, reg, err := s.setUp(env, opts)
 	if err != nil {
 		return nil, err
 	}
-	rec, err := diffrecorder.New(ws)
+	rec, err := NewRecorder(ws, &RecorderOptions{Name: s.Name, Env: env})
 	if err != nil {
-		return nil, fmt.Errorf("%s: recording the workspace: %w", s.Path, err)
-	}
-	o := &Outcome{Name: s.Name}
-	var diffs []string
-	var delivered [][]AsyncOutcome
-	var pending []AsyncOutcome
-	var recordErr error
-	observe := func(e agent.Event) {
-		switch e.Kind {
-		case agent.EventModelRequest:
-			delivered = append(delivered, pending)
-			pending = nil
-		case agent.EventAsyncResult:
-			pending = append(pending, AsyncOutcome{ID: e.CallID, Name: e.Tool, Result: e.Result.Content})
-		case agent.EventToolEnd, agent.EventMemoHit:
-			if e.Result != nil && len(e.Result.Effects) > 0 {
-				rec.Record(e.Result.Effects)
-			}
-		case agent.EventTurnEnd:
-			iteration.Add(1)
-			d, err := rec.EndTurn()
-			if err != nil && recordErr == nil {
-				recordErr = err
-			}
-			diffs = append(diffs, d.String())
-		}
-		if opts.Observer != nil {
-			opts.Observer(e)
-		}
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	loopOpts := &agent.Options{
 		MaxIterations: s.Setup.Loop.MaxIterations,
 		Execution:     s.Setup.Loop.Execution,
-		Clock:         opts.Clock,
-		Observer:      observe,
-		Memoize:       s.Setup.Loop.Memoize,
-		ToolTimeout:   s.Setup.Loop.ToolTimeout,
-		AwaitAsync:    true,
-		RunInfo:       tools.RunInfo{Channel: "replay", ChatID: s.Name, RunID: s.Name},
-	}
-	if loopOpts.Clock == nil {
-		loopOpts.Clock = clock.NewVirtual(clock.Epoch)
+		Clock:         clk,
+		Observer: rec.Observer(func(e agent.Event) {
+			if e.Kind == agent.EventTurnEnd {
+				iteration.Add(1)
+			}
+			if opts.Observer != nil {
+				opts.Observer(e)
+			}
+		}),
+		Memoize:     s.Setup.Loop.Memoize,
+		ToolTimeout: s.Setup.Loop.ToolTimeout,
+		AwaitAsync:  true,
+		RunInfo:     tools.RunInfo{Channel: "replay", ChatID: s.Name, RunID: s.Name},
 	}
 	if s.Setup.Loop.RetryAttempts > 1 {
 		loopOpts.Retry = &agent.RetryPolicy{Attempts: s.Setup.Loop.RetryAttempts, Backoff: s.Setup.Loop.RetryBackoff}
@@ -119,29 +107,17 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	}
 	// A tape that starts with a user turn starts the conversation with it.
 	input := slices.Clone(s.Input)
-	users := map[int]*llm.Message{} // user messages by the turn they precede
 	if s.startsWithUser() {
 		if m, ok := nextUser(); ok {
 			input = append(input, m)
-			users[1] = &m
+			rec.FirstUser(m)
 		}
 	}
 	loopOpts.NextUser = func(context.Context) (llm.Message, bool) { return nextUser() }
-	loopOpts.Observer = func(e agent.Event) {
-		if e.Kind == agent.EventUserMessage {
-			users[e.Turn+1] = e.User
-		}
-		observe(e)
-	}
 	run, runErr := agent.Run(ctx, model, reg, input, loopOpts)
-	if recordErr != nil {
-		return nil, fmt.Errorf("%s: recording the workspace diff: %w", s.Path, recordErr)
-	}
-	o.Run = run
-	o.Termination = run.Termination.Reason
-	if runErr != nil {
-		o.Error = runErr.Error()
-		o.Diverged = errors.Is(runErr, replay.ErrDiverged)
+	o, err := rec.Outcome(run, runErr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	if opts.Model == nil && !o.Diverged {
 		if err := tape.Unused(); err != nil {
@@ -151,35 +127,6 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 		if _, ok := nextUser(); ok {
 			o.Unused = fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination)
 		}
-	}
-	o.Iterations = run.ModelCalls
-	o.Final = run.FinalText()
-	for i, t := range run.Turns {
-		to := TurnOutcome{Index: t.Index, Response: t.Response, User: users[t.Index]}
-		if i < len(delivered) {
-			to.Delivered = delivered[i]
-		}
-		if i < len(diffs) {
-			to.Diff = diffs[i]
-		}
-		if t.Extraction != nil {
-			to.Envelope = t.Extraction.Envelope
-		}
-		for _, c := range t.Calls {
-			to.Calls = append(to.Calls, callOutcome(c))
-		}
-		o.Turns = append(o.Turns, to)
-	}
-	// A user turn whose model call failed still shows where it happened.
-	if u := users[len(run.Turns)+1]; u != nil {
-		o.Turns = append(o.Turns, TurnOutcome{Index: len(run.Turns) + 1, User: u})
-	}
-	files, err := workspace.Snapshot(ws)
-	if err != nil {
-		return nil, fmt.Errorf("%s: reading the end state of the workspace: %w", s.Path, err)
-	}
-	for _, p := range slices.Sorted(maps.Keys(files)) {
-		o.Workspace = append(o.Workspace, FileState{Path: p, Content: displayContent(files[p])})
 	}
 	return o, nil
 }
@@ -255,11 +202,12 @@ func (s *Scenario) buildWorkspace() (workspace.FS, error) {
 	return ws, nil
 }
 
-// buildTool builds one fixture tool; errors carry the file and line.
-func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env) (tools.Tool, error) {
-	f, ok := fixtures.Lookup(ts.Fixture)
+// buildTool builds one tool from a fixture or one of the user's factories;
+// errors carry the file and line.
+func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env, user []*fixtures.Factory) (tools.Tool, error) {
+	f, ok := lookupFactory(ts.Fixture, user)
 	if !ok {
-		return nil, scenarioErrorf("%s:%d: setup.tools[%s].fixture: unknown fixture %q (known: %v)", s.Path, ts.Line, ts.Name, ts.Fixture, fixtures.Names())
+		return nil, scenarioErrorf("%s:%d: setup.tools[%s].fixture: unknown tool %q (known: %s)", s.Path, ts.Line, ts.Name, ts.Fixture, knownTools(user))
 	}
 	t, err := f.New(ts.Name, env, ts.With)
 	if err != nil {
@@ -319,34 +267,42 @@ func (p *perturbed) PrepareArguments(raw string) string {
 }
 
 // Validate builds the scenario's workspace and tools without running it, so
-// that a bad fixture configuration or seed tree is found by a lint.
-func (s *Scenario) Validate() error {
-	_, _, err := s.setUp(nil, 0)
+// that a bad tool configuration or seed tree is found by a lint. opts.Tools
+// are the user's tool factories setup.tools may name; the other fields are
+// not used. A nil opts means the fixtures only.
+func (s *Scenario) Validate(opts *RunOptions) error {
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	_, _, err := s.setUp(&fixtures.Env{Seed: s.Setup.Seed, Clock: clock.NewVirtual(clock.Epoch)}, opts)
 	return err
 }
 
 // setUp builds what a run starts from: the workspace (the from tree, then the
-// files) and a registry holding every setup tool built from its fixture, with
-// the repair cascade unless setup.loop.repair is false. iteration tells
-// fixtures the loop's iteration (nil: 0); a non-zero perturb wraps each tool
-// to perturb scheduling.
-func (s *Scenario) setUp(iteration func() int, perturbSeed uint64) (workspace.FS, *tools.Registry, error) {
+// files) and a registry holding every setup tool built from its fixture or
+// the user's factory (opts.Tools) with env, with the repair cascade unless
+// setup.loop.repair is false. A non-zero opts.Perturb wraps each tool to
+// perturb scheduling. It sets env.Workspace.
+func (s *Scenario) setUp(env *fixtures.Env, opts *RunOptions) (workspace.FS, *tools.Registry, error) {
+	if err := checkFactories(opts.Tools); err != nil {
+		return nil, nil, err
+	}
 	ws, err := s.buildWorkspace()
 	if err != nil {
 		return nil, nil, err
 	}
-	env := &fixtures.Env{Workspace: ws, Seed: s.Setup.Seed, Iteration: iteration}
+	env.Workspace = ws
 	var regOpts tools.RegistryOptions
 	if s.Setup.Loop.Repair {
 		regOpts.Repairer = repair.Cascade{}
 	}
 	reg := tools.NewRegistry(&regOpts)
 	var rng *rand.Rand
-	if perturbSeed != 0 {
-		rng = rand.New(rand.NewPCG(perturbSeed, 0x7a9e))
+	if opts.Perturb != 0 {
+		rng = rand.New(rand.NewPCG(opts.Perturb, 0x7a9e))
 	}
 	for _, ts := range s.Setup.Tools {
-		t, err := s.buildTool(ts, env)
+		t, err := s.buildTool(ts, env, opts.Tools)
 		if err != nil {
 			return nil, nil, err
 		}

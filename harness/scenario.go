@@ -122,6 +122,8 @@ type Expect struct {
 	Final       *TextExpect
 	// Files maps a path to its end content; nil content means it must not exist.
 	Files []FileExpect
+	// State checks the worlds' end state (Outcome.State); nil means no check.
+	State *StateExpect
 	lines map[string]int
 }
 
@@ -145,7 +147,7 @@ var (
 	toolKeys      = []string{"name", "fixture", "with"}
 	loopKeys      = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair"}
 	retryKeys     = []string{"attempts", "backoff"}
-	expectKeys    = []string{"termination", "iterations", "tool_calls", "retries", "repairs", "errors", "final", "files"}
+	expectKeys    = []string{"termination", "iterations", "tool_calls", "retries", "repairs", "errors", "final", "files", "state"}
 	finalKeys     = []string{"equals", "contains", "matches"}
 )
 
@@ -496,6 +498,10 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 				e.Files = append(e.Files, fe)
 				return nil
 			})
+		case "state":
+			var err error
+			e.State, err = decodeStateExpect(d, v, path)
+			return err
 		}
 		return nil
 	})

@@ -68,7 +68,7 @@ func TestLoadErrors(t *testing.T) {
 			want: `$FILE:9: setup.tools[weather].with.reslt: unknown key (valid keys: description, failures, kind, result, idempotent)`},
 		{name: "unknown fixture", validate: true,
 			text: "format: tapeloop/v1\nsetup:\n  tools:\n    - read_file\n    - name: weather\n      fixture: weather_api\n" + minimal,
-			want: `$FILE:5: setup.tools[weather].fixture: unknown fixture "weather_api" (known: [` + strings.Join(fixtures.Names(), " ") + `])`},
+			want: `$FILE:5: setup.tools[weather].fixture: unknown tool "weather_api" (known: fixtures ` + strings.Join(fixtures.Names(), ", ") + `)`},
 		{name: "tape error",
 			text: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response:\n      content: hello\n      finsh_reason: stop\n",
 			want: `$FILE:6: tape[0].response: unknown key "finsh_reason" (want content, tool_calls, finish_reason, usage)`},
@@ -97,7 +97,7 @@ func TestLoadErrors(t *testing.T) {
 			}
 			s, err := Load(path, dir)
 			if err == nil && c.validate {
-				err = s.Validate()
+				err = s.Validate(nil)
 			} else if c.validate {
 				t.Fatalf("Load: %v (want the error from Validate)", err)
 			}
@@ -120,7 +120,7 @@ func TestLoadWrapsFixtureSentinels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(); !errors.Is(err, fixtures.ErrUnknownKey) || !errors.Is(err, ErrScenario) {
+	if err := s.Validate(nil); !errors.Is(err, fixtures.ErrUnknownKey) || !errors.Is(err, ErrScenario) {
 		t.Errorf("Validate = %v, want it to wrap fixtures.ErrUnknownKey and ErrScenario", err)
 	}
 }

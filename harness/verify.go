@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"fmt"
+
+	"github.com/tapeloop/tapeloop/fixtures"
 )
 
 // VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
@@ -15,6 +17,9 @@ type VerifyOptions struct {
 	Update bool
 	// Perturb seeds scheduling perturbations; zero means none.
 	Perturb uint64
+	// Tools are the user's tool factories (see RunOptions.Tools); nil means
+	// the fixtures only.
+	Tools []*fixtures.Factory
 }
 
 // Verdict is what verifying one scenario found.
@@ -61,7 +66,7 @@ func (s *Scenario) Verify(ctx context.Context, opts *VerifyOptions) *Verdict {
 	}
 	path := s.Path
 	v := &Verdict{Path: path, Name: s.Name, Golden: GoldenPath(path), Scenario: s}
-	o, err := s.Run(ctx, &RunOptions{Perturb: opts.Perturb})
+	o, err := s.Run(ctx, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
 	if err != nil {
 		v.Err = err
 		return v

@@ -1,9 +1,8 @@
-package main
+package evalrun
 
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 )
 
@@ -27,9 +27,12 @@ type replayResult struct {
 	elapsed time.Duration
 }
 
+// replayDoc is replay's --help text.
+const replayDoc = `Replays each scenario against its tape and compares the outcome with its golden
+file (NAME.golden.yaml beside it) and its expect block. Flags may follow the paths.`
+
 func runReplay(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("replay", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags(e, "replay", "evalrun replay [flags] [scenario files or folders (default: scenarios)]", replayDoc)
 	runRE := fs.String("run", "", "replay only scenarios whose name matches this regular expression")
 	var tags stringList
 	fs.Var(&tags, "tag", "replay only scenarios with this tag (repeatable, or comma-separated)")
@@ -38,12 +41,9 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
 	asJSON := fs.Bool("json", false, "print the results as JSON instead of text")
 	junit := fs.String("junit", "", "also write a JUnit XML report to this file")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: evalrun replay [flags] [scenario files or folders (default: scenarios)]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
 	}
 	if *parallel < 1 || *repeat < 1 {
 		fmt.Fprintln(e.stderr, "evalrun replay: --parallel and --repeat must be at least 1")
@@ -57,7 +57,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 	}
-	targets, code := discover(e, "replay", fs.Args())
+	targets, code := discover(e, "replay", args)
 	if code != exitOK {
 		return code
 	}
@@ -88,7 +88,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			*r = *replayOne(ctx, r.Scenario, *update, *repeat)
+			*r = *replayOne(ctx, r.Scenario, *update, *repeat, e.tools)
 		}()
 	}
 	wg.Wait()
@@ -109,7 +109,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 	}
-	reportOrphans(e, fs.Args())
+	reportOrphans(e, args)
 	code = exitOK
 	for _, r := range selected {
 		switch {
@@ -124,13 +124,13 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 
 // replayOne verifies a scenario and, when asked, runs it repeat-1 more times
 // with perturbed scheduling, comparing each outcome with the first.
-func replayOne(ctx context.Context, s *harness.Scenario, update bool, repeat int) *replayResult {
+func replayOne(ctx context.Context, s *harness.Scenario, update bool, repeat int, userTools []*fixtures.Factory) *replayResult {
 	start := time.Now()
-	v := s.Verify(ctx, &harness.VerifyOptions{Update: update})
+	v := s.Verify(ctx, &harness.VerifyOptions{Update: update, Tools: userTools})
 	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {
-			again, err := s.Run(ctx, &harness.RunOptions{Perturb: uint64(i)})
+			again, err := s.Run(ctx, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})
 			if err != nil {
 				v.Failures = append(v.Failures, fmt.Sprintf("repeat %d could not run: %v", i+1, err))
 				break

@@ -1,10 +1,9 @@
-package main
+package evalrun
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -49,33 +48,26 @@ func (r repairResult) line() any {
 	}{r.output, r.fixes}
 }
 
+// repairDoc is repair's --help text.
+const repairDoc = `Repairs broken JSON with the repair cascade. Prints {"output": "...", "fixes": [...]}
+or, when the input cannot be repaired, {"error": "..."} (and, without --jsonl, the
+message on stderr). Exit 0 when every input was repaired, 1 when one was refused,
+2 on a usage, input or output error (a malformed or too long --jsonl line is
+reported as stdin:N).`
+
 // runRepair repairs standard input: the whole of it, or with --jsonl one
 // {"input": "…"} object a line, writing one result a line in input order.
 // Exit 0 when every input was repaired, 1 when one was refused, 2 on a usage,
 // input or output error.
 func runRepair(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("evalrun repair", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags(e, "repair", "evalrun repair [--jsonl] < input", repairDoc)
 	jsonl := fs.Bool("jsonl", false, `read one {"input": "..."} object a line and write one result a line`)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: evalrun repair [--jsonl] < input")
-		fmt.Fprintln(e.stderr, `
-Repairs broken JSON with the repair cascade. Prints {"output": "...", "fixes": [...]}
-or, when the input cannot be repaired, {"error": "..."} (and, without --jsonl, the
-message on stderr). Exit 0 when every input was repaired, 1 when one was refused,
-2 on a usage, input or output error (a malformed or too long --jsonl line is
-reported as stdin:N).`)
-		fs.PrintDefaults()
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "evalrun repair: unexpected argument %q (input is read from stdin)\n", fs.Arg(0))
-		fs.Usage()
+	if len(args) > 0 {
+		fmt.Fprintf(e.stderr, "evalrun repair: unexpected argument %q (input is read from stdin)\n", args[0])
 		return exitUsage
 	}
 	if *jsonl {

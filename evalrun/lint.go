@@ -1,8 +1,7 @@
-package main
+package evalrun
 
 import (
 	"context"
-	"flag"
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/harness"
@@ -12,16 +11,18 @@ func init() {
 	register(&command{name: "lint", summary: "check scenario files without running them", run: runLint})
 }
 
+// lintDoc is lint's --help text.
+const lintDoc = `Loads every scenario file and builds its workspace and tools without running
+it, printing "ok NAME" or the problem (file:line: key: problem). Exit 0 when every
+file is a valid scenario, 2 otherwise.`
+
 func runLint(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("lint", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: evalrun lint [scenario files or folders (default: scenarios)]")
+	fs := newFlags(e, "lint", "evalrun lint [flags] [scenario files or folders (default: scenarios)]", lintDoc)
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	targets, code := discover(e, "lint", fs.Args())
+	targets, code := discover(e, "lint", args)
 	if code != exitOK {
 		return code
 	}
@@ -29,7 +30,7 @@ func runLint(ctx context.Context, e *env, args []string) int {
 	for _, t := range targets {
 		s, err := harness.Load(t.path, t.root)
 		if err == nil {
-			err = s.Validate()
+			err = s.Validate(&harness.RunOptions{Tools: e.tools})
 		}
 		if err != nil {
 			bad++

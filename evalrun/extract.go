@@ -1,10 +1,9 @@
-package main
+package evalrun
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -35,34 +34,28 @@ type extractInput struct {
 	Tools []string `json:"tools"`
 }
 
+// extractDoc is extract's --help text.
+const extractDoc = `Prints {"calls": [...], "content": "...", "envelope": "..."} for the text. Exit 0
+once the input was read, 2 on a usage, input or output error (a malformed or too
+long --jsonl line is reported as stdin:N).`
+
 // runExtract reads a model's text on stdin and prints the calls found in it.
 // Exit 0 once every text was read, 2 on a usage, input or output error.
 //
 //	evalrun extract --tools get_time,add [--family hermes] < text
 //	evalrun extract --jsonl [--tools ...] < lines   # {"text": ..., "tools": [...]} a line
 func runExtract(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("extract", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags(e, "extract", "evalrun extract [--tools a,b] [--family name] [--jsonl] < input", extractDoc)
 	var defaults stringList
 	fs.Var(&defaults, "tools", "names of the offered tools (repeatable, or comma-separated; with --jsonl: the default for lines without \"tools\")")
 	family := fs.String("family", "", "optional model family or envelope name tried first")
 	jsonl := fs.Bool("jsonl", false, `read one {"text": ..., "tools": [...]} object a line and write one result a line`)
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: evalrun extract [--tools a,b] [--family name] [--jsonl] < input")
-		fmt.Fprintln(e.stderr, `
-Prints {"calls": [...], "content": "...", "envelope": "..."} for the text. Exit 0
-once the input was read, 2 on a usage, input or output error (a malformed or too
-long --jsonl line is reported as stdin:N).`)
-		fs.PrintDefaults()
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
-	}
-	if fs.NArg() > 0 {
-		fmt.Fprintf(e.stderr, "evalrun extract: unexpected argument %q\n", fs.Arg(0))
+	if len(args) > 0 {
+		fmt.Fprintf(e.stderr, "evalrun extract: unexpected argument %q\n", args[0])
 		return exitUsage
 	}
 	opts := &textcalls.Options{Family: *family}

@@ -1,0 +1,151 @@
+// Package evalrun is the evalrun command as a library: Main parses the
+// command line and runs a subcommand (replay, lint, repair, extract,
+// version, ...). cmd/evalrun is a thin main around it.
+//
+// evalrun cannot compile your code, so to replay scenarios that name your own
+// tools, write a main package of your own that calls Main with them added;
+// every subcommand, flag and exit code stays the same:
+//
+//	func main() {
+//		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+//		defer stop()
+//		os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, &evalrun.Options{
+//			Tools: []*fixtures.Factory{orders.LookupOrderFactory, orders.CancelOrderFactory},
+//		}))
+//	}
+//
+// examples/orders/cmd/ordersrun is such a main.
+//
+// Usage:
+//
+//	evalrun [command] [flags] [args]
+//	evalrun [flags] [scenario files or folders]   # replay
+//
+// With no command it replays the scenarios under ./scenarios; a first
+// argument that is a path (not a command) replays that path. Exit status: 0
+// when everything passed, 1 when a scenario (or a repair) failed, 2 on a
+// usage or input error. Results go to standard output, diagnostics to
+// standard error.
+package evalrun
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/fixtures"
+)
+
+// The exit codes.
+const (
+	exitOK     = 0
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// exitCodes is the paragraph every subcommand's --help ends with.
+const exitCodes = `
+exit codes:
+  0  everything passed
+  1  a scenario (or a repair) failed
+  2  a usage or input error`
+
+// Options configures Main. A nil *Options is the zero value.
+type Options struct {
+	// Tools are tool factories that scenarios may name in setup.tools beside
+	// the built-in fixtures (see package fixtures and harness.RunOptions.Tools).
+	// A name that is also a fixture's is an input error. Nil means the
+	// fixtures only.
+	Tools []*fixtures.Factory
+	// Stdin is what repair and extract read; nil means os.Stdin.
+	Stdin io.Reader
+}
+
+// env is what a subcommand may touch: its streams and nothing global.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	// isTerminal reports whether stdout is a terminal (colour is used only then).
+	isTerminal bool
+	// tools are the caller's tool factories (Options.Tools).
+	tools []*fixtures.Factory
+}
+
+// command is one subcommand; each lives in its own file and registers itself.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) int
+}
+
+var commands = map[string]*command{}
+
+func register(c *command) { commands[c.name] = c }
+
+// Main runs the evalrun command line args (without the program name) and
+// returns the exit code: 0 when everything passed, 1 when a scenario failed,
+// 2 on a usage or input error. Results go to stdout, diagnostics to stderr.
+func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts *Options) int {
+	if opts == nil {
+		opts = &Options{}
+	}
+	e := &env{stdin: opts.Stdin, stdout: stdout, stderr: stderr, tools: opts.Tools}
+	if e.stdin == nil {
+		e.stdin = os.Stdin
+	}
+	if f, ok := stdout.(*os.File); ok {
+		e.isTerminal = isTerminal(f)
+	}
+	return run(ctx, args, e)
+}
+
+// run dispatches to a subcommand and returns the exit code. No arguments, a
+// first argument that is a flag, or one that is not a command but names an
+// existing file or folder, mean replay.
+func run(ctx context.Context, args []string, e *env) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			usage(e.stdout)
+			return exitOK
+		}
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		args = append([]string{"replay"}, args...)
+	} else if _, ok := commands[args[0]]; !ok {
+		if _, err := os.Stat(args[0]); err == nil {
+			args = append([]string{"replay"}, args...)
+		}
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(e.stderr, "evalrun: unknown command %q (and no such file or folder)\n", args[0])
+		usage(e.stderr)
+		return exitUsage
+	}
+	return c.run(ctx, e, args[1:])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: evalrun [command] [flags] [args]")
+	fmt.Fprintln(w, "       evalrun [replay flags] [scenario files or folders]")
+	fmt.Fprintln(w, "\nWith no command, evalrun replays the scenarios under ./scenarios, or the\nfiles and folders named. `evalrun COMMAND --help` describes a command.\n\ncommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, exitCodes)
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
