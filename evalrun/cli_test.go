@@ -1,0 +1,108 @@
+package evalrun
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/tools"
+)
+
+func TestHelpOnEverySubcommand(t *testing.T) {
+	for name := range commands {
+		for _, flag := range []string{"--help", "-h"} {
+			code, out, errOut := runCmd(t, name, flag)
+			if code != exitOK {
+				t.Errorf("%s %s: exit %d, stderr:\n%s", name, flag, code, errOut)
+			}
+			if !strings.HasPrefix(out, "usage: evalrun "+name) || !strings.Contains(out, "exit codes:\n  0  everything passed\n  1  a scenario (or a repair) failed\n  2  a usage or input error\n") {
+				t.Errorf("%s %s: stdout lacks the usage line or the exit codes:\n%s", name, flag, out)
+			}
+		}
+	}
+	code, out, _ := runCmd(t, "replay", "--help")
+	for _, f := range []string{"-run", "-tag", "-update", "-json", "-junit", "-parallel", "-repeat"} {
+		if !strings.Contains(out, "\n  "+f+" ") && !strings.Contains(out, "\n  "+f+"\n") {
+			t.Errorf("replay --help (exit %d) does not list %s:\n%s", code, f, out)
+		}
+	}
+}
+
+func TestBadFlagExitsTwoWithUsageOnStderr(t *testing.T) {
+	code, out, errOut := runCmd(t, "lint", "--nope")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "flag provided but not defined: -nope") || !strings.Contains(errOut, "usage: evalrun lint") {
+		t.Errorf("exit %d, stdout %q, stderr:\n%s", code, out, errOut)
+	}
+}
+
+func TestPathWithoutReplayWordAndFlagsAfterPaths(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "files/read.yaml": otherScenario})
+	if code, out, errOut := runCmd(t, dir, "--update"); code != exitOK || !strings.Contains(out, "2 passed, 0 failed") {
+		t.Fatalf("evalrun DIR --update: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCmd(t, "replay", dir, "--run", "^math/")
+	if code != exitOK || !strings.Contains(out, "PASS   math/add") || strings.Contains(out, "files/read") {
+		t.Errorf("evalrun replay DIR --run ^math/: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, _, errOut := runCmd(t, "no-such-thing"); code != exitUsage || !strings.Contains(errOut, `unknown command "no-such-thing" (and no such file or folder)`) {
+		t.Errorf("unknown word: exit %d, stderr:\n%s", code, errOut)
+	}
+	// After --, a flag-looking word is a path.
+	if code, _, errOut := runCmd(t, "lint", "--", "--run"); code != exitUsage || !strings.Contains(errOut, "--run: no such file or directory") {
+		t.Errorf("lint -- --run: exit %d, stderr:\n%s", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, errOut := runCmd(t, "version")
+	// A test binary's build info names the test's package as main module,
+	// and tapeloop is that module, so the version is (devel).
+	if code != exitOK || !strings.HasPrefix(out, "evalrun (devel) (go1.") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// userScenario names a tool of the caller's own.
+const userScenario = `format: tapeloop/v1
+setup:
+  tools: [shout]
+input: [{role: user, content: "Shout hi."}]
+tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: shout, arguments: {text: hi}}
+  - response: {content: "HI"}
+`
+
+var shoutFactory = fixtures.NewFactory("shout", "upper-cases text", false,
+	func(name string, _ *fixtures.Env, _ *yaml.Node) (tools.Tool, error) {
+		return tools.New(tools.Spec{Name: name, Safety: tools.Safety{SideEffects: tools.SideEffectNone, Pure: true}},
+			func(_ context.Context, in struct {
+				Text string `json:"text"`
+			}) (*tools.Result, error) {
+				return tools.Success(strings.ToUpper(in.Text)), nil
+			})
+	})
+
+func TestMainWithUserTools(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"shout.yaml": userScenario})
+	main := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := Main(context.Background(), args, &out, &errb, &Options{Tools: []*fixtures.Factory{shoutFactory}, Stdin: strings.NewReader("")})
+		return code, out.String(), errb.String()
+	}
+	if code, out, errOut := main("lint", dir); code != exitOK || !strings.Contains(out, "ok    shout") {
+		t.Errorf("lint with the tool: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := main("replay", "--update", dir); code != exitOK || !strings.Contains(out, "1 passed") {
+		t.Errorf("replay with the tool: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut := runCmd(t, "lint", dir)
+	if code != exitUsage || !strings.Contains(errOut, `unknown tool "shout" (known: fixtures `) {
+		t.Errorf("lint without the tool: exit %d\n%s", code, errOut)
+	}
+}
