@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -199,7 +200,7 @@ func (d *decoder) entry(n *yaml.Node, path string) (Entry, error) {
 			e.Response, err = d.response(v, yamlx.Join(path, key))
 		case "error":
 			errNode = v
-			e.Error, err = d.Str(v, yamlx.Join(path, key))
+			err = d.entryError(v, yamlx.Join(path, key), &e)
 		case "user":
 			e.User, err = d.user(v, yamlx.Join(path, key))
 		case "request":
@@ -402,4 +403,51 @@ func (d *decoder) message(n *yaml.Node, path string) (llm.Message, error) {
 		return llm.Message{}, d.Errf(roleNode, yamlx.Join(path, "role"), "invalid role %q (want system, user, assistant, tool)", m.Role)
 	}
 	return m, nil
+}
+
+// errorKeys are the keys of an error entry written as a mapping.
+var errorKeys = []string{"message", "kind", "status", "retry_after"}
+
+// errorKinds are the provider error kinds a tape may record.
+var errorKinds = []string{
+	string(llm.ErrRateLimited), string(llm.ErrOverloaded), string(llm.ErrAuth), string(llm.ErrBadRequest),
+	string(llm.ErrContextTooLong), string(llm.ErrTimeout), string(llm.ErrCancelled), string(llm.ErrMalformed),
+}
+
+// entryError decodes an entry's error: its text, or a mapping {message,
+// kind, status, retry_after} for a typed provider error.
+func (d *decoder) entryError(n *yaml.Node, path string, e *Entry) error {
+	if n.Kind != yaml.MappingNode {
+		var err error
+		e.Error, err = d.Str(n, path)
+		return err
+	}
+	seen, err := d.Fields(n, path, errorKeys, func(key string, v *yaml.Node) error {
+		var err error
+		switch key {
+		case "message":
+			e.Error, err = d.Str(v, yamlx.Join(path, key))
+		case "kind":
+			var k string
+			k, err = d.Enum(v, yamlx.Join(path, key), errorKinds...)
+			e.ErrorKind = llm.ErrorKind(k)
+		case "status":
+			var st int64
+			st, err = d.Int(v, yamlx.Join(path, key), 100, 599)
+			e.ErrorStatus = int(st)
+		case "retry_after":
+			e.RetryAfter, err = d.Duration(v, yamlx.Join(path, key))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if !seen["message"] {
+		return d.Errf(n, path, "missing required key %q", "message")
+	}
+	if !seen["kind"] && (seen["status"] || seen["retry_after"]) {
+		return d.Errf(n, path, "status and retry_after need a kind (want one of %s)", strings.Join(errorKinds, ", "))
+	}
+	return nil
 }

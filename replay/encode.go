@@ -109,8 +109,19 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 			return nil, err
 		}
 		yamlx.Add(n, "response", r)
-	case e.Error != "":
+	case e.Error != "" && e.ErrorKind == "":
 		yamlx.Add(n, "error", yamlx.Text(e.Error))
+	case e.Error != "":
+		en := yamlx.Map()
+		yamlx.Add(en, "message", yamlx.Text(e.Error))
+		yamlx.Add(en, "kind", yamlx.Text(string(e.ErrorKind)))
+		if e.ErrorStatus != 0 {
+			yamlx.Add(en, "status", yamlx.Int(e.ErrorStatus))
+		}
+		if e.RetryAfter != 0 {
+			yamlx.Add(en, "retry_after", yamlx.Text(e.RetryAfter.String()))
+		}
+		yamlx.Add(n, "error", en)
 	default:
 		return nil, &FormatError{Key: path, Problem: "none of response, error and user (want exactly one)"}
 	}

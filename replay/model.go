@@ -106,6 +106,10 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		}
 	}
 	if e.Response == nil {
+		if e.ErrorKind != "" {
+			pe := &llm.ProviderError{Kind: e.ErrorKind, StatusCode: e.ErrorStatus, RetryAfter: e.RetryAfter, Message: e.Error}
+			return nil, fmt.Errorf("replay: turn %d (%s): %w: %w", turn, where(m.file, e.Line, turn), ErrRecordedError, pe)
+		}
 		return nil, fmt.Errorf("replay: turn %d (%s): %w: %s", turn, where(m.file, e.Line, turn), ErrRecordedError, e.Error)
 	}
 	return cloneResponse(e.Response), nil

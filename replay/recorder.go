@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -77,6 +78,13 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 		return resp, err
 	case err != nil:
 		e.Error = err.Error()
+		var pe *llm.ProviderError
+		if errors.As(err, &pe) {
+			e.ErrorKind, e.ErrorStatus, e.RetryAfter = pe.Kind, pe.StatusCode, pe.RetryAfter
+			if pe.Message != "" {
+				e.Error = pe.Message
+			}
+		}
 		if e.Error == "" {
 			e.Error = "error"
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
@@ -49,6 +50,16 @@ type Entry struct {
 	// Error is the text of the provider error the call failed with; empty
 	// means the call succeeded.
 	Error string
+	// ErrorKind is the kind of the recorded provider error. Replay returns
+	// an *llm.ProviderError of this kind (with ErrorStatus and RetryAfter),
+	// so the loop's model-retry policy treats it as it treated the live
+	// failure. Empty replays an error of no kind, which is never retried.
+	ErrorKind llm.ErrorKind
+	// ErrorStatus is the HTTP status of the recorded error; 0 means none.
+	ErrorStatus int
+	// RetryAfter is the Retry-After the server sent with the error; 0 means
+	// none.
+	RetryAfter time.Duration
 	// Line is the entry's line in its source file; 0 if not from a file.
 	// It is not encoded.
 	Line int
