@@ -37,6 +37,19 @@ func (s *Scenario) Check(o *Outcome) []string {
 			fail("tool_calls", "expected %s, found %s", list(*e.ToolCalls), list(got))
 		}
 	}
+	if e.Calls != nil {
+		if diff := e.Calls.check(o.Run); diff != "" {
+			how := "match: " + e.Calls.Match
+			if e.Calls.Only != nil {
+				how += "; only: " + list(e.Calls.Only)
+			}
+			if e.Calls.SkipFailed {
+				how += "; failed: false"
+			}
+			fail("calls", "the calls made do not fit the list (%s; > marks the first mismatch):\n%s", how, diff)
+		}
+	}
+	out = append(out, checkSaid(s.Path, e.Said, o.Run)...)
 	if e.Retries != nil {
 		got := Retries(o.Run)
 		for _, name := range slices.Sorted(maps.Keys(e.Retries)) {
@@ -46,24 +59,22 @@ func (s *Scenario) Check(o *Outcome) []string {
 		}
 	}
 	if e.Repairs != nil {
-		calls := callsByID(o.Run)
 		for _, id := range slices.Sorted(maps.Keys(e.Repairs)) {
-			c, ok := calls[id]
+			c, problem, _ := locateCall(o.Run, id)
 			switch {
-			case !ok:
-				fail("repairs", "expected call %s to be repaired with %s, found no call %s", id, list(e.Repairs[id]), id)
+			case c == nil:
+				fail("repairs", "expected call %s to be repaired with %s, %s", id, list(e.Repairs[id]), problem)
 			case !slices.Equal(c.Repairs, e.Repairs[id]):
 				fail("repairs", "expected call %s to be repaired with %s, found %s", id, list(e.Repairs[id]), list(c.Repairs))
 			}
 		}
 	}
 	if e.Errors != nil {
-		calls := callsByID(o.Run)
 		for _, id := range slices.Sorted(maps.Keys(e.Errors)) {
-			c, ok := calls[id]
+			c, problem, _ := locateCall(o.Run, id)
 			switch {
-			case !ok:
-				fail("errors", "expected call %s to fail with %s, found no call %s", id, e.Errors[id], id)
+			case c == nil:
+				fail("errors", "expected call %s to fail with %s, %s", id, e.Errors[id], problem)
 			case !c.Result.Failed():
 				fail("errors", "expected call %s to fail with %s, found a success: %q", id, e.Errors[id], clip(c.Result.Content))
 			case c.Result.Kind() != e.Errors[id]:
@@ -132,19 +143,6 @@ func Retries(run *agent.RunResult) map[string]int {
 			if n := c.Retries(); n > 0 {
 				out[c.Call.Name] += n
 			}
-		}
-	}
-	return out
-}
-
-func callsByID(run *agent.RunResult) map[string]*agent.CallRecord {
-	out := map[string]*agent.CallRecord{}
-	if run == nil {
-		return out
-	}
-	for _, t := range run.Turns {
-		for _, c := range t.Calls {
-			out[c.Call.ID] = c
 		}
 	}
 	return out

@@ -9,7 +9,7 @@ import (
 )
 
 // FailCallWith succeeds when the final result of the call with the given id
-// (after any retries) is a failure of that kind. A success, another kind or a
+// or position (CallAt) (after any retries) is a failure of that kind. A success, another kind or a
 // call id the run does not have is a mismatch whose message quotes the result
 // the model read. A kind that is not valid is misuse.
 //
@@ -32,7 +32,7 @@ func (m *failCallWithMatcher) Match(actual any) (bool, error) {
 	if !m.want.Valid() {
 		return false, fmt.Errorf("FailCallWith: unknown failure kind %q", m.want)
 	}
-	c := findCall(run, m.id)
+	c, _ := findCall(run, m.id)
 	return c != nil && c.Result.Failed() && c.Result.Kind() == m.want, nil
 }
 
@@ -43,10 +43,10 @@ func (m *failCallWithMatcher) FailureMessage(actual any) string {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected call %s of scenario %s to fail with %s, but ", m.id, o.Name, m.want)
-	c := findCall(run, m.id)
+	c, problem := findCall(run, m.id)
 	switch {
 	case c == nil:
-		return msg + fmt.Sprintf("the scenario has no call %s (%s)", m.id, callIDs(run))
+		return msg + problem
 	case c.Result == nil:
 		return msg + "it has no result"
 	case !c.Result.Failed():
@@ -63,7 +63,7 @@ func (m *failCallWithMatcher) NegatedFailureMessage(actual any) string {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected call %s of scenario %s not to fail with %s, but it did", m.id, o.Name, m.want)
-	if c := findCall(run, m.id); c != nil && c.Result != nil {
+	if c, _ := findCall(run, m.id); c != nil && c.Result != nil {
 		msg += fmt.Sprintf(": %q", clip(c.Result.Content))
 	}
 	return msg

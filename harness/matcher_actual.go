@@ -2,7 +2,6 @@ package harness
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -47,14 +46,19 @@ func callIDs(run *agent.RunResult) string {
 	return "its calls: " + strings.Join(ids, ", ")
 }
 
-// findCall returns the call with the given id, or nil.
-func findCall(run *agent.RunResult, id string) *agent.CallRecord {
-	for _, t := range run.Turns {
-		if i := slices.IndexFunc(t.Calls, func(c *agent.CallRecord) bool { return c.Call.ID == id }); i >= 0 {
-			return t.Calls[i]
-		}
+// findCall returns the call ref names (an ID, or a position written by
+// CallAt), or nil and what a matcher's message says instead: that the
+// scenario has no such call (listing the ids it has), or that a reused id is
+// ambiguous.
+func findCall(run *agent.RunResult, ref string) (*agent.CallRecord, string) {
+	c, problem, ambiguous := locateCall(run, ref)
+	if c != nil || ambiguous {
+		return c, problem
 	}
-	return nil
+	if _, _, ok := parseCallAt(ref); ok {
+		return nil, strings.Replace(problem, "found no call", "the scenario has no call", 1)
+	}
+	return nil, fmt.Sprintf("the scenario has no call %s (%s)", ref, callIDs(run))
 }
 
 // times renders a count of times: "1 time", "2 times".

@@ -7,7 +7,7 @@ import (
 	"github.com/onsi/gomega/types"
 )
 
-// RepairCall succeeds when the call with the given id had its arguments
+// RepairCall succeeds when the call with the given id or position (CallAt) had its arguments
 // repaired with exactly fixes, in order (the repair cascade's fix names, such
 // as "trailing_comma"). No fixes means the call needed no repair. A call id
 // the run does not have is a mismatch whose message lists the ids it has.
@@ -31,7 +31,7 @@ func (m *repairCallMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	c := findCall(run, m.id)
+	c, _ := findCall(run, m.id)
 	return c != nil && slices.Equal(c.Repairs, m.want), nil
 }
 
@@ -42,9 +42,9 @@ func (m *repairCallMatcher) FailureMessage(actual any) string {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected call %s of scenario %s to be repaired with %s, but ", m.id, o.Name, list(m.want))
-	c := findCall(run, m.id)
+	c, problem := findCall(run, m.id)
 	if c == nil {
-		return msg + fmt.Sprintf("the scenario has no call %s (%s)", m.id, callIDs(run))
+		return msg + problem
 	}
 	return msg + fmt.Sprintf("it was repaired with %s", list(c.Repairs))
 }

@@ -120,6 +120,10 @@ type Expect struct {
 	Repairs     map[string][]string
 	Errors      map[string]tools.FailureKind
 	Final       *TextExpect
+	// Calls is expect.calls; nil when absent.
+	Calls *CallsExpect
+	// Said is expect.said: each item must hold for some assistant text.
+	Said []SaidExpect
 	// Files maps a path to its end content; nil content means it must not exist.
 	Files []FileExpect
 	// State checks the worlds' end state (Outcome.State); nil means no check.
@@ -147,7 +151,7 @@ var (
 	toolKeys      = []string{"name", "fixture", "with"}
 	loopKeys      = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair"}
 	retryKeys     = []string{"attempts", "backoff"}
-	expectKeys    = []string{"termination", "iterations", "tool_calls", "retries", "repairs", "errors", "final", "files", "state"}
+	expectKeys    = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state"}
 	finalKeys     = []string{"equals", "contains", "matches"}
 )
 
@@ -432,6 +436,14 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 			calls, err := d.Strs(v, path)
 			e.ToolCalls = &calls
 			return err
+		case "calls":
+			var err error
+			e.Calls, err = decodeCallsExpect(d, v, path)
+			return err
+		case "said":
+			var err error
+			e.Said, err = decodeSaid(d, v, path)
+			return err
 		case "retries":
 			e.Retries = map[string]int{}
 			return d.Pairs(v, path, func(name string, _, c *yaml.Node) error {
@@ -441,14 +453,14 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 			})
 		case "repairs":
 			e.Repairs = map[string][]string{}
-			return d.Pairs(v, path, func(id string, _, c *yaml.Node) error {
+			return callRefPairs(d, v, path, func(id string, c *yaml.Node) error {
 				fixes, err := d.Strs(c, yamlx.Join(path, id))
 				e.Repairs[id] = fixes
 				return err
 			})
 		case "errors":
 			e.Errors = map[string]tools.FailureKind{}
-			return d.Pairs(v, path, func(id string, _, c *yaml.Node) error {
+			return callRefPairs(d, v, path, func(id string, c *yaml.Node) error {
 				s, err := d.Str(c, yamlx.Join(path, id))
 				if err != nil {
 					return err

@@ -1,0 +1,129 @@
+package harness
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/internal/yamlx"
+)
+
+// CallAt returns the reference to the call-th call (from 1) of turn turn
+// (the model call's number, from 1, as the golden numbers turns): the text
+// `{turn: 3, call: 1}`, which every matcher and expectation that names a call
+// by ID also accepts. Real models reuse call IDs across turns; a position is
+// never ambiguous.
+//
+//	Expect(outcome).To(harness.FailCallWith(harness.CallAt(3, 1), tools.KindFailed))
+func CallAt(turn, call int) string {
+	return "{turn: " + strconv.Itoa(turn) + ", call: " + strconv.Itoa(call) + "}"
+}
+
+var callAtPattern = regexp.MustCompile(`^\{\s*turn:\s*(\d+),\s*call:\s*(\d+)\s*\}$`)
+
+// parseCallAt reports the position a reference written by CallAt names.
+func parseCallAt(ref string) (turn, call int, ok bool) {
+	m := callAtPattern.FindStringSubmatch(ref)
+	if m == nil {
+		return 0, 0, false
+	}
+	turn, err1 := strconv.Atoi(m[1])
+	call, err2 := strconv.Atoi(m[2])
+	return turn, call, err1 == nil && err2 == nil
+}
+
+// locateCall finds the call ref names: a position (CallAt) or an ID. It
+// returns nil and the reason when there is no such call or when the ID names
+// more than one call (a reused ID: then only a position is unambiguous);
+// ambiguous tells the two apart.
+func locateCall(run *agent.RunResult, ref string) (c *agent.CallRecord, problem string, ambiguous bool) {
+	if run == nil {
+		return nil, "the run has no record", false
+	}
+	if turn, call, ok := parseCallAt(ref); ok {
+		for _, t := range run.Turns {
+			if t.Index == turn {
+				if call >= 1 && call <= len(t.Calls) {
+					return t.Calls[call-1], "", false
+				}
+				return nil, fmt.Sprintf("found no call %s: turn %d made %d %s", ref, turn, len(t.Calls), plural(len(t.Calls), "call", "calls")), false
+			}
+		}
+		return nil, fmt.Sprintf("found no call %s: the run has %d %s", ref, len(run.Turns), plural(len(run.Turns), "turn", "turns")), false
+	}
+	var found *agent.CallRecord
+	var at []string
+	for _, t := range run.Turns {
+		for i, c := range t.Calls {
+			if c.Call.ID == ref {
+				found = c
+				at = append(at, CallAt(t.Index, i+1))
+			}
+		}
+	}
+	switch len(at) {
+	case 0:
+		return nil, "found no call " + ref, false
+	case 1:
+		return found, "", false
+	}
+	return nil, fmt.Sprintf("the id %s names %d calls (%s); name one by position, as %s", ref, len(at), strings.Join(at, ", "), at[0]), true
+}
+
+// callRefPairs calls fn for each entry of a mapping keyed by call: a call ID
+// (a plain key) or a position ({turn: N, call: M}), rejecting duplicates. The
+// reference fn gets is the ID or CallAt's text.
+func callRefPairs(d *yamlx.Decoder, n *yaml.Node, path string, fn func(ref string, v *yaml.Node) error) error {
+	if err := d.Want(n, path, yaml.MappingNode); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		var ref string
+		switch k.Kind {
+		case yaml.ScalarNode:
+			ref = k.Value
+		case yaml.MappingNode:
+			var turn, call int64
+			seenPos, err := d.Fields(k, path, []string{"turn", "call"}, func(key string, v *yaml.Node) error {
+				var err error
+				switch key {
+				case "turn":
+					turn, err = d.Int(v, yamlx.Join(path, key), 1, 1<<31)
+				case "call":
+					call, err = d.Int(v, yamlx.Join(path, key), 1, 1<<31)
+				}
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			if !seenPos["turn"] || !seenPos["call"] {
+				return d.Errf(k, path, "a call named by position needs both turn and call, as {turn: 3, call: 1}")
+			}
+			ref = CallAt(int(turn), int(call))
+		default:
+			return d.Errf(k, path, "want a call id or a position {turn: N, call: M}, got %s", yamlx.Describe(k))
+		}
+		if seen[ref] {
+			return d.Errf(k, path, "duplicate key %q", ref)
+		}
+		seen[ref] = true
+		if err := fn(ref, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

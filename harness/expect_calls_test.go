@@ -1,0 +1,181 @@
+package harness
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/tools"
+)
+
+// reusedIDs is a two-user-turn conversation whose model reuses the call id c1.
+const reusedIDs = `format: tapeloop/v1
+setup:
+  tools: [echo, calculator]
+input: []
+tape:
+  - user: "Book it."
+  - response:
+      tool_calls:
+        - {id: c1, name: echo, arguments: {user_id: mia, passengers: 1}}
+        - {id: c2, name: calculator, arguments: {operation: divide, a: 1, b: 0}}
+  - response: {content: "Booked 23553."}
+  - user: "Again, for two."
+  - response:
+      tool_calls:
+        - {id: c1, name: echo, arguments: '{"passengers": 2.0, "user_id": "mia"}'}
+  - response: {content: "Refund of $120 issued."}
+`
+
+func TestCheckCallsSaidAndPositions(t *testing.T) {
+	line := strconv.Itoa(strings.Count(reusedIDs, "\n") + 2)
+	cases := []struct {
+		name, expect string
+		want         []string
+	}{
+		{name: "exact holds", expect: `
+  calls:
+    list:
+      - {name: echo, arguments: {user_id: mia, passengers: 1.0}}
+      - name: calculator
+      - {name: echo, arguments: {passengers: 2}, partial: true}`},
+		{name: "in_order, only and failed: false hold", expect: `
+  calls: {match: in_order, list: [echo, echo]}
+  said:
+    - {contains: "23553"}
+    - {contains: "BOOKED", ignore_case: true}
+    - {matches: "refund of \\$[0-9]+", ignore_case: true}
+    - {equals: "booked 23553.", ignore_case: true}`},
+		{name: "only", expect: "\n  calls: {only: [echo], list: [echo, echo]}"},
+		{name: "failed false", expect: "\n  calls: {failed: false, list: [echo, echo]}"},
+		{name: "none of these tools", expect: "\n  calls: {only: [cancel_reservation], list: []}"},
+		{name: "any_order holds", expect: "\n  calls: {match: any_order, list: [calculator, echo, {name: echo, arguments: {user_id: mia, passengers: 1}}]}"},
+		{name: "positions hold", expect: "\n  errors: {{turn: 1, call: 2}: validation}\n  repairs: {{turn: 3, call: 1}: []}"},
+		{name: "exact mismatch", expect: `
+  calls:
+    list:
+      - {name: echo, arguments: {user_id: mia, passengers: 3}}
+      - calculator`,
+			want: []string{`$FILE:$NEXT: expect.calls: the calls made do not fit the list (match: exact; > marks the first mismatch):
+    expected                                actual
+  > echo {"passengers":3,"user_id":"mia"}   echo {"passengers":1,"user_id":"mia"}
+    calculator (any arguments)              calculator {"a":1,"b":0,"operation":"divide"} (failed)
+    -                                       echo {"passengers":2,"user_id":"mia"}`}},
+		{name: "in_order mismatch", expect: `
+  calls:
+    match: in_order
+    list:
+      - calculator
+      - {name: echo, arguments: {passengers: 1}, partial: true}`,
+			want: []string{`$FILE:$NEXT: expect.calls: the calls made do not fit the list (match: in_order; > marks the first mismatch):
+    expected                     actual
+    -                            echo {"passengers":1,"user_id":"mia"}
+    calculator (any arguments)   calculator {"a":1,"b":0,"operation":"divide"} (failed)
+  > echo {"passengers":1,…}      -
+    -                            echo {"passengers":2,"user_id":"mia"}`}},
+		{name: "any_order extra call", expect: "\n  calls: {match: any_order, only: [echo], list: [{name: echo, arguments: {passengers: 2, user_id: mia}}]}",
+			want: []string{`$FILE:$LINE: expect.calls: the calls made do not fit the list (match: any_order; only: [echo]; > marks the first mismatch):
+    expected                                actual
+  > -                                       echo {"passengers":1,"user_id":"mia"}
+    echo {"passengers":2,"user_id":"mia"}   echo {"passengers":2,"user_id":"mia"}`}},
+		{name: "none of these tools, but one was", expect: "\n  calls: {only: [calculator], failed: false, list: []}\n  said: [{contains: cancelled}]",
+			want: []string{
+				`$FILE:$NEXT: expect.said[0]: expected an assistant message to contain "cancelled", found none among 2: "Booked 23553.", "Refund of $120 issued."`,
+			}},
+		{name: "said and calls fail", expect: "\n  calls: {only: [calculator], list: []}\n  said:\n    - {equals: booked 23553.}\n    - {matches: '^refund', ignore_case: true}",
+			want: []string{
+				`$FILE:$LINE: expect.calls: the calls made do not fit the list (match: exact; only: [calculator]; > marks the first mismatch):
+    expected   actual
+  > -          calculator {"a":1,"b":0,"operation":"divide"} (failed)`,
+				`$FILE:$SAID: expect.said[0]: expected an assistant message to equal "booked 23553.", found none among 2: "Booked 23553.", "Refund of $120 issued."`,
+			}},
+		{name: "reused id is ambiguous", expect: "\n  errors: {c1: validation}\n  repairs: {c1: []}",
+			want: []string{
+				"$FILE:$REPAIRS: expect.repairs: expected call c1 to be repaired with [], the id c1 names 2 calls ({turn: 1, call: 1}, {turn: 3, call: 1}); name one by position, as {turn: 1, call: 1}",
+				"$FILE:$LINE: expect.errors: expected call c1 to fail with validation, the id c1 names 2 calls ({turn: 1, call: 1}, {turn: 3, call: 1}); name one by position, as {turn: 1, call: 1}",
+			}},
+		{name: "positions that fail", expect: "\n  errors: {{turn: 3, call: 1}: validation, {turn: 9, call: 1}: failed, {turn: 1, call: 3}: failed}",
+			want: []string{
+				"$FILE:$LINE: expect.errors: expected call {turn: 1, call: 3} to fail with failed, found no call {turn: 1, call: 3}: turn 1 made 2 calls",
+				`$FILE:$LINE: expect.errors: expected call {turn: 3, call: 1} to fail with validation, found a success: "{\"passengers\":2,\"user_id\":\"mia\"}"`,
+				"$FILE:$LINE: expect.errors: expected call {turn: 9, call: 1} to fail with failed, found no call {turn: 9, call: 1}: the run has 4 turns",
+			}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			text := reusedIDs + "expect:" + c.expect + "\n"
+			s, err := Parse([]byte(text), "calls.yaml", "calls")
+			if err != nil {
+				t.Fatal(err)
+			}
+			o, err := s.Run(context.Background(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Diverged || o.Unused != "" {
+				t.Fatalf("the run left its tape: %s %s", o.Error, o.Unused)
+			}
+			lines := strings.Split(text, "\n")
+			lineOf := func(prefix string) string {
+				for i, l := range lines {
+					if strings.HasPrefix(strings.TrimSpace(l), prefix) {
+						return strconv.Itoa(i + 1)
+					}
+				}
+				return "?"
+			}
+			next, _ := strconv.Atoi(line)
+			r := strings.NewReplacer("$FILE", "calls.yaml", "$LINE", line, "$NEXT", strconv.Itoa(next+1), "$SAID", lineOf("- {equals"), "$REPAIRS", lineOf("repairs:"))
+			var want []string
+			for _, w := range c.want {
+				want = append(want, r.Replace(w))
+			}
+			if got := s.Check(o); !slices.Equal(got, want) {
+				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+		})
+	}
+}
+
+func TestCallsAndSaidDecodeErrors(t *testing.T) {
+	for _, tc := range []struct{ expect, want string }{
+		{"calls: {match: sorted, list: []}", `calls.yaml:18: expect.calls.match: unknown value "sorted" (want exact | in_order | any_order)`},
+		{"calls: {only: [echo]}", `calls.yaml:18: expect.calls: missing key "list" (the expected calls; list: [] with only: means none of those tools was called)`},
+		{"calls: {failed: true, list: []}", `calls.yaml:18: expect.calls.failed: failed: true is the default (failed calls count); write failed: false to leave them out`},
+		{"calls: {list: [{arguments: {}}]}", `calls.yaml:18: expect.calls.list[0]: missing key "name"`},
+		{"calls: {list: [{name: echo, partial: true}]}", `calls.yaml:18: expect.calls.list[0]: partial: true needs arguments: {...} (the keys to compare)`},
+		{"calls: {list: [{name: echo, argument: {}}]}", `calls.yaml:18: expect.calls.list[0]: unknown key "argument" (want name, arguments, partial)`},
+		{"calls: {list: [{name: echo, arguments: '{\"a\": '}]}", `calls.yaml:18: expect.calls.list[0].arguments: not a JSON value: unexpected EOF`},
+		{"said: [hello]", `calls.yaml:18: expect.said[0]: want a mapping {equals|contains|matches: TEXT, ignore_case?}, got a string ("hello"); write {contains: "hello"}`},
+		{"said: [{contains: a, equals: b}]", `calls.yaml:18: expect.said[0]: want exactly one of equals, contains and matches, found 2`},
+		{"said: [{ignore_case: true}]", `calls.yaml:18: expect.said[0]: want exactly one of equals, contains and matches, found 0`},
+		{"said: [{matches: 'a(', ignore_case: true}]", "calls.yaml:18: expect.said[0].matches: invalid regular expression: error parsing regexp: missing closing ): `(?i)a(`"},
+		{"errors: {{turn: 1}: failed}", `calls.yaml:18: expect.errors: a call named by position needs both turn and call, as {turn: 3, call: 1}`},
+		{"errors: {{turn: 0, call: 1}: failed}", `calls.yaml:18: expect.errors.turn: want an integer from 1 to 2147483648, got 0`},
+		{"repairs: {[c1]: []}", `calls.yaml:18: expect.repairs: want a call id or a position {turn: N, call: M}, got a sequence`},
+		{"repairs: {{turn: 1, call: 1}: [], {call: 1, turn: 1}: []}", `calls.yaml:18: expect.repairs: duplicate key "{turn: 1, call: 1}"`},
+	} {
+		_, err := Parse([]byte(reusedIDs+"expect:\n  "+tc.expect+"\n"), "calls.yaml", "calls")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%s:\n got %v\nwant %s", tc.expect, err, tc.want)
+		}
+	}
+}
+
+// TestMatchersNameCallsByPosition: RepairCall and FailCallWith accept
+// CallAt, and a reused id is reported as ambiguous.
+func TestMatchersNameCallsByPosition(t *testing.T) {
+	o := runInline(t, reusedIDs)
+	checkMatchers(t, []matcherCase{
+		{name: "FailCallWith by position", matcher: FailCallWith(CallAt(1, 2), tools.KindValidation), actual: o, match: true,
+			message: `Expected call {turn: 1, call: 2} of scenario inline not to fail with validation, but it did: "error (validation): division by zero. Fix: give a non-zero b, or do not divide"`},
+		{name: "FailCallWith by reused id", matcher: FailCallWith("c1", tools.KindValidation), actual: o,
+			message: "Expected call c1 of scenario inline to fail with validation, but the id c1 names 2 calls ({turn: 1, call: 1}, {turn: 3, call: 1}); name one by position, as {turn: 1, call: 1}"},
+		{name: "RepairCall by position", matcher: RepairCall(CallAt(3, 1)), actual: o, match: true,
+			message: "Expected call {turn: 3, call: 1} of scenario inline not to be repaired with [], but it was"},
+		{name: "RepairCall, no such position", matcher: RepairCall(CallAt(2, 1)), actual: o,
+			message: "Expected call {turn: 2, call: 1} of scenario inline to be repaired with [], but the scenario has no call {turn: 2, call: 1}: turn 2 made 0 calls"},
+	}, nil)
+}
