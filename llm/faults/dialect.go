@@ -1,0 +1,349 @@
+package faults
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// maxBody bounds a body the transport reads whole (to truncate arguments).
+const maxBody = 64 << 20
+
+// dialect is the wire format of a provider: how it spells errors.
+type dialect int
+
+const (
+	openAI dialect = iota
+	anthropic
+)
+
+func dialectOf(req *http.Request) dialect {
+	if strings.HasSuffix(strings.TrimRight(req.URL.Path, "/"), "/messages") {
+		return anthropic
+	}
+	return openAI
+}
+
+// errorResponse is the response a server of dialect d sends for status.
+func (d dialect) errorResponse(req *http.Request, status int, retryAfter time.Duration) *http.Response {
+	h := http.Header{"Content-Type": {"application/json"}}
+	if retryAfter > 0 {
+		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
+	}
+	msg := fmt.Sprintf("injected fault: HTTP %d", status)
+	var body []byte
+	if d == anthropic {
+		body, _ = json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": anthropicErrorType(status), "message": msg}})
+	} else {
+		body, _ = json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": openAIErrorType(status), "param": nil, "code": nil}})
+	}
+	return &http.Response{
+		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
+		StatusCode:    status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        h,
+		Body:          io.NopCloser(bytes.NewReader(body)),
+		ContentLength: int64(len(body)),
+		Request:       req,
+	}
+}
+
+func anthropicErrorType(status int) string {
+	switch {
+	case status == 429:
+		return "rate_limit_error"
+	case status == 529:
+		return "overloaded_error"
+	case status == 401:
+		return "authentication_error"
+	case status == 403:
+		return "permission_error"
+	case status == 404:
+		return "not_found_error"
+	case status == 413:
+		return "request_too_large"
+	case status >= 500:
+		return "api_error"
+	}
+	return "invalid_request_error"
+}
+
+func openAIErrorType(status int) string {
+	switch {
+	case status == 429:
+		return "rate_limit_exceeded"
+	case status == 401:
+		return "invalid_authentication"
+	case status >= 500:
+		return "server_error"
+	}
+	return "invalid_request_error"
+}
+
+// errorEvent is the SSE event a server of dialect d sends when it fails in
+// the middle of a stream.
+func (d dialect) errorEvent(typ string) string {
+	if d == anthropic {
+		t := map[string]string{TypeOverloaded: "overloaded_error", TypeRateLimited: "rate_limit_error", TypeServer: "api_error"}[typ]
+		return `event: error` + "\n" + `data: {"type":"error","error":{"type":"` + t + `","message":"injected fault: ` + typ + `"}}` + "\n\n"
+	}
+	t := map[string]string{TypeOverloaded: "server_error", TypeRateLimited: "rate_limit_exceeded", TypeServer: "server_error"}[typ]
+	return `data: {"error":{"message":"injected fault: ` + typ + `","type":"` + t + `","param":null,"code":null}}` + "\n\n"
+}
+
+// errorStream passes the stream's first event through, then sends an error
+// event and ends. A body that is not a stream is cut at its middle instead
+// (a JSON body cannot carry an error after it began).
+func (d dialect) errorStream(body io.ReadCloser, typ string, sse bool) io.ReadCloser {
+	data, err := io.ReadAll(io.LimitReader(body, maxBody))
+	body.Close()
+	if err != nil {
+		return io.NopCloser(&failingReader{err: err})
+	}
+	if !sse {
+		return io.NopCloser(bytes.NewReader(data[:len(data)/2]))
+	}
+	first := data
+	if i := eventEnd(data); i >= 0 {
+		first = data[:i]
+	}
+	return io.NopCloser(io.MultiReader(bytes.NewReader(first), strings.NewReader(d.errorEvent(typ))))
+}
+
+// eventEnd returns the index just past the first SSE event of data (its
+// blank line), or -1.
+func eventEnd(data []byte) int {
+	for _, sep := range []string{"\n\n", "\r\n\r\n"} {
+		if i := bytes.Index(data, []byte(sep)); i >= 0 {
+			return i + len(sep)
+		}
+	}
+	return -1
+}
+
+type failingReader struct{ err error }
+
+func (r *failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// cutBody ends a body after left bytes, as a dropped connection does.
+type cutBody struct {
+	rc   io.ReadCloser
+	left int
+}
+
+func (c *cutBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, io.EOF
+	}
+	if len(p) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.rc.Read(p)
+	c.left -= n
+	return n, err
+}
+
+func (c *cutBody) Close() error { return c.rc.Close() }
+
+// truncateArguments reads the whole response and cuts every tool call's
+// arguments to half their length (at a character boundary). Events and
+// values that hold no arguments pass byte for byte.
+func truncateArguments(d dialect, resp *http.Response) (io.ReadCloser, error) {
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	if isSSE(resp) {
+		out, err = truncateStream(d, data)
+	} else {
+		out, err = truncateJSON(d, data)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return io.NopCloser(bytes.NewReader(out)), nil
+}
+
+// half returns the first half of s, cut back to a character boundary.
+func half(s string) string {
+	n := len(s) / 2
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+func decode(data []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v map[string]any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// truncateJSON cuts the arguments of a whole (non-streamed) response. An
+// Anthropic response holds its calls' input as parsed JSON, which has no
+// text to cut: it passes unchanged.
+func truncateJSON(d dialect, data []byte) ([]byte, error) {
+	if d == anthropic {
+		return data, nil
+	}
+	v, err := decode(data)
+	if err != nil {
+		return nil, err
+	}
+	for _, ch := range list(v["choices"]) {
+		msg, _ := obj(ch)["message"].(map[string]any)
+		for _, tc := range list(msg["tool_calls"]) {
+			if fn, ok := obj(tc)["function"].(map[string]any); ok {
+				if args, ok := fn["arguments"].(string); ok {
+					fn["arguments"] = half(args)
+				}
+			}
+		}
+	}
+	return json.Marshal(v)
+}
+
+// fragment is one piece of a streamed call's arguments: where it sits and
+// how to set it.
+type fragment struct {
+	key  string
+	text string
+	set  func(string)
+}
+
+// truncateStream cuts the arguments of a streamed response: it adds up each
+// call's fragments, then keeps the first half of them.
+func truncateStream(d dialect, data []byte) ([]byte, error) {
+	type event struct {
+		raw   []byte
+		data  map[string]any
+		frags []fragment
+	}
+	var events []event
+	totals := map[string]int{}
+	for len(data) > 0 {
+		end := eventEnd(data)
+		if end < 0 {
+			end = len(data)
+		}
+		ev := event{raw: data[:end]}
+		data = data[end:]
+		payload, ok := dataLine(ev.raw)
+		if ok {
+			if v, err := decode([]byte(payload)); err == nil {
+				ev.data = v
+				ev.frags = fragments(d, v)
+				for _, f := range ev.frags {
+					totals[f.key] += len(f.text)
+				}
+			}
+		}
+		events = append(events, ev)
+	}
+	kept := map[string]int{}
+	var out bytes.Buffer
+	for _, ev := range events {
+		if len(ev.frags) == 0 {
+			out.Write(ev.raw)
+			continue
+		}
+		for _, f := range ev.frags {
+			budget := totals[f.key]/2 - kept[f.key]
+			switch {
+			case budget <= 0:
+				f.set("")
+			case len(f.text) > budget:
+				cut := f.text[:budget]
+				for len(cut) > 0 && !utf8.RuneStart(f.text[len(cut)]) {
+					cut = cut[:len(cut)-1]
+				}
+				f.set(cut)
+				kept[f.key] += len(cut)
+			default:
+				kept[f.key] += len(f.text)
+			}
+		}
+		b, err := json.Marshal(ev.data)
+		if err != nil {
+			return nil, err
+		}
+		out.WriteString(replaceData(ev.raw, b))
+	}
+	return out.Bytes(), nil
+}
+
+// dataLine returns the payload of an event's data line.
+func dataLine(ev []byte) (string, bool) {
+	for _, line := range strings.Split(string(ev), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if p, ok := strings.CutPrefix(line, "data:"); ok {
+			return strings.TrimPrefix(p, " "), true
+		}
+	}
+	return "", false
+}
+
+// replaceData returns the event with its data line's payload replaced.
+func replaceData(ev []byte, payload []byte) string {
+	lines := strings.SplitAfter(string(ev), "\n")
+	for i, line := range lines {
+		if strings.HasPrefix(line, "data:") {
+			eol := line[len(strings.TrimRight(line, "\r\n")):]
+			lines[i] = "data: " + string(payload) + eol
+			break
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// fragments finds the argument fragments of one stream event.
+func fragments(d dialect, v map[string]any) []fragment {
+	var out []fragment
+	if d == anthropic {
+		delta, _ := v["delta"].(map[string]any)
+		if v["type"] != "content_block_delta" || delta["type"] != "input_json_delta" {
+			return nil
+		}
+		if s, ok := delta["partial_json"].(string); ok {
+			out = append(out, fragment{key: fmt.Sprint(v["index"]), text: s, set: func(t string) { delta["partial_json"] = t }})
+		}
+		return out
+	}
+	for _, ch := range list(v["choices"]) {
+		c := obj(ch)
+		delta, _ := c["delta"].(map[string]any)
+		for _, tc := range list(delta["tool_calls"]) {
+			call := obj(tc)
+			fn, _ := call["function"].(map[string]any)
+			if s, ok := fn["arguments"].(string); ok {
+				out = append(out, fragment{key: fmt.Sprint(c["index"], "/", call["index"]), text: s, set: func(t string) { fn["arguments"] = t }})
+			}
+		}
+	}
+	return out
+}
+
+func list(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
+func obj(v any) map[string]any {
+	m, _ := v.(map[string]any)
+	return m
+}
