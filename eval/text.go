@@ -20,7 +20,7 @@ import (
 func WriteText(w io.Writer, r *report.Eval) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	models := modelNames(r)
-	fmt.Fprintf(tw, "scenario\t%s\t\n", strings.Join(models, "\t"))
+	fmt.Fprintf(tw, "scenario\t%s\n", strings.Join(models, "\t"))
 	byName := map[string]map[string]*report.EvalScenario{}
 	var names []string
 	for i := range r.Scenarios {
@@ -43,11 +43,11 @@ func WriteText(w io.Writer, r *report.Eval) error {
 			cells[i] = cell(s)
 			classes[s.Class] = true
 		}
-		mark := ""
+		row := name + "\t" + strings.Join(cells, "\t")
 		if len(models) > 1 && len(classes) > 1 {
-			mark = "differs"
+			row += "\tdiffers"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, strings.Join(cells, "\t"), mark)
+		fmt.Fprintln(tw, row)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -67,14 +67,14 @@ func WriteText(w io.Writer, r *report.Eval) error {
 	}
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tpassed\tpass@1\tpass^k\terrors\ttokens in/out/cached\tcost\tlatency p50/p95\twall\t")
+	fmt.Fprintln(tw, "model\tpassed\tpass@1\tpass^k\terrors\ttokens in/out/cached\tcost\tlatency p50/p95\twall")
 	for _, m := range r.Models {
 		k := len(m.PassHatK)
 		cost := "-"
 		if m.Cost != nil {
 			cost = fmt.Sprintf("$%.4f", *m.Cost)
 		}
-		fmt.Fprintf(tw, "%s\t%d/%d\t%.2f\tpass^%d %.2f\t%d\t%d/%d/%d\t%s\t%.0f/%.0f ms\t%.1fs\t\n",
+		fmt.Fprintf(tw, "%s\t%d/%d\t%.2f\tpass^%d %.2f\t%d\t%d/%d/%d\t%s\t%.0f/%.0f ms\t%.1fs\n",
 			m.Name, m.Passed, m.Trials, m.PassAtK[1], k, m.PassHatK[k], m.Errors,
 			m.Tokens.Input, m.Tokens.Output, m.Tokens.Cached, cost, m.LatencyMS.P50, m.LatencyMS.P95, m.WallMS/1000)
 	}
@@ -204,7 +204,7 @@ func Diff(a, b *report.Eval, ma, mb string) []Change {
 // people: regressions first.
 func WriteDiff(w io.Writer, changes []Change, c *report.EvalComparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "change\tscenario\t%s\t%s\t\n", c.A, c.B)
+	fmt.Fprintf(tw, "change\tscenario\t%s\t%s\n", c.A, c.B)
 	for _, ch := range changes {
 		what := "same"
 		switch {
@@ -224,7 +224,7 @@ func WriteDiff(w io.Writer, changes []Change, c *report.EvalComparison) error {
 		if ch.B != nil {
 			cb = cell(ch.B)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\n", what, ch.Name, ca, cb)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", what, ch.Name, ca, cb)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/report"
+)
+
+// appendScenario asks for a line appended to notes.txt and scores the file
+// and the final text.
+const appendScenario = `format: tapeloop/v1
+tags: [files]
+setup:
+  workspace:
+    files: {notes.txt: "hello\n"}
+  tools: [read_file, write_file]
+input:
+  - {role: user, content: "Append 'world' to notes.txt."}
+tape: []
+expect:
+  termination: final_text
+  files: {notes.txt: "hello\nworld\n"}
+  final: {contains: "done"}
+`
+
+// scripted is an in-process provider for the command's tests: scripted/right
+// writes the right file, scripted/wrong the wrong one, scripted/alternate
+// alternates right and wrong by the order its trials start.
+var scriptedTrials sync.Map // model name -> *int
+
+func init() {
+	llm.Register("scripted", llm.ProviderFunc(func(ctx context.Context, model string, opts *llm.OpenOptions) (llm.Model, error) {
+		var mu sync.Mutex
+		n := 0
+		return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+			mu.Lock()
+			if len(req.Messages) == 1 {
+				n++
+			}
+			right := model == "right" || (model == "alternate" && n%2 == 1)
+			mu.Unlock()
+			if last, _ := req.LastMessage(); last.Role == llm.RoleTool {
+				return &llm.Response{Message: llm.AssistantMessage("done"), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 100, OutputTokens: 5}}, nil
+			}
+			content := "hello\nworld\n"
+			if !right {
+				content = "world\n"
+			}
+			args := fmt.Sprintf(`{"path": "notes.txt", "content": %q}`, content)
+			return &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: args}),
+				FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 50, OutputTokens: 20}}, nil
+		}), nil
+	}))
+}
+
+func readReport(t *testing.T, path string) *report.Eval {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := report.ReadEval(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestEvalTwoModels(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	jsonPath := filepath.Join(t.TempDir(), "out.json")
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--model", "scripted/wrong", "--trials", "3", "--parallel", "2",
+		"--price", "scripted/right=1,2", "--json", jsonPath, dir)
+	if code != exitFailed {
+		t.Fatalf("exit %d; want 1 (scripted/wrong fails)\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	for _, want := range []string{
+		"files/append  3/3 pass        0/3 fail  differs\n",
+		"  files/append (scripted/wrong) failed: files[notes.txt] 3/3",
+		"scripted/wrong - scripted/right: pass rate -1.000, 95% CI [-1.000, -1.000] over 1 shared scenarios (paired bootstrap, 10000 resamples, seed 1): scripted/right is better",
+		"3 passed, 3 failed, 0 errors (left out of pass@k)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	r := readReport(t, jsonPath)
+	if len(r.Scenarios) != 2 || r.Scenarios[0].Model != "scripted/right" || r.Scenarios[1].Class != report.ClassFail || r.Summary.OK {
+		t.Errorf("report: %+v", r)
+	}
+	if c := r.Models[0].Cost; c == nil || math.Abs(*c-3*(150*1+25*2)/1e6) > 1e-12 {
+		t.Errorf("scripted/right cost %v; want %v", c, 3*(150*1+25*2)/1e6)
+	}
+}
+
+func TestEvalMinPass(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	args := []string{"eval", "--model", "scripted/alternate", "--trials", "4", "--parallel", "1"}
+	if code, out, errOut := runCmd(t, append(args, dir)...); code != exitFailed || !strings.Contains(out, "2/4 flaky") {
+		t.Errorf("without --min-pass: exit %d; want 1 and 2/4 flaky\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, append(args, "--min-pass", "0.5", dir)...); code != exitOK {
+		t.Errorf("--min-pass 0.5: exit %d; want 0\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, append(args, "--min-pass", "0.75", dir)...); code != exitFailed {
+		t.Errorf("--min-pass 0.75: exit %d; want 1\n%s%s", code, out, errOut)
+	}
+}
+
+// TestEvalSaveTrialsThenReplay saves the failing trials of a flaky model and
+// replays them with no model: each reproduces the live failure.
+func TestEvalSaveTrialsThenReplay(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	saved := filepath.Join(t.TempDir(), "trials")
+	jsonPath := filepath.Join(t.TempDir(), "out.json")
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/alternate", "--trials", "4", "--parallel", "1",
+		"--save-trials", saved, "--save-trials-failed", "--json", jsonPath, dir)
+	if code != exitFailed {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	r := readReport(t, jsonPath)
+	var savedFiles []string
+	for _, tr := range r.Scenarios[0].TrialsDetail {
+		if (tr.Saved != "") != (tr.Status == report.StatusFail) {
+			t.Errorf("trial %d (%s) saved as %q; want only failing trials saved", tr.Trial, tr.Status, tr.Saved)
+		}
+		if tr.Saved != "" {
+			savedFiles = append(savedFiles, tr.Saved)
+		}
+	}
+	want := []string{filepath.Join(saved, "files/append/scripted-alternate/trial-2.yaml"), filepath.Join(saved, "files/append/scripted-alternate/trial-4.yaml")}
+	if strings.Join(savedFiles, " ") != strings.Join(want, " ") {
+		t.Fatalf("saved %v; want %v", savedFiles, want)
+	}
+	code, out, errOut = runCmd(t, "replay", saved)
+	if code != exitFailed {
+		t.Fatalf("replaying the saved failures: exit %d; want 1\n%s%s", code, out, errOut)
+	}
+	for _, f := range want {
+		msg := f + `:41: expect.files: expected notes.txt to hold "hello\nworld\n", found "world\n"`
+		if !strings.Contains(out, msg) {
+			t.Errorf("replay output lacks %q:\n%s", msg, out)
+		}
+	}
+	if !strings.Contains(out, "0 passed, 2 failed") {
+		t.Errorf("replay summary:\n%s", out)
+	}
+}
+
+func TestEvalUsageErrors(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	noExpect := newScenarios(t, map[string]string{"a.yaml": "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\n"})
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", dir}, "evalrun eval: no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)\n"},
+		{[]string{"eval", "--model", "nosuch/m", dir}, `evalrun eval: opening model nosuch/m: unknown provider "nosuch" (registered: `},
+		{[]string{"eval", "--model", "scripted/right", noExpect}, "a.yaml: scenario has no expect block (nothing to score a live run with)\n"},
+		{[]string{"eval", "--model", "scripted/right", "--min-pass", "2", dir}, `evalrun eval: --min-pass "2": want a rate from 0 to 1` + "\n"},
+		{[]string{"eval", "--model", "scripted/right", "--price", "scripted/right=1", dir}, `evalrun eval: --price "scripted/right=1": want MODEL=INPUT,OUTPUT[,CACHED] in US dollars per million tokens` + "\n"},
+		{[]string{"eval", "--model", "scripted/right", "--rpm", "x", dir}, `evalrun eval: --rpm "x": want N or PROVIDER=N with N at least 1` + "\n"},
+	} {
+		code, out, errOut := runCmd(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q\nstdout: %s", tc.args, code, errOut, tc.want, out)
+		}
+	}
+}
+
+func TestCompareRegressionsFirst(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario, "files/again.yaml": appendScenario})
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "a.json"), filepath.Join(tmp, "b.json")
+	if code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--trials", "2", "--json", a, dir); code != exitOK {
+		t.Fatalf("baseline: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "eval", "--model", "scripted/wrong", "--trials", "2", "--json", b, "--run", "again", dir); code != exitFailed {
+		t.Fatalf("later run: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCmd(t, "compare", a, b)
+	if code != exitFailed {
+		t.Fatalf("compare: exit %d; want 1\n%s%s", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	want := []string{
+		"change     scenario      scripted/right  scripted/wrong",
+		"REGRESSED  files/again   2/2 pass        0/2 fail",
+		"removed    files/append  2/2 pass        -",
+	}
+	for i, w := range want {
+		if i >= len(lines) || lines[i] != w {
+			t.Errorf("line %d: got %q; want %q\n%s", i+1, lines[min(i, len(lines)-1)], w, out)
+		}
+	}
+	if code, _, errOut := runCmd(t, "compare", a); code != exitUsage || !strings.Contains(errOut, "usage: evalrun compare") {
+		t.Errorf("one argument: exit %d, stderr %s", code, errOut)
+	}
+}

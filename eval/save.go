@@ -1,0 +1,115 @@
+package eval
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/internal/yamlx"
+)
+
+// SaveTrial writes trial t as a complete scenario under dir, so that
+// `evalrun replay` reproduces it with no model: the original file with its
+// setup and expect block as written, `tape:` replaced by the trial's tape
+// (with request summaries), `setup.seed` set to the trial's seed, `name`
+// set to NAME/MODEL/trial-N (the model's slash made a dash), and
+// `setup.workspace.from` pointed at the same tree from the new place. It then
+// replays the saved scenario once to write its golden, and returns the
+// saved file's path: dir/NAME/MODEL/trial-N.yaml.
+//
+// The replay checks the expect block too: a saved failing trial fails its
+// replay with the same expectation messages as the live trial did (naming
+// the saved file).
+func SaveTrial(ctx context.Context, dir string, t *Trial) (string, error) {
+	s := t.Scenario
+	model := strings.ReplaceAll(t.Model, "/", "-")
+	name := fmt.Sprintf("%s/%s/trial-%d", s.Name, model, t.Report.Trial)
+	path := filepath.Join(dir, filepath.FromSlash(name)+".yaml")
+	src, err := os.ReadFile(s.Path)
+	if err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
+	out, err := harness.SetTape(src, s.Path, t.Tape.Entries)
+	if err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
+	if out, err = harness.SetValue(out, s.Path, []string{"name"}, yamlx.Text(name)); err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
+	if out, err = setSeed(out, s.Path, s.Setup.Seed); err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
+	if from := s.Setup.Workspace.From; from != "" {
+		rel, err := relativeFrom(filepath.Dir(path), from)
+		if err != nil {
+			return "", fmt.Errorf("saving trial %s: setup.workspace.from: %w", name, err)
+		}
+		if out, err = harness.SetValue(out, s.Path, []string{"setup", "workspace", "from"}, yamlx.Text(rel)); err != nil {
+			return "", fmt.Errorf("saving trial %s: %w", name, err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
+	if err := writeAtomic(path, out); err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
+	saved, err := harness.Load(path, dir)
+	if err != nil {
+		return "", fmt.Errorf("saving trial %s: the saved scenario does not load: %w", name, err)
+	}
+	if v := saved.Verify(ctx, &harness.VerifyOptions{Update: true}); v.Err != nil {
+		return "", fmt.Errorf("saving trial %s: writing its golden: %w", name, v.Err)
+	}
+	return path, nil
+}
+
+// setSeed sets setup.seed, adding a setup block when the file has none.
+func setSeed(src []byte, file string, seed int64) ([]byte, error) {
+	out, err := harness.SetValue(src, file, []string{"setup", "seed"}, intNode(seed))
+	if err == nil {
+		return out, nil
+	}
+	setup := yamlx.Map()
+	yamlx.Add(setup, "seed", intNode(seed))
+	return harness.SetValue(src, file, []string{"setup"}, setup)
+}
+
+func relativeFrom(dir, from string) (string, error) {
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	absFrom, err := filepath.Abs(from)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(absDir, absFrom)
+	if err != nil {
+		return "", err
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+func writeAtomic(path string, data []byte) error {
+	p, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer p.Cleanup()
+	if _, err := p.Write(data); err != nil {
+		return err
+	}
+	return p.Commit()
+}
+
+func intNode(i int64) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.FormatInt(i, 10)}
+}
