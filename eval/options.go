@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
 )
@@ -69,6 +70,9 @@ type Options struct {
 	// scenarios and models: its passed and failed trials are kept and not
 	// run again. Nil means start afresh.
 	Resume *report.Eval
+	// Tools are the user's tool factories scenarios may name beside the
+	// fixtures (harness.RunOptions.Tools); nil means the fixtures only.
+	Tools []*fixtures.Factory
 	// Clock measures and waits (latency, backoff, rate limits) and is the
 	// runs' clock; nil means clock.Real{}.
 	Clock clock.Clock

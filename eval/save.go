@@ -10,6 +10,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
@@ -22,12 +23,13 @@ import (
 // set to NAME/MODEL/trial-N (the model's slash made a dash), and
 // `setup.workspace.from` pointed at the same tree from the new place. It then
 // replays the saved scenario once to write its golden, and returns the
-// saved file's path: dir/NAME/MODEL/trial-N.yaml.
+// saved file's path: dir/NAME/MODEL/trial-N.yaml. tools are the user's tool
+// factories the scenario may name (nil: the fixtures only).
 //
 // The replay checks the expect block too: a saved failing trial fails its
 // replay with the same expectation messages as the live trial did (naming
 // the saved file).
-func SaveTrial(ctx context.Context, dir string, t *Trial) (string, error) {
+func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*fixtures.Factory) (string, error) {
 	s := t.Scenario
 	model := strings.ReplaceAll(t.Model, "/", "-")
 	name := fmt.Sprintf("%s/%s/trial-%d", s.Name, model, t.Report.Trial)
@@ -65,7 +67,7 @@ func SaveTrial(ctx context.Context, dir string, t *Trial) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: the saved scenario does not load: %w", name, err)
 	}
-	if v := saved.Verify(ctx, &harness.VerifyOptions{Update: true}); v.Err != nil {
+	if v := saved.Verify(ctx, &harness.VerifyOptions{Update: true, Tools: tools}); v.Err != nil {
 		return "", fmt.Errorf("saving trial %s: writing its golden: %w", name, v.Err)
 	}
 	return path, nil

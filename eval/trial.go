@@ -125,7 +125,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 	rec := replay.NewRecorder(m, nil)
 	et := &report.EvalTrial{Trial: spec.number, Seed: sc.Setup.Seed, Failures: []string{}}
 	t := &Trial{Scenario: sc, Model: spec.model, Report: et}
-	o, err := sc.Run(ctx, &harness.RunOptions{Model: rec, Clock: r.clock})
+	o, err := sc.Run(ctx, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools})
 	tape := rec.Tape()
 	tape.Name = sc.Name
 	t.Tape = tape

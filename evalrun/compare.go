@@ -1,8 +1,7 @@
-package main
+package evalrun
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 
@@ -14,29 +13,26 @@ func init() {
 	register(&command{name: "compare", summary: "compare two eval reports (a baseline and a later run), regressions first", run: runCompare})
 }
 
+// compareDoc is compare's --help text.
+const compareDoc = `Compares the eval report B.json (a later run) with A.json (the baseline),
+scenario by scenario, regressions first, and gives the difference in pass rate
+with a 95% paired bootstrap interval. Exit 0 when no scenario's pass rate
+dropped, 1 when one did, 2 on a usage or input error.`
+
 func runCompare(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("compare", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags(e, "compare", "evalrun compare [--model-a M] [--model-b M] A.json B.json", compareDoc)
 	modelA := fs.String("model-a", "", "the model of A.json to compare (default: its only model, or the model both reports share)")
 	modelB := fs.String("model-b", "", "the model of B.json to compare (default: as --model-a)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: evalrun compare [--model-a M] [--model-b M] A.json B.json")
-		fmt.Fprintln(e.stderr, `
-Compares the eval report B.json (a later run) with A.json (the baseline),
-scenario by scenario, regressions first, and the difference in pass rate with
-a 95% paired bootstrap interval. Exit 0 when nothing regressed, 1 when a
-scenario's pass rate dropped, 2 on a usage or input error.`)
-		fs.PrintDefaults()
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
 	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
-	}
-	if fs.NArg() != 2 {
+	if len(args) != 2 {
 		fs.Usage()
 		return exitUsage
 	}
 	var reports [2]*report.Eval
-	for i, path := range fs.Args() {
+	for i, path := range args {
 		f, err := os.Open(path)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "evalrun compare: %v\n", err)

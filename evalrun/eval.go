@@ -1,8 +1,7 @@
-package main
+package evalrun
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"regexp"
@@ -20,13 +19,28 @@ func init() {
 	register(&command{name: "eval", summary: "run scenarios against live models, several trials each, and score them", run: runEval})
 }
 
+// evalDoc is eval's --help text.
+const evalDoc = `Runs every selected scenario --trials times against each model (a fresh
+workspace and tools per trial, the model answering instead of the tape) and
+scores each trial with the scenario's expect block: pass@k, pass^k and a class
+(pass, fail, flaky) per scenario and model, failures by expectation, tokens,
+cost, latency; for two models a paired comparison. A trial ended by a failed
+model call is an error trial, counted apart and left out of pass@k.
+Exit 0 when every model reaches --min-pass, 1 when one does not (or the run
+was interrupted), 2 on a usage, input or provider-configuration error (such as
+a missing API key). Prices and rate limits may come from evalrun.yaml:
+
+  prices:                       # US dollars per million tokens
+    openai/gpt-4.1-mini: {input: 0.40, output: 1.60, cached: 0.10}
+  limits:                       # per provider
+    openai: {rpm: 500, tpm: 200000}`
+
 // defaultConfig is the file prices and limits are read from when it exists
 // and --config is not given.
 const defaultConfig = "evalrun.yaml"
 
 func runEval(ctx context.Context, e *env, args []string) int {
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags(e, "eval", "evalrun eval --model PROVIDER/MODEL [--model ...] [flags] [scenario files or folders (default: scenarios)]", evalDoc)
 	var models, tags, rpms, tpms stringList
 	var prices repeated
 	fs.Var(&models, "model", "a model to evaluate, PROVIDER/MODEL (repeatable, or comma-separated)")
@@ -45,17 +59,9 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	fs.Var(&prices, "price", "a model's price, MODEL=INPUT,OUTPUT[,CACHED] in US dollars per million tokens (repeatable)")
 	fs.Var(&rpms, "rpm", "requests per minute, N for every provider or PROVIDER=N (repeatable)")
 	fs.Var(&tpms, "tpm", "tokens per minute, N for every provider or PROVIDER=N (repeatable)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: evalrun eval --model PROVIDER/MODEL [--model ...] [flags] [scenario files or folders (default: scenarios)]")
-		fmt.Fprintln(e.stderr, `
-Runs every selected scenario --trials times against each model, scoring each
-trial with the scenario's expect block. Exit 0 when every model reaches
---min-pass, 1 when one does not (or the run was interrupted), 2 on a usage,
-input or provider-configuration error (such as a missing API key).`)
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
 	}
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(e.stderr, "evalrun eval: "+format+"\n", args...)
@@ -67,7 +73,7 @@ input or provider-configuration error (such as a missing API key).`)
 	if *trials < 1 || *parallel < 1 || *retryErrors < 0 || *maxCost < 0 {
 		return fail("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
 	}
-	opts := &eval.Options{Models: models, Trials: *trials, Parallel: *parallel, RetryErrors: *retryErrors, MaxCost: *maxCost,
+	opts := &eval.Options{Models: models, Tools: e.tools, Trials: *trials, Parallel: *parallel, RetryErrors: *retryErrors, MaxCost: *maxCost,
 		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}}
 	if *minPass != "" {
 		x, err := strconv.ParseFloat(*minPass, 64)
@@ -107,7 +113,7 @@ input or provider-configuration error (such as a missing API key).`)
 			return fail("--run: %v", err)
 		}
 	}
-	targets, code := discover(e, "eval", fs.Args())
+	targets, code := discover(e, "eval", args)
 	if code != exitOK {
 		return code
 	}
@@ -129,7 +135,7 @@ input or provider-configuration error (such as a missing API key).`)
 			if *saveFailed && t.Report.Status != report.StatusFail {
 				return nil
 			}
-			saved, err := eval.SaveTrial(context.WithoutCancel(ctx), *saveDir, t)
+			saved, err := eval.SaveTrial(context.WithoutCancel(ctx), *saveDir, t, e.tools)
 			if err != nil {
 				return fmt.Errorf("--save-trials: %w", err)
 			}
