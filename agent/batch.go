@@ -148,8 +148,10 @@ func (r *runner) after(ctx context.Context, p *pendingCall) {
 
 // updateMemo stores a pure call's success and clears the memo after any call
 // that may have changed the workspace or the world. Failures are never stored.
+// A call that never ran (unknown tool, bad arguments, blocked, memoised)
+// changed nothing, whatever its tool's safety.
 func (r *runner) updateMemo(p *pendingCall) {
-	if r.memo == nil {
+	if r.memo == nil || !p.runnable {
 		return
 	}
 	res := p.rec.Result

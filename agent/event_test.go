@@ -18,7 +18,7 @@ func TestEventStream(t *testing.T) {
 		return tools.Success("found"), clock.FromContext(ctx).Sleep(ctx, 50*time.Millisecond)
 	})
 	attempts := 0
-	fetch := tools.Func(tools.Spec{Name: "fetch", Safety: tools.Safety{Idempotent: true}}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
+	fetch := tools.Func(tools.Spec{Name: "fetch", Safety: tools.Safety{SideEffects: tools.SideEffectRead, Idempotent: true}}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
 		attempts++
 		tools.ReportProgress(ctx, fmt.Sprint("attempt ", attempts))
 		if err := clock.FromContext(ctx).Sleep(ctx, 10*time.Millisecond); err != nil {

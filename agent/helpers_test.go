@@ -165,9 +165,14 @@ func (c *counted) Execute(ctx context.Context, call tools.Call) (*tools.Result, 
 	return tools.Success(c.spec.Name + " ok " + string(call.Arguments)), nil
 }
 
+// readOnly is the safety of test tools that change nothing: they may run
+// beside each other. (A tool that declares nothing is assumed to change the
+// world and runs alone.)
+var readOnly = tools.Safety{SideEffects: tools.SideEffectRead}
+
 // echo returns a tool answering "name:<arguments>".
 func echo(name string) tools.Tool {
-	return tools.Func(tools.Spec{Name: name}, func(_ context.Context, c tools.Call) (*tools.Result, error) {
+	return tools.Func(tools.Spec{Name: name, Safety: readOnly}, func(_ context.Context, c tools.Call) (*tools.Result, error) {
 		return tools.Success(name + ":" + string(c.Arguments)), nil
 	})
 }

@@ -24,7 +24,7 @@ func TestBeforeHookBlocks(t *testing.T) {
 	}}}
 	model := script(respond(call("c1", "rm", `{"path":"x"}`), call("c2", "echo", `{}`)), final("done"))
 	run := mustRun(t, model, newRegistry(t, guarded, echo("echo")), opts)
-	equalStrings(t, "hook saw", seen, []string{`c1 rm {"path":"x"} write`, "c2 echo {} "})
+	equalStrings(t, "hook saw", seen, []string{`c1 rm {"path":"x"} write`, "c2 echo {} read"})
 	if guarded.n.Load() != 0 {
 		t.Errorf("the blocked tool ran %d times", guarded.n.Load())
 	}

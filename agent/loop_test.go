@@ -73,7 +73,7 @@ func TestBatchRunsConcurrentlyInSourceOrder(t *testing.T) {
 			return errors.New("deadlock: the batch did not run concurrently")
 		}
 	}
-	a := tools.Func(tools.Spec{Name: "a"}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
+	a := tools.Func(tools.Spec{Name: "a", Safety: readOnly}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
 		close(aStarted)
 		if err := wait(ctx, bStarted); err != nil {
 			return nil, err
@@ -86,7 +86,7 @@ func TestBatchRunsConcurrentlyInSourceOrder(t *testing.T) {
 		mu.Unlock()
 		return tools.Success("A"), nil
 	})
-	b := tools.Func(tools.Spec{Name: "b"}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
+	b := tools.Func(tools.Spec{Name: "b", Safety: readOnly}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
 		close(bStarted)
 		if err := wait(ctx, aStarted); err != nil {
 			return nil, err
@@ -126,7 +126,7 @@ func TestBatchRunsSequentially(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var running, peak atomic.Int32
 			slow := func(name string, mode tools.ExecutionMode) tools.Tool {
-				return tools.Func(tools.Spec{Name: name, Execution: mode}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
+				return tools.Func(tools.Spec{Name: name, Execution: mode, Safety: readOnly}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
 					n := running.Add(1)
 					defer running.Add(-1)
 					for {
@@ -164,7 +164,7 @@ func TestBatchRunsSequentially(t *testing.T) {
 }
 
 func TestParallelCallsOverlapOnTheVirtualClock(t *testing.T) {
-	sleeper := tools.Func(tools.Spec{Name: "sleep"}, func(ctx context.Context, c tools.Call) (*tools.Result, error) {
+	sleeper := tools.Func(tools.Spec{Name: "sleep", Safety: readOnly}, func(ctx context.Context, c tools.Call) (*tools.Result, error) {
 		var in struct{ Ms int }
 		if err := c.Decode(&in); err != nil {
 			return nil, err

@@ -31,4 +31,21 @@
 // coerces common model mistakes ("3" for 3, "true" for true, an object passed as
 // a JSON string) and reports them, reports every schema violation by path in one
 // validation result, and recovers a panicking tool into a panic result.
+//
+// # Safety
+//
+// A Spec's Safety tells the loop what it may assume. Left zero, it assumes
+// the worst: the tool may change the world, so its calls run alone (after
+// every earlier call of the batch, before every later one), are never
+// memoised and are never retried. Declare what is true:
+//
+//	Safety{}                                          runs alone; no memo; no retry
+//	Safety{SideEffects: SideEffectRead}               runs beside others; no memo; no retry
+//	Safety{SideEffects: SideEffectRead, Pure: true,
+//	       Idempotent: true}                          runs beside others; memoised; retried
+//	Safety{SideEffects: SideEffectWrite, Idempotent: true}  runs alone; no memo; retried
+//	Safety{SideEffects: SideEffectExternal}           runs alone; no memo; no retry
+//
+// Memoised means within one run, with agent.Options.Memoize; retried means
+// after a transient failure, with agent.Options.Retry.
 package tools

@@ -19,8 +19,9 @@ const (
 // SideEffect says what a tool may change.
 type SideEffect string
 
-// The side-effect levels, from none to the outside world. The zero value means
-// SideEffectNone.
+// The side-effect levels, from none to the outside world. The zero value ("")
+// means unknown: the tool has not said, so the loop assumes the worst (see
+// Safety).
 const (
 	SideEffectNone     SideEffect = "none"
 	SideEffectRead     SideEffect = "read"
@@ -28,9 +29,23 @@ const (
 	SideEffectExternal SideEffect = "external"
 )
 
-// Safety is what the loop may assume about a tool.
+// Safety is what the loop may assume about a tool. Its zero value assumes
+// nothing: a tool that declares no safety is treated as possibly changing
+// the world, so a refund tool nobody annotated is never run beside other
+// calls, memoised or retried:
+//
+//	declared                          runs beside others  memoised (Memoize)  retried (Retry)
+//	zero Safety{}                     no                  no                  no
+//	SideEffects: none or read         yes                 only if Pure        only if Idempotent
+//	SideEffects: write or external    no                  no                  only if Idempotent
+//	Pure (any SideEffects but write   yes                 yes                 only if Idempotent
+//	  or external)
+//
+// A tool whose Spec.Execution is sequential makes its whole batch run in
+// order, whatever its safety.
 type Safety struct {
-	// SideEffects is the most the tool changes; zero means none.
+	// SideEffects is the most the tool changes; zero means unknown, treated
+	// as possibly changing the world unless Pure is set.
 	SideEffects SideEffect `json:"side_effects,omitempty" yaml:"side_effects,omitempty"`
 	// Idempotent tools may be retried after a transient failure.
 	Idempotent bool `json:"idempotent,omitempty" yaml:"idempotent,omitempty"`
@@ -39,9 +54,17 @@ type Safety struct {
 	Pure bool `json:"pure,omitempty" yaml:"pure,omitempty"`
 }
 
-// Changes reports whether a call of the tool may change the workspace or the world.
+// Changes reports whether a call of the tool may change the workspace or the
+// world: side effects write or external, or unknown (zero) for a tool that is
+// not Pure.
 func (s Safety) Changes() bool {
-	return s.SideEffects == SideEffectWrite || s.SideEffects == SideEffectExternal
+	switch s.SideEffects {
+	case SideEffectWrite, SideEffectExternal:
+		return true
+	case "":
+		return !s.Pure
+	}
+	return false
 }
 
 // ExecutionMode says whether a tool may run beside others in a batch.
