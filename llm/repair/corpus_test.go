@@ -11,8 +11,15 @@ import (
 	"testing"
 )
 
-// corpusDir holds the shared JSON-repair corpora; tests skip when it is absent.
-const corpusDir = "../../../shared/corpora/json-repair"
+// corpusDir returns the directory of the shared JSON-repair corpora: under
+// $TAPELOOP_CORPORA when set, else ../shared/corpora next to the repository.
+// Tests that read it skip, saying so, when it is absent.
+func corpusDir() string {
+	if d := os.Getenv("TAPELOOP_CORPORA"); d != "" {
+		return filepath.Join(d, "json-repair")
+	}
+	return "../../../shared/corpora/json-repair"
+}
 
 // corpusFloors is the minimum semantic pass rate per corpus: a regression guard
 // set just under what the cascade achieves.
@@ -32,9 +39,10 @@ type corpusCase struct {
 // loadCorpus reads a corpus file, skipping the test when it is absent.
 func loadCorpus(tb testing.TB, name string) []corpusCase {
 	tb.Helper()
-	data, err := os.ReadFile(filepath.Join(corpusDir, name))
+	path := filepath.Join(corpusDir(), name)
+	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		tb.Skipf("corpus %s absent", name)
+		tb.Skipf("SKIP: corpus %s not found; the shared corpora are not on this machine (set TAPELOOP_CORPORA to the corpora directory to measure against them)", path)
 	}
 	if err != nil {
 		tb.Fatal(err)

@@ -3,16 +3,26 @@ package textcalls
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
 )
 
-// corpusPath is the llama.cpp tool-call corpus, outside the module (../shared).
-const corpusPath = "../../../shared/corpora/tool-call-text/llama.cpp.jsonl"
+// corpusPath returns the llama.cpp tool-call corpus, outside the module: under
+// $TAPELOOP_CORPORA when set, else ../shared/corpora next to the repository.
+// Tests that read it skip, saying so, when it is absent.
+func corpusPath() string {
+	dir := os.Getenv("TAPELOOP_CORPORA")
+	if dir == "" {
+		dir = "../../../shared/corpora"
+	}
+	return filepath.Join(dir, "tool-call-text", "llama.cpp.jsonl")
+}
 
 type corpusRecord struct {
 	Line   int
@@ -28,9 +38,13 @@ type corpusRecord struct {
 
 func loadCorpus(tb testing.TB) []corpusRecord {
 	tb.Helper()
-	f, err := os.Open(corpusPath)
+	path := corpusPath()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		tb.Skipf("SKIP: corpus %s not found; the shared corpora are not on this machine (set TAPELOOP_CORPORA to the corpora directory to measure against them)", path)
+	}
 	if err != nil {
-		tb.Skipf("corpus not available: %v", err)
+		tb.Fatal(err)
 	}
 	defer f.Close()
 	var out []corpusRecord
@@ -39,7 +53,7 @@ func loadCorpus(tb testing.TB) []corpusRecord {
 	for n := 1; sc.Scan(); n++ {
 		var r corpusRecord
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			tb.Fatalf("%s:%d: %v", corpusPath, n, err)
+			tb.Fatalf("%s:%d: %v", path, n, err)
 		}
 		r.Line = n
 		out = append(out, r)

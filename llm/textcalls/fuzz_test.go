@@ -26,7 +26,7 @@ func FuzzExtract(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
-	if recs, err := os.ReadFile(corpusPath); err == nil {
+	if recs, err := os.ReadFile(corpusPath()); err == nil {
 		var r corpusRecord
 		for _, line := range splitLines(recs) {
 			if json.Unmarshal(line, &r) == nil {
