@@ -9,7 +9,11 @@ func Repair(input string) (output string, fixes []string, err error) {
 	if valid(input) {
 		return input, nil, nil
 	}
-	p := parser{in: input, n: len(input), out: make([]byte, 0, len(input)+len(input)/8+8)}
+	in, used := input, fix(0)
+	if hasFullwidthStructure(input) {
+		in, used = normalizeFullwidth(input), fixCurlyQuotes
+	}
+	p := parser{in: in, n: len(in), out: make([]byte, 0, len(in)+len(in)/8+8), used: used}
 	if !p.parseDocument() {
 		return "", nil, p.err
 	}

@@ -108,8 +108,8 @@ func TestRepairClasses(t *testing.T) {
 		{"key in array", "after an item", `[1, "b": 2]`, `[1,{"b":2}]`, FixCloseBrackets},
 		// Set-like objects become arrays.
 		{"set", "single quotes", `{'a', 'b'}`, `["a","b"]`, FixSingleQuotes},
-		{"set", "one item", `{"a"}`, `["a"]`, FixCloseBrackets},
-		{"set", "numbers", `{"s": {1, 2, 3}}`, `{"s":[1,2,3]}`, FixCloseBrackets},
+		{"set", "one item", `{"a"}`, `["a"]`, FixPythonLiterals},
+		{"set", "numbers", `{"s": {1, 2, 3}}`, `{"s":[1,2,3]}`, FixPythonLiterals},
 		// A missing [.
 		{"missing [", "member", `{"tags": "a", "b"]}`, `{"tags":["a","b"]}`, FixCloseBrackets},
 		{"missing [", "member then more", `{"n": 1, 2, 3], "m": 4}`, `{"n":[1,2,3],"m":4}`, FixCloseBrackets},

@@ -102,6 +102,14 @@ func (p *parser) parseDocument() bool {
 		}
 		c := p.in[p.pos]
 		switch {
+		case c == ',' && !multi && p.out[afterValue-1] == '}' && p.keyStarts(gapAt(p.in[:p.n], p.pos+1).end):
+			// {"a": 1}, "b": 2}: the object was closed too early.
+			p.pos++
+			if !p.reopenObject(afterValue) {
+				return false
+			}
+			afterValue = len(p.out)
+			continue
 		case c == ',':
 			p.pos++
 			if gapAt(p.in[:p.n], p.pos).end >= p.n {
@@ -183,12 +191,13 @@ func (p *parser) startsLiteral(i int) bool {
 }
 
 // stripLeadingProse skips text before the value when it reads as prose that
-// introduces it: "Here is the JSON: {…". The prose must not hold quotes,
-// brackets or parentheses, and must end with a colon or a line break or be a
-// sentence of three words or more.
+// introduces it: "Here's the JSON: {…", "**Answer**: {…", bullets, "(1) …".
+// The prose must not hold double quotes, closing brackets or backticks (an
+// apostrophe only inside a word), must not end with '(', and must end with a
+// colon or a line break or be a sentence of three words or more.
 func (p *parser) stripLeadingProse() {
 	i := p.pos
-	if i >= p.n || !isLetter(p.in[i]) || p.startsLiteral(i) {
+	if i >= p.n || !p.proseStarts(i) || p.startsLiteral(i) {
 		return
 	}
 	j := i
@@ -197,10 +206,15 @@ func (p *parser) stripLeadingProse() {
 		if c == '{' || c == '[' || p.at(j, "```") {
 			break
 		}
-		if c == '"' || c == '\'' || c == '}' || c == ']' || c == '(' || c == ')' || c == '`' {
+		if c == '"' || c == '}' || c == ']' || c == '`' {
 			return
 		}
-		if k, _ := quoteAt(p.in, j); k != qNone {
+		if k, size := quoteAt(p.in, j); k != qNone {
+			// An apostrophe inside a word: Here's, I’ll.
+			if (k == qSingle || k == qCurlySingle) && j > i && isLetter(p.in[j-1]) && j+size < p.n && isLetter(p.in[j+size]) {
+				j += size
+				continue
+			}
 			return
 		}
 		j++
@@ -209,11 +223,33 @@ func (p *parser) stripLeadingProse() {
 		return
 	}
 	prose := strings.TrimRight(p.in[i:j], " \t\r\n")
+	if strings.HasSuffix(prose, "(") {
+		return
+	}
 	if !(strings.HasSuffix(prose, ":") || strings.ContainsRune(p.in[i:j], '\n') || strings.Count(prose, " ") >= 2) {
 		return
 	}
 	p.pos = j
 	p.used |= fixStripProse
+}
+
+// proseStarts reports whether prose may start at i: a letter, Markdown
+// emphasis or heading (*, #), a bullet ("- ", "• ") or a numbered item "(1)".
+func (p *parser) proseStarts(i int) bool {
+	c := p.in[i]
+	switch {
+	case isLetter(c), c == '*', c == '#':
+		return true
+	case p.at(i, "- "), p.at(i, "• "):
+		return true
+	case c == '(':
+		j := i + 1
+		for j < p.n && j-i <= 3 && (isLetter(p.in[j]) || isDigit(p.in[j])) {
+			j++
+		}
+		return j > i+1 && p.at(j, ")")
+	}
+	return false
 }
 
 // openFence skips a Markdown code fence opening at pos and limits parsing to the
@@ -284,7 +320,9 @@ func (p *parser) parseValue(ctx context) bool {
 	case c == '{':
 		return p.parseObject()
 	case c == '[':
-		return p.parseArray()
+		return p.parseArray('[')
+	case c == '(':
+		return p.parseArray(kindTuple)
 	case c == '-' || c == '.' || isDigit(c):
 		return p.parseNumber(ctx)
 	case c == '/':
@@ -301,36 +339,63 @@ func (p *parser) parseValue(ctx context) bool {
 	return p.failHere()
 }
 
-// push opens a container, refusing nesting beyond maxDepth.
-func (p *parser) push(c byte) bool {
+// Container kinds on the parser's stack, by the bracket that opened them in
+// the input: '{' and '[' as in JSON, '(' a Python tuple and 's' a set-like
+// {'a', 'b'}, both written as arrays.
+const (
+	kindTuple = '('
+	kindSet   = 's'
+)
+
+// push opens a container of kind k, writing its JSON opening bracket,
+// refusing nesting beyond maxDepth.
+func (p *parser) push(k byte) bool {
 	if len(p.stack) >= maxDepth {
 		return p.fail(p.pos, "nesting too deep")
 	}
-	p.stack = append(p.stack, c)
-	p.out = append(p.out, c)
+	p.stack = append(p.stack, k)
+	if k == '{' {
+		p.out = append(p.out, '{')
+	} else {
+		p.out = append(p.out, '[')
+	}
 	p.pos++
 	return true
 }
 
+// closerOf returns the input bracket that closes a container of kind k and
+// the JSON bracket written for it.
+func closerOf(k byte) (in, out byte) {
+	switch k {
+	case '{':
+		return '}', '}'
+	case kindTuple:
+		return ')', ']'
+	case kindSet:
+		return '}', ']'
+	}
+	return ']', ']'
+}
+
+// isCloser reports a closing bracket of the input.
+func isCloser(c byte) bool { return c == '}' || c == ']' || c == ')' }
+
 // closeContainer writes the closing bracket of the innermost container. At a
 // mismatched bracket (or the end of the input) it closes anyway, consuming the
 // bracket when no open container could claim it.
-func (p *parser) closeContainer(open byte) {
+func (p *parser) closeContainer() {
+	k := p.stack[len(p.stack)-1]
 	p.stack = p.stack[:len(p.stack)-1]
-	closer := byte('}')
-	other := byte(']')
-	if open == '[' {
-		closer, other = ']', '}'
-	}
-	p.out = append(p.out, closer)
+	closer, out := closerOf(k)
+	p.out = append(p.out, out)
 	switch {
 	case p.pos >= p.n:
 		p.used |= fixCloseBrackets
 	case p.in[p.pos] == closer:
 		p.pos++
-	case p.in[p.pos] == other:
+	case isCloser(p.in[p.pos]):
 		p.used |= fixCloseBrackets
-		if !p.inside(open ^ '{' ^ '[') {
+		if !p.claims(p.in[p.pos]) {
 			p.pos++
 		}
 	default:
@@ -338,20 +403,67 @@ func (p *parser) closeContainer(open byte) {
 	}
 }
 
-// parseArray parses an array at pos.
-func (p *parser) parseArray() bool {
-	if !p.push('[') {
+// claims reports whether an open container (or call) could be closed by the
+// closing bracket c.
+func (p *parser) claims(c byte) bool {
+	if c == ')' && p.calls > 0 {
+		return true
+	}
+	for _, k := range p.stack {
+		if in, _ := closerOf(k); in == c {
+			return true
+		}
+	}
+	return false
+}
+
+// strayParen handles a ')' where an item, a comma or a closing bracket of a
+// container that a ')' does not close should be: dropped, or taken as the
+// container's closer at the end of the input. It reports whether the loop
+// should go on.
+func (p *parser) strayParen() bool {
+	p.pos++
+	p.used |= fixCloseBrackets
+	return gapAt(p.in[:p.n], p.pos).end < p.n
+}
+
+// onlyQuoteLeft reports whether the rest of the input is a lone opening quote:
+// the input was cut right after it.
+func (p *parser) onlyQuoteLeft() bool {
+	_, size := quoteAt(p.in, p.pos)
+	return size > 0 && p.pos+size == p.n
+}
+
+// parseArray parses an array (or a tuple) at pos.
+func (p *parser) parseArray(k byte) bool {
+	if !p.push(k) {
 		return false
 	}
-	count, pending, commaAt := 0, false, 0
+	if k == kindTuple {
+		p.used |= fixPythonLiterals
+	}
+	return p.items(0, false, 0)
+}
+
+// items parses the items of the innermost container, an array, from pos on:
+// count items were written, pending says a comma was read after the last, and
+// commaAt is where in out a comma after the last goes.
+func (p *parser) items(count int, pending bool, commaAt int) bool {
+	closer, _ := closerOf(p.stack[len(p.stack)-1])
 	for {
 		p.skip()
 		if p.pos >= p.n {
 			break
 		}
 		c := p.in[p.pos]
-		if c == ']' || c == '}' {
+		if c == ']' || c == '}' || (c == ')' && (closer == ')' || p.calls > 0)) {
 			break
+		}
+		if c == ')' {
+			if !p.strayParen() {
+				break
+			}
+			continue
 		}
 		if c == ',' {
 			p.pos++
@@ -371,11 +483,44 @@ func (p *parser) parseArray() bool {
 			// A fence inside brackets: [```json {…} ```].
 			break
 		}
+		if p.onlyQuoteLeft() {
+			p.pos = p.n
+			p.used |= fixCloseString
+			break
+		}
+		if count > 0 && !pending && !p.valueStarts(p.pos) {
+			return p.failHere()
+		}
+		if p.keyInArray() {
+			// key: value inside an array: members of the object before it,
+			// when one was closed too early, or else of an object of their own.
+			if count > 0 && p.out[commaAt-1] == '}' {
+				if !p.reopenObject(commaAt) {
+					return false
+				}
+				commaAt = len(p.out)
+				pending = false
+				continue
+			}
+			if count > 0 {
+				if !pending {
+					p.used |= fixMissingComma
+				}
+				p.out = insertByte(p.out, commaAt, ',')
+			}
+			p.used |= fixCloseBrackets
+			p.stack = append(p.stack, '{')
+			p.out = append(p.out, '{')
+			if !p.members(0, false, 0) {
+				return false
+			}
+			count++
+			pending = false
+			commaAt = len(p.out)
+			continue
+		}
 		if count > 0 {
 			if !pending {
-				if !p.valueStarts(p.pos) {
-					return p.failHere()
-				}
 				p.used |= fixMissingComma
 			}
 			p.out = insertByte(p.out, commaAt, ',')
@@ -390,8 +535,32 @@ func (p *parser) parseArray() bool {
 	if pending {
 		p.used |= fixTrailingComma
 	}
-	p.closeContainer('[')
+	p.closeContainer()
 	return true
+}
+
+// keyInArray reports whether a key followed by a colon and a value starts at
+// pos, inside an array; a word before :// is a URL, not a key.
+func (p *parser) keyInArray() bool {
+	if !p.keyStarts(p.pos) {
+		return false
+	}
+	s := p.in[:p.n]
+	c := strings.IndexByte(s[p.pos:], ':') + p.pos + 1
+	return !p.at(c, "//")
+}
+
+// reopenObject continues the object that ends at out[end-1] (its '}'), closed
+// too early: {"a": 1}, "b": 2} is one object. pos is at the next member; the
+// comma before it was read.
+func (p *parser) reopenObject(end int) bool {
+	p.used |= fixCloseBrackets
+	p.out = append(p.out[:end-1], p.out[end:]...)
+	if len(p.stack) >= maxDepth {
+		return p.fail(p.pos, "nesting too deep")
+	}
+	p.stack = append(p.stack, '{')
+	return p.members(1, true, end-1)
 }
 
 // parseObject parses an object at pos.
@@ -399,15 +568,28 @@ func (p *parser) parseObject() bool {
 	if !p.push('{') {
 		return false
 	}
-	count, pending, commaAt := 0, false, 0
+	return p.members(0, false, 0)
+}
+
+// members parses the members of the innermost container, an object, from pos
+// on; count, pending and commaAt are as for items.
+func (p *parser) members(count int, pending bool, commaAt int) bool {
+	open := len(p.out) - 1 // where the object's '{' is, when count is 0
+	lastValue := 0         // where in out the last member's value starts
 	for {
 		p.skip()
 		if p.pos >= p.n {
 			break
 		}
 		c := p.in[p.pos]
-		if c == '}' || c == ']' {
+		if c == '}' || c == ']' || (c == ')' && p.calls > 0) {
 			break
+		}
+		if c == ')' {
+			if !p.strayParen() {
+				break
+			}
+			continue
 		}
 		if c == ',' {
 			p.pos++
@@ -427,13 +609,41 @@ func (p *parser) parseObject() bool {
 			// [{"a":1{"b":2}]: the object was not closed.
 			break
 		}
+		if p.onlyQuoteLeft() {
+			p.pos = p.n
+			p.used |= fixCloseString
+			break
+		}
+		if count == 0 && p.setStarts() {
+			// {'a', 'b'}: a set, written as an array.
+			p.used |= fixPythonLiterals
+			p.out[open] = '['
+			p.stack[len(p.stack)-1] = kindSet
+			return p.items(0, false, 0)
+		}
+		if count > 0 && pending && lastValue > 0 && p.arrayMissingOpen(p.pos) {
+			// {"tags": "a", "b"]}: the value's '[' is missing.
+			p.used |= fixCloseBrackets
+			p.out = insertByte(p.out, lastValue, '[')
+			if len(p.stack) >= maxDepth {
+				return p.fail(p.pos, "nesting too deep")
+			}
+			p.stack = append(p.stack, '[')
+			if !p.items(1, true, commaAt+1) {
+				return false
+			}
+			pending = false
+			commaAt = len(p.out)
+			continue
+		}
 		if count > 0 {
 			if !pending {
 				p.used |= fixMissingComma
 			}
 			p.out = insertByte(p.out, commaAt, ',')
 		}
-		if !p.parseMember() {
+		var ok bool
+		if lastValue, ok = p.parseMember(); !ok {
 			return false
 		}
 		count++
@@ -443,37 +653,143 @@ func (p *parser) parseObject() bool {
 	if pending {
 		p.used |= fixTrailingComma
 	}
-	p.closeContainer('{')
+	p.closeContainer()
 	return true
 }
 
-// parseMember parses key: value at pos.
-func (p *parser) parseMember() bool {
-	if !p.parseKey() {
+// setStarts reports whether the object at pos is set-like, {'a', 'b'}: its
+// first item is a value followed by a comma or the closing brace, not a colon.
+func (p *parser) setStarts() bool {
+	s := p.in[:p.n]
+	i := p.pos
+	if k, size := quoteAt(s, i); k != qNone {
+		end, _ := p.quotedEnd(i, k, size)
+		if end < 0 {
+			return false
+		}
+		i = end
+	} else {
+		for i < len(s) && (isWordByte(s[i]) || s[i] == '-' || s[i] == '.') {
+			i++
+		}
+		if i == p.pos {
+			return false
+		}
+	}
+	j := gapAt(s, i).end
+	if j < len(s) && s[j] == '}' {
+		return true
+	}
+	if j >= len(s) || s[j] != ',' {
 		return false
+	}
+	// {'a', …: the next item must be a value followed by a comma or '}' too.
+	j = gapAt(s, j+1).end
+	if k, size := quoteAt(s, j); k != qNone {
+		end, ok := p.quotedEnd(j, k, size)
+		if !ok {
+			return false
+		}
+		j = end
+	} else {
+		i = j
+		for j < len(s) && (isWordByte(s[j]) || s[j] == '-' || s[j] == '.') {
+			j++
+		}
+		if j == i {
+			return false
+		}
+	}
+	j = gapAt(s, j).end
+	return j < len(s) && (s[j] == ',' || s[j] == '}')
+}
+
+// quotedEnd returns the index after the quote that closes the one-line string
+// opened at i, or -1.
+func (p *parser) quotedEnd(i int, k quote, size int) (int, bool) {
+	s := p.in[:p.n]
+	for j := i + size; j < len(s); j++ {
+		switch s[j] {
+		case '\\':
+			j++
+			continue
+		case '\n':
+			return -1, false
+		}
+		if q, n := quoteAt(s, j); q != qNone && closes(k, q) {
+			return j + n, true
+		}
+	}
+	return -1, false
+}
+
+// arrayMissingOpen reports whether the items at i, after a member's value
+// and a comma, continue that value as an array whose '[' is missing: no key
+// follows, and a ']' comes before any ':' or '}' and is followed by a comma
+// or the object's '}'.
+func (p *parser) arrayMissingOpen(i int) bool {
+	if p.keyStarts(i) || !p.valueStarts(i) {
+		return false
+	}
+	s := p.in[:p.n]
+	for j := i; j < len(s); j++ {
+		switch c := s[j]; c {
+		case ']':
+			k := gapAt(s, j+1).end
+			return k < len(s) && (s[k] == ',' || s[k] == '}')
+		case ':', '}', '{', '[':
+			return false
+		}
+		if k, size := quoteAt(s, j); k != qNone {
+			end, ok := p.quotedEnd(j, k, size)
+			if !ok {
+				return false
+			}
+			j = end - 1
+		}
+	}
+	return false
+}
+
+// parseMember parses key: value at pos. valueAt is where in out the value
+// starts.
+func (p *parser) parseMember() (valueAt int, ok bool) {
+	if !p.parseKey() {
+		return 0, false
 	}
 	p.skip()
 	if p.pos >= p.n {
-		p.out = append(p.out, ":null"...)
+		p.out = append(p.out, ":"...)
 		p.used |= fixMissingValue
-		return true
+		return len(p.out), p.missingValue()
 	}
-	if p.in[p.pos] == ':' {
+	switch c := p.in[p.pos]; {
+	case c == ':':
 		p.out = append(p.out, ':')
 		p.pos++
-	} else if p.valueStarts(p.pos) {
+	case p.at(p.pos, "："):
+		p.out = append(p.out, ':')
+		p.pos += len("：")
+		p.used |= fixCurlyQuotes
+	case p.valueStarts(p.pos):
 		p.out = append(p.out, ':')
 		p.used |= fixMissingColon
-	} else {
-		return p.fail(p.pos, describe(p.in[:p.n], p.pos)+" where ':' should follow the key")
+	default:
+		return 0, p.fail(p.pos, describe(p.in[:p.n], p.pos)+" where ':' should follow the key")
 	}
 	p.skip()
+	valueAt = len(p.out)
 	if p.pos >= p.n || p.in[p.pos] == ',' || p.in[p.pos] == '}' || p.in[p.pos] == ']' {
-		p.out = append(p.out, "null"...)
 		p.used |= fixMissingValue
-		return true
+		return valueAt, p.missingValue()
 	}
-	return p.parseValue(ctxValue)
+	return valueAt, p.parseValue(ctxValue)
+}
+
+// missingValue writes null for a key without a value.
+func (p *parser) missingValue() bool {
+	p.out = append(p.out, "null"...)
+	return true
 }
 
 // parseKey parses a key, quoted or not, at pos.

@@ -1,6 +1,9 @@
 package repair
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // This file holds the lexical layer: character classes, quotes, and the gaps
 // (whitespace and comments) between tokens.
@@ -12,7 +15,7 @@ const (
 	qNone quote = iota
 	qDouble
 	qSingle
-	qCurlyDouble // “ ”
+	qCurlyDouble // “ ” „ ＂
 	qCurlySingle // ‘ ’
 	qBacktick    // ` ´
 )
@@ -33,14 +36,18 @@ func quoteAt(s string, i int) (quote, int) {
 		if i+1 < len(s) && s[i+1] == 0xB4 {
 			return qBacktick, 2
 		}
-	case 0xE2: // U+2018..U+201D: E2 80 98..9D
+	case 0xE2: // U+2018..U+201E: E2 80 98..9E
 		if i+2 < len(s) && s[i+1] == 0x80 {
 			switch s[i+2] {
 			case 0x98, 0x99:
 				return qCurlySingle, 3
-			case 0x9C, 0x9D:
+			case 0x9C, 0x9D, 0x9E: // “ ” and the low-9 „
 				return qCurlyDouble, 3
 			}
+		}
+	case 0xEF: // U+FF02 ＂, the fullwidth quote: EF BC 82
+		if i+2 < len(s) && s[i+1] == 0xBC && s[i+2] == 0x82 {
+			return qCurlyDouble, 3
 		}
 	}
 	return qNone, 0
@@ -49,8 +56,10 @@ func quoteAt(s string, i int) (quote, int) {
 // closes reports whether a quote of kind k ends a string opened with open.
 func closes(open, k quote) bool {
 	switch open {
-	case qDouble, qSingle:
-		return k == open
+	case qDouble:
+		return k == qDouble || k == qCurlyDouble
+	case qSingle:
+		return k == qSingle || k == qCurlySingle
 	case qCurlyDouble:
 		return k == qCurlyDouble || k == qDouble
 	case qCurlySingle:
@@ -199,4 +208,47 @@ func (p *parser) skip() gap {
 // at reports whether the input continues with lit at i.
 func (p *parser) at(i int, lit string) bool {
 	return i+len(lit) <= p.n && p.in[i:i+len(lit)] == lit
+}
+
+// fullwidth maps the fullwidth structural characters to ASCII.
+var fullwidth = map[rune]byte{'｛': '{', '｝': '}', '［': '[', '］': ']', '：': ':', '，': ',', '＂': '"'}
+
+// hasFullwidthStructure reports whether s is JSON written with fullwidth
+// brackets: it holds a ｛ or ［.
+func hasFullwidthStructure(s string) bool {
+	return strings.Contains(s, "｛") || strings.Contains(s, "［")
+}
+
+// normalizeFullwidth writes the fullwidth brackets, colons, commas and quotes
+// of s in ASCII, except inside strings, where only the closing quote is
+// changed: ｛＂a＂：＂时间：10点＂｝ gives {"a":"时间：10点"}.
+func normalizeFullwidth(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	var open rune // the quote of the string being read, or 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case open != 0 && r == '\\' && i+1 < len(s):
+			b.WriteString(s[i : i+2])
+			i += 2
+			continue
+		case open != 0 && r == open:
+			open = 0
+			b.WriteByte('"')
+		case open != 0:
+			b.WriteRune(r)
+		case r == '"' || r == '＂':
+			open = r
+			b.WriteByte('"')
+		default:
+			if c, ok := fullwidth[r]; ok {
+				b.WriteByte(c)
+			} else {
+				b.WriteRune(r)
+			}
+		}
+		i += size
+	}
+	return b.String()
 }

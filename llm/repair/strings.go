@@ -18,12 +18,88 @@ func (p *parser) parseString(ctx context, open quote, size int) bool {
 func (p *parser) parseStringOnly(ctx context, open quote, size int) bool {
 	p.used |= quoteFix(open)
 	start := p.pos + size
-	end, resume, how := p.scanString(start, open, ctx)
-	if !p.writeString(p.in[start:end], open, how, start) {
+	from, end, resume, how := p.embedded(start, open, ctx)
+	if end < 0 {
+		from = start
+		end, resume, how = p.scanString(start, open, ctx)
+	}
+	if !p.writeString(p.in[from:end], open, how, from) {
 		return false
 	}
 	p.pos = resume
 	return true
+}
+
+// embedded finds the end of a string whose content is not scanned as usual:
+// doubled quotes, ""x"", and JSON text, "{"x": 1}", whose closing bracket is
+// followed by the string's closing quote and what fits the context. end is
+// -1 when the string is neither; from is where its content starts.
+func (p *parser) embedded(start int, open quote, ctx context) (from, end, resume int, how stringEnd) {
+	s := p.in[:p.n]
+	if start >= len(s) {
+		return start, -1, 0, 0
+	}
+	switch c := s[start]; {
+	case c == '"' && open == qDouble && !p.fitsAfter(start+1, ctx):
+		for j := start + 1; j+1 < len(s); j++ {
+			switch s[j] {
+			case '\n':
+				return start, -1, 0, 0
+			case '"':
+				if s[j+1] == '"' && p.fitsAfter(j+2, ctx) {
+					p.used |= fixInnerQuotes
+					return start + 1, j, j + 2, endQuote
+				}
+				return start, -1, 0, 0
+			}
+		}
+	case c == '{' || c == '[':
+		m := matchText(s, start)
+		if m < 0 {
+			return start, -1, 0, 0
+		}
+		if k, size := quoteAt(s, m); k != qNone && closes(open, k) && p.fitsAfter(m+size, ctx) {
+			return start, m, m + size, endQuote
+		}
+	}
+	return start, -1, 0, 0
+}
+
+// matchText returns the index after the bracket that closes the one at
+// s[i], on its line, skipping strings; -1 when there is none.
+func matchText(s string, i int) int {
+	depth := 0
+	in := false
+	for j := i; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case c == '\n':
+			return -1
+		case c == '\\':
+			j++
+		case c == '"':
+			in = !in
+		case in:
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		}
+	}
+	return -1
+}
+
+// fitsAfter reports whether what follows a string's closing quote at i fits
+// the context well enough to end it: a colon after a key, else a strong fit.
+func (p *parser) fitsAfter(i int, ctx context) bool {
+	if ctx == ctxKey {
+		j := gapAt(p.in[:p.n], i).end
+		return j < p.n && (p.in[j] == ':' || p.at(j, "："))
+	}
+	return p.endsString(i, ctx) == fitStrong
 }
 
 // quoteFix is the fix a string opened with a quote of kind open needs.
@@ -73,6 +149,9 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 		if ctx != ctxKey {
 			fit = p.endsString(i+size, ctx)
 		}
+		if fit != fitNone && k != open && (open == qDouble || open == qSingle) {
+			p.used |= fixCurlyQuotes // "a”: a straight quote closed by a curly one
+		}
 		if fit == fitStrong {
 			return i, i + size, endQuote
 		}
@@ -88,6 +167,13 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 		if fit == fitWeak {
 			return i, i + size, endQuote
 		}
+		if ctx == ctxValue || ctx == ctxArray {
+			if e := p.junkEnd(i+size, ctx); e >= 0 {
+				// {"b": "ok" true}: text after the string, dropped.
+				p.used |= fixTrim
+				return i, e, endQuote
+			}
+		}
 		i += size
 	}
 	p.used |= fixCloseString
@@ -97,12 +183,65 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 			switch s[i] {
 			case '\\':
 				i++
-			case ',', ']', '}', '\n':
+			case ',':
+				// A comma ends it only before a next member: an unclosed
+				// string holding commas is not split into invented members.
+				if (ctx == ctxValue || ctx == ctxKey) && !p.keyStarts(gapAt(s, i+1).end) {
+					continue
+				}
+				return trimSpaceEnd(s, start, i), i, endInferred
+			case ']', '}', '\n':
 				return trimSpaceEnd(s, start, i), i, endInferred
 			}
 		}
 	}
 	return len(s), len(s), endCut
+}
+
+// junkEnd returns where the text after a string's closing quote at j ends
+// when it is junk before a delimiter that fits ctx: words without quotes,
+// colons or brackets, or a # comment or a stray code fence to the end of the
+// line. It returns -1 when the text is not junk.
+func (p *parser) junkEnd(j int, ctx context) int {
+	s := p.in[:p.n]
+	i := j
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i >= len(s) {
+		return -1
+	}
+	if s[i] == '#' || p.at(i, "```") {
+		for i < len(s) && s[i] != '\n' {
+			i++
+		}
+	} else {
+		start := i
+		for ; i < len(s); i++ {
+			c := s[i]
+			if c == ',' || c == '}' || c == ']' || c == '\n' || c == '\r' {
+				break
+			}
+			if c == ':' || c == '{' || c == '[' {
+				return -1
+			}
+			if k, _ := quoteAt(s, i); k != qNone {
+				return -1
+			}
+		}
+		if i == start {
+			return -1
+		}
+	}
+	switch p.endsString(i, ctx) {
+	case fitStrong:
+		return i
+	case fitWeak:
+		if i < len(s) && s[i] == '\n' {
+			return i
+		}
+	}
+	return -1
 }
 
 // lastNonGap returns the index of the last byte in s[from:to] that is neither
@@ -166,11 +305,11 @@ func (p *parser) endsString(i int, ctx context) fit {
 	switch ctx {
 	case ctxValue:
 		switch {
-		case c == '}' || c == ']':
+		case c == '}' || c == ']' || c == ')' && p.parenEnds(j):
 			return fitStrong
 		case c == ',':
 			k := gapAt(s, j+1).end
-			if k >= len(s) || s[k] == '}' || s[k] == ']' || p.keyStarts(k) {
+			if k >= len(s) || s[k] == '}' || s[k] == ']' || p.keyStarts(k) || p.arrayMissingOpen(k) {
 				return fitStrong
 			}
 			return fitNone
@@ -179,7 +318,7 @@ func (p *parser) endsString(i int, ctx context) fit {
 		}
 	case ctxArray:
 		switch {
-		case c == ']' || c == '}':
+		case c == ']' || c == '}' || c == ')' && p.parenEnds(j):
 			return fitStrong
 		case c == ',':
 			k := gapAt(s, j+1).end
@@ -216,6 +355,19 @@ func (p *parser) endsString(i int, ctx context) fit {
 		}
 	}
 	return fitNone
+}
+
+// parenEnds reports whether the ')' at i ends a value: it closes a tuple, or
+// is a stray one before a delimiter or the end.
+func (p *parser) parenEnds(i int) bool {
+	if len(p.stack) > 0 && p.stack[len(p.stack)-1] == kindTuple {
+		return true
+	}
+	if p.calls > 0 {
+		return false
+	}
+	j := gapAt(p.in[:p.n], i+1).end
+	return j >= p.n || p.in[j] == ',' || p.in[j] == '}' || p.in[j] == ']'
 }
 
 // keyStarts reports whether a key followed by a colon starts at i.
@@ -354,24 +506,32 @@ func (p *parser) writeEscapedByte(c byte) {
 }
 
 // literalBackslashes reports whether the backslashes of a string's content are
-// literal text rather than escapes: the content holds an escape JSON does not
-// know (\U, \d, \a, …) or starts with a drive letter (C:\).
+// literal text rather than escapes, as in a path: the content starts with a
+// drive letter (C:\), or holds an escape JSON does not know (\U, \d, …) and
+// two or more backslashes each followed by a name of two characters or more
+// (\documents\data). Elsewhere an unknown escape is a slip: \q gives q.
 func literalBackslashes(s string) bool {
 	if len(s) >= 3 && isLetter(s[0]) && s[1] == ':' && s[2] == '\\' {
 		return true
 	}
+	unknown, names := false, 0
 	for i := 0; i+1 < len(s); i++ {
 		if s[i] != '\\' {
 			continue
 		}
 		switch s[i+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't', 'u', '\'', '\n', '\r':
-			i++
 		default:
-			return true
+			unknown = true
+		}
+		if i+2 < len(s) && isWordByte(s[i+1]) && isWordByte(s[i+2]) {
+			names++
+		}
+		if s[i+1] == '\\' || s[i+1] == '"' {
+			i++
 		}
 	}
-	return false
+	return unknown && names >= 2
 }
 
 // writeString writes the content of a quoted string (without its quotes) as a
@@ -381,6 +541,13 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 	if how == endCut {
 		s = dropPartialEscape(s)
 		s = strings.TrimRight(s, " \t\r\n")
+	}
+	if how == endQuote {
+		// "name\n": a line break just before the closing quote is dropped.
+		if t := strings.TrimRight(s, "\r\n"); len(t) < len(s) {
+			p.used |= fixEscapeControlChars
+			s = t
+		}
 	}
 	if how != endQuote && strings.HasSuffix(s, "+") {
 		// "hello + without its closing quote, where a concatenation was meant.
@@ -443,7 +610,12 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 					i++
 				}
 			default:
-				p.out = append(p.out, '\\', '\\')
+				if literal {
+					p.out = append(p.out, '\\', '\\')
+				} else {
+					// \q: the backslash is dropped, as other repairers do.
+					p.used |= fixEscapeBackslashes
+				}
 			}
 		}
 	}

@@ -44,12 +44,20 @@ func (p *parser) ends(i int, ctx context) bool {
 	}
 	c := p.in[i]
 	switch c {
-	case ' ', '\t', '\n', '\r', ',', ']', '}', '/', ';', '{', '[':
+	case ' ', '\t', '\n', '\r', ',', ']', '}', ';', '{', '[':
 		return true
+	case '/':
+		// A comment ends it; 3/4 is text.
+		return p.at(i+1, "/") || p.at(i+1, "*")
 	case ':':
 		return ctx == ctxKey
 	case ')':
-		return ctx == ctxCall
+		// A call's end, or a stray ')' before a delimiter.
+		if ctx == ctxCall || p.calls > 0 {
+			return true
+		}
+		j := gapAt(p.in[:p.n], i+1).end
+		return j >= p.n || p.in[j] == ',' || p.in[j] == '}' || p.in[j] == ']'
 	}
 	return oddSpace(p.in, i) != 0
 }
@@ -240,6 +248,13 @@ func (p *parser) parseBare(ctx context) bool {
 	i := p.pos
 	for i < len(s) {
 		c := s[i]
+		if (c == '{' || c == '[') && i > p.pos && (ctx == ctxValue || ctx == ctxArray) {
+			// Hello {name}!, a[0]: brackets closed within the text.
+			if e := bareGroupEnd(s, i); e > 0 {
+				i = e
+				continue
+			}
+		}
 		if c == ',' || c == ']' || c == '}' || c == '{' || c == '[' || c == '\n' || c == '\r' {
 			break
 		}
@@ -265,6 +280,27 @@ func (p *parser) parseBare(ctx context) bool {
 		p.pos++ // a lone closing quote: [a","b"]
 	}
 	return true
+}
+
+// bareGroupEnd returns the index after the bracket that closes the one at
+// s[i] in unquoted text, on its line and with no quote, comma or colon
+// between; -1 when there is none.
+func bareGroupEnd(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case '\n', '\r', '"', '\'', ',', ':':
+			return -1
+		}
+	}
+	return -1
 }
 
 // parseRegex parses a JavaScript regular expression /…/flags as a string.
