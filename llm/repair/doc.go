@@ -29,24 +29,34 @@
 //
 // In cascade order, least invasive first (the order Repair reports them in):
 //
-//   - trim: stray text after a complete value: a semicolon, surplus closing brackets.
+//   - trim: stray text after a complete value: a semicolon, surplus closing
+//     brackets; and junk after a string's closing quote before the next comma
+//     or bracket ({"b": "ok" true}, a # note, a stray ```), dropped.
 //   - strip_bom: a byte-order mark or zero-width character, a non-ASCII space
 //     between tokens.
 //   - comments: // and /* */ comments.
-//   - strip_prose: prose before the value ("Here is the JSON: {…"), prose after a
-//     complete object or array, a Markdown code fence of three or more backticks.
+//   - strip_prose: prose before the value ("Here's the JSON: {…", "**Answer**:",
+//     bullets, "(1) …"), prose after a complete object or array, a Markdown code
+//     fence of three or more backticks.
 //   - escape_control_chars: a literal newline, tab, carriage return, backspace or
-//     form feed inside a string.
-//   - escape_backslashes: backslashes kept as text (see below).
+//     form feed inside a string; a line break just before a closing quote is
+//     dropped ("name\n": 1).
+//   - escape_backslashes: backslashes kept as text in a path, or dropped before
+//     a character JSON cannot escape (see below).
 //   - trailing_comma: a comma before a closing bracket or the end, or doubled.
 //   - missing_comma: a comma between two values or members.
 //   - missing_colon: the colon between a key and its value.
-//   - curly_quotes: “ ” ‘ ’ and backticks as string delimiters.
+//   - curly_quotes: “ ” „ ‘ ’, backticks and the fullwidth ＂ as string
+//     delimiters, mixed with straight ones; JSON written with fullwidth
+//     brackets, colons and commas (｛＂a＂：1｝).
 //   - single_quotes: 'single-quoted' strings.
 //   - unquoted_keys: keys without quotes.
-//   - unquoted_strings: bare words and text as values (also /regex/).
-//   - inner_quotes: a " inside a string that is not its end, escaped.
-//   - python_literals: True, False, None, and TRUE, Null, … as JSON literals.
+//   - unquoted_strings: bare words and text as values (also /regex/, 3/4, and
+//     brackets closed within the text: Hello {name}!).
+//   - inner_quotes: a " inside a string that is not its end, escaped; doubled
+//     quotes ""x"" read as one.
+//   - python_literals: True, False, None, and TRUE, Null, … as JSON literals;
+//     tuples (1, 2) and sets {'a', 'b'} as arrays.
 //   - js_literals: undefined as null.
 //   - numbers: 2. → 2.0, .5 → 0.5, 1e → 1e0, - → -0.
 //   - concatenation: "a" + "b" joined.
@@ -58,7 +68,10 @@
 //     commas) wrapped in an array.
 //   - missing_value: null for a key without a value ({"a":} or {"a": cut).
 //   - close_string: a string whose closing quote is missing.
-//   - close_brackets: arrays and objects left open, a mismatched closing bracket.
+//   - close_brackets: arrays and objects left open, a mismatched closing bracket
+//     or a stray ")"; an object closed too early with members after it
+//     ({"a": 1}, "b": 2} is one object); key: value inside an array (an object
+//     in it); an array whose [ is missing ({"t": "a", "b"]}).
 //
 // # Policies
 //
@@ -68,21 +81,27 @@
 // `John is "good", hah`. A quote after a comma that does not fit means the
 // string's own closing quote is missing before that comma: {"a":"b,"c":1}. A
 // string that is never closed runs to the end of the input (a cut), except that
-// when the input ends with a bracket it stops at the first comma, bracket or
-// line break: {"a":"b} gives {"a":"b"}. A string without its closing quote
+// when the input ends with a bracket it stops at the first bracket or line
+// break, or a comma before a next member: {"a":"b} gives {"a":"b"}, and
+// {"a": "x, y} keeps "x, y". A string whose text is JSON, "{"x": 1}", ends at
+// the quote after its closing bracket. Text after a string's closing quote
+// that fits nothing is junk and dropped: {"b": "ok" true} gives {"b": "ok"}. A string without its closing quote
 // drops a final +, a concatenation left unfinished: {"a":"x + gives {"a":"x"}.
 //
-// Backslashes: a string whose content holds an escape JSON does not know (\U,
-// \d, \a, …) or starts with a drive letter (C:\) is taken as text with literal
-// backslashes, as in a Windows path: its backslashes are kept, so
-// "C:\Users\new" keeps \n as a backslash and an n. Only \" and \\ stay escapes
+// Backslashes: a string that starts with a drive letter (C:\), or holds an
+// escape JSON does not know and two or more backslashes each before a name
+// (\documents\data), is taken as text with literal backslashes, as in a
+// Windows path: its backslashes are kept, so "C:\Users\new" keeps \n as a
+// backslash and an n. Elsewhere an escape JSON does not know loses its
+// backslash, as every other repairer does: "\q" gives "q". Only \" and \\ stay escapes
 // in such a string, except that, as in any string, \' becomes ' and a
 // backslash before a line break becomes \n (the backslash dropped). Elsewhere
 // valid escapes are kept and a malformed \u escape is refused.
 //
 // Prose: text before the value is dropped only when it reads as an introduction
-// (no quotes or brackets, ending with a colon or a line break, or three words or
-// more), and text after it only after a complete object or array. A fragment
+// (no double quotes, closing brackets or backticks, apostrophes only inside
+// words, ending with a colon or a line break, or three words or more), and
+// text after it only after a complete object or array. A fragment
 // such as `"x": {"a":1}` inside prose is refused, never returned as if it were
 // the whole value.
 //

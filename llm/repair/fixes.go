@@ -6,7 +6,8 @@ import "math/bits"
 // goldens and scenario expectations (expect.repairs) refer to them.
 const (
 	// FixTrim drops stray text around the value: a trailing semicolon, surplus
-	// closing brackets after a complete value.
+	// closing brackets after a complete value, junk after a string's closing
+	// quote.
 	FixTrim = "trim"
 	// FixStripBOM removes a byte-order mark or zero-width character, and turns a
 	// non-ASCII space (no-break, ideographic, …) between tokens into a plain space.
@@ -17,10 +18,11 @@ const (
 	// fence (three or more backticks, with or without a language) around it.
 	FixStripProse = "strip_prose"
 	// FixEscapeControlChars escapes a literal newline, tab, carriage return,
-	// backspace or form feed inside a string (and a backslash before a newline).
+	// backspace or form feed inside a string (and a backslash before a newline),
+	// and drops a line break just before a closing quote.
 	FixEscapeControlChars = "escape_control_chars"
-	// FixEscapeBackslashes keeps a backslash that does not start a valid escape,
-	// as in a Windows path: see the package doc for the policy.
+	// FixEscapeBackslashes keeps a backslash that does not start a valid escape
+	// in a path, and drops it elsewhere: see the package doc for the policy.
 	FixEscapeBackslashes = "escape_backslashes"
 	// FixTrailingComma removes a comma before a closing bracket, at the end of the
 	// input, or doubled.
@@ -29,8 +31,9 @@ const (
 	FixMissingComma = "missing_comma"
 	// FixMissingColon inserts the colon between a key and its value.
 	FixMissingColon = "missing_colon"
-	// FixCurlyQuotes accepts typographic quotes (“ ” ‘ ’) and backticks as string
-	// delimiters.
+	// FixCurlyQuotes accepts typographic quotes (“ ” „ ‘ ’), backticks and
+	// fullwidth quotes as string delimiters, and JSON written with fullwidth
+	// brackets, colons and commas.
 	FixCurlyQuotes = "curly_quotes"
 	// FixSingleQuotes accepts 'single-quoted' strings (and \' escapes).
 	FixSingleQuotes = "single_quotes"
@@ -38,10 +41,12 @@ const (
 	FixUnquotedKeys = "unquoted_keys"
 	// FixUnquotedStrings quotes a bare word or text used as a value.
 	FixUnquotedStrings = "unquoted_strings"
-	// FixInnerQuotes escapes a double quote inside a string that is not its end.
+	// FixInnerQuotes escapes a double quote inside a string that is not its end,
+	// and reads doubled quotes ""x"" as one.
 	FixInnerQuotes = "inner_quotes"
 	// FixPythonLiterals turns True, False, None and other spellings of true,
-	// false and null (TRUE, Null, …) into JSON literals.
+	// false and null (TRUE, Null, …) into JSON literals, and tuples and sets
+	// into arrays.
 	FixPythonLiterals = "python_literals"
 	// FixJSLiterals turns undefined into null.
 	FixJSLiterals = "js_literals"
@@ -65,8 +70,10 @@ const (
 	// FixCloseString closes a string cut short by the end of the input (or ended
 	// by a bracket or comma where its closing quote is missing).
 	FixCloseString = "close_string"
-	// FixCloseBrackets closes arrays and objects left open, and corrects a
-	// mismatched closing bracket.
+	// FixCloseBrackets closes arrays and objects left open, corrects a
+	// mismatched closing bracket or a stray ), merges an object closed too
+	// early with the members after it, and adds the brackets missing around
+	// key: value in an array or at the start of an array.
 	FixCloseBrackets = "close_brackets"
 )
 
