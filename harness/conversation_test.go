@@ -49,7 +49,7 @@ func TestConversationReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Diverged || o.Unused != "" || o.Termination != "final_text" || o.Iterations != 4 || o.Final != "two" {
+	if o.Diverged || len(o.Unused) != 0 || o.Termination != "final_text" || o.Iterations != 4 || o.Final != "two" {
 		t.Fatalf("outcome: diverged %v, unused %q, %s after %d model calls, final %q; want final_text after 4, %q",
 			o.Diverged, o.Unused, o.Termination, o.Iterations, o.Final, "two")
 	}
@@ -112,7 +112,7 @@ func TestUserTurnWhereTheModelIsAsked(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `model call failed: turn 2: replay: turn 2 (conv.yaml:7): request diverged from the recording: the loop asked the model, but tape[1] is a user turn; the user speaks only after a final text answer, and the request ends with tool message (echo call_gen_1) "{}"`
-	if !o.Diverged || o.Error != want || o.Unused != "" {
+	if !o.Diverged || o.Error != want || len(o.Unused) != 0 {
 		t.Fatalf("diverged %v, unused %q, error:\n got %s\nwant %s", o.Diverged, o.Unused, o.Error, want)
 	}
 }
@@ -134,7 +134,7 @@ func TestConversationScriptDrivesALiveRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(heard, []string{"first", "second", "third"}) || o.Final != "re: third" || o.Iterations != 3 || o.Unused != "" {
+	if !slices.Equal(heard, []string{"first", "second", "third"}) || o.Final != "re: third" || o.Iterations != 3 || len(o.Unused) != 0 {
 		t.Fatalf("the model heard %q; final %q after %d calls, unused %q", heard, o.Final, o.Iterations, o.Unused)
 	}
 	tr := o.Transcript()
@@ -158,7 +158,38 @@ func TestLiveRunEndingEarlyReportsUnspokenTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "conv.yaml: the run ended (model_error) before every user turn of the tape was spoken"
-	if o.Unused != want {
+	if len(o.Unused) != 1 || o.Unused[0] != want {
 		t.Fatalf("Unused = %q, want %q", o.Unused, want)
+	}
+}
+
+// TestUnusedRecordingsFail: an in_order recorded stand-in whose recordings
+// the run did not all use fails the scenario, like unused tape entries.
+func TestUnusedRecordingsFail(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "recordings.yaml")
+	text := `format: tapeloop/v1
+setup:
+  tools:
+    - name: book
+      fixture: recorded
+      with:
+        mode: in_order
+        results:
+          - {arguments: {flight: SK1}, content: R1}
+          - {arguments: {flight: SK1}, content: R2}
+input: [{role: user, content: book}]
+tape:
+  - response:
+      tool_calls: [{id: c1, name: book, arguments: {flight: SK1}}]
+  - response: {content: booked R1}
+`
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := Verify(context.Background(), path, &VerifyOptions{Update: true})
+	want := path + ":4: setup.tools[book]: recordings left unused: book has 2 recordings; the run used 1 (results[1] at line 10 never answered)"
+	if v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want {
+		t.Fatalf("failures %q (err %v), want [%q]", v.Failures, v.Err, want)
 	}
 }

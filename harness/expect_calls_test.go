@@ -114,7 +114,7 @@ func TestCheckCallsSaidAndPositions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if o.Diverged || o.Unused != "" {
+			if o.Diverged || len(o.Unused) != 0 {
 				t.Fatalf("the run left its tape: %s %s", o.Error, o.Unused)
 			}
 			lines := strings.Split(text, "\n")

@@ -39,10 +39,11 @@ type Outcome struct {
 	// Diverged is set when a recorded request did not match; the scenario
 	// fails whatever its golden says.
 	Diverged bool `yaml:"-"`
-	// Unused, when not empty, says that the run ended before its tape did
-	// (replay: entries never served; live: user turns never spoken); a
-	// replay fails with it whatever its golden says.
-	Unused string `yaml:"-"`
+	// Unused says what the run left of its recordings: tape entries never
+	// served (replay), user turns never spoken (live), recorded stand-ins'
+	// answers never given. A replay fails with each whatever its golden
+	// says; nil means nothing was left.
+	Unused []string `yaml:"-"`
 }
 
 // Transcript returns the conversation as tape entries, in the order it

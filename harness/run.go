@@ -121,14 +121,36 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	}
 	if opts.Model == nil && !o.Diverged {
 		if err := tape.Unused(); err != nil {
-			o.Unused = fmt.Sprintf("%s: %v", s.Path, err)
+			o.Unused = append(o.Unused, fmt.Sprintf("%s: %v", s.Path, err))
 		}
 	} else if opts.Model != nil {
 		if _, ok := nextUser(); ok {
-			o.Unused = fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination)
+			o.Unused = append(o.Unused, fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination))
 		}
 	}
+	if !o.Diverged {
+		o.Unused = append(o.Unused, s.unusedRecordings(reg)...)
+	}
 	return o, nil
+}
+
+// unusedRecordings asks every setup tool that keeps recordings
+// (fixtures.UnusedReporter, such as an in_order recorded stand-in) whether
+// the run left some unused, naming the tool's setup line.
+func (s *Scenario) unusedRecordings(reg *tools.Registry) []string {
+	var out []string
+	for _, ts := range s.Setup.Tools {
+		t, ok := reg.Lookup(ts.Name)
+		if p, wrapped := t.(*perturbed); wrapped {
+			t = p.Tool
+		}
+		if u, reports := t.(fixtures.UnusedReporter); ok && reports {
+			if err := u.Unused(); err != nil {
+				out = append(out, fmt.Sprintf("%s:%d: setup.tools[%s]: %v", s.Path, ts.Line, ts.Name, err))
+			}
+		}
+	}
+	return out
 }
 
 // UserTurns returns the user turns of the scenario's tape, in order: the

@@ -75,9 +75,7 @@ func (s *Scenario) Verify(ctx context.Context, opts *VerifyOptions) *Verdict {
 	if o.Diverged {
 		v.Failures = append(v.Failures, fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error))
 	}
-	if o.Unused != "" {
-		v.Failures = append(v.Failures, o.Unused)
-	}
+	v.Failures = append(v.Failures, o.Unused...)
 	golden, err := o.Golden()
 	if err != nil {
 		v.Err = fmt.Errorf("%s: encoding the outcome: %w", path, err)
