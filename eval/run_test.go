@@ -202,3 +202,31 @@ func TestRunOpenError(t *testing.T) {
 		t.Errorf("got %v; want %q", err, want)
 	}
 }
+
+// TestLeftoverUserTurnsFailTheTrial: a model that ends the conversation
+// with a loop-breaking tool before the tape's second user turn fails the
+// trial under the key user_turns.
+func TestLeftoverUserTurnsFailTheTrial(t *testing.T) {
+	s := parse(t, `format: tapeloop/v1
+setup:
+  tools: [task_complete]
+input: []
+tape:
+  - user: "Start."
+  - user: "Go on."
+expect:
+  termination: loop_breaking
+`, "chat")
+	quitter := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "task_complete", Arguments: `{"summary": "done"}`})}, nil
+	})
+	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"test/q"}, Open: opener(map[string]llm.Model{"test/q": quitter}), Trials: 1, Clock: clock.NewVirtual(clock.Epoch)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := r.Scenarios[0]
+	want := "chat.yaml: the run ended (loop_breaking) before every user turn of the tape was spoken"
+	if row.Passed != 0 || row.Failures["user_turns"] != 1 || len(row.TrialsDetail[0].Failures) != 1 || row.TrialsDetail[0].Failures[0] != want {
+		t.Errorf("row %d/%d failures %v %q; want 0/1, user_turns 1, %q", row.Passed, row.Trials, row.Failures, row.TrialsDetail[0].Failures, want)
+	}
+}

@@ -126,13 +126,15 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 	et := &report.EvalTrial{Trial: spec.number, Seed: sc.Setup.Seed, Failures: []string{}}
 	t := &Trial{Scenario: sc, Model: spec.model, Report: et}
 	o, err := sc.Run(ctx, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools})
-	tape := rec.Tape()
-	tape.Name = sc.Name
-	t.Tape = tape
+	recorded := rec.Tape().Entries
+	t.Tape = &replay.Tape{Name: sc.Name, Entries: recorded}
+	if o != nil {
+		t.Tape.Entries = withUserTurns(o, recorded)
+	}
 	m.mu.Lock()
 	calls := m.calls
 	m.mu.Unlock()
-	et.Tape = tapeEntries(tape.Entries, calls)
+	et.Tape = tapeEntries(recorded, calls)
 	for _, c := range calls {
 		et.Tokens = et.Tokens.Add(c.tokens)
 	}
@@ -156,12 +158,37 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 	for _, f := range et.Failures {
 		et.FailureKeys = append(et.FailureKeys, failureKey(sc, f))
 	}
+	if o.Unused != "" {
+		// The run ended before the tape's user turns were all spoken.
+		et.Failures = append(et.Failures, o.Unused)
+		et.FailureKeys = append(et.FailureKeys, "user_turns")
+	}
 	et.Passed = len(et.Failures) == 0
 	et.Status = report.StatusFail
 	if et.Passed {
 		et.Status = report.StatusPass
 	}
 	return t
+}
+
+// withUserTurns puts the conversation's user turns between the recorded
+// model calls, where they were spoken: before the model call of the turn
+// they started. recorded has one entry per model call, in order, as do the
+// outcome's turns.
+func withUserTurns(o *harness.Outcome, recorded []replay.Entry) []replay.Entry {
+	var out []replay.Entry
+	i := 0
+	for _, t := range o.Turns {
+		if t.User != nil {
+			u := t.User.Clone()
+			out = append(out, replay.Entry{User: &u})
+		}
+		if i < len(recorded) {
+			out = append(out, recorded[i])
+			i++
+		}
+	}
+	return append(out, recorded[i:]...)
 }
 
 // tapeEntries pairs the recorded tape with the measured calls (both have

@@ -206,3 +206,58 @@ func TestCompareRegressionsFirst(t *testing.T) {
 		t.Errorf("one argument: exit %d, stderr %s", code, errOut)
 	}
 }
+
+// conversationScenario is a script of two user turns; the scripted model
+// answers each with a final text, and expect checks the last one.
+const conversationScenario = `format: tapeloop/v1
+setup:
+  tools: [read_file]
+input:
+  - {role: system, content: "Be brief."}
+tape:
+  - user: "Hello."
+  - user: "Say done."
+expect:
+  termination: final_text
+  iterations: 2
+  final: {contains: "done"}
+`
+
+func init() {
+	llm.Register("chat", llm.ProviderFunc(func(ctx context.Context, model string, opts *llm.OpenOptions) (llm.Model, error) {
+		return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+			last, _ := req.LastMessage()
+			return &llm.Response{Message: llm.AssistantMessage(model + " heard: " + last.Content), FinishReason: llm.FinishStop}, nil
+		}), nil
+	}))
+}
+
+// TestEvalConversationSavedTrialReplays checks that the tape's user turns
+// drive a live trial and that the saved trial, user turns between the
+// model's answers, replays and passes with no model.
+func TestEvalConversationSavedTrialReplays(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"chat/two-turns.yaml": conversationScenario})
+	saved := filepath.Join(t.TempDir(), "trials")
+	code, out, errOut := runCmd(t, "eval", "--model", "chat/done", "--trials", "1", "--save-trials", saved, dir)
+	if code != exitOK || !strings.Contains(out, "chat/two-turns  1/1 pass") {
+		t.Fatalf("exit %d; want 0 and 1/1 pass\n%s%s", code, out, errOut)
+	}
+	file := filepath.Join(saved, "chat/two-turns/chat-done/trial-1.yaml")
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tape := string(data)[strings.Index(string(data), "tape:"):strings.Index(string(data), "expect:")]
+	for _, want := range []string{"- user: Hello.", "content: 'done heard: Hello.'", "- user: Say done.", "content: 'done heard: Say done.'"} {
+		if !strings.Contains(tape, want) {
+			t.Errorf("the saved tape lacks %q:\n%s", want, tape)
+		}
+	}
+	if !(strings.Index(tape, "- user: Hello.") < strings.Index(tape, "done heard: Hello.") &&
+		strings.Index(tape, "done heard: Hello.") < strings.Index(tape, "- user: Say done.")) {
+		t.Errorf("the saved tape is out of order:\n%s", tape)
+	}
+	if code, out, errOut := runCmd(t, "replay", saved); code != exitOK {
+		t.Errorf("replaying the saved conversation: exit %d\n%s%s", code, out, errOut)
+	}
+}
