@@ -158,10 +158,15 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 	for _, f := range et.Failures {
 		et.FailureKeys = append(et.FailureKeys, failureKey(sc, f))
 	}
-	if o.Unused != "" {
-		// The run ended before the tape's user turns were all spoken.
-		et.Failures = append(et.Failures, o.Unused)
-		et.FailureKeys = append(et.FailureKeys, "user_turns")
+	for _, u := range o.Unused {
+		// The run ended before the tape's user turns were all spoken, or
+		// left a recorded stand-in's recordings unused.
+		key := "unused"
+		if strings.Contains(u, "before every user turn") {
+			key = "user_turns"
+		}
+		et.Failures = append(et.Failures, u)
+		et.FailureKeys = append(et.FailureKeys, key)
 	}
 	et.Passed = len(et.Failures) == 0
 	et.Status = report.StatusFail
