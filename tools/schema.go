@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/santhosh-tekuri/jsonschema/v6/kind"
 
 	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 )
@@ -115,6 +117,7 @@ func (s *Schema) Validate(v any) []FieldError {
 			}
 			return
 		}
+		sortSets(e.ErrorKind)
 		fe := FieldError{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
 		if !seen[fe] {
 			seen[fe] = true
@@ -129,6 +132,22 @@ func (s *Schema) Validate(v any) []FieldError {
 		return out[i].Message < out[j].Message
 	})
 	return out
+}
+
+// sortSets sorts the property names an error kind holds as a set, so that
+// its message is the same on every run: the validator collects unknown
+// properties from a map, in random order.
+func sortSets(k jsonschema.ErrorKind) {
+	switch k := k.(type) {
+	case *kind.AdditionalProperties:
+		slices.Sort(k.Properties)
+	case *kind.Required:
+		slices.Sort(k.Missing)
+	case *kind.Dependency:
+		slices.Sort(k.Missing)
+	case *kind.DependentRequired:
+		slices.Sort(k.Missing)
+	}
 }
 
 func pointer(segments []string) string {
