@@ -12,10 +12,16 @@ import (
 
 	"github.com/tapeloop/tapeloop/diffrecorder"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/internal/regularfile"
 )
 
 // GoldenSuffix replaces .yaml in a scenario's file name to name its golden.
 const GoldenSuffix = ".golden.yaml"
+
+// MaxGoldenSize bounds a golden file, counted on the bytes read: a larger one
+// (or one that is not a regular file) is refused when compared, and replaced
+// by UpdateGolden.
+const MaxGoldenSize = 64 << 20
 
 // ErrNoGolden is wrapped by the error for a scenario whose golden file is
 // missing: goldens are never created silently.
@@ -31,7 +37,7 @@ func GoldenPath(path string) string {
 // does not exist, and otherwise an error showing the first difference in
 // context (- golden, + outcome).
 func CompareGolden(path string, got []byte) error {
-	want, err := os.ReadFile(path)
+	want, err := readGolden(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("%w %s: run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it", ErrNoGolden, path)
 	}
@@ -54,11 +60,23 @@ func FirstDifference(want, got string) string {
 	return d
 }
 
+// readGolden reads a golden file: a regular file of at most MaxGoldenSize
+// bytes. The error names the file.
+func readGolden(path string) ([]byte, error) {
+	return regularfile.Read(path, MaxGoldenSize)
+}
+
 // UpdateGolden writes the golden file atomically if its content changed and
-// reports whether it did.
+// reports whether it did. A golden that is not a regular file (a named pipe,
+// a link to a device) is refused, not replaced; one over MaxGoldenSize is
+// replaced.
 func UpdateGolden(path string, got []byte) (bool, error) {
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, got) {
+	old, err := readGolden(path)
+	switch {
+	case err == nil && bytes.Equal(old, got):
 		return false, nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, regularfile.ErrTooLarge):
+		return false, err
 	}
 	if err := atomicfile.WriteFile(path, got); err != nil {
 		return false, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 
 	"github.com/onsi/gomega/types"
 )
@@ -57,7 +56,7 @@ func (m *matchGoldenMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	want, err := os.ReadFile(m.path)
+	want, err := readGolden(m.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}

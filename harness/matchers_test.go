@@ -251,7 +251,7 @@ func TestMatchGolden(t *testing.T) {
 		{name: "missing", matcher: MatchGolden(missing), actual: o,
 			message: "missing golden file $WORK/missing.golden.yaml: run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"},
 		{name: "unreadable", matcher: MatchGolden(dir), actual: o,
-			err: "MatchGolden: read $WORK: is a directory"},
+			err: "MatchGolden: reading $WORK: not a regular file (a directory); only regular files are read"},
 		{name: "verdict without outcome", matcher: MatchGolden(same), actual: failed,
 			err: "MatchGolden: the verdict for broken.yaml has no outcome (the scenario did not load or run: file does not exist)"},
 		{name: "not an outcome", matcher: MatchGolden(same), actual: golden,

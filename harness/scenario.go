@@ -12,6 +12,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -21,7 +22,8 @@ import (
 // Format is the only scenario format version this package reads.
 const Format = "tapeloop/v1"
 
-// MaxScenarioSize bounds a scenario file; a larger one is refused.
+// MaxScenarioSize bounds a scenario file, counted on the bytes read; a larger
+// one is refused.
 const MaxScenarioSize = 16 << 20
 
 // ErrScenario is wrapped by every error about a scenario file's content. Its
@@ -160,14 +162,10 @@ var (
 // Every problem is an error wrapping ErrScenario (or replay.ErrFormat for the
 // tape) that names the file, the line and the key.
 func Load(path, root string) (*Scenario, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("loading scenario: %w", err)
+	data, err := regularfile.Read(path, MaxScenarioSize)
+	if errors.Is(err, regularfile.ErrNotRegular) || errors.Is(err, regularfile.ErrTooLarge) {
+		return nil, &scenarioError{err: fmt.Errorf("loading scenario: %w", err)}
 	}
-	if info.Size() > MaxScenarioSize {
-		return nil, scenarioErrorf("%s: %d bytes is more than the %d a scenario may have", path, info.Size(), MaxScenarioSize)
-	}
-	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("loading scenario: %w", err)
 	}

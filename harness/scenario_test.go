@@ -146,7 +146,7 @@ func TestLoadRefusesHugeFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Load(path, "")
-	want := path + ": 16777217 bytes is more than the 16777216 a scenario may have"
+	want := "loading scenario: reading " + path + ": file too large: more than the limit of 16777216 bytes"
 	if err == nil || err.Error() != want || !errors.Is(err, ErrScenario) {
 		t.Errorf("Load = %v, want %s", err, want)
 	}
