@@ -63,9 +63,22 @@ func read(f *os.File, path string, limit int64) ([]byte, error) {
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("reading %s: %w (%s); only regular files are read", path, ErrNotRegular, Describe(info.Mode()))
 	}
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, unwrapPath(err))
+	// Stat's size only sizes the buffer; the limit is counted on the bytes
+	// read, so a file that grows (or lies) is still cut off.
+	data := make([]byte, 0, min(max(info.Size(), 512), limit)+1)
+	for int64(len(data)) <= limit {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		room := min(int64(cap(data)), limit+1)
+		n, err := f.Read(data[len(data):room])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, unwrapPath(err))
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, fmt.Errorf("reading %s: %w: more than the limit of %d bytes", path, ErrTooLarge, limit)
