@@ -196,7 +196,7 @@ func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termin
 	attempt := 1
 	for ; ; attempt++ {
 		var err error
-		resp, err = r.model.Generate(ctx, req)
+		resp, err = r.callModel(ctx, req)
 		if err == nil && resp == nil {
 			err = errors.New("the model returned no response")
 		}
@@ -229,6 +229,16 @@ func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termin
 	t := &Turn{Index: r.turn, Request: RequestSummary{Tools: req.ToolNames(), Messages: len(req.Messages)}, Response: resp}
 	r.result.Turns = append(r.result.Turns, t)
 	return t, nil
+}
+
+// callModel makes one attempt of a model call, within Options.ModelTimeout.
+func (r *runner) callModel(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if r.opts.ModelTimeout <= 0 {
+		return r.model.Generate(ctx, req)
+	}
+	ctx, cancel := context.WithTimeout(ctx, r.opts.ModelTimeout)
+	defer cancel()
+	return r.model.Generate(ctx, req)
 }
 
 // history returns the conversation so far for a request, without copying: the

@@ -133,3 +133,41 @@ func TestModelRetryStopsWhenCancelled(t *testing.T) {
 		t.Errorf("run ended %v (%v) after %d requests; want cancelled after 1", run.Termination.Reason, err, model.count())
 	}
 }
+
+// TestModelTimeoutBoundsEachAttempt pins Options.ModelTimeout: every attempt
+// gets its own deadline, and one that passes is a failure the retry policy
+// sees (here the model reports it as a provider timeout, as providers do).
+func TestModelTimeoutBoundsEachAttempt(t *testing.T) {
+	var deadlines []bool
+	calls := 0
+	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		calls++
+		_, has := ctx.Deadline()
+		deadlines = append(deadlines, has)
+		if calls == 1 {
+			<-ctx.Done() // the first attempt hangs until its deadline
+			return nil, llm.ContextError(ctx, "test", ctx.Err())
+		}
+		return &llm.Response{Message: llm.AssistantMessage("done")}, nil
+	})
+	run, err := agent.Run(t.Context(), model, newRegistry(t), nil, &agent.Options{
+		Clock:        virtual(),
+		ModelTimeout: time.Millisecond,
+		ModelRetry:   &agent.ModelRetryPolicy{Attempts: 2},
+	})
+	if err != nil || run.FinalText() != "done" || run.ModelRetries != 1 {
+		t.Fatalf("run: err %v, final %q, retries %d", err, run.FinalText(), run.ModelRetries)
+	}
+	if !slices.Equal(deadlines, []bool{true, true}) {
+		t.Errorf("attempts had deadlines %v; want each to have one", deadlines)
+	}
+	_, err = agent.Run(t.Context(), llm.ModelFunc(func(ctx context.Context, _ *llm.Request) (*llm.Response, error) {
+		if _, has := ctx.Deadline(); has {
+			t.Error("a zero ModelTimeout set a deadline")
+		}
+		return &llm.Response{Message: llm.AssistantMessage("ok")}, nil
+	}), newRegistry(t), nil, &agent.Options{Clock: virtual()})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -27,6 +27,11 @@ type Options struct {
 	// ModelRetry retries failed model calls (rate limits, overload, timeouts,
 	// malformed responses); nil means a failed model call ends the run.
 	ModelRetry *ModelRetryPolicy
+	// ModelTimeout bounds each model call attempt (a context deadline, so
+	// wall-clock time: it matters only for live models); a call that runs
+	// past it fails with the provider's timeout error, which ModelRetry may
+	// retry. Zero means no bound beyond ctx.
+	ModelTimeout time.Duration
 	// Clock is where time comes from; nil means the wall clock. Use a
 	// *clock.Virtual for runs whose timing must not depend on the machine.
 	Clock clock.Clock

@@ -187,7 +187,10 @@ type Transport struct {
 	// Faults are the faults to apply, by call number.
 	Faults []Fault
 	// Sleep waits d for a Latency fault and returns early with ctx's error
-	// when ctx ends first; nil means a real timer.
+	// when ctx ends first. Nil means: a latency that would run past the
+	// request's deadline fails at once with context.DeadlineExceeded (as
+	// the wait would have, without waiting), a shorter one is waited for on
+	// a real timer.
 	Sleep func(ctx context.Context, d time.Duration) error
 
 	mu      sync.Mutex
@@ -276,6 +279,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func realSleep(ctx context.Context, d time.Duration) error {
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+		return context.DeadlineExceeded
+	}
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

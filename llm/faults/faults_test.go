@@ -218,3 +218,14 @@ func TestValidate(t *testing.T) {
 		t.Errorf("valid faults: %v", err)
 	}
 }
+
+func TestDefaultSleepFailsAtOnceWhenTheDeadlineIsNearer(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
+	defer cancel()
+	if err := realSleep(ctx, 2*time.Hour); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a latency past the deadline: %v, want DeadlineExceeded at once", err)
+	}
+	if err := realSleep(context.Background(), 0); err != nil {
+		t.Errorf("a zero wait: %v", err)
+	}
+}
