@@ -29,6 +29,9 @@ func (s *Scenario) Check(o *Outcome) []string {
 		}
 		fail("termination", "expected %s, found %s%s", *e.Termination, o.Termination, msg)
 	}
+	if e.ModelRetries != nil && *e.ModelRetries != len(o.ModelRetries) {
+		fail("model_retries", "expected %d failed model %s retried, found %d", *e.ModelRetries, plural(*e.ModelRetries, "call", "calls"), len(o.ModelRetries))
+	}
 	if e.Iterations != nil && *e.Iterations != o.Iterations {
 		fail("iterations", "expected %d model calls, found %d", *e.Iterations, o.Iterations)
 	}

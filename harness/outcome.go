@@ -24,7 +24,10 @@ type Outcome struct {
 	Error       string
 	// Iterations counts the model calls made.
 	Iterations int
-	Turns      []TurnOutcome
+	// ModelRetries are the failed model-call attempts that were retried, in
+	// order; nil when none.
+	ModelRetries []ModelRetryOutcome
+	Turns        []TurnOutcome
 	// Final is the last assistant text.
 	Final string
 	// Workspace is the end state, by path.
@@ -124,6 +127,13 @@ func (o *Outcome) Node() *yaml.Node {
 		yamlx.Add(m, "error", yamlx.Text(o.Error))
 	}
 	yamlx.Add(m, "iterations", yamlx.Int(o.Iterations))
+	if len(o.ModelRetries) > 0 {
+		seq := yamlx.Seq()
+		for _, r := range o.ModelRetries {
+			seq.Content = append(seq.Content, r.node())
+		}
+		yamlx.Add(m, "model_retries", seq)
+	}
 	turns := yamlx.Seq()
 	for _, t := range o.Turns {
 		turns.Content = append(turns.Content, t.node())

@@ -42,7 +42,9 @@ type Recorder struct {
 	pending   []AsyncOutcome
 	// users are the user messages by the turn they precede.
 	users map[int]*llm.Message
-	err   error
+	// modelRetries are the retried model-call attempts so far.
+	modelRetries []ModelRetryOutcome
+	err          error
 }
 
 // RecorderOptions configures NewRecorder. A nil *RecorderOptions is the zero
@@ -104,6 +106,8 @@ func (r *Recorder) observe(e agent.Event) {
 	case agent.EventModelRequest:
 		r.delivered = append(r.delivered, r.pending)
 		r.pending = nil
+	case agent.EventModelRetry:
+		r.modelRetries = append(r.modelRetries, ModelRetryOutcome{Turn: len(r.delivered), Attempt: e.Attempt, Kind: e.ErrorKind, Backoff: e.Backoff, Error: e.Error})
 	case agent.EventUserMessage:
 		r.users[e.Turn+1] = e.User
 	case agent.EventAsyncResult:
@@ -131,7 +135,7 @@ func (r *Recorder) Outcome(run *agent.RunResult, runErr error) (*Outcome, error)
 	if run == nil {
 		run = &agent.RunResult{}
 	}
-	o := &Outcome{Name: r.name, Run: run, Termination: run.Termination.Reason, Iterations: run.ModelCalls, Final: run.FinalText()}
+	o := &Outcome{Name: r.name, Run: run, Termination: run.Termination.Reason, Iterations: run.ModelCalls, Final: run.FinalText(), ModelRetries: r.modelRetries}
 	if runErr != nil {
 		o.Error = runErr.Error()
 		o.Diverged = errors.Is(runErr, replay.ErrDiverged)

@@ -95,6 +95,10 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	if s.Setup.Loop.RetryAttempts > 1 {
 		loopOpts.Retry = &agent.RetryPolicy{Attempts: s.Setup.Loop.RetryAttempts, Backoff: s.Setup.Loop.RetryBackoff}
 	}
+	if s.Setup.Loop.ModelRetryAttempts > 1 {
+		loopOpts.ModelRetry = &agent.ModelRetryPolicy{Attempts: s.Setup.Loop.ModelRetryAttempts, Backoff: s.Setup.Loop.ModelRetryBackoff, MaxBackoff: s.Setup.Loop.ModelRetryMaxBackoff}
+	}
+	loopOpts.ModelTimeout = s.Setup.Loop.ModelTimeout
 	if s.Setup.Loop.TextCalls {
 		loopOpts.TextCalls = &textcalls.Extractor{}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/faults"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -58,6 +59,9 @@ type Scenario struct {
 	Tape        []replay.Entry
 	// Expect is nil when the file has no expect block.
 	Expect *Expect
+	// Faults are the provider faults a live run applies (see FaultTransport
+	// and package llm/faults); nil means none. A replay ignores them.
+	Faults []faults.Fault
 }
 
 // Setup is how the world is set up before the run.
@@ -111,6 +115,16 @@ type LoopSetup struct {
 	TextCalls bool
 	// Repair enables the repair cascade for broken arguments (default true).
 	Repair bool
+	// ModelRetryAttempts, ModelRetryBackoff and ModelRetryMaxBackoff come
+	// from model_retry: {attempts, backoff, max_backoff}: failed model calls
+	// (rate limits, overload, timeouts, malformed responses) are tried again
+	// on the run's clock, honouring Retry-After. Attempts below 2 mean none.
+	ModelRetryAttempts   int
+	ModelRetryBackoff    time.Duration
+	ModelRetryMaxBackoff time.Duration
+	// ModelTimeout bounds each model-call attempt of a live run; zero means
+	// none. A replay's model answers at once.
+	ModelTimeout time.Duration
 }
 
 // Expect is the expect block: every field that is set must hold.
@@ -122,6 +136,9 @@ type Expect struct {
 	Repairs     map[string][]string
 	Errors      map[string]tools.FailureKind
 	Final       *TextExpect
+	// ModelRetries is expect.model_retries: how many failed model-call
+	// attempts were retried over the whole run; nil means no check.
+	ModelRetries *int
 	// Calls is expect.calls; nil when absent.
 	Calls *CallsExpect
 	// Said is expect.said: each item must hold for some assistant text.
@@ -147,14 +164,15 @@ type FileExpect struct {
 }
 
 var (
-	topKeys       = []string{"format", "name", "description", "tags", "setup", "input", "tape", "expect"}
-	setupKeys     = []string{"seed", "workspace", "tools", "loop"}
-	workspaceKeys = []string{"from", "files"}
-	toolKeys      = []string{"name", "fixture", "with"}
-	loopKeys      = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair"}
-	retryKeys     = []string{"attempts", "backoff"}
-	expectKeys    = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state"}
-	finalKeys     = []string{"equals", "contains", "matches"}
+	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "tape", "expect", "faults"}
+	setupKeys      = []string{"seed", "workspace", "tools", "loop"}
+	workspaceKeys  = []string{"from", "files"}
+	toolKeys       = []string{"name", "fixture", "with"}
+	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
+	modelRetryKeys = []string{"attempts", "backoff", "max_backoff"}
+	retryKeys      = []string{"attempts", "backoff"}
+	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries"}
+	finalKeys      = []string{"equals", "contains", "matches"}
 )
 
 // Load reads and checks the scenario file at path. root is the scenarios
@@ -264,6 +282,11 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	}
 	if s.Tape, err = replay.DecodeEntries(file, nodes["tape"]); err != nil {
 		return nil, err
+	}
+	if n := nodes["faults"]; n != nil {
+		if s.Faults, err = decodeFaults(d, n); err != nil {
+			return nil, err
+		}
 	}
 	if n := nodes["expect"]; n != nil {
 		if s.Expect, err = decodeExpect(d, n); err != nil {
@@ -404,6 +427,23 @@ func decodeLoop(d *yamlx.Decoder, n *yaml.Node, l *LoopSetup) error {
 			l.TextCalls, err = d.Bool(v, path)
 		case "repair":
 			l.Repair, err = d.Bool(v, path)
+		case "model_timeout":
+			l.ModelTimeout, err = d.Duration(v, path)
+		case "model_retry":
+			_, err = d.Fields(v, path, modelRetryKeys, func(key string, v *yaml.Node) error {
+				var err error
+				switch key {
+				case "attempts":
+					var a int64
+					a, err = d.Int(v, yamlx.Join(path, key), 1, 100)
+					l.ModelRetryAttempts = int(a)
+				case "backoff":
+					l.ModelRetryBackoff, err = d.Duration(v, yamlx.Join(path, key))
+				case "max_backoff":
+					l.ModelRetryMaxBackoff, err = d.Duration(v, yamlx.Join(path, key))
+				}
+				return err
+			})
 		}
 		return err
 	})
@@ -424,6 +464,11 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 			r, err := d.Enum(v, path, names...)
 			reason := agent.Reason(r)
 			e.Termination = &reason
+			return err
+		case "model_retries":
+			n64, err := d.Int(v, path, 0, 1_000_000)
+			n := int(n64)
+			e.ModelRetries = &n
 			return err
 		case "iterations":
 			i, err := d.Int(v, path, 0, 1<<31)

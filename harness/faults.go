@@ -1,0 +1,123 @@
+package harness
+
+import (
+	"net/http"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/faults"
+)
+
+// ModelRetryOutcome is one failed model-call attempt that the loop's
+// model-retry policy retried (setup.loop.model_retry).
+type ModelRetryOutcome struct {
+	// Turn is the model call (1-based, over the whole conversation) the
+	// attempt belonged to; Attempt its number within that call.
+	Turn, Attempt int
+	// Kind is the provider error's kind; empty for an error of no kind.
+	Kind llm.ErrorKind
+	// Backoff is the wait before the next attempt, on the run's clock.
+	Backoff time.Duration
+	// Error is the error's text.
+	Error string
+}
+
+func (m ModelRetryOutcome) node() *yaml.Node {
+	n := yamlx.Map()
+	yamlx.Add(n, "turn", yamlx.Int(m.Turn))
+	yamlx.Add(n, "attempt", yamlx.Int(m.Attempt))
+	if m.Kind != "" {
+		yamlx.Add(n, "kind", yamlx.Text(string(m.Kind)))
+	}
+	yamlx.Add(n, "backoff", yamlx.Text(m.Backoff.String()))
+	yamlx.Add(n, "error", yamlx.Text(m.Error))
+	return n
+}
+
+// faultKeys are the keys of one entry of faults:.
+var faultKeys = []string{"call", "http", "retry_after", "stream", "after_bytes", "type", "arguments", "latency"}
+
+// decodeFaults decodes the faults: list; each entry is checked with
+// faults.Validate and its errors carry the entry's line.
+func decodeFaults(d *yamlx.Decoder, n *yaml.Node) ([]faults.Fault, error) {
+	if err := d.Want(n, "faults", yaml.SequenceNode); err != nil {
+		return nil, err
+	}
+	var out []faults.Fault
+	for i, item := range n.Content {
+		path := yamlx.Index("faults", i)
+		var f faults.Fault
+		_, err := d.Fields(item, path, faultKeys, func(key string, v *yaml.Node) error {
+			kp := yamlx.Join(path, key)
+			var err error
+			var i64 int64
+			switch key {
+			case "call":
+				i64, err = d.Int(v, kp, 1, 1_000_000)
+				f.Call = int(i64)
+			case "http":
+				i64, err = d.Int(v, kp, 400, 599)
+				f.HTTP = int(i64)
+			case "retry_after":
+				f.RetryAfter, err = d.Duration(v, kp)
+			case "stream":
+				f.Stream, err = d.Enum(v, kp, faults.StreamCut, faults.StreamError)
+			case "after_bytes":
+				i64, err = d.Int(v, kp, 0, 1<<30)
+				f.AfterBytes = int(i64)
+			case "type":
+				f.Type, err = d.Enum(v, kp, faults.TypeOverloaded, faults.TypeRateLimited, faults.TypeServer)
+			case "arguments":
+				f.Arguments, err = d.Enum(v, kp, faults.ArgumentsTruncate)
+			case "latency":
+				f.Latency, err = d.Duration(v, kp)
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := faults.Validate(append(out[:len(out):len(out)], f)); err != nil {
+			return nil, d.Errf(item, path, "%s", trimFaultPrefix(err.Error()))
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// trimFaultPrefix drops "invalid fault: faults[N]: " from a Validate error,
+// whose place the decoder's file:line: key: already names.
+func trimFaultPrefix(msg string) string {
+	for range 2 {
+		if i := indexColon(msg); i >= 0 {
+			msg = msg[i+2:]
+		}
+	}
+	return msg
+}
+
+func indexColon(s string) int {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == ':' && s[i+1] == ' ' {
+			return i
+		}
+	}
+	return -1
+}
+
+// FaultTransport returns an HTTP transport that applies the scenario's
+// faults: to the requests a live model makes through it, or nil when the
+// scenario scripts none. A live run (evaluation, recording) opens its model
+// with an *http.Client using it, one transport per run, so that call numbers
+// count that run's requests. base makes the real requests (nil means
+// http.DefaultTransport). A replay ignores faults: what they caused is in the
+// tape (typed error entries, truncated arguments).
+func (s *Scenario) FaultTransport(base http.RoundTripper) *faults.Transport {
+	if len(s.Faults) == 0 {
+		return nil
+	}
+	return &faults.Transport{Base: base, Faults: s.Faults}
+}
