@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -10,8 +11,36 @@ import (
 // defaultScenarios is the folder replayed when no path is given.
 const defaultScenarios = "scenarios"
 
-// target is one scenario file and the folder its name is relative to.
+// target is one scenario file and the folder it was found under ("" when it
+// was named on the command line).
 type target struct{ path, root string }
+
+// load loads the target's scenario. A YAML file found under a folder that is
+// not a scenario at all (no format: key) is skipped with a note on stderr:
+// skip is true and err nil. Named on the command line, it is an error.
+func (t target) load(e *env, cmd string) (s *harness.Scenario, skip bool, err error) {
+	s, err = harness.Load(t.path, "")
+	if err != nil && t.root != "" && errors.Is(err, harness.ErrNotScenario) {
+		fmt.Fprintf(e.stderr, "evalrun %s: skipping %v\n", cmd, err)
+		return nil, true, nil
+	}
+	return s, false, err
+}
+
+// folders returns the folders among the command's path arguments (the
+// default scenarios folder when there are none).
+func folders(args []string) []string {
+	if len(args) == 0 {
+		args = []string{defaultScenarios}
+	}
+	var out []string
+	for _, a := range args {
+		if info, err := os.Stat(a); err == nil && info.IsDir() {
+			out = append(out, a)
+		}
+	}
+	return out
+}
 
 // discover expands the command's path arguments into scenario files.
 func discover(e *env, cmd string, args []string) ([]target, int) {

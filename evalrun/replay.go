@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"runtime"
 	"slices"
@@ -29,7 +28,10 @@ type replayResult struct {
 
 // replayDoc is replay's --help text.
 const replayDoc = `Replays each scenario against its tape and compares the outcome with its golden
-file (NAME.golden.yaml beside it) and its expect block. Flags may follow the paths.`
+file (NAME.golden.yaml beside it) and its expect block. A golden file that no
+scenario refers to (an orphan) fails the replay unless --prune deletes it. YAML
+files under a folder that are not scenarios (no format: line) are skipped with a
+note. Flags may follow the paths.`
 
 func runReplay(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "replay", "evalrun replay [flags] [scenario files or folders (default: scenarios)]", replayDoc)
@@ -41,6 +43,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
 	asJSON := fs.Bool("json", false, "print the results as JSON instead of text")
 	junit := fs.String("junit", "", "also write a JUnit XML report to this file")
+	prune := fs.Bool("prune", false, "delete golden files that no scenario refers to (orphans), instead of failing on them")
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -67,8 +70,9 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	// unless --run excludes its path: it is reported as an input error.
 	var chosen []*replayResult
 	for _, t := range targets {
-		s, err := harness.Load(t.path, t.root)
+		s, skip, err := t.load(e, "replay")
 		switch {
+		case skip:
 		case err != nil:
 			if re == nil || re.MatchString(t.path) {
 				chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Path: t.path, Name: t.path, Err: err}})
@@ -98,6 +102,11 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "evalrun replay: no scenario matches")
 		return exitUsage
 	}
+	orphans, code := orphanResults(e, "replay", args, *prune)
+	if code != exitOK {
+		return code
+	}
+	selected = append(selected, orphans...)
 	if *asJSON {
 		writeJSON(e.stdout, selected)
 	} else {
@@ -109,7 +118,6 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 	}
-	reportOrphans(e, args)
 	code = exitOK
 	for _, r := range selected {
 		switch {
@@ -247,27 +255,6 @@ func writeJSON(w io.Writer, results []*replayResult) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.Encode(out)
-}
-
-func reportOrphans(e *env, args []string) {
-	dirs := args
-	if len(dirs) == 0 {
-		dirs = []string{defaultScenarios}
-	}
-	var folders []string
-	for _, d := range dirs {
-		if info, err := os.Stat(d); err == nil && info.IsDir() {
-			folders = append(folders, d)
-		}
-	}
-	orphans, err := harness.Orphans(folders...)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "evalrun: looking for orphan goldens: %v\n", err)
-		return
-	}
-	for _, o := range orphans {
-		fmt.Fprintf(e.stderr, "evalrun: warning: golden file %s has no scenario (delete it, or restore its scenario)\n", o)
-	}
 }
 
 // stringList is a repeatable, comma-separable flag.

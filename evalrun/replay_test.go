@@ -131,12 +131,76 @@ func TestReplayUpdateRewritesOnlySelectedGoldens(t *testing.T) {
 	}
 }
 
-func TestReplayReportsOrphanGoldens(t *testing.T) {
+func TestReplayFailsOnOrphanGoldens(t *testing.T) {
 	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "math/gone.golden.yaml": "name: gone\n"})
-	runCmd(t, "replay", "--update", dir)
-	_, _, errOut := runCmd(t, "replay", dir)
-	if want := "golden file " + filepath.Join(dir, "math", "gone.golden.yaml") + " has no scenario"; !strings.Contains(errOut, want) {
-		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	orphan := filepath.Join(dir, "math", "gone.golden.yaml")
+	want := "golden file " + orphan + " has no scenario: delete it (evalrun replay --prune) or restore its scenario"
+	// Even --update fails: it writes goldens but never deletes one.
+	if code, out, _ := runCmd(t, "replay", "--update", dir); code != exitFailed || !strings.Contains(out, "FAIL   "+orphan) || !strings.Contains(out, want) {
+		t.Errorf("--update: exit %d, want 1:\n%s", code, out)
+	}
+	junit := filepath.Join(t.TempDir(), "report.xml")
+	code, out, _ := runCmd(t, "replay", "--json", "--junit", junit, dir)
+	if code != exitFailed {
+		t.Errorf("exit %d, want 1", code)
+	}
+	var report struct {
+		Passed, Failed int
+		Scenarios      []struct {
+			Name, Status string
+			Failures     []string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &report); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if report.Passed != 1 || report.Failed != 1 || len(report.Scenarios) != 2 || report.Scenarios[1].Name != orphan ||
+		report.Scenarios[1].Status != "fail" || len(report.Scenarios[1].Failures) != 1 || report.Scenarios[1].Failures[0] != want {
+		t.Errorf("--json: %+v", report)
+	}
+	xmlData, _ := os.ReadFile(junit)
+	if !strings.Contains(string(xmlData), `<testcase name="`+orphan+`"`) || !strings.Contains(string(xmlData), `failures="1"`) {
+		t.Errorf("--junit lacks the orphan:\n%s", xmlData)
+	}
+	code, errOut := 0, ""
+	if code, _, errOut = runCmd(t, "lint", dir); code != exitUsage || !strings.Contains(errOut, want) {
+		t.Errorf("lint: exit %d, stderr:\n%s", code, errOut)
+	}
+
+	code, out, _ = runCmd(t, "replay", dir, "--prune")
+	if code != exitOK || !strings.Contains(out, "pruned "+orphan+" (no scenario refers to it)") {
+		t.Errorf("--prune: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(orphan); !os.IsNotExist(err) {
+		t.Errorf("--prune left the orphan: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "math", "add.golden.yaml")); err != nil {
+		t.Errorf("--prune deleted a live golden: %v", err)
+	}
+	if code, out, _ := runCmd(t, "replay", dir); code != exitOK {
+		t.Errorf("after --prune: exit %d:\n%s", code, out)
+	}
+}
+
+func TestNonScenarioYAML(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yml": okScenario, "settings.yaml": "colour: blue\n"})
+	if code, out, _ := runCmd(t, "replay", "--update", dir); code != exitOK || !strings.Contains(out, "PASS   math/add") {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "math", "add.golden.yml")); err != nil {
+		t.Errorf("a .yml scenario's golden: %v", err)
+	}
+	settings := filepath.Join(dir, "settings.yaml")
+	note := "skipping " + settings + ": not a tapeloop scenario: it has no `format: tapeloop/v1` line"
+	for _, cmd := range []string{"replay", "lint"} {
+		code, out, errOut := runCmd(t, cmd, dir)
+		if code != exitOK || !strings.Contains(errOut, "evalrun "+cmd+": "+note) {
+			t.Errorf("%s: exit %d\n%s%s", cmd, code, out, errOut)
+		}
+	}
+	// Named on its own, it is an input error.
+	if code, out, _ := runCmd(t, "replay", settings); code != exitUsage || !strings.Contains(out, "not a tapeloop scenario") {
+		t.Errorf("named: exit %d\n%s", code, out)
 	}
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 )
 
-// GoldenSuffix replaces .yaml in a scenario's file name to name its golden.
+// GoldenSuffix replaces .yaml in a scenario's file name to name its golden
+// (.golden.yml replaces .yml).
 const GoldenSuffix = ".golden.yaml"
 
 // MaxGoldenSize bounds a golden file, counted on the bytes read: a larger one
@@ -23,13 +24,26 @@ const GoldenSuffix = ".golden.yaml"
 // by UpdateGolden.
 const MaxGoldenSize = 64 << 20
 
+// goldenSuffixes are the golden suffixes of the two scenario extensions.
+var goldenSuffixes = []string{GoldenSuffix, ".golden.yml"}
+
+// isGolden reports whether path names a golden file.
+func isGolden(path string) bool {
+	return strings.HasSuffix(path, goldenSuffixes[0]) || strings.HasSuffix(path, goldenSuffixes[1])
+}
+
 // ErrNoGolden is wrapped by the error for a scenario whose golden file is
 // missing: goldens are never created silently.
 var ErrNoGolden = errors.New("missing golden file")
 
-// GoldenPath returns the golden file of the scenario file at path.
+// GoldenPath returns the golden file of the scenario file at path: NAME.yaml
+// has NAME.golden.yaml, NAME.yml has NAME.golden.yml.
 func GoldenPath(path string) string {
-	return strings.TrimSuffix(path, ".yaml") + GoldenSuffix
+	ext := scenarioExt(path)
+	if ext == "" {
+		ext = ".yaml"
+	}
+	return strings.TrimSuffix(path, ext) + ".golden" + ext
 }
 
 // CompareGolden compares the outcome with the golden file at path. It returns
@@ -93,10 +107,11 @@ func Orphans(dirs ...string) ([]string, error) {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() || !strings.HasSuffix(path, GoldenSuffix) {
+			if d.IsDir() || !isGolden(path) {
 				return nil
 			}
-			scenario := strings.TrimSuffix(path, GoldenSuffix) + ".yaml"
+			ext := scenarioExt(path)
+			scenario := strings.TrimSuffix(path, ".golden"+ext) + ext
 			if _, err := os.Stat(scenario); errors.Is(err, fs.ErrNotExist) {
 				out = append(out, path)
 			}
@@ -111,8 +126,9 @@ func Orphans(dirs ...string) ([]string, error) {
 }
 
 // Discover returns the scenario files named by paths: files as given, and
-// every *.yaml under a folder except goldens and files under testdata or
-// fixtures folders, sorted.
+// every *.yaml and *.yml under a folder except goldens and files under
+// testdata, fixtures or hidden folders, sorted. A YAML file found under a
+// folder may still not be a scenario (Load says ErrNotScenario).
 func Discover(paths ...string) ([]string, error) {
 	var out []string
 	for _, p := range paths {
@@ -134,7 +150,7 @@ func Discover(paths ...string) ([]string, error) {
 				}
 				return nil
 			}
-			if strings.HasSuffix(path, ".yaml") && !strings.HasSuffix(path, GoldenSuffix) {
+			if scenarioExt(path) != "" && !isGolden(path) {
 				out = append(out, path)
 			}
 			return nil

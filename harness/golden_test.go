@@ -154,12 +154,16 @@ func TestOrphans(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "g", "b.golden.yaml"), "")
 	writeFile(t, filepath.Join(dir, "g", "renamed.golden.yaml"), "")
 	writeFile(t, filepath.Join(dir, "g", "c.yaml"), "") // no golden: not an orphan
+	writeFile(t, filepath.Join(dir, "y.yml"), "")
+	writeFile(t, filepath.Join(dir, "y.golden.yml"), "")
+	writeFile(t, filepath.Join(dir, "x.yaml"), "")
+	writeFile(t, filepath.Join(dir, "x.golden.yml"), "") // x.yml is gone
 
 	got, err := Orphans(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(dir, "g", "renamed.golden.yaml"), filepath.Join(dir, "gone.golden.yaml")}
+	want := []string{filepath.Join(dir, "g", "renamed.golden.yaml"), filepath.Join(dir, "gone.golden.yaml"), filepath.Join(dir, "x.golden.yml")}
 	if !slices.Equal(got, want) {
 		t.Errorf("Orphans = %v, want %v", got, want)
 	}
@@ -181,7 +185,7 @@ func TestDiscover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b", "c.yaml"), filepath.Join(dir, "z.yaml")}
+	want := []string{filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b", "a.yml"), filepath.Join(dir, "b", "c.yaml"), filepath.Join(dir, "z.yaml")}
 	if !slices.Equal(got, want) {
 		t.Errorf("Discover(dir) = %v, want %v", got, want)
 	}
@@ -193,7 +197,7 @@ func TestDiscover(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want = []string{filepath.Join(dir, "b", "c.yaml"), explicit, filepath.Join(dir, "z.yaml")}
+	want = []string{filepath.Join(dir, "b", "a.yml"), filepath.Join(dir, "b", "c.yaml"), explicit, filepath.Join(dir, "z.yaml")}
 	if !slices.Equal(got, want) {
 		t.Errorf("Discover(files and folder) = %v, want %v", got, want)
 	}

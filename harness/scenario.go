@@ -31,6 +31,12 @@ const MaxScenarioSize = 16 << 20
 // text does not appear in the message, which starts with file:line.
 var ErrScenario = errors.New("invalid scenario")
 
+// ErrNotScenario is wrapped by the error for a YAML file that has no format
+// key: not a tapeloop scenario at all (a config file beside the scenarios),
+// rather than a broken one. It also matches ErrScenario. Commands that find
+// files under a folder skip such files with a note.
+var ErrNotScenario = errors.New("not a tapeloop scenario")
+
 // scenarioError is a problem in a scenario file: its text is the underlying
 // error's ("file:line: key: problem"); it matches ErrScenario and the cause.
 type scenarioError struct{ err error }
@@ -175,8 +181,8 @@ var (
 	finalKeys      = []string{"equals", "contains", "matches"}
 )
 
-// Load reads and checks the scenario file at path. root is the scenarios
-// folder the default name is taken relative to ("" means the file's folder).
+// Load reads and checks the scenario file at path. root is not used (see
+// DefaultName): pass "".
 // Every problem is an error wrapping ErrScenario (or replay.ErrFormat for the
 // tape) that names the file, the line and the key.
 func Load(path, root string) (*Scenario, error) {
@@ -192,31 +198,46 @@ func Load(path, root string) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.RelPath = name + ".yaml"
+	s.RelPath = name + scenarioExt(path)
 	return s, nil
 }
 
 // DefaultName is a scenario's name when its file sets none: its path without
-// .yaml, relative to the nearest enclosing folder named "scenarios", or else
-// to root, or else its file name. It does not depend on the working directory
-// or on which folder a command was given.
+// the .yaml (or .yml) extension, relative to the nearest enclosing folder
+// that is named "scenarios" or holds a go.mod file (the module root), or,
+// when there is neither, the file's base name. It depends only on where the
+// file is, never on the working directory or on which folder or file a
+// command was given, so a golden is the same however it is replayed. root
+// is not used (it once was): pass "".
 func DefaultName(path, root string) string {
-	abs, err := filepath.Abs(path)
-	if err == nil {
+	name := filepath.Base(path)
+	if abs, err := filepath.Abs(path); err == nil {
 		for dir := filepath.Dir(abs); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-			if filepath.Base(dir) == "scenarios" {
+			if filepath.Base(dir) == "scenarios" || isFile(filepath.Join(dir, "go.mod")) {
 				if rel, err := filepath.Rel(dir, abs); err == nil {
-					return strings.TrimSuffix(filepath.ToSlash(rel), ".yaml")
+					name = filepath.ToSlash(rel)
 				}
+				break
 			}
 		}
 	}
-	if root != "" {
-		if rel, err := filepath.Rel(root, path); err == nil && !strings.HasPrefix(rel, "..") {
-			return strings.TrimSuffix(filepath.ToSlash(rel), ".yaml")
+	return strings.TrimSuffix(name, scenarioExt(name))
+}
+
+// scenarioExt is the file's scenario extension, ".yaml" or ".yml" ("" for
+// neither).
+func scenarioExt(path string) string {
+	for _, ext := range []string{".yaml", ".yml"} {
+		if strings.HasSuffix(path, ext) {
+			return ext
 		}
 	}
-	return strings.TrimSuffix(filepath.Base(path), ".yaml")
+	return ""
+}
+
+func isFile(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.Mode().IsRegular()
 }
 
 // Parse decodes a scenario from data; file names it in errors and locates
@@ -235,6 +256,9 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	if root == nil {
 		return nil, d.Errf(nil, "", "the file is empty (want format: %s, input and tape)", Format)
 	}
+	if root.Kind == yaml.MappingNode && !hasKey(root, "format") {
+		return nil, fmt.Errorf("%s: %w: it has no `format: %s` line", file, ErrNotScenario, Format)
+	}
 	s = &Scenario{Path: file, RelPath: file, Name: name, Setup: Setup{Seed: 1, Loop: LoopSetup{MaxIterations: agent.DefaultMaxIterations, TextCalls: true, Repair: true}}}
 	nodes := map[string]*yaml.Node{}
 	seen, err := d.Fields(root, "", topKeys, func(key string, v *yaml.Node) error {
@@ -243,9 +267,6 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	})
 	if err != nil {
 		return nil, err
-	}
-	if !seen["format"] {
-		return nil, d.Errf(root, "format", "missing (want format: %s)", Format)
 	}
 	if f, err := d.Str(nodes["format"], "format"); err != nil {
 		return nil, err
@@ -294,6 +315,16 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 		}
 	}
 	return s, nil
+}
+
+// hasKey reports whether the mapping n has the key.
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, dir string) error {

@@ -44,7 +44,7 @@ func TestLoadErrors(t *testing.T) {
 			want: `$FILE:1: format: unknown format "tapeloop/v2": this version of tapeloop reads tapeloop/v1`},
 		{name: "no format",
 			text: minimal,
-			want: `$FILE:1: format: missing (want format: tapeloop/v1)`},
+			want: "$FILE: not a tapeloop scenario: it has no `format: tapeloop/v1` line"},
 		{name: "missing input",
 			text: "format: tapeloop/v1\ntape: [{response: {content: hello}}]\n",
 			want: `$FILE:1: input: missing (a scenario needs input and tape)`},
@@ -166,22 +166,32 @@ func TestLoadNamesAndDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p
 	}
-	plain := write("plain.yaml", "format: tapeloop/v1\n"+minimal)
-	named := write("named.yaml", "format: tapeloop/v1\nname: custom/name\ntags: [a, b]\nsetup:\n  workspace: {from: seed}\n"+minimal)
+	plain := write("group/plain.yaml", "format: tapeloop/v1\n"+minimal)
+	named := write("group/named.yaml", "format: tapeloop/v1\nname: custom/name\ntags: [a, b]\nsetup:\n  workspace: {from: seed}\n"+minimal)
+	// Under a folder named scenarios: relative to it, even inside a module.
+	write("mod/go.mod", "module example.com/m\n")
+	inScenarios := write("mod/scenarios/files/edit.yml", "format: tapeloop/v1\n"+minimal)
+	// Under a module without a scenarios folder: relative to the module root.
+	inModule := write("mod/testdata/evals/weather/retry.yaml", "format: tapeloop/v1\n"+minimal)
 
 	cases := []struct {
 		path, root, name string
 	}{
-		{plain, root, "group/plain"},
 		{plain, "", "plain"},
-		{plain, filepath.Join(root, "elsewhere"), "plain"},
-		{named, root, "custom/name"},
+		{plain, root, "plain"}, // root is not used
+		{named, "", "custom/name"},
+		{inScenarios, "", "files/edit"},
+		{inModule, "", "testdata/evals/weather/retry"},
+		{inModule, filepath.Join(root, "mod", "testdata"), "testdata/evals/weather/retry"},
 	}
 	for _, c := range cases {
 		s, err := Load(c.path, c.root)
@@ -191,6 +201,9 @@ func TestLoadNamesAndDefaults(t *testing.T) {
 		if s.Name != c.name {
 			t.Errorf("Load(%s, %q).Name = %q, want %q", c.path, c.root, s.Name, c.name)
 		}
+	}
+	if s, err := Load(inScenarios, ""); err != nil || s.RelPath != "files/edit.yml" {
+		t.Errorf("RelPath of a .yml scenario: %v, %v", s, err)
 	}
 	s, err := Load(plain, root)
 	if err != nil {

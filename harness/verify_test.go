@@ -13,6 +13,7 @@ import (
 func TestVerify(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/m\n") // names are relative to the module root
 	path := filepath.Join(root, "g", "demo.yaml")
 	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 2}\n")
 
