@@ -118,6 +118,13 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 		}
 	}
 	loopOpts.NextUser = func(context.Context) (llm.Message, bool) { return nextUser() }
+	if opts.Model != nil && len(s.Setup.MCP) > 0 {
+		closeMCP, err := s.connectMCP(ctx, reg)
+		if err != nil {
+			return nil, err
+		}
+		defer closeMCP()
+	}
 	run, runErr := agent.Run(ctx, model, reg, input, loopOpts)
 	o, err := rec.Outcome(run, runErr)
 	if err != nil {

@@ -77,6 +77,10 @@ type Setup struct {
 	Workspace WorkspaceSetup
 	Tools     []ToolSetup
 	Loop      LoopSetup
+	// MCP are the MCP servers whose tools a live run registers (after
+	// Tools, so an MCP tool replaces a stand-in of the same name); a replay
+	// connects to none. Nil means none.
+	MCP []MCPSetup
 }
 
 // WorkspaceSetup seeds the workspace: a tree copied first, then files.
@@ -171,7 +175,7 @@ type FileExpect struct {
 
 var (
 	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "tape", "expect", "faults"}
-	setupKeys      = []string{"seed", "workspace", "tools", "loop"}
+	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp"}
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
@@ -341,6 +345,10 @@ func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, dir string) error {
 			return decodeTools(d, v, s)
 		case "loop":
 			return decodeLoop(d, v, &s.Loop)
+		case "mcp":
+			var err error
+			s.MCP, err = decodeMCP(d, v)
+			return err
 		}
 		return nil
 	})
