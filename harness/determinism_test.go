@@ -77,7 +77,7 @@ func TestRunIsDeterministic(t *testing.T) {
 			t.Fatalf("perturbation seed %d changed the outcome (- unperturbed, + perturbed; first difference):\n%s", seed, FirstDifference(string(want), string(got)))
 		}
 	}
-	if !bytes.Contains(want, []byte("attempts: 3")) || !bytes.Contains(want, []byte("+two")) {
+	if !bytes.Contains(want, []byte("backoff: 500ms")) || !bytes.Contains(want, []byte("+two")) {
 		t.Errorf("the scenario did not retry or write as intended:\n%s", want)
 	}
 }

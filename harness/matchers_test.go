@@ -238,10 +238,10 @@ func TestMatchGolden(t *testing.T) {
 			message: "Expected the outcome of scenario matchers/demo to differ from the golden file $WORK/same.golden.yaml, but it is byte-identical"},
 		{name: "different", matcher: MatchGolden(other), actual: o,
 			message: `the outcome differs from the golden file $WORK/other.golden.yaml (- golden, + outcome; first difference):
-@@ -17,7 +17,7 @@
-         name: fetch_weather
-         arguments: '{}'
-         attempts: 3
+@@ -18,7 +18,7 @@
+         retried:
+           - {failure: transient, backoff: 100ms, result: 'error (transient): simulated transient failure 1 of 2'}
+           - {failure: transient, backoff: 200ms, result: 'error (transient): simulated transient failure 2 of 2'}
 -        result: rainy, 12C
 +        result: sunny, 21C
        - id: call_3

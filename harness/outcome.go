@@ -1,6 +1,11 @@
 package harness
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"time"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -30,8 +35,11 @@ type Outcome struct {
 	Turns        []TurnOutcome
 	// Final is the last assistant text.
 	Final string
-	// Workspace is the end state, by path.
+	// Workspace is the end state, by path: every file, untouched ones
+	// marked.
 	Workspace []FileState
+	// Deleted lists the files the run deleted, sorted.
+	Deleted []string
 	// State is the end state of the worlds the run's tools shared (see
 	// fixtures.World), by key, as plain JSON values (objects are
 	// map[string]any, numbers float64). Nil when no tool shares a world; the
@@ -98,12 +106,16 @@ type CallOutcome struct {
 	ID   string
 	Name string
 	// Arguments as received; Executed as executed (canonical JSON), empty when
-	// the call never ran.
+	// the call never ran. The golden shows Executed only when it differs from
+	// Arguments as a JSON value.
 	Arguments string
 	Executed  string
 	Repairs   []string
 	Coercions []tools.Coercion
-	Attempts  int
+	// Attempts counts the executions; Retries holds each failed attempt
+	// before the last, with the backoff waited after it.
+	Attempts int
+	Retries  []RetryOutcome
 	Memoized  bool
 	Async     bool
 	Failure   tools.FailureKind
@@ -111,10 +123,24 @@ type CallOutcome struct {
 	Effects   []tools.Effect
 }
 
+// RetryOutcome is a failed attempt of a call that was retried: its failure,
+// the result it gave, and the (virtual) time waited before the next attempt.
+type RetryOutcome struct {
+	Failure tools.FailureKind
+	Result  string
+	Backoff time.Duration
+}
+
 // FileState is one file of the workspace at the end of the run.
 type FileState struct {
 	Path    string
 	Content string
+	// Untouched is set when the file is as it was before the run; the golden
+	// then lists it by size and hash instead of its content. Size and Hash
+	// (the first 16 hex digits of its SHA-256) describe the content.
+	Untouched bool
+	Size      int
+	Hash      string
 }
 
 // Node returns the canonical YAML of the outcome: a fixed key order, literal
@@ -139,16 +165,52 @@ func (o *Outcome) Node() *yaml.Node {
 		turns.Content = append(turns.Content, t.node())
 	}
 	yamlx.Add(m, "turns", turns)
-	yamlx.Add(m, "final", yamlx.Text(o.Final))
-	ws := yamlx.Map()
-	for _, f := range o.Workspace {
-		yamlx.Add(ws, f.Path, yamlx.Text(f.Content))
+	if o.Final != "" {
+		yamlx.Add(m, "final", yamlx.Text(o.Final))
 	}
-	yamlx.Add(m, "workspace", ws)
+	ws, untouched := o.workspaceNodes()
+	if ws != nil {
+		yamlx.Add(m, "workspace", ws)
+	}
+	if untouched != nil {
+		yamlx.Add(m, "untouched", untouched)
+	}
 	if o.State != nil {
 		yamlx.Add(m, "state", stateNode(o.State))
 	}
 	return m
+}
+
+// workspaceNodes renders the end state of the workspace: ws maps every file
+// the run created or changed to its content and every file it deleted to
+// null (as expect.files writes "must not exist"); untouched lists the files
+// the run left as they were, once, as sorted "path (N bytes, sha256 H)"
+// lines. Each is nil when empty.
+func (o *Outcome) workspaceNodes() (ws, untouched *yaml.Node) {
+	ws, untouched = yamlx.Map(), yamlx.Seq()
+	deleted := slices.Clone(o.Deleted)
+	for _, f := range o.Workspace {
+		if f.Untouched {
+			untouched.Content = append(untouched.Content, yamlx.Text(fmt.Sprintf("%s (%d bytes, sha256 %s)", f.Path, f.Size, f.Hash)))
+			continue
+		}
+		// Deleted paths sort in among the others.
+		for len(deleted) > 0 && deleted[0] < f.Path {
+			yamlx.Add(ws, deleted[0], nullNode())
+			deleted = deleted[1:]
+		}
+		yamlx.Add(ws, f.Path, yamlx.Text(f.Content))
+	}
+	for _, p := range deleted {
+		yamlx.Add(ws, p, nullNode())
+	}
+	if len(ws.Content) == 0 {
+		ws = nil
+	}
+	if len(untouched.Content) == 0 {
+		untouched = nil
+	}
+	return ws, untouched
 }
 
 // Golden returns the outcome's golden file content.
@@ -188,7 +250,9 @@ func (t *TurnOutcome) node() *yaml.Node {
 		if t.Response.FinishReason != "" {
 			yamlx.Add(r, "finish_reason", yamlx.Text(string(t.Response.FinishReason)))
 		}
-		yamlx.Add(m, "response", r)
+		if len(r.Content) > 0 {
+			yamlx.Add(m, "response", r)
+		}
 	}
 	if t.Envelope != "" {
 		yamlx.Add(m, "extracted_from", yamlx.Text(t.Envelope))
@@ -211,7 +275,7 @@ func (c *CallOutcome) node() *yaml.Node {
 	yamlx.Add(m, "id", yamlx.Text(c.ID))
 	yamlx.Add(m, "name", yamlx.Text(c.Name))
 	yamlx.Add(m, "arguments", yamlx.Quoted(c.Arguments))
-	if c.Executed != "" && c.Executed != c.Arguments {
+	if c.Executed != "" && !sameJSON(c.Executed, c.Arguments) {
 		yamlx.Add(m, "executed", yamlx.Quoted(c.Executed))
 	}
 	if len(c.Repairs) > 0 {
@@ -229,8 +293,21 @@ func (c *CallOutcome) node() *yaml.Node {
 		}
 		yamlx.Add(m, "coercions", seq)
 	}
-	if c.Attempts > 1 {
-		yamlx.Add(m, "attempts", yamlx.Int(c.Attempts))
+	if len(c.Retries) > 0 {
+		seq := yamlx.Seq()
+		for _, r := range c.Retries {
+			rm := yamlx.Map()
+			rm.Style = yaml.FlowStyle
+			yamlx.Add(rm, "failure", yamlx.Text(string(r.Failure)))
+			yamlx.Add(rm, "backoff", yamlx.Text(r.Backoff.String()))
+			res := yamlx.Text(r.Result)
+			if strings.Contains(r.Result, "\n") {
+				res.Style = yaml.DoubleQuotedStyle // no literal blocks in a flow mapping
+			}
+			yamlx.Add(rm, "result", res)
+			seq.Content = append(seq.Content, rm)
+		}
+		yamlx.Add(m, "retried", seq)
 	}
 	if c.Memoized {
 		yamlx.Add(m, "memoized", yamlx.Bool(true))
@@ -250,6 +327,25 @@ func (c *CallOutcome) node() *yaml.Node {
 		yamlx.Add(m, "effects", seq)
 	}
 	return m
+}
+
+// sameJSON reports whether two texts are equal JSON values (key order,
+// whitespace and 1 vs 1.0 do not matter); text that is not JSON is compared
+// as is.
+func sameJSON(a, b string) bool {
+	if a == b {
+		return true
+	}
+	av, errA := decodeJSON([]byte(a))
+	bv, errB := decodeJSON([]byte(b))
+	return errA == nil && errB == nil && equalJSON(av, bv)
+}
+
+// fileState describes one file at the end of a run; untouched says that
+// it is as it was before.
+func fileState(path string, data []byte, untouched bool) FileState {
+	sum := sha256.Sum256(data)
+	return FileState{Path: path, Content: displayContent(data), Untouched: untouched, Size: len(data), Hash: hex.EncodeToString(sum[:8])}
 }
 
 func effectNode(e tools.Effect) *yaml.Node {
@@ -295,3 +391,5 @@ func displayContent(b []byte) string {
 	}
 	return "<binary, " + strconv.Itoa(len(b)) + " bytes>"
 }
+
+func nullNode() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"} }

@@ -1,11 +1,13 @@
 package harness
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/diffrecorder"
@@ -35,6 +37,8 @@ type Recorder struct {
 	ws    workspace.FS
 	env   *fixtures.Env
 	diffs *diffrecorder.Recorder
+	// base is the workspace before the run; nil when unknown (OutcomeOf).
+	base map[string][]byte
 
 	mu        sync.Mutex
 	turnDiffs []string
@@ -44,7 +48,9 @@ type Recorder struct {
 	users map[int]*llm.Message
 	// modelRetries are the retried model-call attempts so far.
 	modelRetries []ModelRetryOutcome
-	err          error
+	// backoffs are the retry waits of each call, by turn and call id.
+	backoffs map[callKey][]time.Duration
+	err      error
 }
 
 // RecorderOptions configures NewRecorder. A nil *RecorderOptions is the zero
@@ -68,7 +74,11 @@ func NewRecorder(ws workspace.FS, opts *RecorderOptions) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("recording the workspace: %w", err)
 	}
-	return &Recorder{name: opts.Name, ws: ws, env: opts.Env, diffs: d, users: map[int]*llm.Message{}}, nil
+	base, err := workspace.Snapshot(ws)
+	if err != nil {
+		return nil, fmt.Errorf("recording the workspace: %w", err)
+	}
+	return &Recorder{name: opts.Name, ws: ws, env: opts.Env, diffs: d, base: base, users: map[int]*llm.Message{}, backoffs: map[callKey][]time.Duration{}}, nil
 }
 
 // FirstUser notes that the run's input ends with the user message m that
@@ -110,6 +120,9 @@ func (r *Recorder) observe(e agent.Event) {
 		r.modelRetries = append(r.modelRetries, ModelRetryOutcome{Turn: len(r.delivered), Attempt: e.Attempt, Kind: e.ErrorKind, Backoff: e.Backoff, Error: e.Error})
 	case agent.EventUserMessage:
 		r.users[e.Turn+1] = e.User
+	case agent.EventRetry:
+		k := callKey{e.Turn, e.CallID}
+		r.backoffs[k] = append(r.backoffs[k], e.Backoff)
 	case agent.EventAsyncResult:
 		r.pending = append(r.pending, AsyncOutcome{ID: e.CallID, Name: e.Tool, Result: e.Result.Content})
 	case agent.EventTurnEnd:
@@ -152,7 +165,7 @@ func (r *Recorder) Outcome(run *agent.RunResult, runErr error) (*Outcome, error)
 			to.Envelope = t.Extraction.Envelope
 		}
 		for _, c := range t.Calls {
-			to.Calls = append(to.Calls, callOutcome(c))
+			to.Calls = append(to.Calls, callOutcome(c, r.backoffs[callKey{t.Index, c.Call.ID}]))
 		}
 		o.Turns = append(o.Turns, to)
 	}
@@ -165,12 +178,24 @@ func (r *Recorder) Outcome(run *agent.RunResult, runErr error) (*Outcome, error)
 		return nil, fmt.Errorf("reading the end state of the workspace: %w", err)
 	}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
-		o.Workspace = append(o.Workspace, FileState{Path: p, Content: displayContent(files[p])})
+		old, existed := r.base[p]
+		o.Workspace = append(o.Workspace, fileState(p, files[p], existed && bytes.Equal(old, files[p])))
+	}
+	for _, p := range slices.Sorted(maps.Keys(r.base)) {
+		if _, ok := files[p]; !ok {
+			o.Deleted = append(o.Deleted, p)
+		}
 	}
 	if o.State, err = worldState(r.env.Worlds()); err != nil {
 		return nil, err
 	}
 	return o, nil
+}
+
+// callKey names a call of a run: call ids may be reused across turns.
+type callKey struct {
+	turn int
+	id   string
 }
 
 // OutcomeOf turns a finished run and the workspace it acted on into an

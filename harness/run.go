@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
+	"time"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
@@ -196,7 +197,9 @@ func (s *Scenario) userScript() func() (llm.Message, bool) {
 	}
 }
 
-func callOutcome(c *agent.CallRecord) CallOutcome {
+// callOutcome describes a call; backoffs are the waits before each retry,
+// in order (from the loop's retry events).
+func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
 	co := CallOutcome{
 		ID:        c.Call.ID,
 		Name:      c.Call.Name,
@@ -209,6 +212,16 @@ func callOutcome(c *agent.CallRecord) CallOutcome {
 	}
 	if len(c.Attempts) > 0 || c.Memoized {
 		co.Executed = string(c.Arguments)
+	}
+	for i, a := range c.Attempts[:max(len(c.Attempts)-1, 0)] {
+		ro := RetryOutcome{}
+		if a.Result != nil {
+			ro.Failure, ro.Result = a.Result.Kind(), a.Result.Content
+		}
+		if i < len(backoffs) {
+			ro.Backoff = backoffs[i]
+		}
+		co.Retries = append(co.Retries, ro)
 	}
 	if c.Result != nil {
 		co.Failure = c.Result.Kind()

@@ -89,7 +89,7 @@ func TestUserToolAndState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "workspace: {}\nstate:\n  ledger:\n    balances:\n      acme: 15\n"
+	want := "final: done\nstate:\n  ledger:\n    balances:\n      acme: 15\n"
 	if !strings.HasSuffix(string(golden), want) {
 		t.Errorf("golden does not end with the state:\n%s", golden)
 	}

@@ -1,0 +1,115 @@
+package harness
+
+import (
+	"context"
+	"testing"
+)
+
+// TestGoldenReadability pins the golden's shape: untouched files once by
+// size and hash, deleted files as null, executed only when it differs from
+// the arguments as a JSON value, each retry with its failure and backoff, and
+// no empty response, final or workspace.
+func TestGoldenReadability(t *testing.T) {
+	s := parseScenario(t, `format: tapeloop/v1
+setup:
+  workspace:
+    files: {keep.txt: "same\n", gone.txt: "bye\n", edit.txt: "old\n"}
+  tools:
+    - write_file
+    - delete_file
+    - calculator
+    - name: fetch
+      fixture: flaky
+      with: {failures: 1, kind: transient, result: "ok"}
+  loop:
+    retry: {attempts: 2, backoff: 150ms}
+input: [{role: user, content: go}]
+tape:
+  - response:
+      tool_calls:
+        - {id: c1, name: write_file, arguments: '{"path": "edit.txt", "content": "new\n"}'}
+        - {id: c2, name: delete_file, arguments: '{"path":"gone.txt"}'}
+        - {id: c3, name: calculator, arguments: '{"operation": "add", "a": "2", "b": 1.0}'}
+        - {id: c4, name: fetch, arguments: {}}
+  - response: {}
+`)
+	o, err := s.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := o.Golden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `name: conv
+termination: final_text
+iterations: 2
+turns:
+  - turn: 1
+    calls:
+      - id: c1
+        name: write_file
+        arguments: '{"path": "edit.txt", "content": "new\n"}'
+        result: overwrote edit.txt (4 bytes)
+        effects:
+          - file: {op: modify, path: edit.txt, bytes: 4}
+      - id: c2
+        name: delete_file
+        arguments: '{"path":"gone.txt"}'
+        result: deleted gone.txt
+        effects:
+          - file: {op: delete, path: gone.txt, bytes: 0}
+      - id: c3
+        name: calculator
+        arguments: '{"operation": "add", "a": "2", "b": 1.0}'
+        executed: '{"a":2,"b":1.0,"operation":"add"}'
+        coercions:
+          - {path: /a, from: string, to: number}
+        result: "3"
+      - id: c4
+        name: fetch
+        arguments: '{}'
+        retried:
+          - {failure: transient, backoff: 150ms, result: 'error (transient): simulated transient failure 1 of 1'}
+        result: ok
+    diff: |
+      diff --git a/edit.txt b/edit.txt
+      --- a/edit.txt
+      +++ b/edit.txt
+      @@ -1 +1 @@
+      -old
+      +new
+      diff --git a/gone.txt b/gone.txt
+      deleted file mode 100644
+      --- a/gone.txt
+      +++ /dev/null
+      @@ -1 +0,0 @@
+      -bye
+  - turn: 2
+workspace:
+  edit.txt: |
+    new
+  gone.txt: null
+untouched:
+  - keep.txt (5 bytes, sha256 a6328afc76e9db71)
+`
+	if string(golden) != want {
+		t.Errorf("golden:\n%s\nwant:\n%s\ndiff:\n%s", golden, want, FirstDifference(want, string(golden)))
+	}
+}
+
+func TestSameJSON(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":1,"b":[1,2]}`, `{"b": [1, 2.0], "a": 1}`, true},
+		{`{"a":1}`, `{"a":"1"}`, false},
+		{`{"a":1}`, `{"a":1,"b":null}`, false},
+		{`{"a":1,}`, `{"a":1}`, false}, // broken JSON as received differs from what ran
+	} {
+		if got := sameJSON(tc.a, tc.b); got != tc.want {
+			t.Errorf("sameJSON(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}
