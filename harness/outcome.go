@@ -5,9 +5,9 @@ import (
 	"encoding/hex"
 	"fmt"
 	"slices"
-	"time"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
@@ -116,11 +116,11 @@ type CallOutcome struct {
 	// before the last, with the backoff waited after it.
 	Attempts int
 	Retries  []RetryOutcome
-	Memoized  bool
-	Async     bool
-	Failure   tools.FailureKind
-	Result    string
-	Effects   []tools.Effect
+	Memoized bool
+	Async    bool
+	Failure  tools.FailureKind
+	Result   string
+	Effects  []tools.Effect
 }
 
 // RetryOutcome is a failed attempt of a call that was retried: its failure,
