@@ -90,7 +90,7 @@ func TestExtractClasses(t *testing.T) {
 		{"strict", extractCase{"two objects in a tag, the first no call", `<tool_call>{"x": 1}{"name": "get_time", "arguments": {}}</tool_call>`, "", nil,
 			`<tool_call>{"x": 1}{"name": "get_time", "arguments": {}}</tool_call>`}},
 		{"strict", extractCase{"cut off missing a required argument", "<tool_call>\n<function=lookup>\n<parameter=days>\n3\n</parameter>\n", "", nil,
-			"<tool_call>\n<function=lookup>\n<parameter=days>\n3\n</parameter>"}},
+			"<tool_call>\n<function=lookup>\n<parameter=days>\n3\n</parameter>\n"}},
 		{"strict", extractCase{"cut off atem missing a required argument", `<atem:function_calls><atem:invoke name="lookup"><atem:parameter name="days">3</atem:parameter>`, "", nil,
 			`<atem:function_calls><atem:invoke name="lookup"><atem:parameter name="days">3</atem:parameter>`}},
 		{"strict", extractCase{"cut off with the required argument", "<function=lookup>\n<parameter=city>\nOslo\n</parameter>\n", "qwen3_coder_xml",

@@ -22,7 +22,9 @@
 //
 // The names reported in Result.Envelope:
 //
-//	hermes            <tool_call>{"name": ..., "arguments": {...}}</tool_call> (also unclosed at the end)
+//	hermes            <tool_call>{"name": ..., "arguments": {...}}</tool_call> (also unclosed at the end,
+//	                  the tag repeated, the name on its own line before the JSON arguments,
+//	                  or the tag spelt <user>...</user>)
 //	qwen3_coder_xml   <function=name><parameter=k>v</parameter></function>, optionally in <tool_call>
 //	seed_oss          the same inside <seed:tool_call>
 //	glm               <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>
@@ -30,21 +32,27 @@
 //	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed)
 //	mistral           [TOOL_CALLS][...], [TOOL_CALLS]name{...}, [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}
 //	llama_python_tag  <|python_tag|>{"name": ..., "parameters": ...}
-//	bare_json         the whole message is {"name": ..., "parameters"|"arguments": ...} (or a list of them)
+//	bare_json         the whole message is {"name": ..., "parameters"|"arguments": ...} (or a list of them,
+//	                  also left unclosed after a complete call), or such a call on lines of its own in prose
 //	deepseek          <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json {...}``` ... and the V3.1 form name<｜tool▁sep｜>{...}
+//	                  (also the old V3 spelling <|tool▁call▁begin|> with ASCII bars)
+//	atem              to=name<|message|><atem:function_calls><atem:invoke name="x"><atem:parameter name="k">v</atem:parameter>...
+//	                  (values JSON-typed, strings verbatim; several messages; the recipient optional)
 //	deepseek_dsml     DeepSeek V3.2 <｜DSML｜invoke name="x"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>
 //	kimi_k2           <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}<|tool_call_end|>
 //	functionary       <function=name>{...}</function> and >>>name\n{...} (v3.2 also without >>> at the start)
 //	granite           <|tool_call|>[...]
 //	gemma             <|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>, <start_function_call>call:name{k:<escape>v<escape>}<end_function_call>
 //	pythonic          [f(a=1, b="x")] as the whole message or inside <|tool_call_start|>...<|tool_call_end|>
+//	                  or Llama 4's <|python_start|>...<|python_end|> (the end optional)
+//	olmo3             <function_calls> f(a='x', b=None, c=true) one a line </function_calls>
 //	gpt_oss           harmony messages addressed to=functions.name
 //	command_r         <|START_ACTION|>[{"tool_name": ..., "parameters": ...}]<|END_ACTION|>
 //	nemotron          <TOOLCALL>[...]</TOOLCALL>
 //	apriel            <tool_calls>[...]</tool_calls>
 //	apertus           <|tools_prefix|>[{"name": {...}}]<|tools_suffix|>
 //	firefunction      functools[...]
-//	gigachat          <|function_call|>{...} and function call<|role_sep|>{...}
+//	gigachat          <|function_call|>{...}, function call<|role_sep|>{...} and function call{...}
 //	tool_calls_json   {"tool_calls": [...]} as the whole message
 //	fenced_json       ```json {...} ``` blocks holding name and arguments
 //	forge             <tool>{"server_name": ..., "tool_name": ..., "arguments": {...}}</tool> and the XML-children form
@@ -59,16 +67,21 @@
 //     [THINK], <|START_THINKING|>, Gemma's thought channel, gpt-oss analysis
 //     messages), or before a lone closing </think> (or [BEGIN FINAL RESPONSE]); an
 //     unclosed <think> runs to the first special-token envelope (a Kimi or DeepSeek
-//     call section) or to the end;
+//     call section) or call tag (<tool_call>, <function=, <function_calls>: a call
+//     the model wrote without closing its reasoning) or to the end;
 //   - it is an example: inside a fenced code block whose language is not json (or
 //     inside inline `code`), or on a line (or right after a line ending in ':')
-//     whose text before it says "example", "e.g.", "for instance", "such as",
-//     "format" or "syntax";
+//     whose prose before it says "example", "e.g.", "for instance", "such as",
+//     "format" or "syntax" as a whole word ("information" and "formatted" do not
+//     count, nor does a word inside an earlier call's tags, brackets or quotes);
+//   - it is the second of two JSON values in a row whose first is no call;
 //   - its arguments cannot be repaired into a JSON object;
 //   - it was cut off with the response: a JSON value or parameter left open with
 //     nothing after it but space or part of a closing tag. The repair cascade
 //     could close it, but the arguments would be invented. (A value left open
-//     before a closing tag is a slip, and is repaired.)
+//     before a closing tag is a slip, and is repaired.) A call whose envelope
+//     was cut off (no closing tag) is dropped too when it lacks an argument
+//     that the tool's schema requires;
 //
 // Content is the text with the matched envelopes cut out and surrounding blank space
 // trimmed; reasoning text is kept, as it is the model's text and separating it is

@@ -135,7 +135,7 @@ func TestExtractNegatives(t *testing.T) {
 			"<think><tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call></think>It is late."},
 		{"before lone think close", "I could write <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n</think>\nNo call needed.", "", nil,
 			"I could write <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>\n</think>\nNo call needed."},
-		{"unclosed think", "<think>maybe <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>", "", nil, "<think>maybe <tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>"},
+		{"unclosed think", "<think>maybe\n{\"name\":\"get_time\",\"arguments\":{}}", "", nil, "<think>maybe\n{\"name\":\"get_time\",\"arguments\":{}}"},
 		{"for example", "For example, <tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call> asks for the time.", "", nil,
 			"For example, <tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call> asks for the time."},
 		{"example on previous line", "Here is the format:\n<tool_call>{\"name\":\"get_time\",\"arguments\":{}}</tool_call>", "", nil,

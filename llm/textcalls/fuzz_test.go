@@ -22,6 +22,18 @@ func FuzzExtract(f *testing.F) {
 		"<tool><tool_name>get_time</tool_name><arguments>{\"city\": \"Pa",
 		"<seed:tool_call><function=get_time><parameter=city>Paris</parameter></function></seed:tool_call>",
 		"[TOOL_CALLS]add[CALL_ID]1[ARGS]{\"a\": 1}",
+		// The envelopes of issue 17.
+		"<function_calls>\nget_time(city='Paris', x=None, y=true)\nadd()\n</function_calls>",
+		"<|python_start|>[get_time(city='x'), add(a=2)]",
+		"function call{\"name\": \"add\", \"arguments\": {\"a\": 1}}",
+		" to=add<|message|><atem:function_calls><atem:invoke name=\"add\"><atem:parameter name=\"a\">3</atem:parameter></atem:invoke></atem:function_calls><|call|>",
+		"<user>\nget_time\n{\"city\": \"Paris\"}\n</user>",
+		"<tool_call>\n<tool_call>{\"name\":\"add\",\"arguments\":{}}",
+		"<think>hm\n<tool_call>{\"name\":\"add\",\"arguments\":{}}</tool_call>",
+		"Sure.\n{\"name\": \"add\", \"parameters\": {\"a\": 1}}\nDone.",
+		"[{\"name\": \"add\", \"arguments\": {\"a\": 1}}, {\"name\": \"add\"",
+		"<|tool▁calls▁begin|><|tool▁call▁begin|>function<|tool▁sep|>add\n```json\n{}\n```<|tool▁call▁end|>",
+		"The information format: <tool_call>{\"name\":\"note\",\"arguments\":{\"format\":1}}</tool_call>",
 	}
 	for _, s := range seeds {
 		f.Add(s)

@@ -158,22 +158,31 @@ type bodyParser func(body, limit int) (c rawCall, ok bool)
 
 // findTagged finds JSON calls between open and close tokens (close may be missing:
 // the body then runs to the next open or the end). nameKeys as for jsonCalls.
-// orElse, when not nil, reads a body that holds no JSON call.
+// orElse, when not nil, reads a body that holds no JSON call. As engines do, a
+// body holding a JSON value that is no call (two objects in a row, the first
+// no call) yields no call at all.
 func findTagged(s *source, open, close string, nameKeys bool, orElse bodyParser) found {
 	var f found
 	s.eachTag(open, close, func(i, body, limit, end int) {
-		sp := span{i, end}
-		n := len(f.calls)
 		vals, _ := parseJSONSeq(s.text, body, limit)
+		var calls []rawCall
 		for _, v := range vals {
-			for _, c := range v.calls(nameKeys) {
-				f.add(c, sp)
+			cs := v.calls(nameKeys)
+			if len(cs) == 0 {
+				calls = nil
+				break
+			}
+			calls = append(calls, cs...)
+		}
+		if len(vals) == 0 && orElse != nil {
+			if c, ok := orElse(body, limit); ok {
+				calls = append(calls, c)
 			}
 		}
-		if len(f.calls) == n && orElse != nil {
-			if c, ok := orElse(body, limit); ok {
-				f.add(c, sp)
-			}
+		cut := cutAt(s.text, end, close)
+		for _, c := range calls {
+			c.cut = cut
+			f.add(c, span{i, end})
 		}
 	})
 	return f

@@ -10,18 +10,20 @@ import (
 // Envelopes written as calls in a programming-language syntax: LFM2/Olmo's
 // pythonic lists and Gemma's call:name{...}.
 
-// findPythonic: [f(a=1, b="x"), g()] inside <|tool_call_start|>...<|tool_call_end|>,
-// or as the whole message.
+// findPythonic: [f(a=1, b="x"), g()] inside <|tool_call_start|>...<|tool_call_end|>
+// (LFM2) or <|python_start|>...<|python_end|> (Llama 4, the end token
+// optional), or as the whole message.
 func findPythonic(s *source) found {
-	const open, close = "<|tool_call_start|>", "<|tool_call_end|>"
 	var f found
 	text := s.text
-	s.eachTag(open, close, func(i, body, limit, end int) {
-		p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
-		for _, c := range p.list() {
-			f.add(c, span{i, end})
-		}
-	})
+	for _, w := range [][2]string{{"<|tool_call_start|>", "<|tool_call_end|>"}, {"<|python_start|>", "<|python_end|>"}} {
+		s.eachTag(w[0], w[1], func(i, body, limit, end int) {
+			p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
+			for _, c := range p.list() {
+				f.add(c, span{i, end})
+			}
+		})
+	}
 	if len(f.calls) > 0 {
 		return f
 	}
@@ -35,6 +37,37 @@ func findPythonic(s *source) found {
 			}
 		}
 	}
+	return f
+}
+
+// findOlmo3: OLMo 3's <function_calls> around Python-style calls, one a line,
+// with Python or JSON literals: lookup(city='Oslo', days=None, strict=true).
+// Every non-blank line of the block must be one call, or none is taken.
+func findOlmo3(s *source) found {
+	const open, close = "<function_calls>", "</function_calls>"
+	var f found
+	text := s.text
+	s.eachTag(open, close, func(i, body, limit, end int) {
+		var calls []rawCall
+		for pos := body; pos < limit; {
+			eol := limit
+			if k := strings.IndexByte(text[pos:limit], '\n'); k >= 0 {
+				eol = pos + k
+			}
+			if line := text[pos:eol]; !isBlank(line) {
+				p := &pyParser{text: line, pos: skipSpace(line, 0)}
+				name, args, ok := p.call()
+				if !ok || !isBlank(line[p.pos:]) {
+					return
+				}
+				calls = append(calls, rawCall{name: name, args: args})
+			}
+			pos = eol + 1
+		}
+		for _, c := range calls {
+			f.add(c, span{i, end})
+		}
+	})
 	return f
 }
 

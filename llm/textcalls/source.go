@@ -101,7 +101,12 @@ func (s *source) index(tok string, from int) int {
 // eachTag calls fn for every allowed open token, in order: i is where it
 // starts, body where its body starts, and limit and end are bodyEnd's. The scan
 // resumes after end, so bodies never overlap.
+//
+// An open token repeated with only space before the next one opens one
+// envelope, not two: <tool_call>\n<tool_call>{…}</tool_call> is one call,
+// whose span starts at the first token.
 func (s *source) eachTag(open, close string, fn func(i, body, limit, end int)) {
+	first := -1
 	for pos := 0; ; {
 		i := s.index(open, pos)
 		if i < 0 {
@@ -109,9 +114,29 @@ func (s *source) eachTag(open, close string, fn func(i, body, limit, end int)) {
 		}
 		body := i + len(open)
 		limit, end := bodyEnd(s.text, body, open, close)
+		if end == limit && limit < len(s.text) && isBlank(s.text[body:limit]) {
+			if first < 0 {
+				first = i
+			}
+			pos = limit
+			continue
+		}
+		if first >= 0 {
+			i, first = first, -1
+		}
 		fn(i, body, limit, end)
 		pos = max(end, body)
 	}
+}
+
+// isBlank reports whether t holds only space.
+func isBlank(t string) bool { return skipSpace(t, 0) == len(t) }
+
+// cutAt reports whether an envelope opened before end and ending there was
+// cut off with the response: it reaches the end of the text without its whole
+// close token.
+func cutAt(text string, end int, close string) bool {
+	return end == len(text) && close != "" && !strings.HasSuffix(text, close)
 }
 
 // bodyEnd returns where the body that starts at body ends (limit) and where the
@@ -155,8 +180,13 @@ var thinkPairs = []thinkPair{
 
 // strongOpeners are special tokens that end an unclosed reasoning block: a model
 // emits them as single tokens, never while quoting.
+//
+// The call tags of the common XML-like envelopes end it too: a model that
+// opened <think> and then wrote a call forgot to close its reasoning (as
+// Laguna-style templates produce), and the call is meant.
 var strongOpeners = []string{
 	"<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",
+	"<tool_call>", "<function_calls>", "<function=",
 }
 
 // reasoningSpans finds the reasoning regions of text.
@@ -323,7 +353,8 @@ var exampleMarkers = []string{"example", "e.g.", "for instance", "such as", "for
 
 // introducedAsExample reports whether the text before pos on its line (or, when that
 // is blank, the previous non-blank line if it ends with ':') contains an example
-// marker.
+// marker as a whole word in prose: "information" and "formatted" hold no marker,
+// and neither does a "format" key inside an earlier call.
 func introducedAsExample(text string, pos int) bool {
 	const window = 400 // look back no further: bounded work per candidate
 	from := max(0, pos-window)
@@ -336,11 +367,70 @@ func introducedAsExample(text string, pos int) bool {
 			before = prev[ps:]
 		}
 	}
-	low := strings.ToLower(before)
+	return hasMarker(proseOf(before))
+}
+
+// proseOf returns the prose of s, lower-cased: without tags <…>, bracketed
+// {…} and […] text, and "quoted" text, where a call or its arguments are.
+func proseOf(s string) string {
+	b := make([]byte, 0, len(s))
+	depth := 0
+	inTag, inStr := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inStr:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inStr = false
+			}
+		case inTag:
+			inTag = c != '>'
+		case c == '{' || c == '[':
+			depth++
+		case (c == '}' || c == ']') && depth > 0:
+			depth--
+		case depth > 0:
+			if c == '"' {
+				inStr = true
+			}
+		case c == '<':
+			inTag = true
+		case c == '"':
+			inStr = true
+		default:
+			if 'A' <= c && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			b = append(b, c)
+		}
+	}
+	return string(b)
+}
+
+// hasMarker reports whether the lower-cased prose holds an example marker as
+// a whole word.
+func hasMarker(prose string) bool {
 	for _, m := range exampleMarkers {
-		if strings.Contains(low, m) {
-			return true
+		for i := 0; ; {
+			k := strings.Index(prose[i:], m)
+			if k < 0 {
+				break
+			}
+			k += i
+			end := k + len(m)
+			if (k == 0 || !isWordChar(prose[k-1])) && (end >= len(prose) || !isWordChar(prose[end])) {
+				return true
+			}
+			i = k + 1
 		}
 	}
 	return false
+}
+
+// isWordChar reports a byte of a word: a letter, a digit, _ or any non-ASCII
+// byte.
+func isWordChar(c byte) bool {
+	return c == '_' || c >= 0x80 || ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9')
 }

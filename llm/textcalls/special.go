@@ -69,10 +69,13 @@ func tokenSpans(text string, toks ...string) []span {
 }
 
 // deepSeekTokens are the DeepSeek call tokens, in the full-width spelling the
-// tokenizer uses and in the ASCII spelling some servers print.
+// tokenizer uses, in the ASCII spelling some servers print, and in the old
+// DeepSeek-V3 spelling with ASCII bars.
 var deepSeekTokens = []struct{ callsBegin, callsEnd, begin, sep, end string }{
 	{"<｜tool▁calls▁begin｜>", "<｜tool▁calls▁end｜>", "<｜tool▁call▁begin｜>", "<｜tool▁sep｜>", "<｜tool▁call▁end｜>"},
 	{"<|tool_calls_begin|>", "<|tool_calls_end|>", "<|tool_call_begin|>", "<|tool_sep|>", "<|tool_call_end|>"},
+	// The old DeepSeek-V3 template: ASCII bars around the ▁ words.
+	{"<|tool▁calls▁begin|>", "<|tool▁calls▁end|>", "<|tool▁call▁begin|>", "<|tool▁sep|>", "<|tool▁call▁end|>"},
 }
 
 // findDeepSeek: <｜tool▁call▁begin｜>function<｜tool▁sep｜>name\n```json\n{...}\n```
@@ -134,7 +137,7 @@ func findDeepSeek(s *source) found {
 // string="true|false">v</｜DSML｜parameter></｜DSML｜invoke>.
 func findDSML(s *source) found {
 	const p = "<｜DSML｜"
-	f := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>")
+	f := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>", false)
 	if len(f.calls) > 0 {
 		f.spans = append(f.spans, tokenSpans(s.text, p+"function_calls>", "</"+p[1:]+"function_calls>")...)
 	}

@@ -4,9 +4,40 @@ import "strings"
 
 // Envelopes whose body is JSON between literal tokens.
 
+// findHermes: <tool_call> with a JSON body, or a name on its own line and
+// then the JSON arguments; XML bodies belong to qwen3_coder_xml and glm. The
+// wrapper may be spelt <user>…</user> (Laguna-style templates).
 func findHermes(s *source) found {
-	// <tool_call> with a JSON body; XML bodies belong to qwen3_coder_xml and glm.
-	return findTagged(s, "<tool_call>", "</tool_call>", false, nil)
+	f := findTagged(s, "<tool_call>", "</tool_call>", false, nameLineJSON(s))
+	if len(f.calls) > 0 {
+		return f
+	}
+	return findTagged(s, "<user>", "</user>", false, nameLineJSON(s))
+}
+
+// nameLineJSON reads a body that is a tool name on its own line followed by
+// its JSON arguments and nothing else.
+func nameLineJSON(s *source) bodyParser {
+	return func(body, limit int) (rawCall, bool) {
+		text := s.text
+		start := skipSpace(text[:limit], body)
+		nl := strings.IndexByte(text[start:limit], '\n')
+		if nl < 0 {
+			return rawCall{}, false
+		}
+		name := strings.TrimSpace(text[start : start+nl])
+		if !isIdent(name) {
+			return rawCall{}, false
+		}
+		v, end, ok := parseJSONAt(text, start+nl, limit)
+		if !ok || !isBlank(text[end:limit]) {
+			return rawCall{}, false
+		}
+		if _, isObj := v.v.(map[string]any); !isObj {
+			return rawCall{}, false
+		}
+		return v.call(name), true
+	}
 }
 
 func findNemotron(s *source) found { return findTagged(s, "<TOOLCALL>", "</TOOLCALL>", false, nil) }
@@ -41,10 +72,33 @@ func findGigaChat(s *source) found {
 		return f
 	}
 	f = findTagged(s, "function call<|role_sep|>", "", false, nil)
+	if len(f.calls) == 0 {
+		f = findGigaChatBare(s)
+	}
 	// The GigaChat 3 call starts with a message separator; cut it too.
 	for k, sp := range f.spans {
 		f.spans[k].start = precededBy(s.text, sp.start, "<|message_sep|>")
 	}
+	return f
+}
+
+// findGigaChatBare: function call{...} with no role separator, the JSON call
+// right after the words.
+func findGigaChatBare(s *source) found {
+	var f found
+	text := s.text
+	s.eachTag("function call", "", func(i, body, limit, end int) {
+		if body >= limit || text[body] != '{' {
+			return
+		}
+		v, e, ok := parseJSONAt(text, body, limit)
+		if !ok {
+			return
+		}
+		for _, c := range v.calls(false) {
+			f.add(c, span{i, e})
+		}
+	})
 	return f
 }
 

@@ -109,6 +109,7 @@ type rawCall struct {
 	args    any
 	argsRaw bool     // args is JSON text to repair
 	untyped bool     // string values came from an untyped envelope; coerce to schema
+	cut     bool     // the envelope was cut off with the response (no closing token)
 	fixes   []string // repair fixes already applied to the text the call came from
 }
 
@@ -119,6 +120,7 @@ var envelopeOrder = []envelope{
 	{"kimi_k2", findKimi},
 	{"deepseek", findDeepSeek},
 	{"deepseek_dsml", findDSML},
+	{"atem", findAtem},
 	{"mistral", findMistral},
 	{"llama_python_tag", findPythonTag},
 	{"granite", findGranite},
@@ -127,6 +129,7 @@ var envelopeOrder = []envelope{
 	{"gigachat", findGigaChat},
 	{"gemma", findGemma},
 	{"pythonic", findPythonic},
+	{"olmo3", findOlmo3},
 	{"seed_oss", findSeed},
 	{"minimax", findMiniMax},
 	{"qwen3_coder_xml", findQwenXML},
@@ -148,7 +151,7 @@ var familyHints = []struct{ word, envelope string }{
 	{"gpt-oss", "gpt_oss"}, {"kimi", "kimi_k2"}, {"v3.2", "deepseek_dsml"}, {"deepseek", "deepseek"},
 	{"mistral", "mistral"}, {"devstral", "mistral"}, {"llama", "llama_python_tag"}, {"granite", "granite"},
 	{"command-r", "command_r"}, {"cohere", "command_r"}, {"gemma", "gemma"}, {"lfm", "pythonic"},
-	{"olmo", "pythonic"}, {"seed", "seed_oss"}, {"minimax", "minimax"}, {"coder", "qwen3_coder_xml"},
+	{"olmo-3", "olmo3"}, {"olmo3", "olmo3"}, {"olmo", "pythonic"}, {"seed", "seed_oss"}, {"minimax", "minimax"}, {"coder", "qwen3_coder_xml"},
 	{"glm", "glm"}, {"qwen", "hermes"}, {"hermes", "hermes"}, {"functionary", "functionary"},
 	{"minicpm", "minicpm"}, {"forge", "forge"},
 }
@@ -203,8 +206,12 @@ func (s *source) accept(raw []rawCall) []Call {
 			continue
 		}
 		var schema map[string]any
-		if rc.untyped {
+		if rc.untyped || rc.cut {
 			schema = s.schema(name)
+		}
+		if rc.cut && missingRequired(schema, rc.args) {
+			// Cut off before a required argument: no call, as engines do.
+			continue
 		}
 		args, fixes, ok := canonicalArgs(rc, schema)
 		if !ok {
@@ -213,6 +220,27 @@ func (s *source) accept(raw []rawCall) []Call {
 		out = append(out, Call{Name: name, Arguments: args, Fixes: fixes})
 	}
 	return out
+}
+
+// missingRequired reports whether args, decoded arguments, lack a property
+// that the schema requires. Arguments still to be repaired are not judged.
+func missingRequired(schema map[string]any, args any) bool {
+	req, _ := schema["required"].([]any)
+	if len(req) == 0 {
+		return false
+	}
+	m, ok := args.(map[string]any)
+	if !ok {
+		return false
+	}
+	for _, r := range req {
+		if k, _ := r.(string); k != "" {
+			if _, present := m[k]; !present {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // cut returns text without the spans, trimmed.

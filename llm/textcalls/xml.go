@@ -104,7 +104,7 @@ func scanQwenXML(s *source, jsonBody bool, within []span, wrapOpen, wrapClose st
 			p = next
 		}
 		if !truncated {
-			f.add(rawCall{name: name, args: args, untyped: true}, sp)
+			f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, "</function>")}, sp)
 		}
 	})
 	return f
@@ -209,7 +209,7 @@ func findGLM(s *source) found {
 			p = vs + ve
 		}
 		if !truncated {
-			f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
+			f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, "</tool_call>")}, span{i, end})
 		}
 	})
 	return f
@@ -233,7 +233,10 @@ func attr(tag, name string) (string, bool) {
 // </parameter></invoke> with the given tag spellings (MiniMax, DeepSeek DSML,
 // MiniCPM). A value wrapped in <![CDATA[...]]> is taken verbatim, closing tags
 // inside it included.
-func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
+//
+// With typed, a value that is JSON other than a string (3, true, [..], null)
+// is taken as that value, and other text is kept verbatim.
+func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string, typed bool) found {
 	var f found
 	text := s.text
 	s.eachTag(invoke, invokeEnd, func(i, body, limit, end int) {
@@ -265,12 +268,18 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string) found {
 				if d, ok := decode(strings.TrimSpace(val)); ok {
 					v = d
 				}
+			} else if typed {
+				if d, ok := decode(strings.TrimSpace(val)); ok {
+					if _, isStr := d.(string); !isStr {
+						v = d
+					}
+				}
 			}
 			args[key] = v
 			p = next
 		}
 		if !truncated {
-			f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
+			f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, invokeEnd)}, span{i, end})
 		}
 	})
 	return f
@@ -303,7 +312,7 @@ func paramValue(text string, vs, limit int, paramEnd string) (val string, next i
 }
 
 func findMiniMax(s *source) found {
-	f := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>")
+	f := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>", false)
 	for k, sp := range f.spans {
 		f.spans[k] = wrapSpan(s.text, sp, "<minimax:tool_call>", "</minimax:tool_call>")
 	}
@@ -313,7 +322,7 @@ func findMiniMax(s *source) found {
 // findMiniCPM: <function name="x"><param name="k">v</param></function>, values
 // possibly in <![CDATA[...]]>.
 func findMiniCPM(s *source) found {
-	return findInvokes(s, "<function name=", "</function>", "<param name=", "</param>")
+	return findInvokes(s, "<function name=", "</function>", "<param name=", "</param>", false)
 }
 
 // findForge: <tool>{"server_name", "tool_name", "arguments"}</tool> and
