@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"runtime"
 	"slices"
 	"sync/atomic"
@@ -231,18 +230,26 @@ func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
 	return co
 }
 
+// at is "file:line", or the file alone when the line is unknown.
+func (s *Scenario) at(line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", s.Path, line)
+	}
+	return s.Path
+}
+
 // buildWorkspace makes the scenario's in-memory workspace: the from tree, then
 // the files.
 func (s *Scenario) buildWorkspace() (workspace.FS, error) {
 	ws := workspace.NewMemory()
-	if s.Setup.Workspace.From != "" {
-		if err := workspace.CopyFS(ws, os.DirFS(s.Setup.Workspace.From)); err != nil {
-			return nil, fmt.Errorf("%s: setup.workspace.from: %w", s.Path, err)
+	if w := &s.Setup.Workspace; w.From != "" {
+		if err := copySeedTree(ws, w); err != nil {
+			return nil, scenarioErrorf("%s: setup.workspace.from: %w", s.at(w.FromLine), err)
 		}
 	}
 	for _, f := range s.Setup.Workspace.Files {
 		if err := ws.WriteFile(f.Path, []byte(f.Content)); err != nil {
-			return nil, fmt.Errorf("%s: setup.workspace.files: %w", s.Path, err)
+			return nil, scenarioErrorf("%s: setup.workspace.files.%s: %w", s.at(f.Line), f.Path, err)
 		}
 	}
 	return ws, nil

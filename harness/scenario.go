@@ -85,16 +85,25 @@ type Setup struct {
 
 // WorkspaceSetup seeds the workspace: a tree copied first, then files.
 type WorkspaceSetup struct {
-	// From is the tree's directory, resolved against the scenario's folder; ""
-	// means none.
-	From  string
-	Files []FileSeed
+	// From is the tree's directory, made absolute after resolving it against
+	// the scenario's folder; "" means none. Parse confines it to the module
+	// holding the scenario (or the scenarios folder, or the scenario's folder);
+	// a From set by hand is confined to itself.
+	From string
+	// FromLine is the line of setup.workspace.from; 0 when absent.
+	FromLine int
+	Files    []FileSeed
+	// bound and rel are the folder From is confined to and From relative to
+	// it; "" when From was not decoded.
+	bound, rel string
 }
 
 // FileSeed is one file of setup.workspace.files.
 type FileSeed struct {
 	Path    string
 	Content string
+	// Line is the line of its key; 0 when unknown.
+	Line int
 }
 
 // ToolSetup is one entry of setup.tools.
@@ -298,7 +307,7 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 		}
 	}
 	if n := nodes["setup"]; n != nil {
-		if err := decodeSetup(d, n, &s.Setup, filepath.Dir(file)); err != nil {
+		if err := decodeSetup(d, n, &s.Setup, file); err != nil {
 			return nil, err
 		}
 	}
@@ -331,7 +340,7 @@ func hasKey(n *yaml.Node, key string) bool {
 	return false
 }
 
-func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, dir string) error {
+func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, file string) error {
 	_, err := d.Fields(n, "setup", setupKeys, func(key string, v *yaml.Node) error {
 		path := yamlx.Join("setup", key)
 		switch key {
@@ -340,7 +349,7 @@ func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, dir string) error {
 			s.Seed = seed
 			return err
 		case "workspace":
-			return decodeWorkspace(d, v, &s.Workspace, dir)
+			return decodeWorkspace(d, v, &s.Workspace, file)
 		case "tools":
 			return decodeTools(d, v, s)
 		case "loop":
@@ -355,28 +364,14 @@ func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, dir string) error {
 	return err
 }
 
-func decodeWorkspace(d *yamlx.Decoder, n *yaml.Node, w *WorkspaceSetup, dir string) error {
+func decodeWorkspace(d *yamlx.Decoder, n *yaml.Node, w *WorkspaceSetup, file string) error {
 	_, err := d.Fields(n, "setup.workspace", workspaceKeys, func(key string, v *yaml.Node) error {
 		path := yamlx.Join("setup.workspace", key)
 		switch key {
 		case "from":
-			from, err := d.Str(v, path)
-			if err != nil {
-				return err
-			}
-			w.From = filepath.Join(dir, filepath.FromSlash(from))
-			if info, err := os.Stat(w.From); err != nil || !info.IsDir() {
-				return d.Errf(v, path, "%q is not a directory (it is resolved against the scenario's folder)", from)
-			}
+			return decodeFrom(d, v, path, w, file)
 		case "files":
-			return d.Pairs(v, path, func(name string, k, c *yaml.Node) error {
-				content, err := d.Str(c, yamlx.Join(path, name))
-				if err != nil {
-					return err
-				}
-				w.Files = append(w.Files, FileSeed{Path: name, Content: content})
-				return nil
-			})
+			return decodeFiles(d, v, path, w)
 		}
 		return nil
 	})
