@@ -1,12 +1,14 @@
 package evalrun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 
+	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
 )
@@ -30,24 +32,119 @@ type extractCall struct {
 
 // extractInput is one line of --jsonl input.
 type extractInput struct {
-	Text  *string  `json:"text"`
-	Tools []string `json:"tools"`
+	Text  *string   `json:"text"`
+	Tools *toolList `json:"tools"`
+}
+
+// toolList is a JSON list of offered tools, each a name ("get_time") or an
+// object with the tool's JSON Schema ({"name": "add", "parameters": {...}}).
+type toolList []llm.ToolDefinition
+
+// UnmarshalJSON decodes the list, naming the position (from 1) of a malformed
+// tool.
+func (l *toolList) UnmarshalJSON(b []byte) error {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	out := make(toolList, 0, len(raw))
+	for i, r := range raw {
+		t, err := decodeTool(r)
+		if err != nil {
+			return fmt.Errorf("tool %d%s", i+1, err)
+		}
+		out = append(out, t)
+	}
+	*l = out
+	return nil
+}
+
+// decodeTool decodes one tool of a toolList; its error text follows the
+// tool's position.
+func decodeTool(r json.RawMessage) (llm.ToolDefinition, error) {
+	var name string
+	if json.Unmarshal(r, &name) == nil {
+		if name == "" {
+			return llm.ToolDefinition{}, errors.New(": empty name")
+		}
+		return llm.ToolDefinition{Name: name}, nil
+	}
+	var obj struct {
+		Name       string          `json:"name"`
+		Parameters json.RawMessage `json:"parameters"`
+	}
+	if len(bytes.TrimSpace(r)) == 0 || bytes.TrimSpace(r)[0] != '{' || json.Unmarshal(r, &obj) != nil {
+		return llm.ToolDefinition{}, errors.New(`: want a name or {"name": ..., "parameters": {...}}`)
+	}
+	if obj.Name == "" {
+		return llm.ToolDefinition{}, errors.New(`: missing "name"`)
+	}
+	p := bytes.TrimSpace(obj.Parameters)
+	if len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
+		return llm.ToolDefinition{}, fmt.Errorf(` (%s): "parameters" must be a JSON Schema object`, obj.Name)
+	}
+	if len(p) > 0 && p[0] == '{' {
+		return llm.ToolDefinition{Name: obj.Name, Parameters: json.RawMessage(p)}, nil
+	}
+	return llm.ToolDefinition{Name: obj.Name}, nil
+}
+
+// maxToolsFile caps the size of a --tools-file.
+const maxToolsFile = 16 << 20
+
+// readToolsFile reads a --tools-file: a JSON list as a line's "tools".
+func readToolsFile(path string) (toolList, error) {
+	data, err := regularfile.Read(path, maxToolsFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tools-file: %w", err)
+	}
+	var l toolList
+	if err := json.Unmarshal(data, &l); err != nil {
+		return nil, fmt.Errorf("--tools-file %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// withSchemas returns tools with the schema of each tool offered by name
+// alone taken from known, when known has one.
+func withSchemas(tools, known toolList) toolList {
+	out := make(toolList, len(tools))
+	for i, t := range tools {
+		if len(t.Parameters) == 0 {
+			for _, k := range known {
+				if k.Name == t.Name {
+					t.Parameters = k.Parameters
+					break
+				}
+			}
+		}
+		out[i] = t
+	}
+	return out
 }
 
 // extractDoc is extract's --help text.
 const extractDoc = `Prints {"calls": [...], "content": "...", "envelope": "..."} for the text. Exit 0
 once the input was read, 2 on a usage, input or output error (a malformed or too
-long --jsonl line is reported as stdin:N).`
+long --jsonl line is reported as stdin:N).
+
+Tools are offered by name (--tools, or "tools": ["a", "b"] on a --jsonl line) or
+with their JSON Schema, which types the values of XML envelopes ("3" becomes 3
+for an integer): "tools": [{"name": "add", "parameters": {...}}], names and
+objects mixed, or a --tools-file holding such a list. The file's schemas also
+type the tools that a line names alone.`
 
 // runExtract reads a model's text on stdin and prints the calls found in it.
 // Exit 0 once every text was read, 2 on a usage, input or output error.
 //
 //	evalrun extract --tools get_time,add [--family hermes] < text
+//	evalrun extract --tools-file tools.json < text   # [{"name": "add", "parameters": {...}}, "get_time"]
 //	evalrun extract --jsonl [--tools ...] < lines   # {"text": ..., "tools": [...]} a line
 func runExtract(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "extract", "evalrun extract [--tools a,b] [--family name] [--jsonl] < input", extractDoc)
-	var defaults stringList
-	fs.Var(&defaults, "tools", "names of the offered tools (repeatable, or comma-separated; with --jsonl: the default for lines without \"tools\")")
+	fs := newFlags(e, "extract", "evalrun extract [--tools a,b] [--tools-file tools.json] [--family name] [--jsonl] < input", extractDoc)
+	var names stringList
+	fs.Var(&names, "tools", "names of the offered tools (repeatable, or comma-separated; with --jsonl: the default for lines without \"tools\")")
+	toolsFile := fs.String("tools-file", "", `a JSON list of offered tools, each a name or {"name": ..., "parameters": {JSON Schema}}`)
 	family := fs.String("family", "", "optional model family or envelope name tried first")
 	jsonl := fs.Bool("jsonl", false, `read one {"text": ..., "tools": [...]} object a line and write one result a line`)
 	args, code, ok := parseFlags(e, fs, args)
@@ -57,6 +154,18 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 	if len(args) > 0 {
 		fmt.Fprintf(e.stderr, "evalrun extract: unexpected argument %q\n", args[0])
 		return exitUsage
+	}
+	var known toolList
+	if *toolsFile != "" {
+		var err error
+		if known, err = readToolsFile(*toolsFile); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
+			return exitUsage
+		}
+	}
+	defaults := append(toolList(nil), known...)
+	for _, n := range names {
+		defaults = append(defaults, llm.ToolDefinition{Name: n})
 	}
 	opts := &textcalls.Options{Family: *family}
 	if *jsonl {
@@ -68,9 +177,9 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 			if in.Text == nil {
 				return nil, errors.New(`missing "text"`)
 			}
-			tools := []string(defaults)
+			tools := defaults
 			if in.Tools != nil {
-				tools = in.Tools
+				tools = withSchemas(*in.Tools, known)
 			}
 			return extractOne(*in.Text, tools, opts), nil
 		})
@@ -87,11 +196,7 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 	return exitOK
 }
 
-func extractOne(text string, names []string, opts *textcalls.Options) extractOutput {
-	tools := make([]llm.ToolDefinition, 0, len(names))
-	for _, n := range names {
-		tools = append(tools, llm.ToolDefinition{Name: n})
-	}
+func extractOne(text string, tools toolList, opts *textcalls.Options) extractOutput {
 	res := textcalls.Extract(text, tools, opts)
 	o := extractOutput{Calls: []extractCall{}, Content: res.Content, Envelope: res.Envelope}
 	for _, c := range res.Calls {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 )
@@ -136,5 +137,71 @@ func TestExtractCommandHugeInput(t *testing.T) {
 	if got.Calls == nil || len(got.Calls) != 0 || got.Content != huge || got.Envelope != "" {
 		t.Errorf("extract = %d calls, envelope %q, content %.40q… (%d bytes); want no calls, no envelope, the whole text as content",
 			len(got.Calls), got.Envelope, got.Content, len(got.Content))
+	}
+}
+
+// addXML is a qwen3_coder_xml call whose values are untyped text.
+const addXML = "<function=add>\n<parameter=a>\n3\n</parameter>\n<parameter=b>\n2.5\n</parameter>\n</function>"
+
+// addSchema types add's arguments: a integer, b number, a required.
+const addSchema = `{"type":"object","required":["a"],"properties":{"a":{"type":"integer"},"b":{"type":"number"}}}`
+
+func TestExtractCommandSchemas(t *testing.T) {
+	dir := t.TempDir()
+	toolsFile := dir + "/tools.json"
+	if err := os.WriteFile(toolsFile, []byte(`[{"name": "add", "parameters": `+addSchema+`}, "get_time"]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := dir + "/bad.json"
+	if err := os.WriteFile(bad, []byte(`[{"parameters": {}}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	line := func(tools string) string {
+		b, _ := json.Marshal(addXML)
+		return `{"text": ` + string(b) + `, "tools": ` + tools + `}` + "\n"
+	}
+	typed := `{"calls":[{"name":"add","arguments":{"a":3,"b":2.5}}],"content":"","envelope":"qwen3_coder_xml"}` + "\n"
+	untyped := `{"calls":[{"name":"add","arguments":{"a":"3","b":"2.5"}}],"content":"","envelope":"qwen3_coder_xml"}` + "\n"
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "names alone leave XML values strings", args: []string{"--jsonl"}, stdin: line(`["add"]`), stdout: untyped},
+		{name: "a schema on the line types them", args: []string{"--jsonl"}, stdin: line(`[{"name": "add", "parameters": ` + addSchema + `}]`), stdout: typed},
+		{name: "names and schemas mixed", args: []string{"--jsonl"}, stdin: line(`["get_time", {"name": "add", "parameters": ` + addSchema + `}]`), stdout: typed},
+		{name: "tools file", args: []string{"--tools-file", toolsFile}, stdin: addXML, stdout: typed},
+		{name: "tools file types a line's names", args: []string{"--jsonl", "--tools-file", toolsFile}, stdin: line(`["add"]`), stdout: typed},
+		{name: "tools file is the default for lines without tools", args: []string{"--jsonl", "--tools-file", toolsFile}, stdin: `{"text": "<tool_call>{\"name\": \"get_time\", \"arguments\": {}}</tool_call>"}` + "\n",
+			stdout: `{"calls":[{"name":"get_time","arguments":{}}],"content":"","envelope":"hermes"}` + "\n"},
+		{name: "tools file and --tools together", args: []string{"--tools-file", toolsFile, "--tools", "note"}, stdin: `<tool_call>{"name": "note", "arguments": {}}</tool_call>`,
+			stdout: `{"calls":[{"name":"note","arguments":{}}],"content":"","envelope":"hermes"}` + "\n"},
+		{name: "missing tools file", args: []string{"--tools-file", dir + "/none.json"}, code: exitUsage,
+			stderr: "evalrun extract: --tools-file: reading " + dir + "/none.json: no such file or directory\n"},
+		{name: "tool without a name in the file", args: []string{"--tools-file", bad}, code: exitUsage,
+			stderr: "evalrun extract: --tools-file " + bad + ": tool 1: missing \"name\"\n"},
+		{name: "tool without a name on a line", args: []string{"--jsonl"}, stdin: line(`[{"parameters": {}}]`), code: exitUsage,
+			stderr: "evalrun extract: stdin:1: malformed line: tool 1: missing \"name\"\n"},
+		{name: "parameters not an object", args: []string{"--jsonl"}, stdin: line(`[{"name": "add", "parameters": 3}]`), code: exitUsage,
+			stderr: "evalrun extract: stdin:1: malformed line: tool 1 (add): \"parameters\" must be a JSON Schema object\n"},
+		{name: "tool neither name nor object", args: []string{"--jsonl"}, stdin: line(`[3]`), code: exitUsage,
+			stderr: "evalrun extract: stdin:1: malformed line: tool 1: want a name or {\"name\": ..., \"parameters\": {...}}\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runExtractCmd(t, tc.stdin, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d (stderr %q)", code, tc.code, stderr)
+			}
+			if stdout != tc.stdout {
+				t.Errorf("stdout:\n%s\nwant:\n%s", stdout, tc.stdout)
+			}
+			if stderr != tc.stderr {
+				t.Errorf("stderr %q, want %q", stderr, tc.stderr)
+			}
+		})
 	}
 }
