@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -259,5 +260,44 @@ func TestEvalConversationSavedTrialReplays(t *testing.T) {
 	}
 	if code, out, errOut := runCmd(t, "replay", saved); code != exitOK {
 		t.Errorf("replaying the saved conversation: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// TestEvalResume resumes a 2-trial run to 4 trials: the first two trials
+// are kept as they were and only two more run.
+func TestEvalResume(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	tmp := t.TempDir()
+	first, second := filepath.Join(tmp, "first.json"), filepath.Join(tmp, "second.json")
+	if code, out, errOut := runCmd(t, "eval", "--model", "scripted/alternate", "--trials", "2", "--parallel", "1", "--json", first, dir); code != exitFailed {
+		t.Fatalf("first run: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/alternate", "--trials", "4", "--parallel", "1", "--resume", first, "--json", second, dir)
+	if code != exitFailed || !strings.HasPrefix(errOut, "3/4 trials") {
+		t.Fatalf("resumed run: exit %d; want 1, and progress starting at 3/4\n%s%s", code, out, errOut)
+	}
+	a, b := readReport(t, first), readReport(t, second)
+	if got := b.Scenarios[0]; len(got.TrialsDetail) != 4 || got.Passed != 2 || got.Trials != 4 {
+		t.Fatalf("resumed report: %d trials, %d/%d", len(got.TrialsDetail), got.Passed, got.Trials)
+	}
+	for i := range 2 {
+		if !reflect.DeepEqual(a.Scenarios[0].TrialsDetail[i], b.Scenarios[0].TrialsDetail[i]) {
+			t.Errorf("trial %d changed on resume", i+1)
+		}
+	}
+	if code, _, errOut := runCmd(t, "eval", "--model", "scripted/right", "--resume", filepath.Join(tmp, "absent.json"), dir); code != exitUsage || !strings.Contains(errOut, "--resume: open") {
+		t.Errorf("a missing --resume file: exit %d, stderr %s", code, errOut)
+	}
+}
+
+// TestEvalMaxCost stops after the first trial: it cost $0.175, and a second
+// would pass $0.2.
+func TestEvalMaxCost(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--trials", "3", "--parallel", "1",
+		"--price", "scripted/right=1000,1000", "--max-cost", "0.2", dir)
+	want := "evalrun eval: stopped starting trials: --max-cost $0.2 would have been exceeded; 2 trials not run\n"
+	if code != exitOK || !strings.Contains(errOut, want) || !strings.Contains(out, "1 passed, 0 failed, 0 errors (left out of pass@k), 2 not run (stopped: --max-cost $0.2 reached)") {
+		t.Errorf("exit %d; want 0 and %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
 	}
 }
