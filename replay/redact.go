@@ -274,13 +274,17 @@ func (r *Redactor) count(kind string) {
 }
 
 // RedactEntry redacts every string e holds, in place: the response's content,
-// tool-call IDs, names and arguments and finish reason; the request's
+// tool-call IDs, names and arguments and finish reason; the user turn; the
+// request's
 // offered tools and messages (content, tool calls, tool_call_id, name); the
 // error text. e must own its messages (see Entry.Clone).
 func (r *Redactor) RedactEntry(e *Entry) {
 	if e.Response != nil {
 		r.RedactMessage(&e.Response.Message)
 		e.Response.FinishReason = llm.FinishReason(r.Redact(string(e.Response.FinishReason)))
+	}
+	if e.User != nil {
+		r.RedactMessage(e.User)
 	}
 	if e.Error != "" {
 		e.Error = r.Redact(e.Error)

@@ -86,6 +86,9 @@ func fields() []struct {
 		{"request message tool-call arguments", func(e *Entry, s string) { e.Request.Messages[0].ToolCalls[0].Arguments = s }},
 		{"request message content", func(e *Entry, s string) { e.Request.Messages[1].Content = s }},
 		{"error", func(e *Entry, s string) { e.Response, e.Error = nil, s }},
+		{"user turn", func(e *Entry, s string) {
+			e.Response, e.Request, e.User = nil, nil, &llm.Message{Role: llm.RoleUser, Content: s}
+		}},
 	}
 }
 
