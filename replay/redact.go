@@ -217,7 +217,7 @@ var keyShapes = []struct {
 var bearer = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{8,}=*)`)
 
 // header matches the value of a credential header or field.
-var header = regexp.MustCompile(`(?i)\b(?:proxy-)?(?:authorization|x-api-key|api-key|x-goog-api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?([^\s"',;]{8,})`)
+var header = regexp.MustCompile(`(?i)\b(?:proxy-)?(?:authorization|x-api-key|api-key|x-goog-api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?([^\s"',;)\]}>]{8,})`)
 
 // Redact returns s with every secret replaced by Redacted.
 func (r *Redactor) Redact(s string) string {
@@ -498,7 +498,7 @@ func (v *view) replace(found []finding, count func(string)) string {
 	if len(found) == 0 {
 		return v.orig
 	}
-	slices.SortFunc(found, func(a, b finding) int {
+	slices.SortStableFunc(found, func(a, b finding) int {
 		if a.start != b.start {
 			return a.start - b.start
 		}

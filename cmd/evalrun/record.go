@@ -1,0 +1,514 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+)
+
+func init() {
+	register(&command{name: "record", summary: "record tapes from a live model into scenario files", run: runRecord})
+}
+
+// openFunc opens a live model by name, as llm.Open does; tests pass their own.
+type openFunc func(ctx context.Context, name string, opts *llm.OpenOptions) (llm.Model, error)
+
+// The recording modes.
+const (
+	modeOnce   = "once"   // record scenarios that have no tape
+	modeAll    = "all"    // re-record every selected scenario
+	modeExtend = "extend" // replay the tape, then go on live and append
+)
+
+// recordConfig is what the record command's flags say.
+type recordConfig struct {
+	model, baseURL, mode string
+	noGolden, keepFailed bool
+	redactor             *replay.Redactor
+	// quiet redacts what the command prints, uncounted.
+	quiet *replay.Redactor
+	open  openFunc
+	// For --new.
+	newPath, prompt, system, workspace string
+	tools                              []string
+}
+
+func runRecord(ctx context.Context, e *env, args []string) int {
+	return recordCommand(ctx, e, args, llm.Open)
+}
+
+// recordCommand is the record command with the model opener as a seam.
+func recordCommand(ctx context.Context, e *env, args []string, open openFunc) int {
+	fs := flag.NewFlagSet("record", flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	c := &recordConfig{open: open}
+	fs.StringVar(&c.model, "model", "", "the live model, PROVIDER/MODEL (required)")
+	fs.StringVar(&c.baseURL, "base-url", "", "the provider's API root (default: its environment variable, then its default)")
+	fs.StringVar(&c.mode, "mode", modeOnce, "once: record scenarios without a tape; all: re-record every scenario; extend: replay the tape, then go on live and append")
+	fs.BoolVar(&c.noGolden, "no-golden", false, "do not write the golden or check expect: after recording")
+	fs.BoolVar(&c.keepFailed, "keep-failed", false, "write the tape of a failed recording (provider error, iteration limit) too")
+	var redactEnv, redact, tools stringList
+	fs.Var(&redactEnv, "redact-env", "also redact the value of this environment variable (repeatable, or comma-separated)")
+	fs.Var(&redact, "redact", "also redact every match of this regular expression (repeatable)")
+	fs.StringVar(&c.newPath, "new", "", "create this new scenario file from --prompt and --tools, recording its tape")
+	fs.Var(&tools, "tools", "with --new: the fixture tools to set up (comma-separated)")
+	fs.StringVar(&c.prompt, "prompt", "", "with --new: the user's message")
+	fs.StringVar(&c.system, "system", "", "with --new: a system message to start with")
+	fs.StringVar(&c.workspace, "workspace", "", "with --new: a folder the workspace starts as a copy of (setup.workspace.from)")
+	fs.Usage = func() {
+		fmt.Fprintln(e.stderr, "usage: evalrun record --model PROVIDER/MODEL [flags] FILE|DIR...")
+		fmt.Fprintln(e.stderr, "       evalrun record --new FILE --model PROVIDER/MODEL --tools a,b --prompt TEXT [--workspace DIR]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return exitUsage
+	}
+	c.tools = tools
+	usage := func(format string, args ...any) int {
+		fmt.Fprintf(e.stderr, "evalrun record: "+format+"\n", args...)
+		return exitUsage
+	}
+	if c.model == "" {
+		return usage("--model is required (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
+	}
+	if _, _, err := llm.ParseModelName(c.model); err != nil {
+		return usage("--model: %v", err)
+	}
+	if c.mode != modeOnce && c.mode != modeAll && c.mode != modeExtend {
+		return usage("--mode %q: want once, all or extend", c.mode)
+	}
+	var patterns []*regexp.Regexp
+	for _, p := range redact {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return usage("--redact: %v", err)
+		}
+		patterns = append(patterns, re)
+	}
+	secretEnv := slices.Concat(replay.DefaultSecretEnv, replay.SecretEnvNames(os.Environ()), redactEnv)
+	c.redactor = replay.NewRedactor(&replay.RedactorOptions{SecretEnv: secretEnv, Patterns: patterns})
+	c.quiet = replay.NewRedactor(&replay.RedactorOptions{SecretEnv: secretEnv, Patterns: patterns})
+
+	if c.newPath != "" {
+		if fs.NArg() > 0 {
+			return usage("--new takes no other files (got %v)", fs.Args())
+		}
+		return recordNew(ctx, e, c)
+	}
+	if len(c.tools) > 0 || c.prompt != "" || c.system != "" || c.workspace != "" {
+		return usage("--tools, --prompt, --system and --workspace go with --new")
+	}
+	if fs.NArg() == 0 {
+		return usage("name the scenario files or folders to record")
+	}
+	targets, code := discover(e, "record", fs.Args())
+	if code != exitOK {
+		return code
+	}
+	model, err := c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL})
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun record: %v\n", err)
+		return exitUsage
+	}
+	var results []*recordResult
+	for _, t := range targets {
+		if ctx.Err() != nil {
+			break
+		}
+		r := c.recordFile(ctx, e, model, t)
+		results = append(results, r)
+		r.reason = c.quiet.Redact(r.reason)
+		r.print(e)
+	}
+	return c.summary(ctx, e, results, len(targets))
+}
+
+// recordResult is what recording one scenario did.
+type recordResult struct {
+	name, path string
+	// status is recorded, skipped, failed (the recording failed), error
+	// (the file could not be read or written) or interrupted.
+	status  string
+	reason  string
+	written bool
+	calls   int
+	usage   llm.Usage
+	elapsed time.Duration
+	verdict *harness.Verdict
+}
+
+// recordFile records the scenario at t, writes it and its golden.
+func (c *recordConfig) recordFile(ctx context.Context, e *env, model llm.Model, t target) *recordResult {
+	r := &recordResult{name: t.path, path: t.path}
+	s, err := harness.Load(t.path, t.root)
+	if err != nil {
+		r.status, r.reason = "error", err.Error()
+		return r
+	}
+	r.name = s.Name
+	src, err := os.ReadFile(t.path)
+	if err != nil {
+		r.status, r.reason = "error", err.Error()
+		return r
+	}
+	hasModelEntries := slices.ContainsFunc(s.Tape, func(e replay.Entry) bool { return e.User == nil })
+	if c.mode == modeOnce && hasModelEntries {
+		r.status, r.reason = "skipped", "it has a tape (--mode all re-records it, --mode extend goes on from it)"
+		return r
+	}
+	var old []replay.Entry
+	if c.mode == modeExtend {
+		old = s.Tape
+	}
+	rec := c.run(ctx, e, s, model, old)
+	r.calls, r.usage, r.elapsed = rec.calls, rec.usage, rec.elapsed
+	switch {
+	case ctx.Err() != nil:
+		r.status, r.reason = "interrupted", "interrupted: nothing written"
+		return r
+	case rec.err != nil:
+		r.status, r.reason = "error", rec.err.Error()
+		return r
+	case rec.failure != "":
+		r.status = "failed"
+		r.reason = fmt.Sprintf("%s:%d: the recording failed: %s", t.path, tapeLine(src), rec.failure)
+		if !c.keepFailed {
+			r.reason += "; nothing written (--keep-failed writes it anyway)"
+			return r
+		}
+	default:
+		r.status = "recorded"
+	}
+	var out []byte
+	if n := len(old); n > 0 && len(rec.tape) >= n && slices.EqualFunc(rec.tape[:n], old, sameEntry) {
+		out, err = harness.AppendTape(src, t.path, rec.tape[n:])
+	} else {
+		out, err = harness.SetTape(src, t.path, rec.tape)
+	}
+	if err == nil {
+		err = writeScenario(t.path, src, out)
+	}
+	if err != nil {
+		r.status, r.reason = "error", err.Error()
+		return r
+	}
+	r.written = true
+	if !c.noGolden {
+		r.verdict = harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Update: true})
+	}
+	return r
+}
+
+// sameEntry reports whether b, an entry of a new tape, is a, the old
+// tape's entry: the same model entry, or a user turn with the same message.
+func sameEntry(b, a replay.Entry) bool {
+	if a.User != nil || b.User != nil {
+		return a.User != nil && b.User != nil && reflect.DeepEqual(*a.User, *b.User)
+	}
+	return a.Response == b.Response && a.Request == b.Request && a.Error == b.Error
+}
+
+// writeScenario writes out over path atomically, unless the file no longer
+// holds src (someone edited it while the model ran).
+func writeScenario(path string, src, out []byte) error {
+	now, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("writing the recording: %w", err)
+	}
+	if !bytes.Equal(now, src) {
+		return fmt.Errorf("%s changed while it was being recorded; nothing written (record it again)", path)
+	}
+	return atomicfile.WriteFile(path, out)
+}
+
+// tapeLine returns the line of the file's tape: key, or 1.
+func tapeLine(src []byte) int {
+	var doc yaml.Node
+	if yaml.Unmarshal(src, &doc) == nil && len(doc.Content) == 1 {
+		m := doc.Content[0]
+		for i := 0; i+1 < len(m.Content); i += 2 {
+			if m.Content[i].Value == "tape" {
+				return m.Content[i].Line
+			}
+		}
+	}
+	return 1
+}
+
+// liveRun is one scenario run against the live model.
+type liveRun struct {
+	tape    []replay.Entry // the new tape, in order
+	failure string         // why the recording failed; empty if it did not
+	err     error          // the scenario could not be run at all
+	calls   int
+	usage   llm.Usage
+	elapsed time.Duration
+	outcome *harness.Outcome
+}
+
+// run runs s with model answering, after the model entries of old (extend
+// mode) have been replayed, and returns the tape: old's entries that were
+// used, the user turns as they were spoken, and the live calls, redacted.
+func (c *recordConfig) run(ctx context.Context, e *env, s *harness.Scenario, model llm.Model, old []replay.Entry) *liveRun {
+	start := time.Now()
+	lm := &liveModel{rec: replay.NewRecorder(model, &replay.RecorderOptions{Redactor: c.redactor})}
+	for _, en := range old {
+		if en.User == nil {
+			lm.old = append(lm.old, en)
+		}
+	}
+	if len(lm.old) > 0 {
+		lm.replay = replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: lm.old}, nil)
+	}
+	users := s.UserTurns()
+	spoken := 0
+	speak := func(m llm.Message) {
+		lm.mu.Lock()
+		defer lm.mu.Unlock()
+		m = m.Clone()
+		c.redactor.RedactMessage(&m)
+		lm.tape = append(lm.tape, replay.Entry{User: &m})
+		spoken++
+	}
+	if len(s.Tape) > 0 && s.Tape[0].User != nil {
+		speak(s.Tape[0].User.Clone())
+	}
+	progress := newProgress(e, s.Name, start)
+	observe := func(ev agent.Event) {
+		switch ev.Kind {
+		case agent.EventUserMessage:
+			if ev.User != nil {
+				speak(*ev.User)
+			}
+		case agent.EventModelResponse, agent.EventModelError:
+			calls, usage := lm.counts()
+			progress.update(calls, usage)
+		}
+	}
+	o, err := s.Run(ctx, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe})
+	progress.done()
+	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
+	lr.calls, lr.usage = lm.counts()
+	lm.mu.Lock()
+	lr.tape = slices.Clone(lm.tape)
+	lm.mu.Unlock()
+	// User turns the run never reached stay on the tape, at its end.
+	for _, u := range users[min(spoken, len(users)):] {
+		c.redactor.RedactMessage(&u)
+		lr.tape = append(lr.tape, replay.Entry{User: &u})
+	}
+	if err != nil || ctx.Err() != nil {
+		return lr
+	}
+	switch {
+	case lm.diverged != nil:
+		lr.failure = fmt.Sprintf("the agent's requests no longer match the tape being extended (re-record it with --mode all): %v", lm.diverged)
+	case o.Error != "":
+		lr.failure = fmt.Sprintf("the run ended with %s: %s", o.Termination, o.Error)
+	case slices.Contains([]agent.Reason{agent.ReasonMaxIterations, agent.ReasonModelError, agent.ReasonCancelled, agent.ReasonHookError}, o.Termination):
+		lr.failure = fmt.Sprintf("the run ended with %s", o.Termination)
+	case o.Unused != "":
+		lr.failure = o.Unused
+	}
+	return lr
+}
+
+// liveModel serves the old tape's model entries (extend mode), then the
+// live model through a Recorder, keeping the new tape in call order.
+type liveModel struct {
+	rec    *replay.Recorder
+	replay *replay.Model // nil: nothing to replay
+	old    []replay.Entry
+
+	mu       sync.Mutex
+	tape     []replay.Entry
+	replayed int
+	recorded int
+	calls    int
+	usage    llm.Usage
+	diverged error
+}
+
+// Generate answers req from the old tape while it lasts, then live.
+func (m *liveModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	m.mu.Lock()
+	fromTape := m.replay != nil && m.replayed < len(m.old)
+	m.mu.Unlock()
+	if fromTape {
+		resp, err := m.replay.Generate(ctx, req)
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		if errors.Is(err, replay.ErrDiverged) {
+			m.diverged = err
+		}
+		if ctx.Err() == nil {
+			m.tape = append(m.tape, m.old[m.replayed])
+			m.replayed++
+		}
+		return resp, err
+	}
+	resp, err := m.rec.Generate(ctx, req)
+	entries := m.rec.Tape().Entries
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if len(entries) > m.recorded {
+		m.tape = append(m.tape, entries[m.recorded:]...)
+		m.recorded = len(entries)
+		m.calls++
+	}
+	if resp != nil {
+		m.usage = m.usage.Add(resp.Usage)
+	}
+	return resp, err
+}
+
+func (m *liveModel) counts() (int, llm.Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.calls, m.usage
+}
+
+// progress draws one line per scenario on a terminal, rewritten as calls
+// come back; elsewhere it draws nothing (the result line follows).
+type progress struct {
+	w     io.Writer
+	name  string
+	start time.Time
+	on    bool
+}
+
+func newProgress(e *env, name string, start time.Time) *progress {
+	p := &progress{w: e.stderr, name: name, start: start, on: e.isTerminal}
+	p.update(0, llm.Usage{})
+	return p
+}
+
+func (p *progress) update(calls int, u llm.Usage) {
+	if p.on {
+		fmt.Fprintf(p.w, "\r\x1b[K  recording %s: %s", escapeName(p.name), callsAndTokens(calls, u, time.Since(p.start)))
+	}
+}
+
+func (p *progress) done() {
+	if p.on {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
+}
+
+// callsAndTokens says how much a recording took.
+func callsAndTokens(calls int, u llm.Usage, elapsed time.Duration) string {
+	plural := "s"
+	if calls == 1 {
+		plural = ""
+	}
+	return fmt.Sprintf("%d model call%s, %d tokens in, %d out, %s", calls, plural, u.InputTokens, u.OutputTokens, elapsed.Round(time.Millisecond))
+}
+
+// escapeName quotes a name holding control characters, so that it cannot
+// drive the terminal.
+func escapeName(s string) string {
+	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) >= 0 {
+		return fmt.Sprintf("%q", s)
+	}
+	return s
+}
+
+// print writes r's result lines to stdout.
+func (r *recordResult) print(e *env) {
+	switch r.status {
+	case "skipped":
+		fmt.Fprintf(e.stdout, "skipped   %s  (%s)\n", escapeName(r.name), r.reason)
+		return
+	case "error":
+		fmt.Fprintf(e.stdout, "ERROR     %s\n    %s\n", escapeName(r.name), indent(r.reason))
+		return
+	}
+	word := map[string]string{"recorded": "recorded", "failed": "FAILED", "interrupted": "STOPPED"}[r.status]
+	fmt.Fprintf(e.stdout, "%-9s %s  %s\n", word, escapeName(r.name), callsAndTokens(r.calls, r.usage, r.elapsed))
+	if r.reason != "" {
+		fmt.Fprintf(e.stdout, "    %s\n", indent(r.reason))
+	}
+	if r.status == "failed" && r.written {
+		fmt.Fprintf(e.stdout, "    written anyway (--keep-failed)\n")
+	}
+	if v := r.verdict; v != nil {
+		verdict := "PASS"
+		switch {
+		case v.Err != nil:
+			verdict = "ERROR"
+		case !v.Passed():
+			verdict = "FAIL"
+		}
+		note := ""
+		if v.Updated {
+			note = " (golden written: " + v.Golden + ")"
+		}
+		fmt.Fprintf(e.stdout, "    %s replaying the recording%s\n", colour(e, verdict), note)
+		if v.Err != nil {
+			fmt.Fprintf(e.stdout, "        %s\n", strings.ReplaceAll(indent(v.Err.Error()), "\n", "\n    "))
+		}
+		for _, f := range v.Failures {
+			fmt.Fprintf(e.stdout, "        %s\n", strings.ReplaceAll(indent(f), "\n", "\n    "))
+		}
+	}
+}
+
+// summary prints the totals and what was redacted, and returns the exit code.
+func (c *recordConfig) summary(ctx context.Context, e *env, results []*recordResult, total int) int {
+	counts := map[string]int{}
+	code := exitOK
+	for _, r := range results {
+		counts[r.status]++
+		switch {
+		case r.status == "error":
+			code = exitUsage
+		case r.status == "failed" || r.status == "interrupted" || r.verdict != nil && !r.verdict.Passed():
+			if code == exitOK {
+				code = exitFailed
+			}
+		}
+	}
+	line := fmt.Sprintf("%d recorded, %d skipped, %d failed", counts["recorded"], counts["skipped"], counts["failed"]+counts["error"])
+	if ctx.Err() != nil {
+		line += fmt.Sprintf("; interrupted, %d not started", total-len(results)+counts["interrupted"])
+		if code == exitOK {
+			code = exitFailed
+		}
+	}
+	fmt.Fprintln(e.stdout, line)
+	fmt.Fprintln(e.stdout, redactionSummary(c.redactor.Counts()))
+	return code
+}
+
+// redactionSummary says how many secrets of each kind were redacted, never
+// which.
+func redactionSummary(counts map[string]int) string {
+	if len(counts) == 0 {
+		return "redacted: nothing"
+	}
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, counts[k]))
+	}
+	return "redacted: " + strings.Join(parts, ", ")
+}

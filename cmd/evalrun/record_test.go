@@ -1,0 +1,460 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// fakeLive is a live model for the record command's tests: answer gives
+// the n-th (1-based) response. It keeps the requests it got.
+type fakeLive struct {
+	mu       sync.Mutex
+	answer   func(ctx context.Context, n int, req *llm.Request) (*llm.Response, error)
+	requests []*llm.Request
+	opened   []string
+}
+
+func (f *fakeLive) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	f.mu.Lock()
+	f.requests = append(f.requests, req)
+	n := len(f.requests)
+	f.mu.Unlock()
+	return f.answer(ctx, n, req)
+}
+
+func (f *fakeLive) open(_ context.Context, name string, opts *llm.OpenOptions) (llm.Model, error) {
+	f.opened = append(f.opened, name+" "+opts.BaseURL)
+	return f, nil
+}
+
+// scripted answers with the responses in order, then fails.
+func scripted(responses ...*llm.Response) *fakeLive {
+	return &fakeLive{answer: func(_ context.Context, n int, _ *llm.Request) (*llm.Response, error) {
+		if n > len(responses) {
+			return nil, errors.New("the script has no more answers")
+		}
+		return responses[n-1], nil
+	}}
+}
+
+func callResponse(id, name, args string) *llm.Response {
+	return &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: id, Name: name, Arguments: args}), FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 100, OutputTokens: 20}}
+}
+
+func textResponse(text string) *llm.Response {
+	return &llm.Response{Message: llm.AssistantMessage(text), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 150, OutputTokens: 5}}
+}
+
+// elapsed matches the durations in record's output.
+var elapsed = regexp.MustCompile(`, [0-9.]+(ns|µs|ms|s|m[0-9.]+s)\n`)
+
+func runRecordCmd(t *testing.T, ctx context.Context, f *fakeLive, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := recordCommand(ctx, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, args, f.open)
+	return code, elapsed.ReplaceAllString(out.String(), ", $$T\n"), errb.String()
+}
+
+// unrecorded is a scenario as an author starts it: comments, an empty
+// tape, expectations.
+const unrecorded = `# Appending a line, as the model really does it.
+format: tapeloop/v1
+setup:
+  workspace:
+    files: {notes.txt: "hello\n"}   # the start
+  tools: [read_file, write_file]
+
+input:
+  - {role: user, content: "Append 'world' to notes.txt."}
+
+# Recorded by evalrun record.
+tape: []
+
+expect:
+  termination: final_text   # must end with an answer
+  files: {notes.txt: "hello\nworld\n"}
+`
+
+func appendScript() *fakeLive {
+	return scripted(
+		callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`),
+		textResponse("Done."))
+}
+
+func TestRecordThenReplayWithoutTheModel(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	path := filepath.Join(dir, "files", "append.yaml")
+	f := appendScript()
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m1", "--base-url", "http://x", dir)
+	if code != exitOK {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	golden := filepath.Join(dir, "files", "append.golden.yaml")
+	want := "recorded  files/append  2 model calls, 250 tokens in, 25 out, $T\n" +
+		"    PASS  replaying the recording (golden written: " + golden + ")\n" +
+		"1 recorded, 0 skipped, 0 failed\n" +
+		"redacted: nothing\n"
+	if out != want {
+		t.Errorf("stdout\n%s\nwant\n%s", out, want)
+	}
+	if len(f.opened) != 1 || f.opened[0] != "fake/m1 http://x" {
+		t.Errorf("opened %q", f.opened)
+	}
+	data, _ := os.ReadFile(path)
+	wantFile := strings.Replace(unrecorded, "tape: []\n", `tape:
+  - response:
+      tool_calls:
+        - id: call_1
+          name: write_file
+          arguments: '{"path": "notes.txt", "content": "hello\nworld\n"}'
+      finish_reason: tool_calls
+      usage:
+        input_tokens: 100
+        output_tokens: 20
+    request:
+      tools: [read_file, write_file]
+      last_message:
+        role: user
+        content: Append 'world' to notes.txt.
+  - response:
+      content: Done.
+      finish_reason: stop
+      usage:
+        input_tokens: 150
+        output_tokens: 5
+    request:
+      tools: [read_file, write_file]
+      last_message:
+        role: tool
+        content: overwrote notes.txt (12 bytes)
+        tool_call_id: call_1
+        name: write_file
+`, 1)
+	if string(data) != wantFile {
+		t.Errorf("the scenario now reads\n%s\nwant\n%s", data, wantFile)
+	}
+	// Replay it: no model at all.
+	code, out, _ = runCmd(t, "replay", dir)
+	if code != exitOK || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Errorf("replay after recording: exit %d\n%s", code, out)
+	}
+	// Recording again in the default mode leaves it alone.
+	f2 := appendScript()
+	code, out, _ = runRecordCmd(t, context.Background(), f2, "--model", "fake/m1", path)
+	if code != exitOK || out != "skipped   files/append  (it has a tape (--mode all re-records it, --mode extend goes on from it))\n0 recorded, 1 skipped, 0 failed\nredacted: nothing\n" {
+		t.Errorf("once on a recorded scenario: exit %d\n%s", code, out)
+	}
+	if again, _ := os.ReadFile(path); !bytes.Equal(again, data) || len(f2.requests) != 0 {
+		t.Errorf("once changed the file or called the model %d times", len(f2.requests))
+	}
+}
+
+func TestRecordModeAllReplacesTheTape(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	path := filepath.Join(dir, "files", "append.yaml")
+	if code, out, _ := runRecordCmd(t, context.Background(), appendScript(), "--model", "fake/m", "--no-golden", path); code != exitOK {
+		t.Fatalf("record: %s", out)
+	}
+	// The model now appends differently: one call more.
+	f := scripted(
+		callResponse("call_a", "read_file", `{"path":"notes.txt"}`),
+		callResponse("call_b", "write_file", `{"path":"notes.txt","content":"hello\nworld\n"}`),
+		textResponse("Appended."))
+	code, out, _ := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "all", path)
+	if code != exitOK || !strings.HasPrefix(out, "recorded  files/append  3 model calls") || !strings.Contains(out, "PASS  replaying the recording") {
+		t.Fatalf("--mode all: exit %d\n%s", code, out)
+	}
+	data, _ := os.ReadFile(path)
+	for _, gone := range []string{"call_1", "Done."} {
+		if strings.Contains(string(data), gone) {
+			t.Errorf("the old tape's %q is still there:\n%s", gone, data)
+		}
+	}
+	for _, kept := range []string{"# Appending a line, as the model really does it.\n", "# Recorded by evalrun record.\ntape:\n", "call_a", "call_b", "content: Appended.", "termination: final_text   # must end with an answer\n"} {
+		if !strings.Contains(string(data), kept) {
+			t.Errorf("the file lacks %q:\n%s", kept, data)
+		}
+	}
+}
+
+func TestRecordExtendAppends(t *testing.T) {
+	// The tape stops after the write: the replay runs out there.
+	partial := strings.Replace(unrecorded, "tape: []\n", `tape:
+  # the write, recorded last week
+  - response:
+      tool_calls:
+        - {id: call_1, name: write_file, arguments: '{"path": "notes.txt", "content": "hello\nworld\n"}'}
+`, 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": partial})
+	path := filepath.Join(dir, "files", "append.yaml")
+	f := scripted(textResponse("Done, live."))
+	code, out, _ := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "extend", path)
+	if code != exitOK || !strings.HasPrefix(out, "recorded  files/append  1 model call, 150 tokens in, 5 out") {
+		t.Fatalf("extend: exit %d\n%s", code, out)
+	}
+	if len(f.requests) != 1 || f.requests[0].Messages[len(f.requests[0].Messages)-1].Role != llm.RoleTool {
+		t.Errorf("the live model got %d requests; the first should come after the replayed write", len(f.requests))
+	}
+	data, _ := os.ReadFile(path)
+	want := strings.Replace(partial, "\nexpect:", `  - response:
+      content: Done, live.
+      finish_reason: stop
+      usage:
+        input_tokens: 150
+        output_tokens: 5
+    request:
+      tools: [read_file, write_file]
+      last_message:
+        role: tool
+        content: overwrote notes.txt (12 bytes)
+        tool_call_id: call_1
+        name: write_file
+
+expect:`, 1)
+	if string(data) != want {
+		t.Errorf("extend wrote\n%s\nwant\n%s", data, want)
+	}
+}
+
+func TestRecordConversationScript(t *testing.T) {
+	script := `format: tapeloop/v1
+input:
+  - {role: system, content: "Be brief."}
+tape:
+  - user: "Hi."
+  - user: "And goodbye."
+`
+	dir := newScenarios(t, map[string]string{"talk.yaml": script})
+	path := filepath.Join(dir, "talk.yaml")
+	f := scripted(textResponse("Hello."), textResponse("Bye."))
+	code, out, _ := runRecordCmd(t, context.Background(), f, "--model", "fake/m", path)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s", code, out)
+	}
+	data, _ := os.ReadFile(path)
+	s := string(data)
+	hi, hello, bye, goodbye := strings.Index(s, "user: Hi."), strings.Index(s, "content: Hello."), strings.Index(s, "content: Bye."), strings.Index(s, "user: And goodbye.")
+	if hi < 0 || hello < hi || goodbye < hello || bye < goodbye {
+		t.Errorf("the responses are not between the user turns:\n%s", s)
+	}
+	if len(f.requests) != 2 || f.requests[1].Messages[len(f.requests[1].Messages)-1].Content != "And goodbye." {
+		t.Errorf("the second request did not end with the second user turn")
+	}
+}
+
+func TestRecordFailureWritesNothing(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	path := filepath.Join(dir, "files", "append.yaml")
+	failing := func() *fakeLive {
+		return &fakeLive{answer: func(_ context.Context, n int, _ *llm.Request) (*llm.Response, error) {
+			if n == 1 {
+				return callResponse("call_1", "read_file", `{"path":"notes.txt"}`), nil
+			}
+			return nil, errors.New("503 overloaded")
+		}}
+	}
+	code, out, _ := runRecordCmd(t, context.Background(), failing(), "--model", "fake/m", path)
+	want := "FAILED    files/append  2 model calls, 100 tokens in, 20 out, $T\n" +
+		"    " + path + ":12: the recording failed: the run ended with model_error: model call failed: turn 2: 503 overloaded; nothing written (--keep-failed writes it anyway)\n" +
+		"0 recorded, 0 skipped, 1 failed\nredacted: nothing\n"
+	if code != exitFailed || out != want {
+		t.Errorf("exit %d, stdout\n%s\nwant\n%s", code, out, want)
+	}
+	if data, _ := os.ReadFile(path); string(data) != unrecorded {
+		t.Errorf("a failed recording changed the file:\n%s", data)
+	}
+	code, out, _ = runRecordCmd(t, context.Background(), failing(), "--model", "fake/m", "--keep-failed", "--no-golden", path)
+	if code != exitFailed || !strings.Contains(out, "written anyway (--keep-failed)") {
+		t.Errorf("--keep-failed: exit %d\n%s", code, out)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "  - error: 503 overloaded\n") {
+		t.Errorf("--keep-failed did not keep the error entry:\n%s", data)
+	}
+}
+
+func TestRecordInterruptedLeavesEveryFileOldOrNew(t *testing.T) {
+	other := strings.Replace(unrecorded, "Append 'world'", "Append 'there'", 1)
+	dir := newScenarios(t, map[string]string{"a/first.yaml": unrecorded, "b/second.yaml": other})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := &fakeLive{answer: func(ctx context.Context, n int, _ *llm.Request) (*llm.Response, error) {
+		switch n {
+		case 1:
+			return callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`), nil
+		case 2:
+			return textResponse("Done."), nil
+		case 3: // the second scenario's first call: the user presses Ctrl-C
+			return callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nthere\n"}`), nil
+		}
+		cancel()
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}}
+	code, out, _ := runRecordCmd(t, ctx, f, "--model", "fake/m", dir)
+	if code != exitFailed {
+		t.Errorf("exit %d, want 1", code)
+	}
+	for _, want := range []string{"recorded  a/first  2 model calls", "PASS  replaying the recording", "STOPPED   b/second  1 model call", "interrupted: nothing written", "1 recorded, 0 skipped, 0 failed; interrupted, 1 not started\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	first, _ := os.ReadFile(filepath.Join(dir, "a", "first.yaml"))
+	second, _ := os.ReadFile(filepath.Join(dir, "b", "second.yaml"))
+	if !strings.Contains(string(first), "content: Done.") {
+		t.Errorf("the finished scenario was not written:\n%s", first)
+	}
+	if string(second) != other {
+		t.Errorf("the interrupted scenario changed:\n%s", second)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "b", "second.golden.yaml")); err == nil {
+		t.Error("the interrupted scenario got a golden")
+	}
+	for _, sub := range []string{"a", "b"} {
+		entries, _ := os.ReadDir(filepath.Join(dir, sub))
+		for _, e := range entries {
+			if strings.Contains(e.Name(), ".tmp") {
+				t.Errorf("a temporary file was left: %s/%s", sub, e.Name())
+			}
+		}
+	}
+}
+
+func TestRecordNewScenario(t *testing.T) {
+	root := t.TempDir()
+	ws := filepath.Join(root, "seed")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644)
+	path := filepath.Join(root, "scenarios", "files", "new.yaml")
+	code, out, errOut := runRecordCmd(t, context.Background(), appendScript(), "--new", path, "--model", "fake/m", "--tools", "read_file,write_file",
+		"--prompt", "Append 'world' to notes.txt.", "--workspace", ws)
+	if code != exitOK || !strings.Contains(out, "recorded  files/new  2 model calls") || !strings.Contains(out, "PASS  replaying the recording") {
+		t.Fatalf("--new: exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	s := string(data)
+	for _, want := range []string{
+		"format: tapeloop/v1\n",
+		"setup:\n  workspace:\n    from: ../../seed\n  tools:\n    - read_file\n    - write_file\n",
+		"input:\n  - role: user\n    content: Append 'world' to notes.txt.\n",
+		"\n# REVIEW: pre-filled by evalrun record from what the model did.\n# Keep what must hold on every run, loosen or delete the rest.\nexpect:\n" +
+			"  termination: final_text\n  iterations: 2\n  tool_calls: [write_file]\n  final:\n    equals: Done.\n  files:\n    notes.txt: |\n      hello\n      world\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the new scenario lacks\n%s\nin\n%s", want, s)
+		}
+	}
+	if code, out, _ := runCmd(t, "replay", path); code != exitOK {
+		t.Errorf("replaying the new scenario: exit %d\n%s", code, out)
+	}
+	code, _, errOut = runRecordCmd(t, context.Background(), appendScript(), "--new", path, "--model", "fake/m", "--prompt", "x")
+	if code != exitUsage || !strings.Contains(errOut, "already exists (record it again with: evalrun record --mode all") {
+		t.Errorf("--new over an existing file: exit %d: %s", code, errOut)
+	}
+}
+
+func TestRecordUsageErrors(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"a.yaml": unrecorded})
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{dir}, "evalrun record: --model is required (PROVIDER/MODEL, such as openai/gpt-4.1-mini)\n"},
+		{[]string{"--model", "gpt-4", dir}, "evalrun record: --model: model name must be \"PROVIDER/MODEL\", got \"gpt-4\"\n"},
+		{[]string{"--model", "fake/m", "--mode", "sometimes", dir}, "evalrun record: --mode \"sometimes\": want once, all or extend\n"},
+		{[]string{"--model", "fake/m"}, "evalrun record: name the scenario files or folders to record\n"},
+		{[]string{"--model", "fake/m", "--redact", "a(", dir}, "evalrun record: --redact: error parsing regexp: missing closing ): `a(`\n"},
+		{[]string{"--model", "fake/m", "--prompt", "hi", dir}, "evalrun record: --tools, --prompt, --system and --workspace go with --new\n"},
+	}
+	for _, c := range cases {
+		f := appendScript()
+		code, _, errOut := runRecordCmd(t, context.Background(), f, c.args...)
+		if code != exitUsage || errOut != c.want {
+			t.Errorf("record %q: exit %d, stderr %q, want %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// TestRecordRedactsSecrets records a run in which secrets appear in every
+// place a tape holds: response content, tool-call id, name and arguments,
+// finish reason, tool results (the request's last message), user turns and
+// the provider's error. The saved bytes hold none of them, and the command
+// prints counts by kind, never a value.
+func TestRecordRedactsSecrets(t *testing.T) {
+	const (
+		envKey   = "sk-proj-Q1w2E3r4T5y6U7i8O9p0AsDfGhJk" // OPENAI_API_KEY: env and shape
+		token    = "tok-7f3a9c2e5b1d8f4a6c0e"             // --redact-env MY_SERVICE_TOKEN
+		internal = "db-17.corp.internal"                  // --redact pattern
+	)
+	t.Setenv("OPENAI_API_KEY", envKey)
+	t.Setenv("MY_SERVICE_TOKEN", token)
+	script := `format: tapeloop/v1
+setup:
+  tools: [read_file, write_file]
+input:
+  - {role: user, content: "Save my token."}
+tape:
+  - user: "My token is ` + token + `, my key ` + envKey + `."
+`
+	dir := newScenarios(t, map[string]string{"secret.yaml": script})
+	path := filepath.Join(dir, "secret.yaml")
+	f := &fakeLive{answer: func(_ context.Context, n int, _ *llm.Request) (*llm.Response, error) {
+		switch n {
+		case 1:
+			return &llm.Response{
+				Message: llm.AssistantMessage("Saving "+token+" (host "+internal+").",
+					llm.ToolCall{ID: "call_" + token, Name: "write_file", Arguments: `{"path": "k.txt", "content": "` + envKey + `\n` + token + `"}`},
+					llm.ToolCall{ID: "call_2", Name: "lookup_" + token, Arguments: `{}`}),
+				FinishReason: llm.FinishReason("tool_calls " + token),
+			}, nil
+		case 2:
+			return callResponse("call_3", "read_file", `{"path": "k.txt"}`), nil
+		}
+		return nil, errors.New("401 Unauthorized: incorrect API key " + envKey + " (Authorization: Bearer " + envKey + ")")
+	}}
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--keep-failed", "--no-golden",
+		"--redact-env", "MY_SERVICE_TOKEN", "--redact", `db-[0-9]+\.corp\.internal`, path)
+	if code != exitFailed {
+		t.Fatalf("exit %d, want 1 (the run ends with the provider's error)\n%s\n%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{envKey, token, internal, envKey[8:20], token[4:16]} {
+		if strings.Contains(string(data), secret) || strings.Contains(out, secret) || strings.Contains(errOut, secret) {
+			t.Errorf("%q leaked:\nfile:\n%s\nstdout:\n%s\nstderr:\n%s", secret, data, out, errOut)
+		}
+	}
+	for _, want := range []string{
+		"  - user: My token is [REDACTED], my key [REDACTED].\n",
+		"content: Saving [REDACTED] (host [REDACTED]).",
+		"id: call_[REDACTED]",
+		"name: lookup_[REDACTED]",
+		`arguments: '{"path": "k.txt", "content": "[REDACTED]"}'`,
+		"finish_reason: tool_calls [REDACTED]",
+		"content: '[REDACTED]'\n", // the read_file result (key and token on two lines), as the model was sent it
+		"error: '401 Unauthorized: incorrect API key [REDACTED] (Authorization: Bearer [REDACTED])'",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the file lacks %q:\n%s", want, data)
+		}
+	}
+	// Key and token on adjacent lines are one finding, counted as the
+	// longest: the key shape spanning both.
+	if !strings.Contains(out, "\nredacted: --redact 1, MY_SERVICE_TOKEN 8, OPENAI_API_KEY 4, openai key 2\n") {
+		t.Errorf("the redaction counts are missing:\n%s", out)
+	}
+}
