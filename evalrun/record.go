@@ -1,10 +1,9 @@
-package main
+package evalrun
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -29,6 +28,13 @@ import (
 func init() {
 	register(&command{name: "record", summary: "record tapes from a live model into scenario files", run: runRecord})
 }
+
+const recordDoc = `Runs each scenario's setup and input with a live model and writes the
+recorded tape into the scenario file in place (comments, key order and
+expect: kept), then its golden, checking expect: (unless --no-golden).
+Secrets are redacted before anything is written; the summary counts them
+by kind. A failed recording writes nothing unless --keep-failed; Ctrl-C
+leaves the scenario being recorded as it was. See docs/record.md.`
 
 // openFunc opens a live model by name, as llm.Open does; tests pass their own.
 type openFunc func(ctx context.Context, name string, opts *llm.OpenOptions) (llm.Model, error)
@@ -59,8 +65,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 
 // recordCommand is the record command with the model opener as a seam.
 func recordCommand(ctx context.Context, e *env, args []string, open openFunc) int {
-	fs := flag.NewFlagSet("record", flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs := newFlags(e, "record", "evalrun record --model PROVIDER/MODEL [flags] FILE|DIR...\n       evalrun record --new FILE --model PROVIDER/MODEL --tools a,b --prompt TEXT [--workspace DIR]", recordDoc)
 	c := &recordConfig{open: open}
 	fs.StringVar(&c.model, "model", "", "the live model, PROVIDER/MODEL (required)")
 	fs.StringVar(&c.baseURL, "base-url", "", "the provider's API root (default: its environment variable, then its default)")
@@ -71,17 +76,13 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs.Var(&redactEnv, "redact-env", "also redact the value of this environment variable (repeatable, or comma-separated)")
 	fs.Var(&redact, "redact", "also redact every match of this regular expression (repeatable)")
 	fs.StringVar(&c.newPath, "new", "", "create this new scenario file from --prompt and --tools, recording its tape")
-	fs.Var(&tools, "tools", "with --new: the fixture tools to set up (comma-separated)")
+	fs.Var(&tools, "tools", "with --new: the tools to set up (comma-separated)")
 	fs.StringVar(&c.prompt, "prompt", "", "with --new: the user's message")
 	fs.StringVar(&c.system, "system", "", "with --new: a system message to start with")
 	fs.StringVar(&c.workspace, "workspace", "", "with --new: a folder the workspace starts as a copy of (setup.workspace.from)")
-	fs.Usage = func() {
-		fmt.Fprintln(e.stderr, "usage: evalrun record --model PROVIDER/MODEL [flags] FILE|DIR...")
-		fmt.Fprintln(e.stderr, "       evalrun record --new FILE --model PROVIDER/MODEL --tools a,b --prompt TEXT [--workspace DIR]")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return exitUsage
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
 	}
 	c.tools = tools
 	usage := func(format string, args ...any) int {
@@ -110,18 +111,18 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	c.quiet = replay.NewRedactor(&replay.RedactorOptions{SecretEnv: secretEnv, Patterns: patterns})
 
 	if c.newPath != "" {
-		if fs.NArg() > 0 {
-			return usage("--new takes no other files (got %v)", fs.Args())
+		if len(args) > 0 {
+			return usage("--new takes no other files (got %v)", args)
 		}
 		return recordNew(ctx, e, c)
 	}
 	if len(c.tools) > 0 || c.prompt != "" || c.system != "" || c.workspace != "" {
 		return usage("--tools, --prompt, --system and --workspace go with --new")
 	}
-	if fs.NArg() == 0 {
+	if len(args) == 0 {
 		return usage("name the scenario files or folders to record")
 	}
-	targets, code := discover(e, "record", fs.Args())
+	targets, code := discover(e, "record", args)
 	if code != exitOK {
 		return code
 	}
@@ -214,7 +215,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, model llm.Model, 
 	}
 	r.written = true
 	if !c.noGolden {
-		r.verdict = harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Update: true})
+		r.verdict = harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Update: true, Tools: e.tools})
 	}
 	return r
 }
@@ -305,7 +306,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *harness.Scenario, mod
 			progress.update(calls, usage)
 		}
 	}
-	o, err := s.Run(ctx, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe})
+	o, err := s.Run(ctx, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools})
 	progress.done()
 	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
 	lr.calls, lr.usage = lm.counts()

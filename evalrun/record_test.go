@@ -1,4 +1,4 @@
-package main
+package evalrun
 
 import (
 	"bytes"
@@ -84,6 +84,21 @@ expect:
   files: {notes.txt: "hello\nworld\n"}
 `
 
+// afterTheWrite is how the tape records the text answer to appendScript's
+// write: its finish reason, usage and request.
+const afterTheWrite = `      finish_reason: stop
+      usage:
+        input_tokens: 150
+        output_tokens: 5
+    request:
+      tools: [read_file, write_file]
+      last_message:
+        role: tool
+        content: overwrote notes.txt (12 bytes)
+        tool_call_id: call_1
+        name: write_file
+`
+
 func appendScript() *fakeLive {
 	return scripted(
 		callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`),
@@ -127,18 +142,7 @@ func TestRecordThenReplayWithoutTheModel(t *testing.T) {
         content: Append 'world' to notes.txt.
   - response:
       content: Done.
-      finish_reason: stop
-      usage:
-        input_tokens: 150
-        output_tokens: 5
-    request:
-      tools: [read_file, write_file]
-      last_message:
-        role: tool
-        content: overwrote notes.txt (12 bytes)
-        tool_call_id: call_1
-        name: write_file
-`, 1)
+`+afterTheWrite, 1)
 	if string(data) != wantFile {
 		t.Errorf("the scenario now reads\n%s\nwant\n%s", data, wantFile)
 	}
@@ -207,19 +211,7 @@ func TestRecordExtendAppends(t *testing.T) {
 	data, _ := os.ReadFile(path)
 	want := strings.Replace(partial, "\nexpect:", `  - response:
       content: Done, live.
-      finish_reason: stop
-      usage:
-        input_tokens: 150
-        output_tokens: 5
-    request:
-      tools: [read_file, write_file]
-      last_message:
-        role: tool
-        content: overwrote notes.txt (12 bytes)
-        tool_call_id: call_1
-        name: write_file
-
-expect:`, 1)
+`+afterTheWrite+"\nexpect:", 1)
 	if string(data) != want {
 		t.Errorf("extend wrote\n%s\nwant\n%s", data, want)
 	}

@@ -1,4 +1,4 @@
-package main
+package evalrun
 
 import (
 	"context"
@@ -56,7 +56,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 	}
 	s, err := harness.Parse(src, path, harness.DefaultName(path, ""))
 	if err == nil {
-		err = s.Validate()
+		err = s.Validate(&harness.RunOptions{Tools: e.tools})
 	}
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -84,7 +84,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 		} else {
 			r.written = true
 			if !c.noGolden {
-				r.verdict = harness.Verify(ctx, path, &harness.VerifyOptions{Update: true})
+				r.verdict = harness.Verify(ctx, path, &harness.VerifyOptions{Update: true, Tools: e.tools})
 			}
 		}
 	}
