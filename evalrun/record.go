@@ -328,8 +328,8 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *harness.Scenario, mod
 		lr.failure = fmt.Sprintf("the run ended with %s: %s", o.Termination, o.Error)
 	case slices.Contains([]agent.Reason{agent.ReasonMaxIterations, agent.ReasonModelError, agent.ReasonCancelled, agent.ReasonHookError}, o.Termination):
 		lr.failure = fmt.Sprintf("the run ended with %s", o.Termination)
-	case o.Unused != "":
-		lr.failure = o.Unused
+	case len(o.Unused) > 0:
+		lr.failure = strings.Join(o.Unused, "; ")
 	}
 	return lr
 }
