@@ -324,7 +324,7 @@ func TestRecordInterruptedLeavesEveryFileOldOrNew(t *testing.T) {
 
 func TestRecordNewScenario(t *testing.T) {
 	root := t.TempDir()
-	ws := filepath.Join(root, "seed")
+	ws := filepath.Join(root, "scenarios", "seeds", "notes") // inside the scenarios folder, as from: must be
 	if err := os.MkdirAll(ws, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func TestRecordNewScenario(t *testing.T) {
 	s := string(data)
 	for _, want := range []string{
 		"format: tapeloop/v1\n",
-		"setup:\n  workspace:\n    from: ../../seed\n  tools:\n    - read_file\n    - write_file\n",
+		"setup:\n  workspace:\n    from: ../seeds/notes\n  tools:\n    - read_file\n    - write_file\n",
 		"input:\n  - role: user\n    content: Append 'world' to notes.txt.\n",
 		"\n# REVIEW: pre-filled by evalrun record from what the model did.\n# Keep what must hold on every run, loosen or delete the rest.\nexpect:\n" +
 			"  termination: final_text\n  iterations: 2\n  tool_calls: [write_file]\n  final:\n    equals: Done.\n  files:\n    notes.txt: |\n      hello\n      world\n",
