@@ -1,0 +1,204 @@
+package report
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// browserNames are the names a Chromium-based browser is installed under.
+var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
+
+// browser starts a headless Chromium and returns a tab's context, skipping
+// the test when none is installed (CI installs one: .ci/run).
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	var path string
+	for _, name := range browserNames {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no Chromium found (looked for %s), and CI must run the browser test: .ci/run installs it", strings.Join(browserNames, ", "))
+		}
+		t.Skipf("no Chromium found (looked for %s): install one (apt-get install chromium) to run the browser test", strings.Join(browserNames, ", "))
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox,
+		chromedp.Flag("disable-gpu", true), chromedp.WindowSize(1280, 900))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	actx, acancel := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(acancel)
+	tab, tcancel := chromedp.NewContext(actx)
+	t.Cleanup(tcancel)
+	return tab
+}
+
+// console collects the tab's console errors and exceptions from now on.
+type console struct {
+	mu     sync.Mutex
+	errors []string
+}
+
+func watchConsole(t *testing.T, tab context.Context) *console {
+	c := &console{}
+	msgs := chromedp.Console(tab)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				c.mu.Lock()
+				c.errors = append(c.errors, m.String())
+				c.mu.Unlock()
+			}
+		}
+	}()
+	return c
+}
+
+func (c *console) Errors() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.errors...)
+}
+
+func eval[T any](t *testing.T, tab context.Context, js string) T {
+	t.Helper()
+	v, err := chromedp.Run(tab, chromedp.Evaluate[T](js))
+	if err != nil {
+		t.Fatalf("evaluating %s: %v", js, err)
+	}
+	return v
+}
+
+func TestBrowserReport(t *testing.T) {
+	tab := browser(t)
+	dir := t.TempDir()
+	page := filepath.Join(dir, "report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := replayOf(t, fixtureSuite(t), nil).WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	// Start the browser, then listen to the console before the page loads.
+	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
+	cons := watchConsole(t, tab)
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
+		t.Fatal(err)
+	}
+
+	if got := eval[[]string](t, tab, `["count-pass","count-fail","count-error","count-total"].map(id => document.getElementById(id).textContent)`); strings.Join(got, " ") != "1 1 0 2" {
+		t.Errorf("summary counts pass, fail, error, total = %v, want 1 1 0 2", got)
+	}
+	if got := eval[string](t, tab, `document.getElementById("shown").textContent`); got != "2 of 2 shown" {
+		t.Errorf("shown %q before filtering", got)
+	}
+
+	// The hostile string is text: no script of it ran, no element of it exists.
+	if got := eval[string](t, tab, `typeof window.pwned + " " + document.title + " " + document.querySelectorAll("img").length`); got != "undefined tapeloop replay 0" {
+		t.Errorf("typeof window.pwned, title, images = %q, want %q", got, "undefined tapeloop replay 0")
+	}
+	if got := eval[int](t, tab, `Array.from(document.querySelectorAll("pre.result")).filter(p => p.textContent === `+"`"+hostile+"`"+`).length`); got != 1 {
+		t.Errorf("%d call results read the hostile string as text, want 1", got)
+	}
+
+	// Open the failing scenario: its workspace diff lines are coloured.
+	if err := chromedp.Do(tab, chromedp.Click(`details[data-name="hostile/script"] > summary`), chromedp.WaitVisible(`details[data-name="hostile/script"] .d-add`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[[]string](t, tab, `(() => { const s = getComputedStyle(document.querySelector('details[data-name="hostile/script"] .turn .d-add')); const d = getComputedStyle(document.querySelector('details[data-name="hostile/script"] .turn .d-del')); return [s.backgroundColor, s.color, d.backgroundColor]; })()`); strings.Join(got, " ") != "rgb(230, 255, 236) rgb(17, 99, 41) rgb(255, 235, 233)" {
+		t.Errorf("added line background, colour and removed line background = %v, want green and red", got)
+	}
+
+	// Filtering to failed hides the passing row.
+	if err := chromedp.Do(tab, chromedp.Click(`#filters button[data-status="fail"]`)); err != nil {
+		t.Fatal(err)
+	}
+	visible := `Array.from(document.querySelectorAll("#rows > .row")).filter(r => r.offsetParent !== null).map(r => r.dataset.name)`
+	if got := eval[[]string](t, tab, visible); strings.Join(got, ",") != "hostile/script" {
+		t.Errorf("visible rows after filtering to failed: %v, want [hostile/script]", got)
+	}
+	if got := eval[string](t, tab, `document.getElementById("shown").textContent`); got != "1 of 2 shown" {
+		t.Errorf("shown %q after filtering", got)
+	}
+	shot, err := chromedp.Run(tab, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.png"), shot, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := os.Getenv("TAPELOOP_SCREENSHOT"); out != "" { // to look at it: TAPELOOP_SCREENSHOT=/tmp/r.png
+		os.WriteFile(out, shot, 0o644)
+	}
+	// Search by name, then back to all: the passing row returns.
+	if err := chromedp.Do(tab, chromedp.Click(`#filters button[data-status=""]`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[[]string](t, tab, visible); strings.Join(got, ",") != "files/append,hostile/script" {
+		t.Errorf("visible rows after choosing all: %v", got)
+	}
+	eval[bool](t, tab, `(() => { const s = document.getElementById("search"); s.value = "APPEND"; return s.dispatchEvent(new Event("input")); })()`)
+	if got := eval[[]string](t, tab, visible); strings.Join(got, ",") != "files/append" {
+		t.Errorf("visible rows after searching for APPEND: %v, want [files/append]", got)
+	}
+	if errs := cons.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserLargeReport loads a 1,000-scenario report and logs its size and
+// how long the browser took to load it (not asserted: speed is a benchmark's
+// business, BenchmarkWriteHTML1000 for the Go side).
+func TestBrowserLargeReport(t *testing.T) {
+	tab := browser(t)
+	page := filepath.Join(t.TempDir(), "large.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := largeReplay(t, 1000).WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
+	cons := watchConsole(t, tab)
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#shown")); err != nil {
+		t.Fatal(err)
+	}
+	timing := eval[[]float64](t, tab, `(() => { const n = performance.getEntriesByType("navigation")[0]; return [n.domContentLoadedEventEnd, n.loadEventEnd]; })()`)
+	if got := eval[string](t, tab, `document.getElementById("shown").textContent`); got != "1000 of 1000 shown" {
+		t.Errorf("shown %q", got)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(`#filters button[data-status="fail"]`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, tab, `document.getElementById("shown").textContent`); got != "500 of 1000 shown" {
+		t.Errorf("shown %q after filtering to failed", got)
+	}
+	info, _ := os.Stat(page)
+	t.Logf("1,000 scenarios: %.1f MB, DOMContentLoaded at %.0f ms, load at %.0f ms", float64(info.Size())/1e6, timing[0], timing[1])
+	if errs := cons.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}

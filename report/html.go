@@ -1,0 +1,182 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"slices"
+	"strings"
+)
+
+var (
+	//go:embed html/report.html.tmpl
+	pageTemplate string
+	//go:embed html/report.css
+	pageCSS string
+	//go:embed html/report.js
+	pageJS string
+
+	pageTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
+		"diff":    diffLines,
+		"percent": percent,
+	}).Parse(pageTemplate))
+)
+
+// page is what the HTML template renders, built from a replay or an eval
+// result.
+type page struct {
+	Title string
+	// Kind is "replay" or "eval".
+	Kind   string
+	CSS    template.CSS
+	JS     template.JS
+	Counts counts
+	Models []modelRow
+	Tags   []string
+	// ModelNames lists the models for the filter; one model hides the filter.
+	ModelNames []string
+	Rows       []row
+}
+
+type counts struct {
+	Total, Passed, Failed, Flaky, Errors int
+}
+
+// modelRow is one line of the per-model table.
+type modelRow struct {
+	Name                      string
+	Scenarios, Passed, Trials int
+	// PassAtK and PassHatK are rendered in order of K.
+	PassAtK, PassHatK         []kValue
+	InputTokens, OutputTokens int
+	// Cost is "" when no price was known.
+	Cost string
+}
+
+type kValue struct {
+	K     int
+	Value float64
+}
+
+// row is one scenario (in eval: one scenario × model).
+type row struct {
+	ID, Name, Path, Status, Model string
+	Tags                          []string
+	Seconds                       float64
+	// Summary is a short verdict line ("3/5 trials passed").
+	Summary      string
+	Error        string
+	Failures     []string
+	Golden       string
+	GoldenDiff   string
+	Expectations []Expectation
+	Trials       []trialView
+}
+
+// trialView is one run of a row: the replay itself, or one eval trial.
+type trialView struct {
+	Label, Status, Termination string
+	Iterations                 int
+	Failures                   []string
+	Transcript                 *Transcript
+}
+
+// diffLine is one line of a unified diff and its class: add, del, hunk, file
+// or ctx.
+type diffLine struct {
+	Class, Text string
+}
+
+// diffLines splits a unified diff into classified lines.
+func diffLines(d string) []diffLine {
+	d = strings.TrimSuffix(d, "\n")
+	if d == "" {
+		return nil
+	}
+	lines := strings.Split(d, "\n")
+	out := make([]diffLine, len(lines))
+	for i, l := range lines {
+		class := "ctx"
+		switch {
+		case strings.HasPrefix(l, "+++ "), strings.HasPrefix(l, "--- "), strings.HasPrefix(l, "diff --git "):
+			class = "file"
+		case strings.HasPrefix(l, "@@"):
+			class = "hunk"
+		case strings.HasPrefix(l, "+"):
+			class = "add"
+		case strings.HasPrefix(l, "-"):
+			class = "del"
+		}
+		out[i] = diffLine{Class: class, Text: l}
+	}
+	return out
+}
+
+func percent(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
+
+// WriteHTML writes the result as one self-contained HTML page: no network,
+// every string escaped.
+func (r *Replay) WriteHTML(w io.Writer) error {
+	return writePage(w, replayPage(r))
+}
+
+func writePage(w io.Writer, p *page) error {
+	p.CSS, p.JS = template.CSS(pageCSS), template.JS(pageJS)
+	return pageTmpl.Execute(w, p)
+}
+
+func replayPage(r *Replay) *page {
+	p := &page{Title: "tapeloop replay", Kind: "replay", ModelNames: []string{"tape"}}
+	if r.Shard != nil {
+		p.Title += " (shard " + r.Shard.String() + ")"
+	}
+	tags := map[string]bool{}
+	for i, s := range r.Scenarios {
+		p.Counts.Total++
+		switch s.Status {
+		case StatusPass:
+			p.Counts.Passed++
+		case StatusError:
+			p.Counts.Errors++
+		default:
+			p.Counts.Failed++
+		}
+		for _, t := range s.Tags {
+			tags[t] = true
+		}
+		rw := row{ID: fmt.Sprintf("s%d", i+1), Name: s.Name, Path: s.Path, Status: s.Status, Model: "tape",
+			Tags: s.Tags, Seconds: s.Seconds, Error: s.Error, Golden: s.Golden, GoldenDiff: s.GoldenDifference,
+			Expectations: s.Expectations}
+		explained := map[string]bool{}
+		for _, e := range s.Expectations {
+			for _, m := range e.Messages {
+				explained[m] = true
+			}
+		}
+		for _, f := range s.Failures {
+			golden := s.GoldenDifference != "" && strings.HasPrefix(f, goldenDifferencePrefix)
+			if !golden && !explained[f] {
+				rw.Failures = append(rw.Failures, f)
+			}
+		}
+		if s.Transcript != nil {
+			rw.Trials = []trialView{{Label: "replay", Status: s.Status, Termination: s.Termination,
+				Iterations: s.Iterations, Transcript: s.Transcript}}
+		}
+		p.Rows = append(p.Rows, rw)
+	}
+	for t := range tags {
+		p.Tags = append(p.Tags, t)
+	}
+	slices.Sort(p.Tags)
+	m := modelRow{Name: "tape", Scenarios: r.Summary.Scenarios, Passed: r.Summary.Passed, Trials: r.Summary.Scenarios,
+		InputTokens: r.Summary.InputTokens, OutputTokens: r.Summary.OutputTokens}
+	if m.Scenarios > 0 {
+		rate := float64(m.Passed) / float64(m.Scenarios)
+		m.PassAtK = []kValue{{K: 1, Value: rate}}
+		m.PassHatK = []kValue{{K: 1, Value: rate}}
+	}
+	p.Models = []modelRow{m}
+	return p
+}

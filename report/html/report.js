@@ -1,0 +1,35 @@
+"use strict";
+(function () {
+  var rows = Array.prototype.slice.call(document.querySelectorAll("#rows > .row"));
+  var state = { status: "", tag: "", model: "", query: "" };
+  var shown = document.getElementById("shown");
+  function apply() {
+    var n = 0, q = state.query.toLowerCase();
+    for (var i = 0; i < rows.length; i++) {
+      var r = rows[i], d = r.dataset;
+      var ok = (!state.status || d.status === state.status) &&
+        (!state.tag || d.tags.indexOf(" " + state.tag + " ") >= 0) &&
+        (!state.model || d.model === state.model) &&
+        (!q || d.name.toLowerCase().indexOf(q) >= 0);
+      r.hidden = !ok;
+      if (ok) n++;
+    }
+    shown.textContent = n + " of " + rows.length + " shown";
+  }
+  var buttons = document.querySelectorAll("#filters button[data-status]");
+  Array.prototype.forEach.call(buttons, function (b) {
+    b.addEventListener("click", function () {
+      Array.prototype.forEach.call(buttons, function (o) { o.classList.toggle("on", o === b); });
+      state.status = b.dataset.status;
+      apply();
+    });
+  });
+  function bind(id, key, ev) {
+    var el = document.getElementById(id);
+    if (el) el.addEventListener(ev, function () { state[key] = el.value; apply(); });
+  }
+  bind("tag", "tag", "change");
+  bind("model", "model", "change");
+  bind("search", "query", "input");
+  apply();
+})();

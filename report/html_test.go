@@ -1,0 +1,77 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"strings"
+	"testing"
+)
+
+func TestHTMLEscapesModelOutput(t *testing.T) {
+	r := replayOf(t, fixtureSuite(t), nil)
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "<script>window.pwned") || strings.Contains(out, "<img") {
+		t.Fatal("the hostile string reached the page as markup")
+	}
+	if n := strings.Count(out, html.EscapeString("<script>window.pwned=1;")); n < 3 {
+		t.Errorf("the hostile string appears escaped %d times, want it in the model text, the call and the result (at least 3)", n)
+	}
+	if strings.Count(out, "<script>") != 1 {
+		t.Errorf("the page has %d <script> elements, want only its own", strings.Count(out, "<script>"))
+	}
+	for _, want := range []string{
+		`<b id="count-pass">1</b>`, `<b id="count-fail">1</b>`, `<b id="count-error">0</b>`,
+		`<span class="d-del">-final: It was in.</span>`, `<span class="d-add">&#43;final: It is in.</span>`,
+		`<span class="b repair">repair: trailing_comma</span>`,
+		`data-tags=" hostile files "`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	for _, banned := range []string{"http://", "https://", "@import", "url("} {
+		if strings.Contains(out, banned) {
+			t.Errorf("the page refers to something outside itself: %q", banned)
+		}
+	}
+}
+
+func TestDiffLines(t *testing.T) {
+	got := diffLines("--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\n+new\n same\n")
+	want := []diffLine{{"file", "--- a/x"}, {"file", "+++ b/x"}, {"hunk", "@@ -1 +1 @@"}, {"del", "-old"}, {"add", "+new"}, {"ctx", " same"}}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("got %v, want %v", got, want)
+	}
+}
+
+// largeReplay returns a replay result of n scenarios made from the fixture
+// suite's two, every other one failing.
+func largeReplay(t testing.TB, n int) *Replay {
+	base := replayOf(t, fixtureSuite(t), nil)
+	var all []ScenarioResult
+	for i := range n {
+		s := base.Scenarios[i%2]
+		s.Name = fmt.Sprintf("group%02d/%s-%04d", i%37, s.Name, i)
+		s.Path = "scenarios/" + s.Name + ".yaml"
+		s.Tags = append([]string{fmt.Sprintf("t%d", i%7)}, s.Tags...)
+		all = append(all, s)
+	}
+	return NewReplay(all, nil)
+}
+
+func BenchmarkWriteHTML1000(b *testing.B) {
+	r := largeReplay(b, 1000)
+	var buf bytes.Buffer
+	for b.Loop() {
+		buf.Reset()
+		if err := r.WriteHTML(&buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(buf.Len())/1e6, "MB/page")
+}

@@ -1,0 +1,137 @@
+package report
+
+import (
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// junitSuites is the document: GitHub's and GitLab's readers take the
+// common shape (testsuites > testsuite > testcase, with failure, error,
+// properties and system-out).
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Errors   int          `xml:"errors,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name     string      `xml:"name,attr"`
+	Tests    int         `xml:"tests,attr"`
+	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"`
+	Skipped  int         `xml:"skipped,attr"`
+	Time     string      `xml:"time,attr"`
+	Cases    []junitCase `xml:"testcase"`
+}
+
+type junitCase struct {
+	Name       string           `xml:"name,attr"`
+	Classname  string           `xml:"classname,attr"`
+	Time       string           `xml:"time,attr"`
+	File       string           `xml:"file,attr,omitempty"`
+	Properties *junitProperties `xml:"properties,omitempty"`
+	Failure    *junitProblem    `xml:"failure,omitempty"`
+	Error      *junitProblem    `xml:"error,omitempty"`
+	SystemOut  string           `xml:"system-out,omitempty"`
+}
+
+type junitProperties struct {
+	Property []junitProperty `xml:"property"`
+}
+
+type junitProperty struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitProblem struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Body    string `xml:",chardata"`
+}
+
+// WriteJUnit writes the result as JUnit XML: one testcase per scenario, its
+// failure message the first failure's first line (the first difference from
+// the golden, or a failed expectation), the failure body every failure, and
+// system-out the transcript.
+func (r *Replay) WriteJUnit(w io.Writer) error {
+	suite := junitSuite{Name: "tapeloop replay"}
+	for _, s := range r.Scenarios {
+		c := junitCase{Name: s.Name, Classname: classname(s.Name), Time: seconds(s.Seconds), File: s.Path,
+			SystemOut: s.Transcript.Text()}
+		if s.Termination != "" {
+			c.Properties = &junitProperties{Property: []junitProperty{
+				{Name: "termination", Value: s.Termination},
+				{Name: "iterations", Value: fmt.Sprint(s.Iterations)},
+			}}
+		}
+		switch s.Status {
+		case StatusError:
+			c.Error = &junitProblem{Message: firstLine(s.Error), Type: "error", Body: s.Error}
+			suite.Errors++
+		case StatusFail:
+			c.Failure = &junitProblem{Message: failureMessage(s), Type: failureType(s), Body: strings.Join(s.Failures, "\n\n")}
+			suite.Failures++
+		}
+		suite.Cases = append(suite.Cases, c)
+	}
+	suite.Tests = len(r.Scenarios)
+	suite.Time = seconds(r.Summary.Seconds)
+	doc := junitSuites{Name: "tapeloop", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
+		Time: suite.Time, Suites: []junitSuite{suite}}
+	return writeXML(w, doc)
+}
+
+func writeXML(w io.Writer, doc any) error {
+	if _, err := io.WriteString(w, xml.Header); err != nil {
+		return err
+	}
+	enc := xml.NewEncoder(w)
+	enc.Indent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, "\n")
+	return err
+}
+
+// failureMessage is the first difference's header or the first failure's
+// first line, with how many more there are.
+func failureMessage(s ScenarioResult) string {
+	if len(s.Failures) == 0 {
+		return "failed"
+	}
+	msg := firstLine(s.Failures[0])
+	if n := len(s.Failures) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more)", n)
+	}
+	return msg
+}
+
+func failureType(s ScenarioResult) string {
+	if s.GoldenDifference != "" {
+		return "golden"
+	}
+	return "failure"
+}
+
+// classname is the scenario's folder (its group), so readers group by it.
+func classname(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		return strings.ReplaceAll(name[:i], "/", ".")
+	}
+	return "scenarios"
+}
+
+func seconds(s float64) string { return fmt.Sprintf("%.6f", s) }
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,243 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/harness"
+)
+
+// ReplayFormat is the format of a replay result, the replay member of the
+// tapeloop-*/v1 family (see docs/reports.md).
+const ReplayFormat = "tapeloop-replay/v1"
+
+// The statuses of a scenario in a replay result.
+const (
+	StatusPass  = "pass"
+	StatusFail  = "fail"
+	StatusError = "error"
+	// StatusFlaky is an eval class: some trials passed, some failed.
+	StatusFlaky = "flaky"
+)
+
+// Replay is the result of replaying scenarios against their goldens: what
+// `evalrun replay --json` writes, and what the HTML and JUnit reports and
+// merge read.
+type Replay struct {
+	// Format is ReplayFormat.
+	Format string `json:"format"`
+	// Shard is the part of the suite this result covers; nil means all of it.
+	Shard *Shard `json:"shard,omitempty"`
+	// Summary counts the scenarios; it is always recomputable from Scenarios.
+	Summary ReplaySummary `json:"summary"`
+	// Scenarios are in canonical order (see SortScenarios).
+	Scenarios []ScenarioResult `json:"scenarios"`
+}
+
+// ReplaySummary counts a replay result's scenarios.
+type ReplaySummary struct {
+	Scenarios int `json:"scenarios"`
+	Passed    int `json:"passed"`
+	// Failed counts failures and errors both; Errors only the scenarios that
+	// could not be loaded or run.
+	Failed int `json:"failed"`
+	Errors int `json:"errors"`
+	// Seconds sums the scenarios' times (not the wall time of a parallel run).
+	Seconds float64 `json:"seconds"`
+	// InputTokens and OutputTokens sum the usage recorded in the tapes.
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+}
+
+// ScenarioResult is one scenario of a replay result.
+type ScenarioResult struct {
+	Name string   `json:"name"`
+	Path string   `json:"path"`
+	Tags []string `json:"tags,omitempty"`
+	// Status is StatusPass, StatusFail or StatusError.
+	Status  string  `json:"status"`
+	Seconds float64 `json:"seconds"`
+	// Termination is why the run ended; "" when it did not run.
+	Termination string `json:"termination,omitempty"`
+	Iterations  int    `json:"iterations"`
+	// Failures lists every failure message in the order found; nil when passed.
+	Failures []string `json:"failures,omitempty"`
+	// Error is the input error of a scenario that could not be loaded or run.
+	Error string `json:"error,omitempty"`
+	// Golden is the golden file; Updated is set when --update rewrote it.
+	Golden  string `json:"golden,omitempty"`
+	Updated bool   `json:"updated,omitempty"`
+	// GoldenDifference is the first difference from the golden (- golden,
+	// + outcome), "" when the outcome matched it or it is missing.
+	GoldenDifference string `json:"golden_difference,omitempty"`
+	// Expectations lists the expect block's keys in file order with whether
+	// each held; nil when the scenario has none.
+	Expectations []Expectation `json:"expectations,omitempty"`
+	// Transcript is nil when the scenario did not run.
+	Transcript *Transcript `json:"transcript,omitempty"`
+}
+
+// Expectation is one key of a scenario's expect block and whether it held.
+type Expectation struct {
+	Key    string `json:"key"`
+	Passed bool   `json:"passed"`
+	// Messages are the failure messages naming this key; nil when it held.
+	Messages []string `json:"messages,omitempty"`
+}
+
+// Passed reports whether the scenario passed.
+func (s *ScenarioResult) Passed() bool { return s.Status == StatusPass }
+
+// FromVerdict turns one verified scenario, and how long it took, into its
+// entry in a replay result.
+func FromVerdict(v *harness.Verdict, elapsed time.Duration) ScenarioResult {
+	r := ScenarioResult{Name: v.Name, Path: v.Path, Status: StatusPass, Seconds: elapsed.Seconds(),
+		Failures: v.Failures, Golden: v.Golden, Updated: v.Updated}
+	if v.Scenario != nil {
+		r.Tags = v.Scenario.Tags
+	}
+	if v.Outcome != nil {
+		r.Termination, r.Iterations = string(v.Outcome.Termination), v.Outcome.Iterations
+		r.Transcript = TranscriptOf(v.Outcome)
+	}
+	switch {
+	case v.Err != nil:
+		r.Status, r.Error = StatusError, v.Err.Error()
+	case !v.Passed():
+		r.Status = StatusFail
+	}
+	for _, f := range v.Failures {
+		if _, diff, ok := strings.Cut(f, goldenDifferenceMarker); ok && strings.HasPrefix(f, goldenDifferencePrefix) {
+			r.GoldenDifference = diff
+		}
+	}
+	if v.Scenario != nil && v.Scenario.Expect != nil && v.Err == nil {
+		r.Expectations = expectations(v.Scenario.Path, v.Failures)
+	}
+	return r
+}
+
+// The golden difference is recognised by the text harness.CompareGolden
+// gives it (tested against harness.Verify in golden_test.go).
+const (
+	goldenDifferencePrefix = "the outcome differs from the golden file "
+	goldenDifferenceMarker = "(- golden, + outcome; first difference):\n"
+)
+
+// expectations lists the keys of the expect block of the scenario file at
+// path, in file order, each with the failures that name it ("FILE:LINE:
+// expect.KEY: ..."). A key named only by a failure is listed after them.
+func expectations(path string, failures []string) []Expectation {
+	var keys []string
+	if b, err := os.ReadFile(path); err == nil {
+		var doc yaml.Node
+		if yaml.Unmarshal(b, &doc) == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
+			m := doc.Content[0].Content
+			for i := 0; i+1 < len(m); i += 2 {
+				if m[i].Value == "expect" && m[i+1].Kind == yaml.MappingNode {
+					for j := 0; j+1 < len(m[i+1].Content); j += 2 {
+						keys = append(keys, m[i+1].Content[j].Value)
+					}
+				}
+			}
+		}
+	}
+	byKey := map[string][]string{}
+	for _, f := range failures {
+		_, rest, ok := strings.Cut(f, ": expect.")
+		if !ok {
+			continue
+		}
+		key, _, ok := strings.Cut(rest, ": ")
+		if !ok {
+			continue
+		}
+		if _, known := byKey[key]; !known && !slices.Contains(keys, key) {
+			keys = append(keys, key)
+		}
+		byKey[key] = append(byKey[key], f)
+	}
+	out := make([]Expectation, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, Expectation{Key: k, Passed: len(byKey[k]) == 0, Messages: byKey[k]})
+	}
+	return out
+}
+
+// NewReplay returns the replay result of the given scenarios: sorted into
+// canonical order, with the summary computed from them.
+func NewReplay(scenarios []ScenarioResult, shard *Shard) *Replay {
+	r := &Replay{Format: ReplayFormat, Shard: shard, Scenarios: slices.Clone(scenarios)}
+	if r.Scenarios == nil {
+		r.Scenarios = []ScenarioResult{}
+	}
+	SortScenarios(r.Scenarios)
+	r.Summary = summarise(r.Scenarios)
+	return r
+}
+
+// summarise computes a summary from the scenarios alone.
+func summarise(scenarios []ScenarioResult) ReplaySummary {
+	var s ReplaySummary
+	for _, sc := range scenarios {
+		s.Scenarios++
+		s.Seconds += sc.Seconds
+		switch sc.Status {
+		case StatusPass:
+			s.Passed++
+		case StatusError:
+			s.Errors++
+			s.Failed++
+		default:
+			s.Failed++
+		}
+		if sc.Transcript != nil {
+			s.InputTokens += sc.Transcript.Tokens.InputTokens
+			s.OutputTokens += sc.Transcript.Tokens.OutputTokens
+		}
+	}
+	return s
+}
+
+// SortScenarios puts scenarios in canonical order: by path, compared folder
+// by folder (the order a directory walk finds them), then by name.
+func SortScenarios(s []ScenarioResult) {
+	slices.SortStableFunc(s, func(a, b ScenarioResult) int {
+		if c := comparePaths(a.Path, b.Path); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Name, b.Name)
+	})
+}
+
+func comparePaths(a, b string) int {
+	return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
+}
+
+// WriteJSON writes r as indented JSON.
+func (r *Replay) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// DecodeReplay decodes a replay result, checking its format. name is the
+// file's name, for errors.
+func DecodeReplay(name string, data []byte) (*Replay, error) {
+	var r Replay
+	if err := decodeJSON(name, data, &r); err != nil {
+		return nil, err
+	}
+	if r.Format != ReplayFormat {
+		return nil, fmt.Errorf("%w: %s: format %q, want %q", ErrResult, name, r.Format, ReplayFormat)
+	}
+	return &r, nil
+}
