@@ -1,6 +1,3 @@
-// Package report holds the result documents tapeloop writes and the renderers
-// that turn them into other forms.
-//
 // This file defines the eval report: the versioned JSON document that
 // `evalrun eval` writes with --json and `evalrun compare` reads back. Its
 // format string is EvalFormat; a reader refuses any other.
@@ -9,6 +6,7 @@
 //	for _, s := range r.Scenarios {
 //		fmt.Println(s.Name, s.Model, s.Passed, "/", s.Trials, s.Class)
 //	}
+
 package report
 
 import (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
 )
 
 // hostile is model-controlled text that must render as text, never as markup.
@@ -113,3 +114,5 @@ func replayOf(t testing.TB, dir string, shard *Shard) *Replay {
 	}
 	return NewReplay(results, shard)
 }
+
+func llmUsage(in, out int) llm.Usage { return llm.Usage{InputTokens: in, OutputTokens: out} }

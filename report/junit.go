@@ -108,10 +108,27 @@ func failureMessage(s ScenarioResult) string {
 		return "failed"
 	}
 	msg := firstLine(s.Failures[0])
+	if strings.HasPrefix(s.Failures[0], goldenDifferencePrefix) && s.GoldenDifference != "" {
+		msg = strings.TrimSuffix(msg, " "+strings.TrimSuffix(goldenDifferenceMarker, ":\n")+":") + ": " + firstChange(s.GoldenDifference)
+	}
 	if n := len(s.Failures) - 1; n > 0 {
 		msg += fmt.Sprintf(" (and %d more)", n)
 	}
 	return msg
+}
+
+// firstChange is a diff's first removed and first added line, side by side.
+func firstChange(diff string) string {
+	var del, add string
+	for _, l := range diffLines(diff) {
+		switch {
+		case l.Class == "del" && del == "":
+			del = l.Text
+		case l.Class == "add" && add == "":
+			add = l.Text
+		}
+	}
+	return strings.TrimSpace(del + " " + add)
 }
 
 func failureType(s ScenarioResult) string {

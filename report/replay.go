@@ -18,14 +18,6 @@ import (
 // tapeloop-*/v1 family (see docs/reports.md).
 const ReplayFormat = "tapeloop-replay/v1"
 
-// The statuses of a scenario in a replay result.
-const (
-	StatusPass  = "pass"
-	StatusFail  = "fail"
-	StatusError = "error"
-	// StatusFlaky is an eval class: some trials passed, some failed.
-	StatusFlaky = "flaky"
-)
 
 // Replay is the result of replaying scenarios against their goldens: what
 // `evalrun replay --json` writes, and what the HTML and JUnit reports and
