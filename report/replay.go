@@ -18,7 +18,6 @@ import (
 // tapeloop-*/v1 family (see docs/reports.md).
 const ReplayFormat = "tapeloop-replay/v1"
 
-
 // Replay is the result of replaying scenarios against their goldens: what
 // `evalrun replay --json` writes, and what the HTML and JUnit reports and
 // merge read.
