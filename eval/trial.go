@@ -149,6 +149,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 	}
 	et.Termination = string(o.Termination)
 	et.Iterations = o.Iterations
+	et.Transcript = report.TranscriptOf(o)
 	et.Error = o.Error
 	if o.Termination == agent.ReasonModelError {
 		et.Status = report.StatusError

@@ -2,9 +2,7 @@ package evalrun
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"regexp"
 	"runtime"
 	"slices"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/report"
 )
 
 func init() {
@@ -41,8 +40,8 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	update := fs.Bool("update", false, "rewrite the golden files instead of comparing with them")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "replay this many scenarios at once")
 	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
-	asJSON := fs.Bool("json", false, "print the results as JSON instead of text")
-	junit := fs.String("junit", "", "also write a JUnit XML report to this file")
+	asJSON := fs.Bool("json", false, "print the result as JSON ("+report.ReplayFormat+") instead of text")
+	out := addOutputFlags(fs, true)
 	prune := fs.Bool("prune", false, "delete golden files that no scenario refers to (orphans), instead of failing on them")
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
@@ -60,6 +59,10 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 	}
+	shard, code := shardOf(e, "replay", out)
+	if code != exitOK {
+		return code
+	}
 	targets, code := discover(e, "replay", args)
 	if code != exitOK {
 		return code
@@ -74,10 +77,10 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		switch {
 		case skip:
 		case err != nil:
-			if re == nil || re.MatchString(t.path) {
+			if (re == nil || re.MatchString(t.path)) && shard.Contains(t.path) {
 				chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Path: t.path, Name: t.path, Err: err}})
 			}
-		case selectedBy(s.Name, s.Tags, re, tags):
+		case selectedBy(s.Name, s.Tags, re, tags) && shard.Contains(s.Name):
 			chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Scenario: s}})
 		}
 	}
@@ -98,7 +101,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	wg.Wait()
 	selected := chosen
 
-	if len(selected) == 0 {
+	if len(selected) == 0 && shard == nil {
 		fmt.Fprintln(e.stderr, "evalrun replay: no scenario matches")
 		return exitUsage
 	}
@@ -106,17 +109,29 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	selected = append(selected, orphans...)
+	for _, o := range orphans {
+		if shard.Contains(o.Name) {
+			selected = append(selected, o)
+		}
+	}
+	if len(selected) == 0 {
+		fmt.Fprintf(e.stderr, "evalrun replay: shard %s holds no selected scenario\n", shard)
+	}
+	results := make([]report.ScenarioResult, len(selected))
+	for i, r := range selected {
+		results[i] = report.FromVerdict(r.Verdict, r.elapsed)
+	}
+	rep := report.NewReplay(results, shard)
 	if *asJSON {
-		writeJSON(e.stdout, selected)
+		if err := rep.WriteJSON(e.stdout); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun replay: --json: %v\n", err)
+			return exitUsage
+		}
 	} else {
 		writeText(e, selected)
 	}
-	if *junit != "" {
-		if err := writeJUnit(*junit, selected); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun replay: --junit: %v\n", err)
-			return exitUsage
-		}
+	if code := out.write(e, "replay", rep); code != exitOK {
+		return code
 	}
 	code = exitOK
 	for _, r := range selected {
@@ -215,46 +230,6 @@ func colour(e *env, verdict string) string {
 	}
 	code := map[string]string{"PASS": "32", "FAIL": "31", "ERROR": "35"}[verdict]
 	return "\x1b[" + code + "m" + padded + "\x1b[0m"
-}
-
-// jsonResult is one scenario in the --json report.
-type jsonResult struct {
-	Name        string   `json:"name"`
-	Path        string   `json:"path"`
-	Status      string   `json:"status"`
-	Seconds     float64  `json:"seconds"`
-	Termination string   `json:"termination,omitempty"`
-	Iterations  int      `json:"iterations"`
-	Failures    []string `json:"failures,omitempty"`
-	Error       string   `json:"error,omitempty"`
-}
-
-func writeJSON(w io.Writer, results []*replayResult) {
-	out := struct {
-		Passed    int          `json:"passed"`
-		Failed    int          `json:"failed"`
-		Scenarios []jsonResult `json:"scenarios"`
-	}{Scenarios: []jsonResult{}}
-	for _, r := range results {
-		j := jsonResult{Name: r.Name, Path: r.Path, Status: "pass", Seconds: r.elapsed.Seconds(), Failures: r.Failures}
-		if r.Outcome != nil {
-			j.Termination, j.Iterations = string(r.Outcome.Termination), r.Outcome.Iterations
-		}
-		switch {
-		case r.Err != nil:
-			j.Status, j.Error = "error", r.Err.Error()
-			out.Failed++
-		case !r.Passed():
-			j.Status = "fail"
-			out.Failed++
-		default:
-			out.Passed++
-		}
-		out.Scenarios = append(out.Scenarios, j)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.Encode(out)
 }
 
 // stringList is a repeatable, comma-separable flag.

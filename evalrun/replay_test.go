@@ -3,12 +3,13 @@ package evalrun
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/report"
 )
 
 const okScenario = `format: tapeloop/v1
@@ -144,19 +145,13 @@ func TestReplayFailsOnOrphanGoldens(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want 1", code)
 	}
-	var report struct {
-		Passed, Failed int
-		Scenarios      []struct {
-			Name, Status string
-			Failures     []string
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &report); err != nil {
+	rep, err := report.DecodeReplay("stdout", []byte(out))
+	if err != nil {
 		t.Fatalf("%v:\n%s", err, out)
 	}
-	if report.Passed != 1 || report.Failed != 1 || len(report.Scenarios) != 2 || report.Scenarios[1].Name != orphan ||
-		report.Scenarios[1].Status != "fail" || len(report.Scenarios[1].Failures) != 1 || report.Scenarios[1].Failures[0] != want {
-		t.Errorf("--json: %+v", report)
+	if rep.Summary.Passed != 1 || rep.Summary.Failed != 1 || len(rep.Scenarios) != 2 || rep.Scenarios[1].Name != orphan ||
+		rep.Scenarios[1].Status != "fail" || len(rep.Scenarios[1].Failures) != 1 || rep.Scenarios[1].Failures[0] != want {
+		t.Errorf("--json: %+v", rep)
 	}
 	xmlData, _ := os.ReadFile(junit)
 	if !strings.Contains(string(xmlData), `<testcase name="`+orphan+`"`) || !strings.Contains(string(xmlData), `failures="1"`) {
@@ -247,20 +242,14 @@ func TestReplayJSONAndJUnit(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit %d, want 1", code)
 	}
-	var report struct {
-		Passed, Failed int
-		Scenarios      []struct {
-			Name, Status, Termination string
-			Failures                  []string
-		}
-	}
-	if err := json.Unmarshal([]byte(out), &report); err != nil {
+	rep, err := report.DecodeReplay("stdout", []byte(out))
+	if err != nil {
 		t.Fatalf("--json output does not parse: %v\n%s", err, out)
 	}
-	if report.Passed != 1 || report.Failed != 1 || len(report.Scenarios) != 2 ||
-		report.Scenarios[0].Name != "files/read" || report.Scenarios[0].Status != "fail" ||
-		report.Scenarios[1].Status != "pass" || report.Scenarios[1].Termination != "final_text" {
-		t.Errorf("report %+v", report)
+	if rep.Summary.Passed != 1 || rep.Summary.Failed != 1 || len(rep.Scenarios) != 2 ||
+		rep.Scenarios[0].Name != "files/read" || rep.Scenarios[0].Status != "fail" ||
+		rep.Scenarios[1].Status != "pass" || rep.Scenarios[1].Termination != "final_text" {
+		t.Errorf("report %+v", rep)
 	}
 	data, err := os.ReadFile(junit)
 	if err != nil {

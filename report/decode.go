@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -82,4 +83,36 @@ func position(data []byte, offset int64) (line, col int) {
 	line = strings.Count(before, "\n") + 1
 	col = int(offset) - strings.LastIndexByte(before, '\n')
 	return line, col
+}
+
+// Result is a result of any format of the family that the HTML and JUnit
+// renderers take: a *Replay or an *Eval.
+type Result interface {
+	WriteHTML(io.Writer) error
+	WriteJUnit(io.Writer) error
+}
+
+// Read reads the result at path, a replay result or an eval report by its
+// format field.
+func Read(path string) (Result, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	format, err := FormatOf(path, data)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case ReplayFormat:
+		return DecodeReplay(path, data)
+	case EvalFormat:
+		e, err := ReadEval(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return e, nil
+	default:
+		return nil, fmt.Errorf("%w: %s: format %q, want %s or %s", ErrResult, path, format, ReplayFormat, EvalFormat)
+	}
 }

@@ -186,6 +186,10 @@ type EvalTrial struct {
 	// Saved is the scenario file --save-trials wrote for this trial; empty
 	// when none was written.
 	Saved string `json:"saved,omitempty"`
+	// Transcript is the run turn by turn, calls as executed with their
+	// results and each turn's workspace diff (what the HTML report shows);
+	// nil when the trial did not run.
+	Transcript *Transcript `json:"transcript,omitempty"`
 }
 
 // EvalTapeEntry is one model call of a trial.
