@@ -74,6 +74,21 @@ func (c *console) Errors() []string {
 	return append([]string(nil), c.errors...)
 }
 
+// htmlFile writes r's HTML report into a temp dir and returns its path.
+func htmlFile(t *testing.T, r *Replay) string {
+	t.Helper()
+	page := filepath.Join(t.TempDir(), "report.html")
+	f, err := os.Create(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := r.WriteHTML(f); err != nil {
+		t.Fatal(err)
+	}
+	return page
+}
+
 func eval[T any](t *testing.T, tab context.Context, js string) T {
 	t.Helper()
 	v, err := chromedp.Run(tab, chromedp.Evaluate[T](js))
@@ -85,16 +100,8 @@ func eval[T any](t *testing.T, tab context.Context, js string) T {
 
 func TestBrowserReport(t *testing.T) {
 	tab := browser(t)
-	dir := t.TempDir()
-	page := filepath.Join(dir, "report.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := replayOf(t, fixtureSuite(t), nil).WriteHTML(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	page := htmlFile(t, replayOf(t, fixtureSuite(t), nil))
+	dir := filepath.Dir(page)
 
 	// Start the browser, then listen to the console before the page loads.
 	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
@@ -170,15 +177,7 @@ func TestBrowserReport(t *testing.T) {
 // business, BenchmarkWriteHTML1000 for the Go side).
 func TestBrowserLargeReport(t *testing.T) {
 	tab := browser(t)
-	page := filepath.Join(t.TempDir(), "large.html")
-	f, err := os.Create(page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := largeReplay(t, 1000).WriteHTML(f); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	page := htmlFile(t, largeReplay(t, 1000))
 	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("starting the browser: %v", err)
 	}
