@@ -32,6 +32,7 @@ func TestRepairClasses(t *testing.T) {
 		{"junk after string", "hash comment", "{\"a\": \"x\" # note\n, \"b\": 2}", `{"a":"x","b":2}`, FixTrim},
 		{"junk after string", "hash comment with quotes", "{\"a\": \"x\" # the \"note\"\n}", `{"a":"x"}`, FixTrim},
 		{"junk after string", "stray fence", "{\"a\": \"x\"```\n}", `{"a":"x"}`, FixTrim},
+		{"junk after string", "words before a comma", `{"a": "v" more words here, "b": 1}`, `{"a":"v","b":1}`, FixTrim},
 		{"junk after string", "array", `["a" b, "c"]`, `["a","c"]`, FixTrim},
 
 		// An object closed too early with more members after it: merged.
@@ -39,6 +40,7 @@ func TestRepairClasses(t *testing.T) {
 		{"closed too early", "unquoted key", `{"a": 1}, b: "x"}`, `{"a":1,"b":"x"}`, FixCloseBrackets},
 		{"closed too early", "nested", `{"o": {"a": 1}, "b": 2}, "c": 3}`, `{"o":{"a":1},"b":2,"c":3}`, FixCloseBrackets},
 		{"closed too early", "cut after", `{"a": 1}, "b": 2`, `{"a":1,"b":2}`, FixCloseBrackets},
+		{"closed too early", "nested object before", `{"a": 1, "b": {"c": 2}}, "d": 3}`, `{"a":1,"b":{"c":2},"d":3}`, FixCloseBrackets},
 		{"closed too early", "in an array", `[{"a": 1}, "b": 2}]`, `[{"a":1,"b":2}]`, FixCloseBrackets},
 
 		// A wrong closing bracket or a stray ')'.
@@ -55,12 +57,15 @@ func TestRepairClasses(t *testing.T) {
 		{"prose", "bold label", `**Answer**: {"a": 1}`, `{"a":1}`, FixStripProse},
 		{"prose", "numbered", "(1) The arguments are\n{\"a\": 1}", `{"a":1}`, FixStripProse},
 		{"prose", "bullets", "- first the path\n- then the flag\n{\"a\": 1}", `{"a":1}`, FixStripProse},
+		{"prose", "numbered list", "1. First the path\n2. Then the flag\n{\"a\": 1}", `{"a":1}`, FixStripProse},
+		{"prose", "block quote", "> a note\n{\"a\": 1}", `{"a":1}`, FixStripProse},
 		{"prose", "star bullets and fence", "* note one\n* note two\n```json\n{\"a\": 1}\n```", `{"a":1}`, FixStripProse},
 
 		// Python tuples become arrays.
 		{"tuple", "value", `{"a": (1, 2)}`, `{"a":[1,2]}`, FixPythonLiterals},
 		{"tuple", "top level", `(1, "x")`, `[1,"x"]`, FixPythonLiterals},
 		{"tuple", "nested", `{"p": [(1, 2), (3, 4)]}`, `{"p":[[1,2],[3,4]]}`, FixPythonLiterals},
+		{"tuple", "nested tuples", `{"p": ((1, 2), (3,))}`, `{"p":[[1,2],[3]]}`, FixPythonLiterals},
 		{"tuple", "empty", `{"a": ()}`, `{"a":[]}`, FixPythonLiterals},
 
 		// Unquoted values holding / or braces become strings.
@@ -84,6 +89,7 @@ func TestRepairClasses(t *testing.T) {
 		// JSON or a Markdown link inside a string value stays text.
 		{"text in string", "json", `{"code": "{"x": 1}"}`, `{"code":"{\"x\": 1}"}`, FixInnerQuotes},
 		{"text in string", "json list", `{"code": "["a", "b"]", "n": 1}`, `{"code":"[\"a\", \"b\"]","n":1}`, FixInnerQuotes},
+		{"text in string", "json after text", `{"md": "[a](b) and {"k": 1}"}`, `{"md":"[a](b) and {\"k\": 1}"}`, FixInnerQuotes},
 		{"text in string", "markdown link", `{"a": "see [docs](https://x.io/a) now"}`, `{"a":"see [docs](https://x.io/a) now"}`, ""},
 		{"text in string", "markdown link unclosed", `{"a": "see [docs](https://x.io/a)`, `{"a":"see [docs](https://x.io/a)"}`, FixCloseString},
 
@@ -93,6 +99,7 @@ func TestRepairClasses(t *testing.T) {
 		{"quotes", "fullwidth quotes in ascii json", `{＂a＂: ＂b＂}`, `{"a":"b"}`, FixCurlyQuotes},
 		{"quotes", "low-9", `{„a“: „b“}`, `{"a":"b"}`, FixCurlyQuotes},
 		{"quotes", "low-9 closed straight", `{"a": „b"}`, `{"a":"b"}`, FixCurlyQuotes},
+		{"quotes", "high-reversed-9", `{"a": ‟b”}`, `{"a":"b"}`, FixCurlyQuotes},
 		{"quotes", "mixed curly and straight", `{“a": "b”}`, `{"a":"b"}`, FixCurlyQuotes},
 		{"quotes", "straight closed curly", `{"a”: "b”, "c": 1}`, `{"a":"b","c":1}`, FixCurlyQuotes},
 
@@ -120,6 +127,8 @@ func TestRepairClasses(t *testing.T) {
 		{"invalid escape", "with valid escapes", `{"a": "x\qy\n"}`, `{"a":"xqy\n"}`, FixEscapeBackslashes},
 		{"invalid escape", "regex", `{"re": "\d+"}`, `{"re":"d+"}`, FixEscapeBackslashes},
 		{"invalid escape", "drive path kept", `{"p": "C:\Users\me"}`, `{"p":"C:\\Users\\me"}`, FixEscapeBackslashes},
+		{"invalid escape", "several", `{"a": "b\qc\e"}`, `{"a":"bqce"}`, FixEscapeBackslashes},
+		{"invalid escape", "unc path kept", `{"p": "\\server\share"}`, `{"p":"\\server\\share"}`, FixEscapeBackslashes},
 		{"invalid escape", "rooted path kept", `{"p": "\documents\data"}`, `{"p":"\\documents\\data"}`, FixEscapeBackslashes},
 	}
 	for _, tt := range tests {

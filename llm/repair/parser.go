@@ -234,14 +234,22 @@ func (p *parser) stripLeadingProse() {
 }
 
 // proseStarts reports whether prose may start at i: a letter, Markdown
-// emphasis or heading (*, #), a bullet ("- ", "• ") or a numbered item "(1)".
+// emphasis, heading or quote (*, #, "> "), a bullet ("- ", "• ") or a
+// numbered item ("(1)", "1. First").
 func (p *parser) proseStarts(i int) bool {
 	c := p.in[i]
 	switch {
 	case isLetter(c), c == '*', c == '#':
 		return true
-	case p.at(i, "- "), p.at(i, "• "):
+	case p.at(i, "- "), p.at(i, "• "), p.at(i, "> "):
 		return true
+	case isDigit(c):
+		// A numbered item: "1. First", "2) Then".
+		j := i
+		for j < p.n && j-i < 3 && isDigit(p.in[j]) {
+			j++
+		}
+		return (p.at(j, ". ") || p.at(j, ") ")) && j+2 < p.n && isLetter(p.in[j+2])
 	case c == '(':
 		j := i + 1
 		for j < p.n && j-i <= 3 && (isLetter(p.in[j]) || isDigit(p.in[j])) {

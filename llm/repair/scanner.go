@@ -15,7 +15,7 @@ const (
 	qNone quote = iota
 	qDouble
 	qSingle
-	qCurlyDouble // “ ” „ ＂
+	qCurlyDouble // “ ” „ ‟ ＂
 	qCurlySingle // ‘ ’
 	qBacktick    // ` ´
 )
@@ -36,12 +36,12 @@ func quoteAt(s string, i int) (quote, int) {
 		if i+1 < len(s) && s[i+1] == 0xB4 {
 			return qBacktick, 2
 		}
-	case 0xE2: // U+2018..U+201E: E2 80 98..9E
+	case 0xE2: // U+2018..U+201F: E2 80 98..9F
 		if i+2 < len(s) && s[i+1] == 0x80 {
 			switch s[i+2] {
 			case 0x98, 0x99:
 				return qCurlySingle, 3
-			case 0x9C, 0x9D, 0x9E: // “ ” and the low-9 „
+			case 0x9C, 0x9D, 0x9E, 0x9F: // “ ” „ ‟
 				return qCurlyDouble, 3
 			}
 		}

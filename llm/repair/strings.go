@@ -164,7 +164,7 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 			}
 			return lastNonGap(s, start, b) + 1, b, endInferred
 		}
-		if fit == fitWeak {
+		if fit == fitWeak && !opensText(s, start, i) {
 			return i, i + size, endQuote
 		}
 		if ctx == ctxValue || ctx == ctxArray {
@@ -196,6 +196,14 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 		}
 	}
 	return len(s), len(s), endCut
+}
+
+// opensText reports whether the content s[start:i] of a string ends with an
+// opening bracket: a quote right after it is inside JSON written in the
+// string's text ("see {"k": 1}"), not the string's end.
+func opensText(s string, start, i int) bool {
+	b := lastNonSpace(s, start, i)
+	return b >= start && (s[b] == '{' || s[b] == '[')
 }
 
 // junkEnd returns where the text after a string's closing quote at j ends
@@ -526,6 +534,8 @@ func literalBackslashes(s string) bool {
 		}
 		if i+2 < len(s) && isWordByte(s[i+1]) && isWordByte(s[i+2]) {
 			names++
+		} else if i+3 < len(s) && s[i+1] == '\\' && isWordByte(s[i+2]) && isWordByte(s[i+3]) {
+			names++ // \\server
 		}
 		if s[i+1] == '\\' || s[i+1] == '"' {
 			i++
