@@ -45,7 +45,8 @@ func findAtem(s *source) found {
 }
 
 // atemHeaderStart returns where the header of the message whose call block
-// opens at i starts: " to=NAME<|message|>" right before it, or i.
+// opens at i starts: "<|start|>…<|channel|>… to=NAME<|message|>" right
+// before it, or i.
 func atemHeaderStart(text string, i int) int {
 	start := precededBy(text, i, "<|message|>")
 	if start == i {
@@ -54,6 +55,13 @@ func atemHeaderStart(text string, i int) int {
 	h := lastBefore(text, start, "to=")
 	if h < 0 || strings.ContainsAny(text[h:start], " \n<>") {
 		return start
+	}
+	// The header starts at its <|start|> (or <|channel|>), if that belongs to
+	// this message.
+	for _, tok := range []string{"<|start|>", "<|channel|>"} {
+		if k := lastBefore(text, h, tok); k >= 0 && !strings.Contains(text[k:h], "<|message|>") {
+			return k
+		}
 	}
 	return h
 }

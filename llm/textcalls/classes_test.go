@@ -43,6 +43,8 @@ func TestExtractClasses(t *testing.T) {
 			[]wantCall{{"get_time", `{"city":"Paris"}`}, {"add", `{"a":1,"b":2}`}}, ""}},
 		{"llama4", extractCase{"no end tag", "Checking.<|python_start|>[now()]", "pythonic", []wantCall{{"now", `{}`}}, "Checking."}},
 
+		{"llama4", extractCase{"one call without brackets", "<|python_start|>lookup(city='Oslo', days=None, strict=true)<|python_end|>", "pythonic", []wantCall{oslo}, ""}},
+
 		// GigaChat: function call{...} without a role separator.
 		{"gigachat", extractCase{"bare", `function call{"name": "get_time", "arguments": {"city": "Paris"}}`, "gigachat", paris, ""}},
 		{"gigachat", extractCase{"after text", "One moment.\nfunction call{\"name\": \"add\", \"arguments\": {\"a\": 2}}", "gigachat",
@@ -62,11 +64,19 @@ func TestExtractClasses(t *testing.T) {
 			`<atem:function_calls><atem:invoke name="add"><atem:parameter name="a">1</atem:parameter></atem:invoke></atem:function_calls>`,
 			"atem", []wantCall{{"get_time", `{"city":"Paris"}`}, {"add", `{"a":1}`}}, "Sure."}},
 
+		{"atem", extractCase{"full header", "<|start|>assistant<|channel|>commentary to=get_time<|message|><atem:function_calls>\n<atem:invoke name=\"get_time\">\n" +
+			"<atem:parameter name=\"city\">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|call|>", "atem", paris, ""}},
+
 		// Laguna-style variants.
 		{"laguna", extractCase{"user wrapper", `<user>{"name": "get_time", "arguments": {"city": "Paris"}}</user>`, "hermes", paris, ""}},
 		{"laguna", extractCase{"user wrapper, name line", "<user>\nget_time\n{\"city\": \"Paris\"}\n</user>", "hermes", paris, ""}},
+		{"laguna", extractCase{"user wrapper around a tag", "<user>\n" + hermesParis + "\n</user>", "hermes", paris, ""}},
+		{"laguna", extractCase{"user wrapper around xml", "<user>\n<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>\n</user>", "qwen3_coder_xml", paris, ""}},
 		{"laguna", extractCase{"name on its own line", "<tool_call>\nget_time\n{\"city\": \"Paris\"}\n</tool_call>", "hermes", paris, ""}},
 		{"laguna", extractCase{"repeated opening tag", "<tool_call>\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", "hermes", paris, ""}},
+		{"laguna", extractCase{"repeated opening tag, xml", "<tool_call>\n<tool_call>\n<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>", "qwen3_coder_xml", paris, ""}},
+		{"laguna", extractCase{"xml call in an unclosed think", "<think>Need the time.\n<function=get_time>\n<parameter=city>\nParis\n</parameter>\n</function>", "qwen3_coder_xml", paris, "<think>Need the time."}},
+		{"laguna", extractCase{"mistral call in an unclosed think", "<think>Reasoning\n[TOOL_CALLS]get_time[ARGS]{\"city\": \"Paris\"}", "mistral", paris, "<think>Reasoning"}},
 		{"laguna", extractCase{"call in an unclosed think", "<think>I need the time.\n" + hermesParis, "hermes", paris, "<think>I need the time."}},
 		{"laguna", extractCase{"bare json call in prose", "Let me check.\n{\"name\": \"get_time\", \"parameters\": {\"city\": \"Paris\"}}\nOne moment.", "bare_json", paris,
 			"Let me check.\n\nOne moment."}},
@@ -80,6 +90,7 @@ func TestExtractClasses(t *testing.T) {
 		{"prose guard", extractCase{"formatted", "I formatted the request: " + hermesParis, "hermes", paris, "I formatted the request:"}},
 		{"prose guard", extractCase{"format key in an earlier call", `<tool_call>{"name": "note", "arguments": {"format": "json"}}</tool_call> ` + hermesParis, "hermes",
 			[]wantCall{{"note", `{"format":"json"}`}, {"get_time", `{"city":"Paris"}`}}, ""}},
+		{"prose guard", extractCase{"a capitalised word holding a marker", "Formatting done. " + hermesParis, "hermes", paris, "Formatting done."}},
 		{"prose guard", extractCase{"whole word still guards", "Use this syntax: " + hermesParis, "", nil, "Use this syntax: " + hermesParis}},
 		{"prose guard", extractCase{"example after a call", hermesParis + " For example, <tool_call>{\"name\": \"now\", \"arguments\": {}}</tool_call>", "hermes",
 			paris, "For example, <tool_call>{\"name\": \"now\", \"arguments\": {}}</tool_call>"}},

@@ -24,7 +24,8 @@
 //
 //	hermes            <tool_call>{"name": ..., "arguments": {...}}</tool_call> (also unclosed at the end,
 //	                  the tag repeated, the name on its own line before the JSON arguments,
-//	                  or the tag spelt <user>...</user>)
+//	                  or the tag spelt <user>...</user>; a <user> wrapper around any
+//	                  envelope is cut with it)
 //	qwen3_coder_xml   <function=name><parameter=k>v</parameter></function>, optionally in <tool_call>
 //	seed_oss          the same inside <seed:tool_call>
 //	glm               <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>
@@ -67,8 +68,9 @@
 //     [THINK], <|START_THINKING|>, Gemma's thought channel, gpt-oss analysis
 //     messages), or before a lone closing </think> (or [BEGIN FINAL RESPONSE]); an
 //     unclosed <think> runs to the first special-token envelope (a Kimi or DeepSeek
-//     call section) or call tag (<tool_call>, <function=, <function_calls>: a call
-//     the model wrote without closing its reasoning) or to the end;
+//     call section) or call tag (<tool_call>, <function=, <function_calls>,
+//     [TOOL_CALLS], <|python_start|>, <|tool_call_start|>: a call the model wrote
+//     without closing its reasoning) or to the end;
 //   - it is an example: inside a fenced code block whose language is not json (or
 //     inside inline `code`), or on a line (or right after a line ending in ':')
 //     whose prose before it says "example", "e.g.", "for instance", "such as",

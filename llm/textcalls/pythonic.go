@@ -12,14 +12,23 @@ import (
 
 // findPythonic: [f(a=1, b="x"), g()] inside <|tool_call_start|>...<|tool_call_end|>
 // (LFM2) or <|python_start|>...<|python_end|> (Llama 4, the end token
-// optional), or as the whole message.
+// optional; inside the tokens one call may stand without the list's
+// brackets), or as the whole message.
 func findPythonic(s *source) found {
 	var f found
 	text := s.text
 	for _, w := range [][2]string{{"<|tool_call_start|>", "<|tool_call_end|>"}, {"<|python_start|>", "<|python_end|>"}} {
 		s.eachTag(w[0], w[1], func(i, body, limit, end int) {
 			p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
-			for _, c := range p.list() {
+			calls := p.list()
+			if calls == nil {
+				// One call without the list's brackets: f(a=1).
+				p.pos = skipSpace(text, body)
+				if name, args, ok := p.call(); ok && isBlank(text[p.pos:limit]) {
+					calls = []rawCall{{name: name, args: args}}
+				}
+			}
+			for _, c := range calls {
 				f.add(c, span{i, end})
 			}
 		})

@@ -186,7 +186,7 @@ var thinkPairs = []thinkPair{
 // Laguna-style templates produce), and the call is meant.
 var strongOpeners = []string{
 	"<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",
-	"<tool_call>", "<function_calls>", "<function=",
+	"<tool_call>", "<function_calls>", "<function=", "[TOOL_CALLS]", "<|python_start|>", "<|tool_call_start|>",
 }
 
 // reasoningSpans finds the reasoning regions of text.

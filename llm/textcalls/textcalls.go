@@ -77,6 +77,10 @@ func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
 		if len(calls) == 0 {
 			continue
 		}
+		for k, sp := range f.spans {
+			// Laguna-style templates wrap a call in <user>…</user>.
+			f.spans[k] = wrapSpan(content, sp, "<user>", "</user>")
+		}
 		return Result{Calls: calls, Content: cut(content, f.spans), Envelope: env.name}
 	}
 	return none

@@ -20,7 +20,14 @@ func wrapSpan(text string, sp span, open, close string) span {
 	if open == "" {
 		return sp
 	}
-	sp.start = precededBy(text, sp.start, open)
+	for {
+		// A repeated open tag wraps the call too: <tool_call><tool_call>…
+		k := precededBy(text, sp.start, open)
+		if k == sp.start {
+			break
+		}
+		sp.start = k
+	}
 	k := skipSpace(text, sp.end)
 	switch {
 	case strings.HasPrefix(text[k:], close):
