@@ -13,9 +13,12 @@ func init() {
 
 // lintDoc is lint's --help text.
 const lintDoc = `Loads every scenario file and builds its workspace and tools without running
-it, printing "ok NAME" or the problem (file:line: key: problem), and reports golden
-files no scenario refers to (orphans). Exit 0 when every file is a valid scenario
-and no golden is orphaned, 2 otherwise.`
+it, printing "ok NAME" or every problem it finds at once (file:line: key: problem):
+tabs in indentation, final: given as a string, durations without a unit, workspace
+paths that escape, tape calls to tools not set up, expectations naming a call id,
+position, tool or repair fix that does not exist; a call id reused across the tape
+is a warning. It also reports golden files no scenario refers to (orphans). Exit 0
+when every file is a valid scenario and no golden is orphaned, 2 otherwise.`
 
 func runLint(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "lint", "evalrun lint [flags] [scenario files or folders (default: scenarios)]", lintDoc)
@@ -29,16 +32,19 @@ func runLint(ctx context.Context, e *env, args []string) int {
 	}
 	bad := 0
 	for _, t := range targets {
-		s, skip, err := t.load(e, "lint")
-		if skip {
+		if _, skip, _ := t.load(e, "lint"); skip {
 			continue
 		}
-		if err == nil {
-			err = s.Validate(&harness.RunOptions{Tools: e.tools})
+		s, problems := harness.Lint(t.path, &harness.RunOptions{Tools: e.tools})
+		errs := 0
+		for _, p := range problems {
+			fmt.Fprintln(e.stderr, p)
+			if !p.Warning {
+				errs++
+			}
 		}
-		if err != nil {
+		if errs > 0 {
 			bad++
-			fmt.Fprintln(e.stderr, err)
 			continue
 		}
 		fmt.Fprintf(e.stdout, "ok    %s\n", s.Name)

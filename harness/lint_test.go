@@ -1,0 +1,103 @@
+package harness
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func lintText(t *testing.T, text string) []string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mistakes.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := Lint(path, nil)
+	var out []string
+	for _, p := range problems {
+		out = append(out, strings.ReplaceAll(p.String(), path, "$FILE"))
+	}
+	return out
+}
+
+func checkLint(t *testing.T, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestLintFindsEveryMistakeAtOnce puts the realistic mistakes lint must
+// catch into one file: all are reported in one run, each with its line.
+func TestLintFindsEveryMistakeAtOnce(t *testing.T) {
+	got := lintText(t, `format: tapeloop/v1
+setup:
+  workspace:
+    files:
+      ../escape.txt: "x"
+      notes.txt: "hi\n"
+  tools: [read_file]
+  loop:
+    retry: {attempts: 3, backoff: 100}
+input: [{role: user, content: go}]
+tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: read_file, arguments: {path: notes.txt}}
+        - {id: call_2, name: search_web, arguments: {q: x}}
+  - response:
+      tool_calls:
+        - {id: call_1, name: read_file, arguments: {path: notes.txt}}
+  - response: {content: done}
+expect:
+  final: "done"
+  tool_calls: [read_file, read_files]
+  errors: {call_9: validation, {turn: 7, call: 1}: failed, {turn: 1, call: 3}: failed}
+  repairs: {call_2: [trailing_commas]}
+  calls:
+    only: [grep]
+    list: [read_file]
+  files:
+    /etc/passwd: null
+    ../../notes.txt: "hi\n"
+`)
+	checkLint(t, got, []string{
+		`$FILE:5: setup.workspace.files: "../escape.txt" is outside the workspace (paths are relative to it and may not leave it)`,
+		`$FILE:9: setup.loop.retry.backoff: "100" is not a Go duration: write it with a unit, such as 100ms or 2s`,
+		`$FILE:15: tape: calls tool "search_web", which setup.tools does not set up (it sets up read_file); expect.errors: {{turn: 1, call: 2}: not_found} if that is the point`,
+		`$FILE:18: warning: tape: call id "call_1" is used again (first on line 14); name these calls by position in expectations, as {turn: 2, call: 1}`,
+		`$FILE:21: expect.final: want a mapping {equals|contains|matches: TEXT}, got a string; write final: {contains: "done"}`,
+		`$FILE:22: expect.tool_calls: no tool "read_files" in setup.tools or the tape (it sets up read_file)`,
+		`$FILE:23: expect.errors: names call "call_9", which the tape does not make (its call ids: call_1, call_2)`,
+		`$FILE:23: expect.errors: names {turn: 7, call: 1}, but the tape has 3 model turns`,
+		`$FILE:23: expect.errors: names {turn: 1, call: 3}, but turn 1 makes 2 calls`,
+		`$FILE:24: expect.repairs: no repair fix is named "trailing_commas" (the fixes: trim, strip_bom, comments, strip_prose, escape_control_chars, escape_backslashes, trailing_comma, missing_comma, missing_colon, curly_quotes, single_quotes, unquoted_keys, unquoted_strings, inner_quotes, python_literals, js_literals, numbers, concatenation, function_call, ellipsis, multiple_values, missing_value, close_string, close_brackets)`,
+		`$FILE:26: expect.calls.only: no tool "grep" in setup.tools or the tape (it sets up read_file)`,
+		`$FILE:29: expect.files: "/etc/passwd" is outside the workspace (paths are relative to it and may not leave it)`,
+		`$FILE:30: expect.files: "../../notes.txt" is outside the workspace (paths are relative to it and may not leave it)`,
+	})
+}
+
+func TestLintTabs(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\ninput:\n\t- {role: user, content: hi}\ntape:\n\t- response: {content: hi}\n")
+	checkLint(t, got, []string{
+		"$FILE:3: a tab in indentation: YAML indents with spaces only",
+		"$FILE:5: a tab in indentation: YAML indents with spaces only",
+	})
+}
+
+func TestLintOtherErrorsAndValidate(t *testing.T) {
+	// A problem only Load finds is still reported, with its line.
+	got := lintText(t, "format: tapeloop/v1\ninput: []\ntape: []\nexpect: {iterations: many}\n")
+	checkLint(t, got, []string{`$FILE:4: expect.iterations: want an integer, got a string ("many")`})
+	// A fixture configuration only Validate finds.
+	got = lintText(t, "format: tapeloop/v1\nsetup:\n  tools:\n    - {name: w, fixture: slow, with: {delay: 5, result: x}}\ninput: []\ntape: []\n")
+	checkLint(t, got, []string{
+		`$FILE:4: setup.tools[w].with.delay: "5" is not a Go duration: write it with a unit, such as 100ms or 2s`,
+	})
+	// A clean file has no problems; an unknown tool expected on purpose is
+	// not one.
+	got = lintText(t, "format: tapeloop/v1\ninput: []\ntape:\n  - response: {tool_calls: [{id: c1, name: nope}]}\n  - response: {content: ok}\nexpect:\n  errors: {c1: not_found}\n  tool_calls: [nope]\n")
+	checkLint(t, got, nil)
+}
