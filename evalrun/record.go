@@ -50,7 +50,9 @@ const (
 type recordConfig struct {
 	model, baseURL, mode string
 	noGolden, keepFailed bool
-	redactor             *replay.Redactor
+	// capture names the tools whose results become recorded stand-ins.
+	capture  []string
+	redactor *replay.Redactor
 	// quiet redacts what the command prints, uncounted.
 	quiet *replay.Redactor
 	open  openFunc
@@ -72,7 +74,8 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs.StringVar(&c.mode, "mode", modeOnce, "once: record scenarios without a tape; all: re-record every scenario; extend: replay the tape, then go on live and append")
 	fs.BoolVar(&c.noGolden, "no-golden", false, "do not write the golden or check expect: after recording")
 	fs.BoolVar(&c.keepFailed, "keep-failed", false, "write the tape of a failed recording (provider error, iteration limit) too")
-	var redactEnv, redact, tools stringList
+	var redactEnv, redact, tools, capture stringList
+	fs.Var(&capture, "capture", "store what these tools answered as `recorded` stand-ins (mode in_order) in setup.tools (repeatable, or comma-separated)")
 	fs.Var(&redactEnv, "redact-env", "also redact the value of this environment variable (repeatable, or comma-separated)")
 	fs.Var(&redact, "redact", "also redact every match of this regular expression (repeatable)")
 	fs.StringVar(&c.newPath, "new", "", "create this new scenario file from --prompt and --tools, recording its tape")
@@ -84,7 +87,7 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	if !ok {
 		return code
 	}
-	c.tools = tools
+	c.tools, c.capture = tools, capture
 	usage := func(format string, args ...any) int {
 		fmt.Fprintf(e.stderr, "evalrun record: "+format+"\n", args...)
 		return exitUsage
@@ -177,6 +180,12 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, model llm.Model, 
 		r.status, r.reason = "skipped", "it has a tape (--mode all re-records it, --mode extend goes on from it)"
 		return r
 	}
+	for _, name := range c.capture {
+		if !slices.ContainsFunc(s.Setup.Tools, func(ts harness.ToolSetup) bool { return ts.Name == name }) {
+			r.status, r.reason = "error", fmt.Sprintf("%s: --capture %s: setup.tools has no tool of that name", t.path, name)
+			return r
+		}
+	}
 	var old []replay.Entry
 	if c.mode == modeExtend {
 		old = s.Tape
@@ -205,6 +214,9 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, model llm.Model, 
 		out, err = harness.AppendTape(src, t.path, rec.tape[n:])
 	} else {
 		out, err = harness.SetTape(src, t.path, rec.tape)
+	}
+	if err == nil && len(c.capture) > 0 {
+		out, err = captureTools(out, t.path, c.capture, rec.outcome.Run, rec.offered, c.redactor)
 	}
 	if err == nil {
 		err = writeScenario(t.path, src, out)
@@ -265,6 +277,7 @@ type liveRun struct {
 	usage   llm.Usage
 	elapsed time.Duration
 	outcome *harness.Outcome
+	offered []llm.ToolDefinition // the tools of the first request
 }
 
 // run runs s with model answering, after the model entries of old (extend
@@ -311,7 +324,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *harness.Scenario, mod
 	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
 	lr.calls, lr.usage = lm.counts()
 	lm.mu.Lock()
-	lr.tape = slices.Clone(lm.tape)
+	lr.tape, lr.offered = slices.Clone(lm.tape), lm.offered
 	lm.mu.Unlock()
 	// User turns the run never reached stay on the tape, at its end.
 	for _, u := range users[min(spoken, len(users)):] {
@@ -348,11 +361,15 @@ type liveModel struct {
 	calls    int
 	usage    llm.Usage
 	diverged error
+	offered  []llm.ToolDefinition
 }
 
 // Generate answers req from the old tape while it lasts, then live.
 func (m *liveModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	m.mu.Lock()
+	if m.offered == nil {
+		m.offered = slices.Clone(req.Tools)
+	}
 	fromTape := m.replay != nil && m.replayed < len(m.old)
 	m.mu.Unlock()
 	if fromTape {

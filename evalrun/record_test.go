@@ -450,3 +450,60 @@ tape:
 		t.Errorf("the redaction counts are missing:\n%s", out)
 	}
 }
+
+// TestRecordCapture: --capture turns a tool's answers into a recorded
+// stand-in (mode in_order), so the replay needs neither the model nor the
+// tool; the replaced entry is kept in a comment.
+func TestRecordCapture(t *testing.T) {
+	scenario := `format: tapeloop/v1
+setup:
+  workspace:
+    files: {notes.txt: "hello\n"}
+  tools:
+    - read_file   # the real one
+    - write_file
+input:
+  - {role: user, content: "What does notes.txt say?"}
+tape: []
+`
+	dir := newScenarios(t, map[string]string{"read.yaml": scenario})
+	path := filepath.Join(dir, "read.yaml")
+	f := scripted(
+		callResponse("call_1", "read_file", `{"path": "notes.txt"}`),
+		callResponse("call_2", "read_file", `{"path": "missing.txt"}`),
+		textResponse("It says hello."))
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--capture", "read_file", path)
+	if code != exitOK || !strings.Contains(out, "PASS  replaying the recording") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	s := string(data)
+	for _, want := range []string{
+		"  tools:\n    # Captured by evalrun record --capture; it was:\n    # read_file # the real one\n    - name: read_file\n      fixture: recorded\n      with:\n        mode: in_order\n",
+		"        results:\n          - arguments: '{\"path\":\"notes.txt\"}'\n            content: |\n              hello\n",
+		"          - arguments: '{\"path\":\"missing.txt\"}'\n            content: 'error (validation): no file named missing.txt; list_dir shows what exists'\n            error: validation\n",
+		"    - write_file\n",
+	} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the scenario lacks\n%s\nin\n%s", want, s)
+		}
+	}
+	// The stand-in answers the replay: the file read is not in the workspace.
+	noFile := strings.Replace(s, `files: {notes.txt: "hello\n"}`, `files: {other.txt: "x"}`, 1)
+	if noFile == s {
+		t.Fatal("no workspace line to change")
+	}
+	os.WriteFile(path, []byte(noFile), 0o644)
+	if code, out, _ := runCmd(t, "replay", "--update", path); code != exitOK {
+		t.Errorf("replay without the file: exit %d\n%s", code, out)
+	}
+	before, _ := os.ReadFile(path)
+	f = appendScript()
+	code, out, _ = runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "all", "--capture", "grep", path)
+	if code != exitUsage || !strings.Contains(out, "ERROR     read\n    "+path+": --capture grep: setup.tools has no tool of that name\n") || len(f.requests) != 0 {
+		t.Errorf("--capture of a tool not set up: exit %d, %d model calls\n%s", code, len(f.requests), out)
+	}
+	if after, _ := os.ReadFile(path); !bytes.Equal(after, before) {
+		t.Error("a refused --capture changed the file")
+	}
+}

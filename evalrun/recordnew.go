@@ -38,6 +38,11 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 	if !strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, harness.GoldenSuffix) {
 		return fail(exitUsage, "%s: a scenario file name ends in .yaml (and not %s)", path, harness.GoldenSuffix)
 	}
+	for _, name := range c.capture {
+		if !slices.Contains(c.tools, name) {
+			return fail(exitUsage, "--capture %s: not one of --tools", name)
+		}
+	}
 	if _, err := os.Lstat(path); err == nil {
 		return fail(exitUsage, "%s already exists (record it again with: evalrun record --mode all %s)", path, path)
 	} else if !errors.Is(err, fs.ErrNotExist) {
@@ -79,7 +84,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 		}
 	}
 	if r.status == "recorded" || r.status == "failed" && c.keepFailed {
-		if err := writeNewScenario(path, doc, lr); err != nil {
+		if err := writeNewScenario(path, doc, lr, c); err != nil {
 			r.status, r.reason = "error", err.Error()
 		} else {
 			r.written = true
@@ -141,9 +146,10 @@ func messageNode(m llm.Message) *yaml.Node {
 	return n
 }
 
-// writeNewScenario puts the tape and the pre-filled expect block into doc
-// and writes it to path atomically.
-func writeNewScenario(path string, doc *yaml.Node, lr *liveRun) error {
+// writeNewScenario puts the tape and the pre-filled expect block into doc,
+// the stand-ins of --capture into its setup, and writes it to path
+// atomically.
+func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig) error {
 	tape, err := replay.EncodeEntries(lr.tape)
 	if err != nil {
 		return fmt.Errorf("%s: encoding the tape: %w", path, err)
@@ -167,7 +173,13 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun) error {
 	for _, k := range []string{"setup:", "input:", "tape:", "# REVIEW"} {
 		text = strings.Replace(text, "\n"+k, "\n\n"+k, 1)
 	}
-	return atomicfile.WriteFile(path, []byte(text))
+	data := []byte(text)
+	if len(c.capture) > 0 && lr.outcome != nil {
+		if data, err = captureTools(data, path, c.capture, lr.outcome.Run, lr.offered, c.redactor); err != nil {
+			return err
+		}
+	}
+	return atomicfile.WriteFile(path, data)
 }
 
 // expectNode fills an expect block from what happened: the termination,
