@@ -18,7 +18,7 @@ import (
 // by ID also accepts. Real models reuse call IDs across turns; a position is
 // never ambiguous.
 //
-//	Expect(outcome).To(harness.FailCallWith(harness.CallAt(3, 1), tools.KindFailed))
+//	Expect(outcome).To(ginkgoharness.FailCallWith(harness.CallAt(3, 1), tools.KindFailed))
 func CallAt(turn, call int) string {
 	return "{turn: " + strconv.Itoa(turn) + ", call: " + strconv.Itoa(call) + "}"
 }

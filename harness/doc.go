@@ -1,16 +1,16 @@
 // Package harness replays scenario files through the full tool runtime and
 // checks what happened against golden files and expectations.
 //
-// A scenario (format tapeloop/v1, specified in SCENARIO_FORMAT.md) sets up a
-// workspace and fixture tools, gives the conversation the run starts from, the
+// A scenario (format tapeloop/v1, specified in docs/scenario-format.md of
+// the repository) sets up a workspace and tools (fixtures, or your own), gives the conversation the run starts from, the
 // tape of recorded model responses, and an optional expect block. Running it:
 //
 //  1. Load parses the file strictly: an unknown key, a wrong type, a bad value,
 //     an unknown format version is an error "file:line: key: problem" that
 //     matches ErrScenario (or replay.ErrFormat for the tape).
 //  2. Scenario.Run builds an in-memory workspace (setup.workspace.from, then
-//     files), registers each setup.tools entry built from package fixtures in
-//     a registry whose repairer is the llm/repair cascade, and runs agent.Run
+//     files), registers each setup.tools entry built from package fixtures (or
+//     from one of RunOptions.Tools) in a registry whose repairer is the llm/repair cascade, and runs agent.Run
 //     with a replay.Model serving the tape, a virtual clock (retries, delays and
 //     timeouts take no wall time), the llm/textcalls extractor, and
 //     AwaitAsync. A diffrecorder.Recorder turns each turn's file effects into
@@ -18,7 +18,8 @@
 //  3. The result is an Outcome: per turn, the response and each call's
 //     arguments as received and as executed, repairs, coercions, attempts,
 //     failure kind, result and effects, and the turn's diff; then the
-//     termination, the final text and the end state of the workspace. Its
+//     termination, the final text, the end state of the workspace and the
+//     state of the worlds your tools share (state:). Its
 //     Golden form is canonical YAML in which nothing depends on time,
 //     scheduling, the machine or the working directory.
 //  4. Verify compares that with the golden file beside the scenario
@@ -34,14 +35,62 @@
 //
 //	err := harness.WriteTape("scenarios/files/append-line.yaml", recorder.Tape().Entries)
 //
-// In a Go test:
+// # Your tools
+//
+// A scenario names your tools in setup.tools exactly as it names fixtures.
+// Wrap each in a factory with fixtures.NewFactory; it is called once per run
+// with the run's fixtures.Env (workspace, seed, clock, iteration) and the
+// entry's with: node (decode it with fixtures.DecodeWith). Tools that share
+// state beyond files get it from fixtures.Shared, one value per run; if that
+// value implements fixtures.World, its State() snapshot goes into the golden
+// under state.KEY, where expect.state checks it as a whole or by JSON
+// pointer (state: {/orders/A1/status: cancelled}). Hand the factories to
+// RunOptions.Tools, VerifyOptions.Tools, TestOptions.Tools, the Ginkgo
+// suite (package ginkgoharness) or evalrun.Options.Tools (a main of your
+// own around the evalrun command). A factory whose name is a fixture's is
+// an error (ErrToolFactory); an unknown name in setup.tools lists both
+// sets.
+//
+//	var lookupOrder = fixtures.NewFactory("lookup_order", "looks an order up (read)", false,
+//		func(name string, env *fixtures.Env, _ *yaml.Node) (tools.Tool, error) {
+//			store := fixtures.Shared(env, "orders", newStore) // *store implements fixtures.World
+//			return tools.New(tools.Spec{Name: name, Description: "Look an order up by id.",
+//				Safety: tools.Safety{SideEffects: tools.SideEffectRead, Idempotent: true}}, store.lookup)
+//		})
+//
+//	o, err := s.Run(ctx, &harness.RunOptions{Tools: []*fixtures.Factory{lookupOrder}})
+//
+// A Spec that leaves Safety zero is treated as possibly changing the world
+// (see package tools): declare what is true of your tool.
+//
+// examples/orders in the repository is a whole agent with two tools, three
+// scenarios and their goldens.
+//
+// # Your loop
+//
+// If you drive agent.Run yourself, a Recorder (NewRecorder) watching the run
+// turns its result into an Outcome with per-turn diffs, and so into a golden
+// (Outcome.Golden, CompareGolden, UpdateGolden); OutcomeOf does it without
+// the diffs.
+//
+// # In a Go test
+//
+// Test replays every scenario of a folder, one subtest per scenario named
+// by the scenario, with -update through a flag you declare:
+//
+//	var _ = flag.Bool("update", false, "rewrite the golden files")
+//
+//	func TestScenarios(t *testing.T) {
+//		harness.Test(t, "scenarios", nil)
+//	}
+//
+// or one scenario at a time:
 //
 //	v := harness.Verify(ctx, "scenarios/files/append-line.yaml", nil)
 //	if !v.Passed() {
 //		t.Fatal(v.Err, v.Failures)
 //	}
 //
-// or one Ginkgo spec per scenario of a folder with DescribeScenarios, and the
-// Gomega matchers MatchGolden, TerminateWith, CallToolsInOrder, RetryTool,
-// RepairCall, FailCallWith, HaveFileContent and HaveNoFile on an *Outcome.
+// Ginkgo users: package ginkgoharness has DescribeScenarios and Gomega
+// matchers on an *Outcome; this package does not link Ginkgo.
 package harness

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -158,4 +159,12 @@ func clip(s string) string {
 		return s[:200] + "..."
 	}
 	return s
+}
+
+// times renders a count of times: "1 time", "2 times".
+func times(n int) string {
+	if n == 1 {
+		return "1 time"
+	}
+	return strconv.Itoa(n) + " times"
 }

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/tapeloop/tapeloop/tools"
 )
 
 // reusedIDs is a two-user-turn conversation whose model reuses the call id c1.
@@ -162,20 +160,4 @@ func TestCallsAndSaidDecodeErrors(t *testing.T) {
 			t.Errorf("%s:\n got %v\nwant %s", tc.expect, err, tc.want)
 		}
 	}
-}
-
-// TestMatchersNameCallsByPosition: RepairCall and FailCallWith accept
-// CallAt, and a reused id is reported as ambiguous.
-func TestMatchersNameCallsByPosition(t *testing.T) {
-	o := runInline(t, reusedIDs)
-	checkMatchers(t, []matcherCase{
-		{name: "FailCallWith by position", matcher: FailCallWith(CallAt(1, 2), tools.KindValidation), actual: o, match: true,
-			message: `Expected call {turn: 1, call: 2} of scenario inline not to fail with validation, but it did: "error (validation): division by zero. Fix: give a non-zero b, or do not divide"`},
-		{name: "FailCallWith by reused id", matcher: FailCallWith("c1", tools.KindValidation), actual: o,
-			message: "Expected call c1 of scenario inline to fail with validation, but the id c1 names 2 calls ({turn: 1, call: 1}, {turn: 3, call: 1}); name one by position, as {turn: 1, call: 1}"},
-		{name: "RepairCall by position", matcher: RepairCall(CallAt(3, 1)), actual: o, match: true,
-			message: "Expected call {turn: 3, call: 1} of scenario inline not to be repaired with [], but it was"},
-		{name: "RepairCall, no such position", matcher: RepairCall(CallAt(2, 1)), actual: o,
-			message: "Expected call {turn: 2, call: 1} of scenario inline to be repaired with [], but the scenario has no call {turn: 2, call: 1}: turn 2 made 0 calls"},
-	}, nil)
 }

@@ -15,6 +15,7 @@ import (
 	. "github.com/onsi/gomega"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/harness/ginkgoharness"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -24,7 +25,7 @@ func TestScenarios(t *testing.T) {
 	RunSpecs(t, "Scenarios")
 }
 
-var _ = harness.DescribeScenarios(".", &harness.SuiteOptions{Update: func() bool { return *update }})
+var _ = ginkgoharness.DescribeScenarios(".", &ginkgoharness.SuiteOptions{Update: func() bool { return *update }})
 
 // TestGoldens checks the pairing of scenarios and goldens: every scenario has
 // a golden and every golden has a scenario. It runs after TestScenarios (same

@@ -1,4 +1,4 @@
-package harness
+package ginkgoharness
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -46,9 +47,9 @@ tape:
 `
 
 // runInline parses and runs a scenario given as text.
-func runInline(t testing.TB, text string) *Outcome {
+func runInline(t testing.TB, text string) *harness.Outcome {
 	t.Helper()
-	s, err := Parse([]byte(text), "inline.yaml", "inline")
+	s, err := harness.Parse([]byte(text), "inline.yaml", "inline")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func checkMatchers(t *testing.T, cases []matcherCase, replace func(string) strin
 
 func TestMatchers(t *testing.T) {
 	o := runInline(t, demoScenario)
-	noRun := &Outcome{Name: "matchers/by-hand", Termination: agent.ReasonFinalText}
+	noRun := &harness.Outcome{Name: "matchers/by-hand", Termination: agent.ReasonFinalText}
 	empty := runInline(t, `format: tapeloop/v1
 input: [{role: user, content: hi}]
 tape: [{response: {content: hello}}]
@@ -115,11 +116,11 @@ tape: [{response: {content: hello}}]
 		{name: "TerminateWith/mismatch", matcher: TerminateWith(agent.ReasonMaxIterations), actual: o,
 			message: "Expected scenario matchers/demo to terminate with max_iterations, but it terminated with final_text"},
 		{name: "TerminateWith/mismatch with error", matcher: TerminateWith(agent.ReasonFinalText),
-			actual:  &Outcome{Name: "x", Termination: agent.ReasonModelError, Error: "model call failed: tape exhausted"},
+			actual:  &harness.Outcome{Name: "x", Termination: agent.ReasonModelError, Error: "model call failed: tape exhausted"},
 			message: "Expected scenario x to terminate with final_text, but it terminated with model_error (model call failed: tape exhausted)"},
 		{name: "TerminateWith/not an outcome", matcher: TerminateWith(agent.ReasonFinalText), actual: "final_text",
 			err: "TerminateWith expects a non-nil *harness.Outcome, got string"},
-		{name: "TerminateWith/nil outcome", matcher: TerminateWith(agent.ReasonFinalText), actual: (*Outcome)(nil),
+		{name: "TerminateWith/nil outcome", matcher: TerminateWith(agent.ReasonFinalText), actual: (*harness.Outcome)(nil),
 			err: "TerminateWith expects a non-nil *harness.Outcome, got *harness.Outcome"},
 		{name: "TerminateWith/unknown reason", matcher: TerminateWith("finished"), actual: o,
 			err: `TerminateWith: unknown termination reason "finished" (known: ` + reasonList() + `)`},
@@ -134,7 +135,7 @@ tape: [{response: {content: hello}}]
 			message: "Expected scenario inline not to call the tools [] in this order, but it did"},
 		{name: "CallToolsInOrder/no run record", matcher: CallToolsInOrder(), actual: noRun,
 			err: "CallToolsInOrder needs the run record, but the outcome of scenario matchers/by-hand has none (Outcome.Run is nil)"},
-		{name: "CallToolsInOrder/verdict", matcher: CallToolsInOrder(), actual: &Verdict{},
+		{name: "CallToolsInOrder/verdict", matcher: CallToolsInOrder(), actual: &harness.Verdict{},
 			err: "CallToolsInOrder expects a non-nil *harness.Outcome, got *harness.Verdict"},
 
 		{name: "RetryTool/success", matcher: RetryTool("fetch_weather", 2), actual: o, match: true,
@@ -185,7 +186,7 @@ tape: [{response: {content: hello}}]
 		{name: "HaveFileContent/other content", matcher: HaveFileContent("notes.txt", "hello\n"), actual: o,
 			message: `Expected scenario matchers/demo to end with notes.txt holding "hello\n", but it holds "hello\nworld\n"`},
 		{name: "HaveFileContent/long content", matcher: HaveFileContent("big.txt", strings.Repeat("line\n", 40)+"last\n"),
-			actual: &Outcome{Name: "big", Workspace: []FileState{{Path: "big.txt", Content: strings.Repeat("line\n", 40) + "LAST\n"}}},
+			actual: &harness.Outcome{Name: "big", Workspace: []harness.FileState{{Path: "big.txt", Content: strings.Repeat("line\n", 40) + "LAST\n"}}},
 			message: `Expected scenario big to end with big.txt holding "` + strings.Repeat(`line\n`, 40) + `...", but it differs (- expected, + actual; first difference):
 @@ -38,4 +38,4 @@
  line
@@ -199,9 +200,9 @@ tape: [{response: {content: hello}}]
 		{name: "HaveFileContent/empty workspace", matcher: HaveFileContent("a", ""), actual: empty,
 			message: `Expected scenario inline to end with a holding "", but there is no such file (the workspace is empty)`},
 		{name: "HaveFileContent/no run record needed", matcher: HaveFileContent("a", "b"),
-			actual: &Outcome{Name: "by-hand", Workspace: []FileState{{Path: "a", Content: "b"}}}, match: true,
+			actual: &harness.Outcome{Name: "by-hand", Workspace: []harness.FileState{{Path: "a", Content: "b"}}}, match: true,
 			message: `Expected scenario by-hand not to end with a holding "b", but it does`},
-		{name: "HaveFileContent/not an outcome", matcher: HaveFileContent("a", "b"), actual: Outcome{},
+		{name: "HaveFileContent/not an outcome", matcher: HaveFileContent("a", "b"), actual: harness.Outcome{},
 			err: "HaveFileContent expects a non-nil *harness.Outcome, got harness.Outcome"},
 
 		{name: "HaveNoFile/success", matcher: HaveNoFile("old.txt"), actual: o, match: true,
@@ -230,11 +231,11 @@ func TestMatchGolden(t *testing.T) {
 	if err := os.WriteFile(other, []byte(changed), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	failed := &Verdict{Path: "broken.yaml", Err: os.ErrNotExist}
+	failed := &harness.Verdict{Path: "broken.yaml", Err: os.ErrNotExist}
 	checkMatchers(t, []matcherCase{
 		{name: "identical", matcher: MatchGolden(same), actual: o, match: true,
 			message: "Expected the outcome of scenario matchers/demo to differ from the golden file $WORK/same.golden.yaml, but it is byte-identical"},
-		{name: "identical, verdict", matcher: MatchGolden(same), actual: &Verdict{Outcome: o}, match: true,
+		{name: "identical, verdict", matcher: MatchGolden(same), actual: &harness.Verdict{Outcome: o}, match: true,
 			message: "Expected the outcome of scenario matchers/demo to differ from the golden file $WORK/same.golden.yaml, but it is byte-identical"},
 		{name: "different", matcher: MatchGolden(other), actual: o,
 			message: `the outcome differs from the golden file $WORK/other.golden.yaml (- golden, + outcome; first difference):
@@ -256,7 +257,7 @@ func TestMatchGolden(t *testing.T) {
 			err: "MatchGolden: the verdict for broken.yaml has no outcome (the scenario did not load or run: file does not exist)"},
 		{name: "not an outcome", matcher: MatchGolden(same), actual: golden,
 			err: "MatchGolden expects a non-nil *harness.Outcome or *harness.Verdict, got []uint8"},
-		{name: "nil verdict", matcher: MatchGolden(same), actual: (*Verdict)(nil),
+		{name: "nil verdict", matcher: MatchGolden(same), actual: (*harness.Verdict)(nil),
 			err: "MatchGolden expects a non-nil *harness.Outcome or *harness.Verdict, got *harness.Verdict"},
 	}, func(s string) string { return strings.ReplaceAll(s, dir, "$WORK") })
 }
@@ -267,4 +268,39 @@ func reasonList() string {
 		names[i] = string(r)
 	}
 	return "[" + strings.Join(names, " ") + "]"
+}
+
+// reusedIDs is a scenario whose model reuses call ids across turns.
+const reusedIDs = `format: tapeloop/v1
+setup:
+  tools: [echo, calculator]
+input: []
+tape:
+  - user: "Book it."
+  - response:
+      tool_calls:
+        - {id: c1, name: echo, arguments: {user_id: mia, passengers: 1}}
+        - {id: c2, name: calculator, arguments: {operation: divide, a: 1, b: 0}}
+  - response: {content: "Booked 23553."}
+  - user: "Again, for two."
+  - response:
+      tool_calls:
+        - {id: c1, name: echo, arguments: '{"passengers": 2.0, "user_id": "mia"}'}
+  - response: {content: "Refund of $120 issued."}
+`
+
+// TestMatchersNameCallsByPosition: RepairCall and FailCallWith accept
+// CallAt, and a reused id is reported as ambiguous.
+func TestMatchersNameCallsByPosition(t *testing.T) {
+	o := runInline(t, reusedIDs)
+	checkMatchers(t, []matcherCase{
+		{name: "FailCallWith by position", matcher: FailCallWith(harness.CallAt(1, 2), tools.KindValidation), actual: o, match: true,
+			message: `Expected call {turn: 1, call: 2} of scenario inline not to fail with validation, but it did: "error (validation): division by zero. Fix: give a non-zero b, or do not divide"`},
+		{name: "FailCallWith by reused id", matcher: FailCallWith("c1", tools.KindValidation), actual: o,
+			message: "Expected call c1 of scenario inline to fail with validation, but the id c1 names 2 calls ({turn: 1, call: 1}, {turn: 3, call: 1}); name one by position, as {turn: 1, call: 1}"},
+		{name: "RepairCall by position", matcher: RepairCall(harness.CallAt(3, 1)), actual: o, match: true,
+			message: "Expected call {turn: 3, call: 1} of scenario inline not to be repaired with [], but it was"},
+		{name: "RepairCall, no such position", matcher: RepairCall(harness.CallAt(2, 1)), actual: o,
+			message: "Expected call {turn: 2, call: 1} of scenario inline to be repaired with [], but the scenario has no call {turn: 2, call: 1}: turn 2 made 0 calls"},
+	}, nil)
 }

@@ -1,12 +1,16 @@
-package harness
+package ginkgoharness
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 
 	"github.com/onsi/ginkgo/v2"
 	gtypes "github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
+
+	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // SuiteOptions configures DescribeScenarios. A nil *SuiteOptions is the zero
@@ -16,6 +20,9 @@ type SuiteOptions struct {
 	// with them. It is called inside each spec, after flags are parsed; nil
 	// means never update.
 	Update func() bool
+	// Tools are your tool factories, which scenarios name in setup.tools
+	// like fixtures (harness.RunOptions.Tools); nil means the fixtures only.
+	Tools []*fixtures.Factory
 }
 
 // DescribeScenarios declares, when the Ginkgo spec tree is built, a container
@@ -42,13 +49,13 @@ type SuiteOptions struct {
 // Use it at the top level of a suite file:
 //
 //	var update = flag.Bool("update", false, "rewrite the golden files")
-//	var _ = harness.DescribeScenarios(".", &harness.SuiteOptions{Update: func() bool { return *update }})
+//	var _ = ginkgoharness.DescribeScenarios(".", &ginkgoharness.SuiteOptions{Update: func() bool { return *update }})
 func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 	if opts == nil {
 		opts = &SuiteOptions{}
 	}
 	update := func() bool { return opts.Update != nil && opts.Update() }
-	paths, discoverErr := Discover(dir)
+	paths, discoverErr := harness.Discover(dir)
 	return ginkgo.Describe("scenarios in "+dir, func() {
 		if discoverErr != nil {
 			ginkgo.It("finds the scenario files", func() {
@@ -57,10 +64,10 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 			return
 		}
 		for _, path := range paths {
-			describeScenario(dir, path, update)
+			describeScenario(dir, path, update, opts.Tools)
 		}
 		ginkgo.It("has a scenario for every golden file", func() {
-			orphans, err := Orphans(dir)
+			orphans, err := harness.Orphans(dir)
 			gomega.Expect(readable(err)).NotTo(gomega.HaveOccurred(), "looking for orphan golden files in %s", dir)
 			gomega.Expect(listed(orphans)).To(gomega.BeEmpty(),
 				"golden files that no scenario refers to (-update never deletes files; delete them, or restore their scenarios):\n%s",
@@ -72,8 +79,12 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 // describeScenario declares the spec of one scenario file. Loading here, at
 // tree construction, gives the spec its name and labels; Verify loads it
 // again inside the spec.
-func describeScenario(dir, path string, update func() bool) {
-	s, loadErr := Load(path, dir)
+func describeScenario(dir, path string, update func() bool, userTools []*fixtures.Factory) {
+	s, loadErr := harness.Load(path, dir)
+	if errors.Is(loadErr, harness.ErrNotScenario) {
+		ginkgo.It(path, func() { ginkgo.Skip(loadErr.Error()) })
+		return
+	}
 	if loadErr != nil {
 		ginkgo.It(path, func() {
 			gomega.Expect(readable(loadErr)).NotTo(gomega.HaveOccurred(), "scenario %s does not load", path)
@@ -91,7 +102,7 @@ func describeScenario(dir, path string, update func() bool) {
 		labels = append(labels, label)
 	}
 	ginkgo.It(s.Name, labels, func(ctx ginkgo.SpecContext) {
-		v := Verify(ctx, path, &VerifyOptions{Root: dir, Update: update()})
+		v := harness.Verify(ctx, path, &harness.VerifyOptions{Root: dir, Update: update(), Tools: userTools})
 		gomega.Expect(readable(v.Err)).NotTo(gomega.HaveOccurred(), "scenario %s could not be loaded or run", path)
 		if v.Updated {
 			ginkgo.GinkgoWriter.Printf("updated %s\n", v.Golden)

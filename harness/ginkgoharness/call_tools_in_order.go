@@ -1,10 +1,12 @@
-package harness
+package ginkgoharness
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/onsi/gomega/types"
+
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // CallToolsInOrder succeeds when the calls the model made, by tool name in the
@@ -12,7 +14,7 @@ import (
 // names means no calls at all. The actual value is an *Outcome with its run
 // record.
 //
-//	Expect(outcome).To(harness.CallToolsInOrder("write_file", "read_file"))
+//	Expect(outcome).To(ginkgoharness.CallToolsInOrder("write_file", "read_file"))
 func CallToolsInOrder(names ...string) types.GomegaMatcher {
 	if names == nil {
 		names = []string{}
@@ -30,7 +32,7 @@ func (m *callToolsInOrderMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return slices.Equal(CalledTools(run), m.want), nil
+	return slices.Equal(harness.CalledTools(run), m.want), nil
 }
 
 // FailureMessage lists the expected and the actual calls.
@@ -39,7 +41,7 @@ func (m *callToolsInOrderMatcher) FailureMessage(actual any) string {
 	if err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("Expected scenario %s to call the tools %s in this order, but it called %s", o.Name, list(m.want), list(CalledTools(run)))
+	return fmt.Sprintf("Expected scenario %s to call the tools %s in this order, but it called %s", o.Name, list(m.want), list(harness.CalledTools(run)))
 }
 
 // NegatedFailureMessage lists the calls it should not have made.

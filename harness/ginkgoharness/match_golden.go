@@ -1,4 +1,4 @@
-package harness
+package ginkgoharness
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"io/fs"
 
 	"github.com/onsi/gomega/types"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/regularfile"
 )
 
 // MatchGolden succeeds when the canonical golden encoding of the actual
@@ -16,7 +19,7 @@ import (
 // so; an unreadable one is an error. The failure message is CompareGolden's:
 // the first difference in context.
 //
-//	Expect(outcome).To(harness.MatchGolden("testdata/retry.golden.yaml"))
+//	Expect(outcome).To(ginkgoharness.MatchGolden("testdata/retry.golden.yaml"))
 func MatchGolden(path string) types.GomegaMatcher {
 	return &matchGoldenMatcher{path: path}
 }
@@ -27,11 +30,11 @@ type matchGoldenMatcher struct {
 
 // golden returns the name of the scenario and its outcome's golden bytes.
 func (m *matchGoldenMatcher) golden(actual any) (string, []byte, error) {
-	var o *Outcome
+	var o *harness.Outcome
 	switch a := actual.(type) {
-	case *Outcome:
+	case *harness.Outcome:
 		o = a
-	case *Verdict:
+	case *harness.Verdict:
 		if a == nil {
 			break
 		}
@@ -56,7 +59,7 @@ func (m *matchGoldenMatcher) Match(actual any) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	want, err := readGolden(m.path)
+	want, err := regularfile.Read(m.path, harness.MaxGoldenSize)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
 	}
@@ -72,7 +75,7 @@ func (m *matchGoldenMatcher) FailureMessage(actual any) string {
 	if err != nil {
 		return err.Error()
 	}
-	if err := CompareGolden(m.path, got); err != nil {
+	if err := harness.CompareGolden(m.path, got); err != nil {
 		return err.Error()
 	}
 	return fmt.Sprintf("the outcome matches the golden file %s", m.path)

@@ -1,10 +1,12 @@
-package harness
+package ginkgoharness
 
 import (
 	"fmt"
 	"strings"
 
 	"github.com/onsi/gomega/types"
+
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // HaveFileContent succeeds when, at the end of the run, the workspace of the
@@ -12,7 +14,7 @@ import (
 // workspace) with exactly content. Binary files hold their placeholder, as in
 // the golden ("<binary, N bytes>").
 //
-//	Expect(outcome).To(harness.HaveFileContent("notes.txt", "hello\nworld\n"))
+//	Expect(outcome).To(ginkgoharness.HaveFileContent("notes.txt", "hello\nworld\n"))
 func HaveFileContent(path, content string) types.GomegaMatcher {
 	return &haveFileContentMatcher{path: path, want: content}
 }
@@ -21,13 +23,13 @@ func HaveFileContent(path, content string) types.GomegaMatcher {
 // *Outcome has no file at path. It lives beside HaveFileContent because both
 // read the same end state.
 //
-//	Expect(outcome).To(harness.HaveNoFile("old.txt"))
+//	Expect(outcome).To(ginkgoharness.HaveNoFile("old.txt"))
 func HaveNoFile(path string) types.GomegaMatcher {
 	return &haveNoFileMatcher{path: path}
 }
 
 // endFile returns the content of the file at path at the end of the run.
-func endFile(o *Outcome, path string) (string, bool) {
+func endFile(o *harness.Outcome, path string) (string, bool) {
 	for _, f := range o.Workspace {
 		if f.Path == path {
 			return f.Content, true
@@ -37,7 +39,7 @@ func endFile(o *Outcome, path string) (string, bool) {
 }
 
 // endFiles lists the workspace's files, for messages about a missing one.
-func endFiles(o *Outcome) string {
+func endFiles(o *harness.Outcome) string {
 	if len(o.Workspace) == 0 {
 		return "the workspace is empty"
 	}
@@ -54,7 +56,7 @@ func contentDifference(want, got string) string {
 	if len(want) <= 200 && len(got) <= 200 {
 		return fmt.Sprintf("%q, but it holds %q", want, got)
 	}
-	return fmt.Sprintf("%q, but it differs (- expected, + actual; first difference):\n%s", clip(want), FirstDifference(want, got))
+	return fmt.Sprintf("%q, but it differs (- expected, + actual; first difference):\n%s", clip(want), harness.FirstDifference(want, got))
 }
 
 type haveFileContentMatcher struct {

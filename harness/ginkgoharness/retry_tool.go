@@ -1,17 +1,19 @@
-package harness
+package ginkgoharness
 
 import (
 	"fmt"
 	"slices"
 
 	"github.com/onsi/gomega/types"
+
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // RetryTool succeeds when the calls of the named tool were retried n times in
 // all (attempts after the first, summed over its calls, as Retries counts
 // them). n = 0 holds for a tool never called. A negative n is misuse.
 //
-//	Expect(outcome).To(harness.RetryTool("fetch_weather", 2))
+//	Expect(outcome).To(ginkgoharness.RetryTool("fetch_weather", 2))
 func RetryTool(name string, n int) types.GomegaMatcher {
 	return &retryToolMatcher{name: name, want: n}
 }
@@ -30,7 +32,7 @@ func (m *retryToolMatcher) Match(actual any) (bool, error) {
 	if m.want < 0 {
 		return false, fmt.Errorf("RetryTool: the retry count for %s is %d; it must be at least 0", m.name, m.want)
 	}
-	return Retries(run)[m.name] == m.want, nil
+	return harness.Retries(run)[m.name] == m.want, nil
 }
 
 // FailureMessage gives both counts, or says the tool was never called.
@@ -40,10 +42,10 @@ func (m *retryToolMatcher) FailureMessage(actual any) string {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected scenario %s to retry %s %s, but ", o.Name, m.name, times(m.want))
-	if !slices.Contains(CalledTools(run), m.name) {
-		return msg + fmt.Sprintf("it never called %s (it called %s)", m.name, list(CalledTools(run)))
+	if !slices.Contains(harness.CalledTools(run), m.name) {
+		return msg + fmt.Sprintf("it never called %s (it called %s)", m.name, list(harness.CalledTools(run)))
 	}
-	return msg + fmt.Sprintf("it retried it %s", times(Retries(run)[m.name]))
+	return msg + fmt.Sprintf("it retried it %s", times(harness.Retries(run)[m.name]))
 }
 
 // NegatedFailureMessage says the count is the one it should not be.

@@ -1,4 +1,4 @@
-package harness
+package ginkgoharness
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // call id the run does not have is a mismatch whose message quotes the result
 // the model read. A kind that is not valid is misuse.
 //
-//	Expect(outcome).To(harness.FailCallWith("call_3", tools.KindValidation))
+//	Expect(outcome).To(ginkgoharness.FailCallWith("call_3", tools.KindValidation))
 func FailCallWith(id string, kind tools.FailureKind) types.GomegaMatcher {
 	return &failCallWithMatcher{id: id, want: kind}
 }

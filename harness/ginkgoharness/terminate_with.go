@@ -1,4 +1,4 @@
-package harness
+package ginkgoharness
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // TerminateWith succeeds when the actual *Outcome's run ended for reason. A
 // reason that is not one of agent.Reasons is misuse.
 //
-//	Expect(outcome).To(harness.TerminateWith(agent.ReasonMaxIterations))
+//	Expect(outcome).To(ginkgoharness.TerminateWith(agent.ReasonMaxIterations))
 func TerminateWith(reason agent.Reason) types.GomegaMatcher {
 	return &terminateWithMatcher{want: reason}
 }

@@ -1,4 +1,4 @@
-package harness
+package ginkgoharness
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ import (
 // as "trailing_comma"). No fixes means the call needed no repair. A call id
 // the run does not have is a mismatch whose message lists the ids it has.
 //
-//	Expect(outcome).To(harness.RepairCall("call_1", "trailing_comma"))
+//	Expect(outcome).To(ginkgoharness.RepairCall("call_1", "trailing_comma"))
 func RepairCall(id string, fixes ...string) types.GomegaMatcher {
 	if fixes == nil {
 		fixes = []string{}

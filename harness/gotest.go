@@ -1,0 +1,100 @@
+package harness
+
+import (
+	"errors"
+	"flag"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/fixtures"
+)
+
+// TestOptions configures Test. A nil *TestOptions is the zero value.
+type TestOptions struct {
+	// Update rewrites the golden files instead of comparing with them
+	// (expectations are still checked). When false, Test still updates if
+	// the test binary has a boolean flag named "update" that is set: declare
+	// it in your test package, and `go test -update` rewrites the goldens:
+	//
+	//	var _ = flag.Bool("update", false, "rewrite the golden files")
+	Update bool
+	// Tools are your tool factories, which scenarios name in setup.tools
+	// like fixtures (see RunOptions.Tools); nil means the fixtures only.
+	Tools []*fixtures.Factory
+}
+
+// Test replays every scenario under dir (Discover) as a subtest of t named
+// by the scenario's name, so that `go test -run 'TestScenarios/files/'` runs
+// the scenarios under files/ and `go test -json` reports each one. A subtest
+// fails with the scenario's load or run error, or with each of its failures:
+// a divergence from the tape, an unused tape, the first difference from the
+// golden, each failed expectation. A YAML file that is not a scenario (no
+// format: line) is a skipped subtest saying so. t itself fails for each
+// golden file no scenario refers to (Orphans), whatever -run selects, since
+// -update never deletes a file.
+//
+//	var _ = flag.Bool("update", false, "rewrite the golden files")
+//
+//	func TestScenarios(t *testing.T) {
+//		harness.Test(t, "scenarios", &harness.TestOptions{Tools: []*fixtures.Factory{orders.LookupOrder}})
+//	}
+func Test(t *testing.T, dir string, opts *TestOptions) {
+	t.Helper()
+	if opts == nil {
+		opts = &TestOptions{}
+	}
+	update := opts.Update || updateFlag()
+	paths, err := Discover(dir)
+	if err != nil {
+		t.Fatalf("finding the scenarios in %s: %v", dir, err)
+	}
+	if len(paths) == 0 {
+		t.Fatalf("no scenario files in %s", dir)
+	}
+	for _, path := range paths {
+		s, loadErr := Load(path, "")
+		name := DefaultName(path, "")
+		if loadErr == nil {
+			name = s.Name
+		}
+		t.Run(name, func(t *testing.T) {
+			switch {
+			case errors.Is(loadErr, ErrNotScenario):
+				t.Skip(loadErr)
+			case loadErr != nil:
+				t.Fatal(loadErr)
+			}
+			v := s.Verify(t.Context(), &VerifyOptions{Update: update, Tools: opts.Tools})
+			if v.Err != nil {
+				t.Fatal(v.Err)
+			}
+			if v.Updated {
+				t.Logf("updated %s", v.Golden)
+			}
+			for _, f := range v.Failures {
+				t.Error(f)
+			}
+		})
+	}
+	orphans, err := Orphans(dir)
+	if err != nil {
+		t.Errorf("looking for orphan golden files in %s: %v", dir, err)
+	}
+	for _, o := range orphans {
+		t.Errorf("golden file %s has no scenario: delete it, or restore its scenario", o)
+	}
+}
+
+// updateFlag reports whether the test binary has a set boolean flag named
+// "update".
+func updateFlag() bool {
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	b, ok := g.Get().(bool)
+	return ok && b
+}

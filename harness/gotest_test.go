@@ -1,0 +1,88 @@
+package harness
+
+import (
+	"flag"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// update is the flag Test looks up, declared as its doc tells users to.
+var _ = flag.Bool("update", false, "rewrite the golden files")
+
+// TestHelperHarnessTest is run by TestTest in a child process: it calls Test
+// on the folder named by TAPELOOP_TEST_DIR.
+func TestHelperHarnessTest(t *testing.T) {
+	dir := os.Getenv("TAPELOOP_TEST_DIR")
+	if dir == "" {
+		t.Skip("run by TestTest in a child process")
+	}
+	Test(t, dir, nil)
+}
+
+// goTest runs this test binary's TestHelperHarnessTest on dir with the extra
+// arguments, returning its verbose output and whether it passed.
+func goTest(t *testing.T, dir string, args ...string) (string, bool) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperHarnessTest$", "-test.v"}, args...)...)
+	cmd.Env = append(os.Environ(), "TAPELOOP_TEST_DIR="+dir)
+	out, err := cmd.CombinedOutput()
+	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
+		t.Fatal(err)
+	}
+	return string(out), err == nil
+}
+
+func TestTest(t *testing.T) {
+	if os.Getenv("TAPELOOP_TEST_DIR") != "" {
+		t.Skip("the child process")
+	}
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	ok := "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\n"
+	writeFile(t, filepath.Join(dir, "files", "ok.yaml"), ok)
+	writeFile(t, filepath.Join(dir, "files", "bad.yaml"), ok+"expect: {final: {equals: bye}}\n")
+	writeFile(t, filepath.Join(dir, "math", "ok.yaml"), ok)
+	writeFile(t, filepath.Join(dir, "settings.yaml"), "colour: blue\n")
+
+	// Without goldens every scenario fails; -update writes them (bad still
+	// fails its expectation).
+	out, passed := goTest(t, dir)
+	if passed || !strings.Contains(out, "--- FAIL: TestHelperHarnessTest/files/ok") || !strings.Contains(out, "missing golden file") {
+		t.Fatalf("without goldens:\n%s", out)
+	}
+	out, passed = goTest(t, dir, "-update")
+	if passed || !strings.Contains(out, "updated "+filepath.Join(dir, "files", "ok.golden.yaml")) {
+		t.Fatalf("-update:\n%s", out)
+	}
+	out, passed = goTest(t, dir)
+	for _, want := range []string{
+		"--- PASS: TestHelperHarnessTest/files/ok ",
+		"--- PASS: TestHelperHarnessTest/math/ok ",
+		"--- FAIL: TestHelperHarnessTest/files/bad ",
+		`expect.final: expected the final text to equal "bye", found "hello"`,
+		"--- SKIP: TestHelperHarnessTest/settings ",
+		"not a tapeloop scenario: it has no `format: tapeloop/v1` line",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if passed {
+		t.Error("passed with a failing scenario")
+	}
+
+	// -run selects by scenario name, a path level at a time.
+	out, passed = goTest(t, dir, "-test.run=^TestHelperHarnessTest$/^files$/^ok$")
+	if !passed || !strings.Contains(out, "--- PASS: TestHelperHarnessTest/files/ok ") || strings.Contains(out, "math/ok") || strings.Contains(out, "files/bad") {
+		t.Errorf("-run .../files/ok:\n%s", out)
+	}
+
+	// An orphan golden fails the test even when -run selects nothing.
+	writeFile(t, filepath.Join(dir, "math", "gone.golden.yaml"), "name: gone\n")
+	out, passed = goTest(t, dir, "-test.run=^TestHelperHarnessTest$/^files$/^ok$")
+	if passed || !strings.Contains(out, "golden file "+filepath.Join(dir, "math", "gone.golden.yaml")+" has no scenario: delete it, or restore its scenario") {
+		t.Errorf("orphan:\n%s", out)
+	}
+}
