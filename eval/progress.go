@@ -18,7 +18,7 @@ func ProgressPrinter(w io.Writer, terminal bool, every time.Duration) (progress 
 	var printed, drawn bool
 	progress = func(p Progress) {
 		if terminal {
-			fmt.Fprintf(w, "\r%s", bar(p))
+			fmt.Fprintf(w, "\r\x1b[K%s", bar(p)) // carriage return, clear the line
 			drawn = true
 			return
 		}
