@@ -2,16 +2,24 @@ package workspace
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // Disk is a workspace rooted at a directory on disk. It opens the directory
 // as an [os.Root], so every operation is resolved by the operating system
 // beneath the root and a symbolic link that leads outside it is refused with
 // [ErrEscape]; symbolic links that stay inside are followed.
+//
+// A file with more than one hard link is neither read nor written (os.Root
+// does not stop a hard link to a file outside the root), and a file that is
+// not a regular file (a named pipe, a device, a socket) is never opened, so
+// no operation blocks on it: both are refused with [ErrLinked] and
+// [ErrNotRegular].
 //
 // Files are created with mode 0644 and directories with 0755 (before the
 // umask). A Disk is safe for concurrent use; WriteFile is not atomic, so a
@@ -45,7 +53,12 @@ func (d *Disk) ReadFile(name string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := d.root.ReadFile(c)
+	f, err := d.openRegular(c, os.O_RDONLY)
+	if err != nil {
+		return nil, diskError("read", name, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(f)
 	if err != nil {
 		return nil, diskError("read", name, err)
 	}
@@ -61,7 +74,19 @@ func (d *Disk) WriteFile(name string, data []byte) error {
 	if err := d.mkdirParents(c); err != nil {
 		return diskError("write", name, err)
 	}
-	if err := d.root.WriteFile(c, data, 0o644); err != nil {
+	// Truncated only once openRegular has checked it is ours to write.
+	f, err := d.openRegular(c, os.O_WRONLY|os.O_CREATE)
+	if err != nil {
+		return diskError("write", name, err)
+	}
+	err = f.Truncate(0)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return diskError("write", name, err)
 	}
 	return nil
@@ -76,7 +101,7 @@ func (d *Disk) AppendFile(name string, data []byte) error {
 	if err := d.mkdirParents(c); err != nil {
 		return diskError("append", name, err)
 	}
-	f, err := d.root.OpenFile(c, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := d.openRegular(c, os.O_WRONLY|os.O_CREATE|os.O_APPEND)
 	if err != nil {
 		return diskError("append", name, err)
 	}
@@ -170,6 +195,51 @@ func (d *Disk) ReadDir(name string) ([]fs.DirEntry, error) {
 // Walk implements [FS].
 func (d *Disk) Walk(fn func(path string, d fs.DirEntry) error) error {
 	return walk(d, fn)
+}
+
+// openRegular opens the cleaned name c with flag (creating it with mode 0644
+// under O_CREATE), refusing a file that is not a regular file (a named pipe,
+// a device, a socket) without opening it, and a file with more than one hard
+// link: os.Root stops symbolic links out of the root but not hard links, so
+// such a file may be one outside it. The check is repeated on the open file,
+// which is opened without blocking in case a pipe replaced the file meanwhile.
+func (d *Disk) openRegular(c string, flag int) (*os.File, error) {
+	if info, err := d.root.Stat(c); err == nil {
+		if err := regularOnly(info); err != nil {
+			return nil, err
+		}
+	}
+	f, err := d.root.OpenFile(c, flag|nonBlocking, 0o644)
+	if errors.Is(err, syscall.ENXIO) { // a pipe with no reader, opened to write
+		return nil, ErrNotRegular
+	}
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil {
+		err = regularOnly(info)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// regularOnly refuses what openRegular does not open: a directory
+// (syscall.EISDIR, as the system says), a special file (ErrNotRegular), a file
+// with other hard links (ErrLinked).
+func regularOnly(info fs.FileInfo) error {
+	switch {
+	case info.IsDir():
+		return syscall.EISDIR
+	case !info.Mode().IsRegular():
+		return ErrNotRegular
+	case linkCount(info) > 1:
+		return ErrLinked
+	}
+	return nil
 }
 
 // mkdirParents creates the missing parent directories of the cleaned name c.

@@ -12,6 +12,16 @@ import (
 // NUL byte or a backslash, or a symbolic link that leads outside the root.
 var ErrEscape = errors.New("path escapes workspace root")
 
+// ErrNotRegular is wrapped by the error for a file operation on a file that
+// is not a regular file: a named pipe, a device or a socket. Only [Disk] has
+// such files; it never opens them.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrLinked is wrapped by the error for reading or writing a file that has
+// more than one hard link, which [Disk] refuses because the other link may lie
+// outside the root.
+var ErrLinked = errors.New("file has more than one hard link")
+
 // Clean validates name as a slash-separated path relative to a workspace root
 // and returns it in its shortest form: "a/../b" becomes "b", "./x" becomes
 // "x", and "" becomes "." (the root).

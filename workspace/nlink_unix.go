@@ -1,0 +1,20 @@
+//go:build unix
+
+package workspace
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+// linkCount returns how many hard links the file has (1 when unknown).
+func linkCount(info fs.FileInfo) uint64 {
+	if st, ok := info.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}
+
+// nonBlocking is the open flag that keeps opening a named pipe from waiting
+// for the other end.
+const nonBlocking = syscall.O_NONBLOCK
