@@ -47,6 +47,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	trials := fs.Int("trials", eval.DefaultTrials, "trials per scenario and model")
 	parallel := fs.Int("parallel", eval.DefaultParallel, "trials running at once, over all models")
 	jsonFile := fs.String("json", "", "write the JSON report (format "+report.EvalFormat+") to this file")
+	out := addOutputFlags(fs, true)
 	saveDir := fs.String("save-trials", "", "write every trial as a replayable scenario, with its golden, under this folder")
 	saveFailed := fs.Bool("save-trials-failed", false, "with --save-trials, write only the trials that failed")
 	minPass := fs.String("min-pass", "", "the pass rate (0..1) every model must reach (default: every trial must pass)")
@@ -113,6 +114,10 @@ func runEval(ctx context.Context, e *env, args []string) int {
 			return fail("--run: %v", err)
 		}
 	}
+	shard, code := shardOf(e, "eval", out)
+	if code != exitOK {
+		return code
+	}
 	targets, code := discover(e, "eval", args)
 	if code != exitOK {
 		return code
@@ -123,9 +128,16 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		if err != nil {
 			return fail("%v", err)
 		}
-		if selectedBy(s.Name, s.Tags, re, tags) {
+		if selectedBy(s.Name, s.Tags, re, tags) && shard.Contains(s.Name) {
 			scenarios = append(scenarios, s)
 		}
+	}
+	if len(scenarios) == 0 && shard != nil {
+		// An empty shard still writes its (empty) report, so that merge finds it.
+		fmt.Fprintf(e.stderr, "evalrun eval: shard %s holds no selected scenario\n", shard)
+		r := &report.Eval{Format: report.EvalFormat, Shard: shard, Models: []report.EvalModel{}, Scenarios: []report.EvalScenario{}}
+		r.Summary.OK = true
+		return writeEvalOutputs(e, *jsonFile, out, r)
 	}
 	if len(scenarios) == 0 {
 		return fail("no scenario matches")
@@ -163,15 +175,25 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	case report.StoppedInterrupted:
 		fmt.Fprintf(e.stderr, "evalrun eval: interrupted; %d trials not run (resume with --resume and the --json report)\n", r.Summary.NotRun)
 	}
-	if *jsonFile != "" {
-		if err := writeEvalJSON(*jsonFile, r); err != nil {
-			return fail("--json: %v", err)
-		}
+	r.Shard = shard
+	if code := writeEvalOutputs(e, *jsonFile, out, r); code != exitOK {
+		return code
 	}
 	if !r.Summary.OK {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// writeEvalOutputs writes --json, --junit and --html.
+func writeEvalOutputs(e *env, jsonFile string, out *outputFlags, r *report.Eval) int {
+	if jsonFile != "" {
+		if err := writeEvalJSON(jsonFile, r); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun eval: --json: %v\n", err)
+			return exitUsage
+		}
+	}
+	return out.write(e, "eval", r)
 }
 
 // loadConfig reads prices and limits from path, or from defaultConfig when

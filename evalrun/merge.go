@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/report"
 )
@@ -12,9 +13,10 @@ func init() {
 	register(&command{name: "merge", summary: "combine the JSON results of shards into one", run: runMerge})
 }
 
-const mergeDoc = `Combines the JSON results of the shards of one run (replay --shard i/n --json)
-into the result of the whole suite, recomputing every count from the
-per-scenario records. Refuses a missing shard, a shard given twice, shards of
+const mergeDoc = `Combines the JSON results of the shards of one run (replay --shard i/n --json,
+or eval --shard i/n --json FILE) into the result of the whole suite,
+recomputing every count and statistic from the per-scenario and per-trial
+records. Refuses a missing shard, a shard given twice, shards of
 different totals and a scenario in two shards. Exit 1 when the merged result
 has a failure.`
 
@@ -30,6 +32,14 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintln(e.stderr, "evalrun merge: want shard results and at least one of --json, --html, --junit")
 		fs.Usage()
 		return exitUsage
+	}
+	first, err := report.Read(args[0])
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun merge: %v\n", err)
+		return exitUsage
+	}
+	if _, ok := first.(*report.Eval); ok {
+		return mergeEval(e, args, *jsonPath, out)
 	}
 	parts := make([]*report.Replay, len(args))
 	for i, path := range args {
@@ -57,6 +67,38 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 	s := merged.Summary
 	fmt.Fprintf(e.stdout, "merged %d shards: %d passed, %d failed\n", len(parts), s.Passed, s.Failed)
 	if s.Failed > 0 {
+		return exitFailed
+	}
+	return exitOK
+}
+
+// mergeEval merges the eval reports of shards.
+func mergeEval(e *env, args []string, jsonPath string, out *outputFlags) int {
+	parts := make([]*report.Eval, len(args))
+	for i, path := range args {
+		r, err := report.Read(path)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "evalrun merge: %v\n", err)
+			return exitUsage
+		}
+		ev, ok := r.(*report.Eval)
+		if !ok {
+			fmt.Fprintf(e.stderr, "evalrun merge: %s is a replay result and %s an eval report: merge results of one kind\n", path, args[0])
+			return exitUsage
+		}
+		parts[i] = ev
+	}
+	merged, err := eval.Merge(args, parts)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun merge: %v\n", err)
+		return exitUsage
+	}
+	if code := writeEvalOutputs(e, jsonPath, out, merged); code != exitOK {
+		return code
+	}
+	s := merged.Summary
+	fmt.Fprintf(e.stdout, "merged %d shards: %d trials passed, %d failed, %d errors\n", len(parts), s.Passed, s.Failed, s.Errors)
+	if !s.OK {
 		return exitFailed
 	}
 	return exitOK

@@ -67,6 +67,9 @@ const (
 type Eval struct {
 	// Format is always EvalFormat.
 	Format string `json:"format"`
+	// Shard is the part of the suite this report covers (evalrun eval
+	// --shard); nil means all of it.
+	Shard *Shard `json:"shard,omitempty"`
 	// Models lists the models in the order they were given, with their
 	// aggregates.
 	Models []EvalModel `json:"models"`

@@ -24,7 +24,11 @@ func MergeReplay(names []string, results []*Replay) (*Replay, error) {
 	if len(results) == 1 && results[0].Shard == nil {
 		return NewReplay(results[0].Scenarios, nil), nil
 	}
-	if err := checkShards(names, func(i int) *Shard { return results[i].Shard }, len(results)); err != nil {
+	shards := make([]*Shard, len(results))
+	for i, r := range results {
+		shards[i] = r.Shard
+	}
+	if err := CheckShards(names, shards); err != nil {
 		return nil, err
 	}
 	var all []ScenarioResult
@@ -44,13 +48,13 @@ func MergeReplay(names []string, results []*Replay) (*Replay, error) {
 	return NewReplay(all, nil), nil
 }
 
-// checkShards checks that the n results' shards are each index 1..total of one
-// total exactly once.
-func checkShards(names []string, shard func(int) *Shard, n int) error {
+// CheckShards checks that shards (of the results named by names) are each
+// index 1..total of one total exactly once, and returns an error wrapping
+// ErrMerge that says what is missing, repeated or mismatched.
+func CheckShards(names []string, shards []*Shard) error {
 	total := 0
 	byIndex := map[int]string{}
-	for i := range n {
-		s := shard(i)
+	for i, s := range shards {
 		if s == nil {
 			return fmt.Errorf("%w: %s is not a shard (run with --shard i/n); only shard results can be merged", ErrMerge, names[i])
 		}
@@ -58,7 +62,7 @@ func checkShards(names []string, shard func(int) *Shard, n int) error {
 			total = s.Total
 		}
 		if s.Total != total {
-			return fmt.Errorf("%w: %s is shard %s but %s is shard %s: the totals differ", ErrMerge, names[i], s, names[0], shard(0))
+			return fmt.Errorf("%w: %s is shard %s but %s is shard %s: the totals differ", ErrMerge, names[i], s, names[0], shards[0])
 		}
 		if other, dup := byIndex[s.Index]; dup {
 			return fmt.Errorf("%w: shard %s is given twice: %s and %s (overlapping shards)", ErrMerge, s, other, names[i])
