@@ -59,7 +59,7 @@ func TestEvalHTML(t *testing.T) {
 		`1/2 trials passed; final 1/2`,
 		`trial 1 · final_text · 3 model calls`, `trial 2 · final_text · 1 model calls`,
 		`<span class="d-add">&#43;&lt;script&gt;`, // trial 1's workspace diff, from its transcript
-		html.EscapeString(hostile),                 // trial 2's answer, from its tape
+		html.EscapeString(hostile),                // trial 2's answer, from its tape
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the page lacks %s", want)
