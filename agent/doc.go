@@ -26,7 +26,8 @@
 //     batch, whatever finished first.
 //   - Every failure (unknown tool, invalid or unrepairable arguments, blocked,
 //     unavailable, tool error, panic, timeout, cancellation) becomes a tool
-//     message the model can read; none is empty.
+//     message the model can read; none is empty. A successful result reaches
+//     the model exactly as the tool returned it, an empty one empty.
 //   - A transient failure of an idempotent tool is retried until the policy's
 //     attempts are used, with exponential backoff on the run's clock; a
 //     non-idempotent tool is never retried.
@@ -35,12 +36,18 @@
 //     doubling backoff or the server's Retry-After, whichever is longer, on
 //     the run's clock; each failed attempt is a model_retry or model_error
 //     event.
-//   - The run ends on a final text answer, after a batch that ran a
+//   - With Options.NextUser, a final text answer is followed by the user's
+//     next message when there is one, and the loop goes on: one run is a whole
+//     conversation, and generated IDs, the memo, pending asynchronous calls and
+//     the iteration limit span its user turns.
+//   - The run ends on a final text answer (with no user message to follow),
+//     after a batch that ran a
 //     loop-breaking tool, after a batch in which every result asked to
 //     terminate, at the iteration limit (ErrMaxIterations), on a model error,
 //     on cancellation, or when a hook panics (ErrHookPanic).
 //   - Calls written as text are extracted only when a response has no
-//     structured calls; calls without IDs get IDs from a per-run sequence.
+//     structured calls; calls without IDs get IDs from a per-run sequence
+//     (call_gen_N).
 //   - With Memoize, an identical call to a pure tool is answered from the memo;
 //     any call that may change the workspace clears it; failures are never
 //     memoised.

@@ -222,14 +222,7 @@ func (t *TurnOutcome) node() *yaml.Node {
 	m := yamlx.Map()
 	yamlx.Add(m, "turn", yamlx.Int(t.Index))
 	if t.User != nil {
-		if t.User.Name == "" {
-			yamlx.Add(m, "user", yamlx.Text(t.User.Content))
-		} else {
-			u := yamlx.Map()
-			yamlx.Add(u, "content", yamlx.Text(t.User.Content))
-			yamlx.Add(u, "name", yamlx.Text(t.User.Name))
-			yamlx.Add(m, "user", u)
-		}
+		yamlx.Add(m, "user", replay.UserNode(*t.User))
 	}
 	if len(t.Delivered) > 0 {
 		seq := yamlx.Seq()

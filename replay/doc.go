@@ -24,11 +24,17 @@
 //	      content: Sunny, 21C.
 //	      finish_reason: stop
 //	  - error: 429 Too Many Requests
+//	  - user: And in Bergen?
+//
+// A `user:` entry (text, or {content, name}) is the user's next message: a
+// conversation goes on with it after a final text answer (Model.NextUser
+// serves it).
 //
 // A Model serves a tape's entries in order and fails closed: a request that
-// differs from the recorded one fails with ErrDiverged and a diff, a request
-// past the end fails with ErrTapeExhausted, and nothing ever goes to the
-// network. A Recorder wraps a live model and records a tape from it,
+// differs from the recorded one (tools, last message or the whole message
+// list, whichever the tape recorded) fails with ErrDiverged and a diff, a
+// request past the end fails with ErrTapeExhausted, Unused names the entries
+// a run left, and nothing ever goes to the network. A Recorder wraps a live model and records a tape from it,
 // redacting secrets from every string of every entry before anything is
 // kept (see Redactor: known values in any encoding, key shapes, bearer
 // tokens and credential headers).

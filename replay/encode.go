@@ -94,14 +94,7 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 		if e.Request != nil {
 			return nil, &FormatError{Key: path, Problem: "a user turn has no request"}
 		}
-		if e.User.Name == "" {
-			yamlx.Add(n, "user", yamlx.Text(e.User.Content))
-		} else {
-			u := yamlx.Map()
-			yamlx.Add(u, "content", yamlx.Text(e.User.Content))
-			yamlx.Add(u, "name", yamlx.Text(e.User.Name))
-			yamlx.Add(n, "user", u)
-		}
+		yamlx.Add(n, "user", UserNode(*e.User))
 		return n, nil
 	case e.Response != nil:
 		r, err := encodeResponse(e.Response, yamlx.Join(path, "response"))
@@ -133,6 +126,19 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 		yamlx.Add(n, "request", r)
 	}
 	return n, nil
+}
+
+// UserNode returns the canonical node of a user turn's value: the content as
+// text, or {content, name} when the message has a name. Goldens show user
+// turns the same way.
+func UserNode(m llm.Message) *yaml.Node {
+	if m.Name == "" {
+		return yamlx.Text(m.Content)
+	}
+	u := yamlx.Map()
+	yamlx.Add(u, "content", yamlx.Text(m.Content))
+	yamlx.Add(u, "name", yamlx.Text(m.Name))
+	return u
 }
 
 func encodeResponse(r *llm.Response, path string) (*yaml.Node, error) {
