@@ -87,6 +87,13 @@ func TestLintTabs(t *testing.T) {
 	})
 }
 
+// TestLintTabInBlockScalar: a tab inside a block scalar's content is text,
+// not indentation.
+func TestLintTabInBlockScalar(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\nsetup:\n  workspace:\n    files:\n      main.go: |\n        func f() {\n        \treturn\n        }\ninput: []\ntape: []\n")
+	checkLint(t, got, nil)
+}
+
 func TestLintOtherErrorsAndValidate(t *testing.T) {
 	// A problem only Load finds is still reported, with its line.
 	got := lintText(t, "format: tapeloop/v1\ninput: []\ntape: []\nexpect: {iterations: many}\n")
