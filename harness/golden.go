@@ -10,8 +10,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/diffrecorder"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 )
 
@@ -64,14 +64,12 @@ func CompareGolden(path string, got []byte) error {
 	return fmt.Errorf("the outcome differs from the golden file %s (- golden, + outcome; first difference):\n%s", path, FirstDifference(string(want), string(got)))
 }
 
-// FirstDifference renders the first hunk of a unified diff of want against
-// got, with three lines of context.
+// FirstDifference renders the first change between want and got as a
+// unified-diff hunk with up to three lines of context, numbered as lines of
+// the whole texts; "" when they are equal. Its cost is linear in their size,
+// so comparing with a golden far out of date stays fast.
 func FirstDifference(want, got string) string {
-	d := diffrecorder.Unified(want, got)
-	if i := strings.Index(d, "\n@@"); i >= 0 {
-		d = d[:i+1]
-	}
-	return d
+	return udiff.FirstHunk(want, got)
 }
 
 // readGolden reads a golden file: a regular file of at most MaxGoldenSize
