@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/report"
 )
@@ -21,21 +22,30 @@ func addOutputFlags(fs *flag.FlagSet, sharded bool) *outputFlags {
 	o := &outputFlags{}
 	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file")
 	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML report to this file")
-	if !sharded {
-		return o
+	if sharded {
+		addShardFlag(fs, &o.shard)
 	}
-	fs.StringVar(&o.shard, "shard", "", "run only shard `i/n` (1-based) of the scenarios, split by a hash of their names;\n"+
-		"without it, "+report.JobIndexVar+" (0-based, as a Kubernetes Indexed Job sets it) and "+report.ShardTotalVar+" choose the shard")
 	return o
+}
+
+// addShardFlag adds --shard, stored in p.
+func addShardFlag(fs *flag.FlagSet, p *string) {
+	fs.StringVar(p, "shard", "", "run only shard `i/n` (1-based) of the scenarios, split by a hash of their names;\n"+
+		"without it, "+report.JobIndexVar+" (0-based, as a Kubernetes Indexed Job sets it) and "+report.ShardTotalVar+" choose the shard")
 }
 
 // shardOf returns the shard --shard or the environment chooses; nil for the
 // whole suite.
 func shardOf(e *env, cmd string, o *outputFlags) (*report.Shard, int) {
+	return parseShard(e, cmd, o.shard)
+}
+
+// parseShard parses --shard, or reads the environment when it is "".
+func parseShard(e *env, cmd, flagValue string) (*report.Shard, int) {
 	var s *report.Shard
 	var err error
-	if o.shard != "" {
-		s, err = report.ParseShard(o.shard)
+	if flagValue != "" {
+		s, err = report.ParseShard(flagValue)
 	} else {
 		s, err = report.ShardFromEnv(os.Getenv)
 	}
@@ -67,4 +77,23 @@ func (o *outputFlags) write(e *env, cmd string, r renderer) int {
 		}
 	}
 	return exitOK
+}
+
+// shardTargets keeps the targets in the shard: by scenario name, or by path
+// for a file that does not load (recording it reports the error).
+func shardTargets(targets []target, shard *report.Shard) []target {
+	if shard == nil {
+		return targets
+	}
+	var out []target
+	for _, t := range targets {
+		name := t.path
+		if s, err := harness.Load(t.path, t.root); err == nil {
+			name = s.Name
+		}
+		if shard.Contains(name) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

@@ -83,6 +83,8 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs.StringVar(&c.prompt, "prompt", "", "with --new: the user's message")
 	fs.StringVar(&c.system, "system", "", "with --new: a system message to start with")
 	fs.StringVar(&c.workspace, "workspace", "", "with --new: a folder the workspace starts as a copy of (setup.workspace.from)")
+	var shardFlag string
+	addShardFlag(fs, &shardFlag)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -117,6 +119,9 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 		if len(args) > 0 {
 			return usage("--new takes no other files (got %v)", args)
 		}
+		if shardFlag != "" {
+			return usage("--new records one new file; --shard does not go with it")
+		}
 		return recordNew(ctx, e, c)
 	}
 	if len(c.tools) > 0 || c.prompt != "" || c.system != "" || c.workspace != "" {
@@ -129,6 +134,11 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	if code != exitOK {
 		return code
 	}
+	shard, code := parseShard(e, "record", shardFlag)
+	if code != exitOK {
+		return code
+	}
+	targets = shardTargets(targets, shard)
 	model, err := c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL})
 	if err != nil {
 		fmt.Fprintf(e.stderr, "evalrun record: %v\n", err)
