@@ -18,6 +18,7 @@ import (
 	"os/signal"
 
 	"github.com/tapeloop/tapeloop/evalrun"
+	_ "github.com/tapeloop/tapeloop/llm/builtin" // providers for llm.Open by name
 )
 
 func main() {

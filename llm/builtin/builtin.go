@@ -1,0 +1,14 @@
+// Package builtin registers every provider that ships with tapeloop, for
+// programs that open models by name:
+//
+//	import _ "github.com/tapeloop/tapeloop/llm/builtin"
+//
+//	model, err := llm.Open(ctx, "anthropic/claude-sonnet-4-5", nil)
+//
+// It registers "openai", "openai-compatible", "ollama", "vllm" and
+// "llamacpp" (package llm/openai) and "anthropic" (package llm/anthropic).
+package builtin
+
+import (
+	_ "github.com/tapeloop/tapeloop/llm/openai" // Chat Completions dialects
+)

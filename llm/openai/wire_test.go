@@ -1,0 +1,256 @@
+package openai_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// conversation is a request with every role, a previous call and its result.
+func conversation() *llm.Request {
+	prev := llm.AssistantMessage("Let me look.", llm.ToolCall{ID: "call_prev", Name: "list_dir", Arguments: `{"path":"."}`})
+	prev.Reasoning = []llm.Reasoning{{Text: "never sent back"}}
+	failed := llm.ToolMessage("call_prev", "list_dir", "error: permission denied")
+	failed.IsError = true
+	return &llm.Request{
+		Messages: []llm.Message{
+			llm.SystemMessage("You are careful."),
+			llm.UserMessage("Read a.txt and bé.txt."),
+			prev,
+			failed,
+		},
+		Tools: []llm.ToolDefinition{{
+			Name:        "read_file",
+			Description: "Read a file.",
+			Parameters:  []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+		}},
+	}
+}
+
+func TestParallelCallsStreamedAndNot(t *testing.T) {
+	want := &llm.Response{
+		Message: llm.Message{Role: llm.RoleAssistant, Content: "Reading both files.", ToolCalls: []llm.ToolCall{
+			{ID: "call_Ab12Cd34Ef56Gh78Ij90Kl12", Name: "read_file", Arguments: `{"path": "a.txt"}`},
+			// The model's own \u00e9 escape and spacing survive: never parsed.
+			{ID: "call_Mn34Op56Qr78St90Uv12Wx34", Name: "read_file", Arguments: `{"path": "b\u00e9.txt" }`},
+		}},
+		FinishReason: llm.FinishToolCalls,
+		Usage:        llm.Usage{InputTokens: 1117, OutputTokens: 46, CachedInputTokens: 1024},
+	}
+	for _, tc := range []struct {
+		name     string
+		file     string
+		noStream bool
+	}{
+		{"streamed", "stream-parallel-calls.sse", false},
+		{"not streamed", "completion-parallel-calls.json", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWire(t, reply{file: tc.file})
+			m := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = tc.noStream })
+			got, err := m.Generate(t.Context(), conversation())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("response\n got %+v\nwant %+v", got, want)
+			}
+			req := w.request(1)
+			if req.path != "/v1/chat/completions" || req.header.Get("Authorization") != "Bearer sk-test" {
+				t.Errorf("request to %s with Authorization %q", req.path, req.header.Get("Authorization"))
+			}
+			if stream, _ := req.body["stream"].(bool); stream == tc.noStream {
+				t.Errorf("stream = %v in %s", req.body["stream"], req.raw)
+			}
+			wantMessages := []any{
+				map[string]any{"role": "system", "content": "You are careful."},
+				map[string]any{"role": "user", "content": "Read a.txt and bé.txt."},
+				map[string]any{"role": "assistant", "content": "Let me look.", "tool_calls": []any{
+					map[string]any{"id": "call_prev", "type": "function", "function": map[string]any{"name": "list_dir", "arguments": `{"path":"."}`}},
+				}},
+				map[string]any{"role": "tool", "tool_call_id": "call_prev", "content": "error: permission denied"},
+			}
+			if !reflect.DeepEqual(req.body["messages"], wantMessages) {
+				t.Errorf("messages sent\n got %v\nwant %v", req.body["messages"], wantMessages)
+			}
+			wantTools := []any{map[string]any{"type": "function", "function": map[string]any{
+				"name": "read_file", "description": "Read a file.",
+				"parameters": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}},
+			}}}
+			if !reflect.DeepEqual(req.body["tools"], wantTools) {
+				t.Errorf("tools sent\n got %v\nwant %v", req.body["tools"], wantTools)
+			}
+			if so, _ := req.body["stream_options"].(map[string]any); !tc.noStream && so["include_usage"] != true {
+				t.Errorf("stream_options = %v, want include_usage", req.body["stream_options"])
+			}
+		})
+	}
+}
+
+func TestRequestOptions(t *testing.T) {
+	temp, topP, seed, par := 0.2, 0.9, int64(7), false
+	ro := llm.RequestOptions{Temperature: &temp, TopP: &topP, MaxTokens: 300, Seed: &seed, Stop: []string{"END"}, ToolChoice: "read_file", ParallelToolCalls: &par}
+	for _, tc := range []struct {
+		provider, maxField, otherField string
+	}{
+		{"openai", "max_completion_tokens", "max_tokens"},
+		{"openai-compatible", "max_tokens", "max_completion_tokens"},
+	} {
+		t.Run(tc.provider, func(t *testing.T) {
+			w := newWire(t, reply{file: "stream-text.sse"})
+			m := w.model(t, tc.provider, func(o *llm.OpenOptions) {
+				o.Request = ro
+				o.Headers = http.Header{"X-Title": {"tapeloop"}}
+				o.ExtraBody = map[string]any{"top_k": 20, "chat_template_kwargs": map[string]any{"enable_thinking": false}}
+			})
+			if _, err := m.Generate(t.Context(), conversation()); err != nil {
+				t.Fatal(err)
+			}
+			req := w.request(1)
+			b := req.body
+			for k, want := range map[string]any{
+				"model": "gpt-4.1-mini", "temperature": 0.2, "top_p": 0.9, tc.maxField: 300.0, "seed": 7.0,
+				"stop": []any{"END"}, "parallel_tool_calls": false, "top_k": 20.0,
+				"tool_choice":          map[string]any{"type": "function", "function": map[string]any{"name": "read_file"}},
+				"chat_template_kwargs": map[string]any{"enable_thinking": false},
+			} {
+				if !reflect.DeepEqual(b[k], want) {
+					t.Errorf("%s = %#v, want %#v", k, b[k], want)
+				}
+			}
+			if _, ok := b[tc.otherField]; ok {
+				t.Errorf("%s sent beside %s", tc.otherField, tc.maxField)
+			}
+			if req.header.Get("X-Title") != "tapeloop" {
+				t.Errorf("extra header missing: %v", req.header)
+			}
+		})
+	}
+}
+
+func TestToolChoiceModes(t *testing.T) {
+	for _, mode := range []string{"auto", "none", "required"} {
+		w := newWire(t, reply{file: "stream-text.sse"})
+		m := w.model(t, "openai", func(o *llm.OpenOptions) { o.Request.ToolChoice = mode })
+		if _, err := m.Generate(t.Context(), conversation()); err != nil {
+			t.Fatal(err)
+		}
+		if got := w.request(1).body["tool_choice"]; got != mode {
+			t.Errorf("tool_choice = %v, want %q", got, mode)
+		}
+	}
+}
+
+func TestMalformedResponses(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		rep  reply
+		nost bool
+		want string
+	}{
+		{"stream cut off mid-call", reply{file: "stream-cut-mid-call.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
+		{"stream without [DONE]", reply{file: "stream-no-done.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
+		{"[DONE] without finish_reason", reply{file: "stream-done-no-finish.sse"}, false, "openai: malformed_response: the stream ended without a finish_reason after 3 chunks"},
+		{"empty stream", reply{body: "", header: map[string]string{"Content-Type": "text/event-stream"}}, false, "openai: malformed_response: the stream ended without data: [DONE] after 0 chunks"},
+		{"no choices", reply{file: "completion-empty-choices.json"}, true, "openai: malformed_response: the response has no choices"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newWire(t, tc.rep)
+			m := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = tc.nost })
+			resp, err := m.Generate(t.Context(), conversation())
+			if resp != nil || !errors.Is(err, llm.ErrMalformed) || err.Error() != tc.want {
+				t.Errorf("got %+v, %v\nwant error %q", resp, err, tc.want)
+			}
+		})
+	}
+	t.Run("truncated JSON", func(t *testing.T) {
+		w := newWire(t, reply{file: "completion-truncated.json"})
+		_, err := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
+		if !errors.Is(err, llm.ErrMalformed) || !llm.Retryable(err) {
+			t.Errorf("error %v, want a retryable malformed response", err)
+		}
+	})
+}
+
+func TestErrorStatuses(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		rep        reply
+		kind       llm.ErrorKind
+		retryAfter time.Duration
+		want       string
+	}{
+		{"429 with retry-after-ms", reply{status: 429, file: "error-429.json", header: map[string]string{"Retry-After-Ms": "210", "Retry-After": "1"}}, llm.ErrRateLimited, 210 * time.Millisecond,
+			"openai: rate_limited (HTTP 429), retry after 210ms: Rate limit reached for gpt-4.1-mini in organization org-abc on tokens per min (TPM): Limit 200000, Used 199500, Requested 1200. Please try again in 210ms. (rate_limit_exceeded)"},
+		{"429 with Retry-After", reply{status: 429, file: "error-429.json", header: map[string]string{"Retry-After": "20"}}, llm.ErrRateLimited, 20 * time.Second, ""},
+		{"400 context too long", reply{status: 400, file: "error-400-context.json"}, llm.ErrContextTooLong, 0,
+			"openai: context_too_long (HTTP 400): This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages. (context_length_exceeded)"},
+		{"400 vLLM context too long", reply{status: 400, file: "error-400-vllm.json"}, llm.ErrContextTooLong, 0, ""},
+		{"400", reply{status: 400, file: "error-400.json"}, llm.ErrBadRequest, 0,
+			"openai: bad_request (HTTP 400): Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."},
+		{"401", reply{status: 401, file: "error-401.json"}, llm.ErrAuth, 0, ""},
+		{"404 Ollama", reply{status: 404, file: "error-404-ollama.json"}, llm.ErrBadRequest, 0, `openai: bad_request (HTTP 404): model "qwen3:8b" not found, try pulling it first`},
+		{"502 HTML", reply{status: 502, file: "error-502.html"}, llm.ErrOverloaded, 0, ""},
+		{"503", reply{status: 503, file: "error-503.json"}, llm.ErrOverloaded, 0, "openai: overloaded (HTTP 503): The engine is currently overloaded, please try again later"},
+	} {
+		for _, noStream := range []bool{false, true} {
+			t.Run(tc.name, func(t *testing.T) {
+				w := newWire(t, tc.rep)
+				_, err := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
+				var pe *llm.ProviderError
+				if !errors.As(err, &pe) {
+					t.Fatalf("error %v is not a *llm.ProviderError", err)
+				}
+				if pe.Kind != tc.kind || pe.StatusCode != tc.rep.status || pe.RetryAfter != tc.retryAfter {
+					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.kind, tc.rep.status, tc.retryAfter)
+				}
+				if tc.want != "" && err.Error() != tc.want {
+					t.Errorf("error\n got %s\nwant %s", err, tc.want)
+				}
+				if w.count() != 1 {
+					t.Errorf("the SDK retried: %d requests", w.count())
+				}
+			})
+		}
+	}
+}
+
+func TestErrorEventInStream(t *testing.T) {
+	w := newWire(t, reply{file: "stream-error-event.sse"})
+	_, err := w.model(t, "openai", nil).Generate(t.Context(), conversation())
+	want := "openai: overloaded: error event in the stream: The server had an error while processing your request. Sorry about that!"
+	if !errors.Is(err, llm.ErrOverloaded) || err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+func TestCancelledAndTimedOut(t *testing.T) {
+	flushed := make(chan struct{})
+	srv := newWire(t)
+	srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Content-Type", "text/event-stream")
+		_, _ = rw.Write([]byte(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}` + "\n\n"))
+		rw.(http.Flusher).Flush()
+		close(flushed)
+		<-r.Context().Done()
+	})
+	m := srv.model(t, "openai", nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-flushed; cancel() }()
+	_, err := m.Generate(ctx, conversation())
+	if !errors.Is(err, llm.ErrCancelled) || !errors.Is(err, context.Canceled) || llm.Retryable(err) {
+		t.Errorf("cancelled: %v", err)
+	}
+
+	dctx, dcancel := context.WithDeadline(t.Context(), time.Unix(1, 0))
+	defer dcancel()
+	_, err = m.Generate(dctx, conversation())
+	if !errors.Is(err, llm.ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("deadline: %v", err)
+	}
+}
