@@ -1,0 +1,22 @@
+// Command ordersrun is evalrun with the orders agent's tools added: every
+// evalrun command, flag and exit code, and scenarios may name lookup_order
+// and cancel_order in setup.tools.
+//
+//	go run ./examples/orders/cmd/ordersrun examples/orders/scenarios
+//	go run ./examples/orders/cmd/ordersrun lint examples/orders/scenarios
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+
+	"github.com/tapeloop/tapeloop/evalrun"
+	"github.com/tapeloop/tapeloop/examples/orders"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, &evalrun.Options{Tools: orders.Tools()}))
+}
