@@ -507,3 +507,55 @@ tape: []
 		t.Error("a refused --capture changed the file")
 	}
 }
+
+// TestRecordProgressOnATerminal: a terminal gets a progress line per
+// scenario, rewritten in place after each model call and cleared at the
+// end; elsewhere no progress is drawn.
+func TestRecordProgressOnATerminal(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+		var out, errb bytes.Buffer
+		code := recordCommand(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, isTerminal: terminal},
+			[]string{"--model", "fake/m", "--no-golden", dir}, appendScript().open)
+		if code != exitOK {
+			t.Fatalf("exit %d\n%s", code, out.String())
+		}
+		got := regexp.MustCompile(`[0-9.]+(ns|µs|ms|s)`).ReplaceAllString(errb.String(), "T")
+		want := ""
+		if terminal {
+			want = "\r\x1b[K  recording files/append: 0 model calls, 0 tokens in, 0 out, T" +
+				"\r\x1b[K  recording files/append: 1 model call, 100 tokens in, 20 out, T" +
+				"\r\x1b[K  recording files/append: 2 model calls, 250 tokens in, 25 out, T" +
+				"\r\x1b[K"
+		}
+		if got != want {
+			t.Errorf("terminal %v: stderr %q, want %q", terminal, got, want)
+		}
+	}
+}
+
+// TestRecordExtendFailsWhenTheAgentChanged: extending a tape whose requests
+// the agent no longer makes fails, says so, and writes nothing.
+func TestRecordExtendFailsWhenTheAgentChanged(t *testing.T) {
+	stale := strings.Replace(unrecorded, "tape: []\n", `tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: write_file, arguments: '{"path": "notes.txt", "content": "x"}'}
+    request:
+      last_message: {role: user, content: "Append 'world' to notes.txt, please."}
+`, 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": stale})
+	path := filepath.Join(dir, "files", "append.yaml")
+	f := scripted(textResponse("Done."))
+	code, out, _ := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "extend", path)
+	if code != exitFailed || !strings.Contains(out, path+":12: the recording failed: the agent's requests no longer match the tape being extended (re-record it with --mode all): ") ||
+		!strings.Contains(out, "; nothing written (--keep-failed writes it anyway)\n") {
+		t.Errorf("exit %d\n%s", code, out)
+	}
+	if data, _ := os.ReadFile(path); string(data) != stale {
+		t.Errorf("the file changed:\n%s", data)
+	}
+	if len(f.requests) != 0 {
+		t.Errorf("the live model was called %d times after the divergence", len(f.requests))
+	}
+}
