@@ -75,7 +75,7 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs.BoolVar(&c.noGolden, "no-golden", false, "do not write the golden or check expect: after recording")
 	fs.BoolVar(&c.keepFailed, "keep-failed", false, "write the tape of a failed recording (provider error, iteration limit) too")
 	var redactEnv, redact, tools, capture stringList
-	fs.Var(&capture, "capture", "store what these tools answered as `recorded` stand-ins (mode in_order) in setup.tools (repeatable, or comma-separated)")
+	fs.Var(&capture, "capture", "store what these tools answered as recorded stand-ins (mode in_order) in setup.tools (repeatable, or comma-separated)")
 	fs.Var(&redactEnv, "redact-env", "also redact the value of this environment variable (repeatable, or comma-separated)")
 	fs.Var(&redact, "redact", "also redact every match of this regular expression (repeatable)")
 	fs.StringVar(&c.newPath, "new", "", "create this new scenario file from --prompt and --tools, recording its tape")
@@ -139,17 +139,30 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 		return code
 	}
 	targets = shardTargets(targets, shard)
-	model, err := c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL})
-	if err != nil {
-		fmt.Fprintf(e.stderr, "evalrun record: %v\n", err)
-		return exitUsage
+	// The model is opened when a scenario first needs it, so that a run in
+	// which every scenario is skipped needs no key.
+	var model llm.Model
+	openOnce := func() (llm.Model, error) {
+		if model != nil {
+			return model, nil
+		}
+		m, err := c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL})
+		if err != nil {
+			return nil, err
+		}
+		model = m
+		return m, nil
 	}
 	var results []*recordResult
 	for _, t := range targets {
 		if ctx.Err() != nil {
 			break
 		}
-		r := c.recordFile(ctx, e, model, t)
+		r := c.recordFile(ctx, e, openOnce, t)
+		if r.openErr != nil {
+			fmt.Fprintf(e.stderr, "evalrun record: %v\n", c.quiet.Redact(r.openErr.Error()))
+			return exitUsage
+		}
 		results = append(results, r)
 		r.reason = c.quiet.Redact(r.reason)
 		r.print(e)
@@ -169,10 +182,13 @@ type recordResult struct {
 	usage   llm.Usage
 	elapsed time.Duration
 	verdict *harness.Verdict
+	// openErr is set when the model could not be opened: nothing can be
+	// recorded.
+	openErr error
 }
 
 // recordFile records the scenario at t, writes it and its golden.
-func (c *recordConfig) recordFile(ctx context.Context, e *env, model llm.Model, t target) *recordResult {
+func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.Model, error), t target) *recordResult {
 	r := &recordResult{name: t.path, path: t.path}
 	s, err := harness.Load(t.path, t.root)
 	if err != nil {
@@ -199,6 +215,11 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, model llm.Model, 
 	var old []replay.Entry
 	if c.mode == modeExtend {
 		old = s.Tape
+	}
+	model, err := open()
+	if err != nil {
+		r.openErr = err
+		return r
 	}
 	rec := c.run(ctx, e, s, model, old)
 	r.calls, r.usage, r.elapsed = rec.calls, rec.usage, rec.elapsed
