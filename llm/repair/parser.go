@@ -550,7 +550,7 @@ func (p *parser) items(count int, pending bool, commaAt int) bool {
 // keyInArray reports whether a key followed by a colon and a value starts at
 // pos, inside an array; a word before :// is a URL, not a key.
 func (p *parser) keyInArray() bool {
-	if !p.keyStarts(p.pos) {
+	if c := p.in[p.pos]; c == '{' || c == '[' || c == '-' || isDigit(c) || !p.keyStarts(p.pos) {
 		return false
 	}
 	s := p.in[:p.n]
@@ -622,14 +622,14 @@ func (p *parser) members(count int, pending bool, commaAt int) bool {
 			p.used |= fixCloseString
 			break
 		}
-		if count == 0 && p.setStarts() {
+		if count == 0 && p.setSignal() && p.setStarts() {
 			// {'a', 'b'}: a set, written as an array.
 			p.used |= fixPythonLiterals
 			p.out[open] = '['
 			p.stack[len(p.stack)-1] = kindSet
 			return p.items(0, false, 0)
 		}
-		if count > 0 && pending && lastValue > 0 && p.arrayMissingOpen(p.pos) {
+		if count > 0 && pending && lastValue > 0 && p.bracketBeforeColon() && p.arrayMissingOpen(p.pos) {
 			// {"tags": "a", "b"]}: the value's '[' is missing.
 			p.used |= fixCloseBrackets
 			p.out = insertByte(p.out, lastValue, '[')
@@ -663,6 +663,21 @@ func (p *parser) members(count int, pending bool, commaAt int) bool {
 	}
 	p.closeContainer()
 	return true
+}
+
+// setSignal is setStarts' cheap first test: a comma or '}' follows the first
+// key or word before any colon on its line.
+func (p *parser) setSignal() bool {
+	s := p.in[:p.n]
+	for j := p.pos; j < len(s); j++ {
+		switch s[j] {
+		case ':', '\n':
+			return false
+		case ',', '}':
+			return true
+		}
+	}
+	return false
 }
 
 // setStarts reports whether the object at pos is set-like, {'a', 'b'}: its
@@ -729,6 +744,21 @@ func (p *parser) quotedEnd(i int, k quote, size int) (int, bool) {
 		}
 	}
 	return -1, false
+}
+
+// bracketBeforeColon is arrayMissingOpen's cheap first test: a ']' comes
+// before any ':', '}' or line break.
+func (p *parser) bracketBeforeColon() bool {
+	s := p.in[:p.n]
+	for j := p.pos; j < len(s); j++ {
+		switch s[j] {
+		case ':', '}', '\n':
+			return false
+		case ']':
+			return true
+		}
+	}
+	return false
 }
 
 // arrayMissingOpen reports whether the items at i, after a member's value

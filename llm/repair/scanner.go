@@ -216,7 +216,8 @@ var fullwidth = map[rune]byte{'｛': '{', '｝': '}', '［': '[', '］': ']', '�
 // hasFullwidthStructure reports whether s is JSON written with fullwidth
 // brackets: it holds a ｛ or ［.
 func hasFullwidthStructure(s string) bool {
-	return strings.Contains(s, "｛") || strings.Contains(s, "［")
+	// Both start with the byte 0xEF, rare in other text.
+	return strings.IndexByte(s, 0xEF) >= 0 && (strings.Contains(s, "｛") || strings.Contains(s, "［"))
 }
 
 // normalizeFullwidth writes the fullwidth brackets, colons, commas and quotes

@@ -387,16 +387,19 @@ func (p *parser) keyStarts(i int) bool {
 	if k, size := quoteAt(s, i); k != qNone {
 		j := i + size
 		for j < len(s) {
-			if s[j] == '\\' {
+			c := s[j]
+			if c == '\\' {
 				j += 2
 				continue
 			}
-			if q, n := quoteAt(s, j); q != qNone && closes(k, q) {
-				j += n
-				break
-			}
-			if s[j] == '\n' {
+			if c == '\n' {
 				return false
+			}
+			if c == '"' || c == '\'' || c == '`' || c >= 0xC2 {
+				if q, n := quoteAt(s, j); q != qNone && closes(k, q) {
+					j += n
+					break
+				}
 			}
 			j++
 		}
@@ -554,9 +557,12 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 	}
 	if how == endQuote {
 		// "name\n": a line break just before the closing quote is dropped.
-		if t := strings.TrimRight(s, "\r\n"); len(t) < len(s) {
+		if n := len(s); n > 0 && (s[n-1] == '\n' || s[n-1] == '\r') {
 			p.used |= fixEscapeControlChars
-			s = t
+			for n > 0 && (s[n-1] == '\n' || s[n-1] == '\r') {
+				n--
+			}
+			s = s[:n]
 		}
 	}
 	if how != endQuote && strings.HasSuffix(s, "+") {
