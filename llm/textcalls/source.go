@@ -1,6 +1,7 @@
 package textcalls
 
 import (
+	"bytes"
 	"encoding/json"
 	"sort"
 	"strings"
@@ -367,13 +368,14 @@ func introducedAsExample(text string, pos int) bool {
 			before = prev[ps:]
 		}
 	}
-	return hasMarker(proseOf(before))
+	var buf [2 * 400]byte // before is at most two windows long: no allocation
+	return hasMarker(proseOf(buf[:0], before))
 }
 
-// proseOf returns the prose of s, lower-cased: without tags <…>, bracketed
-// {…} and […] text, and "quoted" text, where a call or its arguments are.
-func proseOf(s string) string {
-	b := make([]byte, 0, len(s))
+// proseOf appends the prose of s to b, lower-cased: without tags <…>,
+// bracketed {…} and […] text, and "quoted" text, where a call or its
+// arguments are.
+func proseOf(b []byte, s string) []byte {
 	depth := 0
 	inTag, inStr := false, false
 	for i := 0; i < len(s); i++ {
@@ -406,15 +408,15 @@ func proseOf(s string) string {
 			b = append(b, c)
 		}
 	}
-	return string(b)
+	return b
 }
 
 // hasMarker reports whether the lower-cased prose holds an example marker as
 // a whole word.
-func hasMarker(prose string) bool {
+func hasMarker(prose []byte) bool {
 	for _, m := range exampleMarkers {
 		for i := 0; ; {
-			k := strings.Index(prose[i:], m)
+			k := bytes.Index(prose[i:], []byte(m))
 			if k < 0 {
 				break
 			}
