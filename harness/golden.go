@@ -11,8 +11,8 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
-	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 )
 
 // GoldenSuffix replaces .yaml in a scenario's file name to name its golden
