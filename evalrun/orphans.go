@@ -39,3 +39,25 @@ func orphanResults(e *env, cmd string, args []string, prune bool) ([]*replayResu
 func orphanMessage(path string) string {
 	return fmt.Sprintf("golden file %s has no scenario: delete it (evalrun replay --prune) or restore its scenario", path)
 }
+
+// reportStaleTemps warns about the temporary files interrupted golden updates
+// left under the command's folders, or with update removes them; either way
+// on stderr, without changing the exit code.
+func reportStaleTemps(e *env, cmd string, args []string, update bool) {
+	temps, err := harness.StaleTemps(folders(args)...)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun %s: looking for stale temporary files: %v\n", cmd, err)
+		return
+	}
+	for _, t := range temps {
+		if !update {
+			fmt.Fprintf(e.stderr, "evalrun %s: warning: %s is a temporary file left by an interrupted --update; delete it (replay --update removes it)\n", cmd, t)
+			continue
+		}
+		if err := os.Remove(t); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun %s: removing a stale temporary file: %v\n", cmd, err)
+			continue
+		}
+		fmt.Fprintf(e.stderr, "evalrun %s: removed %s, a temporary file left by an interrupted --update\n", cmd, t)
+	}
+}

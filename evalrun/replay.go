@@ -84,6 +84,8 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 			chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Scenario: s}})
 		}
 	}
+	// Before any update, which would remove its own golden's quietly.
+	reportStaleTemps(e, "replay", args, *update)
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, *parallel)
 	for _, r := range chosen {
@@ -109,6 +111,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
+
 	for _, o := range orphans {
 		if shard.Contains(o.Name) {
 			selected = append(selected, o)

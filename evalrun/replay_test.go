@@ -283,3 +283,31 @@ func TestReplayRepeatIsDeterministic(t *testing.T) {
 		t.Errorf("--repeat 10: exit %d:\n%s", code, out)
 	}
 }
+
+// TestReplayReportsStaleTemps checks that the temporary file a killed
+// `replay --update` left beside a golden is reported by the next replay and
+// removed by the next replay --update.
+func TestReplayReportsStaleTemps(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, _ := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s", code, out)
+	}
+	tmp := filepath.Join(dir, "math", ".add.golden.yaml.tmp4242")
+	if err := os.WriteFile(tmp, []byte("name: ad"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := "evalrun replay: warning: " + tmp + " is a temporary file left by an interrupted --update; delete it (replay --update removes it)"
+	if code, _, errOut := runCmd(t, "replay", dir); code != exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("replay: exit %d, stderr:\n%s\nwant it to hold:\n%s", code, errOut, want)
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Fatalf("a plain replay removed the temporary file: %v", err)
+	}
+	want = "evalrun replay: removed " + tmp + ", a temporary file left by an interrupted --update"
+	if code, _, errOut := runCmd(t, "replay", "--update", dir); code != exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("replay --update: exit %d, stderr:\n%s\nwant it to hold:\n%s", code, errOut, want)
+	}
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("replay --update left the temporary file (%v)", err)
+	}
+}

@@ -81,8 +81,10 @@ func readGolden(path string) ([]byte, error) {
 // UpdateGolden writes the golden file atomically if its content changed and
 // reports whether it did. A golden that is not a regular file (a named pipe,
 // a link to a device) is refused, not replaced; one over MaxGoldenSize is
-// replaced.
+// replaced. Temporary files that interrupted updates of the same golden left
+// beside it are removed first.
 func UpdateGolden(path string, got []byte) (bool, error) {
+	removeStaleTemps(path)
 	old, err := readGolden(path)
 	switch {
 	case err == nil && bytes.Equal(old, got):

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -125,23 +126,33 @@ func TestUpdateGolden(t *testing.T) {
 }
 
 func TestUpdateGoldenIsAtomic(t *testing.T) {
-	// A golden that cannot be replaced (its folder is read-only) is left
-	// intact rather than truncated.
-	if os.Geteuid() == 0 {
-		t.Skip("root ignores folder permissions")
-	}
+	// A golden whose replacement fails part-way is left intact rather than
+	// truncated, and nothing is left beside it. The write is made to fail by
+	// the file-size limit, which binds root too (CI runs as root), so this
+	// test always runs: a golden rewritten in place would be cut at 8 bytes.
 	dir := t.TempDir()
 	path := filepath.Join(dir, "s.golden.yaml")
 	writeFile(t, path, "a: 1\n")
-	if err := os.Chmod(dir, 0o555); err != nil {
+	var was syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_FSIZE, &was); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.Chmod(dir, 0o755) })
-	if _, err := UpdateGolden(path, []byte("a: 2\n")); err == nil {
-		t.Error("no error writing into a read-only folder")
+	small := syscall.Rlimit{Cur: 8, Max: was.Max}
+	if err := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &small); err != nil {
+		t.Fatal(err)
+	}
+	_, err := UpdateGolden(path, []byte("a: 2, which is longer than eight bytes\n"))
+	if rerr := syscall.Setrlimit(syscall.RLIMIT_FSIZE, &was); rerr != nil {
+		t.Fatal(rerr)
+	}
+	if err == nil {
+		t.Error("no error writing past the file-size limit")
 	}
 	if b, _ := os.ReadFile(path); string(b) != "a: 1\n" {
 		t.Errorf("golden = %q after a failed update, want it unchanged", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("the failed update left %d files in the folder, want only the golden", len(entries))
 	}
 }
 
