@@ -2,6 +2,7 @@ package eval
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -63,7 +64,7 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 	}
 	r := &runner{opts: opts, results: map[slot]*report.EvalTrial{}, spans: map[string]*span{}, stopped: stopped}
 	for m, w := range wall {
-		r.spans[m] = &span{end: time.Time{}.Add(time.Duration(w * float64(time.Millisecond)))}
+		r.spans[m] = &span{end: time.Time{}.Add(fromMS(w))}
 	}
 	var scenarios []*harness.Scenario
 	index := map[string]int{}
@@ -98,5 +99,11 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 		remapped[k] = t
 	}
 	r.results = remapped
-	return r.build(order, time.Duration(summaryWall*float64(time.Millisecond))), nil
+	return r.build(order, fromMS(summaryWall)), nil
+}
+
+// fromMS turns milliseconds back into the duration ms made them from,
+// rounding so that ms(fromMS(x)) == x.
+func fromMS(x float64) time.Duration {
+	return time.Duration(math.Round(x * float64(time.Millisecond)))
 }
