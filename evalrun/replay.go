@@ -6,9 +6,12 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
@@ -205,12 +208,12 @@ func writeText(e *env, results []*replayResult) {
 		if r.Updated {
 			note = "  (golden updated)"
 		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", colour(e, verdict), r.Name, formatElapsed(r.elapsed), note)
+		fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", colour(e, verdict), printable(r.Name), formatElapsed(r.elapsed), note)
 		if r.Err != nil {
-			fmt.Fprintf(e.stdout, "    %s\n", indent(r.Err.Error()))
+			fmt.Fprintf(e.stdout, "    %s\n", indent(printable(r.Err.Error())))
 		}
 		for _, f := range r.Failures {
-			fmt.Fprintf(e.stdout, "    %s\n", indent(f))
+			fmt.Fprintf(e.stdout, "    %s\n", indent(printable(f)))
 		}
 	}
 	summary := fmt.Sprintf("%d passed, %d failed", passed, failed+broken)
@@ -218,6 +221,29 @@ func writeText(e *env, results []*replayResult) {
 		summary += fmt.Sprintf(" (%d could not be loaded or run)", broken)
 	}
 	fmt.Fprintln(e.stdout, summary)
+}
+
+// printable escapes the control characters of s but line feeds and tabs
+// (as Go escapes them: \x1b, \r, \a), so that a scenario's name or output
+// cannot drive the terminal.
+func printable(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == utf8.RuneError)
 }
 
 func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") }

@@ -311,3 +311,17 @@ func TestReplayReportsStaleTemps(t *testing.T) {
 		t.Errorf("replay --update left the temporary file (%v)", err)
 	}
 }
+
+// TestReplayEscapesControlCharacters checks that what replay prints of a
+// scenario (its name, its failures) reaches the terminal with control
+// characters escaped: a name could otherwise recolour or rewrite the screen.
+func TestReplayEscapesControlCharacters(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": strings.Replace(okScenario, "tags: [math]", "name: \"evil\\e[2J\\rred\\u0007\"\ntags: [math]", 1)})
+	code, out, _ := runCmd(t, "replay", dir)
+	if strings.ContainsAny(out, "\x1b\r\a") {
+		t.Errorf("raw control characters reached stdout:\n%q", out)
+	}
+	if want := `evil\x1b[2J\rred\a`; !strings.Contains(out, want) {
+		t.Errorf("exit %d; stdout does not show the name as %s:\n%s", code, want, out)
+	}
+}

@@ -73,12 +73,30 @@ var syntaxLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 // SyntaxError turns an error of yaml.v3's decoder into an *Error, taking the
 // line out of the message when it has one.
 func (d *Decoder) SyntaxError(err error) error {
+	return d.syntaxError(err, nil)
+}
+
+// syntaxError is SyntaxError with the parsed data, to find the line of an
+// error yaml.v3 gives none (an undefined anchor) and to correct the line of
+// a parser error, which yaml.v3 counts from 0.
+func (d *Decoder) syntaxError(err error, data []byte) error {
 	msg := err.Error()
 	if m := syntaxLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if isParserProblem(m[2]) {
+			line++
+		}
 		return &Error{File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
 	}
-	return &Error{File: d.File, Problem: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
+	problem := strings.TrimPrefix(msg, "yaml: ")
+	line := 0
+	switch m := unknownAnchor.FindStringSubmatch(problem); {
+	case m != nil && data != nil:
+		line = anchorLine(data, m[1])
+	case isParserProblem(problem):
+		line = 1
+	}
+	return &Error{File: d.File, Line: line, Problem: "invalid YAML: " + problem}
 }
 
 // Parse parses data as one YAML document and returns its root node (nil for an
@@ -90,18 +108,21 @@ func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
 			root, err = nil, &Error{File: d.File, Problem: fmt.Sprintf("invalid YAML: %v", v)}
 		}
 	}()
+	if err := d.checkText(data); err != nil {
+		return nil, err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		return nil, d.SyntaxError(err)
+		return nil, d.syntaxError(err, data)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
 		if err != nil {
-			return nil, d.SyntaxError(err)
+			return nil, d.syntaxError(err, data)
 		}
 		return nil, &Error{File: d.File, Line: extra.Line, Problem: "more than one YAML document (remove the '---')"}
 	}

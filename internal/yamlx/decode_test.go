@@ -89,7 +89,7 @@ func TestParseSecondDocument(t *testing.T) {
 	d := &Decoder{File: "f.yaml"}
 	for src, want := range map[string]string{
 		"a: 1\n---\nb: 2\n": "f.yaml:2: more than one YAML document (remove the '---')",
-		"a: 1\n---\n[b\n":   "f.yaml:2: invalid YAML: did not find expected ',' or ']'",
+		"a: 1\n---\n[b\n":   "f.yaml:3: invalid YAML: did not find expected ',' or ']'", // the [ is on line 3
 	} {
 		if _, err := d.Parse([]byte(src)); err == nil || err.Error() != want {
 			t.Errorf("Parse(%q) error = %v, want %q", src, err, want)

@@ -1,0 +1,81 @@
+package yamlx
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+)
+
+// position returns the 1-based line and column (in bytes) of offset i of data.
+func position(data []byte, i int) (line, col int) {
+	line = 1 + bytes.Count(data[:i], []byte("\n"))
+	return line, i - (bytes.LastIndexByte(data[:i], '\n') + 1) + 1
+}
+
+// checkText finds what yaml.v3 refuses without saying where: a byte that is
+// not UTF-8, and a raw control character (anything below U+0020 but tab, line
+// feed and carriage return; DEL; C1 controls but U+0085), which YAML allows
+// only escaped in a double-quoted string.
+func (d *Decoder) checkText(data []byte) error {
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			line, col := position(data, i)
+			return &Error{File: d.File, Line: line, Problem: fmt.Sprintf("invalid UTF-8 (byte %#x at column %d); write text that is not UTF-8 as !!binary", data[i], col)}
+		}
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r < 0xa0 && r != 0x85) {
+			line, col := position(data, i)
+			return &Error{File: d.File, Line: line, Problem: fmt.Sprintf(`raw control character U+%04X at column %d; write it as \u%04x in a double-quoted string`, r, col, r)}
+		}
+		i += size
+	}
+	return nil
+}
+
+// parserProblems are the problems of yaml.v3's parser (not its scanner)
+// whose line it reports counted from 0, or not at all on the first line.
+// ("did not find expected node content" is left out: its line is that of the
+// token after the missing node, which at the end of the file is the last.)
+var parserProblems = []string{
+	"did not find expected <document start>",
+	"did not find expected '-' indicator",
+	"did not find expected key",
+	"did not find expected ',' or ']'",
+	"did not find expected ',' or '}'",
+	"found undefined tag handle",
+	"found duplicate %YAML directive",
+	"found incompatible YAML document",
+	"found duplicate %TAG directive",
+}
+
+// isParserProblem reports whether a problem is one of parserProblems.
+func isParserProblem(problem string) bool {
+	for _, p := range parserProblems {
+		if problem == p {
+			return true
+		}
+	}
+	return false
+}
+
+var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+
+// anchorLine returns the line of the first alias of anchor in data, 0 when
+// none is found.
+func anchorLine(data []byte, anchor string) int {
+	alias := []byte("*" + anchor)
+	for off := 0; ; {
+		i := bytes.Index(data[off:], alias)
+		if i < 0 {
+			return 0
+		}
+		end := off + i + len(alias)
+		if end == len(data) || strings.IndexByte(" \t\r\n,]}", data[end]) >= 0 {
+			line, _ := position(data, off+i)
+			return line
+		}
+		off = end
+	}
+}
