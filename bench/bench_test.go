@@ -1,0 +1,336 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/harness"
+)
+
+// row is one benchmark's figures for the closing table.
+type row struct {
+	name         string
+	usPerTurn    float64
+	allocsPerRun float64
+	bytesPerRun  float64
+	order        int
+}
+
+var (
+	mu   sync.Mutex
+	rows = map[string][]row{}
+)
+
+// record keeps the figures of b's final run (the one go test reports) for
+// the table TestMain prints.
+func record(b *testing.B, order int, name string, allocsBefore, bytesBefore uint64) {
+	b.Helper()
+	us := float64(b.Elapsed().Nanoseconds()) / 1e3 / float64(b.N*turns)
+	b.ReportMetric(us, "µs/turn")
+	allocs, bytes := readMem()
+	mu.Lock()
+	defer mu.Unlock()
+	rows[name] = append(rows[name], row{name: name, usPerTurn: us, order: order,
+		allocsPerRun: float64(allocs-allocsBefore) / float64(b.N),
+		bytesPerRun:  float64(bytes-bytesBefore) / float64(b.N)})
+}
+
+// BenchmarkFloor is the reference workload done by the least code that could
+// do it: the tape as Go values, the workspace a map, the golden built by
+// hand and compared as a string.
+func BenchmarkFloor(b *testing.B) {
+	type call struct{ id, name, path, content string }
+	type turn struct {
+		text  string
+		calls []call
+	}
+	var tape []turn
+	for i := 1; i <= 10; i++ {
+		tape = append(tape, turn{fmt.Sprintf("Turn %d: reading and appending.", i), []call{
+			{"r" + fmt.Sprint(i), "read_file", "log.txt", ""},
+			{"w" + fmt.Sprint(i), "append_file", "log.txt", fmt.Sprintf("line %d\n", i)},
+		}})
+	}
+	tape = append(tape, turn{text: "Done."})
+	run := func() string {
+		ws := map[string][]byte{"log.txt": []byte("start\n")}
+		var out strings.Builder
+		var msgs []string
+		for i, t := range tape {
+			msgs = append(msgs, t.text)
+			fmt.Fprintf(&out, "turn %d: %s\n", i+1, t.text)
+			for _, c := range t.calls {
+				var result string
+				switch c.name {
+				case "read_file":
+					result = string(ws[c.path])
+				case "append_file":
+					ws[c.path] = append(ws[c.path], c.content...)
+					result = "appended"
+				}
+				msgs = append(msgs, result)
+				fmt.Fprintf(&out, "  %s %s: %s\n", c.id, c.name, result)
+			}
+		}
+		out.WriteString(string(ws["log.txt"]))
+		return out.String()
+	}
+	want := run()
+	a, by := readMem()
+	b.ResetTimer()
+	for b.Loop() {
+		if run() != want {
+			b.Fatal("the floor's golden changed")
+		}
+	}
+	record(b, 0, "hand-written in-memory loop (floor)", a, by)
+}
+
+// bareTape is the reference scenario's tape as the bare YAML row reads it.
+type bareTape struct {
+	Setup struct {
+		Workspace struct {
+			Files map[string]string `yaml:"files"`
+		} `yaml:"workspace"`
+	} `yaml:"setup"`
+	Tape []struct {
+		Response struct {
+			Content   string `yaml:"content"`
+			ToolCalls []struct {
+				ID        string `yaml:"id"`
+				Name      string `yaml:"name"`
+				Arguments string `yaml:"arguments"`
+			} `yaml:"tool_calls"`
+		} `yaml:"response"`
+	} `yaml:"tape"`
+}
+
+type bareCall struct {
+	ID        string `yaml:"id"`
+	Name      string `yaml:"name"`
+	Arguments string `yaml:"arguments"`
+	Result    string `yaml:"result"`
+}
+
+type bareTurn struct {
+	Turn    int        `yaml:"turn"`
+	Content string     `yaml:"content"`
+	Calls   []bareCall `yaml:"calls,omitempty"`
+}
+
+type bareGolden struct {
+	Turns     []bareTurn        `yaml:"turns"`
+	Workspace map[string]string `yaml:"workspace"`
+}
+
+// bareRun reads the scenario file, parses its tape with yaml.Unmarshal, runs
+// it against an in-memory workspace (JSON arguments decoded) and marshals
+// the result with yaml.Marshal.
+func bareRun(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var t bareTape
+	if err := yaml.Unmarshal(data, &t); err != nil {
+		return nil, err
+	}
+	ws := map[string]string{}
+	for k, v := range t.Setup.Workspace.Files {
+		ws[k] = v
+	}
+	var g bareGolden
+	for i, e := range t.Tape {
+		turn := bareTurn{Turn: i + 1, Content: e.Response.Content}
+		for _, c := range e.Response.ToolCalls {
+			var args struct{ Path, Content string }
+			if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil {
+				return nil, err
+			}
+			var result string
+			switch c.Name {
+			case "read_file":
+				result = ws[args.Path]
+			case "append_file":
+				ws[args.Path] += args.Content
+				result = "appended"
+			}
+			turn.Calls = append(turn.Calls, bareCall{c.ID, c.Name, c.Arguments, result})
+		}
+		g.Turns = append(g.Turns, turn)
+	}
+	g.Workspace = ws
+	return yaml.Marshal(&g)
+}
+
+// BenchmarkBareYAML is the reference workload with a YAML tape parsed each run
+// and a yaml.Marshal golden compared as bytes with the golden file (read
+// each run).
+func BenchmarkBareYAML(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "ten-turns.yaml")
+	if err := os.WriteFile(path, []byte(scenarioText()), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	golden := path + ".bare.golden"
+	want, err := bareRun(path)
+	if err != nil || bytes.Count(want, []byte("turn:")) != turns {
+		b.Fatalf("bare run: %v\n%s", err, want)
+	}
+	if err := os.WriteFile(golden, want, 0o644); err != nil {
+		b.Fatal(err)
+	}
+	a, by := readMem()
+	b.ResetTimer()
+	for b.Loop() {
+		got, err := bareRun(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		w, err := os.ReadFile(golden)
+		if err != nil || !bytes.Equal(got, w) {
+			b.Fatal("the bare golden changed")
+		}
+	}
+	record(b, 1, "YAML tape parsed each run + yaml.Marshal golden, bytes compared", a, by)
+}
+
+// BenchmarkVerify is harness.Verify on the reference scenario: load, run,
+// diffs, golden encode and compare, expectations.
+func BenchmarkVerify(b *testing.B) {
+	path := writeScenario(b)
+	ctx := context.Background()
+	a, by := readMem()
+	b.ResetTimer()
+	for b.Loop() {
+		if v := harness.Verify(ctx, path, nil); !v.Passed() {
+			b.Fatal(v.Err, v.Failures)
+		}
+	}
+	record(b, 2, "tapeloop harness.Verify", a, by)
+}
+
+// BenchmarkPhase measures harness.Verify's phases one at a time.
+func BenchmarkPhase(b *testing.B) {
+	path := writeScenario(b)
+	ctx := context.Background()
+	s, err := harness.Load(path, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	o, err := s.Run(ctx, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	golden, err := o.Golden()
+	if err != nil {
+		b.Fatal(err)
+	}
+	goldenPath := harness.GoldenPath(path)
+	b.Run("load", func(b *testing.B) {
+		a, by := readMem()
+		b.ResetTimer()
+		for b.Loop() {
+			if _, err := harness.Load(path, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+		record(b, 3, "phase: load", a, by)
+	})
+	b.Run("run", func(b *testing.B) {
+		a, by := readMem()
+		b.ResetTimer()
+		for b.Loop() {
+			if _, err := s.Run(ctx, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+		record(b, 4, "phase: run (loop, tools, diffs)", a, by)
+	})
+	b.Run("golden", func(b *testing.B) {
+		a, by := readMem()
+		b.ResetTimer()
+		for b.Loop() {
+			if _, err := o.Golden(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		record(b, 5, "phase: golden encode", a, by)
+	})
+	b.Run("compare", func(b *testing.B) {
+		a, by := readMem()
+		b.ResetTimer()
+		for b.Loop() {
+			if err := harness.CompareGolden(goldenPath, golden); err != nil {
+				b.Fatal(err)
+			}
+		}
+		record(b, 6, "phase: compare (read golden file)", a, by)
+	})
+}
+
+// TestMain prints the table of the benchmarks that ran.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	printTable()
+	os.Exit(code)
+}
+
+func printTable() {
+	mu.Lock()
+	defer mu.Unlock()
+	if len(rows) == 0 {
+		return
+	}
+	med := map[string]row{}
+	var all []row
+	for name, rs := range rows {
+		med[name] = median(rs)
+		all = append(all, med[name])
+	}
+	slices.SortFunc(all, func(a, b row) int { return a.order - b.order })
+	fmt.Printf("\nmedian of %d run(s) each (-count)\n", len(rows[all[0].name]))
+	fmt.Printf("\n| row | µs/turn | allocs/run | KB/run |\n|---|---|---|---|\n")
+	for _, r := range all {
+		fmt.Printf("| %s | %.1f | %.0f | %.0f |\n", r.name, r.usPerTurn, r.allocsPerRun, r.bytesPerRun/1024)
+	}
+	floor, fok := med["hand-written in-memory loop (floor)"]
+	bare, bok := med["YAML tape parsed each run + yaml.Marshal golden, bytes compared"]
+	verify, vok := med["tapeloop harness.Verify"]
+	run, rok := med["phase: run (loop, tools, diffs)"]
+	fmt.Println()
+	if bok && vok {
+		fmt.Printf("harness vs bare YAML: %.2f× (target ≥ 1.0×: bare µs/turn ÷ harness µs/turn)\n", bare.usPerTurn/verify.usPerTurn)
+	}
+	if fok && rok {
+		fmt.Printf("run phase vs floor: %.1f× (target ≤ 8×)\n", run.usPerTurn/floor.usPerTurn)
+	}
+	if g, ok := med["phase: golden encode"]; ok {
+		fmt.Printf("golden encode: %.1f µs/turn (target ≤ 15)\n", g.usPerTurn)
+	}
+}
+
+// median returns the row with the median µs/turn (allocations are the same
+// from run to run).
+func median(rs []row) row {
+	s := slices.Clone(rs)
+	slices.SortFunc(s, func(a, b row) int {
+		switch {
+		case a.usPerTurn < b.usPerTurn:
+			return -1
+		case a.usPerTurn > b.usPerTurn:
+			return 1
+		}
+		return 0
+	})
+	return s[len(s)/2]
+}

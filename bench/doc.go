@@ -1,0 +1,12 @@
+// Package bench holds the side-by-side benchmarks of tapeloop's speed targets
+// (issue 17): one reference workload (10 turns, each a read and an append,
+// then a final text) done by a hand-written in-memory loop (the floor), by a
+// bare YAML tape parsed each run with a yaml.Marshal golden compared as bytes,
+// by harness.Verify, and by harness.Verify's phases (load, run, golden encode,
+// compare). The package has no code of its own; run
+//
+//	go test -run '^$' -bench . -benchmem ./bench
+//
+// and the benchmarks end by printing the table: µs/turn and allocations per
+// run for each row, and the ratios the targets are stated in.
+package bench
