@@ -120,7 +120,14 @@ func TestRecorderRecordsProviderErrors(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cancelled := llm.ModelFunc(func(ctx context.Context, _ *llm.Request) (*llm.Response, error) { return nil, ctx.Err() })
-	_, _ = NewRecorder(cancelled, nil).Generate(ctx, &llm.Request{})
+	// A call that fails because its context is done is returned, not recorded.
+	stopped := NewRecorder(cancelled, nil)
+	if _, err := stopped.Generate(ctx, &llm.Request{}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled Generate error = %v, want context.Canceled", err)
+	}
+	if n := len(stopped.Tape().Entries); n != 0 {
+		t.Errorf("a call cancelled by its context was recorded: %d entries, want 0", n)
+	}
 	tp := rec.Tape()
 	if len(tp.Entries) != 1 || tp.Entries[0].Error != "503 overloaded" || tp.Entries[0].Request.LastMessage.Content != "hi" {
 		t.Fatalf("tape = %+v", tp.Entries)
