@@ -78,3 +78,29 @@ func TestFromContext(t *testing.T) {
 		t.Error("clock not carried")
 	}
 }
+
+// TestVirtualAdvance checks Advance moves the clock by exactly d, and
+// AdvanceTo only forwards: to a later time, never back.
+func TestVirtualAdvance(t *testing.T) {
+	v := NewVirtual(time.Time{})
+	v.Advance(1500 * time.Millisecond)
+	if got := v.Now().Sub(Epoch); got != 1500*time.Millisecond {
+		t.Fatalf("after Advance(1.5s): +%v", got)
+	}
+	v.Advance(time.Second)
+	if got := v.Now().Sub(Epoch); got != 2500*time.Millisecond {
+		t.Fatalf("after a second Advance(1s): +%v, want +2.5s", got)
+	}
+	v.AdvanceTo(Epoch.Add(10 * time.Second))
+	if got := v.Now().Sub(Epoch); got != 10*time.Second {
+		t.Fatalf("after AdvanceTo(+10s): +%v", got)
+	}
+	v.AdvanceTo(Epoch.Add(3 * time.Second))
+	if got := v.Now().Sub(Epoch); got != 10*time.Second {
+		t.Errorf("AdvanceTo an earlier time moved the clock to +%v, want it left at +10s", got)
+	}
+	v.AdvanceTo(Epoch.Add(10 * time.Second))
+	if got := v.Now().Sub(Epoch); got != 10*time.Second {
+		t.Errorf("AdvanceTo now moved the clock to +%v", got)
+	}
+}

@@ -393,3 +393,39 @@ func TestSchemasAreSharedNotConfused(t *testing.T) {
 		t.Errorf("content %q", ex.Result.Content)
 	}
 }
+
+// TestRemove checks Remove takes the tool out of lookups and definitions,
+// reports whether it was there, and bumps the version (so cached snapshots
+// are not reused) only when it removed something.
+func TestRemove(t *testing.T) {
+	r := NewRegistry(nil)
+	r.MustRegister(echoTool(t, "a"))
+	r.MustRegister(echoTool(t, "b"))
+	old := r.Snapshot()
+	before := r.Version()
+	if !r.Remove("a") {
+		t.Fatal("Remove(a) = false, want true")
+	}
+	if r.Version() != before+1 {
+		t.Errorf("version %d -> %d, want one bump", before, r.Version())
+	}
+	if _, ok := r.Lookup("a"); ok {
+		t.Error("a is still looked up after Remove")
+	}
+	if got := names(r.AllDefinitions()); !reflect.DeepEqual(got, []string{"b"}) {
+		t.Errorf("definitions %v, want [b]", got)
+	}
+	if _, ok := old.Lookup("a"); !ok {
+		t.Error("an earlier snapshot lost a: snapshots must be immutable")
+	}
+	after := r.Version()
+	if r.Remove("a") {
+		t.Error("Remove(a) twice = true, want false")
+	}
+	if r.Version() != after {
+		t.Errorf("removing nothing bumped the version %d -> %d", after, r.Version())
+	}
+	if r := r.Execute(context.Background(), llm.ToolCall{Name: "a", Arguments: "{}"}).Result; !r.Failed() {
+		t.Errorf("a removed tool still ran: %q", r.Content)
+	}
+}
