@@ -8,24 +8,8 @@ import (
 	"testing"
 )
 
-// reusedIDs is a two-user-turn conversation whose model reuses the call id c1.
-const reusedIDs = `format: tapeloop/v1
-setup:
-  tools: [echo, calculator]
-input: []
-tape:
-  - user: "Book it."
-  - response:
-      tool_calls:
-        - {id: c1, name: echo, arguments: {user_id: mia, passengers: 1}}
-        - {id: c2, name: calculator, arguments: {operation: divide, a: 1, b: 0}}
-  - response: {content: "Booked 23553."}
-  - user: "Again, for two."
-  - response:
-      tool_calls:
-        - {id: c1, name: echo, arguments: '{"passengers": 2.0, "user_id": "mia"}'}
-  - response: {content: "Refund of $120 issued."}
-`
+// reusedIDs is a scenario whose model reuses call ids across turns.
+var reusedIDs = readTestdata("reused-ids.yaml")
 
 func TestCheckCallsSaidAndPositions(t *testing.T) {
 	line := strconv.Itoa(strings.Count(reusedIDs, "\n") + 2)

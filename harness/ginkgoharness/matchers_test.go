@@ -14,37 +14,17 @@ import (
 	"github.com/tapeloop/tapeloop/tools"
 )
 
-// demoScenario exercises every matcher: a repaired write, a tool retried
-// twice, a validation failure and a deletion.
-const demoScenario = `format: tapeloop/v1
-name: matchers/demo
-setup:
-  workspace:
-    files:
-      notes.txt: "hello\n"
-      old.txt: "bye\n"
-  tools:
-    - write_file
-    - delete_file
-    - calculator
-    - name: fetch_weather
-      fixture: flaky
-      with: {failures: 2, kind: transient, result: "sunny, 21C"}
-  loop:
-    retry: {attempts: 3, backoff: 100ms}
-input:
-  - {role: user, content: "go"}
-tape:
-  - response:
-      tool_calls:
-        - {id: call_1, name: write_file, arguments: '{"path": "notes.txt", "content": "hello\nworld\n",}'}
-        - {id: call_2, name: fetch_weather, arguments: {}}
-        - {id: call_3, name: calculator, arguments: {operation: divide, a: 1, b: 0}}
-        - {id: call_4, name: delete_file, arguments: {path: old.txt}}
-  - response:
-      content: done
-      finish_reason: stop
-`
+// demoScenario is harness's testdata/matchers-demo.yaml.
+var demoScenario = readTestdata("matchers-demo.yaml")
+
+// readTestdata returns a file of harness's testdata/.
+func readTestdata(name string) string {
+	data, err := os.ReadFile(filepath.Join("..", "testdata", name))
+	if err != nil {
+		panic(err)
+	}
+	return string(data)
+}
 
 // runInline parses and runs a scenario given as text.
 func runInline(t testing.TB, text string) *harness.Outcome {
@@ -270,24 +250,8 @@ func reasonList() string {
 	return "[" + strings.Join(names, " ") + "]"
 }
 
-// reusedIDs is a scenario whose model reuses call ids across turns.
-const reusedIDs = `format: tapeloop/v1
-setup:
-  tools: [echo, calculator]
-input: []
-tape:
-  - user: "Book it."
-  - response:
-      tool_calls:
-        - {id: c1, name: echo, arguments: {user_id: mia, passengers: 1}}
-        - {id: c2, name: calculator, arguments: {operation: divide, a: 1, b: 0}}
-  - response: {content: "Booked 23553."}
-  - user: "Again, for two."
-  - response:
-      tool_calls:
-        - {id: c1, name: echo, arguments: '{"passengers": 2.0, "user_id": "mia"}'}
-  - response: {content: "Refund of $120 issued."}
-`
+// reusedIDs is harness's testdata/reused-ids.yaml.
+var reusedIDs = readTestdata("reused-ids.yaml")
 
 // TestMatchersNameCallsByPosition: RepairCall and FailCallWith accept
 // CallAt, and a reused id is reported as ambiguous.

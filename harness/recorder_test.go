@@ -1,0 +1,91 @@
+package harness
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/workspace"
+)
+
+const recorderScenario = `format: tapeloop/v1
+name: own-loop
+setup:
+  workspace: {files: {notes.txt: "hello\n"}}
+  tools: [write_file, read_file, deposit]
+input: [{role: user, content: "Add a line, then deposit 5 into acme."}]
+tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: write_file, arguments: {path: notes.txt, content: "hello\nworld\n"}}
+        - {id: call_2, name: deposit, arguments: {account: acme, amount: 5}}
+  - response: {content: done}
+`
+
+// TestRecorderMatchesScenarioRun drives agent.Run by hand, as a team with
+// its own loop would, and checks that a Recorder turns it into the same
+// golden (per-turn diff and state included) as Scenario.Run gives for the
+// equivalent scenario.
+func TestRecorderMatchesScenarioRun(t *testing.T) {
+	s, err := Parse([]byte(recorderScenario), "own-loop.yaml", "own-loop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := s.Run(context.Background(), &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGolden, _ := want.Golden()
+
+	// The same run, by hand.
+	ws := workspace.NewMemory()
+	if err := ws.WriteFile("notes.txt", []byte("hello\n")); err != nil {
+		t.Fatal(err)
+	}
+	clk := clock.NewVirtual(clock.Epoch)
+	env := &fixtures.Env{Workspace: ws, Seed: 1, Clock: clk}
+	reg := tools.NewRegistry(nil)
+	for _, name := range []string{"write_file", "read_file"} {
+		f, _ := fixtures.Lookup(name)
+		tool, err := f.New(name, env, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg.MustRegister(tool)
+	}
+	deposit, err := depositFactory.New("deposit", env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.MustRegister(deposit)
+	rec, err := NewRecorder(ws, &RecorderOptions{Name: "own-loop", Env: env})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := replay.NewModel(&replay.Tape{Entries: s.Tape}, nil)
+	run, runErr := agent.Run(context.Background(), model, reg, s.Input, &agent.Options{Clock: clk, Observer: rec.Observer(nil)})
+	o, err := rec.Outcome(run, runErr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := o.Golden()
+	if string(got) != string(wantGolden) {
+		t.Errorf("the Recorder's golden differs from Scenario.Run's (- Run, + Recorder):\n%s", FirstDifference(string(wantGolden), string(got)))
+	}
+	if o.Turns[0].Diff == "" || o.State == nil {
+		t.Errorf("no diff or no state: %+v", o)
+	}
+
+	// OutcomeOf sees the same run without the diffs.
+	plain, err := OutcomeOf("own-loop", run, runErr, ws, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Turns[0].Diff != "" || plain.Final != "done" || canonicalJSON(plain.State) != canonicalJSON(o.State) || len(plain.Workspace) != 1 {
+		t.Errorf("OutcomeOf: %+v", plain)
+	}
+}
