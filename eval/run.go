@@ -30,7 +30,9 @@ type runner struct {
 	costDone map[string]int // trials whose cost is in spent, by model
 	stopped  string
 	progress Progress
-	hookErr  error
+	// hookMu serialises Options.Trial; hookErr is its first error.
+	hookMu  sync.Mutex
+	hookErr error
 }
 
 // slot identifies one trial: scenario index, model, trial number.
@@ -197,6 +199,15 @@ func (r *runner) begin(model string) {
 }
 
 func (r *runner) finish(spec trialSpec, si int, t *Trial, done bool, start time.Time) {
+	if done && r.opts.Trial != nil {
+		// Outside r.mu: the hook may take a while (saving and replaying a
+		// trial) and must not hold up the trials finishing meanwhile.
+		r.hookMu.Lock()
+		if err := r.opts.Trial(t); err != nil && r.hookErr == nil {
+			r.hookErr = err
+		}
+		r.hookMu.Unlock()
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.inFlight[spec.model]--
@@ -207,11 +218,6 @@ func (r *runner) finish(spec trialSpec, si int, t *Trial, done bool, start time.
 	}
 	if !done {
 		return
-	}
-	if r.opts.Trial != nil && r.hookErr == nil {
-		if err := r.opts.Trial(t); err != nil {
-			r.hookErr = err
-		}
 	}
 	r.results[slot{si, spec.model, spec.number}] = t.Report
 	r.count(t.Report, spec.model)

@@ -142,6 +142,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if len(scenarios) == 0 {
 		return fail("no scenario matches")
 	}
+	saveErrors := 0 // trials --save-trials could not write
 	if *saveDir != "" {
 		opts.Trial = func(t *eval.Trial) error {
 			if *saveFailed && t.Report.Status != report.StatusFail {
@@ -149,7 +150,11 @@ func runEval(ctx context.Context, e *env, args []string) int {
 			}
 			saved, err := eval.SaveTrial(context.WithoutCancel(ctx), *saveDir, t, e.tools)
 			if err != nil {
-				return fmt.Errorf("--save-trials: %w", err)
+				// Warn and go on: the run's results are worth more than
+				// one saved trial; the exit status says something failed.
+				fmt.Fprintf(e.stderr, "evalrun eval: --save-trials: %v\n", err)
+				saveErrors++
+				return nil
 			}
 			t.Report.Saved = saved
 			return nil
@@ -178,6 +183,10 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	r.Shard = shard
 	if code := writeEvalOutputs(e, *jsonFile, out, r); code != exitOK {
 		return code
+	}
+	if saveErrors > 0 {
+		fmt.Fprintf(e.stderr, "evalrun eval: --save-trials: %d trials could not be saved\n", saveErrors)
+		return exitUsage
 	}
 	if !r.Summary.OK {
 		return exitFailed

@@ -301,3 +301,22 @@ func TestEvalMaxCost(t *testing.T) {
 		t.Errorf("exit %d; want 0 and %q\nstdout:\n%s\nstderr:\n%s", code, want, out, errOut)
 	}
 }
+
+// TestEvalSaveTrialsFailureKeepsResults: when a trial cannot be saved the
+// run goes on, says so, writes its report and exits 2.
+func TestEvalSaveTrialsFailureKeepsResults(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	tmp := t.TempDir()
+	blocker := filepath.Join(tmp, "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath := filepath.Join(tmp, "r.json")
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--trials", "2", "--save-trials", blocker, "--json", jsonPath, dir)
+	if code != exitUsage || !strings.Contains(errOut, "evalrun eval: --save-trials: 2 trials could not be saved\n") || !strings.Contains(out, "2 passed, 0 failed") {
+		t.Errorf("exit %d; want 2, a warning and the results\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if r := readReport(t, jsonPath); r.Summary.Passed != 2 {
+		t.Errorf("the report holds %d passed trials; want 2", r.Summary.Passed)
+	}
+}
