@@ -304,6 +304,9 @@ func (d *decoder) calls(n *yaml.Node, path string) ([]llm.ToolCall, error) {
 	if err := d.Want(n, path, yaml.SequenceNode); err != nil {
 		return nil, err
 	}
+	if len(n.Content) > MaxCallsPerResponse {
+		return nil, d.Errf(n, path, "%d calls, more than the %d one response may hold", len(n.Content), MaxCallsPerResponse)
+	}
 	var calls []llm.ToolCall
 	for i, c := range n.Content {
 		p := yamlx.Index(path, i)

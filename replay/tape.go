@@ -13,6 +13,12 @@ import (
 // Format is the only format version a standalone tape file may declare.
 const Format = "tapeloop/v1"
 
+// MaxCallsPerResponse is the most tool calls one recorded response may hold;
+// a tape with more is refused when it is decoded. Replaying a call costs
+// about 10 KB (its outcome, golden lines and workspace bookkeeping), so 100k
+// calls in one response took a gigabyte.
+const MaxCallsPerResponse = 1000
+
 // MaxFileSize is the largest tape input Decode and Load accept, in bytes.
 const MaxFileSize = 64 << 20
 
