@@ -10,5 +10,6 @@
 package builtin
 
 import (
-	_ "github.com/tapeloop/tapeloop/llm/openai" // Chat Completions dialects
+	_ "github.com/tapeloop/tapeloop/llm/anthropic" // Messages API
+	_ "github.com/tapeloop/tapeloop/llm/openai"    // Chat Completions dialects
 )
