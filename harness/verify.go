@@ -9,8 +9,8 @@ import (
 
 // VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
 type VerifyOptions struct {
-	// Root is the scenarios folder that default names are relative to; "" means
-	// the file's folder.
+	// Root is not used: a default name depends only on where the file is
+	// (see DefaultName). It is kept so that existing callers compile.
 	Root string
 	// Update rewrites the golden file (atomically, only when it changed)
 	// instead of comparing with it. Expectations are still checked.

@@ -29,7 +29,7 @@ type SuiteOptions struct {
 // "scenarios in <dir>" with one spec per scenario file under dir (Discover),
 // named by the scenario's name and labelled with its tags, so that
 // `ginkgo --label-filter=files` selects scenarios by tag. Each spec runs
-// Verify (Root: dir) and fails with the verdict's error or its failures: a
+// harness.Verify and fails with the verdict's error or its failures: a
 // divergence from the tape, the first difference from the golden, each failed
 // expectation. With opts.Update reporting true the spec rewrites the golden
 // instead of comparing (expectations are still checked).
@@ -80,7 +80,7 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 // tree construction, gives the spec its name and labels; Verify loads it
 // again inside the spec.
 func describeScenario(dir, path string, update func() bool, userTools []*fixtures.Factory) {
-	s, loadErr := harness.Load(path, dir)
+	s, loadErr := harness.Load(path, "")
 	if errors.Is(loadErr, harness.ErrNotScenario) {
 		ginkgo.It(path, func() { ginkgo.Skip(loadErr.Error()) })
 		return
@@ -102,7 +102,7 @@ func describeScenario(dir, path string, update func() bool, userTools []*fixture
 		labels = append(labels, label)
 	}
 	ginkgo.It(s.Name, labels, func(ctx ginkgo.SpecContext) {
-		v := harness.Verify(ctx, path, &harness.VerifyOptions{Root: dir, Update: update(), Tools: userTools})
+		v := harness.Verify(ctx, path, &harness.VerifyOptions{Update: update(), Tools: userTools})
 		gomega.Expect(readable(v.Err)).NotTo(gomega.HaveOccurred(), "scenario %s could not be loaded or run", path)
 		if v.Updated {
 			ginkgo.GinkgoWriter.Printf("updated %s\n", v.Golden)
