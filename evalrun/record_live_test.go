@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,6 +31,8 @@ type chatServer struct {
 	// block, when set, is called with the 1-based request number before
 	// answering; it may wait for the request's context.
 	block func(n int, r *http.Request)
+	// anthropic makes it speak the Messages API instead.
+	anthropic bool
 }
 
 // chatAnswer is a text or one tool call, with its usage.
@@ -56,11 +59,19 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	if s.block != nil {
 		s.block(n, r)
 	}
-	if r.URL.Path != "/v1/chat/completions" || n > len(s.answers) {
+	want := "/v1/chat/completions"
+	if s.anthropic {
+		want = "/v1/messages"
+	}
+	if r.URL.Path != want || n > len(s.answers) {
 		http.Error(w, `{"error": {"message": "no answer scripted"}}`, http.StatusTeapot)
 		return
 	}
 	a := s.answers[n-1]
+	if s.anthropic {
+		serveAnthropic(w, a)
+		return
+	}
 	delta := map[string]any{"role": "assistant", "content": a.text}
 	finish := "stop"
 	if a.name != "" {
@@ -177,5 +188,73 @@ func TestRecordAgainstAnOpenAIServer(t *testing.T) {
 		if strings.Contains(e.Name(), ".tmp") {
 			t.Errorf("a temporary file was left: %s", e.Name())
 		}
+	}
+}
+
+// serveAnthropic streams a as the Messages API does.
+func serveAnthropic(w http.ResponseWriter, a chatAnswer) {
+	event := func(name string, data map[string]any) {
+		data["type"] = name
+		b, _ := json.Marshal(data)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", name, b)
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	event("message_start", map[string]any{"message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+		"content": []any{}, "stop_reason": nil, "usage": map[string]any{"input_tokens": a.inTok, "output_tokens": 1}}})
+	stop := "end_turn"
+	if a.name != "" {
+		stop = "tool_use"
+		event("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "tool_use", "id": a.callID, "name": a.name, "input": map[string]any{}}})
+		event("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": a.arguments}})
+	} else {
+		event("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})
+		event("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "text_delta", "text": a.text}})
+	}
+	event("content_block_stop", map[string]any{"index": 0})
+	event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop}, "usage": map[string]any{"output_tokens": a.outTok}})
+	event("message_stop", map[string]any{})
+}
+
+// TestRecordAgainstAnAnthropicServer records over HTTP from a Messages API
+// server, then replays with the server gone; the key goes in x-api-key and
+// never into the file.
+func TestRecordAgainstAnAnthropicServer(t *testing.T) {
+	if !slices.Contains(llm.Providers(), "anthropic") {
+		t.Skip("no anthropic provider is built in yet (llm/builtin)")
+	}
+	const key = "sk-ant-api03-LiveKey0123456789abcdefABCDEF"
+	t.Setenv("ANTHROPIC_API_KEY", key)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	path := filepath.Join(dir, "files", "append.yaml")
+	srv := newChatServer(t,
+		chatAnswer{callID: "toolu_1", name: "write_file", arguments: `{"path": "notes.txt", "content": "hello\nworld\n"}`, inTok: 40, outTok: 12},
+		chatAnswer{text: "Done (x-api-key: " + key + ").", inTok: 60, outTok: 9})
+	srv.anthropic = true
+	code, out, errOut := recordLive(context.Background(), "--model", "anthropic/claude-test", "--base-url", srv.URL, path)
+	if code != exitOK || !strings.HasPrefix(out, "recorded  files/append  2 model calls, 100 tokens in, 21 out, $T\n    PASS  replaying the recording") {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	srv.mu.Lock()
+	sent := srv.got[0].Header.Get("X-Api-Key")
+	srv.mu.Unlock()
+	if sent != key {
+		t.Errorf("the server got x-api-key %q", sent)
+	}
+	data, _ := os.ReadFile(path)
+	for _, want := range []string{
+		"# Recorded by evalrun record.\ntape:\n", "termination: final_text   # must end with an answer\n",
+		"        - id: toolu_1\n          name: write_file\n",
+		"      content: 'Done (x-api-key: [REDACTED]).'\n",
+	} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the recorded file lacks %q:\n%s", want, data)
+		}
+	}
+	if strings.Contains(string(data), key) {
+		t.Errorf("the key reached the file:\n%s", data)
+	}
+	srv.Close()
+	if code, out, _ := runCmd(t, "replay", path); code != exitOK {
+		t.Errorf("replay with the server gone: exit %d\n%s", code, out)
 	}
 }
