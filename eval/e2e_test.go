@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -105,5 +107,40 @@ func TestEndToEndRateLimits(t *testing.T) {
 	// measured once, as a success.
 	if tape := row.TrialsDetail[0].Tape; len(tape) != 2 || tape[0].Error != "" {
 		t.Errorf("trial 1's tape: %+v", tape)
+	}
+}
+
+// TestFaultsApplyPerTrial: a scenario's faults: are applied to each trial's
+// own requests (call 1 of every trial fails with a 500 that never reaches
+// the server, and the retry passes); with only Options.Open, which cannot
+// carry them, its trials are error trials rather than silent passes.
+func TestFaultsApplyPerTrial(t *testing.T) {
+	srv := chatserver.New(nil)
+	defer srv.Close()
+	s := parse(t, appendScenario+"faults:\n  - {call: 1, http: 500}\n", "files/append")
+	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+		Models: []string{"openai-compatible/right"}, Trials: 3, Parallel: 2, Clock: clock.NewVirtual(clock.Epoch),
+		OpenHTTP: func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {
+			return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: srv.URL, APIKey: "test-key", HTTPClient: client})
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := r.Scenarios[0]; row.Passed != 3 || row.Errors != 0 {
+		t.Errorf("%d/%d passed, %d errors; want 3/3, 0", row.Passed, row.Trials, row.Errors)
+	}
+	if srv.Requests() != 6 {
+		t.Errorf("the server saw %d requests; want 6 (two a trial: each trial's first, faulted, never reached it)", srv.Requests())
+	}
+	r, err = Run(context.Background(), []*harness.Scenario{s}, &Options{
+		Models: []string{"openai-compatible/right"}, Open: openServer(srv, false), Trials: 1, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Scenarios[0].TrialsDetail[0]
+	if tr.Status != report.StatusError || !strings.Contains(tr.Error, "scripts faults:, but Options.Open cannot route") {
+		t.Errorf("with Open only: status %s, error %q", tr.Status, tr.Error)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
 )
@@ -40,6 +42,16 @@ type Options struct {
 	// Open opens a model by name; nil means llm.Open with nil options (keys
 	// and base URLs from the environment).
 	Open func(ctx context.Context, name string) (llm.Model, error)
+	// OpenHTTP opens a model whose HTTP requests go through client. A
+	// trial of a scenario with faults: gets a model of its own, opened
+	// with a client whose transport applies the faults
+	// (harness.Scenario.FaultTransport), so that call numbers count that
+	// trial's requests. With Open nil, OpenHTTP also opens the shared
+	// models, with a nil client (the default). Nil means llm.Open with the
+	// client, or, when Open is set, that such trials are error trials
+	// (Open's models cannot carry the faults, and a fault silently not
+	// applied would pass).
+	OpenHTTP func(ctx context.Context, name string, client *http.Client) (llm.Model, error)
 	// Trials is the number of trials per scenario × model; zero means
 	// DefaultTrials.
 	Trials int
@@ -165,6 +177,13 @@ func (o *Options) open(ctx context.Context, name string) (llm.Model, error) {
 	if _, _, err := splitModel(name); err != nil {
 		return nil, err
 	}
+	if o.Open == nil && o.OpenHTTP != nil {
+		m, err := o.OpenHTTP(ctx, name, nil)
+		if err != nil {
+			return nil, &openError{fmt.Errorf("opening model %s: %w", name, err)}
+		}
+		return m, nil
+	}
 	if o.Open == nil {
 		m, err := llm.Open(ctx, name, nil) // its errors name the model
 		if err != nil {
@@ -177,6 +196,18 @@ func (o *Options) open(ctx context.Context, name string) (llm.Model, error) {
 		return nil, &openError{fmt.Errorf("opening model %s: %w", name, err)}
 	}
 	return m, nil
+}
+
+// openFaulty opens the model of one trial of a scenario with faults:.
+func (o *Options) openFaulty(ctx context.Context, name string, s *harness.Scenario) (llm.Model, error) {
+	client := &http.Client{Transport: s.FaultTransport(nil)}
+	switch {
+	case o.OpenHTTP != nil:
+		return o.OpenHTTP(ctx, name, client)
+	case o.Open != nil:
+		return nil, fmt.Errorf("%s scripts faults:, but Options.Open cannot route a model's requests through them (set Options.OpenHTTP)", s.Path)
+	}
+	return llm.Open(ctx, name, &llm.OpenOptions{HTTPClient: client})
 }
 
 // openError is a failure to open a model: its text is the cause's; it

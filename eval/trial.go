@@ -125,6 +125,15 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 	rec := replay.NewRecorder(m, nil)
 	et := &report.EvalTrial{Trial: spec.number, Seed: sc.Setup.Seed, Failures: []string{}}
 	t := &Trial{Scenario: sc, Model: spec.model, Report: et}
+	if len(sc.Faults) > 0 {
+		faulty, err := r.opts.openFaulty(ctx, spec.model, sc)
+		if err != nil {
+			et.Status = report.StatusError
+			et.Error = err.Error()
+			return t
+		}
+		m.model = faulty
+	}
 	o, err := sc.Run(ctx, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools})
 	recorded := rec.Tape().Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Entries: recorded}
