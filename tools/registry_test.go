@@ -429,3 +429,21 @@ func TestRemove(t *testing.T) {
 		t.Errorf("a removed tool still ran: %q", r.Content)
 	}
 }
+
+// TestInvalidFailureKindIsFailed checks a tool's failure with a kind the
+// runtime does not know ("", a typo) reaches the model as failed, without
+// changing the tool's own result.
+func TestInvalidFailureKindIsFailed(t *testing.T) {
+	for _, kind := range []FailureKind{"", "oops", "Transient"} {
+		mine := &Result{Content: "went wrong", Failure: &Failure{Kind: kind, Message: "went wrong"}}
+		r := NewRegistry(nil)
+		r.MustRegister(Func(Spec{Name: "bad"}, func(context.Context, Call) (*Result, error) { return mine, nil }))
+		got := r.Execute(context.Background(), llm.ToolCall{Name: "bad", Arguments: "{}"}).Result
+		if got.Kind() != KindFailed {
+			t.Errorf("kind %q reached the model as %q, want failed", kind, got.Kind())
+		}
+		if mine.Failure.Kind != kind {
+			t.Errorf("the tool's own result was changed to %q", mine.Failure.Kind)
+		}
+	}
+}
