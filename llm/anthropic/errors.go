@@ -2,11 +2,8 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 
 	"github.com/anthropics/anthropic-sdk-go"
 
@@ -40,16 +37,7 @@ func (m *Model) classify(ctx context.Context, x *httpwatch.Exchange, err error) 
 		}
 		return &llm.ProviderError{Kind: kind, Provider: ProviderName, Message: fmt.Sprintf("error event in the stream: %s: %s", ae.Type(), msg), Err: err}
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &llm.ProviderError{Kind: llm.ErrMalformed, Provider: ProviderName, Message: "undecodable response: " + err.Error(), Err: err}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return &llm.ProviderError{Kind: llm.ErrTimeout, Provider: ProviderName, Message: err.Error(), Err: err}
-	}
-	return &llm.ProviderError{Kind: llm.ErrOverloaded, Provider: ProviderName, Message: "transport: " + err.Error(), Err: err}
+	return httpwatch.TransportError(ProviderName, err)
 }
 
 // malformed returns the error of a response that is not a valid answer.

@@ -2,11 +2,8 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"net"
 	"strings"
 
 	"github.com/openai/openai-go/v3/packages/ssestream"
@@ -35,16 +32,7 @@ func (m *Model) classify(ctx context.Context, x *httpwatch.Exchange, err error) 
 		}
 		return &llm.ProviderError{Kind: kind, Provider: name, Message: "error event in the stream: " + msg, Err: err}
 	}
-	var syn *json.SyntaxError
-	var typ *json.UnmarshalTypeError
-	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) {
-		return &llm.ProviderError{Kind: llm.ErrMalformed, Provider: name, Message: "undecodable response: " + err.Error(), Err: err}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) && ne.Timeout() {
-		return &llm.ProviderError{Kind: llm.ErrTimeout, Provider: name, Message: err.Error(), Err: err}
-	}
-	return &llm.ProviderError{Kind: llm.ErrOverloaded, Provider: name, Message: "transport: " + err.Error(), Err: err}
+	return httpwatch.TransportError(name, err)
 }
 
 // malformed returns the error of a response that is not a valid answer.

@@ -12,7 +12,9 @@ package httpwatch
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -179,4 +181,21 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return llm.ParseRetryAfter(h.Get("Retry-After"), now)
+}
+
+// TransportError classifies what is left once context, status and stream
+// error events are ruled out: undecodable JSON or a body cut short is a
+// malformed response, a network timeout a timeout, anything else a failed
+// transport (reported as overloaded: the server could not answer).
+func TransportError(provider string, err error) *llm.ProviderError {
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &llm.ProviderError{Kind: llm.ErrMalformed, Provider: provider, Message: "undecodable response: " + err.Error(), Err: err}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return &llm.ProviderError{Kind: llm.ErrTimeout, Provider: provider, Message: err.Error(), Err: err}
+	}
+	return &llm.ProviderError{Kind: llm.ErrOverloaded, Provider: provider, Message: "transport: " + err.Error(), Err: err}
 }
