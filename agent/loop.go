@@ -236,9 +236,17 @@ func (r *runner) callModel(ctx context.Context, req *llm.Request) (*llm.Response
 	if r.opts.ModelTimeout <= 0 {
 		return r.model.Generate(ctx, req)
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.opts.ModelTimeout)
+	attemptCtx, cancel := context.WithTimeout(ctx, r.opts.ModelTimeout)
 	defer cancel()
-	return r.model.Generate(ctx, req)
+	resp, err := r.model.Generate(attemptCtx, req)
+	var pe *llm.ProviderError
+	if err != nil && attemptCtx.Err() != nil && ctx.Err() == nil && !errors.As(err, &pe) {
+		// The attempt's own deadline passed; a model that says only
+		// "context deadline exceeded" still timed out, which the retry
+		// policy must see as such.
+		return nil, llm.ContextError(attemptCtx, "", err)
+	}
+	return resp, err
 }
 
 // history returns the conversation so far for a request, without copying: the

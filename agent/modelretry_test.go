@@ -161,6 +161,22 @@ func TestModelTimeoutBoundsEachAttempt(t *testing.T) {
 	if !slices.Equal(deadlines, []bool{true, true}) {
 		t.Errorf("attempts had deadlines %v; want each to have one", deadlines)
 	}
+	// A model that returns the bare context error timed out all the same.
+	calls = 0
+	bare := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		calls++
+		if calls == 1 {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		}
+		return &llm.Response{Message: llm.AssistantMessage("done")}, nil
+	})
+	run, err = agent.Run(t.Context(), bare, newRegistry(t), nil, &agent.Options{
+		Clock: virtual(), ModelTimeout: time.Millisecond, ModelRetry: &agent.ModelRetryPolicy{Attempts: 2},
+	})
+	if err != nil || run.FinalText() != "done" || run.ModelRetries != 1 {
+		t.Fatalf("bare ctx.Err(): err %v, final %q, retries %d; want the timeout retried", err, run.FinalText(), run.ModelRetries)
+	}
 	_, err = agent.Run(t.Context(), llm.ModelFunc(func(ctx context.Context, _ *llm.Request) (*llm.Response, error) {
 		if _, has := ctx.Deadline(); has {
 			t.Error("a zero ModelTimeout set a deadline")
