@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"context"
 	"os"
 	"regexp"
 	"testing"
@@ -22,8 +23,25 @@ func TestFaultAndMCPDocExamplesParse(t *testing.T) {
 			t.Fatalf("%s has no yaml example", doc)
 		}
 		for i, b := range blocks {
-			if _, err := Parse(b[1], doc, "example"); err != nil {
+			s, err := Parse(b[1], doc, "example")
+			if err != nil {
 				t.Errorf("%s, example %d: %v", doc, i+1, err)
+				continue
+			}
+			if len(s.Tape) == 0 || s.Expect == nil {
+				continue // a live-only example: nothing to replay
+			}
+			// A complete example replays and its expectations hold, so
+			// what the doc says it shows is what happens.
+			o, err := s.Run(context.Background(), nil)
+			if err != nil {
+				t.Fatalf("%s, example %d: %v", doc, i+1, err)
+			}
+			if fails := s.Check(o); len(fails) > 0 || o.Unused != nil {
+				t.Errorf("%s, example %d: %v %v", doc, i+1, fails, o.Unused)
+			}
+			if len(o.ModelRetries) > 0 && o.ModelRetries[0].Backoff.String() != "2s" {
+				t.Errorf("%s, example %d: the retry waited %v; the doc says 2s", doc, i+1, o.ModelRetries[0].Backoff)
 			}
 		}
 	}

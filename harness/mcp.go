@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 
@@ -46,6 +47,11 @@ func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 			switch key {
 			case "name":
 				m.Name, err = d.Str(v, kp)
+				if err == nil {
+					if verr := mcptools.ValidateName(m.Name); verr != nil {
+						err = d.Errf(v, kp, "%v", verr)
+					}
+				}
 			case "command":
 				m.Command, err = d.Strs(v, kp)
 				if err == nil && len(m.Command) == 0 {
@@ -53,6 +59,11 @@ func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 				}
 			case "url":
 				m.URL, err = d.Str(v, kp)
+				if err == nil {
+					if u, perr := url.Parse(m.URL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+						err = d.Errf(v, kp, "%q is not an http or https URL", m.URL)
+					}
+				}
 			case "env":
 				m.Env = map[string]string{}
 				err = d.Pairs(v, kp, func(key string, _, val *yaml.Node) error {
@@ -94,7 +105,7 @@ func (s *Scenario) connectMCP(ctx context.Context, reg *tools.Registry) (func(),
 		}
 	}
 	for _, m := range s.Setup.MCP {
-		c, err := mcptools.Connect(ctx, reg, mcptools.Server{Name: m.Name, Command: m.Command, Env: m.Env, Dir: filepath.Dir(s.Path), URL: m.URL}, nil)
+		c, err := mcptools.Connect(ctx, reg, mcptools.Server{Name: m.Name, Command: m.Command, Env: m.Env, Dir: filepath.Dir(s.Path), URL: m.URL}, &mcptools.Options{Replace: true})
 		if err != nil {
 			closeAll()
 			return nil, fmt.Errorf("%s:%d: setup.mcp[%s]: %w", s.Path, m.Line, m.Name, err)

@@ -21,6 +21,8 @@ func TestMCPSetupDecodeErrors(t *testing.T) {
 		{"env without command", "    - {name: a, url: 'http://x', env: {K: v}}\n", `m.yaml:6: setup.mcp[0]: env goes with command`},
 		{"empty command", "    - {name: a, command: []}\n", `m.yaml:6: setup.mcp[0].command: empty command (want [program, args...])`},
 		{"twice", "    - {name: a, url: 'http://x'}\n    - {name: a, url: 'http://y'}\n", `m.yaml:7: setup.mcp[1]: a second server named "a"`},
+		{"bad name", "    - {name: my files!, command: [srv]}\n", `m.yaml:6: setup.mcp[0].name: invalid connection name "my files!": want 1 to 32 of a-z, A-Z, 0-9, _ and -`},
+		{"bad url", "    - {name: a, url: not a url}\n", `m.yaml:6: setup.mcp[0].url: "not a url" is not an http or https URL`},
 		{"unknown key", "    - {name: a, cmd: [x]}\n", `m.yaml:6: setup.mcp[0]: unknown key "cmd" (want name, command, env, url)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -82,12 +82,26 @@ type Options struct {
 	// because the server announced a change, with the listing's error (nil
 	// on success). Nil means no one is told.
 	ToolsChanged func(err error)
+	// Replace lets a server tool replace a tool of the same name that
+	// another provider (or no provider) registered, as a live scenario run
+	// replaces the recorded stand-in a capture left. False refuses such a
+	// name with an error, so that a server cannot silently take the place
+	// of a tool of yours (and remove it on Close).
+	Replace bool
 }
 
 // ErrConnect is matched by every error of Connect.
 var ErrConnect = errors.New("connecting to MCP server")
 
 var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`)
+
+// ValidateName checks a connection's name: 1 to 32 of a-z, A-Z, 0-9, _ and -.
+func ValidateName(name string) error {
+	if !nameRE.MatchString(name) {
+		return fmt.Errorf("invalid connection name %q: want 1 to 32 of a-z, A-Z, 0-9, _ and -", name)
+	}
+	return nil
+}
 
 // Connection is a live connection to an MCP server whose tools are registered
 // in a registry. It is safe for concurrent use.
@@ -97,7 +111,12 @@ type Connection struct {
 	session  *mcp.ClientSession
 
 	changed func(error)
-	relists sync.WaitGroup
+	replace bool
+	// dirty holds a pending re-listing; one worker serves it, so listings
+	// never overlap and the last one starts after the last notification.
+	dirty  chan struct{}
+	stop   context.CancelFunc
+	worker sync.WaitGroup
 
 	mu     sync.Mutex
 	names  []string // registered tool names, sorted
@@ -137,6 +156,7 @@ func ConnectTransport(ctx context.Context, reg *tools.Registry, name string, t m
 	if !nameRE.MatchString(name) {
 		return nil, fmt.Errorf("%w %q: a connection name is 1 to 32 of a-z, A-Z, 0-9, _ and -", ErrConnect, name)
 	}
+	// (ValidateName says the same for lint, without the connecting part.)
 	if reg == nil {
 		return nil, fmt.Errorf("%w %q: nil registry", ErrConnect, name)
 	}
@@ -144,16 +164,18 @@ func ConnectTransport(ctx context.Context, reg *tools.Registry, name string, t m
 	if opts != nil && opts.ClientName != "" {
 		clientName = opts.ClientName
 	}
-	c := &Connection{name: name, registry: reg}
+	c := &Connection{name: name, registry: reg, dirty: make(chan struct{}, 1)}
 	if opts != nil {
-		c.changed = opts.ToolsChanged
+		c.changed, c.replace = opts.ToolsChanged, opts.Replace
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "v1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(ctx context.Context, _ *mcp.ToolListChangedRequest) {
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
 			// The handler runs on the session's goroutine; listing from
-			// it would wait on that same goroutine, so list from another.
-			c.relists.Add(1)
-			go c.relist(context.WithoutCancel(ctx))
+			// it would wait on that same goroutine, so the worker lists.
+			select {
+			case c.dirty <- struct{}{}:
+			default: // a listing is pending already; it will see this change
+			}
 		},
 	})
 	session, err := client.Connect(ctx, t, nil)
@@ -165,6 +187,10 @@ func ConnectTransport(ctx context.Context, reg *tools.Registry, name string, t m
 		session.Close()
 		return nil, fmt.Errorf("%w %q: listing tools: %w", ErrConnect, name, err)
 	}
+	wctx, stop := context.WithCancel(context.Background())
+	c.stop = stop
+	c.worker.Add(1)
+	go c.relistWorker(wctx)
 	return c, nil
 }
 
@@ -195,7 +221,8 @@ func (c *Connection) Err() error {
 // waited for).
 func (c *Connection) Close() error {
 	err := c.session.Close()
-	c.relists.Wait()
+	c.stop()
+	c.worker.Wait()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.closed = true
@@ -204,9 +231,22 @@ func (c *Connection) Close() error {
 	return err
 }
 
+// relistWorker lists the tools again each time the server says they
+// changed, one listing at a time, until ctx ends.
+func (c *Connection) relistWorker(ctx context.Context) {
+	defer c.worker.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.dirty:
+			c.relist(ctx)
+		}
+	}
+}
+
 // relist lists the tools again after the server said they changed.
 func (c *Connection) relist(ctx context.Context) {
-	defer c.relists.Done()
 	err := c.list(ctx)
 	c.mu.Lock()
 	c.err = err
@@ -240,9 +280,27 @@ func (c *Connection) list(ctx context.Context) error {
 	if c.closed {
 		return errors.New("connection closed")
 	}
+	snap := c.registry.Snapshot()
+	for _, st := range fresh {
+		if spec, ok := snap.Spec(st.spec.Name); ok && spec.Provider != c.Provider() && !c.replace {
+			holder := "a tool with no provider tag"
+			if spec.Provider != "" {
+				holder = "a tool of provider " + spec.Provider
+			}
+			return fmt.Errorf("tool %q would register as %q, which %s holds already (Options.Replace replaces it)", st.remote, st.spec.Name, holder)
+		}
+	}
 	var names []string
 	for _, st := range fresh {
 		if err := c.registry.RegisterProvider(c.Provider(), st); err != nil {
+			// Every schema compiled in newTool, so this is not expected;
+			// take back what this listing added, so nothing points at a
+			// half-listed server.
+			for _, n := range names {
+				if _, ours := slices.BinarySearch(c.names, n); !ours {
+					c.registry.Remove(n)
+				}
+			}
 			return fmt.Errorf("tool %q: %w", st.remote, err)
 		}
 		names = append(names, st.spec.Name)
@@ -271,6 +329,9 @@ func (c *Connection) newTool(t *mcp.Tool) (*serverTool, error) {
 	}
 	if t.InputSchema == nil {
 		schema = []byte(`{"type":"object"}`)
+	}
+	if _, err := tools.CompileSchema(schema); err != nil {
+		return nil, fmt.Errorf("tool %q: input schema: %w", t.Name, err)
 	}
 	spec := tools.Spec{
 		Name:        name,
@@ -334,13 +395,15 @@ func toResult(res *mcp.CallToolResult) *tools.Result {
 }
 
 // Text returns what the model reads of an MCP call result: its content, one
-// part per line (text as it is; other kinds described), or, when there is no
-// content, its structured content as JSON.
+// part per line (text as it is; other kinds described), and, when no part is
+// text, its structured content as JSON on the last line.
 func Text(res *mcp.CallToolResult) string {
 	var parts []string
+	hasText := false
 	for _, c := range res.Content {
 		switch c := c.(type) {
 		case *mcp.TextContent:
+			hasText = true
 			parts = append(parts, c.Text)
 		case *mcp.ImageContent:
 			parts = append(parts, fmt.Sprintf("[image %s, %d bytes]", c.MIMEType, len(c.Data)))
@@ -352,15 +415,16 @@ func Text(res *mcp.CallToolResult) string {
 			switch r := c.Resource; {
 			case r == nil:
 			case r.Text != "":
+				hasText = true
 				parts = append(parts, r.Text)
 			default:
 				parts = append(parts, fmt.Sprintf("[resource %s, %d bytes]", r.URI, len(r.Blob)))
 			}
 		}
 	}
-	if len(parts) == 0 && res.StructuredContent != nil {
+	if !hasText && res.StructuredContent != nil {
 		if b, err := json.Marshal(res.StructuredContent); err == nil {
-			return string(b)
+			parts = append(parts, string(b))
 		}
 	}
 	return strings.Join(parts, "\n")

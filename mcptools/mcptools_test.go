@@ -2,6 +2,8 @@ package mcptools_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
@@ -266,5 +269,133 @@ func TestAgentRunWithServerTools(t *testing.T) {
 	c := run.Turns[0].Calls[0]
 	if !slices.Equal(c.Repairs, []string{"trailing_comma"}) || len(c.Coercions) != 1 {
 		t.Errorf("repairs %v, coercions %v", c.Repairs, c.Coercions)
+	}
+}
+
+// serverWith runs a server holding the given raw tools and connects reg to it.
+func serverWith(t *testing.T, reg *tools.Registry, name string, opts *mcptools.Options, add func(*mcp.Server)) (*mcptools.Connection, error) {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: name, Version: "v1"}, nil)
+	add(s)
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), serverT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	return mcptools.ConnectTransport(context.Background(), reg, name, clientT, opts)
+}
+
+func rawTool(name, schema string) (*mcp.Tool, mcp.ToolHandler) {
+	return &mcp.Tool{Name: name, InputSchema: json.RawMessage(schema)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: name}}}, nil
+	}
+}
+
+// TestFailedListingRegistersNothing: a server with one good tool and one
+// whose schema does not compile fails to connect and leaves no tool behind.
+func TestFailedListingRegistersNothing(t *testing.T) {
+	reg := tools.NewRegistry(nil)
+	_, err := serverWith(t, reg, "bad", nil, func(s *mcp.Server) {
+		s.AddTool(rawTool("a_good", `{"type":"object"}`))
+		s.AddTool(rawTool("b_bad", `{"type":"object","properties":{"x":{"type":7}}}`))
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), `connecting to MCP server "bad": listing tools: tool "b_bad": input schema: `) {
+		t.Fatalf("Connect: %v", err)
+	}
+	if defs := reg.AllDefinitions(); len(defs) != 0 {
+		t.Errorf("a failed connection left %d tools registered (%s)", len(defs), defs[0].Name)
+	}
+}
+
+// TestNameCollisions: a server tool may not silently take the name of a
+// tool registered otherwise (and then remove it on Close); Replace allows it.
+func TestNameCollisions(t *testing.T) {
+	mine, err := tools.New[struct{}](tools.Spec{Name: "notes_sum", Description: "my own sum", Safety: tools.Safety{Pure: true}},
+		func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("mine"), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := tools.NewRegistry(nil)
+	reg.MustRegister(mine)
+	_, err = mcptools.ConnectTransport(context.Background(), reg, "notes", inMemoryNotes(t), nil)
+	if want := `connecting to MCP server "notes": listing tools: tool "sum" would register as "notes_sum", which a tool with no provider tag holds already (Options.Replace replaces it)`; err == nil || err.Error() != want {
+		t.Fatalf("Connect: %v\nwant %s", err, want)
+	}
+	if tl, ok := reg.Lookup("notes_sum"); !ok || tl.Spec().Description != "my own sum" || len(reg.AllDefinitions()) != 1 {
+		t.Fatalf("the refused connection changed the registry: %d tools", len(reg.AllDefinitions()))
+	}
+	conn, err := mcptools.ConnectTransport(context.Background(), reg, "notes", inMemoryNotes(t), &mcptools.Options{Replace: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tl, _ := reg.Lookup("notes_sum"); tl.Spec().Description == "my own sum" {
+		t.Error("Replace did not replace the tool")
+	}
+	conn.Close()
+}
+
+func inMemoryNotes(t *testing.T) mcp.Transport {
+	t.Helper()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := notes.New().Connect(context.Background(), serverT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	return clientT
+}
+
+// TestBurstOfListChanges: a tool call that adds twenty tools and removes
+// ten sends thirty notifications at once; the listings never overlap and
+// the last one sees the end state.
+func TestBurstOfListChanges(t *testing.T) {
+	reg := tools.NewRegistry(nil)
+	changed := make(chan error, 64)
+	var srv *mcp.Server
+	conn, err := serverWith(t, reg, "burst", &mcptools.Options{ToolsChanged: func(err error) { changed <- err }}, func(s *mcp.Server) {
+		srv = s
+		s.AddTool(&mcp.Tool{Name: "grow", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for i := range 20 {
+				srv.AddTool(rawTool(fmt.Sprintf("t%02d", i), `{"type":"object"}`))
+			}
+			for i := range 10 {
+				srv.RemoveTools(fmt.Sprintf("t%02d", i))
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	call(t, reg, "burst_grow", `{}`)
+	want := []string{"burst_grow"}
+	for i := 10; i < 20; i++ {
+		want = append(want, fmt.Sprintf("burst_t%02d", i))
+	}
+	for !slices.Equal(conn.Tools(), want) {
+		select {
+		case err := <-changed:
+			if err != nil {
+				t.Fatalf("re-listing: %v", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("no listing reached the end state; tools %v", conn.Tools())
+		}
+	}
+}
+
+func TestTextWithStructuredContent(t *testing.T) {
+	res := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.ImageContent{MIMEType: "image/png", Data: []byte("abc")}},
+		StructuredContent: map[string]any{"total": 9},
+	}
+	if got, want := mcptools.Text(res), "[image image/png, 3 bytes]\n{\"total\":9}"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	res.Content = append(res.Content, &mcp.TextContent{Text: "nine"})
+	if got, want := mcptools.Text(res), "[image image/png, 3 bytes]\nnine"; got != want {
+		t.Errorf("with text, Text = %q, want %q (structured content only when no part is text)", got, want)
 	}
 }

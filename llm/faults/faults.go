@@ -205,7 +205,16 @@ func (t *Transport) Calls() int {
 	return t.calls
 }
 
-// Applied returns the faults applied so far, in call order.
+// markApplied records that f was applied.
+func (t *Transport) markApplied(f Fault) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.applied = append(t.applied, f)
+}
+
+// Applied returns the faults applied so far, in call order: an HTTP or
+// latency fault always applies; a stream or arguments fault only to a
+// request the server answered with 200.
 func (t *Transport) Applied() []Fault {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -221,7 +230,6 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	for i := range t.Faults {
 		if t.Faults[i].Call == n {
 			fault = &t.Faults[i]
-			t.applied = append(t.applied, *fault)
 			break
 		}
 	}
@@ -239,12 +247,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if req.Body != nil {
 			req.Body.Close()
 		}
+		t.markApplied(*fault)
 		return d.errorResponse(req, fault.HTTP, fault.RetryAfter), nil
 	case fault.Latency != 0:
 		sleep := t.Sleep
 		if sleep == nil {
 			sleep = realSleep
 		}
+		t.markApplied(*fault)
 		if err := sleep(req.Context(), fault.Latency); err != nil {
 			if req.Body != nil {
 				req.Body.Close()
@@ -255,8 +265,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp, err := base.RoundTrip(req)
 	if err != nil || resp.StatusCode != http.StatusOK {
+		// Nothing to cut or break: the fault did not apply.
 		return resp, err
 	}
+	defer t.markApplied(*fault)
 	switch {
 	case fault.Stream == StreamCut:
 		resp.Body = &cutBody{rc: resp.Body, left: fault.AfterBytes}

@@ -229,3 +229,19 @@ func TestDefaultSleepFailsAtOnceWhenTheDeadlineIsNearer(t *testing.T) {
 		t.Errorf("a zero wait: %v", err)
 	}
 }
+
+func TestAppliedOnlyWhenTheFaultApplied(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"bad"}}`, http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: StreamCut, AfterBytes: 3}, {Call: 2, HTTP: 503}}}
+	resp, body := get(t, tr, srv.URL+"/v1/chat/completions")
+	if resp.StatusCode != 400 || !strings.Contains(body, "bad") {
+		t.Errorf("a 400 from the server must pass whole: %d %q", resp.StatusCode, body)
+	}
+	get(t, tr, srv.URL+"/v1/chat/completions")
+	if got := tr.Applied(); len(got) != 1 || got[0].Call != 2 {
+		t.Errorf("Applied = %v; want only call 2 (the cut had no 200 body to cut)", got)
+	}
+}
