@@ -213,8 +213,12 @@ func (o *Outcome) workspaceNodes() (ws, untouched *yaml.Node) {
 	return ws, untouched
 }
 
-// Golden returns the outcome's golden file content.
+// Golden returns the outcome's golden file content: yamlx.Marshal(o.Node()),
+// written directly (see directGolden) when the outcome's shapes allow.
 func (o *Outcome) Golden() ([]byte, error) {
+	if b, ok := o.directGolden(); ok {
+		return b, nil
+	}
 	return yamlx.Marshal(o.Node())
 }
 
