@@ -16,7 +16,7 @@ func wholeJSON(s *source) ([]jsonValue, span, bool) {
 	if start >= end || !s.allowed(start) {
 		return nil, span{}, false
 	}
-	vals, ok := parseJSONSeq(text, start, end)
+	vals, ok := s.parseJSONSeq(start, end)
 	return vals, span{start, end}, ok
 }
 
@@ -82,7 +82,7 @@ func unclosedCallList(s *source) found {
 		if i >= end {
 			break
 		}
-		v, e, ok := parseJSONAt(text, i, end)
+		v, e, ok := s.parseJSONAt(i, end)
 		if !ok || text[i] != '{' {
 			return f
 		}
@@ -198,7 +198,7 @@ func findFenced(s *source) found {
 		if lang != "json" && lang != "" {
 			continue
 		}
-		vals, ok := parseJSONSeq(text, body, limit)
+		vals, ok := s.parseJSONSeq(body, limit)
 		if !ok {
 			continue
 		}

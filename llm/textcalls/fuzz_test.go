@@ -3,6 +3,7 @@ package textcalls
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -34,6 +35,9 @@ func FuzzExtract(f *testing.F) {
 		"[{\"name\": \"add\", \"arguments\": {\"a\": 1}}, {\"name\": \"add\"",
 		"<|tool▁calls▁begin|><|tool▁call▁begin|>function<|tool▁sep|>add\n```json\n{}\n```<|tool▁call▁end|>",
 		"The information format: <tool_call>{\"name\":\"note\",\"arguments\":{\"format\":1}}</tool_call>",
+		// Openers repeated with no closer anywhere (once quadratic; see BenchmarkHostileRepeat).
+		strings.Repeat("function call{", 200),
+		strings.Repeat(" functools[", 200),
 	}
 	for _, s := range seeds {
 		f.Add(s)

@@ -85,14 +85,15 @@ func callFromObject(x map[string]any) (rawCall, bool) {
 // parseJSONAt decodes the JSON value ({ or [) starting at or after i (after
 // space), repairing it if needed; an unclosed value runs to limit. It returns
 // the value and the index after it.
-func parseJSONAt(text string, i, limit int) (v jsonValue, end int, ok bool) {
+func (s *source) parseJSONAt(i, limit int) (v jsonValue, end int, ok bool) {
+	text := s.text
 	i = skipSpace(text, i)
 	if i >= limit || (text[i] != '{' && text[i] != '[') {
 		return jsonValue{}, i, false
 	}
 	end = matchBracket(text[:limit], i)
 	if end < 0 {
-		if cutOff(text, limit) {
+		if s.cutOff(limit) {
 			return jsonValue{}, i, false
 		}
 		end = limit
@@ -106,9 +107,15 @@ func parseJSONAt(text string, i, limit int) (v jsonValue, end int, ok bool) {
 // call is not extracted, though the repair cascade could close it, because its
 // arguments would be invented; a value left open before a closing tag is a slip
 // that repair may fix.
-func cutOff(text string, limit int) bool {
-	rest := strings.TrimSpace(text[limit:])
-	return !strings.ContainsAny(rest, ">]")
+//
+// It answers from the position of the text's last > or ], found once per
+// source: scanning the rest at every call made an opener repeated many times
+// quadratic.
+func (s *source) cutOff(limit int) bool {
+	if s.lastCloser == unknownCloser {
+		s.lastCloser = strings.LastIndexAny(s.text, ">]")
+	}
+	return s.lastCloser < limit
 }
 
 // jsonValue is a decoded JSON value and the repair fixes it needed.
@@ -133,7 +140,8 @@ func (j jsonValue) call(name string) rawCall {
 
 // parseJSONSeq decodes one or more JSON values in text[i:limit] separated by
 // space, commas or semicolons; the whole range must be consumed.
-func parseJSONSeq(text string, i, limit int) ([]jsonValue, bool) {
+func (s *source) parseJSONSeq(i, limit int) ([]jsonValue, bool) {
+	text := s.text
 	var out []jsonValue
 	for {
 		i = skipSpace(text, i)
@@ -143,7 +151,7 @@ func parseJSONSeq(text string, i, limit int) ([]jsonValue, bool) {
 		if i >= limit {
 			return out, len(out) > 0
 		}
-		v, end, ok := parseJSONAt(text, i, limit)
+		v, end, ok := s.parseJSONAt(i, limit)
 		if !ok {
 			return out, false
 		}
@@ -164,7 +172,7 @@ type bodyParser func(body, limit int) (c rawCall, ok bool)
 func findTagged(s *source, open, close string, nameKeys bool, orElse bodyParser) found {
 	var f found
 	s.eachTag(open, close, func(i, body, limit, end int) {
-		vals, _ := parseJSONSeq(s.text, body, limit)
+		vals, _ := s.parseJSONSeq(body, limit)
 		var calls []rawCall
 		for _, v := range vals {
 			cs := v.calls(nameKeys)

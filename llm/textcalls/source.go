@@ -17,10 +17,16 @@ type source struct {
 	decoded map[string]map[string]any  // offered name -> schema decoded by schema; nil until needed
 	thought []span                     // reasoning, merged and sorted
 	code    []span                     // code blocks that are not JSON, merged and sorted
+	// lastCloser is the index of the text's last > or ] (-1: none); unknownCloser
+	// until cutOff first needs it.
+	lastCloser int
 }
 
+// unknownCloser marks source.lastCloser as not yet computed.
+const unknownCloser = -2
+
 func newSource(text string, tools []llm.ToolDefinition) *source {
-	s := &source{text: text, schemas: make(map[string]json.RawMessage, len(tools))}
+	s := &source{text: text, schemas: make(map[string]json.RawMessage, len(tools)), lastCloser: unknownCloser}
 	for _, t := range tools {
 		if t.Name != "" {
 			s.schemas[t.Name] = t.Parameters

@@ -41,7 +41,7 @@ func findKimi(s *source) found {
 		if c := strings.LastIndexByte(name, ':'); c >= 0 {
 			name = name[:c]
 		}
-		if v, _, ok := parseJSONAt(text, body, limit); ok {
+		if v, _, ok := s.parseJSONAt(body, limit); ok {
 			f.add(v.call(name), span{i, end})
 		}
 		pos = max(end, body)
@@ -120,7 +120,7 @@ func findDeepSeek(s *source) found {
 					}
 				}
 			}
-			if v, _, ok := parseJSONAt(text, body, limit); ok {
+			if v, _, ok := s.parseJSONAt(body, limit); ok {
 				f.add(v.call(name), span{i, end})
 			}
 			pos = max(end, body)
@@ -189,7 +189,7 @@ func findHarmony(s *source) found {
 				break
 			}
 		}
-		if v, _, ok := parseJSONAt(text, body, limit); ok {
+		if v, _, ok := s.parseJSONAt(body, limit); ok {
 			f.add(v.call(name), span{start, end})
 		}
 		pos = max(end, body)

@@ -29,7 +29,7 @@ func nameLineJSON(s *source) bodyParser {
 		if !isIdent(name) {
 			return rawCall{}, false
 		}
-		v, end, ok := parseJSONAt(text, start+nl, limit)
+		v, end, ok := s.parseJSONAt(start+nl, limit)
 		if !ok || !isBlank(text[end:limit]) {
 			return rawCall{}, false
 		}
@@ -91,7 +91,7 @@ func findGigaChatBare(s *source) found {
 		if body >= limit || text[body] != '{' {
 			return
 		}
-		v, e, ok := parseJSONAt(text, body, limit)
+		v, e, ok := s.parseJSONAt(body, limit)
 		if !ok {
 			return
 		}
@@ -111,7 +111,7 @@ func findMistral(s *source) found {
 	s.eachTag(tok, "", func(i, body, limit, end int) {
 		body = skipSpace(text, body)
 		if body < limit && text[body] == '[' {
-			vals, _ := parseJSONSeq(text, body, limit)
+			vals, _ := s.parseJSONSeq(body, limit)
 			for _, v := range vals {
 				for _, c := range v.calls(false) {
 					f.add(c, span{i, end})
@@ -134,7 +134,7 @@ func findMistral(s *source) found {
 		if strings.HasPrefix(text[j:limit], "[ARGS]") {
 			j += len("[ARGS]")
 		}
-		if v, argEnd, ok := parseJSONAt(text, j, limit); ok && isIdent(name) {
+		if v, argEnd, ok := s.parseJSONAt(j, limit); ok && isIdent(name) {
 			e := end
 			if strings.TrimSpace(text[argEnd:limit]) != "" {
 				e = argEnd

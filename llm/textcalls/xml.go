@@ -76,7 +76,7 @@ func scanQwenXML(s *source, jsonBody bool, within []span, wrapOpen, wrapClose st
 			return
 		}
 		if jsonBody {
-			if v, _, ok := parseJSONAt(text, body, limit); ok {
+			if v, _, ok := s.parseJSONAt(body, limit); ok {
 				f.add(v.call(name), sp)
 			}
 			return
@@ -102,7 +102,7 @@ func scanQwenXML(s *source, jsonBody bool, within []span, wrapOpen, wrapClose st
 			} else if c := strings.Index(text[vs:limit], "<parameter="); c >= 0 {
 				ve, next = vs+c, vs+c
 			} else {
-				if cutOff(text, limit) {
+				if s.cutOff(limit) {
 					truncated = true
 				}
 				next = limit
@@ -167,7 +167,7 @@ func findFunctionary(s *source) found {
 		if !isIdent(name) || !s.allowed(start) {
 			continue
 		}
-		if v, end, ok := parseJSONAt(text, body, limit); ok && strings.TrimSpace(text[end:limit]) == "" {
+		if v, end, ok := s.parseJSONAt(body, limit); ok && strings.TrimSpace(text[end:limit]) == "" {
 			f.add(v.call(name), span{start, limit})
 		}
 	}
@@ -208,7 +208,7 @@ func findGLM(s *source) found {
 			vs += ks + ke + len("<arg_value>")
 			ve := strings.Index(b[vs:], "</arg_value>")
 			if ve < 0 {
-				truncated = cutOff(text, limit)
+				truncated = s.cutOff(limit)
 				args[key] = trimValue(b[vs:])
 				break
 			}
@@ -268,7 +268,7 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string, typed boo
 			key, _ := attr(tag, "name")
 			val, next, closed := paramValue(text, ts+tg+1, limit, paramEnd)
 			if !closed {
-				truncated = truncated || cutOff(text, limit)
+				truncated = truncated || s.cutOff(limit)
 			}
 			var v any = val
 			if str, ok := attr(tag, "string"); ok && str == "false" {
@@ -339,7 +339,7 @@ func findForge(s *source) found {
 		b := s.text[body:limit]
 		name, nameClosed := child(b, "tool_name")
 		args, argsClosed := child(b, "arguments")
-		if (!nameClosed || !argsClosed) && cutOff(s.text, limit) {
+		if (!nameClosed || !argsClosed) && s.cutOff(limit) {
 			return rawCall{}, false // cut off with the response: the arguments would be invented
 		}
 		return rawCall{name: strings.TrimSpace(name), args: args, argsRaw: true}, true

@@ -1,0 +1,43 @@
+package textcalls
+
+import (
+	"strings"
+	"testing"
+)
+
+// hostileOpeners are envelope openers repeated with no body: each finder must
+// stay linear in the text however many times its opener is repeated.
+var hostileOpeners = []string{
+	"function call{", "function call<|role_sep|>{", "<|function_call|>{",
+	"<tool_call>{", "<TOOLCALL>[", "<tool_calls>[", "<|START_ACTION|>[",
+	"<|tools_prefix|>[", "<|tool_call|>[", " functools[", "<|python_tag|>{",
+	"[TOOL_CALLS]{", "[TOOL_CALLS]add{", "<user>\nadd\n{",
+}
+
+// BenchmarkHostileRepeat runs Extract on ~500 KB of one opener repeated.
+func BenchmarkHostileRepeat(b *testing.B) {
+	tools := testTools()
+	for _, op := range hostileOpeners {
+		text := strings.Repeat(op, 500_000/len(op))
+		b.Run(strings.TrimSpace(op), func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				Extract(text, tools, nil)
+			}
+		})
+	}
+}
+
+// TestHostileRepeatNoCalls: an opener repeated with no > or ] anywhere is a
+// call cut off with the response, not a call, and the text comes back whole.
+// (Its speed, once quadratic, is measured by BenchmarkHostileRepeat.)
+func TestHostileRepeatNoCalls(t *testing.T) {
+	for _, op := range []string{"function call{", " functools[", "function call<|role_sep|>{"} {
+		text := strings.Repeat(op, 2000)
+		res := Extract(text, testTools(), nil)
+		if len(res.Calls) != 0 || res.Content != text {
+			t.Errorf("%q repeated: %d calls from envelope %q; content changed: %v", op, len(res.Calls), res.Envelope, res.Content != text)
+		}
+	}
+}
