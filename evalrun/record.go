@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"os"
 	"reflect"
 	"regexp"
@@ -75,7 +76,7 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs.BoolVar(&c.noGolden, "no-golden", false, "do not write the golden or check expect: after recording")
 	fs.BoolVar(&c.keepFailed, "keep-failed", false, "write the tape of a failed recording (provider error, iteration limit) too")
 	var redactEnv, redact, tools, capture stringList
-	fs.Var(&capture, "capture", "store what these tools answered as recorded stand-ins (mode in_order) in setup.tools (repeatable, or comma-separated)")
+	fs.Var(&capture, "capture", "store what these tools answered as recorded stand-ins (mode in_order) in setup.tools (repeatable, or comma-separated); a setup.mcp server's name captures all its tools")
 	fs.Var(&redactEnv, "redact-env", "also redact the value of this environment variable (repeatable, or comma-separated)")
 	fs.Var(&redact, "redact", "also redact every match of this regular expression (repeatable)")
 	fs.StringVar(&c.newPath, "new", "", "create this new scenario file from --prompt and --tools, recording its tape")
@@ -207,7 +208,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		return r
 	}
 	for _, name := range c.capture {
-		if !slices.ContainsFunc(s.Setup.Tools, func(ts harness.ToolSetup) bool { return ts.Name == name }) {
+		if !slices.ContainsFunc(s.Setup.Tools, func(ts harness.ToolSetup) bool { return ts.Name == name }) && mcpServerOf(name, s.Setup.MCP) == "" {
 			r.status, r.reason = "error", fmt.Sprintf("%s: --capture %s: setup.tools has no tool of that name", t.path, name)
 			return r
 		}
@@ -220,6 +221,15 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	if err != nil {
 		r.openErr = err
 		return r
+	}
+	if len(s.Faults) > 0 {
+		// The scenario's faults: apply to this recording's own requests,
+		// numbered from 1, through a model of its own.
+		model, err = c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL, HTTPClient: &http.Client{Transport: s.FaultTransport(nil)}})
+		if err != nil {
+			r.openErr = err
+			return r
+		}
 	}
 	rec := c.run(ctx, e, s, model, old)
 	r.calls, r.usage, r.elapsed = rec.calls, rec.usage, rec.elapsed
@@ -247,7 +257,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		out, err = harness.SetTape(src, t.path, rec.tape)
 	}
 	if err == nil && len(c.capture) > 0 {
-		out, err = captureTools(out, t.path, c.capture, rec.outcome.Run, rec.offered, c.redactor)
+		out, err = captureTools(out, t.path, c.capture, rec.outcome.Run, rec.offered, c.redactor, s.Setup.MCP)
 	}
 	if err == nil {
 		err = writeScenario(t.path, src, out)

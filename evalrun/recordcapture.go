@@ -20,20 +20,34 @@ import (
 // description and parameters are those the model was offered (defs). The
 // entry it replaces is kept in a comment above the stand-in. A name that is
 // not a setup tool is an error.
-func captureTools(src []byte, file string, names []string, run *agent.RunResult, defs []llm.ToolDefinition, red *replay.Redactor) ([]byte, error) {
+func captureTools(src []byte, file string, names []string, run *agent.RunResult, defs []llm.ToolDefinition, red *replay.Redactor, mcp []harness.MCPSetup) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) != 1 {
 		return nil, fmt.Errorf("%s: --capture: the file does not parse: %v", file, err)
 	}
 	tools := lookupPath(doc.Content[0], "setup", "tools")
-	if tools == nil || tools.Kind != yaml.SequenceNode {
-		return nil, fmt.Errorf("%s: --capture: the scenario has no setup.tools list", file)
+	if tools != nil && tools.Kind != yaml.SequenceNode {
+		return nil, fmt.Errorf("%s:%d: --capture: setup.tools is not a list", file, tools.Line)
 	}
-	items := slices.Clone(tools.Content)
+	names = expandServers(names, defs, mcp)
+	var items []*yaml.Node
+	line := 1
+	if tools != nil {
+		items, line = slices.Clone(tools.Content), tools.Line
+	}
 	for _, name := range names {
 		i := slices.IndexFunc(items, func(n *yaml.Node) bool { return toolEntryName(n) == name })
 		if i < 0 {
-			return nil, fmt.Errorf("%s:%d: --capture %s: setup.tools has no tool of that name", file, tools.Line, name)
+			if server := mcpServerOf(name, mcp); server != "" {
+				// A tool of an MCP server: its stand-in joins setup.tools,
+				// which a replay (connecting to no server) uses, and which
+				// the server's own tool replaces in a live run.
+				standIn := recordedStandIn(name, run, defs, red)
+				standIn.HeadComment = "Captured by evalrun record --capture from the MCP server " + server + " (setup.mcp)"
+				items = append(items, standIn)
+				continue
+			}
+			return nil, fmt.Errorf("%s:%d: --capture %s: setup.tools has no tool of that name", file, line, name)
 		}
 		was, err := yamlx.Marshal(items[i])
 		if err != nil {
@@ -44,6 +58,37 @@ func captureTools(src []byte, file string, names []string, run *agent.RunResult,
 		items[i] = standIn
 	}
 	return harness.SetValue(src, file, []string{"setup", "tools"}, yamlx.Seq(items...))
+}
+
+// expandServers replaces each name that is a setup.mcp server's by the
+// names of every tool of that server the model was offered (defs), so that
+// --capture SERVER keeps all its tools, called or not: a replay offers the
+// model the same tools a live run did.
+func expandServers(names []string, defs []llm.ToolDefinition, servers []harness.MCPSetup) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.ContainsFunc(servers, func(m harness.MCPSetup) bool { return m.Name == n }) {
+			out = append(out, n)
+			continue
+		}
+		for _, d := range defs {
+			if strings.HasPrefix(d.Name, n+"_") && !slices.Contains(out, d.Name) {
+				out = append(out, d.Name)
+			}
+		}
+	}
+	return out
+}
+
+// mcpServerOf returns the name of the setup.mcp server whose tools' names
+// start like name ("files" for "files_read"), or "".
+func mcpServerOf(name string, servers []harness.MCPSetup) string {
+	for _, m := range servers {
+		if name == m.Name || strings.HasPrefix(name, m.Name+"_") {
+			return m.Name
+		}
+	}
+	return ""
 }
 
 // recordedStandIn builds the `recorded` entry for tool name.

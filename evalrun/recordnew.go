@@ -175,7 +175,7 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig)
 	}
 	data := []byte(text)
 	if len(c.capture) > 0 && lr.outcome != nil {
-		if data, err = captureTools(data, path, c.capture, lr.outcome.Run, lr.offered, c.redactor); err != nil {
+		if data, err = captureTools(data, path, c.capture, lr.outcome.Run, lr.offered, c.redactor, nil); err != nil {
 			return err
 		}
 	}
