@@ -29,6 +29,10 @@ type chatServer struct {
 }
 
 func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if strings.HasSuffix(r.URL.Path, "/messages") {
+		s.serveAnthropic(w, r)
+		return
+	}
 	var req struct {
 		Stream bool `json:"stream"`
 	}
@@ -87,6 +91,59 @@ func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 var localURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
+
+// next returns the next scripted answer, or false (and a 500) when none is.
+func (s *chatServer) next(w http.ResponseWriter) (llm.Message, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.served >= len(s.script) {
+		s.t.Errorf("request %d has no scripted answer", s.served+1)
+		http.Error(w, `{"type":"error","error":{"type":"api_error","message":"no answer scripted"}}`, 500)
+		return llm.Message{}, false
+	}
+	s.served++
+	return s.script[s.served-1], true
+}
+
+// serveAnthropic answers as the Messages API streams: message_start, one
+// block per text or tool call (input in two input_json_delta fragments),
+// message_delta with the stop reason, message_stop.
+func (s *chatServer) serveAnthropic(w http.ResponseWriter, r *http.Request) {
+	msg, ok := s.next(w)
+	if !ok {
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	event := func(typ string, v map[string]any) {
+		v["type"] = typ
+		b, _ := json.Marshal(v)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
+	}
+	event("message_start", map[string]any{"message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1}}})
+	index := 0
+	if msg.Content != "" {
+		event("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
+		event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": msg.Content}})
+		event("content_block_stop", map[string]any{"index": index})
+		index++
+	}
+	for _, c := range msg.ToolCalls {
+		event("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}})
+		half := len(c.Arguments) / 2
+		for _, part := range []string{c.Arguments[:half], c.Arguments[half:]} {
+			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
+		}
+		event("content_block_stop", map[string]any{"index": index})
+		index++
+	}
+	stop := "end_turn"
+	if len(msg.ToolCalls) > 0 {
+		stop = "tool_use"
+	}
+	event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
+	event("message_stop", map[string]any{})
+}
 
 func text(s string) llm.Message { return llm.AssistantMessage(s) }
 
@@ -180,4 +237,60 @@ func describe(entries []replay.Entry) string {
 		b.WriteString("} ")
 	}
 	return b.String()
+}
+
+// TestFaultScenariosLiveAnthropic runs the faults that speak the vendor's
+// dialect (error bodies, the error event in a stream, cut streams, cut
+// input_json_delta arguments) against an Anthropic Messages server through
+// the official Anthropic SDK: the loop sees the same kinds of failure as
+// with OpenAI (the messages are the provider's own, so they are not
+// compared), and the expectations hold.
+func TestFaultScenariosLiveAnthropic(t *testing.T) {
+	read := call("toolu_1", "read_file", `{"path":"notes.txt"}`)
+	hello := text("It says hello.")
+	cases := []struct {
+		name   string
+		script []llm.Message
+	}{
+		{"rate-limited", []llm.Message{read, hello}},
+		{"server-error", []llm.Message{read, hello}},
+		{"stream-cut", []llm.Message{read, read, hello}},
+		{"stream-error", []llm.Message{read, read, hello}},
+		{"timeout", []llm.Message{read, hello}},
+		{"retries-exhausted", nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			s, err := Load("../scenarios/faults/"+c.name+".yaml", "../scenarios")
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(&chatServer{t: t, script: c.script})
+			defer srv.Close()
+			model, err := llm.Open(context.Background(), "anthropic/claude-test", &llm.OpenOptions{
+				BaseURL: srv.URL, APIKey: "sk-ant-test", HTTPClient: &http.Client{Transport: s.FaultTransport(srv.Client().Transport)},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := replay.NewRecorder(model, nil)
+			o, err := s.Run(context.Background(), &RunOptions{Model: rec, Clock: clock.NewVirtual(clock.Epoch)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fails := s.Check(o); len(fails) > 0 {
+				t.Errorf("live, the expectations fail:\n%s", strings.Join(fails, "\n"))
+			}
+			var got, want []string
+			for _, e := range rec.Tape().Entries {
+				got = append(got, fmt.Sprintf("%s/%d/%v", e.ErrorKind, e.ErrorStatus, e.RetryAfter))
+			}
+			for _, e := range s.Tape {
+				want = append(want, fmt.Sprintf("%s/%d/%v", e.ErrorKind, e.ErrorStatus, e.RetryAfter))
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") {
+				t.Errorf("recorded failures %v; the tape's %v", got, want)
+			}
+		})
+	}
 }
