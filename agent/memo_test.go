@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -143,5 +144,33 @@ func TestMemoisation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMemoisedTerminationDoesNotEndTheRun: a pure tool's terminating result
+// answered from the memo did not run, so it does not count towards "every
+// result asked to terminate"; the run goes on to the model.
+func TestMemoisedTerminationDoesNotEndTheRun(t *testing.T) {
+	stop := &counted{spec: tools.Spec{Name: "stop", Safety: tools.Safety{Pure: true}}, fn: func(context.Context, tools.Call) (*tools.Result, error) {
+		return tools.Terminating("stopping"), nil
+	}}
+	model := script(
+		respond(call("c1", "stop", `{}`), call("c2", "echo", `{}`)), // echo does not terminate: the run goes on
+		respond(call("c3", "stop", `{}`)),                           // answered from the memo
+		final("done"),
+	)
+	run, err := agent.Run(context.Background(), model, newRegistry(t, stop, echo("echo")), []llm.Message{llm.UserMessage("go")},
+		&agent.Options{Clock: virtual(), Memoize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec := run.Turns[1].Calls[0]; !rec.Memoized || !rec.Result.Terminate {
+		t.Fatalf("c3: memoized %v, terminate %v; want a memoised terminating result", rec.Memoized, rec.Result.Terminate)
+	}
+	if stop.n.Load() != 1 {
+		t.Errorf("stop ran %d times, want 1", stop.n.Load())
+	}
+	if run.Termination.Reason != agent.ReasonFinalText || model.count() != 3 {
+		t.Errorf("reason %q after %d model calls, want %q after 3", run.Termination.Reason, model.count(), agent.ReasonFinalText)
 	}
 }
