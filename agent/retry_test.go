@@ -138,3 +138,39 @@ func TestBackoffIsCapped(t *testing.T) {
 		t.Errorf("backoffs %v, want %v", got, want)
 	}
 }
+
+// TestTimeoutAndValidationFailuresAreNotRetried: only transient failures of
+// idempotent tools are retried; a timeout and a validation failure the tool
+// returns itself are final after one attempt.
+func TestTimeoutAndValidationFailuresAreNotRetried(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fn   func(ctx context.Context, _ tools.Call) (*tools.Result, error)
+		kind tools.FailureKind
+	}{
+		{name: "timeout", kind: tools.KindTimeout, fn: func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
+			if err := clock.FromContext(ctx).Sleep(ctx, 5*time.Second); err != nil {
+				return nil, err
+			}
+			return tools.Success("too late"), nil
+		}},
+		{name: "validation", kind: tools.KindValidation, fn: func(context.Context, tools.Call) (*tools.Result, error) {
+			return tools.Fail(tools.KindValidation, "n must be even"), nil
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tool := &counted{spec: tools.Spec{Name: "fetch", Timeout: time.Second, Safety: tools.Safety{Idempotent: true, SideEffects: tools.SideEffectRead}}, fn: tc.fn}
+			log := &eventLog{}
+			run := mustRun(t, script(respond(call("c1", "fetch", `{}`)), final("done")), newRegistry(t, tool),
+				&agent.Options{Clock: virtual(), Observer: log.observe, Retry: &agent.RetryPolicy{Attempts: 3, Backoff: time.Millisecond}})
+			rec := run.Turns[0].Calls[0]
+			if rec.Result.Kind() != tc.kind {
+				t.Fatalf("kind %q, want %q (%s)", rec.Result.Kind(), tc.kind, rec.Result.Content)
+			}
+			if tool.n.Load() != 1 || len(rec.Attempts) != 1 || len(log.ofKind(agent.EventRetry)) != 0 {
+				t.Errorf("executed %d times in %d attempts with %d retry events, want 1, 1, 0",
+					tool.n.Load(), len(rec.Attempts), len(log.ofKind(agent.EventRetry)))
+			}
+		})
+	}
+}
