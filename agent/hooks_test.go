@@ -133,3 +133,36 @@ func TestPanickingHookEndsTheRun(t *testing.T) {
 		})
 	}
 }
+
+// TestBeforeHookRewriteKeepsTheOriginalRepairs: the repairs made to the
+// arguments as the model wrote them stay in the record after a before hook
+// rewrites them, followed by any repairs of the rewrite.
+func TestBeforeHookRewriteKeepsTheOriginalRepairs(t *testing.T) {
+	for _, tc := range []struct {
+		name, rewrite string
+		repairs       []string
+	}{
+		{name: "clean rewrite", rewrite: `{"n":2}`, repairs: []string{"trim_trailing"}},
+		{name: "rewrite needing repair", rewrite: `{"n":3} more`, repairs: []string{"trim_trailing", "trim_trailing"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			number := &counted{spec: tools.Spec{Name: "number", Parameters: numberSchema}}
+			log := &eventLog{}
+			opts := &agent.Options{Clock: virtual(), Repairer: trimRepairer{}, Observer: log.observe, Hooks: agent.Hooks{Before: func(_ context.Context, c *agent.HookCall) error {
+				c.Arguments = json.RawMessage(tc.rewrite)
+				return nil
+			}}}
+			run := mustRun(t, script(respond(call("c1", "number", `{"n":1} trailing`)), final("done")), newRegistry(t, number), opts)
+			rec := run.Turns[0].Calls[0]
+			equalStrings(t, "record repairs", rec.Repairs, tc.repairs)
+			if rep := log.ofKind(agent.EventRepair); len(rep) != 1 {
+				t.Errorf("%d repair events, want 1", len(rep))
+			} else {
+				equalStrings(t, "repair event", rep[0].Repairs, tc.repairs)
+			}
+			if number.n.Load() != 1 || rec.Result.Failed() {
+				t.Errorf("ran %d times, result %q", number.n.Load(), rec.Result.Content)
+			}
+		})
+	}
+}
