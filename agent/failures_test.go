@@ -210,3 +210,37 @@ func TestCancellationWithARealClockTimeout(t *testing.T) {
 		t.Errorf("result %+v, want cancelled", res)
 	}
 }
+
+// TestToolTimeoutIsOnlyTheDefault: Options.ToolTimeout bounds a tool whose
+// spec sets no Timeout; a tool's own Spec.Timeout wins over it, longer or
+// shorter.
+func TestToolTimeoutIsOnlyTheDefault(t *testing.T) {
+	sleeper := func(name string, timeout time.Duration) tools.Tool {
+		return tools.Func(tools.Spec{Name: name, Timeout: timeout, Safety: readOnly}, func(ctx context.Context, _ tools.Call) (*tools.Result, error) {
+			if err := clock.FromContext(ctx).Sleep(ctx, 2*time.Second); err != nil {
+				return nil, err
+			}
+			return tools.Success("slept"), nil
+		})
+	}
+	for _, tc := range []struct {
+		name     string
+		spec     time.Duration
+		kind     tools.FailureKind
+		duration time.Duration
+	}{
+		{name: "spec longer than the default", spec: 3 * time.Second, duration: 2 * time.Second},
+		{name: "spec shorter than the default", spec: 500 * time.Millisecond, kind: tools.KindTimeout, duration: 500 * time.Millisecond},
+		{name: "no spec timeout: the default", kind: tools.KindTimeout, duration: time.Second},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run := mustRun(t, script(respond(call("c1", "sleep", `{}`)), final("done")), newRegistry(t, sleeper("sleep", tc.spec)),
+				&agent.Options{Clock: virtual(), ToolTimeout: time.Second})
+			rec := run.Turns[0].Calls[0]
+			if rec.Result.Kind() != tc.kind || rec.Duration != tc.duration {
+				t.Errorf("kind %q after %v, want %q after %v (%s)", rec.Result.Kind(), rec.Duration, tc.kind, tc.duration, rec.Result.Content)
+			}
+		})
+	}
+}
+
