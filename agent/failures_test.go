@@ -244,3 +244,25 @@ func TestToolTimeoutIsOnlyTheDefault(t *testing.T) {
 	}
 }
 
+// TestEmptySuccessReachesTheModelEmpty: as agent's doc says, a successful
+// result reaches the model exactly as the tool returned it, an empty one
+// empty (no placeholder text).
+func TestEmptySuccessReachesTheModelEmpty(t *testing.T) {
+	quiet := tools.Func(tools.Spec{Name: "quiet", Safety: readOnly}, func(context.Context, tools.Call) (*tools.Result, error) {
+		return tools.Success(""), nil
+	})
+	model := script(respond(call("c1", "quiet", `{}`)), final("done"))
+	run := mustRun(t, model, newRegistry(t, quiet), &agent.Options{Clock: virtual()})
+	if rec := run.Turns[0].Calls[0]; rec.Result.Content != "" || rec.Result.Failed() {
+		t.Errorf("record content %q (failed %v), want an empty success", rec.Result.Content, rec.Result.Failed())
+	}
+	var got []llm.Message
+	for _, m := range model.request(t, 2).Messages {
+		if m.Role == llm.RoleTool {
+			got = append(got, m)
+		}
+	}
+	if len(got) != 1 || got[0].ToolCallID != "c1" || got[0].Content != "" || got[0].IsError {
+		t.Errorf("the model read %+v, want one tool message for c1 with empty content, not an error", got)
+	}
+}
