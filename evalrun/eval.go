@@ -3,10 +3,12 @@ package evalrun
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tapeloop/tapeloop/eval"
@@ -142,6 +144,10 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if len(scenarios) == 0 {
 		return fail("no scenario matches")
 	}
+	// Trials end on the runner's goroutines, which print while the
+	// progress printer does: every write to stderr, and saveErrors, are
+	// under one lock.
+	stderr := &lockedWriter{w: e.stderr}
 	saveErrors := 0 // trials --save-trials could not write
 	if *saveDir != "" {
 		opts.Trial = func(t *eval.Trial) error {
@@ -152,7 +158,9 @@ func runEval(ctx context.Context, e *env, args []string) int {
 			if err != nil {
 				// Warn and go on: the run's results are worth more than
 				// one saved trial; the exit status says something failed.
-				fmt.Fprintf(e.stderr, "evalrun eval: --save-trials: %v\n", err)
+				stderr.mu.Lock()
+				defer stderr.mu.Unlock()
+				fmt.Fprintf(stderr.w, "evalrun eval: --save-trials: %v\n", err)
 				saveErrors++
 				return nil
 			}
@@ -164,7 +172,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if f, ok := e.stderr.(*os.File); ok {
 		terminal = isTerminal(f)
 	}
-	progress, endProgress := eval.ProgressPrinter(e.stderr, terminal, 10*time.Second)
+	progress, endProgress := eval.ProgressPrinter(stderr, terminal, 10*time.Second)
 	opts.Progress = progress
 	r, err := eval.Run(ctx, scenarios, opts)
 	endProgress()
@@ -289,4 +297,17 @@ func (r *repeated) String() string { return strings.Join(*r, " ") }
 func (r *repeated) Set(v string) error {
 	*r = append(*r, v)
 	return nil
+}
+
+// lockedWriter serialises writes to w; mu also guards what the writers
+// count beside it.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
