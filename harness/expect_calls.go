@@ -149,11 +149,12 @@ func argumentsValue(d *yamlx.Decoder, n *yaml.Node, path string) (any, error) {
 	return v, nil
 }
 
-// decodeJSON decodes one JSON value, numbers as float64, so that equalJSON
-// finds 1 and 1.0 equal.
+// decodeJSON decodes one JSON value, numbers as json.Number (their literal
+// text), so that equalJSON compares them exactly.
 func decodeJSON(raw []byte) (any, error) {
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
 	}
@@ -164,9 +165,13 @@ func decodeJSON(raw []byte) (any, error) {
 }
 
 // equalJSON compares decoded JSON values: objects by keys (order does not
-// matter), arrays by element, numbers by value.
+// matter), arrays by element, numbers by exact value (1 equals 1.0 and 1e0;
+// 9007199254740993 does not equal 9007199254740992).
 func equalJSON(a, b any) bool {
 	switch a := a.(type) {
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && sameNumber(string(a), string(b))
 	case map[string]any:
 		b, ok := b.(map[string]any)
 		if !ok || len(a) != len(b) {

@@ -49,7 +49,7 @@ func jsonValue(v any) (any, error) {
 // canonicalJSON is v as compact JSON with sorted keys, for comparisons and
 // messages.
 func canonicalJSON(v any) string {
-	data, err := json.Marshal(v)
+	data, err := json.Marshal(plainNumbers(v))
 	if err != nil {
 		return fmt.Sprintf("%v", v)
 	}
