@@ -405,3 +405,46 @@ func TestUnusedWithoutLines(t *testing.T) {
 		t.Fatalf("Unused of an empty tape = %v", err)
 	}
 }
+
+// TestMessagesMatcherComparesToolCalls: a recorded request.messages whose
+// assistant message asked for other tool calls than the actual request
+// diverges, whichever part of a call differs.
+func TestMessagesMatcherComparesToolCalls(t *testing.T) {
+	q := llm.UserMessage("Weather in Paris?")
+	actualCall := llm.ToolCall{ID: "c1", Name: "weather", Arguments: `{"city":"Paris"}`}
+	actual := &llm.Request{Messages: []llm.Message{q, llm.AssistantMessage("", actualCall), llm.ToolMessage("c1", "weather", "sunny")}}
+	for _, tc := range []struct {
+		name  string
+		calls []llm.ToolCall
+		diff  string // a changed line of the diff must hold it
+	}{
+		{"arguments", []llm.ToolCall{{ID: "c1", Name: "weather", Arguments: `{"city":"Lyon"}`}}, "Lyon"},
+		{"name", []llm.ToolCall{{ID: "c1", Name: "forecast", Arguments: `{"city":"Paris"}`}}, "forecast"},
+		{"id", []llm.ToolCall{{ID: "c9", Name: "weather", Arguments: `{"city":"Paris"}`}}, "c9"},
+		{"one call more", []llm.ToolCall{actualCall, {ID: "c2", Name: "weather", Arguments: `{"city":"Rome"}`}}, "Rome"},
+		{"no calls", nil, "tool_calls"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			recorded := []llm.Message{q, llm.AssistantMessage("", tc.calls...), llm.ToolMessage("c1", "weather", "sunny")}
+			tp := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}, Request: &RequestSummary{Messages: recorded}}}}
+			_, err := NewModel(tp, nil).Generate(context.Background(), actual)
+			var me *MismatchError
+			if !errors.As(err, &me) {
+				t.Fatalf("err = %v, want a MismatchError", err)
+			}
+			if !slices.Equal(me.Fields, []string{"messages"}) {
+				t.Errorf("fields %q, want [messages]", me.Fields)
+			}
+			found := false
+			for _, line := range strings.Split(me.Diff, "\n") {
+				changed := strings.HasPrefix(line, "-") || strings.HasPrefix(line, "+")
+				if changed && !strings.HasPrefix(line, "---") && !strings.HasPrefix(line, "+++") && strings.Contains(line, tc.diff) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("the diff has no changed line with %q:\n%s", tc.diff, me.Diff)
+			}
+		})
+	}
+}
