@@ -599,3 +599,35 @@ func TestNewReportsWorkspaceErrors(t *testing.T) {
 type failingFS struct{ workspace.FS }
 
 func (failingFS) Walk(func(string, fs.DirEntry) error) error { return errors.New("broken") }
+
+// TestEarlierTurnsPathsAreNotCompared: EndTurn compares only the paths touched
+// since the previous EndTurn. A file touched in turn 1 and changed in turn 2
+// without an effect is not in turn 2's diff; when a later turn touches it, its
+// diff is against its content at the end of turn 1.
+func TestEarlierTurnsPathsAreNotCompared(t *testing.T) {
+	w, rec := newRecorder(t, map[string]string{"a": "a1\n", "b": "b1\n"})
+	turn := func(n int, effects ...tools.Effect) string {
+		t.Helper()
+		rec.Record(effects)
+		d, err := rec.EndTurn()
+		if err != nil {
+			t.Fatalf("turn %d: %v", n, err)
+		}
+		return d.String()
+	}
+	w.WriteFile("a", []byte("a2\n"))
+	w.WriteFile("b", []byte("b2\n"))
+	turn(1, tools.FileChange(tools.OpModify, "a", 3), tools.FileChange(tools.OpModify, "b", 3))
+
+	w.WriteFile("a", []byte("a3\n"))
+	w.WriteFile("b", []byte("b3\n")) // no effect reports it
+	if got, want := turn(2, tools.FileChange(tools.OpModify, "a", 3)), "diff --git a/a b/a\n--- a/a\n+++ b/a\n@@ -1 +1 @@\n-a2\n+a3\n"; got != want {
+		t.Errorf("turn 2:\n%s\nwant only a, against turn 1's end:\n%s", got, want)
+	}
+	if got := turn(3); got != "" {
+		t.Errorf("turn 3 touched nothing but diffed:\n%s", got)
+	}
+	if got, want := turn(4, tools.FileChange(tools.OpModify, "b", 3)), "diff --git a/b b/b\n--- a/b\n+++ b/b\n@@ -1 +1 @@\n-b2\n+b3\n"; got != want {
+		t.Errorf("turn 4:\n%s\nwant b against its content at the end of turn 1:\n%s", got, want)
+	}
+}
