@@ -123,13 +123,24 @@ func TestBrowserReport(t *testing.T) {
 	if got := eval[string](t, tab, `typeof window.pwned + " " + document.title + " " + document.querySelectorAll("img").length`); got != "undefined tapeloop replay 0" {
 		t.Errorf("typeof window.pwned, title, images = %q, want %q", got, "undefined tapeloop replay 0")
 	}
-	if got := eval[int](t, tab, `Array.from(document.querySelectorAll("pre.result")).filter(p => p.textContent === `+"`"+hostile+"`"+`).length`); got != 1 {
-		t.Errorf("%d call results read the hostile string as text, want 1", got)
+	// The details are lazy: no row's body is in the document until it opens.
+	if got := eval[[]int](t, tab, `[document.querySelectorAll("#rows .body").length, document.querySelectorAll("#rows > .row > template.lazy").length]`); got[0] != 0 || got[1] != 2 {
+		t.Errorf("bodies in the document, rows with an unopened template = %v before opening any row, want [0 2]", got)
 	}
 
-	// Open the failing scenario: its workspace diff lines are coloured.
+	// Open the failing scenario: its details are instantiated once, the
+	// hostile string is text in them, and its workspace diff lines are coloured.
 	if err := chromedp.Do(tab, chromedp.Click(`details[data-name="hostile/script"] > summary`), chromedp.WaitVisible(`details[data-name="hostile/script"] .d-add`)); err != nil {
 		t.Fatal(err)
+	}
+	if got := eval[[]int](t, tab, `[document.querySelectorAll('details[data-name="hostile/script"] > .body').length, document.querySelectorAll("#rows > .row > template.lazy").length]`); got[0] != 1 || got[1] != 1 {
+		t.Errorf("bodies of the opened row, rows still with a template = %v, want [1 1]", got)
+	}
+	if got := eval[string](t, tab, `typeof window.pwned + " " + document.title + " " + document.querySelectorAll("img").length`); got != "undefined tapeloop replay 0" {
+		t.Errorf("after opening: typeof window.pwned, title, images = %q, want %q", got, "undefined tapeloop replay 0")
+	}
+	if got := eval[int](t, tab, `Array.from(document.querySelectorAll("pre.result")).filter(p => p.textContent === `+"`"+hostile+"`"+`).length`); got != 1 {
+		t.Errorf("%d call results read the hostile string as text, want 1", got)
 	}
 	if got := eval[[]string](t, tab, `(() => { const s = getComputedStyle(document.querySelector('details[data-name="hostile/script"] .turn .d-add')); const d = getComputedStyle(document.querySelector('details[data-name="hostile/script"] .turn .d-del')); return [s.backgroundColor, s.color, d.backgroundColor]; })()`); strings.Join(got, " ") != "rgb(230, 255, 236) rgb(17, 99, 41) rgb(255, 235, 233)" {
 		t.Errorf("added line background, colour and removed line background = %v, want green and red", got)
@@ -201,6 +212,13 @@ func TestBrowserLargeReport(t *testing.T) {
 	}
 	if got := eval[string](t, tab, `document.getElementById("shown").textContent`); got != "500 of 1000 shown" {
 		t.Errorf("shown %q after filtering to failed", got)
+	}
+	// Opening a failed row renders its details on demand.
+	if err := chromedp.Do(tab, chromedp.Click(`#rows > .row[data-status="fail"]:not([hidden]) > summary`), chromedp.WaitVisible(`#rows > .row[open] .turn .d-add`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[int](t, tab, `document.querySelectorAll("#rows .body").length`); got != 1 {
+		t.Errorf("%d row bodies in the document after opening one row, want 1", got)
 	}
 	info, _ := os.Stat(page)
 	t.Logf("1,000 scenarios: %.1f MB, DOMContentLoaded at %.0f ms, load at %.0f ms (2 scenarios: load at %.0f ms)", float64(info.Size())/1e6, timing[0], timing[1], base[1])

@@ -29,6 +29,7 @@ func TestHTMLEscapesModelOutput(t *testing.T) {
 		`<span class="d-del">-final: It was in.</span>`, `<span class="d-add">&#43;final: It is in.</span>`,
 		`<span class="b repair">repair: trailing_comma</span>`,
 		`data-tags=" hostile files "`,
+		`<template class="lazy"><div class="body">`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the page lacks %s", want)

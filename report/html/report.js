@@ -28,6 +28,13 @@
     var el = document.getElementById(id);
     if (el) el.addEventListener(ev, function () { state[key] = el.value; apply(); });
   }
+  // A row's details wait in an inert <template> (not rendered, not styled,
+  // no layout) until the row is first opened: the page opens at once however
+  // many scenarios it holds.
+  document.getElementById("rows").addEventListener("toggle", function (e) {
+    var d = e.target, t = d.open && d.querySelector(":scope > template.lazy");
+    if (t) d.replaceChild(t.content, t);
+  }, true);
   bind("tag", "tag", "change");
   bind("model", "model", "change");
   bind("search", "query", "input");
