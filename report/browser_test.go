@@ -124,8 +124,8 @@ func TestBrowserReport(t *testing.T) {
 		t.Errorf("typeof window.pwned, title, images = %q, want %q", got, "undefined tapeloop replay 0")
 	}
 	// The details are lazy: no row's body is in the document until it opens.
-	if got := eval[[]int](t, tab, `[document.querySelectorAll("#rows .body").length, document.querySelectorAll("#rows > .row > template.lazy").length]`); got[0] != 0 || got[1] != 2 {
-		t.Errorf("bodies in the document, rows with an unopened template = %v before opening any row, want [0 2]", got)
+	if got := eval[[]int](t, tab, `[document.querySelectorAll("#rows .body").length, document.querySelectorAll("#rows > .row > script.lazy").length]`); got[0] != 0 || got[1] != 2 {
+		t.Errorf("bodies in the document, rows with unopened details = %v before opening any row, want [0 2]", got)
 	}
 
 	// Open the failing scenario: its details are instantiated once, the
@@ -133,8 +133,8 @@ func TestBrowserReport(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Click(`details[data-name="hostile/script"] > summary`), chromedp.WaitVisible(`details[data-name="hostile/script"] .d-add`)); err != nil {
 		t.Fatal(err)
 	}
-	if got := eval[[]int](t, tab, `[document.querySelectorAll('details[data-name="hostile/script"] > .body').length, document.querySelectorAll("#rows > .row > template.lazy").length]`); got[0] != 1 || got[1] != 1 {
-		t.Errorf("bodies of the opened row, rows still with a template = %v, want [1 1]", got)
+	if got := eval[[]int](t, tab, `[document.querySelectorAll('details[data-name="hostile/script"] > .body').length, document.querySelectorAll("#rows > .row > script.lazy").length]`); got[0] != 1 || got[1] != 1 {
+		t.Errorf("bodies of the opened row, rows still with unopened details = %v, want [1 1]", got)
 	}
 	if got := eval[string](t, tab, `typeof window.pwned + " " + document.title + " " + document.querySelectorAll("img").length`); got != "undefined tapeloop replay 0" {
 		t.Errorf("after opening: typeof window.pwned, title, images = %q, want %q", got, "undefined tapeloop replay 0")

@@ -29,10 +29,25 @@ func TestHTMLEscapesModelOutput(t *testing.T) {
 		`<span class="d-del">-final: It was in.</span>`, `<span class="d-add">&#43;final: It is in.</span>`,
 		`<span class="b repair">repair: trailing_comma</span>`,
 		`data-tags=" hostile files "`,
-		`<template class="lazy"><div class="body">`,
+		`<script type="text/html" class="lazy"><div class="body">`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the page lacks %s", want)
+		}
+	}
+	// Each row's lazy details are the raw text of a <script type="text/html">:
+	// nothing in them may end that element early or put the parser into its
+	// escaped script states.
+	const lazyOpen = `<script type="text/html" class="lazy">`
+	if n := strings.Count(out, lazyOpen); n != 2 {
+		t.Errorf("%d rows with lazy details, want 2", n)
+	}
+	for _, part := range strings.Split(out, lazyOpen)[1:] {
+		body, _, _ := strings.Cut(part, "</script>")
+		for _, banned := range []string{"<!--", "<script", "</script"} {
+			if strings.Contains(strings.ToLower(body), banned) {
+				t.Errorf("lazy details contain %q", banned)
+			}
 		}
 	}
 	for _, banned := range []string{"http://", "https://", "@import", "url("} {

@@ -28,12 +28,16 @@
     var el = document.getElementById(id);
     if (el) el.addEventListener(ev, function () { state[key] = el.value; apply(); });
   }
-  // A row's details wait in an inert <template> (not rendered, not styled,
-  // no layout) until the row is first opened: the page opens at once however
-  // many scenarios it holds.
+  // A row's details wait, already escaped, as the text of an inert
+  // <script type="text/html"> (the parser skims it, no element is built)
+  // until the row is first opened: the page opens at once however many
+  // scenarios it holds.
   document.getElementById("rows").addEventListener("toggle", function (e) {
-    var d = e.target, t = d.open && d.querySelector(":scope > template.lazy");
-    if (t) d.replaceChild(t.content, t);
+    var d = e.target, s = d.open && d.querySelector(":scope > script.lazy");
+    if (!s) return;
+    var t = document.createElement("template");
+    t.innerHTML = s.textContent;
+    d.replaceChild(t.content, s);
   }, true);
   bind("tag", "tag", "change");
   bind("model", "model", "change");
