@@ -80,6 +80,7 @@ func Lint(file string, opts *RunOptions) (*Scenario, []Problem) {
 	if root != nil && root.Kind == yaml.MappingNode {
 		l.nodes(root)
 		l.semantics(root)
+		l.expectKeys(child(root, "expect"))
 	}
 	s, err := Load(file, "")
 	if err != nil {
@@ -179,6 +180,23 @@ func (l *linter) nodes(root *yaml.Node) {
 	}
 	l.paths(child(child(setup, "workspace"), "files"), "setup.workspace.files")
 	l.paths(child(expect, "files"), "expect.files")
+}
+
+// expectKeys decodes each key of expect on its own, so that a key of the
+// wrong shape does not hide the mistakes in the keys after it (Load stops at
+// the first).
+func (l *linter) expectKeys(expect *yaml.Node) {
+	if expect == nil || expect.Kind != yaml.MappingNode {
+		return
+	}
+	d := &yamlx.Decoder{File: l.file}
+	for i := 0; i+1 < len(expect.Content); i += 2 {
+		one := *expect
+		one.Content = expect.Content[i : i+2]
+		if _, err := decodeExpect(d, &one); err != nil {
+			l.addErr(err)
+		}
+	}
 }
 
 func (l *linter) duration(n *yaml.Node, key string) {

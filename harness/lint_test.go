@@ -108,3 +108,23 @@ func TestLintOtherErrorsAndValidate(t *testing.T) {
 	got = lintText(t, "format: tapeloop/v1\ninput: []\ntape:\n  - response: {tool_calls: [{id: c1, name: nope}]}\n  - response: {content: ok}\nexpect:\n  errors: {c1: not_found}\n  tool_calls: [nope]\n")
 	checkLint(t, got, nil)
 }
+
+// TestLintEveryExpectKeyShape: every expect key of the wrong shape or value
+// is reported, not only the first.
+func TestLintEveryExpectKeyShape(t *testing.T) {
+	got := lintText(t, `format: tapeloop/v1
+input: [{role: user, content: go}]
+tape:
+  - response: {content: done}
+expect:
+  errors: [call_1]
+  iterations: 1
+  repairs: [call_2]
+  termination: finished
+`)
+	checkLint(t, got, []string{
+		`$FILE:6: expect.errors: want a mapping, got a sequence`,
+		`$FILE:8: expect.repairs: want a mapping, got a sequence`,
+		`$FILE:9: expect.termination: unknown value "finished" (want final_text | loop_breaking | all_terminate | max_iterations | model_error | cancelled | hook_error | structured_answer)`,
+	})
+}
