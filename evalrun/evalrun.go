@@ -37,6 +37,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // The exit codes.
@@ -73,6 +74,9 @@ type env struct {
 	isTerminal bool
 	// tools are the caller's tool factories (Options.Tools).
 	tools []*fixtures.Factory
+	// rerun runs a scenario again for replay --repeat; nil means
+	// (*harness.Scenario).Run. Tests set it to feed a nondeterministic outcome.
+	rerun func(ctx context.Context, s *harness.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
 }
 
 // command is one subcommand; each lives in its own file and registers itself.

@@ -13,7 +13,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
 )
@@ -100,7 +99,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			*r = *replayOne(ctx, r.Scenario, *update, *repeat, e.tools)
+			*r = *replayOne(ctx, e, r.Scenario, *update, *repeat)
 		}()
 	}
 	wg.Wait()
@@ -153,13 +152,20 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 
 // replayOne verifies a scenario and, when asked, runs it repeat-1 more times
 // with perturbed scheduling, comparing each outcome with the first.
-func replayOne(ctx context.Context, s *harness.Scenario, update bool, repeat int, userTools []*fixtures.Factory) *replayResult {
+func replayOne(ctx context.Context, e *env, s *harness.Scenario, update bool, repeat int) *replayResult {
 	start := time.Now()
+	userTools := e.tools
+	rerun := e.rerun
+	if rerun == nil {
+		rerun = func(ctx context.Context, s *harness.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
+			return s.Run(ctx, opts)
+		}
+	}
 	v := s.Verify(ctx, &harness.VerifyOptions{Update: update, Tools: userTools})
 	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {
-			again, err := s.Run(ctx, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})
+			again, err := rerun(ctx, s, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})
 			if err != nil {
 				v.Failures = append(v.Failures, fmt.Sprintf("repeat %d could not run: %v", i+1, err))
 				break

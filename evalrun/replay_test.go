@@ -6,9 +6,12 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
 )
 
@@ -323,5 +326,39 @@ func TestReplayEscapesControlCharacters(t *testing.T) {
 	}
 	if want := `evil\x1b[2J\rred\a`; !strings.Contains(out, want) {
 		t.Errorf("exit %d; stdout does not show the name as %s:\n%s", code, want, out)
+	}
+}
+
+// TestReplayRepeatComparesRuns feeds --repeat a scenario whose fourth run
+// ends differently (through the env's rerun seam): the replay fails and says
+// which repeat differed, and how.
+func TestReplayRepeatComparesRuns(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+	}
+	var perturbs []uint64
+	var mu sync.Mutex
+	rerun := func(ctx context.Context, s *harness.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
+		mu.Lock()
+		perturbs = append(perturbs, opts.Perturb)
+		mu.Unlock()
+		o, err := s.Run(ctx, opts)
+		if err == nil && opts.Perturb == 3 {
+			o.Final = "6"
+		}
+		return o, err
+	}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"replay", "--repeat", "5", dir}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, rerun: rerun})
+	if code != exitFailed {
+		t.Errorf("exit %d, want %d\n%s%s", code, exitFailed, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "nondeterministic: repeat 4 (perturbed scheduling) differs from the first run") ||
+		!strings.Contains(out.String(), "final: \"6\"") {
+		t.Errorf("the output does not name repeat 4 and show its final text:\n%s", out.String())
+	}
+	if want := []uint64{1, 2, 3}; !slices.Equal(perturbs, want) {
+		t.Errorf("reruns with perturb %v, want %v (stop at the first difference)", perturbs, want)
 	}
 }
