@@ -362,3 +362,20 @@ func TestReplayRepeatComparesRuns(t *testing.T) {
 		t.Errorf("reruns with perturb %v, want %v (stop at the first difference)", perturbs, want)
 	}
 }
+
+// TestReplayRunExcludesAFileThatDoesNotLoad: a scenario file that does not
+// load is reported (exit 2) unless --run excludes its path.
+func TestReplayRunExcludesAFileThatDoesNotLoad(t *testing.T) {
+	dir := newScenarios(t, map[string]string{
+		"zebra.yaml":  okScenario,
+		"broken.yaml": strings.Replace(okScenario, "expect:", "expcet:", 1),
+	})
+	runCmd(t, "replay", "--update", "--run", "zebra", dir)
+	code, out, errOut := runCmd(t, "replay", "--run", "zebra", dir)
+	if code != exitOK || strings.Contains(out+errOut, "broken") {
+		t.Errorf("--run zebra: exit %d, want 0 without a word of broken.yaml:\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runCmd(t, "replay", dir); code != exitUsage || !strings.Contains(out, "broken.yaml") {
+		t.Errorf("without --run: exit %d, want 2 naming broken.yaml:\n%s", code, out)
+	}
+}
