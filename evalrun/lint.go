@@ -58,7 +58,11 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		bad++
 		fmt.Fprintln(e.stderr, orphanMessage(o))
 	}
-	fmt.Fprintf(e.stdout, "%d scenario files, %d with errors\n", len(targets), bad)
+	files := "scenario files"
+	if len(targets) == 1 {
+		files = "scenario file"
+	}
+	fmt.Fprintf(e.stdout, "%d %s, %d with errors\n", len(targets), files, bad)
 	if bad > 0 {
 		return exitUsage
 	}

@@ -23,3 +23,12 @@ func TestLintPrintsEveryProblemAndWarnings(t *testing.T) {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant stderr:\n%s", code, out, errOut, want)
 	}
 }
+
+// TestLintOneFileSingular: the summary counts one file in the singular.
+func TestLintOneFileSingular(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"one.yaml": "format: tapeloop/v1\ninput: []\ntape: [{response: {content: ok}}]\n"})
+	code, out, _ := runCmd(t, "lint", dir)
+	if code != 0 || !strings.HasSuffix(out, "\n1 scenario file, 0 with errors\n") {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+}

@@ -65,7 +65,7 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	s := merged.Summary
-	fmt.Fprintf(e.stdout, "merged %d shards: %d passed, %d failed\n", len(parts), s.Passed, s.Failed)
+	fmt.Fprintf(e.stdout, "merged %s: %d passed, %d failed\n", shardsCount(len(parts)), s.Passed, s.Failed)
 	if s.Failed > 0 {
 		return exitFailed
 	}
@@ -97,9 +97,17 @@ func mergeEval(e *env, args []string, jsonPath string, out *outputFlags) int {
 		return code
 	}
 	s := merged.Summary
-	fmt.Fprintf(e.stdout, "merged %d shards: %d trials passed, %d failed, %d errors\n", len(parts), s.Passed, s.Failed, s.Errors)
+	fmt.Fprintf(e.stdout, "merged %s: %d trials passed, %d failed, %d errors\n", shardsCount(len(parts)), s.Passed, s.Failed, s.Errors)
 	if !s.OK {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// shardsCount is "1 shard" or "N shards".
+func shardsCount(n int) string {
+	if n == 1 {
+		return "1 shard"
+	}
+	return fmt.Sprintf("%d shards", n)
 }

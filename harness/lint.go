@@ -2,6 +2,7 @@ package harness
 
 import (
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"strings"
@@ -203,7 +204,9 @@ func (l *linter) duration(n *yaml.Node, key string) {
 	if n == nil || n.Kind != yaml.ScalarNode {
 		return
 	}
-	if _, err := time.ParseDuration(n.Value); err != nil {
+	if _, err := time.ParseDuration(n.Value); err != nil && yamlx.DurationTooLarge(n.Value) {
+		l.add(n.Line, key, "%q is too large: a duration is at most %s", n.Value, time.Duration(math.MaxInt64))
+	} else if err != nil {
 		l.add(n.Line, key, "%q is not a Go duration: write it with a unit, such as 100ms or 2s", n.Value)
 	}
 }

@@ -128,3 +128,12 @@ expect:
 		`$FILE:9: expect.termination: unknown value "finished" (want final_text | loop_breaking | all_terminate | max_iterations | model_error | cancelled | hook_error | structured_answer)`,
 	})
 }
+
+// TestLintDurationTooLarge: a duration written right that overflows is
+// called too large, not malformed.
+func TestLintDurationTooLarge(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\nsetup:\n  loop:\n    retry: {attempts: 3, backoff: 9999999h}\ninput: []\ntape: []\n")
+	checkLint(t, got, []string{
+		`$FILE:4: setup.loop.retry.backoff: "9999999h" is too large: a duration is at most 2562047h47m16.854775807s`,
+	})
+}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -326,6 +327,19 @@ func (d *Decoder) Bool(n *yaml.Node, path string) (bool, error) {
 	return n.Value == "true" || n.Value == "True" || n.Value == "TRUE", nil
 }
 
+// durationSyntax is the form of a Go duration, whatever its size.
+var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+
+// DurationTooLarge reports whether s is written as a Go duration but
+// time.ParseDuration refuses it, which happens only when it overflows (such
+// as 9999999h).
+func DurationTooLarge(s string) bool {
+	if _, err := time.ParseDuration(s); err == nil || !durationSyntax.MatchString(s) {
+		return false
+	}
+	return strings.ContainsAny(s, "0123456789")
+}
+
 // Duration decodes a Go duration string such as "100ms" or "2s".
 func (d *Decoder) Duration(n *yaml.Node, path string) (time.Duration, error) {
 	s, err := d.Str(n, path)
@@ -333,6 +347,9 @@ func (d *Decoder) Duration(n *yaml.Node, path string) (time.Duration, error) {
 		return 0, err
 	}
 	v, err := time.ParseDuration(s)
+	if err != nil && DurationTooLarge(s) {
+		return 0, d.Errf(n, path, "%q is too large: a duration is at most %s", s, time.Duration(math.MaxInt64))
+	}
 	if err != nil || v < 0 {
 		return 0, d.Errf(n, path, "want a duration such as 100ms or 2s, got %q", s)
 	}

@@ -99,3 +99,21 @@ func TestParseSecondDocument(t *testing.T) {
 		t.Errorf("Parse(empty) = %v, %v; want nil, nil", n, err)
 	}
 }
+
+// TestDurationTooLarge: a duration that overflows is called too large; a
+// malformed one still asks for a duration.
+func TestDurationTooLarge(t *testing.T) {
+	d := Decoder{File: "f.yaml"}
+	for src, want := range map[string]string{
+		"9999999h": `f.yaml:1: retry_after: "9999999h" is too large: a duration is at most 2562047h47m16.854775807s`,
+		"soon":     `f.yaml:1: retry_after: want a duration such as 100ms or 2s, got "soon"`,
+	} {
+		root, err := d.Parse([]byte(src + "\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.Duration(root, "retry_after"); err == nil || err.Error() != want {
+			t.Errorf("Duration(%q) = %v, want %s", src, err, want)
+		}
+	}
+}
