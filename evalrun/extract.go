@@ -92,6 +92,9 @@ func decodeTool(r json.RawMessage) (llm.ToolDefinition, error) {
 // maxToolsFile caps the size of a --tools-file.
 const maxToolsFile = 16 << 20
 
+// maxStdinText caps the text read from stdin (without --jsonl).
+const maxStdinText = 16 << 20
+
 // readToolsFile reads a --tools-file: a JSON list as a line's "tools".
 func readToolsFile(path string) (toolList, error) {
 	data, err := regularfile.Read(path, maxToolsFile)
@@ -184,9 +187,13 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 			return extractOne(*in.Text, tools, opts), nil
 		})
 	}
-	text, err := io.ReadAll(e.stdin)
+	text, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinText+1))
 	if err != nil {
 		fmt.Fprintf(e.stderr, "evalrun extract: reading stdin: %v\n", err)
+		return exitUsage
+	}
+	if len(text) > maxStdinText {
+		fmt.Fprintf(e.stderr, "evalrun extract: stdin is larger than %d MiB, the limit for one text\n", maxStdinText>>20)
 		return exitUsage
 	}
 	if err := writeJSONLine(e.stdout, extractOne(string(text), defaults, opts)); err != nil {

@@ -205,3 +205,12 @@ func TestExtractCommandSchemas(t *testing.T) {
 		})
 	}
 }
+
+// TestExtractStdinLimit: a text over the limit is refused with the limit
+// named, not read whole.
+func TestExtractStdinLimit(t *testing.T) {
+	code, out, errOut := runExtractCmd(t, strings.Repeat("x", maxStdinText+1), "--tools", "get_time")
+	if code != exitUsage || out != "" || errOut != "evalrun extract: stdin is larger than 16 MiB, the limit for one text\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
