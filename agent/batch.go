@@ -115,6 +115,7 @@ func (p *pendingCall) record() {
 	p.rec.Arguments = p.prep.Arguments
 	p.rec.Repairs = p.prep.Repairs
 	p.rec.Coercions = p.prep.Coercions
+	p.rec.ArgumentsUnchanged = p.prep.ArgumentsUnchanged
 }
 
 // before runs the before hook: it may block the call or rewrite its arguments,
@@ -133,6 +134,7 @@ func (r *runner) before(ctx context.Context, snap *tools.Snapshot, p *pendingCal
 		p.prep = snap.Prepare(llm.ToolCall{ID: hc.ID, Name: hc.Name, Arguments: string(hc.Arguments)})
 		p.record()
 		p.rec.Repairs = append(repairs, p.rec.Repairs...)
+		p.rec.ArgumentsUnchanged = false // rewritten by the hook
 	}
 }
 

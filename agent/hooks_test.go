@@ -48,6 +48,7 @@ func TestBeforeHookRewritesArguments(t *testing.T) {
 		started string // arguments of the tool_start event
 	}{
 		{name: "valid", rewrite: `{"n":"42"}`, content: `number ok {"n":42}`, runs: 1, started: `{"n":42}`},
+		{name: "valid as is", rewrite: `{"n":7}`, content: `number ok {"n":7}`, runs: 1, started: `{"n":7}`},
 		{name: "invalid", rewrite: `{"n":"many"}`, kind: tools.KindValidation, content: "invalid arguments for number", started: `{"n":"many"}`},
 		{name: "unparseable", rewrite: `{"n":`, kind: tools.KindValidation, content: "not valid JSON"},
 	} {
@@ -73,11 +74,28 @@ func TestBeforeHookRewritesArguments(t *testing.T) {
 			if string(rec.Arguments) != tc.started {
 				t.Errorf("record arguments %s, want %s", rec.Arguments, tc.started)
 			}
+			if rec.ArgumentsUnchanged {
+				t.Errorf("arguments rewritten by the hook are marked unchanged")
+			}
 			// tool_start carries the arguments as executed, after the hook.
 			if st := log.ofKind(agent.EventToolStart); string(st[0].Arguments) != tc.started {
 				t.Errorf("tool_start arguments %s, want %s", st[0].Arguments, tc.started)
 			}
 		})
+	}
+}
+
+func TestArgumentsUnchangedRecorded(t *testing.T) {
+	number := &counted{spec: tools.Spec{Name: "number", Parameters: numberSchema}}
+	kept := &agent.Options{Clock: virtual(), Hooks: agent.Hooks{Before: func(context.Context, *agent.HookCall) error { return nil }}}
+	for _, opts := range []*agent.Options{{Clock: virtual()}, kept} {
+		model := script(respond(call("c1", "number", `{"n": 1}`), call("c2", "number", `{"n": "2"}`)), final("done"))
+		run := mustRun(t, model, newRegistry(t, number), opts)
+		calls := run.Turns[0].Calls
+		if !calls[0].ArgumentsUnchanged || calls[1].ArgumentsUnchanged {
+			t.Errorf("hook %v: unchanged %v (valid) and %v (coerced), want true and false",
+				opts.Hooks.Before != nil, calls[0].ArgumentsUnchanged, calls[1].ArgumentsUnchanged)
+		}
 	}
 }
 

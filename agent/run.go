@@ -117,6 +117,10 @@ type CallRecord struct {
 	Arguments json.RawMessage
 	Repairs   []string
 	Coercions []tools.Coercion
+	// ArgumentsUnchanged is set when Arguments is the canonical form of the
+	// call's own argument text, nothing rewritten, repaired or coerced (see
+	// tools.Execution); false says nothing either way.
+	ArgumentsUnchanged bool
 	// Attempts lists every execution; empty when the call failed before
 	// execution, was blocked or was answered from the memo.
 	Attempts []Attempt

@@ -137,7 +137,7 @@ func (c *CallOutcome) write(w *yamlx.Writer) {
 	textField(w, in, c.Name)
 	field(w, in, "arguments")
 	quoted(w, c.Arguments)
-	if c.Executed != "" && !sameJSON(c.Executed, c.Arguments) {
+	if c.showExecuted() {
 		field(w, in, "executed")
 		quoted(w, c.Executed)
 	}

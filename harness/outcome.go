@@ -110,8 +110,12 @@ type CallOutcome struct {
 	// Arguments as a JSON value.
 	Arguments string
 	Executed  string
-	Repairs   []string
-	Coercions []tools.Coercion
+	// argumentsUnchanged says Executed is the canonical form of Arguments,
+	// nothing rewritten, repaired or coerced (agent.CallRecord); false says
+	// nothing either way.
+	argumentsUnchanged bool
+	Repairs            []string
+	Coercions          []tools.Coercion
 	// Attempts counts the executions; Retries holds each failed attempt
 	// before the last, with the backoff waited after it.
 	Attempts int
@@ -272,7 +276,7 @@ func (c *CallOutcome) node() *yaml.Node {
 	yamlx.Add(m, "id", yamlx.Text(c.ID))
 	yamlx.Add(m, "name", yamlx.Text(c.Name))
 	yamlx.Add(m, "arguments", yamlx.Quoted(c.Arguments))
-	if c.Executed != "" && !sameJSON(c.Executed, c.Arguments) {
+	if c.showExecuted() {
 		yamlx.Add(m, "executed", yamlx.Quoted(c.Executed))
 	}
 	if len(c.Repairs) > 0 {
@@ -324,6 +328,55 @@ func (c *CallOutcome) node() *yaml.Node {
 		yamlx.Add(m, "effects", seq)
 	}
 	return m
+}
+
+// showExecuted reports whether the golden shows Executed: the call ran and
+// its arguments as executed differ from those emitted as JSON values. When
+// Executed is known to be the canonical form of Arguments they are the same
+// value and neither is decoded, unless a number could fall outside what
+// sameJSON decodes.
+func (c *CallOutcome) showExecuted() bool {
+	if c.Executed == "" {
+		return false
+	}
+	if c.argumentsUnchanged && numbersFitFloat(c.Executed) {
+		return false
+	}
+	return !sameJSON(c.Executed, c.Arguments)
+}
+
+// numbersFitFloat reports whether every number in the JSON text surely
+// decodes as a float64: none has an exponent or over 300 digits. Only such a
+// number makes a JSON text that parsed with json.Number fail sameJSON.
+func numbersFitFloat(s string) bool {
+	inString, digits := false, 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case inString:
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString, digits = true, 0
+		case c >= '0' && c <= '9':
+			if digits++; digits > 300 {
+				return false
+			}
+		case c == 'e' || c == 'E':
+			if i > 0 && s[i-1] >= '0' && s[i-1] <= '9' {
+				return false
+			}
+			digits = 0
+		case c == '.' || c == '-':
+		default:
+			digits = 0
+		}
+	}
+	return true
 }
 
 // sameJSON reports whether two texts are equal JSON values (key order,

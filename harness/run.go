@@ -211,6 +211,7 @@ func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
 	}
 	if len(c.Attempts) > 0 || c.Memoized {
 		co.Executed = string(c.Arguments)
+		co.argumentsUnchanged = c.ArgumentsUnchanged
 	}
 	for i, a := range c.Attempts[:max(len(c.Attempts)-1, 0)] {
 		ro := RetryOutcome{}

@@ -1,11 +1,11 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 	"github.com/tapeloop/tapeloop/llm"
@@ -23,6 +23,11 @@ type Execution struct {
 	Repairs []string
 	// Coercions lists the values converted to their schema's type.
 	Coercions []Coercion
+	// ArgumentsUnchanged is set when Arguments is the canonical form of the
+	// call's own argument text, parsed strictly: not empty, not rewritten by an
+	// ArgumentPreparer, not repaired, nothing coerced. The two are then equal
+	// as JSON values. False says nothing either way.
+	ArgumentsUnchanged bool
 	// Result is the outcome; never nil once the call has been executed or refused.
 	Result *Result
 }
@@ -77,7 +82,9 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 		return p
 	}
 	value = coerce(obj, e.schema.doc, "", &p.Coercions)
-	canonical, err := json.Marshal(value)
+	p.ArgumentsUnchanged = raw == call.Arguments && len(repairs) == 0 && len(p.Coercions) == 0 &&
+		strings.TrimSpace(raw) != ""
+	canonical, err := canonicalJSON(value)
 	if err != nil {
 		p.Result = Failf(KindValidation, "the arguments of %s cannot be encoded: %v", call.Name, err)
 		return p
@@ -98,7 +105,7 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 // parse decodes the argument text with ParseJSON; empty text means no
 // arguments. A failure is a validation result for the model.
 func (s *Snapshot) parse(name, raw string) (any, []string, *Result) {
-	if len(bytes.TrimSpace([]byte(raw))) == 0 {
+	if strings.TrimSpace(raw) == "" {
 		return map[string]any{}, nil, nil
 	}
 	v, fixes, err := ParseJSON(raw, s.repairer)
