@@ -52,7 +52,6 @@ func TestShowExecutedAgreesWithSameJSON(t *testing.T) {
 		{`{"path": "a.txt", "n": 3}`, false},
 		{`{"path": "a.txt", "n": "3"}`, true},
 		{" ", true},
-		{`{"n": 1e400}`, true},
 	} {
 		p := snap.Prepare(llm.ToolCall{ID: "c1", Name: "f", Arguments: tc.args})
 		c := CallOutcome{Arguments: tc.args, Executed: string(p.Arguments), argumentsUnchanged: p.ArgumentsUnchanged}

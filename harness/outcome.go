@@ -333,8 +333,8 @@ func (c *CallOutcome) node() *yaml.Node {
 // showExecuted reports whether the golden shows Executed: the call ran and
 // its arguments as executed differ from those emitted as JSON values. When
 // Executed is known to be the canonical form of Arguments they are the same
-// value and neither is decoded, unless a number could fall outside what
-// sameJSON decodes.
+// value and neither is decoded, unless a number is one a float64 decoding
+// could reject (a cautious guard; sameJSON decodes numbers as json.Number).
 func (c *CallOutcome) showExecuted() bool {
 	if c.Executed == "" {
 		return false
