@@ -126,7 +126,10 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	}
 	var scenarios []*harness.Scenario
 	for _, t := range targets {
-		s, err := harness.Load(t.path, t.root)
+		s, skip, err := t.load(e, "eval")
+		if skip {
+			continue
+		}
 		if err != nil {
 			return fail("%v", err)
 		}

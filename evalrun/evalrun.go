@@ -38,6 +38,10 @@ import (
 
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
+
+	// The built-in live providers, so that a main of the user's own that
+	// calls Main records and evaluates with them too.
+	_ "github.com/tapeloop/tapeloop/llm/builtin"
 )
 
 // The exit codes.
