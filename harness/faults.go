@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -80,32 +81,13 @@ func decodeFaults(d *yamlx.Decoder, n *yaml.Node) ([]faults.Fault, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := faults.Validate(append(out[:len(out):len(out)], f)); err != nil {
-			return nil, d.Errf(item, path, "%s", trimFaultPrefix(err.Error()))
-		}
 		out = append(out, f)
 	}
+	var fe *faults.Error
+	if err := faults.Validate(out); errors.As(err, &fe) {
+		return nil, d.Errf(n.Content[fe.Index], yamlx.Index("faults", fe.Index), "%s", fe.Problem)
+	}
 	return out, nil
-}
-
-// trimFaultPrefix drops "invalid fault: faults[N]: " from a Validate error,
-// whose place the decoder's file:line: key: already names.
-func trimFaultPrefix(msg string) string {
-	for range 2 {
-		if i := indexColon(msg); i >= 0 {
-			msg = msg[i+2:]
-		}
-	}
-	return msg
-}
-
-func indexColon(s string) int {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] == ':' && s[i+1] == ' ' {
-			return i
-		}
-	}
-	return -1
 }
 
 // FaultTransport returns an HTTP transport that applies the scenario's

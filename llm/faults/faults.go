@@ -93,17 +93,33 @@ type Fault struct {
 // ErrFault is wrapped by every error of Validate.
 var ErrFault = errors.New("invalid fault")
 
+// Error is a problem with one fault of a list, which it names by index. It
+// matches ErrFault.
+type Error struct {
+	// Index is the fault's place in the list; Problem says what is wrong.
+	Index   int
+	Problem string
+}
+
+// Error returns "invalid fault: faults[INDEX]: PROBLEM".
+func (e *Error) Error() string {
+	return fmt.Sprintf("%v: faults[%d]: %s", ErrFault, e.Index, e.Problem)
+}
+
+// Unwrap returns ErrFault.
+func (e *Error) Unwrap() error { return ErrFault }
+
 // Validate checks a list of faults: each names a call (at most one fault a
-// call) and exactly one misbehaviour with sensible values. The error names
-// the fault by its index.
+// call) and exactly one misbehaviour with sensible values. The error is an
+// *Error naming the first bad fault.
 func Validate(list []Fault) error {
 	seen := map[int]int{}
 	for i, f := range list {
 		if err := f.validate(); err != nil {
-			return fmt.Errorf("%w: faults[%d]: %s", ErrFault, i, err)
+			return &Error{Index: i, Problem: err.Error()}
 		}
 		if j, dup := seen[f.Call]; dup {
-			return fmt.Errorf("%w: faults[%d]: call %d already has faults[%d] (one fault a call)", ErrFault, i, f.Call, j)
+			return &Error{Index: i, Problem: fmt.Sprintf("call %d already has faults[%d] (one fault a call)", f.Call, j)}
 		}
 		seen[f.Call] = i
 	}
