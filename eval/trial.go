@@ -188,8 +188,9 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 
 // withUserTurns puts the conversation's user turns between the recorded
 // model calls, where they were spoken: before the model call of the turn
-// they started. recorded has one entry per model call, in order, as do the
-// outcome's turns.
+// they started. recorded holds, per model call in order, the attempts the
+// loop retried (error entries) and then the response; the outcome has one
+// turn per answered call.
 func withUserTurns(o *harness.Outcome, recorded []replay.Entry) []replay.Entry {
 	var out []replay.Entry
 	i := 0
@@ -198,9 +199,15 @@ func withUserTurns(o *harness.Outcome, recorded []replay.Entry) []replay.Entry {
 			u := t.User.Clone()
 			out = append(out, replay.Entry{User: &u})
 		}
-		if i < len(recorded) {
-			out = append(out, recorded[i])
+		// A turn's model call is its failed attempts (error entries, when
+		// the loop retried) and then its response.
+		for i < len(recorded) {
+			e := recorded[i]
+			out = append(out, e)
 			i++
+			if e.Response != nil {
+				break
+			}
 		}
 	}
 	return append(out, recorded[i:]...)
