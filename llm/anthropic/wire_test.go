@@ -59,7 +59,7 @@ func TestParallelToolsStreamedAndNot(t *testing.T) {
 		{"not streamed", "message-parallel-tools.json", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWire(t, reply{file: tc.file})
+			w := newWire(t, reply{File: tc.file})
 			got, err := w.model(t, func(o *llm.OpenOptions) { o.NoStream = tc.noStream }).Generate(t.Context(), conversation())
 			if err != nil {
 				t.Fatal(err)
@@ -68,13 +68,13 @@ func TestParallelToolsStreamedAndNot(t *testing.T) {
 				t.Errorf("response\n got %+v\nwant %+v", got, want)
 			}
 			req := w.request(1)
-			if req.path != "/v1/messages" || req.header.Get("X-Api-Key") != "sk-ant-test" || req.header.Get("Anthropic-Version") == "" {
-				t.Errorf("request to %s with key %q, version %q", req.path, req.header.Get("X-Api-Key"), req.header.Get("Anthropic-Version"))
+			if req.Path != "/v1/messages" || req.Header.Get("X-Api-Key") != "sk-ant-test" || req.Header.Get("Anthropic-Version") == "" {
+				t.Errorf("request to %s with key %q, version %q", req.Path, req.Header.Get("X-Api-Key"), req.Header.Get("Anthropic-Version"))
 			}
-			if stream, _ := req.body["stream"].(bool); stream == tc.noStream {
-				t.Errorf("stream = %v", req.body["stream"])
+			if stream, _ := req.Body["stream"].(bool); stream == tc.noStream {
+				t.Errorf("stream = %v", req.Body["stream"])
 			}
-			b := req.body
+			b := req.Body
 			if b["model"] != "claude-sonnet-4-5" || b["max_tokens"] != 4096.0 {
 				t.Errorf("model %v, max_tokens %v", b["model"], b["max_tokens"])
 			}
@@ -110,7 +110,7 @@ func TestParallelToolsStreamedAndNot(t *testing.T) {
 
 func TestStreamEdgeCases(t *testing.T) {
 	t.Run("broken input kept byte for byte", func(t *testing.T) {
-		w := newWire(t, reply{file: "stream-broken-input.sse"})
+		w := newWire(t, reply{File: "stream-broken-input.sse"})
 		got, err := w.model(t, nil).Generate(t.Context(), conversation())
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +121,7 @@ func TestStreamEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("tool without arguments", func(t *testing.T) {
-		w := newWire(t, reply{file: "stream-tool-no-args.sse"})
+		w := newWire(t, reply{File: "stream-tool-no-args.sse"})
 		got, err := w.model(t, nil).Generate(t.Context(), conversation())
 		if err != nil {
 			t.Fatal(err)
@@ -131,7 +131,7 @@ func TestStreamEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("cut off mid-call", func(t *testing.T) {
-		w := newWire(t, reply{file: "stream-cut-mid-call.sse"})
+		w := newWire(t, reply{File: "stream-cut-mid-call.sse"})
 		resp, err := w.model(t, nil).Generate(t.Context(), conversation())
 		want := "anthropic: malformed_response: the stream ended without message_stop after 17 events"
 		if resp != nil || !errors.Is(err, llm.ErrMalformed) || err.Error() != want {
@@ -139,7 +139,7 @@ func TestStreamEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("overloaded_error event after a 200", func(t *testing.T) {
-		w := newWire(t, reply{file: "stream-overloaded.sse"})
+		w := newWire(t, reply{File: "stream-overloaded.sse"})
 		_, err := w.model(t, nil).Generate(t.Context(), conversation())
 		want := "anthropic: overloaded: error event in the stream: overloaded_error: Overloaded"
 		if !errors.Is(err, llm.ErrOverloaded) || !llm.Retryable(err) || err == nil || err.Error() != want {
@@ -158,13 +158,13 @@ func TestStopReasons(t *testing.T) {
 		{"message-refusal.json", llm.FinishFiltered},
 		{"message-pause_turn.json", llm.FinishPause},
 	} {
-		w := newWire(t, reply{file: tc.file})
+		w := newWire(t, reply{File: tc.file})
 		got, err := w.model(t, func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
 		if err != nil || got.FinishReason != tc.want {
 			t.Errorf("%s: finish %v (%v), want %q", tc.file, got, err, tc.want)
 		}
 	}
-	w := newWire(t, reply{file: "message-redacted-thinking.json"})
+	w := newWire(t, reply{File: "message-redacted-thinking.json"})
 	got, err := w.model(t, func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
 	want := &llm.Response{
 		Message:      llm.Message{Role: llm.RoleAssistant, Content: "Done.", Reasoning: []llm.Reasoning{{Redacted: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}}},
@@ -177,7 +177,7 @@ func TestStopReasons(t *testing.T) {
 
 func TestRequestOptions(t *testing.T) {
 	temp, topP, par := 0.3, 0.8, false
-	w := newWire(t, reply{file: "stream-tool-no-args.sse"})
+	w := newWire(t, reply{File: "stream-tool-no-args.sse"})
 	m := w.model(t, func(o *llm.OpenOptions) {
 		o.Request = llm.RequestOptions{Temperature: &temp, TopP: &topP, MaxTokens: 900, Stop: []string{"END"}, ToolChoice: "read_file", ParallelToolCalls: &par}
 		o.Headers = http.Header{"Anthropic-Beta": {"interleaved-thinking-2025-05-14"}}
@@ -192,21 +192,21 @@ func TestRequestOptions(t *testing.T) {
 		"tool_choice": map[string]any{"type": "tool", "name": "read_file", "disable_parallel_tool_use": true},
 		"thinking":    map[string]any{"type": "enabled", "budget_tokens": 2000.0},
 	} {
-		if !reflect.DeepEqual(req.body[k], want) {
-			t.Errorf("%s = %#v, want %#v", k, req.body[k], want)
+		if !reflect.DeepEqual(req.Body[k], want) {
+			t.Errorf("%s = %#v, want %#v", k, req.Body[k], want)
 		}
 	}
-	if req.header.Get("Anthropic-Beta") != "interleaved-thinking-2025-05-14" {
-		t.Errorf("extra header missing: %v", req.header)
+	if req.Header.Get("Anthropic-Beta") != "interleaved-thinking-2025-05-14" {
+		t.Errorf("extra header missing: %v", req.Header)
 	}
 	for mode, want := range map[string]any{
 		"auto": map[string]any{"type": "auto"}, "none": map[string]any{"type": "none"}, "required": map[string]any{"type": "any"},
 	} {
-		w := newWire(t, reply{file: "stream-tool-no-args.sse"})
+		w := newWire(t, reply{File: "stream-tool-no-args.sse"})
 		if _, err := w.model(t, func(o *llm.OpenOptions) { o.Request.ToolChoice = mode }).Generate(t.Context(), conversation()); err != nil {
 			t.Fatal(err)
 		}
-		if got := w.request(1).body["tool_choice"]; !reflect.DeepEqual(got, want) {
+		if got := w.request(1).Body["tool_choice"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("tool_choice %s = %v, want %v", mode, got, want)
 		}
 	}
@@ -220,13 +220,13 @@ func TestErrorStatuses(t *testing.T) {
 		retryAfter time.Duration
 		want       string
 	}{
-		{"429", reply{status: 429, file: "error-429.json", header: map[string]string{"Retry-After": "17"}}, llm.ErrRateLimited, 17 * time.Second,
+		{"429", reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "17"}}, llm.ErrRateLimited, 17 * time.Second,
 			"anthropic: rate_limited (HTTP 429), retry after 17s: This request would exceed the rate limit for your organization (b1c2d3e4-0000-4000-8000-abcdefabcdef) of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits."},
-		{"529", reply{status: 529, file: "error-529.json"}, llm.ErrOverloaded, 0, "anthropic: overloaded (HTTP 529): Overloaded"},
-		{"500", reply{status: 500, file: "error-500.json"}, llm.ErrOverloaded, 0, ""},
-		{"400 prompt too long", reply{status: 400, file: "error-400-context.json"}, llm.ErrContextTooLong, 0, "anthropic: context_too_long (HTTP 400): prompt is too long: 210417 tokens > 200000 maximum"},
-		{"400", reply{status: 400, file: "error-400.json"}, llm.ErrBadRequest, 0, ""},
-		{"401", reply{status: 401, file: "error-401.json"}, llm.ErrAuth, 0, "anthropic: auth (HTTP 401): invalid x-api-key"},
+		{"529", reply{Status: 529, File: "error-529.json"}, llm.ErrOverloaded, 0, "anthropic: overloaded (HTTP 529): Overloaded"},
+		{"500", reply{Status: 500, File: "error-500.json"}, llm.ErrOverloaded, 0, ""},
+		{"400 prompt too long", reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0, "anthropic: context_too_long (HTTP 400): prompt is too long: 210417 tokens > 200000 maximum"},
+		{"400", reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0, ""},
+		{"401", reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, "anthropic: auth (HTTP 401): invalid x-api-key"},
 	} {
 		for _, noStream := range []bool{false, true} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -236,8 +236,8 @@ func TestErrorStatuses(t *testing.T) {
 				if !errors.As(err, &pe) {
 					t.Fatalf("error %v is not a *llm.ProviderError", err)
 				}
-				if pe.Kind != tc.kind || pe.StatusCode != tc.rep.status || pe.RetryAfter != tc.retryAfter {
-					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.kind, tc.rep.status, tc.retryAfter)
+				if pe.Kind != tc.kind || pe.StatusCode != tc.rep.Status || pe.RetryAfter != tc.retryAfter {
+					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.kind, tc.rep.Status, tc.retryAfter)
 				}
 				if tc.want != "" && err.Error() != tc.want {
 					t.Errorf("error\n got %s\nwant %s", err, tc.want)
@@ -255,7 +255,7 @@ func TestMissingKeyAndCancel(t *testing.T) {
 	if want := "opening model anthropic/claude-sonnet-4-5: missing API key: set ANTHROPIC_API_KEY or pass a key"; err == nil || err.Error() != want {
 		t.Errorf("missing key: %v\nwant %s", err, want)
 	}
-	w := newWire(t, reply{file: "stream-tool-no-args.sse"})
+	w := newWire(t, reply{File: "stream-tool-no-args.sse"})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	_, err = w.model(t, nil).Generate(ctx, conversation())

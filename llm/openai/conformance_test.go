@@ -57,7 +57,7 @@ func TestConformance(t *testing.T) {
 			FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 40, OutputTokens: 64, ReasoningTokens: 58}}},
 	} {
 		t.Run(tc.row, func(t *testing.T) {
-			w := newWire(t, reply{file: tc.file})
+			w := newWire(t, reply{File: tc.file})
 			got, err := w.model(t, "openai-compatible", func(o *llm.OpenOptions) { o.NoStream = tc.noStream }).Generate(t.Context(), conversation())
 			if err != nil {
 				t.Fatal(err)
@@ -69,21 +69,21 @@ func TestConformance(t *testing.T) {
 	}
 	t.Run("keyless local servers send no Authorization", func(t *testing.T) {
 		for _, p := range []string{"ollama", "vllm", "llamacpp", "openai-compatible"} {
-			w := newWire(t, reply{file: "stream-text.sse"})
+			w := newWire(t, reply{File: "stream-text.sse"})
 			if _, err := w.model(t, p, func(o *llm.OpenOptions) { o.APIKey = "" }).Generate(t.Context(), conversation()); err != nil {
 				t.Fatal(err)
 			}
-			if h := w.request(1).header; h.Get("Authorization") != "" {
+			if h := w.request(1).Header; h.Get("Authorization") != "" {
 				t.Errorf("%s sent Authorization %q", p, h.Get("Authorization"))
 			}
 		}
 	})
 	t.Run("reasoning is never sent back", func(t *testing.T) {
-		w := newWire(t, reply{file: "stream-text.sse"})
+		w := newWire(t, reply{File: "stream-text.sse"})
 		if _, err := w.model(t, "openai-compatible", nil).Generate(t.Context(), conversation()); err != nil {
 			t.Fatal(err)
 		}
-		msgs := w.request(1).body["messages"].([]any)
+		msgs := w.request(1).Body["messages"].([]any)
 		if a := msgs[2].(map[string]any); len(a) != 3 || a["reasoning_content"] != nil {
 			t.Errorf("assistant message sent as %v", a)
 		}

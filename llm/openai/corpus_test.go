@@ -35,7 +35,7 @@ func TestCorpusReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := reply{body: string(data)}
+			rep := reply{Body: string(data)}
 			noStream := strings.HasSuffix(f, ".json")
 			switch {
 			case strings.HasSuffix(f, ".chunks.txt"):
@@ -49,10 +49,10 @@ func TestCorpusReplay(t *testing.T) {
 					}
 				}
 				b.WriteString("data: [DONE]\n\n")
-				rep.body = b.String()
-				rep.header = map[string]string{"Content-Type": "text/event-stream"}
+				rep.Body = b.String()
+				rep.Header = map[string]string{"Content-Type": "text/event-stream"}
 			case strings.HasSuffix(f, ".sse"):
-				rep.header = map[string]string{"Content-Type": "text/event-stream"}
+				rep.Header = map[string]string{"Content-Type": "text/event-stream"}
 			}
 			w := newWire(t, rep)
 			resp, err := w.model(t, "openai-compatible", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())

@@ -80,8 +80,8 @@ func TestOpenDefaultsAndKeys(t *testing.T) {
 // run's virtual clock (no real sleep), and the SDK itself never retries.
 func TestRateLimitThenSuccessThroughTheAgent(t *testing.T) {
 	w := newWire(t,
-		reply{status: 429, file: "error-429.json", header: map[string]string{"Retry-After": "20"}},
-		reply{file: "stream-text.sse"},
+		reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}},
+		reply{File: "stream-text.sse"},
 	)
 	m := w.model(t, "openai", nil)
 	var events []agent.Event

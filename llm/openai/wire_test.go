@@ -51,7 +51,7 @@ func TestParallelCallsStreamedAndNot(t *testing.T) {
 		{"not streamed", "completion-parallel-calls.json", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWire(t, reply{file: tc.file})
+			w := newWire(t, reply{File: tc.file})
 			m := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = tc.noStream })
 			got, err := m.Generate(t.Context(), conversation())
 			if err != nil {
@@ -61,11 +61,11 @@ func TestParallelCallsStreamedAndNot(t *testing.T) {
 				t.Errorf("response\n got %+v\nwant %+v", got, want)
 			}
 			req := w.request(1)
-			if req.path != "/v1/chat/completions" || req.header.Get("Authorization") != "Bearer sk-test" {
-				t.Errorf("request to %s with Authorization %q", req.path, req.header.Get("Authorization"))
+			if req.Path != "/v1/chat/completions" || req.Header.Get("Authorization") != "Bearer sk-test" {
+				t.Errorf("request to %s with Authorization %q", req.Path, req.Header.Get("Authorization"))
 			}
-			if stream, _ := req.body["stream"].(bool); stream == tc.noStream {
-				t.Errorf("stream = %v in %s", req.body["stream"], req.raw)
+			if stream, _ := req.Body["stream"].(bool); stream == tc.noStream {
+				t.Errorf("stream = %v in %s", req.Body["stream"], req.Raw)
 			}
 			wantMessages := []any{
 				map[string]any{"role": "system", "content": "You are careful."},
@@ -75,18 +75,18 @@ func TestParallelCallsStreamedAndNot(t *testing.T) {
 				}},
 				map[string]any{"role": "tool", "tool_call_id": "call_prev", "content": "error: permission denied"},
 			}
-			if !reflect.DeepEqual(req.body["messages"], wantMessages) {
-				t.Errorf("messages sent\n got %v\nwant %v", req.body["messages"], wantMessages)
+			if !reflect.DeepEqual(req.Body["messages"], wantMessages) {
+				t.Errorf("messages sent\n got %v\nwant %v", req.Body["messages"], wantMessages)
 			}
 			wantTools := []any{map[string]any{"type": "function", "function": map[string]any{
 				"name": "read_file", "description": "Read a file.",
 				"parameters": map[string]any{"type": "object", "properties": map[string]any{"path": map[string]any{"type": "string"}}, "required": []any{"path"}},
 			}}}
-			if !reflect.DeepEqual(req.body["tools"], wantTools) {
-				t.Errorf("tools sent\n got %v\nwant %v", req.body["tools"], wantTools)
+			if !reflect.DeepEqual(req.Body["tools"], wantTools) {
+				t.Errorf("tools sent\n got %v\nwant %v", req.Body["tools"], wantTools)
 			}
-			if so, _ := req.body["stream_options"].(map[string]any); !tc.noStream && so["include_usage"] != true {
-				t.Errorf("stream_options = %v, want include_usage", req.body["stream_options"])
+			if so, _ := req.Body["stream_options"].(map[string]any); !tc.noStream && so["include_usage"] != true {
+				t.Errorf("stream_options = %v, want include_usage", req.Body["stream_options"])
 			}
 		})
 	}
@@ -102,7 +102,7 @@ func TestRequestOptions(t *testing.T) {
 		{"openai-compatible", "max_tokens", "max_completion_tokens"},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
-			w := newWire(t, reply{file: "stream-text.sse"})
+			w := newWire(t, reply{File: "stream-text.sse"})
 			m := w.model(t, tc.provider, func(o *llm.OpenOptions) {
 				o.Request = ro
 				o.Headers = http.Header{"X-Title": {"tapeloop"}}
@@ -112,7 +112,7 @@ func TestRequestOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			req := w.request(1)
-			b := req.body
+			b := req.Body
 			for k, want := range map[string]any{
 				"model": "gpt-4.1-mini", "temperature": 0.2, "top_p": 0.9, tc.maxField: 300.0, "seed": 7.0,
 				"stop": []any{"END"}, "parallel_tool_calls": false, "top_k": 20.0,
@@ -126,8 +126,8 @@ func TestRequestOptions(t *testing.T) {
 			if _, ok := b[tc.otherField]; ok {
 				t.Errorf("%s sent beside %s", tc.otherField, tc.maxField)
 			}
-			if req.header.Get("X-Title") != "tapeloop" {
-				t.Errorf("extra header missing: %v", req.header)
+			if req.Header.Get("X-Title") != "tapeloop" {
+				t.Errorf("extra header missing: %v", req.Header)
 			}
 		})
 	}
@@ -135,12 +135,12 @@ func TestRequestOptions(t *testing.T) {
 
 func TestToolChoiceModes(t *testing.T) {
 	for _, mode := range []string{"auto", "none", "required"} {
-		w := newWire(t, reply{file: "stream-text.sse"})
+		w := newWire(t, reply{File: "stream-text.sse"})
 		m := w.model(t, "openai", func(o *llm.OpenOptions) { o.Request.ToolChoice = mode })
 		if _, err := m.Generate(t.Context(), conversation()); err != nil {
 			t.Fatal(err)
 		}
-		if got := w.request(1).body["tool_choice"]; got != mode {
+		if got := w.request(1).Body["tool_choice"]; got != mode {
 			t.Errorf("tool_choice = %v, want %q", got, mode)
 		}
 	}
@@ -153,11 +153,11 @@ func TestMalformedResponses(t *testing.T) {
 		nost bool
 		want string
 	}{
-		{"stream cut off mid-call", reply{file: "stream-cut-mid-call.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
-		{"stream without [DONE]", reply{file: "stream-no-done.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
-		{"[DONE] without finish_reason", reply{file: "stream-done-no-finish.sse"}, false, "openai: malformed_response: the stream ended without a finish_reason after 3 chunks"},
-		{"empty stream", reply{body: "", header: map[string]string{"Content-Type": "text/event-stream"}}, false, "openai: malformed_response: the stream ended without data: [DONE] after 0 chunks"},
-		{"no choices", reply{file: "completion-empty-choices.json"}, true, "openai: malformed_response: the response has no choices"},
+		{"stream cut off mid-call", reply{File: "stream-cut-mid-call.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
+		{"stream without [DONE]", reply{File: "stream-no-done.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
+		{"[DONE] without finish_reason", reply{File: "stream-done-no-finish.sse"}, false, "openai: malformed_response: the stream ended without a finish_reason after 3 chunks"},
+		{"empty stream", reply{Body: "", Header: map[string]string{"Content-Type": "text/event-stream"}}, false, "openai: malformed_response: the stream ended without data: [DONE] after 0 chunks"},
+		{"no choices", reply{File: "completion-empty-choices.json"}, true, "openai: malformed_response: the response has no choices"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w := newWire(t, tc.rep)
@@ -169,7 +169,7 @@ func TestMalformedResponses(t *testing.T) {
 		})
 	}
 	t.Run("truncated JSON", func(t *testing.T) {
-		w := newWire(t, reply{file: "completion-truncated.json"})
+		w := newWire(t, reply{File: "completion-truncated.json"})
 		_, err := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
 		if !errors.Is(err, llm.ErrMalformed) || !llm.Retryable(err) {
 			t.Errorf("error %v, want a retryable malformed response", err)
@@ -185,18 +185,18 @@ func TestErrorStatuses(t *testing.T) {
 		retryAfter time.Duration
 		want       string
 	}{
-		{"429 with retry-after-ms", reply{status: 429, file: "error-429.json", header: map[string]string{"Retry-After-Ms": "210", "Retry-After": "1"}}, llm.ErrRateLimited, 210 * time.Millisecond,
+		{"429 with retry-after-ms", reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After-Ms": "210", "Retry-After": "1"}}, llm.ErrRateLimited, 210 * time.Millisecond,
 			"openai: rate_limited (HTTP 429), retry after 210ms: Rate limit reached for gpt-4.1-mini in organization org-abc on tokens per min (TPM): Limit 200000, Used 199500, Requested 1200. Please try again in 210ms. (rate_limit_exceeded)"},
-		{"429 with Retry-After", reply{status: 429, file: "error-429.json", header: map[string]string{"Retry-After": "20"}}, llm.ErrRateLimited, 20 * time.Second, ""},
-		{"400 context too long", reply{status: 400, file: "error-400-context.json"}, llm.ErrContextTooLong, 0,
+		{"429 with Retry-After", reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}}, llm.ErrRateLimited, 20 * time.Second, ""},
+		{"400 context too long", reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0,
 			"openai: context_too_long (HTTP 400): This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages. (context_length_exceeded)"},
-		{"400 vLLM context too long", reply{status: 400, file: "error-400-vllm.json"}, llm.ErrContextTooLong, 0, ""},
-		{"400", reply{status: 400, file: "error-400.json"}, llm.ErrBadRequest, 0,
+		{"400 vLLM context too long", reply{Status: 400, File: "error-400-vllm.json"}, llm.ErrContextTooLong, 0, ""},
+		{"400", reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0,
 			"openai: bad_request (HTTP 400): Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."},
-		{"401", reply{status: 401, file: "error-401.json"}, llm.ErrAuth, 0, ""},
-		{"404 Ollama", reply{status: 404, file: "error-404-ollama.json"}, llm.ErrBadRequest, 0, `openai: bad_request (HTTP 404): model "qwen3:8b" not found, try pulling it first`},
-		{"502 HTML", reply{status: 502, file: "error-502.html"}, llm.ErrOverloaded, 0, ""},
-		{"503", reply{status: 503, file: "error-503.json"}, llm.ErrOverloaded, 0, "openai: overloaded (HTTP 503): The engine is currently overloaded, please try again later"},
+		{"401", reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, ""},
+		{"404 Ollama", reply{Status: 404, File: "error-404-ollama.json"}, llm.ErrBadRequest, 0, `openai: bad_request (HTTP 404): model "qwen3:8b" not found, try pulling it first`},
+		{"502 HTML", reply{Status: 502, File: "error-502.html"}, llm.ErrOverloaded, 0, ""},
+		{"503", reply{Status: 503, File: "error-503.json"}, llm.ErrOverloaded, 0, "openai: overloaded (HTTP 503): The engine is currently overloaded, please try again later"},
 	} {
 		for _, noStream := range []bool{false, true} {
 			t.Run(tc.name, func(t *testing.T) {
@@ -206,8 +206,8 @@ func TestErrorStatuses(t *testing.T) {
 				if !errors.As(err, &pe) {
 					t.Fatalf("error %v is not a *llm.ProviderError", err)
 				}
-				if pe.Kind != tc.kind || pe.StatusCode != tc.rep.status || pe.RetryAfter != tc.retryAfter {
-					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.kind, tc.rep.status, tc.retryAfter)
+				if pe.Kind != tc.kind || pe.StatusCode != tc.rep.Status || pe.RetryAfter != tc.retryAfter {
+					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.kind, tc.rep.Status, tc.retryAfter)
 				}
 				if tc.want != "" && err.Error() != tc.want {
 					t.Errorf("error\n got %s\nwant %s", err, tc.want)
@@ -221,7 +221,7 @@ func TestErrorStatuses(t *testing.T) {
 }
 
 func TestErrorEventInStream(t *testing.T) {
-	w := newWire(t, reply{file: "stream-error-event.sse"})
+	w := newWire(t, reply{File: "stream-error-event.sse"})
 	_, err := w.model(t, "openai", nil).Generate(t.Context(), conversation())
 	want := "openai: overloaded: error event in the stream: The server had an error while processing your request. Sorry about that!"
 	if !errors.Is(err, llm.ErrOverloaded) || err == nil || err.Error() != want {

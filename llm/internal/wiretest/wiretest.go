@@ -1,0 +1,112 @@
+// Package wiretest is the scripted HTTP server of the provider packages'
+// wire tests: it answers with hand-built fixtures from testdata, in order,
+// and keeps every request it received.
+package wiretest
+
+import (
+	"cmp"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// Reply is one scripted HTTP answer: a status, a body read from testdata (or
+// given), and headers.
+type Reply struct {
+	Status int
+	File   string
+	Body   string
+	Header map[string]string
+}
+
+// Request is what the server received: the path, the headers, the body
+// decoded as a JSON object (nil when it is not one) and as text.
+type Request struct {
+	Path   string
+	Header http.Header
+	Body   map[string]any
+	Raw    string
+}
+
+// Server is an httptest server that answers with its replies in order (a
+// 418 once they run out) and keeps what it received.
+type Server struct {
+	*httptest.Server
+	t        testing.TB
+	mu       sync.Mutex
+	replies  []Reply
+	requests []Request
+}
+
+// New starts a Server, closed when t ends. A reply's File is read from the
+// test's testdata folder; its Content-Type follows the file's extension
+// (.sse: an event stream, .html: HTML, else JSON).
+func New(t testing.TB, replies ...Reply) *Server {
+	t.Helper()
+	w := &Server{t: t, replies: replies}
+	w.Server = httptest.NewServer(http.HandlerFunc(w.serve))
+	t.Cleanup(w.Close)
+	return w
+}
+
+func (w *Server) serve(rw http.ResponseWriter, r *http.Request) {
+	raw := new(strings.Builder)
+	_, _ = io.Copy(raw, r.Body)
+	var body map[string]any
+	_ = json.Unmarshal([]byte(raw.String()), &body)
+	w.mu.Lock()
+	n := len(w.requests)
+	w.requests = append(w.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Raw: raw.String()})
+	w.mu.Unlock()
+	if n >= len(w.replies) {
+		http.Error(rw, "no reply scripted", http.StatusTeapot)
+		return
+	}
+	rep := w.replies[n]
+	data := []byte(rep.Body)
+	if rep.File != "" {
+		var err error
+		if data, err = os.ReadFile(filepath.Join("testdata", rep.File)); err != nil {
+			http.Error(rw, err.Error(), http.StatusTeapot)
+			return
+		}
+	}
+	switch {
+	case strings.HasSuffix(rep.File, ".sse"):
+		rw.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+	case strings.HasSuffix(rep.File, ".html"):
+		rw.Header().Set("Content-Type", "text/html")
+	default:
+		rw.Header().Set("Content-Type", "application/json")
+	}
+	for k, v := range rep.Header {
+		rw.Header().Set(k, v)
+	}
+	rw.WriteHeader(cmp.Or(rep.Status, http.StatusOK))
+	_, _ = rw.Write(data)
+}
+
+// Request returns the n-th request received (1-based), failing the test
+// when there are fewer.
+func (w *Server) Request(n int) Request {
+	w.t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if n > len(w.requests) {
+		w.t.Fatalf("the server got %d requests, want at least %d", len(w.requests), n)
+	}
+	return w.requests[n-1]
+}
+
+// Count returns how many requests the server received.
+func (w *Server) Count() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.requests)
+}
