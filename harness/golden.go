@@ -101,18 +101,25 @@ func UpdateGolden(path string, got []byte) (bool, error) {
 // Orphans returns the golden files under the given folders that no scenario
 // file refers to, sorted.
 func Orphans(dirs ...string) ([]string, error) {
+	return filesUnder(dirs, func(path string, d fs.DirEntry) bool {
+		if d.IsDir() || !isGolden(path) {
+			return false
+		}
+		ext := scenarioExt(path)
+		_, err := os.Stat(strings.TrimSuffix(path, ".golden"+ext) + ext)
+		return errors.Is(err, fs.ErrNotExist)
+	})
+}
+
+// filesUnder walks the folders and returns the paths keep accepts, sorted.
+func filesUnder(dirs []string, keep func(path string, d fs.DirEntry) bool) ([]string, error) {
 	var out []string
 	for _, dir := range dirs {
 		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() || !isGolden(path) {
-				return nil
-			}
-			ext := scenarioExt(path)
-			scenario := strings.TrimSuffix(path, ".golden"+ext) + ext
-			if _, err := os.Stat(scenario); errors.Is(err, fs.ErrNotExist) {
+			if keep(path, d) {
 				out = append(out, path)
 			}
 			return nil

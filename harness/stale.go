@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 )
 
@@ -34,23 +33,7 @@ func isStaleTemp(name string) bool {
 // update renames its temporary file over the golden); these are only litter,
 // which UpdateGolden removes for its own golden.
 func StaleTemps(dirs ...string) ([]string, error) {
-	var out []string
-	for _, dir := range dirs {
-		err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type().IsRegular() && isStaleTemp(d.Name()) {
-				out = append(out, path)
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	sort.Strings(out)
-	return out, nil
+	return filesUnder(dirs, func(_ string, d fs.DirEntry) bool { return d.Type().IsRegular() && isStaleTemp(d.Name()) })
 }
 
 // removeStaleTemps removes the temporary files interrupted updates of the
