@@ -230,3 +230,36 @@ expect:
 		t.Errorf("row %d/%d failures %v %q; want 0/1, user_turns 1, %q", row.Passed, row.Trials, row.Failures, row.TrialsDetail[0].Failures, want)
 	}
 }
+
+// TestFailureKeysNameTheExpectation: failures are counted under the
+// expectation that failed, even when one expected file's path is a prefix
+// of another's and the scenario's own path holds ": expect.".
+func TestFailureKeysNameTheExpectation(t *testing.T) {
+	const text = `format: tapeloop/v1
+setup:
+  workspace:
+    files: {notes: "a", "notes x": "b"}
+  tools: [write_file]
+input: [{role: user, content: write}]
+tape: []
+expect:
+  files: {notes: "a", "notes x": "wrong"}
+  said: [{contains: "absent"}]
+`
+	s := parse(t, text, "odd: expect.files/name")
+	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage("done"), FinishReason: llm.FinishStop}, nil
+	})
+	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+		Models: []string{"test/m"},
+		Open:   opener(map[string]llm.Model{"test/m": m}),
+		Trials: 2,
+		Clock:  clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]int{"files[notes x]": 2, "said[0]": 2}; !reflect.DeepEqual(r.Scenarios[0].Failures, want) {
+		t.Errorf("Failures = %v; want %v", r.Scenarios[0].Failures, want)
+	}
+}

@@ -2,7 +2,6 @@ package eval
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -164,9 +163,9 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 		et.Status = report.StatusError
 		return t
 	}
-	et.Failures = append(et.Failures, sc.Check(o)...)
-	for _, f := range et.Failures {
-		et.FailureKeys = append(et.FailureKeys, failureKey(sc, f))
+	for _, f := range sc.Failures(o) {
+		et.Failures = append(et.Failures, f.Message)
+		et.FailureKeys = append(et.FailureKeys, f.Key)
 	}
 	for _, u := range o.Unused {
 		// The run ended before the tape's user turns were all spoken, or
@@ -234,25 +233,6 @@ func tapeEntries(entries []replay.Entry, calls []callStat) []report.EvalTapeEntr
 		out[i] = te
 	}
 	return out
-}
-
-// failureKey names the expectation a Check message is about: the key after
-// "expect." ("tool_calls", "final", ...), and for files the file,
-// "files[notes.txt]".
-func failureKey(s *harness.Scenario, msg string) string {
-	_, rest, ok := strings.Cut(msg, ": expect.")
-	if !ok {
-		return "other"
-	}
-	key, detail, _ := strings.Cut(rest, ": ")
-	if key == "files" && s.Expect != nil {
-		for _, f := range s.Expect.Files {
-			if strings.HasPrefix(detail, "expected "+f.Path+" ") {
-				return fmt.Sprintf("files[%s]", f.Path)
-			}
-		}
-	}
-	return key
 }
 
 func providerOf(model string) string {

@@ -10,19 +10,46 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 )
 
+// Failure is one expectation that did not hold.
+type Failure struct {
+	// Key names the expectation: the key under expect ("final", "calls",
+	// "tool_calls", ...), with the file for files ("files[notes.txt]") and
+	// the index for said ("said[0]"). Reports count failures by it.
+	Key string
+	// Message names the file and line of the expectation and says what was
+	// expected and what was found.
+	Message string
+}
+
 // Check checks the outcome against the scenario's expect block and returns one
 // message per failed expectation, each naming the file and line of the
 // expectation and saying what was expected and what was found. No
-// expectations, or all holding, return nil.
+// expectations, or all holding, return nil. Failures returns the same with
+// each message's expectation key.
 func (s *Scenario) Check(o *Outcome) []string {
+	fs := s.Failures(o)
+	if fs == nil {
+		return nil
+	}
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Message
+	}
+	return out
+}
+
+// Failures checks the outcome against the scenario's expect block and returns
+// one Failure per failed expectation, in the order Check gives them.
+func (s *Scenario) Failures(o *Outcome) []Failure {
 	e := s.Expect
 	if e == nil {
 		return nil
 	}
-	var out []string
-	fail := func(key, format string, args ...any) {
-		out = append(out, fmt.Sprintf("%s:%d: expect.%s: %s", s.Path, e.lines[key], key, fmt.Sprintf(format, args...)))
+	var out []Failure
+	failAs := func(key, lineKey, format string, args ...any) {
+		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: %s", s.Path, e.lines[lineKey], lineKey, fmt.Sprintf(format, args...))})
 	}
+	fail := func(key, format string, args ...any) { failAs(key, key, format, args...) }
 	if e.Termination != nil && *e.Termination != o.Termination {
 		msg := ""
 		if o.Error != "" {
@@ -103,13 +130,14 @@ func (s *Scenario) Check(o *Outcome) []string {
 		}
 		for _, fe := range e.Files {
 			got, exists := files[fe.Path]
+			key := "files[" + fe.Path + "]"
 			switch {
 			case fe.Content == nil && exists:
-				fail("files", "expected %s not to exist, found it with %q", fe.Path, clip(got))
+				failAs(key, "files", "expected %s not to exist, found it with %q", fe.Path, clip(got))
 			case fe.Content != nil && !exists:
-				fail("files", "expected %s to hold %q, found no such file", fe.Path, clip(*fe.Content))
+				failAs(key, "files", "expected %s to hold %q, found no such file", fe.Path, clip(*fe.Content))
 			case fe.Content != nil && got != *fe.Content:
-				fail("files", "expected %s to hold %q, found %q", fe.Path, *fe.Content, got)
+				failAs(key, "files", "expected %s to hold %q, found %q", fe.Path, *fe.Content, got)
 			}
 		}
 	}

@@ -129,9 +129,9 @@ func assistantTexts(run *agent.RunResult) []string {
 
 // checkSaid returns a message per said item that no assistant text holds,
 // naming file and line.
-func checkSaid(file string, said []SaidExpect, run *agent.RunResult) []string {
+func checkSaid(file string, said []SaidExpect, run *agent.RunResult) []Failure {
 	texts := assistantTexts(run)
-	var out []string
+	var out []Failure
 	for i, se := range said {
 		found := false
 		for _, t := range texts {
@@ -148,7 +148,8 @@ func checkSaid(file string, said []SaidExpect, run *agent.RunResult) []string {
 		if len(texts) > 0 {
 			among = fmt.Sprintf("found none among %d: %s", len(texts), strings.Join(quoted, ", "))
 		}
-		out = append(out, fmt.Sprintf("%s:%d: expect.said[%d]: expected an assistant message %s, %s", file, se.line, i, se.describe(), among))
+		key := fmt.Sprintf("said[%d]", i)
+		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: expected an assistant message %s, %s", file, se.line, key, se.describe(), among)})
 	}
 	return out
 }
