@@ -198,6 +198,11 @@ func analyze(s string) (a analysis, ok bool) {
 	return a, true
 }
 
+// resolveHints are the first bytes other than letters that yaml.v3's
+// resolver (resolveTable in resolve.go) looks further at: signs, digits,
+// '.', '~' and '<'.
+const resolveHints = "+-0123456789.~<"
+
 // Results of resolvesAs.
 const (
 	resolveStr     = iota // reads back as a string
@@ -206,8 +211,9 @@ const (
 )
 
 // resolvesAs says what the plain scalar s would read back as, for the
-// scalars it can tell: text starting with a letter, '/', '_' or '.' and a
-// letter, decimal integers, and Go durations such as 1.5s.
+// scalars it can tell: text starting with a letter, '.' and a letter, or any
+// byte yaml.v3's resolver takes no hint from (such as '/', '_', '{', '[',
+// '"': JSON results), decimal integers, and Go durations such as 1.5s.
 func resolvesAs(s string) int {
 	switch s {
 	case "true", "True", "TRUE", "false", "False", "FALSE", "null", "Null", "NULL", "~":
@@ -217,7 +223,11 @@ func resolvesAs(s string) int {
 	}
 	c := s[0]
 	switch {
-	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '/' || c == '_' || c >= 0x80:
+	case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80:
+		return resolveStr
+	case strings.IndexByte(resolveHints, c) < 0:
+		// yaml.v3's resolve returns !!str at once for a first byte that is
+		// not in its resolveTable.
 		return resolveStr
 	case c == '.':
 		if len(s) > 1 && (s[1] >= 'a' && s[1] <= 'z' || s[1] >= 'A' && s[1] <= 'Z') && !strings.EqualFold(s, ".inf") && !strings.EqualFold(s, ".nan") {
