@@ -10,10 +10,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-
 	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
+	"github.com/tapeloop/tapeloop/internal/jsonschema"
 )
 
 // ErrInvalidSchema is wrapped by the error for a tool whose parameters schema
@@ -25,6 +23,11 @@ var defaultParameters = json.RawMessage(`{"type":"object"}`)
 
 // Schema is a compiled JSON Schema: the validator, and the decoded document
 // that coercion walks. It is immutable and safe for concurrent use.
+//
+// The validator is tapeloop's own (internal/jsonschema): Draft 2020-12 by
+// default, 2019-09, 7, 6 or 4 when the schema's $schema names it; "format" is
+// an annotation except under the drafts before 2019-09; references must stay
+// within the schema.
 type Schema struct {
 	raw       json.RawMessage
 	doc       map[string]any
@@ -37,13 +40,14 @@ type Schema struct {
 var compiled sync.Map // string(raw schema) -> *Schema
 
 // CompileSchema compiles a JSON Schema document, which must be a JSON object.
-// Schemas are cached by their text, so compiling the same schema again is
-// cheap.
+// A schema that is not valid against its draft's meta-schema, or that refers
+// to another document, is an error saying where. Schemas are cached by their
+// text, so compiling the same schema again is cheap.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if s, ok := compiled.Load(string(raw)); ok {
 		return s.(*Schema), nil
 	}
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	doc, err := jsoncoerce.Decode(string(raw))
 	if err != nil {
 		return nil, err
 	}
@@ -51,12 +55,7 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if !ok {
 		return nil, errors.New("the schema must be a JSON object")
 	}
-	c := jsonschema.NewCompiler()
-	const url = "mem:///schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	v, err := c.Compile(url)
+	v, err := jsonschema.Compile(doc)
 	if err != nil {
 		return nil, err
 	}
@@ -97,66 +96,24 @@ type FieldError struct {
 
 // Validate returns every failing field of v, sorted by path and message, or
 // nil when v is valid. v is a decoded JSON value, numbers as json.Number (as
-// ParseJSON returns them).
+// ParseJSON returns them). Where an applicator fails (anyOf, oneOf, allOf,
+// $ref), the failures of its subschemas are listed instead.
 func (s *Schema) Validate(v any) []FieldError {
-	err := s.validator.Validate(v)
-	if err == nil {
+	errs := s.validator.Validate(v)
+	if errs == nil {
 		return nil
 	}
-	var ve *jsonschema.ValidationError
-	if !errors.As(err, &ve) {
-		return []FieldError{{Message: err.Error()}}
+	out := make([]FieldError, len(errs))
+	for i, e := range errs {
+		out[i] = FieldError{Path: e.Path, Message: e.Message}
 	}
-	var out []FieldError
-	seen := map[FieldError]bool{}
-	var walk func(e *jsonschema.ValidationError)
-	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		sortSets(e.ErrorKind)
-		fe := FieldError{Path: pointer(e.InstanceLocation), Message: e.ErrorKind.LocalizedString(printer)}
-		if !seen[fe] {
-			seen[fe] = true
-			out = append(out, fe)
-		}
-	}
-	walk(ve)
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Path != out[j].Path {
 			return out[i].Path < out[j].Path
 		}
 		return out[i].Message < out[j].Message
 	})
-	return out
-}
-
-// sortSets sorts the property names an error kind holds as a set, so that
-// its message is the same on every run: the validator collects unknown
-// properties from a map, in random order.
-func sortSets(k jsonschema.ErrorKind) {
-	switch k := k.(type) {
-	case *kind.AdditionalProperties:
-		slices.Sort(k.Properties)
-	case *kind.Required:
-		slices.Sort(k.Missing)
-	case *kind.Dependency:
-		slices.Sort(k.Missing)
-	case *kind.DependentRequired:
-		slices.Sort(k.Missing)
-	}
-}
-
-func pointer(segments []string) string {
-	var b strings.Builder
-	for _, s := range segments {
-		b.WriteByte('/')
-		b.WriteString(jsoncoerce.EscapePointer(s))
-	}
-	return b.String()
+	return slices.Compact(out)
 }
 
 // describeFieldErrors renders a tool's field errors for the model as

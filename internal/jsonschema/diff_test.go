@@ -3,7 +3,6 @@ package jsonschema
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,10 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	santhosh "github.com/santhosh-tekuri/jsonschema/v6"
-	"github.com/santhosh-tekuri/jsonschema/v6/kind"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
+	"github.com/tapeloop/tapeloop/internal/jsonschema/jsonschematest"
 )
 
 // The differential tests hold this validator to the one tapeloop used before,
@@ -24,55 +20,20 @@ import (
 // it: the same verdict on every schema and instance, and the same leaf
 // messages, sorted and de-duplicated as tools.Schema.Validate reports them.
 
-var printer = message.NewPrinter(language.English)
+var printer = jsonschematest.Printer()
 
 // reference validates with santhosh-tekuri/jsonschema: a compile error, or
 // the leaf failures.
 func reference(doc, v any) ([]Error, error) {
-	c := santhosh.NewCompiler()
-	const url = "mem:///schema.json"
-	if err := c.AddResource(url, doc); err != nil {
-		return nil, err
-	}
-	s, err := c.Compile(url)
+	fs, err := jsonschematest.Validate(doc, v)
 	if err != nil {
 		return nil, err
 	}
-	err = s.Validate(v)
-	if err == nil {
-		return nil, nil
-	}
-	var ve *santhosh.ValidationError
-	if !errors.As(err, &ve) {
-		return []Error{{Message: err.Error()}}, nil
-	}
 	var out []Error
-	var walk func(e *santhosh.ValidationError)
-	walk = func(e *santhosh.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
-			}
-			return
-		}
-		switch k := e.ErrorKind.(type) {
-		case *kind.AdditionalProperties:
-			slices.Sort(k.Properties)
-		case *kind.Required:
-			slices.Sort(k.Missing)
-		case *kind.Dependency:
-			slices.Sort(k.Missing)
-		case *kind.DependentRequired:
-			slices.Sort(k.Missing)
-		}
-		var p strings.Builder
-		for _, s := range e.InstanceLocation {
-			p.WriteString("/" + escape(s))
-		}
-		out = append(out, Error{p.String(), e.ErrorKind.LocalizedString(printer)})
+	for _, f := range fs {
+		out = append(out, Error{f.Path, f.Message})
 	}
-	walk(ve)
-	return normalize(out), nil
+	return out, nil
 }
 
 // normalize sorts and de-duplicates failures, as tools.Schema.Validate does.
