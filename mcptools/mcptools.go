@@ -93,11 +93,13 @@ type Options struct {
 // ErrConnect is matched by every error of Connect.
 var ErrConnect = errors.New("connecting to MCP server")
 
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`)
+// nameRE is compiled on first use: its repetition makes it large (~30 KB at
+// start-up otherwise).
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`) })
 
 // ValidateName checks a connection's name: 1 to 32 of a-z, A-Z, 0-9, _ and -.
 func ValidateName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("invalid connection name %q: want 1 to 32 of a-z, A-Z, 0-9, _ and -", name)
 	}
 	return nil
@@ -153,7 +155,7 @@ func Connect(ctx context.Context, reg *tools.Registry, srv Server, opts *Options
 // ConnectTransport is Connect over a transport of the SDK's, such as one of
 // mcp.NewInMemoryTransports in a test.
 func ConnectTransport(ctx context.Context, reg *tools.Registry, name string, t mcp.Transport, opts *Options) (*Connection, error) {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return nil, fmt.Errorf("%w %q: a connection name is 1 to 32 of a-z, A-Z, 0-9, _ and -", ErrConnect, name)
 	}
 	// (ValidateName says the same for lint, without the connecting part.)

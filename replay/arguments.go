@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -29,7 +30,9 @@ func (d *decoder) arguments(n *yaml.Node, path string) (string, error) {
 	return "", d.Want(n, path, yaml.MappingNode)
 }
 
-var jsonNumber = regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+var jsonNumber = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$`)
+})
 
 // json appends the compact JSON form of n to b.
 func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
@@ -93,7 +96,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 			}
 			return append(b, "false"...), nil
 		case "!!int":
-			if jsonNumber.MatchString(v) {
+			if jsonNumber().MatchString(v) {
 				return append(b, v...), nil
 			}
 			i, err := strconv.ParseInt(v, 0, 64)
@@ -102,7 +105,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 			}
 			return strconv.AppendInt(b, i, 10), nil
 		case "!!float":
-			if jsonNumber.MatchString(v) {
+			if jsonNumber().MatchString(v) {
 				return append(b, v...), nil
 			}
 			f, err := strconv.ParseFloat(strings.ReplaceAll(v, "_", ""), 64)

@@ -40,7 +40,9 @@ var DefaultSecretEnv = []string{
 }
 
 // secretName matches environment variable names that hold secrets.
-var secretName = regexp.MustCompile(`(?i)(^|_)(API_?KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY(_ID)?|PASSWORD|PASSWD|CREDENTIALS?)$`)
+var secretName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(^|_)(API_?KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY(_ID)?|PASSWORD|PASSWD|CREDENTIALS?)$`)
+})
 
 // SecretEnvNames returns the names of the variables in environ (as
 // os.Environ gives them, NAME=value) whose name says they hold a secret
@@ -50,7 +52,7 @@ func SecretEnvNames(environ []string) []string {
 	var names []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if secretName.MatchString(name) {
+		if secretName().MatchString(name) {
 			names = append(names, name)
 		}
 	}
@@ -199,25 +201,34 @@ func base64Cores(v string) []string {
 }
 
 // The key shapes, each with the kind it is counted as.
-var keyShapes = []struct {
+// They and the patterns below are compiled on first use, not at start-up.
+var keyShapes = sync.OnceValue(func() []keyShape {
+	return []keyShape{
+		{"anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`)},
+		{"openai key", regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`)},
+		{"github token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`)},
+		{"aws key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{"google key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		{"slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`)},
+		{"hugging face token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+	}
+})
+
+type keyShape struct {
 	kind string
 	re   *regexp.Regexp
-}{
-	{"anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`)},
-	{"openai key", regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`)},
-	{"github token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`)},
-	{"aws key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-	{"google key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-	{"slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`)},
-	{"hugging face token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
 }
 
 // bearer matches an HTTP bearer credential; the token must hold a character
 // other than a letter, so that prose like "Bearer authentication" stays.
-var bearer = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{8,}=*)`)
+var bearer = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{8,}=*)`)
+})
 
 // header matches the value of a credential header or field.
-var header = regexp.MustCompile(`(?i)\b(?:proxy-)?(?:authorization|x-api-key|api-key|x-goog-api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?([^\s"',;)\]}>]{8,})`)
+var header = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:proxy-)?(?:authorization|x-api-key|api-key|x-goog-api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?([^\s"',;)\]}>]{8,})`)
+})
 
 // Redact returns s with every secret replaced by Redacted.
 func (r *Redactor) Redact(s string) string {
@@ -230,17 +241,17 @@ func (r *Redactor) Redact(s string) string {
 		found = k.find(v, found)
 	}
 	text := string(v.text)
-	for _, ks := range keyShapes {
+	for _, ks := range keyShapes() {
 		for _, m := range ks.re.FindAllStringIndex(text, -1) {
 			found = append(found, finding{m[0], m[1], ks.kind, false})
 		}
 	}
-	for _, m := range bearer.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range bearer().FindAllStringSubmatchIndex(text, -1) {
 		if strings.IndexFunc(text[m[2]:m[3]], func(c rune) bool { return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') }) >= 0 {
 			found = append(found, finding{m[2], m[3], "bearer token", false})
 		}
 	}
-	for _, m := range header.FindAllStringSubmatchIndex(text, -1) {
+	for _, m := range header().FindAllStringSubmatchIndex(text, -1) {
 		found = append(found, finding{m[2], m[3], "credential header", false})
 	}
 	for _, re := range r.patterns {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync"
 )
 
 var (
@@ -17,10 +18,13 @@ var (
 	//go:embed html/report.js
 	pageJS string
 
-	pageTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-		"diff":    diffLines,
-		"percent": percent,
-	}).Parse(pageTemplate))
+	// pageTmpl is parsed on first use, not at start-up.
+	pageTmpl = sync.OnceValue(func() *template.Template {
+		return template.Must(template.New("report").Funcs(template.FuncMap{
+			"diff":    diffLines,
+			"percent": percent,
+		}).Parse(pageTemplate))
+	})
 )
 
 // page is what the HTML template renders, built from a replay or an eval
@@ -123,7 +127,7 @@ func (r *Replay) WriteHTML(w io.Writer) error {
 
 func writePage(w io.Writer, p *page) error {
 	p.CSS, p.JS = template.CSS(pageCSS), template.JS(pageJS)
-	return pageTmpl.Execute(w, p)
+	return pageTmpl().Execute(w, p)
 }
 
 func replayPage(r *Replay) *page {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 	"time"
 )
 
@@ -99,7 +100,9 @@ type Spec struct {
 	Timeout time.Duration
 }
 
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+// nameRE is compiled on first use: its repetition makes it large (~60 KB at
+// start-up otherwise).
+var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // ErrInvalidName is wrapped by the error for a tool name that does not match
 // ^[a-zA-Z0-9_-]{1,64}$.
@@ -108,7 +111,7 @@ var ErrInvalidName = fmt.Errorf("invalid tool name")
 // ValidateName returns an error wrapping ErrInvalidName when name is not a valid
 // tool name.
 func ValidateName(name string) error {
-	if !nameRE.MatchString(name) {
+	if !nameRE().MatchString(name) {
 		return fmt.Errorf("%w %q: want 1 to 64 of a-z, A-Z, 0-9, _ and -", ErrInvalidName, name)
 	}
 	return nil

@@ -147,7 +147,8 @@ type compiler struct {
 	walked    map[string]bool // pointers collect has checked
 	pending   []*node         // nodes whose keywords are not compiled yet
 
-	unevaluated bool // some schema has unevaluatedProperties or unevaluatedItems
+	unevaluated bool  // some schema has unevaluatedProperties or unevaluatedItems
+	err         error // the first error of sub
 }
 
 // Compile compiles a schema document decoded from JSON with numbers as
@@ -203,6 +204,9 @@ func (c *compiler) drain() error {
 		c.pending = c.pending[:len(c.pending)-1]
 		if err := c.compileNode(n); err != nil {
 			return err
+		}
+		if c.err != nil {
+			return c.err
 		}
 	}
 	return nil
@@ -534,6 +538,8 @@ func (c *compiler) resolveRef(n *node, kw, ref string) (*node, error) {
 	return t, nil
 }
 
+// sub returns the node of a subschema of n. collect has checked every
+// subschema, so an error here is a bug; it is kept for Compile to return.
 func (c *compiler) sub(n *node, path ...string) *node {
 	p := n.ptr
 	for _, s := range path {
@@ -541,8 +547,10 @@ func (c *compiler) sub(n *node, path ...string) *node {
 	}
 	t, err := c.nodeAt(p)
 	if err != nil {
-		// collect has walked every subschema: this does not happen.
-		panic(err)
+		if c.err == nil {
+			c.err = err
+		}
+		return &node{ptr: p, boolean: new(bool), res: n.res, draft: n.draft}
 	}
 	return t
 }

@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // checkKeywords checks the keywords of one schema object against what its
@@ -30,9 +31,10 @@ func (c *compiler) checkKeywords(obj map[string]any, ptr string) error {
 	return nil
 }
 
+// The anchor name patterns, compiled on first use rather than at start-up.
 var (
-	anchorRE     = regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`)
-	anchorRE2019 = regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9.:_]*$`)
+	anchorRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][-A-Za-z0-9._]*$`) })
+	anchorRE2019 = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][-A-Za-z0-9.:_]*$`) })
 )
 
 func (c *compiler) checkKeyword(kw string, v any) error {
@@ -62,9 +64,9 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 		if err := wantString(v); err != nil {
 			return err
 		}
-		re := anchorRE
+		re := anchorRE()
 		if d == 2019 {
-			re = anchorRE2019
+			re = anchorRE2019()
 		}
 		if !re.MatchString(v.(string)) {
 			return fmt.Errorf("invalid anchor %q", v)
@@ -85,7 +87,7 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 			if err := wantString(v); err != nil {
 				return err
 			}
-			if !anchorRE.MatchString(v.(string)) {
+			if !anchorRE().MatchString(v.(string)) {
 				return fmt.Errorf("invalid anchor %q", v)
 			}
 		}
