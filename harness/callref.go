@@ -87,6 +87,9 @@ func callRefPairs(d *yamlx.Decoder, n *yaml.Node, path string, fn func(ref strin
 		var ref string
 		switch k.Kind {
 		case yaml.ScalarNode:
+			if msg, quoted := quotedPosition(k); quoted {
+				return d.Errf(k, path, "%s", msg)
+			}
 			ref = k.Value
 		case yaml.MappingNode:
 			var turn, call int64
@@ -119,6 +122,24 @@ func callRefPairs(d *yamlx.Decoder, n *yaml.Node, path string, fn func(ref strin
 		}
 	}
 	return nil
+}
+
+var quotedPositionPattern = regexp.MustCompile(`^\{\s*turn\s*:\s*(\d+)\s*,\s*call\s*:\s*(\d+)\s*\}$`)
+
+// quotedPosition reports whether the scalar key k is a position quoted by
+// mistake ("{turn: 1, call: 2}": a string, which would be taken for a call
+// id), and the message that says so. A plain scalar cannot start with "{",
+// so such a key was always quoted.
+func quotedPosition(k *yaml.Node) (msg string, quoted bool) {
+	rest, ok := strings.CutPrefix(strings.TrimSpace(k.Value), "{")
+	if !ok || !strings.HasPrefix(strings.TrimSpace(rest), "turn") {
+		return "", false
+	}
+	as := "{turn: N, call: M}"
+	if m := quotedPositionPattern.FindStringSubmatch(strings.TrimSpace(k.Value)); m != nil {
+		as = "{turn: " + m[1] + ", call: " + m[2] + "}"
+	}
+	return fmt.Sprintf("the key %q is a string, not a {turn, call} mapping; write the position without quotes, as %s", k.Value, as), true
 }
 
 func plural(n int, one, many string) string {

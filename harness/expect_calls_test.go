@@ -138,6 +138,10 @@ func TestCallsAndSaidDecodeErrors(t *testing.T) {
 		{"errors: {{turn: 0, call: 1}: failed}", `calls.yaml:18: expect.errors.turn: want an integer from 1 to 2147483648, got 0`},
 		{"repairs: {[c1]: []}", `calls.yaml:18: expect.repairs: want a call id or a position {turn: N, call: M}, got a sequence`},
 		{"repairs: {{turn: 1, call: 1}: [], {call: 1, turn: 1}: []}", `calls.yaml:18: expect.repairs: duplicate key "{turn: 1, call: 1}"`},
+		// A position quoted by mistake is a string: not taken for an id
+		// (which names no call) nor silently for the position.
+		{`errors: {"{turn: 1, call: 2}": validation}`, `calls.yaml:18: expect.errors: the key "{turn: 1, call: 2}" is a string, not a {turn, call} mapping; write the position without quotes, as {turn: 1, call: 2}`},
+		{`repairs: {'{ turn: 3,call: 1 }': []}`, `calls.yaml:18: expect.repairs: the key "{ turn: 3,call: 1 }" is a string, not a {turn, call} mapping; write the position without quotes, as {turn: 3, call: 1}`},
 	} {
 		_, err := Parse([]byte(reusedIDs+"expect:\n  "+tc.expect+"\n"), "calls.yaml", "calls")
 		if err == nil || err.Error() != tc.want {

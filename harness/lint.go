@@ -55,10 +55,11 @@ func (p Problem) String() string {
 // Go duration; a path in setup.workspace.files or expect.files that escapes
 // the workspace; a tape calling a tool setup.tools does not set up (unless
 // expect.errors expects not_found for that call); an expectation naming a
-// call id, a position, a tool or a repair fix that does not exist; any other
-// error Load or Validate reports; and, as a warning, a call id reused across
-// the tape. opts supplies user tool factories as for Run. The scenario is nil
-// when it did not load.
+// call id, a position, a tool or a repair fix that does not exist; a position
+// quoted as a string ("{turn: 1, call: 2}"); any other error Load or Validate
+// reports; and, as a warning, a call id reused across the tape. opts
+// supplies user tool factories as for Run. The scenario is nil when it did
+// not load.
 func Lint(file string, opts *RunOptions) (*Scenario, []Problem) {
 	if opts == nil {
 		opts = &RunOptions{}
@@ -361,6 +362,10 @@ func (l *linter) semantics(root *yaml.Node) {
 			case !known:
 				l.add(k.Line, key, "names %s, but turn %d makes no calls", ref, tn)
 			}
+			return
+		}
+		if msg, quoted := quotedPosition(k); quoted {
+			l.add(k.Line, key, "%s", msg)
 			return
 		}
 		if _, ok := ids[ref]; ok {

@@ -137,3 +137,27 @@ func TestLintDurationTooLarge(t *testing.T) {
 		`$FILE:4: setup.loop.retry.backoff: "9999999h" is too large: a duration is at most 2562047h47m16.854775807s`,
 	})
 }
+
+// TestLintQuotedPosition: a position quoted by mistake is reported as a
+// string rather than as an unknown call id, next to the other mistakes on
+// its line.
+func TestLintQuotedPosition(t *testing.T) {
+	got := lintText(t, `format: tapeloop/v1
+setup: {tools: [read_file]}
+input: [{role: user, content: go}]
+tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: read_file, arguments: {path: notes.txt}}
+  - response: {content: done}
+expect:
+  errors: {call_9: failed, "{turn: 1, call: 1}": validation}
+  repairs:
+    '{turn:1}': []
+`)
+	checkLint(t, got, []string{
+		`$FILE:10: expect.errors: names call "call_9", which the tape does not make (its call ids: call_1)`,
+		`$FILE:10: expect.errors: the key "{turn: 1, call: 1}" is a string, not a {turn, call} mapping; write the position without quotes, as {turn: 1, call: 1}`,
+		`$FILE:12: expect.repairs: the key "{turn:1}" is a string, not a {turn, call} mapping; write the position without quotes, as {turn: N, call: M}`,
+	})
+}
