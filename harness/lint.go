@@ -57,7 +57,8 @@ func (p Problem) String() string {
 // expect.errors expects not_found for that call); an expectation naming a
 // call id, a position, a tool or a repair fix that does not exist; a position
 // quoted as a string ("{turn: 1, call: 2}"); any other error Load or Validate
-// reports; and, as a warning, a call id reused across the tape. opts
+// reports; and, as warnings, a call id reused across the tape and a
+// contains or matches of "" in expect.said or expect.final. opts
 // supplies user tool factories as for Run. The scenario is nil when it did
 // not load.
 func Lint(file string, opts *RunOptions) (*Scenario, []Problem) {
@@ -182,6 +183,27 @@ func (l *linter) nodes(root *yaml.Node) {
 	}
 	l.paths(child(child(setup, "workspace"), "files"), "setup.workspace.files")
 	l.paths(child(expect, "files"), "expect.files")
+	l.emptyMatchers(child(expect, "final"), "expect.final")
+	if said := child(expect, "said"); said != nil && said.Kind == yaml.SequenceNode {
+		for i, item := range said.Content {
+			l.emptyMatchers(item, yamlx.Index("expect.said", i))
+		}
+	}
+}
+
+// emptyMatchers warns about a contains or matches of "" in the text
+// expectation n (an item of expect.said, or expect.final): it holds for any
+// text. An equals of "" expects an empty text, and is left alone.
+func (l *linter) emptyMatchers(n *yaml.Node, key string) {
+	for _, k := range []string{"contains", "matches"} {
+		v := child(n, k)
+		if v == nil || v.Kind != yaml.ScalarNode {
+			continue
+		}
+		if tag := v.ShortTag(); tag == "!!null" || (tag == "!!str" && v.Value == "") {
+			l.warn(v.Line, yamlx.Join(key, k), `"" matches every text, so this checks nothing; give the text to look for`)
+		}
+	}
 }
 
 // expectKeys decodes each key of expect on its own, so that a key of the

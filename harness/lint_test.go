@@ -161,3 +161,32 @@ expect:
 		`$FILE:12: expect.repairs: the key "{turn:1}" is a string, not a {turn, call} mapping; write the position without quotes, as {turn: N, call: M}`,
 	})
 }
+
+// TestLintEmptyMatcher: a contains or matches of "" in expect.said or
+// expect.final holds for any text, so it checks nothing: a warning. An
+// equals of "" is a real expectation (an empty text) and is not one.
+func TestLintEmptyMatcher(t *testing.T) {
+	const warning = `"" matches every text, so this checks nothing; give the text to look for`
+	for _, tc := range []struct {
+		expect string
+		want   string // the key warned about; "" for none
+	}{
+		{`said: [{contains: ""}]`, "expect.said[0].contains"},
+		{`said: [{contains: hi}, {matches: ''}]`, "expect.said[1].matches"},
+		{`said: [{contains: "", ignore_case: true}]`, "expect.said[0].contains"},
+		{`said: [{contains: }]`, "expect.said[0].contains"},
+		{`final: {contains: ""}`, "expect.final.contains"},
+		{`final: {matches: ""}`, "expect.final.matches"},
+		{`said: [{equals: ""}]`, ""},
+		{`final: {equals: ""}`, ""},
+		{`said: [{contains: " "}, {matches: "^$"}]`, ""},
+		{`final: {contains: done}`, ""},
+	} {
+		got := lintText(t, "format: tapeloop/v1\ninput: [{role: user, content: go}]\ntape:\n  - response: {content: done}\nexpect:\n  "+tc.expect+"\n")
+		var want []string
+		if tc.want != "" {
+			want = []string{"$FILE:6: warning: " + tc.want + ": " + warning}
+		}
+		t.Run(tc.expect, func(t *testing.T) { checkLint(t, got, want) })
+	}
+}
