@@ -11,6 +11,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
+	"github.com/tapeloop/tapeloop/tools"
 )
 
 func init() {
@@ -84,6 +85,15 @@ func decodeTool(r json.RawMessage) (llm.ToolDefinition, error) {
 		return llm.ToolDefinition{}, fmt.Errorf(` (%s): "parameters" must be a JSON Schema object`, obj.Name)
 	}
 	if len(p) > 0 && p[0] == '{' {
+		if _, err := tools.CompileSchema(json.RawMessage(p)); err != nil {
+			return llm.ToolDefinition{}, fmt.Errorf(` (%s): "parameters" is not a valid JSON Schema: %v`, obj.Name, err)
+		}
+		var typ struct {
+			Type any `json:"type"`
+		}
+		if json.Unmarshal(p, &typ) == nil && typ.Type != nil && typ.Type != "object" {
+			return llm.ToolDefinition{}, fmt.Errorf(` (%s): "parameters" must describe an object (the arguments), not type %v`, obj.Name, typ.Type)
+		}
 		return llm.ToolDefinition{Name: obj.Name, Parameters: json.RawMessage(p)}, nil
 	}
 	return llm.ToolDefinition{Name: obj.Name}, nil
@@ -109,7 +119,7 @@ func readToolsFile(path string) (toolList, error) {
 }
 
 // withSchemas returns tools with the schema of each tool offered by name
-// alone taken from known, when known has one.
+// alone taken from known, when known has one, each name once (see once).
 func withSchemas(tools, known toolList) toolList {
 	out := make(toolList, len(tools))
 	for i, t := range tools {
@@ -123,6 +133,26 @@ func withSchemas(tools, known toolList) toolList {
 		}
 		out[i] = t
 	}
+	return once(out)
+}
+
+// once returns l with each name once, where it first appears; of a
+// name's definitions the first with a schema wins (textcalls keeps the last
+// definition of a name, so a name given alone after its schema would
+// otherwise drop the schema).
+func once(l toolList) toolList {
+	out := make(toolList, 0, len(l))
+	at := make(map[string]int, len(l))
+	for _, t := range l {
+		i, seen := at[t.Name]
+		switch {
+		case !seen:
+			at[t.Name] = len(out)
+			out = append(out, t)
+		case len(out[i].Parameters) == 0 && len(t.Parameters) > 0:
+			out[i] = t
+		}
+	}
 	return out
 }
 
@@ -135,7 +165,9 @@ Tools are offered by name (--tools, or "tools": ["a", "b"] on a --jsonl line) or
 with their JSON Schema, which types the values of XML envelopes ("3" becomes 3
 for an integer): "tools": [{"name": "add", "parameters": {...}}], names and
 objects mixed, or a --tools-file holding such a list. The file's schemas also
-type the tools that a line names alone.`
+type the tools that a line names alone, and a tool both named and defined is
+offered once, with its schema. A schema that does not compile, or does not
+describe an object, is an input error naming the tool.`
 
 // runExtract reads a model's text on stdin and prints the calls found in it.
 // Exit 0 once every text was read, 2 on a usage, input or output error.
@@ -170,6 +202,7 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 	for _, n := range names {
 		defaults = append(defaults, llm.ToolDefinition{Name: n})
 	}
+	defaults = once(defaults)
 	opts := &textcalls.Options{Family: *family}
 	if *jsonl {
 		return eachJSONLine(ctx, e, "extract", func(_ int, line []byte) (any, error) {

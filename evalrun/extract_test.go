@@ -156,6 +156,10 @@ func TestExtractCommandSchemas(t *testing.T) {
 	if err := os.WriteFile(bad, []byte(`[{"parameters": {}}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	badSchema := dir + "/bad-schema.json"
+	if err := os.WriteFile(badSchema, []byte(`["get_time", {"name": "add", "parameters": {"type": "objekt"}}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	line := func(tools string) string {
 		b, _ := json.Marshal(addXML)
 		return `{"text": ` + string(b) + `, "tools": ` + tools + `}` + "\n"
@@ -189,6 +193,20 @@ func TestExtractCommandSchemas(t *testing.T) {
 			stderr: "evalrun extract: stdin:1: malformed line: tool 1 (add): \"parameters\" must be a JSON Schema object\n"},
 		{name: "tool neither name nor object", args: []string{"--jsonl"}, stdin: line(`[3]`), code: exitUsage,
 			stderr: "evalrun extract: stdin:1: malformed line: tool 1: want a name or {\"name\": ..., \"parameters\": {...}}\n"},
+		// A tool both named by --tools (or twice on a line) and defined with
+		// its schema is offered once, with the schema.
+		{name: "tools file and --tools naming the same tool", args: []string{"--tools-file", toolsFile, "--tools", "add"}, stdin: addXML, stdout: typed},
+		{name: "tools file and --tools naming the same tool, jsonl default", args: []string{"--jsonl", "--tools", "add", "--tools-file", toolsFile}, stdin: `{"text": ` + jsonString(addXML) + `}` + "\n", stdout: typed},
+		{name: "a line naming a tool it also defines", args: []string{"--jsonl"}, stdin: line(`[{"name": "add", "parameters": ` + addSchema + `}, "add"]`), stdout: typed},
+		// A schema that does not compile is an error naming the tool and
+		// where it came from, not a tool offered untyped.
+		{name: "invalid schema in the tools file", args: []string{"--tools-file", badSchema}, stdin: addXML, code: exitUsage,
+			stderr: "evalrun extract: --tools-file " + badSchema + ": tool 2 (add): \"parameters\" is not a valid JSON Schema: " + objektError + "\n"},
+		{name: "invalid schema on a line", args: []string{"--jsonl"}, stdin: line(`["get_time"]`) + line(`["get_time", {"name": "add", "parameters": {"type": "objekt"}}]`), code: exitUsage,
+			stdout: `{"calls":[],"content":` + jsonString(addXML) + `,"envelope":""}` + "\n",
+			stderr: "evalrun extract: stdin:2: malformed line: tool 2 (add): \"parameters\" is not a valid JSON Schema: " + objektError + "\n"},
+		{name: "schema not of an object", args: []string{"--jsonl"}, stdin: line(`[{"name": "add", "parameters": {"type": "string"}}]`), code: exitUsage,
+			stderr: "evalrun extract: stdin:1: malformed line: tool 1 (add): \"parameters\" must describe an object (the arguments), not type string\n"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -205,6 +223,19 @@ func TestExtractCommandSchemas(t *testing.T) {
 		})
 	}
 }
+
+// jsonString returns s as a JSON string, as extract writes it (without
+// HTML escaping).
+func jsonString(s string) string {
+	var b bytes.Buffer
+	if err := writeJSONLine(&b, s); err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// objektError is the JSON Schema compiler's complaint about {"type": "objekt"}.
+const objektError = `at "/type": unknown type "objekt" (want array, boolean, integer, null, number, object or string)`
 
 // TestExtractStdinLimit: a text over the limit is refused with the limit
 // named, not read whole.
