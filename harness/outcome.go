@@ -341,6 +341,12 @@ func (c *CallOutcome) showExecuted() bool {
 	return !sameJSON(c.Executed, c.Arguments)
 }
 
+// SameArguments reports whether two arguments texts are the same JSON value,
+// as the golden compares a call's arguments as emitted and as executed to
+// decide whether to show the latter: key order, whitespace and 1 vs 1.0 do
+// not matter; text that is not JSON is compared as is.
+func SameArguments(a, b string) bool { return sameJSON(a, b) }
+
 // sameJSON reports whether two texts are equal JSON values (key order,
 // whitespace and 1 vs 1.0 do not matter); text that is not JSON is compared
 // as is.

@@ -28,7 +28,7 @@ func (t *Transcript) Text() string {
 		}
 		for _, c := range turn.Calls {
 			fmt.Fprintf(&b, "  call %s %s %s\n", c.ID, c.Name, c.Arguments)
-			if c.Executed != "" && c.Executed != c.Arguments {
+			if c.ShowExecuted() {
 				writeField(&b, "    ", "executed", c.Executed)
 			}
 			if len(c.Repairs) > 0 {

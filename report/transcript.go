@@ -73,6 +73,14 @@ type Call struct {
 	Effects []tools.Effect `json:"effects,omitempty"`
 }
 
+// ShowExecuted reports whether a report shows the arguments as executed:
+// the call ran and they are a different JSON value from those emitted
+// (harness.SameArguments, the golden's comparison), so spacing or key order
+// alone does not show them.
+func (c *Call) ShowExecuted() bool {
+	return c.Executed != "" && !harness.SameArguments(c.Executed, c.Arguments)
+}
+
 // TranscriptOf returns the transcript of an outcome, or nil for a nil outcome.
 // User messages are taken from the run's conversation: those sent before a
 // turn's request are attached to that turn.
