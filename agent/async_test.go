@@ -17,7 +17,7 @@ import (
 // fakeExtractor treats every line "CALL name args" as a call.
 type fakeExtractor struct{ calls atomic.Int32 }
 
-func (f *fakeExtractor) ExtractCalls(content string, _ []llm.ToolDefinition) ([]llm.ToolCall, string, string) {
+func (f *fakeExtractor) ExtractCalls(content string, _ []llm.ToolDefinition) ([]llm.ToolCall, string, string, error) {
 	f.calls.Add(1)
 	var calls []llm.ToolCall
 	var rest []string
@@ -28,7 +28,7 @@ func (f *fakeExtractor) ExtractCalls(content string, _ []llm.ToolDefinition) ([]
 		}
 		rest = append(rest, line)
 	}
-	return calls, strings.Join(rest, "\n"), "fake"
+	return calls, strings.Join(rest, "\n"), "fake", nil
 }
 
 func TestTextCallFallback(t *testing.T) {

@@ -127,10 +127,16 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 			return *stop
 		}
 
+		if stop := r.tooManyCalls(len(t.Response.Message.ToolCalls), "", nil); stop != nil {
+			return *stop
+		}
 		msg := t.Response.Message.Clone()
 		msg.Role = llm.RoleAssistant
 		if len(msg.ToolCalls) == 0 && r.opts.TextCalls != nil && msg.Content != "" {
-			calls, remaining, envelope := r.opts.TextCalls.ExtractCalls(msg.Content, defs)
+			calls, remaining, envelope, err := r.opts.TextCalls.ExtractCalls(msg.Content, defs)
+			if stop := r.tooManyCalls(len(calls), envelope, err); stop != nil {
+				return *stop
+			}
 			if len(calls) > 0 {
 				msg.Content = remaining
 				msg.ToolCalls = calls

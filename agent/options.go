@@ -128,9 +128,11 @@ type HookCall struct {
 
 // TextCallExtractor finds tool calls that a model wrote in its text.
 // llm/textcalls.Extractor implements it. Returned calls need no IDs: the loop
-// assigns them from a per-run sequence.
+// assigns them from a per-run sequence. An error means the text cannot be
+// taken as calls (llm/textcalls refuses more than MaxCallsPerResponse calls in
+// one message); it ends the run with model_error.
 type TextCallExtractor interface {
-	ExtractCalls(content string, tools []llm.ToolDefinition) (calls []llm.ToolCall, remaining, envelope string)
+	ExtractCalls(content string, tools []llm.ToolDefinition) (calls []llm.ToolCall, remaining, envelope string, err error)
 }
 
 // Observer receives the events of a run.

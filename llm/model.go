@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"encoding/json"
+	"errors"
 )
 
 // FinishReason says why the model stopped generating.
@@ -74,6 +75,17 @@ func (r *Request) LastMessage() (Message, bool) {
 	}
 	return r.Messages[len(r.Messages)-1], true
 }
+
+// MaxCallsPerResponse is the most tool calls one model response may hold. The
+// agent loop ends a run whose model answers with more (or writes more as text),
+// and a tape holding a response with more is refused when it is decoded:
+// running a call costs about 10 KB, so a response of 100k calls, a few MB of
+// text, took over a gigabyte.
+const MaxCallsPerResponse = 1000
+
+// ErrTooManyCalls is wrapped by the errors that refuse a response or a text
+// holding more than MaxCallsPerResponse tool calls.
+var ErrTooManyCalls = errors.New("too many tool calls")
 
 // Response is what a model answered: one assistant message, why it stopped and
 // what it cost.

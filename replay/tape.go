@@ -14,10 +14,9 @@ import (
 const Format = "tapeloop/v1"
 
 // MaxCallsPerResponse is the most tool calls one recorded response may hold;
-// a tape with more is refused when it is decoded. Replaying a call costs
-// about 10 KB (its outcome, golden lines and workspace bookkeeping), so 100k
-// calls in one response took a gigabyte.
-const MaxCallsPerResponse = 1000
+// a tape with more is refused when it is decoded. It is
+// llm.MaxCallsPerResponse, the limit the agent loop puts on live responses.
+const MaxCallsPerResponse = llm.MaxCallsPerResponse
 
 // MaxFileSize is the largest tape input Decode and Load accept, in bytes.
 const MaxFileSize = 64 << 20

@@ -89,6 +89,15 @@
 // trimmed; reasoning text is kept, as it is the model's text and separating it is
 // not this package's concern.
 //
+// # Too many calls
+//
+// An envelope holding more than MaxCallsPerMessage (1000) calls, counting those
+// that name a tool not offered, refuses the whole text: Result.Err is set
+// (matching llm.ErrTooManyCalls), no call is returned and Content is the text
+// unchanged. Extractor.ExtractCalls returns that error, and the agent loop ends
+// the run with model_error. No more than MaxCallsPerMessage+1 candidates are
+// kept while a text is read, whatever its size.
+//
 // Extract never panics and does bounded, linear-ish work: envelopes are found by
 // scanning for literal tokens and balanced brackets, never by regular expressions
 // over nested content.

@@ -2,6 +2,8 @@ package textcalls
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -249,10 +251,62 @@ func TestFamilyHintModelNames(t *testing.T) {
 
 func TestExtractorExtractCalls(t *testing.T) {
 	var x Extractor
-	calls, rest, env := x.ExtractCalls("Sure.<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>", testTools())
+	calls, rest, env, err := x.ExtractCalls("Sure.<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>", testTools())
 	want := []llm.ToolCall{{Name: "get_time", Arguments: `{"city":"Paris"}`}}
-	if !reflect.DeepEqual(calls, want) || rest != "Sure." || env != "hermes" {
-		t.Errorf("ExtractCalls = %v, %q, %q", calls, rest, env)
+	if !reflect.DeepEqual(calls, want) || rest != "Sure." || env != "hermes" || err != nil {
+		t.Errorf("ExtractCalls = %v, %q, %q, %v", calls, rest, env, err)
+	}
+}
+
+// TestMaxCallsPerMessage checks the limit at its boundary in several
+// envelopes: MaxCallsPerMessage calls are extracted, one more refuses the
+// text (no calls, the text unchanged, an error naming the limit), also when
+// a call names a tool not offered; ExtractCalls passes the error on.
+func TestMaxCallsPerMessage(t *testing.T) {
+	envelopes := []struct {
+		name string
+		call func(tool string, i int) string
+	}{
+		{"hermes", func(tool string, i int) string {
+			return fmt.Sprintf("<tool_call>{\"name\": %q, \"arguments\": {\"city\": \"c%d\"}}</tool_call>\n", tool, i)
+		}},
+		{"qwen3_coder_xml", func(tool string, i int) string {
+			return fmt.Sprintf("<tool_call><function=%s><parameter=city>c%d</parameter></function></tool_call>\n", tool, i)
+		}},
+		{"bare_json", func(tool string, i int) string {
+			return fmt.Sprintf("{\"name\": %q, \"arguments\": {\"city\": \"c%d\"}}\n", tool, i)
+		}},
+	}
+	text := func(call func(string, int) string, n int, stranger bool) string {
+		var b strings.Builder
+		for i := range n {
+			tool := "get_time"
+			if stranger && i == n/2 {
+				tool = "not_offered"
+			}
+			b.WriteString(call(tool, i))
+		}
+		return b.String()
+	}
+	for _, env := range envelopes {
+		at := Extract(text(env.call, MaxCallsPerMessage, false), testTools(), nil)
+		if len(at.Calls) != MaxCallsPerMessage || at.Envelope != env.name || at.Err != nil {
+			t.Errorf("%s, %d calls: got %d calls from %q, err %v", env.name, MaxCallsPerMessage, len(at.Calls), at.Envelope, at.Err)
+		}
+		want := fmt.Sprintf("too many tool calls: the text holds more than %d calls (%s), more than one message may hold", MaxCallsPerMessage, env.name)
+		for _, stranger := range []bool{false, true} {
+			in := text(env.call, MaxCallsPerMessage+1, stranger)
+			res := Extract(in, testTools(), nil)
+			if res.Err == nil || res.Err.Error() != want || !errors.Is(res.Err, llm.ErrTooManyCalls) || res.Calls != nil || res.Content != in || res.Envelope != env.name {
+				t.Errorf("%s, %d calls (one not offered: %v): got %d calls, envelope %q, err %v; want the text refused with %q", env.name, MaxCallsPerMessage+1, stranger, len(res.Calls), res.Envelope, res.Err, want)
+			}
+		}
+		var x Extractor
+		in := text(env.call, MaxCallsPerMessage+1, false)
+		calls, rest, name, err := x.ExtractCalls(in, testTools())
+		if calls != nil || rest != in || name != env.name || err == nil || err.Error() != want {
+			t.Errorf("%s: ExtractCalls = %d calls, envelope %q, err %v; want the refusal", env.name, len(calls), name, err)
+		}
 	}
 }
 

@@ -2,11 +2,20 @@ package textcalls
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
 )
+
+// MaxCallsPerMessage is the most calls Extract takes from one message's text:
+// llm.MaxCallsPerResponse, the most an agent loop takes from one response. A
+// text whose envelope holds more calls (counting those naming a tool not
+// offered) is refused, not cut short: Extract returns no calls and an Err
+// matching llm.ErrTooManyCalls, and keeps no more than that many candidates
+// while it reads the text.
+const MaxCallsPerMessage = llm.MaxCallsPerResponse
 
 // Result is what Extract found in a response's text.
 type Result struct {
@@ -16,6 +25,10 @@ type Result struct {
 	Content string
 	// Envelope names the envelope that matched (see the package doc); "" when none.
 	Envelope string
+	// Err is non-nil when the text was refused: its envelope (named by
+	// Envelope) holds more than MaxCallsPerMessage calls. Calls is then nil
+	// and Content the text unchanged.
+	Err error
 }
 
 // Call is one extracted tool call.
@@ -45,17 +58,21 @@ type Extractor struct {
 }
 
 // ExtractCalls returns the calls written in content as llm.ToolCalls with empty IDs
-// (the loop assigns them), the remaining content and the envelope's name.
-func (x *Extractor) ExtractCalls(content string, tools []llm.ToolDefinition) (calls []llm.ToolCall, remaining, envelope string) {
+// (the loop assigns them), the remaining content and the envelope's name; err is
+// Result.Err (more than MaxCallsPerMessage calls), which ends an agent run.
+func (x *Extractor) ExtractCalls(content string, tools []llm.ToolDefinition) (calls []llm.ToolCall, remaining, envelope string, err error) {
 	var opts Options
 	if x != nil {
 		opts = x.Options
 	}
 	res := Extract(content, tools, &opts)
+	if res.Err != nil {
+		return nil, content, res.Envelope, res.Err
+	}
 	for _, c := range res.Calls {
 		calls = append(calls, llm.ToolCall{Name: c.Name, Arguments: c.Arguments})
 	}
-	return calls, res.Content, res.Envelope
+	return calls, res.Content, res.Envelope, nil
 }
 
 // Extract returns the tool calls written as text in content, among the offered
@@ -73,6 +90,10 @@ func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
 	}
 	for _, env := range order {
 		f := env.find(src)
+		if len(f.calls) > MaxCallsPerMessage {
+			err := fmt.Errorf("%w: the text holds more than %d calls (%s), more than one message may hold", llm.ErrTooManyCalls, MaxCallsPerMessage, env.name)
+			return Result{Content: content, Envelope: env.name, Err: err}
+		}
 		calls := src.accept(f.calls)
 		if len(calls) == 0 {
 			continue
@@ -98,7 +119,12 @@ type found struct {
 	spans []span
 }
 
+// add keeps a candidate; past MaxCallsPerMessage+1 it keeps none (Extract
+// refuses the envelope), so a huge text costs no more than that many.
 func (f *found) add(c rawCall, sp span) {
+	if len(f.calls) > MaxCallsPerMessage {
+		return
+	}
 	f.calls = append(f.calls, c)
 	f.spans = append(f.spans, sp)
 }
