@@ -111,7 +111,7 @@ func TestUserTurnWhereTheModelIsAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `model call failed: turn 2: replay: turn 2 (conv.yaml:7): request diverged from the recording: the loop asked the model, but tape[1] is a user turn; the user speaks only after a final text answer, and the request ends with tool message (echo call_gen_1) "{}"`
+	want := `model call failed: turn 2: replay: tape[1] at conv.yaml:7: request diverged from the recording: the loop asked the model, but tape[1] is a user turn; the user speaks only after a final text answer, and the request ends with tool message (echo call_gen_1) "{}"`
 	if !o.Diverged || o.Error != want || len(o.Unused) != 0 {
 		t.Fatalf("diverged %v, unused %q, error:\n got %s\nwant %s", o.Diverged, o.Unused, o.Error, want)
 	}

@@ -101,7 +101,7 @@ model_retries:
     attempt: 1
     kind: rate_limited
     backoff: 2s
-    error: 'replay: turn 1 (r.yaml:7): recorded provider error: rate_limited (HTTP 429), retry after 2s: slow down'
+    error: 'replay: tape[0] at r.yaml:7: recorded provider error: rate_limited (HTTP 429), retry after 2s: slow down'
 `
 	if !strings.Contains(string(golden), want) {
 		t.Errorf("golden lacks the retry:\n%s\nwant a part:\n%s", golden, want)

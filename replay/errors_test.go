@@ -42,7 +42,7 @@ tape:
 	if !errors.As(err, &pe) || !errors.Is(err, llm.ErrRateLimited) || !errors.Is(err, ErrRecordedError) || !llm.Retryable(err) || llm.RetryAfter(err) != 2*time.Second {
 		t.Fatalf("replayed %v: want a retryable rate_limited ProviderError with Retry-After 2s", err)
 	}
-	if want := "replay: turn 1 (t.yaml:3): recorded provider error: rate_limited (HTTP 429), retry after 2s: slow down"; err.Error() != want {
+	if want := "replay: tape[0] at t.yaml:3: recorded provider error: rate_limited (HTTP 429), retry after 2s: slow down"; err.Error() != want {
 		t.Errorf("error text\n got %s\nwant %s", err, want)
 	}
 	_, err = m.Generate(context.Background(), &llm.Request{})

@@ -57,8 +57,8 @@ func ExampleModel() {
 	// Output:
 	// fetch_weather {"city": "Oslo"}
 	// Sunny, 21C.
-	// true replay: turn 3 (weather.yaml:18): recorded provider error: 429 Too Many Requests
-	// true replay: turn 4 (weather.yaml): tape exhausted after 3 entries; the unanswered request ends with tool message (fetch_weather call_1) "sunny, 21C"
+	// true replay: tape[2] at weather.yaml:18: recorded provider error: 429 Too Many Requests
+	// true replay: weather.yaml: tape exhausted after 3 entries; the unanswered request ends with tool message (fetch_weather call_1) "sunny, 21C"
 }
 
 func ExampleEncode() {

@@ -90,27 +90,27 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	m.calls++
 	turn := m.calls
 	if m.next >= len(m.entries) {
-		return nil, fmt.Errorf("replay: turn %d (%s): %w after %d entries; the unanswered request ends with %s",
-			turn, m.tapeName(), ErrTapeExhausted, len(m.entries), quoteLast(req))
+		return nil, fmt.Errorf("replay: %s%w after %d %s; the unanswered request ends with %s",
+			m.filePrefix(), ErrTapeExhausted, len(m.entries), plural(len(m.entries), "entry", "entries"), quoteLast(req))
 	}
 	i := m.next
 	e := &m.entries[i]
 	m.next++
 	if e.User != nil {
-		return nil, &DivergenceError{Turn: turn, File: m.file, Line: e.Line, Err: fmt.Errorf(
+		return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: fmt.Errorf(
 			"the loop asked the model, but tape[%d] is a user turn; the user speaks only after a final text answer, and the request ends with %s", i, quoteLast(req))}
 	}
 	if e.Request != nil {
 		if err := m.matcher.Match(e.Request, req); err != nil {
-			return nil, &DivergenceError{Turn: turn, File: m.file, Line: e.Line, Err: err}
+			return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: err}
 		}
 	}
 	if e.Response == nil {
 		if e.ErrorKind != "" {
 			pe := &llm.ProviderError{Kind: e.ErrorKind, StatusCode: e.ErrorStatus, RetryAfter: e.RetryAfter, Message: e.Error}
-			return nil, fmt.Errorf("replay: turn %d (%s): %w: %w", turn, where(m.file, e.Line, turn), ErrRecordedError, pe)
+			return nil, fmt.Errorf("replay: %s: %w: %w", entryAt(m.file, i, e.Line), ErrRecordedError, pe)
 		}
-		return nil, fmt.Errorf("replay: turn %d (%s): %w: %s", turn, where(m.file, e.Line, turn), ErrRecordedError, e.Error)
+		return nil, fmt.Errorf("replay: %s: %w: %s", entryAt(m.file, i, e.Line), ErrRecordedError, e.Error)
 	}
 	return cloneResponse(e.Response), nil
 }
@@ -187,11 +187,12 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func (m *Model) tapeName() string {
+// filePrefix returns "file: " for the tape's file, or "" without one.
+func (m *Model) filePrefix() string {
 	if m.file == "" {
-		return "tape"
+		return ""
 	}
-	return m.file
+	return m.file + ": "
 }
 
 // quoteLast describes req's last message for an error: role, who it
@@ -225,8 +226,11 @@ func quoteLast(req *llm.Request) string {
 // one. It matches ErrDiverged with errors.Is and unwraps to the matcher's
 // error (a *MismatchError for the built-in matchers).
 type DivergenceError struct {
-	// Turn is the 1-based number of the model call.
+	// Turn is the 1-based number of the model call (failed ones included).
 	Turn int
+	// Entry is the index of the tape entry the request was checked against,
+	// from 0: the N of tape[N].
+	Entry int
 	// File is the tape's file; empty if it did not come from one.
 	File string
 	// Line is the entry's line in File; 0 if unknown.
@@ -235,10 +239,10 @@ type DivergenceError struct {
 	Err error
 }
 
-// Error returns "replay: turn N (file:line): request diverged from the
+// Error returns "replay: tape[N] at file:line: request diverged from the
 // recording: " and the matcher's explanation.
 func (e *DivergenceError) Error() string {
-	return fmt.Sprintf("replay: turn %d (%s): %v: %v", e.Turn, where(e.File, e.Line, e.Turn), ErrDiverged, e.Err)
+	return fmt.Sprintf("replay: %s: %v: %v", entryAt(e.File, e.Entry, e.Line), ErrDiverged, e.Err)
 }
 
 // Is reports whether target is ErrDiverged.

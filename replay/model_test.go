@@ -59,7 +59,7 @@ func TestModelReplaysInOrder(t *testing.T) {
 		t.Errorf("response = %+v", resp)
 	}
 	_, err = m.Generate(ctx, reqs[2])
-	want := "replay: turn 3 (testdata/canonical.yaml:32): recorded provider error: 429 Too Many Requests: rate limited"
+	want := "replay: tape[2] at testdata/canonical.yaml:32: recorded provider error: 429 Too Many Requests: rate limited"
 	if !errors.Is(err, ErrRecordedError) || err.Error() != want {
 		t.Errorf("turn 3 error:\n got %v\nwant %s", err, want)
 	}
@@ -67,7 +67,7 @@ func TestModelReplaysInOrder(t *testing.T) {
 		t.Errorf("Calls, Remaining = %d, %d; want 3, 0", m.Calls(), m.Remaining())
 	}
 	_, err = m.Generate(ctx, &llm.Request{Messages: []llm.Message{llm.ToolMessage("call_9", "read_file", "hello\nworld\n")}})
-	want = `replay: turn 4 (testdata/canonical.yaml): tape exhausted after 3 entries; the unanswered request ends with tool message (read_file call_9) "hello\nworld\n"`
+	want = `replay: testdata/canonical.yaml: tape exhausted after 3 entries; the unanswered request ends with tool message (read_file call_9) "hello\nworld\n"`
 	if !errors.Is(err, ErrTapeExhausted) || err.Error() != want {
 		t.Errorf("turn 4 error:\n got %v\nwant %s", err, want)
 	}
@@ -98,7 +98,7 @@ func TestModelDivergesWithDiff(t *testing.T) {
 	req.Tools = tools
 	req.Messages[2].Content = "wrote 13 bytes"
 	_, err := m.Generate(ctx, req)
-	want := `replay: turn 2 (testdata/canonical.yaml:19): request diverged from the recording: tools, last_message differ (- recorded, + actual):
+	want := `replay: tape[1] at testdata/canonical.yaml:19: request diverged from the recording: tools, last_message differ (- recorded, + actual):
 --- recorded
 +++ actual
 @@ -1,6 +1,6 @@
@@ -139,14 +139,14 @@ func TestDefaultMatcherChecksEveryRecordedKey(t *testing.T) {
 		want     string
 	}{
 		{"tools", &RequestSummary{Tools: []string{"calculator", "echo"}},
-			`replay: turn 1 (tape entry 1): request diverged from the recording: tools differs (- recorded, + actual):
+			`replay: tape[0]: request diverged from the recording: tools differs (- recorded, + actual):
 --- recorded
 +++ actual
 @@ -1 +1 @@
 -tools: [calculator, echo]
 +tools: [calculator]`},
 		{"last_message", &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "What is 3+3?"}},
-			`replay: turn 1 (tape entry 1): request diverged from the recording: last_message differs (- recorded, + actual):
+			`replay: tape[0]: request diverged from the recording: last_message differs (- recorded, + actual):
 --- recorded
 +++ actual
 @@ -1,3 +1,5 @@
@@ -157,7 +157,7 @@ func TestDefaultMatcherChecksEveryRecordedKey(t *testing.T) {
 +    What is 2+2?
 +    Answer in digits.`},
 		{"messages", &RequestSummary{Messages: []llm.Message{sys, q}},
-			`replay: turn 1 (tape entry 1): request diverged from the recording: messages differs (- recorded, + actual):
+			`replay: tape[0]: request diverged from the recording: messages differs (- recorded, + actual):
 --- recorded
 +++ actual
 @@ -1,6 +1,6 @@
@@ -234,7 +234,7 @@ func TestMatcherFuncAndNoRecordedRequest(t *testing.T) {
 		t.Errorf("entry without a recorded request was checked: %v", err)
 	}
 	_, err := m.Generate(context.Background(), &llm.Request{})
-	if want := "replay: turn 2 (t.yaml:5): request diverged from the recording: system prompt changed"; err == nil || err.Error() != want {
+	if want := "replay: tape[1] at t.yaml:5: request diverged from the recording: system prompt changed"; err == nil || err.Error() != want {
 		t.Errorf("error:\n got %v\nwant %s", err, want)
 	}
 }
@@ -253,7 +253,7 @@ func TestModelCancelledContextUsesNoEntry(t *testing.T) {
 
 func TestModelNilTapeIsExhausted(t *testing.T) {
 	_, err := NewModel(nil, nil).Generate(context.Background(), &llm.Request{})
-	if want := "replay: turn 1 (tape): tape exhausted after 0 entries; the unanswered request ends with no message"; err == nil || err.Error() != want {
+	if want := "replay: tape exhausted after 0 entries; the unanswered request ends with no message"; err == nil || err.Error() != want {
 		t.Errorf("error:\n got %v\nwant %s", err, want)
 	}
 }
@@ -389,7 +389,7 @@ func TestModelRefusesARequestWhereTheUserSpeaks(t *testing.T) {
 	}
 	m := NewModel(tp, nil)
 	_, err = m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Hi")}})
-	want := `replay: turn 1 (testdata/conversation.yaml:4): request diverged from the recording: the loop asked the model, but tape[0] is a user turn; the user speaks only after a final text answer, and the request ends with user message "Hi"`
+	want := `replay: tape[0] at testdata/conversation.yaml:4: request diverged from the recording: the loop asked the model, but tape[0] is a user turn; the user speaks only after a final text answer, and the request ends with user message "Hi"`
 	if err == nil || err.Error() != want || !errors.Is(err, ErrDiverged) {
 		t.Fatalf("error:\n got %v\nwant %s", err, want)
 	}
@@ -446,5 +446,53 @@ func TestMessagesMatcherComparesToolCalls(t *testing.T) {
 				t.Errorf("the diff has no changed line with %q:\n%s", tc.diff, me.Diff)
 			}
 		})
+	}
+}
+
+// TestErrorsNameTheTapeEntry: a replay error names the entry it concerns by
+// its index, tape[N], and its file:line; not by counting the model calls
+// (which a caller's retries and the user turns between them make differ
+// from the entry, and which read like the loop's turn numbers).
+func TestErrorsNameTheTapeEntry(t *testing.T) {
+	ctx := context.Background()
+	no := MatcherFunc(func(*RequestSummary, *llm.Request) error { return errors.New("no") })
+	tp := &Tape{File: "t.yaml", Entries: []Entry{
+		{User: &llm.Message{Role: llm.RoleUser, Content: "hi"}, Line: 3},
+		{Error: "boom", Line: 5},
+		{Response: &llm.Response{Message: llm.AssistantMessage("a")}, Request: &RequestSummary{}, Line: 7},
+	}}
+	m := NewModel(tp, &ModelOptions{Matcher: no})
+	if _, ok := m.NextUser(); !ok {
+		t.Fatal("no user turn")
+	}
+	var div *DivergenceError
+	for _, want := range []string{
+		"replay: tape[1] at t.yaml:5: recorded provider error: boom",
+		"replay: tape[2] at t.yaml:7: request diverged from the recording: no",
+		`replay: t.yaml: tape exhausted after 3 entries; the unanswered request ends with no message`,
+	} {
+		if _, err := m.Generate(ctx, nil); err == nil || err.Error() != want {
+			t.Errorf("error:\n got %v\nwant %s", err, want)
+		} else if errors.As(err, &div) && div.Entry != 2 {
+			t.Errorf("DivergenceError.Entry = %d, want 2", div.Entry)
+		}
+	}
+	// Without a file, the line; without either, the index alone.
+	for _, tc := range []struct {
+		tape *Tape
+		want string
+	}{
+		{&Tape{Entries: []Entry{{Error: "boom", Line: 4}}}, "replay: tape[0] at line 4: recorded provider error: boom"},
+		{&Tape{Entries: []Entry{{Error: "boom"}}}, "replay: tape[0]: recorded provider error: boom"},
+		{&Tape{Entries: []Entry{{Response: &llm.Response{}}}}, "replay: tape exhausted after 1 entry; the unanswered request ends with no message"},
+	} {
+		m := NewModel(tc.tape, nil)
+		_, err := m.Generate(ctx, nil)
+		if len(tc.tape.Entries) == 1 && tc.tape.Entries[0].Response != nil {
+			_, err = m.Generate(ctx, nil)
+		}
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("error:\n got %v\nwant %s", err, tc.want)
+		}
 	}
 }

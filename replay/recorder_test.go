@@ -95,12 +95,12 @@ func TestRecordThenReplay(t *testing.T) {
 			if m.Remaining() != 0 {
 				t.Errorf("Remaining = %d, want 0", m.Remaining())
 			}
-			// A changed prompt diverges on turn 1, naming the line.
+			// A changed prompt diverges on tape[0], naming the line.
 			_, err = NewModel(loaded, nil).Generate(context.Background(), &llm.Request{
 				Messages: []llm.Message{llm.UserMessage("Write bye to notes.txt.")},
 				Tools:    []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}},
 			})
-			if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "turn 1 ("+path+":4)") ||
+			if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "tape[0] at "+path+":4") ||
 				!strings.Contains(err.Error(), "-  content: Write hello to notes.txt.\n+  content: Write bye to notes.txt.") {
 				t.Errorf("divergence error: %v", err)
 			}

@@ -191,15 +191,17 @@ func (e *FormatError) Error() string {
 // Unwrap returns ErrFormat.
 func (e *FormatError) Unwrap() error { return ErrFormat }
 
-// where returns "file:line" (or what of it is known) for an entry of t.
-func where(file string, line, turn int) string {
+// entryAt names entry i of a tape for an error: "tape[i] at file:line", or
+// what of file and line is known.
+func entryAt(file string, i, line int) string {
+	at := "tape[" + strconv.Itoa(i) + "]"
 	switch {
 	case file != "" && line > 0:
-		return file + ":" + strconv.Itoa(line)
+		return at + " at " + file + ":" + strconv.Itoa(line)
 	case line > 0:
-		return "tape line " + strconv.Itoa(line)
+		return at + " at line " + strconv.Itoa(line)
 	case file != "":
-		return file + " entry " + strconv.Itoa(turn)
+		return at + " of " + file
 	}
-	return "tape entry " + strconv.Itoa(turn)
+	return at
 }
