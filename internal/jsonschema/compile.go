@@ -17,7 +17,9 @@
 // (contentEncoding, contentMediaType: annotations, as before), $vocabulary
 // (all vocabularies are on) and a $schema other than the drafts above.
 // "format" is an annotation under Draft 2019-09 and 2020-12; under the older
-// drafts it asserts the formats listed in format.go, as before.
+// drafts it asserts the formats listed in format.go, as before. A reference
+// cycle (a schema applying itself to the same value) fails with a message of
+// its own; a compile error's text is this package's own.
 package jsonschema
 
 import (
@@ -629,8 +631,7 @@ func (c *compiler) compileNode(n *node) error {
 	n.allOf, n.anyOf, n.oneOf = arr("allOf"), arr("anyOf"), arr("oneOf")
 	n.not = one("not")
 	if c.draft < 2020 {
-		if a, ok := obj["items"].([]any); ok {
-			_ = a
+		if _, ok := obj["items"].([]any); ok {
 			n.itemsList = arr("items")
 			n.additionalItems = additional("additionalItems")
 		} else {
@@ -660,7 +661,7 @@ func (c *compiler) compileNode(n *node) error {
 		n.dependencies = map[string]any{}
 		for k, d := range m {
 			if l, ok := d.([]any); ok {
-				n.dependencies[k] = strings_(l)
+				n.dependencies[k] = stringsOf(l)
 			} else {
 				n.dependencies[k] = c.sub(n, "dependencies", k)
 			}
@@ -692,7 +693,7 @@ func (c *compiler) compileNode(n *node) error {
 			n.dependentRequired = map[string][]string{}
 			for k, d := range m {
 				if l, ok := d.([]any); ok {
-					n.dependentRequired[k] = strings_(l)
+					n.dependentRequired[k] = stringsOf(l)
 				}
 			}
 		}
@@ -753,7 +754,7 @@ func (c *compiler) compileNode(n *node) error {
 	n.minProps = intOr(obj["minProperties"], -1)
 	n.maxProps = intOr(obj["maxProperties"], -1)
 	if l, ok := obj["required"].([]any); ok {
-		n.required = strings_(l)
+		n.required = stringsOf(l)
 	}
 	if c.draft < 2019 {
 		if f, ok := obj["format"].(string); ok {
@@ -772,7 +773,7 @@ func (c *compiler) compileNode(n *node) error {
 	return nil
 }
 
-func strings_(l []any) []string {
+func stringsOf(l []any) []string {
 	var out []string
 	for _, x := range l {
 		if s, ok := x.(string); ok {

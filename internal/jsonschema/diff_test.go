@@ -316,6 +316,45 @@ func TestInvalidSchemas(t *testing.T) {
 	}
 }
 
+// TestDocumentedDifferences pins where this validator differs from santhosh
+// on purpose (see format.go): the formats uri-template, period and semver are
+// annotations here, assertions there under the drafts before 2019-09.
+func TestDocumentedDifferences(t *testing.T) {
+	for _, c := range []struct{ format, value string }{
+		{"uri-template", `"{unclosed"`},
+		{"period", `"nope"`},
+		{"semver", `"1.2"`},
+	} {
+		doc := decode(t, `{"$schema":"http://json-schema.org/draft-07/schema#","format":"`+c.format+`"}`)
+		v := decode(t, c.value)
+		want, err := reference(doc, v)
+		if err != nil || len(want) == 0 {
+			t.Errorf("santhosh accepts %s as %s (%v): the difference is gone, update format.go's doc", c.value, c.format, err)
+		}
+		got, err := ours(doc, v)
+		if err != nil || len(got) != 0 {
+			t.Errorf("%s as %s: got %v, %v; want valid (format %s is an annotation)", c.value, c.format, got, err, c.format)
+		}
+	}
+}
+
+// TestReferenceCycle checks that a schema applying itself to the same value
+// fails, as with santhosh (whose message differs: it names keyword paths),
+// instead of recursing without end.
+func TestReferenceCycle(t *testing.T) {
+	for _, c := range []struct{ schema, want string }{
+		{`{"$ref":"#"}`, `reference cycle: the root applies itself to the same value`},
+		{`{"$defs":{"a":{"$ref":"#/$defs/b"},"b":{"allOf":[{"$ref":"#/$defs/a"}]}},"$ref":"#/$defs/a"}`, `reference cycle: "/$defs/a" applies itself to the same value`},
+	} {
+		doc, v := decode(t, c.schema), decode(t, `{"x":1}`)
+		compare(t, doc, v, false)
+		got, err := ours(doc, v)
+		if err != nil || len(got) != 1 || got[0].Message != c.want {
+			t.Errorf("%s: got %q, %v; want one failure %q", c.schema, got, err, c.want)
+		}
+	}
+}
+
 func FuzzAgainstSanthosh(f *testing.F) {
 	f.Add(`{"type":"object","properties":{"a":{"type":"integer","minimum":1}},"required":["a"]}`, `{"a":0}`)
 	f.Add(`{"anyOf":[{"type":"string","maxLength":2},{"type":"array","items":{"enum":[1,2]}}]}`, `[1,3]`)
