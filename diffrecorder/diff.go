@@ -60,8 +60,8 @@ const emptyBlob = "e69de29"
 func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
 	fd := FileDiff{Path: newPath, Op: OpModify}
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "diff --git %s %s\n", quote("a/"+oldPath), quote("b/"+newPath))
 	aName, bName := quote("a/"+oldPath), quote("b/"+newPath)
+	sb.WriteString("diff --git " + aName + " " + bName + "\n")
 	switch {
 	case old == nil:
 		fd.Op = OpCreate
@@ -89,7 +89,7 @@ func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
 	case string(old) == string(new):
 		// A pure rename: headers only.
 	default:
-		fmt.Fprintf(&sb, "--- %s\n+++ %s\n", fileLineName(aName), fileLineName(bName))
+		sb.WriteString("--- " + fileLineName(aName) + "\n+++ " + fileLineName(bName) + "\n")
 		sb.WriteString(udiff.HunksLimit(string(old), string(new), limit))
 	}
 	fd.Diff = sb.String()

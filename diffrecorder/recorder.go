@@ -35,8 +35,13 @@ type Recorder struct {
 	baseline map[string][]byte   // content at the last EndTurn, by cleaned path
 	beneath  map[string]int      // by directory, how many baseline files lie beneath it
 	touched  map[string]struct{} // cleaned paths touched this turn
-	renames  []move              // renames this turn, in the order recorded
-	errs     []error             // effects with invalid paths, this turn
+	// files and current are EndTurn's scratch maps, kept empty between
+	// turns: the paths to compare, and the current content of those that
+	// exist.
+	files   map[string]struct{}
+	current map[string][]byte
+	renames []move  // renames this turn, in the order recorded
+	errs    []error // effects with invalid paths, this turn
 }
 
 // move is a rename from one cleaned path to another.
@@ -49,7 +54,8 @@ func New(w workspace.FS) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("diffrecorder: taking the baseline: %w", err)
 	}
-	r := &Recorder{w: w, baseline: snap, beneath: map[string]int{}, touched: map[string]struct{}{}}
+	r := &Recorder{w: w, baseline: snap, beneath: map[string]int{}, touched: map[string]struct{}{},
+		files: map[string]struct{}{}, current: map[string][]byte{}}
 	for p := range snap {
 		r.countBeneath(p, 1)
 	}
@@ -109,8 +115,9 @@ func (r *Recorder) endTurn(limit int) (TurnDiff, error) {
 
 	// The files to compare: touched paths, and files beneath touched
 	// directories, before and after the turn.
-	files := map[string]struct{}{}
-	current := map[string][]byte{}
+	files, current := r.files, r.current
+	clear(files)
+	clear(current)
 	for p := range r.touched {
 		if err := r.collect(p, files, current); err != nil {
 			return TurnDiff{}, fmt.Errorf("diffrecorder: %w", err)
@@ -118,8 +125,11 @@ func (r *Recorder) endTurn(limit int) (TurnDiff, error) {
 	}
 
 	var out TurnDiff
-	done := map[string]bool{}
+	var done map[string]bool // paths rendered as renames
 	for _, m := range r.renamePairs(files, current) {
+		if done == nil {
+			done = map[string]bool{}
+		}
 		out.Files = append(out.Files, fileDiff(m.from, m.to, r.baseline[m.from], current[m.to], limit))
 		done[m.from], done[m.to] = true, true
 	}
@@ -151,6 +161,8 @@ func (r *Recorder) endTurn(limit int) (TurnDiff, error) {
 		}
 	}
 	clear(r.touched)
+	clear(files)
+	clear(current) // drop the contents until the next turn
 	r.renames = nil
 	return out, nil
 }
@@ -238,6 +250,9 @@ func (r *Recorder) collectDir(dir string, files map[string]struct{}, current map
 // and its target is new and exists; each source is used once. The rest of the
 // touched files render as creations, deletions and modifications.
 func (r *Recorder) renamePairs(files map[string]struct{}, current map[string][]byte) []move {
+	if len(r.renames) == 0 {
+		return nil
+	}
 	origin := map[string]string{} // current path -> path at the start of the turn
 	for _, m := range r.renames {
 		// The files that this rename moved: new path by old path.

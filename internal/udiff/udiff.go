@@ -17,7 +17,7 @@ package udiff
 
 import (
 	"bytes"
-	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -72,9 +72,11 @@ func HunksLimit(a, b string, limit int) string {
 	emit := func(first, last int) {
 		lo := max(0, first-Context)
 		hi := min(len(lines), last+Context+1)
-		fmt.Fprintf(&sb, "@@ -%s +%s @@\n",
-			hunkRange(oldBefore[lo], oldBefore[hi]-oldBefore[lo]),
-			hunkRange(newBefore[lo], newBefore[hi]-newBefore[lo]))
+		sb.WriteString("@@ -")
+		sb.WriteString(hunkRange(oldBefore[lo], oldBefore[hi]-oldBefore[lo]))
+		sb.WriteString(" +")
+		sb.WriteString(hunkRange(newBefore[lo], newBefore[hi]-newBefore[lo]))
+		sb.WriteString(" @@\n")
 		for _, l := range lines[lo:hi] {
 			sb.WriteByte(l.kind)
 			sb.WriteString(l.text)
@@ -121,29 +123,48 @@ func splitLines(s string) []string {
 // mode with no time limit, so the result depends only on the texts. Above
 // limit distinct lines it deletes every line of a and inserts every line of b.
 func diffLines(a, b string, limit int) []diffLine {
-	var out []diffLine
-	add := func(kind byte, text string) {
-		for _, l := range splitLines(text) {
-			out = append(out, diffLine{kind, l})
-		}
-	}
 	if tooManyLines(a, b, limit) {
-		add('-', a)
-		add('+', b)
-		return out
+		return appendLines(appendLines(nil, '-', a), '+', b)
 	}
+	// Lines added at the end or taken off it (a log appended to, say): the
+	// common part is whole lines, and go-diff finds exactly that equality
+	// and that one insertion or deletion (TestAppendOnlyAsGoDiff), so skip
+	// it.
+	switch {
+	case len(a) < len(b) && strings.HasPrefix(b, a) && endsLine(a):
+		return appendLines(appendLines(nil, ' ', a), '+', b[len(a):])
+	case len(b) < len(a) && strings.HasPrefix(a, b) && endsLine(b):
+		return appendLines(appendLines(nil, ' ', b), '-', a[len(b):])
+	}
+	return diffLinesDMP(a, b)
+}
+
+// appendLines appends the lines of text to out as lines of the given kind.
+func appendLines(out []diffLine, kind byte, text string) []diffLine {
+	for _, l := range splitLines(text) {
+		out = append(out, diffLine{kind, l})
+	}
+	return out
+}
+
+// endsLine reports whether s is empty or ends with a newline: whole lines.
+func endsLine(s string) bool { return s == "" || s[len(s)-1] == '\n' }
+
+// diffLinesDMP returns the line diff of a and b by go-diff.
+func diffLinesDMP(a, b string) []diffLine {
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0
 	chars1, chars2, lines := dmp.DiffLinesToChars(a, b)
 	diffs := dmp.DiffCharsToLines(dmp.DiffMain(chars1, chars2, false), lines)
+	var out []diffLine
 	for _, d := range diffs {
 		switch d.Type {
 		case diffmatchpatch.DiffEqual:
-			add(' ', d.Text)
+			out = appendLines(out, ' ', d.Text)
 		case diffmatchpatch.DiffDelete:
-			add('-', d.Text)
+			out = appendLines(out, '-', d.Text)
 		case diffmatchpatch.DiffInsert:
-			add('+', d.Text)
+			out = appendLines(out, '+', d.Text)
 		}
 	}
 	return out
@@ -173,9 +194,9 @@ func tooManyLines(a, b string, limit int) bool {
 func hunkRange(before, count int) string {
 	switch count {
 	case 0:
-		return fmt.Sprintf("%d,0", before)
+		return strconv.Itoa(before) + ",0"
 	case 1:
-		return fmt.Sprintf("%d", before+1)
+		return strconv.Itoa(before + 1)
 	}
-	return fmt.Sprintf("%d,%d", before+1, count)
+	return strconv.Itoa(before+1) + "," + strconv.Itoa(count)
 }

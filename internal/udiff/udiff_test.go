@@ -1,6 +1,8 @@
 package udiff
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -102,5 +104,49 @@ func TestIsBinary(t *testing.T) {
 		if got := IsBinary([]byte(in)); got != want {
 			t.Errorf("IsBinary(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// TestAppendOnlyAsGoDiff checks diffLines' shortcut for lines added at the
+// end or taken off it against go-diff itself, on texts built from a few
+// repeated lines (so that go-diff has equal lines to line up differently if
+// it would), with and without a last newline.
+func TestAppendOnlyAsGoDiff(t *testing.T) {
+	words := []string{"a\n", "b\n", "a\n", "\n", "a", "b"}
+	rng := rand.New(rand.NewPCG(1, 2))
+	text := func(n int) string {
+		var sb strings.Builder
+		for range n {
+			w := words[rng.IntN(len(words))]
+			sb.WriteString(w)
+			if !strings.HasSuffix(w, "\n") {
+				sb.WriteString("\n") // a line without newline only last
+			}
+		}
+		return sb.String()
+	}
+	shortcuts := 0
+	for i := range 3000 {
+		a := text(rng.IntN(6))
+		b := a + text(rng.IntN(6))
+		if rng.IntN(3) == 0 {
+			b += words[4+rng.IntN(2)] // end without a newline
+		}
+		if i%2 == 1 {
+			a, b = b, a
+		}
+		if a == b {
+			continue
+		}
+		got, want := diffLines(a, b, MaxDistinctLines), diffLinesDMP(a, b)
+		if !slices.Equal(got, want) {
+			t.Fatalf("diffLines(%q, %q) = %q\ngo-diff gives %q", a, b, got, want)
+		}
+		if (strings.HasPrefix(b, a) && endsLine(a)) || (strings.HasPrefix(a, b) && endsLine(b)) {
+			shortcuts++
+		}
+	}
+	if shortcuts < 1000 {
+		t.Fatalf("only %d of the cases took the shortcut", shortcuts)
 	}
 }
