@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,21 +35,57 @@ func Value(v any, s map[string]any, path string, opts *Options) any {
 		return v
 	}
 	if opts == nil {
-		opts = &Options{}
+		opts = &noOptions
 	}
-	want := Types(s)
+	w := walker{opts: opts, base: path}
+	w.segs = w.buf[:0]
+	return w.value(v, s)
+}
+
+var noOptions Options
+
+// walker converts one value: the options, and the JSON pointer of the value
+// being converted as the caller's path and the escaped segments below it,
+// joined only when a conversion is recorded.
+type walker struct {
+	opts *Options
+	base string
+	segs []string
+	buf  [8]string
+}
+
+// path returns the JSON pointer of the value being converted.
+func (w *walker) path() string {
+	if len(w.segs) == 0 {
+		return w.base
+	}
+	return w.base + "/" + strings.Join(w.segs, "/")
+}
+
+func (w *walker) record(from, to string) {
+	if w.opts.Record != nil {
+		w.opts.Record(w.path(), from, to)
+	}
+}
+
+func (w *walker) value(v any, s map[string]any) any {
+	if s == nil {
+		return v
+	}
+	var buf [4]string
+	want := appendTypes(buf[:0], s)
 	if str, ok := v.(string); ok {
-		if nv, to, ok := fromString(str, want, opts); ok {
-			opts.record(path, "string", to)
+		if nv, to, ok := fromString(str, want, w.opts); ok {
+			w.record("string", to)
 			v = nv
 		}
 	} else if len(want) == 1 && want[0] == "string" {
 		switch x := v.(type) {
 		case json.Number:
-			opts.record(path, "number", "string")
+			w.record("number", "string")
 			return x.String()
 		case bool:
-			opts.record(path, "boolean", "string")
+			w.record("boolean", "string")
 			return strconv.FormatBool(x)
 		}
 	}
@@ -58,26 +93,30 @@ func Value(v any, s map[string]any, path string, opts *Options) any {
 	case map[string]any:
 		props, _ := s["properties"].(map[string]any)
 		extra, _ := s["additionalProperties"].(map[string]any)
-		for _, k := range slices.Sorted(maps.Keys(x)) {
+		var kbuf [16]string
+		keys := kbuf[:0]
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
 			sub, _ := props[k].(map[string]any)
 			if sub == nil {
 				sub = extra
 			}
-			x[k] = Value(x[k], sub, path+"/"+EscapePointer(k), opts)
+			w.segs = append(w.segs, EscapePointer(k))
+			x[k] = w.value(x[k], sub)
+			w.segs = w.segs[:len(w.segs)-1]
 		}
 	case []any:
 		items, _ := s["items"].(map[string]any)
 		for i := range x {
-			x[i] = Value(x[i], items, path+"/"+strconv.Itoa(i), opts)
+			w.segs = append(w.segs, strconv.Itoa(i))
+			x[i] = w.value(x[i], items)
+			w.segs = w.segs[:len(w.segs)-1]
 		}
 	}
 	return v
-}
-
-func (o *Options) record(path, from, to string) {
-	if o.Record != nil {
-		o.Record(path, from, to)
-	}
 }
 
 // fromString converts a string to the first of the wanted types it parses as.
@@ -111,7 +150,11 @@ func fromString(s string, want []string, opts *Options) (any, string, bool) {
 				return nil, t, true
 			}
 		case "object", "array":
-			if !strings.HasPrefix(trimmed, map[string]string{"object": "{", "array": "["}[t]) {
+			open := "{"
+			if t == "array" {
+				open = "["
+			}
+			if !strings.HasPrefix(trimmed, open) {
 				continue
 			}
 			if v, ok := opts.decode(trimmed); ok {
@@ -135,6 +178,9 @@ func (o *Options) decode(text string) (any, bool) {
 // Decode decodes exactly one JSON value, numbers as json.Number; trailing
 // data is an error.
 func Decode(text string) (any, error) {
+	if v, ok := decodeFast(text); ok {
+		return v, nil
+	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -151,19 +197,22 @@ var errTrailingData = errors.New("unexpected data after the JSON value")
 
 // Types returns the types a schema names in "type" (a string or a list).
 func Types(s map[string]any) []string {
+	return appendTypes(nil, s)
+}
+
+// appendTypes appends the types s names in "type" to dst.
+func appendTypes(dst []string, s map[string]any) []string {
 	switch t := s["type"].(type) {
 	case string:
-		return []string{t}
+		return append(dst, t)
 	case []any:
-		out := make([]string, 0, len(t))
 		for _, x := range t {
 			if str, ok := x.(string); ok {
-				out = append(out, str)
+				dst = append(dst, str)
 			}
 		}
-		return out
 	}
-	return nil
+	return dst
 }
 
 // EscapePointer escapes a key for use as a JSON pointer segment.
