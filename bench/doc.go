@@ -2,10 +2,14 @@
 // (issue 17): one reference workload (10 turns, each a read and an append,
 // then a final text) done by a hand-written in-memory loop (the floor), by a
 // bare YAML tape parsed each run with a yaml.Marshal golden compared as bytes,
-// by harness.Verify, and by harness.Verify's phases (load, run, golden encode,
-// compare). The package has no code of its own; run
+// by harness.Verify, by harness.Verify's phases (load, run, golden encode,
+// compare), and by the run phase with the model answered over HTTP instead of
+// replayed: tapeloop's providers, on the official OpenAI and Anthropic Go
+// SDKs, calling a local httptest server that serves the tape's turns in each
+// vendor's wire format (plain JSON answers), the run's golden checked to be
+// the replay's. The package has no code of its own; run
 //
-//	go test -run '^$' -bench . -benchmem ./bench
+//	go test -run '^$' -bench . -benchmem -count 5 ./bench
 //
 // and the benchmarks end by printing the table: µs/turn and allocations per
 // run for each row, and the ratios the targets are stated in.
