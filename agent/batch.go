@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -28,11 +29,14 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 		snap = snap.WithRepairer(r.opts.Repairer)
 	}
 	pending := make([]pendingCall, len(calls))
+	recs := make([]CallRecord, len(calls))
+	t.Calls = slices.Grow(t.Calls, len(calls))
 	sequential := r.opts.Execution == tools.ExecutionSequential
 	changedBefore := false // a runnable call so far may change the world
 	for i, call := range calls {
 		p := &pending[i]
-		p.rec = &CallRecord{Call: call}
+		p.rec = &recs[i]
+		p.rec.Call = call
 		t.Calls = append(t.Calls, p.rec)
 		p.prep = snap.Prepare(call)
 		p.record()

@@ -51,7 +51,10 @@ func (d *fastDecoder) value(depth int) (any, bool) {
 	case c == '[':
 		return d.array(depth)
 	case c == '"':
-		return d.string()
+		if s, ok := d.string(); ok {
+			return s, true
+		}
+		return nil, false
 	case c == '-' || isDigit(c):
 		return d.number()
 	}
@@ -93,7 +96,7 @@ func (d *fastDecoder) object(depth int) (any, bool) {
 		if !ok {
 			return nil, false
 		}
-		m[k.(string)] = v // a repeated key: the last wins, as in encoding/json
+		m[k] = v // a repeated key: the last wins, as in encoding/json
 		d.space()
 		if d.i >= len(d.s) {
 			return nil, false
@@ -144,13 +147,13 @@ func (d *fastDecoder) array(depth int) (any, bool) {
 
 // string reads a string of valid UTF-8 without control characters whose
 // escapes, if any, are of one character (\n, \", ...; not \u).
-func (d *fastDecoder) string() (any, bool) {
+func (d *fastDecoder) string() (string, bool) {
 	start := d.i + 1
 	ascii, escaped := true, false
 	j := start
 	for ; ; j++ {
 		if j >= len(d.s) {
-			return nil, false
+			return "", false
 		}
 		c := d.s[j]
 		if c == '"' {
@@ -159,19 +162,19 @@ func (d *fastDecoder) string() (any, bool) {
 		switch {
 		case c == '\\':
 			if j+1 >= len(d.s) || unescape(d.s[j+1]) == 0 {
-				return nil, false
+				return "", false
 			}
 			escaped = true
 			j++
 		case c < 0x20:
-			return nil, false
+			return "", false
 		case c >= 0x80:
 			ascii = false
 		}
 	}
 	raw := d.s[start:j]
 	if !ascii && !utf8.ValidString(raw) {
-		return nil, false
+		return "", false
 	}
 	d.i = j + 1
 	if !escaped {

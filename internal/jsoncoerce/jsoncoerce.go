@@ -37,38 +37,46 @@ func Value(v any, s map[string]any, path string, opts *Options) any {
 	if opts == nil {
 		opts = &noOptions
 	}
+	var segs [8]string
 	w := walker{opts: opts, base: path}
-	w.segs = w.buf[:0]
-	return w.value(v, s)
+	return w.value(v, s, segs[:0])
 }
 
 var noOptions Options
 
-// walker converts one value: the options, and the JSON pointer of the value
-// being converted as the caller's path and the escaped segments below it,
-// joined only when a conversion is recorded.
+// walker converts one value: the options, and the caller's path. The JSON
+// pointer of the value being converted is that path and the escaped segments
+// below it, joined only when a conversion is recorded.
 type walker struct {
 	opts *Options
 	base string
-	segs []string
-	buf  [8]string
 }
 
-// path returns the JSON pointer of the value being converted.
-func (w *walker) path() string {
-	if len(w.segs) == 0 {
+// path returns the JSON pointer of the value at segs.
+func (w *walker) path(segs []string) string {
+	if len(segs) == 0 {
 		return w.base
 	}
-	return w.base + "/" + strings.Join(w.segs, "/")
+	n := len(w.base)
+	for _, s := range segs {
+		n += 1 + len(s)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, w.base...)
+	for _, s := range segs {
+		b = append(b, '/')
+		b = append(b, s...)
+	}
+	return string(b)
 }
 
-func (w *walker) record(from, to string) {
+func (w *walker) record(segs []string, from, to string) {
 	if w.opts.Record != nil {
-		w.opts.Record(w.path(), from, to)
+		w.opts.Record(w.path(segs), from, to)
 	}
 }
 
-func (w *walker) value(v any, s map[string]any) any {
+func (w *walker) value(v any, s map[string]any, segs []string) any {
 	if s == nil {
 		return v
 	}
@@ -76,16 +84,16 @@ func (w *walker) value(v any, s map[string]any) any {
 	want := appendTypes(buf[:0], s)
 	if str, ok := v.(string); ok {
 		if nv, to, ok := fromString(str, want, w.opts); ok {
-			w.record("string", to)
+			w.record(segs, "string", to)
 			v = nv
 		}
 	} else if len(want) == 1 && want[0] == "string" {
 		switch x := v.(type) {
 		case json.Number:
-			w.record("number", "string")
+			w.record(segs, "number", "string")
 			return x.String()
 		case bool:
-			w.record("boolean", "string")
+			w.record(segs, "boolean", "string")
 			return strconv.FormatBool(x)
 		}
 	}
@@ -104,16 +112,12 @@ func (w *walker) value(v any, s map[string]any) any {
 			if sub == nil {
 				sub = extra
 			}
-			w.segs = append(w.segs, EscapePointer(k))
-			x[k] = w.value(x[k], sub)
-			w.segs = w.segs[:len(w.segs)-1]
+			x[k] = w.value(x[k], sub, append(segs, EscapePointer(k)))
 		}
 	case []any:
 		items, _ := s["items"].(map[string]any)
 		for i := range x {
-			w.segs = append(w.segs, strconv.Itoa(i))
-			x[i] = w.value(x[i], items)
-			w.segs = w.segs[:len(w.segs)-1]
+			x[i] = w.value(x[i], items, append(segs, strconv.Itoa(i)))
 		}
 	}
 	return v
