@@ -14,10 +14,12 @@ import (
 type execution struct {
 	start, end time.Time
 	attempts   []Attempt
+	first      [1]Attempt // attempts' first backing array
 	result     *tools.Result
-	mu         sync.Mutex // guards updates and events against late progress reports
+	mu         sync.Mutex // guards updates, events and finished against late progress reports
 	updates    []string
 	events     []Event // tool_update and retry events, in the order they happened to this call
+	running    int     // the attempt running, 0 when none: late progress reports are dropped
 }
 
 // advance moves c forward to t when c is a clock that can be moved
@@ -32,8 +34,6 @@ func advance(c clock.Clock, t time.Time) {
 // timeouts, and retries with backoff for transient failures of idempotent tools.
 func (r *runner) execute(ctx context.Context, p *pendingCall) {
 	ex := &p.exec
-	base := r.clock.Fork(time.Time{})
-	ex.start = base.Now()
 	timeout := p.prep.Spec.Timeout
 	if timeout == 0 {
 		timeout = r.opts.ToolTimeout
@@ -42,8 +42,21 @@ func (r *runner) execute(ctx context.Context, p *pendingCall) {
 	if p.prep.Spec.Safety.Idempotent {
 		attempts = r.opts.Retry.attempts()
 	}
+	ex.attempts = ex.first[:0]
+	if attempts == 1 {
+		// One attempt needs no timeline of its own to wait on between
+		// attempts: it forks the run's clock, which it never moves.
+		ex.start = r.clock.Now()
+		res, d, end := r.attempt(ctx, p, 1, r.clock, timeout)
+		ex.attempts = append(ex.attempts, Attempt{Result: res, Duration: d})
+		ex.result, ex.end = res, end
+		return
+	}
+	base := r.clock.Fork(time.Time{})
+	ex.start = base.Now()
 	for n := 1; ; n++ {
-		res, d := r.attempt(ctx, p, base, timeout)
+		res, d, end := r.attempt(ctx, p, n, base, timeout)
+		advance(base, end)
 		ex.attempts = append(ex.attempts, Attempt{Result: res, Duration: d})
 		if res.Kind() != tools.KindTransient || n >= attempts || ctx.Err() != nil {
 			ex.result = res
@@ -62,8 +75,10 @@ func (r *runner) execute(ctx context.Context, p *pendingCall) {
 	ex.end = base.Now()
 }
 
-// attempt runs the call once on a fork of the call's timeline.
-func (r *runner) attempt(ctx context.Context, p *pendingCall, base clock.Clock, timeout time.Duration) (*tools.Result, time.Duration) {
+// attempt runs the call's attempt n once on a fork of base, the call's
+// timeline, which it does not move, and returns the result, the attempt's
+// duration and the time it ended on the fork.
+func (r *runner) attempt(ctx context.Context, p *pendingCall, n int, base clock.Clock, timeout time.Duration) (*tools.Result, time.Duration, time.Time) {
 	ex := &p.exec
 	start := base.Now()
 	var deadline time.Time
@@ -71,14 +86,16 @@ func (r *runner) attempt(ctx context.Context, p *pendingCall, base clock.Clock, 
 		deadline = start.Add(timeout)
 	}
 	c := base.Fork(deadline)
-	finished := false
+	ex.mu.Lock()
+	ex.running = n
+	ex.mu.Unlock()
 	actx := clock.NewContext(ctx, c)
 	actx = tools.WithCompletion(actx, r.async.completer(p.rec.Call.ID))
 	actx = tools.WithProgress(actx, func(msg string) {
 		ex.mu.Lock()
 		defer ex.mu.Unlock()
-		if finished {
-			return // the tool already returned: late updates are dropped
+		if ex.running != n {
+			return // the attempt already returned: late updates are dropped
 		}
 		ex.updates = append(ex.updates, msg)
 		ex.events = append(ex.events, Event{Kind: EventToolUpdate, CallID: p.rec.Call.ID, Tool: p.rec.Call.Name, Message: msg, Time: c.Now()})
@@ -90,13 +107,13 @@ func (r *runner) attempt(ctx context.Context, p *pendingCall, base clock.Clock, 
 		res = p.prep.Run(actx)
 	}
 	ex.mu.Lock()
-	finished = true
+	ex.running = 0
 	ex.mu.Unlock()
 	if v, ok := c.(*clock.Virtual); ok && v.Expired() && res.Kind() != tools.KindTimeout {
 		res = timeoutResult(p.rec.Call.Name, timeout)
 	}
-	advance(base, c.Now())
-	return res, c.Now().Sub(start)
+	end := c.Now()
+	return res, end.Sub(start), end
 }
 
 // runWithTimeout runs the call under a wall-clock timeout. A call that overruns
