@@ -59,7 +59,13 @@ const emptyBlob = "e69de29"
 // two sides (equal except for renames); a nil side does not exist.
 func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
 	fd := FileDiff{Path: newPath, Op: OpModify}
+	binary := udiff.IsBinary(old) || udiff.IsBinary(new)
+	var hunks string
+	if !binary && string(old) != string(new) {
+		hunks = udiff.HunksLimit(string(old), string(new), limit)
+	}
 	var sb strings.Builder
+	sb.Grow(128 + 4*(len(oldPath)+len(newPath)) + len(hunks))
 	aName, bName := quote("a/"+oldPath), quote("b/"+newPath)
 	sb.WriteString("diff --git " + aName + " " + bName + "\n")
 	switch {
@@ -78,7 +84,7 @@ func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
 		fmt.Fprintf(&sb, "rename from %s\nrename to %s\n", quote(oldPath), quote(newPath))
 	}
 	switch {
-	case udiff.IsBinary(old) || udiff.IsBinary(new):
+	case binary:
 		if string(old) != string(new) || old == nil || new == nil {
 			fmt.Fprintf(&sb, "Binary files %s and %s differ\n", aName, bName)
 		}
@@ -90,7 +96,7 @@ func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
 		// A pure rename: headers only.
 	default:
 		sb.WriteString("--- " + fileLineName(aName) + "\n+++ " + fileLineName(bName) + "\n")
-		sb.WriteString(udiff.HunksLimit(string(old), string(new), limit))
+		sb.WriteString(hunks)
 	}
 	fd.Diff = sb.String()
 	return fd

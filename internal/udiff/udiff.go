@@ -46,7 +46,72 @@ func HunksLimit(a, b string, limit int) string {
 	if a == b {
 		return ""
 	}
-	lines := diffLines(a, b, limit)
+	if !tooManyLines(a, b, limit) {
+		if h, ok := endHunk(a, b); ok {
+			return h
+		}
+	}
+	return render(diffLines(a, b, limit))
+}
+
+// endHunk renders the one hunk of lines added at the end of a or taken off
+// it, as render would render diffLines' lines for them, without splitting
+// the texts into lines; ok is false for any other change.
+func endHunk(a, b string) (string, bool) {
+	kind, common, changed := byte('+'), a, b[min(len(a), len(b)):]
+	switch {
+	case len(a) < len(b) && strings.HasPrefix(b, a) && endsLine(a):
+	case len(b) < len(a) && strings.HasPrefix(a, b) && endsLine(b):
+		kind, common, changed = '-', b, a[len(b):]
+	default:
+		return "", false
+	}
+	// The context: the last Context lines of the common part.
+	n := strings.Count(common, "\n")
+	ctx := len(common)
+	for k := 0; k < Context && ctx > 0; k++ {
+		ctx = strings.LastIndexByte(common[:ctx-1], '\n') + 1
+	}
+	lo := n - min(n, Context)
+	m := strings.Count(changed, "\n")
+	if !strings.HasSuffix(changed, "\n") {
+		m++
+	}
+	oldCount, newCount := n-lo, n-lo+m
+	if kind == '-' {
+		oldCount, newCount = newCount, oldCount
+	}
+	var sb strings.Builder
+	sb.Grow(40 + 2*(len(common)-ctx) + len(changed) + m + 30)
+	sb.WriteString("@@ -")
+	sb.WriteString(hunkRange(lo, oldCount))
+	sb.WriteString(" +")
+	sb.WriteString(hunkRange(lo, newCount))
+	sb.WriteString(" @@\n")
+	writeLines(&sb, ' ', common[ctx:])
+	writeLines(&sb, kind, changed)
+	return sb.String(), true
+}
+
+// writeLines writes the lines of text to sb, each behind kind, as render
+// writes them.
+func writeLines(sb *strings.Builder, kind byte, text string) {
+	for text != "" {
+		line := text
+		if i := strings.IndexByte(text, '\n'); i >= 0 {
+			line = text[:i+1]
+		}
+		text = text[len(line):]
+		sb.WriteByte(kind)
+		sb.WriteString(line)
+		if !strings.HasSuffix(line, "\n") {
+			sb.WriteString("\n\\ No newline at end of file\n")
+		}
+	}
+}
+
+// render renders the hunks of a line diff.
+func render(lines []diffLine) string {
 	var changes []int
 	for i, l := range lines {
 		if l.kind != ' ' {

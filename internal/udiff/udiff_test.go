@@ -150,3 +150,50 @@ func TestAppendOnlyAsGoDiff(t *testing.T) {
 		t.Fatalf("only %d of the cases took the shortcut", shortcuts)
 	}
 }
+
+// TestEndHunkAsRender checks HunksLimit's rendering of lines added at the end
+// or taken off it (endHunk) against the hunks render gives for go-diff's
+// line diff, on random texts with repeated lines, with and without a last
+// newline, short and long enough for the context to be cut.
+func TestEndHunkAsRender(t *testing.T) {
+	words := []string{"a\n", "b\n", "a\n", "\n", "ccc\n"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	text := func(n int) string {
+		var sb strings.Builder
+		for range n {
+			sb.WriteString(words[rng.IntN(len(words))])
+		}
+		return sb.String()
+	}
+	checked := 0
+	for i := range 3000 {
+		a := text(rng.IntN(9))
+		b := a + text(rng.IntN(5))
+		if rng.IntN(3) == 0 {
+			b += "end" // a last line without a newline
+		}
+		if i%2 == 1 {
+			a, b = b, a
+		}
+		if a == b {
+			continue
+		}
+		got, ok := endHunk(a, b)
+		if !ok {
+			t.Fatalf("endHunk(%q, %q) refused lines added at the end", a, b)
+		}
+		if want := render(diffLinesDMP(a, b)); got != want {
+			t.Fatalf("endHunk(%q, %q) =\n%s\ngo-diff's lines render as\n%s", a, b, got, want)
+		}
+		checked++
+	}
+	if _, ok := endHunk("a\nb\n", "a\nc\n"); ok {
+		t.Error("endHunk took a change in the middle")
+	}
+	if _, ok := endHunk("a", "ab\n"); ok {
+		t.Error("endHunk took a change of a last line without a newline")
+	}
+	if checked < 2000 {
+		t.Fatalf("only %d cases checked", checked)
+	}
+}
