@@ -48,6 +48,10 @@
 //   - Calls written as text are extracted only when a response has no
 //     structured calls; calls without IDs get IDs from a per-run sequence
 //     (call_gen_N).
+//   - A response holding more than llm.MaxCallsPerResponse (1000) calls,
+//     structured or written as text, or whose text the TextCallExtractor
+//     refuses, ends the run with model_error before any of its calls runs
+//     (the error matches ErrModel, and llm.ErrTooManyCalls for too many).
 //   - With Memoize, an identical call to a pure tool is answered from the memo;
 //     any call that may change the workspace clears it; failures are never
 //     memoised.
