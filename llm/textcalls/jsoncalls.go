@@ -139,7 +139,9 @@ func (j jsonValue) call(name string) rawCall {
 }
 
 // parseJSONSeq decodes one or more JSON values in text[i:limit] separated by
-// space, commas or semicolons; the whole range must be consumed.
+// space, commas or semicolons; the whole range must be consumed. It stops
+// after MaxCallsPerMessage+1 values, more than a message may hold (Extract
+// refuses the envelope), so a huge text costs no more than that many.
 func (s *source) parseJSONSeq(i, limit int) ([]jsonValue, bool) {
 	text := s.text
 	var out []jsonValue
@@ -156,6 +158,9 @@ func (s *source) parseJSONSeq(i, limit int) ([]jsonValue, bool) {
 			return out, false
 		}
 		out = append(out, v)
+		if len(out) > MaxCallsPerMessage {
+			return out, true
+		}
 		i = end
 	}
 }
