@@ -91,7 +91,8 @@ func hasTrailingSpace(s string) bool {
 // YAML allows it, and falls back to one long double-quoted line that is
 // unreadable in review. Marshal writes those blocks itself: such a scalar is
 // emitted as a unique placeholder, which is then replaced by the block,
-// indented for its place.
+// indented for its place. Inside a flow collection, where no block can go,
+// such text is left to the emitter, which double-quotes it.
 func Marshal(n *yaml.Node) ([]byte, error) {
 	var blocks []*yaml.Node
 	var values []string
@@ -101,6 +102,9 @@ func Marshal(n *yaml.Node) ([]byte, error) {
 			blocks = append(blocks, n)
 			values = append(values, n.Value)
 			return
+		}
+		if n.Style&yaml.FlowStyle != 0 {
+			return // no blocks in a flow collection: the emitter double-quotes them
 		}
 		for _, c := range n.Content {
 			collect(c)

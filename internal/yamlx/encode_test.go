@@ -40,3 +40,19 @@ func TestQuoted(t *testing.T) {
 		t.Errorf("Quoted(multi-line) style = %v, want literal", n.Style)
 	}
 }
+
+// TestMarshalFlowLiteral: multi-line text with trailing spaces inside a flow
+// collection has no literal block (the emitter double-quotes it); writing
+// one there by hand made YAML that does not parse.
+func TestMarshalFlowLiteral(t *testing.T) {
+	inner := Add(Map(), "k", Text("a \nb"))
+	inner.Style = yaml.FlowStyle
+	got, err := Marshal(Add(Map(), "m", Seq(inner, FlowSeq(Text("c \nd")))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "m:\n  - {k: \"a \\nb\"}\n  - [\"c \\nd\"]\n"
+	if string(got) != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
