@@ -167,7 +167,8 @@ func literalByHand(s string) bool {
 }
 
 // replaceWithBlock replaces the placeholder tok in out (a plain scalar on its
-// own line, after "key: " or "- ") with a literal block holding s.
+// own line, after "key: ", "- " or a complex key's ": ") with a literal block
+// holding s.
 func replaceWithBlock(out []byte, tok, s string) ([]byte, error) {
 	at := bytes.Index(out, []byte(tok))
 	if at < 0 {
@@ -179,7 +180,9 @@ func replaceWithBlock(out []byte, tok, s string) ([]byte, error) {
 	for col < len(line) && line[col] == ' ' {
 		col++
 	}
-	for col+1 < len(line) && line[col] == '-' && line[col+1] == ' ' {
+	// "- " starts a sequence item, ": " the value of a complex key; a
+	// collection may start on the same line after either.
+	for col+1 < len(line) && (line[col] == '-' || line[col] == ':') && line[col+1] == ' ' {
 		col += 2
 	}
 	indent := col

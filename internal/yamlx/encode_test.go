@@ -56,3 +56,29 @@ func TestMarshalFlowLiteral(t *testing.T) {
 		t.Errorf("got %q, want %q", got, want)
 	}
 }
+
+// TestMarshalBlockAfterComplexKey: a block written by hand (trailing spaces)
+// in a collection that starts on the line of a complex key's ":" is indented
+// under that collection, as the emitter indents it.
+func TestMarshalBlockAfterComplexKey(t *testing.T) {
+	for _, c := range []struct {
+		value *yaml.Node
+		want  string
+	}{
+		{Seq(Text("x \ny")), "? |-\n  a\n  b\n: - |-\n    x \n    y\n"},
+		{Add(Map(), "k", Text("x \ny")), "? |-\n  a\n  b\n: k: |-\n    x \n    y\n"},
+		{Text("x \ny"), "? |-\n  a\n  b\n: |-\n  x \n  y\n"},
+	} {
+		got, err := Marshal(Add(Map(), "a\nb", c.value))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != c.want {
+			t.Errorf("got %q, want %q", got, c.want)
+		}
+		var back map[string]any
+		if err := yaml.Unmarshal(got, &back); err != nil {
+			t.Errorf("%q does not parse: %v", got, err)
+		}
+	}
+}
