@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -10,154 +12,138 @@ import (
 
 // directGolden writes the outcome's golden straight from its fields, byte for
 // byte as yamlx.Marshal(o.Node()) does, without building nodes or running
-// yaml.v3's emitter (which keeps every event of the document). ok is false
-// for what it does not write (model retries, user turns, state, and scalars
-// yamlx.Writer does not cover); Golden then takes the node path.
+// yaml.v3's emitter (which keeps every event of the document). It covers
+// every shape an Outcome holds; ok is false only for what Marshal rejects (a
+// workspace path or state key that is not valid UTF-8), so that Golden takes
+// the node path and returns its error.
 func (o *Outcome) directGolden() (out []byte, ok bool) {
-	if len(o.ModelRetries) > 0 || o.State != nil {
-		return nil, false
-	}
 	w := &yamlx.Writer{Buf: make([]byte, 0, 512+256*len(o.Turns))}
-	field(w, 0, "name")
-	textField(w, 0, o.Name)
-	field(w, 0, "termination")
-	textField(w, 0, string(o.Termination))
+	textField(w, 0, "name", o.Name)
+	textField(w, 0, "termination", string(o.Termination))
 	if o.Error != "" {
-		field(w, 0, "error")
-		textField(w, 0, o.Error)
+		textField(w, 0, "error", o.Error)
 	}
-	field(w, 0, "iterations")
-	w.Raw(" ")
+	w.Raw("iterations: ")
 	w.Int(o.Iterations)
 	w.Raw("\n")
-	w.Raw("turns:")
-	if len(o.Turns) == 0 {
-		w.Raw(" []\n")
-	} else {
-		w.Raw("\n")
-	}
-	for i := range o.Turns {
-		if !o.Turns[i].write(w) {
-			return nil, false
+	if len(o.ModelRetries) > 0 {
+		w.Raw("model_retries:\n")
+		for _, r := range o.ModelRetries {
+			w.Raw("  - turn: ")
+			w.Int(r.Turn)
+			w.Raw("\n    attempt: ")
+			w.Int(r.Attempt)
+			w.Raw("\n")
+			if r.Kind != "" {
+				textField(w, 4, "kind", string(r.Kind))
+			}
+			textField(w, 4, "backoff", r.Backoff.String())
+			textField(w, 4, "error", r.Error)
 		}
 	}
+	if len(o.Turns) == 0 {
+		w.Raw("turns: []\n")
+	} else {
+		w.Raw("turns:\n")
+	}
+	for i := range o.Turns {
+		o.Turns[i].write(w)
+	}
 	if o.Final != "" {
-		field(w, 0, "final")
-		textField(w, 0, o.Final)
+		textField(w, 0, "final", o.Final)
 	}
 	o.writeWorkspace(w)
+	if o.State != nil {
+		w.Raw("state:")
+		writeState(w, o.State, 0, false)
+	}
 	if w.Failed {
 		return nil, false
 	}
 	return w.Buf, true
 }
 
-// field starts "key:" at indent; the value follows (text, or a newline and
-// a nested block).
-func field(w *yamlx.Writer, indent int, key string) {
+// textField writes "key: " and Text(s) on a line of its own, the key at
+// column indent (a literal block's lines two further).
+func textField(w *yamlx.Writer, indent int, key, s string) {
 	w.Pad(indent)
-	w.Key(key, false)
+	w.Raw(key)
+	w.Raw(": ")
+	w.Text(s, false, indent+2)
+	w.EndLine()
 }
 
-// textField finishes a block field with Text(s): " value\n", or a literal block
-// indented under the key at indent.
-func textField(w *yamlx.Writer, indent int, s string) {
-	w.Raw(" ")
-	if strings.IndexByte(s, '\n') >= 0 {
-		w.Literal(s, indent+2)
-	} else {
-		w.Text(s, false)
-	}
-	w.Raw("\n")
-}
-
-// item starts a sequence item at indent: "- " and the first key of its map.
-func item(w *yamlx.Writer, indent int, key string) {
-	w.Pad(indent)
-	w.Raw("- ")
-	w.Key(key, false)
-}
-
-func (t *TurnOutcome) write(w *yamlx.Writer) bool {
-	if t.User != nil {
-		return false
-	}
-	item(w, 2, "turn")
-	w.Raw(" ")
+func (t *TurnOutcome) write(w *yamlx.Writer) {
+	w.Raw("  - turn: ")
 	w.Int(t.Index)
 	w.Raw("\n")
+	if u := t.User; u != nil {
+		if u.Name == "" {
+			textField(w, 4, "user", u.Content)
+		} else {
+			w.Raw("    user:\n")
+			textField(w, 6, "content", u.Content)
+			textField(w, 6, "name", u.Name)
+		}
+	}
 	if len(t.Delivered) > 0 {
-		field(w, 4, "async_results")
-		w.Raw("\n")
+		w.Raw("    async_results:\n")
 		for _, a := range t.Delivered {
-			item(w, 6, "id")
-			textField(w, 8, a.ID)
-			field(w, 8, "name")
-			textField(w, 8, a.Name)
-			field(w, 8, "result")
-			textField(w, 8, a.Result)
+			w.Raw("      - id: ")
+			w.Text(a.ID, false, 10)
+			w.EndLine()
+			textField(w, 8, "name", a.Name)
+			textField(w, 8, "result", a.Result)
 		}
 	}
 	if r := t.Response; r != nil && (r.Message.Content != "" || r.FinishReason != "") {
-		field(w, 4, "response")
-		w.Raw("\n")
+		w.Raw("    response:\n")
 		if r.Message.Content != "" {
-			field(w, 6, "content")
-			textField(w, 6, r.Message.Content)
+			textField(w, 6, "content", r.Message.Content)
 		}
 		if r.FinishReason != "" {
-			field(w, 6, "finish_reason")
-			textField(w, 6, string(r.FinishReason))
+			textField(w, 6, "finish_reason", string(r.FinishReason))
 		}
 	}
 	if t.Envelope != "" {
-		field(w, 4, "extracted_from")
-		textField(w, 4, t.Envelope)
+		textField(w, 4, "extracted_from", t.Envelope)
 	}
 	if len(t.Calls) > 0 {
-		field(w, 4, "calls")
-		w.Raw("\n")
+		w.Raw("    calls:\n")
 		for i := range t.Calls {
 			t.Calls[i].write(w)
 		}
 	}
 	if t.Diff != "" {
-		field(w, 4, "diff")
-		textField(w, 4, t.Diff)
+		textField(w, 4, "diff", t.Diff)
 	}
-	return !w.Failed
 }
 
 // write writes the call as a sequence item at indent 6 (its fields at 8).
 func (c *CallOutcome) write(w *yamlx.Writer) {
 	const in = 8
-	item(w, in-2, "id")
-	textField(w, in, c.ID)
-	field(w, in, "name")
-	textField(w, in, c.Name)
-	field(w, in, "arguments")
-	quoted(w, c.Arguments)
+	w.Raw("      - id: ")
+	w.Text(c.ID, false, in+2)
+	w.EndLine()
+	textField(w, in, "name", c.Name)
+	quotedField(w, in, "arguments", c.Arguments)
 	if c.showExecuted() {
-		field(w, in, "executed")
-		quoted(w, c.Executed)
+		quotedField(w, in, "executed", c.Executed)
 	}
 	if len(c.Repairs) > 0 {
-		field(w, in, "repairs")
-		w.Raw(" [")
+		w.Raw("        repairs: [")
 		for i, r := range c.Repairs {
 			if i > 0 {
 				w.Raw(", ")
 			}
-			flowText(w, r)
+			w.Text(r, true, in+2)
 		}
 		w.Raw("]\n")
 	}
 	if len(c.Coercions) > 0 {
-		field(w, in, "coercions")
-		w.Raw("\n")
+		w.Raw("        coercions:\n")
 		for _, co := range c.Coercions {
-			w.Pad(in + 2)
-			w.Raw("- {")
+			w.Raw("          - {")
 			flowPair(w, "path", co.Path, false)
 			flowPair(w, "from", co.From, true)
 			flowPair(w, "to", co.To, true)
@@ -165,66 +151,62 @@ func (c *CallOutcome) write(w *yamlx.Writer) {
 		}
 	}
 	if len(c.Retries) > 0 {
-		field(w, in, "retried")
-		w.Raw("\n")
+		w.Raw("        retried:\n")
 		for _, r := range c.Retries {
-			w.Pad(in + 2)
-			w.Raw("- {")
+			w.Raw("          - {")
 			flowPair(w, "failure", string(r.Failure), false)
 			flowPair(w, "backoff", r.Backoff.String(), true)
-			flowPair(w, "result", r.Result, true)
+			w.Raw(", result: ")
+			if strings.IndexByte(r.Result, '\n') >= 0 {
+				w.DoubleQuoted(r.Result, true, in+4)
+			} else {
+				w.Text(r.Result, true, in+4)
+			}
 			w.Raw("}\n")
 		}
 	}
 	if c.Memoized {
-		field(w, in, "memoized")
-		w.Raw(" true\n")
+		w.Raw("        memoized: true\n")
 	}
 	if c.Async {
-		field(w, in, "async")
-		w.Raw(" true\n")
+		w.Raw("        async: true\n")
 	}
 	if c.Failure != "" {
-		field(w, in, "failure")
-		textField(w, in, string(c.Failure))
+		textField(w, in, "failure", string(c.Failure))
 	}
-	field(w, in, "result")
-	textField(w, in, c.Result)
+	textField(w, in, "result", c.Result)
 	if len(c.Effects) > 0 {
-		field(w, in, "effects")
-		w.Raw("\n")
+		w.Raw("        effects:\n")
 		for _, e := range c.Effects {
 			writeEffect(w, in+2, e)
 		}
 	}
 }
 
-// quoted finishes a block field with Quoted(s) (always on one line: text
-// with a line break is left to the node path).
-func quoted(w *yamlx.Writer, s string) {
-	w.Raw(" ")
-	w.Quoted(s, false)
-	w.Raw("\n")
+// quotedField is textField for Quoted(s).
+func quotedField(w *yamlx.Writer, indent int, key, s string) {
+	w.Pad(indent)
+	w.Raw(key)
+	w.Raw(": ")
+	w.Quoted(s, false, indent+2)
+	w.EndLine()
 }
-
-// flowText writes Text(s) inside a flow collection.
-func flowText(w *yamlx.Writer, s string) { w.Text(s, true) }
 
 // flowPair writes "key: value" inside a flow mapping, after ", " unless first.
 func flowPair(w *yamlx.Writer, key, value string, comma bool) {
 	if comma {
 		w.Raw(", ")
 	}
-	w.Key(key, true)
+	w.FlowKey(key)
 	w.Raw(" ")
-	flowText(w, value)
+	w.Text(value, true, 0)
 }
 
 func writeEffect(w *yamlx.Writer, indent int, e tools.Effect) {
+	w.Pad(indent)
 	switch {
 	case e.File != nil:
-		item(w, indent, "file")
-		w.Raw(" {")
+		w.Raw("- file: {")
 		flowPair(w, "op", string(e.File.Op), false)
 		flowPair(w, "path", e.File.Path, true)
 		if e.File.From != "" {
@@ -234,8 +216,7 @@ func writeEffect(w *yamlx.Writer, indent int, e tools.Effect) {
 		w.Int(int(e.File.Bytes))
 		w.Raw("}\n")
 	case e.Process != nil:
-		item(w, indent, "process")
-		w.Raw(" {")
+		w.Raw("- process: {")
 		flowPair(w, "command", e.Process.Command, false)
 		w.Raw(", exit_code: ")
 		w.Int(e.Process.ExitCode)
@@ -247,7 +228,6 @@ func writeEffect(w *yamlx.Writer, indent int, e tools.Effect) {
 		}
 		w.Raw("}\n")
 	default:
-		w.Pad(indent)
 		w.Raw("- {}\n")
 	}
 }
@@ -262,12 +242,15 @@ func (o *Outcome) writeWorkspace(w *yamlx.Writer) {
 			w.Raw("workspace:\n")
 			wroteWS = true
 		}
-		field(w, 2, path)
+		w.Pad(2)
+		w.Key(path, 2)
+		w.Raw(" ")
 		if content == nil {
-			w.Raw(" null\n")
-			return
+			w.Raw("null")
+		} else {
+			w.Text(*content, false, 4)
 		}
-		textField(w, 2, *content)
+		w.EndLine()
 	}
 	untouched := 0
 	for i := range o.Workspace {
@@ -296,19 +279,71 @@ func (o *Outcome) writeWorkspace(w *yamlx.Writer) {
 		}
 		line = append(line[:0], f.Path...)
 		line = append(line, " ("...)
-		line = appendInt(line, f.Size)
+		line = strconv.AppendInt(line, int64(f.Size), 10)
 		line = append(line, " bytes, sha256 "...)
 		line = append(line, f.Hash...)
 		line = append(line, ')')
-		w.Pad(2)
-		w.Raw("- ")
-		if strings.IndexByte(string(line), '\n') >= 0 {
-			w.Failed = true
-			return
-		}
-		w.Text(string(line), false)
-		w.Raw("\n")
+		w.Raw("  - ")
+		w.Text(string(line), false, 4)
+		w.EndLine()
 	}
 }
 
-func appendInt(b []byte, i int) []byte { return strconv.AppendInt(b, int64(i), 10) }
+// writeState writes the JSON value v as stateNode renders it, as the value
+// of a key or a sequence item of the block collection at column indent. The
+// cursor is after the key's ":" or the item's "-"; inline says a block
+// collection starts on that line (after "-", or a complex key's ":").
+func writeState(w *yamlx.Writer, v any, indent int, inline bool) {
+	in := indent + 2
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) == 0 {
+			w.Raw(" {}\n")
+			return
+		}
+		for i, k := range slices.Sorted(maps.Keys(v)) {
+			if i == 0 && inline {
+				w.Raw(" ")
+			} else {
+				w.EndLine()
+				w.Pad(in)
+			}
+			complex := w.Key(k, in)
+			writeState(w, v[k], in, complex)
+		}
+	case []any:
+		if len(v) == 0 {
+			w.Raw(" []\n")
+			return
+		}
+		for i, item := range v {
+			if i == 0 && inline {
+				w.Raw(" ")
+			} else {
+				w.EndLine()
+				w.Pad(in)
+			}
+			w.Raw("-")
+			writeState(w, item, in, true)
+		}
+	case string:
+		w.Raw(" ")
+		w.Text(v, false, in)
+		w.EndLine()
+	case bool:
+		w.Raw(" ")
+		w.Bool(v)
+		w.Raw("\n")
+	case float64:
+		s := canonicalJSON(v)
+		tag := "!!float"
+		if !strings.ContainsAny(s, ".eE") {
+			tag = "!!int"
+		}
+		w.Raw(" ")
+		w.Number(s, tag, false, in)
+		w.Raw("\n")
+	default: // nil, as stateNode
+		w.Raw(" null\n")
+	}
+}
