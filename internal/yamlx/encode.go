@@ -26,9 +26,15 @@ func FlowSeq(items ...*yaml.Node) *yaml.Node {
 	return n
 }
 
-// Add appends key: value to mapping m and returns m.
+// Add appends key: value to mapping m and returns m. A multi-line key
+// starting with a tab is double-quoted, as Text does: in a literal block the
+// parser cannot tell the tab from indentation.
 func Add(m *yaml.Node, key string, value *yaml.Node) *yaml.Node {
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, value)
+	k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}
+	if strings.HasPrefix(key, "\t") && strings.Contains(key, "\n") {
+		k.Style = yaml.DoubleQuotedStyle
+	}
+	m.Content = append(m.Content, k, value)
 	return m
 }
 
@@ -157,7 +163,7 @@ func literalByHand(s string) bool {
 	for _, r := range s {
 		switch {
 		case r == '\n' || r == '\t':
-		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0xfeff || r == 0x2028 || r == 0x2029:
+		case r < 0x20 || r == 0x7f || r == 0x85 || r == 0xfeff || r == 0x2028 || r == 0x2029 || r == 0xfffe || r == 0xffff:
 			return false
 		case r >= 0x80 && r <= 0x9f:
 			return false

@@ -17,6 +17,7 @@ func TestText(t *testing.T) {
 		{"cr\r\n", "k: \"cr\\r\\n\"\n"},
 		{"sep\u2028", "k: \"sep\\L\"\n"},
 		{"\xff", "k: !!binary /w==\n"},
+		{"a\ufffe \nb", "k: \"a\\uFFFE \\nb\"\n"},
 	} {
 		got, err := Marshal(Add(Map(), "k", Text(c.s)))
 		if err != nil {
@@ -79,6 +80,21 @@ func TestMarshalBlockAfterComplexKey(t *testing.T) {
 		var back map[string]any
 		if err := yaml.Unmarshal(got, &back); err != nil {
 			t.Errorf("%q does not parse: %v", got, err)
+		}
+	}
+}
+
+// TestAddKeyReadsBack: a multi-line key starting with a tab is written so
+// that it reads back (a literal block cannot start with a tab).
+func TestAddKeyReadsBack(t *testing.T) {
+	for _, k := range []string{"\tx\ny", "a\nb", "\tx", " x\ny"} {
+		got, err := Marshal(Add(Map(), k, Text("v")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back map[string]string
+		if err := yaml.Unmarshal(got, &back); err != nil || back[k] != "v" || len(back) != 1 {
+			t.Errorf("key %q: %q reads back as %q, %v", k, got, back, err)
 		}
 	}
 }

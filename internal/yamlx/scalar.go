@@ -137,6 +137,8 @@ func (w *Writer) Key(k string, indent int) (complex bool) {
 	}
 	st := plainStyle
 	switch {
+	case strings.HasPrefix(k, "\t") && strings.IndexByte(k, '\n') >= 0:
+		st = doubleStyle // as Add asks
 	case strings.IndexByte(k, '\n') >= 0:
 		st = literalStyle
 	case resolveTag(k) != "!!str":
