@@ -335,11 +335,7 @@ func writeState(w *yamlx.Writer, v any, indent int, inline bool) {
 		w.Bool(v)
 		w.Raw("\n")
 	case float64:
-		s := canonicalJSON(v)
-		tag := "!!float"
-		if !strings.ContainsAny(s, ".eE") {
-			tag = "!!int"
-		}
+		s, tag := stateNumber(v)
 		w.Raw(" ")
 		w.Number(s, tag, false, in)
 		w.Raw("\n")

@@ -83,15 +83,28 @@ func stateNode(v any) *yaml.Node {
 	case bool:
 		return yamlx.Bool(v)
 	case float64:
-		tag := "!!float"
-		s := canonicalJSON(v)
-		if !strings.ContainsAny(s, ".eE") {
-			tag = "!!int"
-		}
+		s, tag := stateNumber(v)
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}
 	default: // nil
 		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
 	}
+}
+
+// stateNumber is a state number as the golden writes it: its shortest JSON
+// form, tagged !!int when yaml.v3 reads that text as an integer (a whole
+// number within 64 bits) and !!float otherwise (1e20's digits), so that the
+// golden reads back.
+func stateNumber(v float64) (text, tag string) {
+	s := canonicalJSON(v)
+	if !strings.ContainsAny(s, ".eE") {
+		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return s, "!!int"
+		}
+		if _, err := strconv.ParseUint(s, 10, 64); err == nil {
+			return s, "!!int"
+		}
+	}
+	return s, "!!float"
 }
 
 // StateExpect is expect.state: either the whole state (Whole set), or values
