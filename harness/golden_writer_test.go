@@ -237,3 +237,21 @@ func TestGoldenStateNumbersReadBack(t *testing.T) {
 		t.Errorf("the state reads back as %v, want %v\n%s", back.State.W, want, golden)
 	}
 }
+
+// TestJSONFloat: jsonFloat writes what canonicalJSON (encoding/json) writes,
+// at the edges of the exponent form and for random bit patterns.
+func TestJSONFloat(t *testing.T) {
+	vals := []float64{0, math.Copysign(0, -1), 1, -1, 0.1, 1.5, 1e-6, 9.99e-7, 1e-7, 2.5e-7, 1e20, 1e21, 9.999e20,
+		-1e21, 1.5e300, 5e-324, math.MaxFloat64, 123456789, 1e15, 1e16, 0.000001234}
+	r := rand.New(rand.NewPCG(1, 6))
+	for range 20000 {
+		if f := math.Float64frombits(r.Uint64()); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			vals = append(vals, f)
+		}
+	}
+	for _, v := range vals {
+		if got, want := jsonFloat(v), canonicalJSON(v); got != want {
+			t.Errorf("jsonFloat(%v) = %s, want %s", v, got, want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -95,7 +96,7 @@ func stateNode(v any) *yaml.Node {
 // number within 64 bits) and !!float otherwise (1e20's digits), so that the
 // golden reads back.
 func stateNumber(v float64) (text, tag string) {
-	s := canonicalJSON(v)
+	s := jsonFloat(v)
 	if !strings.ContainsAny(s, ".eE") {
 		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
 			return s, "!!int"
@@ -105,6 +106,27 @@ func stateNumber(v float64) (text, tag string) {
 		}
 	}
 	return s, "!!float"
+}
+
+// jsonFloat is v as encoding/json writes a float64 (canonicalJSON(v)), for
+// the finite numbers a state holds, without its allocations: the shortest
+// decimal, in exponent form below 1e-6 and from 1e21 on, the exponent with
+// no leading zero.
+func jsonFloat(v float64) string {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return canonicalJSON(v)
+	}
+	format := byte('f')
+	if abs := math.Abs(v); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	var buf [32]byte
+	b := strconv.AppendFloat(buf[:0], v, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1] // e-07 → e-7
+		b = b[:n-1]
+	}
+	return string(b)
 }
 
 // StateExpect is expect.state: either the whole state (Whole set), or values
