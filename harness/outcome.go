@@ -218,7 +218,8 @@ func (o *Outcome) workspaceNodes() (ws, untouched *yaml.Node) {
 }
 
 // Golden returns the outcome's golden file content: yamlx.Marshal(o.Node()),
-// written directly (see directGolden) when the outcome's shapes allow.
+// written directly (see directGolden); the nodes are built only for what
+// Marshal rejects (a key that is not UTF-8), to return its error.
 func (o *Outcome) Golden() ([]byte, error) {
 	if b, ok := o.directGolden(); ok {
 		return b, nil
