@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -23,11 +24,13 @@ func CallAt(turn, call int) string {
 	return "{turn: " + strconv.Itoa(turn) + ", call: " + strconv.Itoa(call) + "}"
 }
 
-var callAtPattern = regexp.MustCompile(`^\{\s*turn:\s*(\d+),\s*call:\s*(\d+)\s*\}$`)
+var callAtPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\{\s*turn:\s*(\d+),\s*call:\s*(\d+)\s*\}$`)
+})
 
 // parseCallAt reports the position a reference written by CallAt names.
 func parseCallAt(ref string) (turn, call int, ok bool) {
-	m := callAtPattern.FindStringSubmatch(ref)
+	m := callAtPattern().FindStringSubmatch(ref)
 	if m == nil {
 		return 0, 0, false
 	}
@@ -124,7 +127,9 @@ func callRefPairs(d *yamlx.Decoder, n *yaml.Node, path string, fn func(ref strin
 	return nil
 }
 
-var quotedPositionPattern = regexp.MustCompile(`^\{\s*turn\s*:\s*(\d+)\s*,\s*call\s*:\s*(\d+)\s*\}$`)
+var quotedPositionPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\{\s*turn\s*:\s*(\d+)\s*,\s*call\s*:\s*(\d+)\s*\}$`)
+})
 
 // quotedPosition reports whether the scalar key k is a position quoted by
 // mistake ("{turn: 1, call: 2}": a string, which would be taken for a call
@@ -136,7 +141,7 @@ func quotedPosition(k *yaml.Node) (msg string, quoted bool) {
 		return "", false
 	}
 	as := "{turn: N, call: M}"
-	if m := quotedPositionPattern.FindStringSubmatch(strings.TrimSpace(k.Value)); m != nil {
+	if m := quotedPositionPattern().FindStringSubmatch(strings.TrimSpace(k.Value)); m != nil {
 		as = "{turn: " + m[1] + ", call: " + m[2] + "}"
 	}
 	return fmt.Sprintf("the key %q is a string, not a {turn, call} mapping; write the position without quotes, as %s", k.Value, as), true

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -69,7 +70,7 @@ func (d *Decoder) Errf(n *yaml.Node, key, format string, args ...any) error {
 	return e
 }
 
-var syntaxLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var syntaxLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
 // SyntaxError turns an error of yaml.v3's decoder into an *Error, taking the
 // line out of the message when it has one.
@@ -82,7 +83,7 @@ func (d *Decoder) SyntaxError(err error) error {
 // a parser error, which yaml.v3 counts from 0.
 func (d *Decoder) syntaxError(err error, data []byte) error {
 	msg := err.Error()
-	if m := syntaxLine.FindStringSubmatch(msg); m != nil {
+	if m := syntaxLine().FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
 		if isParserProblem(m[2]) {
 			line++
@@ -91,7 +92,7 @@ func (d *Decoder) syntaxError(err error, data []byte) error {
 	}
 	problem := strings.TrimPrefix(msg, "yaml: ")
 	line := 0
-	switch m := unknownAnchor.FindStringSubmatch(problem); {
+	switch m := unknownAnchor().FindStringSubmatch(problem); {
 	case m != nil && data != nil:
 		line = anchorLine(data, m[1])
 	case isParserProblem(problem):
@@ -328,13 +329,15 @@ func (d *Decoder) Bool(n *yaml.Node, path string) (bool, error) {
 }
 
 // durationSyntax is the form of a Go duration, whatever its size.
-var durationSyntax = regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+var durationSyntax = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[-+]?([0-9]*(\.[0-9]*)?(ns|us|µs|μs|ms|s|m|h))+$`)
+})
 
 // DurationTooLarge reports whether s is written as a Go duration but
 // time.ParseDuration refuses it, which happens only when it overflows (such
 // as 9999999h).
 func DurationTooLarge(s string) bool {
-	if _, err := time.ParseDuration(s); err == nil || !durationSyntax.MatchString(s) {
+	if _, err := time.ParseDuration(s); err == nil || !durationSyntax().MatchString(s) {
 		return false
 	}
 	return strings.ContainsAny(s, "0123456789")

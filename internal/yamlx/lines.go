@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -60,7 +61,7 @@ func isParserProblem(problem string) bool {
 	return false
 }
 
-var unknownAnchor = regexp.MustCompile(`^unknown anchor '(.*)' referenced$`)
+var unknownAnchor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^unknown anchor '(.*)' referenced$`) })
 
 // anchorLine returns the line of the first alias of anchor in data, 0 when
 // none is found.
