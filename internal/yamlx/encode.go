@@ -81,9 +81,10 @@ func singleQuoted(n *yaml.Node) *yaml.Node {
 	return n
 }
 
+// hasTrailingSpace reports whether a line of s ends in a space or a tab.
 func hasTrailingSpace(s string) bool {
-	for _, line := range strings.Split(s, "\n") {
-		if strings.HasSuffix(line, " ") || strings.HasSuffix(line, "\t") {
+	for i := 0; i < len(s); i++ {
+		if (s[i] == ' ' || s[i] == '\t') && (i+1 == len(s) || s[i+1] == '\n') {
 			return true
 		}
 	}

@@ -98,3 +98,12 @@ func TestAddKeyReadsBack(t *testing.T) {
 		}
 	}
 }
+
+func TestHasTrailingSpace(t *testing.T) {
+	for s, want := range map[string]bool{"": false, "a": false, "a ": true, "a\t": true, "a \nb": true, "a\nb\t": true,
+		"a\n b": false, " a\nb": false, "a\n\n": false, "\n \n": true} {
+		if got := hasTrailingSpace(s); got != want {
+			t.Errorf("hasTrailingSpace(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
