@@ -32,7 +32,8 @@
 //	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke>
 //	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed)
 //	mistral           [TOOL_CALLS][...], [TOOL_CALLS]name{...}, [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}
-//	llama_python_tag  <|python_tag|>{"name": ..., "parameters": ...}
+//	llama_python_tag  <|python_tag|>{"name": ..., "parameters": ...} or tool.call(k="v"), to <|eom_id|>
+//	                  or, without it, to the end of the call (text after it stays content)
 //	bare_json         the whole message is {"name": ..., "parameters"|"arguments": ...} (or a list of them,
 //	                  also left unclosed after a complete call), or such a call on lines of its own in prose
 //	deepseek          <｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>name ```json {...}``` ... and the V3.1 form name<｜tool▁sep｜>{...}

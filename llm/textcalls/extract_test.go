@@ -126,6 +126,14 @@ func TestExtractEnvelopes(t *testing.T) {
 		{"command r", `<|START_ACTION|>[{"tool_call_id": "0", "tool_name": "get_time", "parameters": {"city": "Paris"}}]<|END_ACTION|>`, "command_r", paris, ""},
 		{"bare json after think", "<think>the user wants the time</think>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}", "bare_json", paris, "<think>the user wants the time</think>"},
 		{"llama builtin", `<|python_tag|>get_time.call(city="Paris")`, "llama_python_tag", paris, ""},
+		// Without <|eom_id|>, the python tag's body ends with its call: the
+		// text after it is not swallowed. Only the first envelope's calls are
+		// extracted (see the package doc), so a second envelope stays content.
+		{"llama python tag then another envelope", `<|python_tag|>{"name": "get_time", "parameters": {"city": "Paris"}}<|tool_call_start|>[add(a=1)]<|tool_call_end|>`, "llama_python_tag", paris,
+			"<|tool_call_start|>[add(a=1)]<|tool_call_end|>"},
+		{"llama python tag then prose", "<|python_tag|>{\"name\": \"get_time\", \"parameters\": {\"city\": \"Paris\"}}\nChecking the clock.", "llama_python_tag", paris, "Checking the clock."},
+		{"llama builtin then prose", "<|python_tag|>get_time.call(city=\"Paris\")\nChecking the clock.", "llama_python_tag", paris, "Checking the clock."},
+		{"llama python tag closed, then prose", "<|python_tag|>{\"name\": \"get_time\", \"parameters\": {\"city\": \"Paris\"}}<|eom_id|>Checking.", "llama_python_tag", paris, "Checking."},
 		{"think then call", "<think>maybe get_time</think>\n<tool_call>{\"name\":\"get_time\",\"arguments\":{\"city\":\"Paris\"}}</tool_call>", "hermes", paris, "<think>maybe get_time</think>"},
 	})
 }

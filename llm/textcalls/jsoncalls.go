@@ -143,25 +143,33 @@ func (j jsonValue) call(name string) rawCall {
 // after MaxCallsPerMessage+1 values, more than a message may hold (Extract
 // refuses the envelope), so a huge text costs no more than that many.
 func (s *source) parseJSONSeq(i, limit int) ([]jsonValue, bool) {
+	out, _, ok := s.parseJSONSeqEnd(i, limit)
+	return out, ok
+}
+
+// parseJSONSeqEnd is parseJSONSeq that also returns where the last value
+// ends (i when there is none).
+func (s *source) parseJSONSeqEnd(i, limit int) ([]jsonValue, int, bool) {
 	text := s.text
 	var out []jsonValue
+	stop := i
 	for {
 		i = skipSpace(text, i)
 		for i < limit && (text[i] == ',' || text[i] == ';') {
 			i = skipSpace(text, i+1)
 		}
 		if i >= limit {
-			return out, len(out) > 0
+			return out, stop, len(out) > 0
 		}
 		v, end, ok := s.parseJSONAt(i, limit)
 		if !ok {
-			return out, false
+			return out, stop, false
 		}
 		out = append(out, v)
 		if len(out) > MaxCallsPerMessage {
-			return out, true
+			return out, end, true
 		}
-		i = end
+		i, stop = end, end
 	}
 }
 

@@ -58,12 +58,40 @@ func findFirefunction(s *source) found { return findTagged(s, " functools", "", 
 
 // findPythonTag: <|python_tag|>{"name": ..., "parameters": ...} and, when the body
 // is not JSON, <|python_tag|>tool.call(query="...") (Llama's built-in tools).
+// Without <|eom_id|> the body would run to the end of the message; it ends
+// with its call instead, so that the text after it (prose, or another
+// envelope, which Extract leaves as content) is not swallowed with it.
 func findPythonTag(s *source) found {
-	return findTagged(s, "<|python_tag|>", "<|eom_id|>", false, func(body, limit int) (rawCall, bool) {
-		p := &pyParser{text: s.text[:limit], pos: skipSpace(s.text, body)}
-		name, args, ok := p.call()
-		return rawCall{name: strings.TrimSuffix(name, ".call"), args: args}, ok
+	const open, close = "<|python_tag|>", "<|eom_id|>"
+	var f found
+	s.eachTag(open, close, func(i, body, limit, end int) {
+		vals, stop, _ := s.parseJSONSeqEnd(body, limit)
+		var calls []rawCall
+		for _, v := range vals {
+			cs := v.calls(false)
+			if len(cs) == 0 {
+				calls = nil // as findTagged: a value that is no call spoils the body
+				break
+			}
+			calls = append(calls, cs...)
+		}
+		if len(vals) == 0 {
+			p := &pyParser{text: s.text[:limit], pos: skipSpace(s.text, body)}
+			if name, args, ok := p.call(); ok {
+				calls = append(calls, rawCall{name: strings.TrimSuffix(name, ".call"), args: args})
+				stop = p.pos
+			}
+		}
+		cut := cutAt(s.text, end, close)
+		if end == limit && len(calls) > 0 && !isBlank(s.text[stop:limit]) {
+			end, cut = stop, false // not closed, and text follows the call
+		}
+		for _, c := range calls {
+			c.cut = cut
+			f.add(c, span{i, end})
+		}
 	})
+	return f
 }
 
 func findGigaChat(s *source) found {
