@@ -22,7 +22,7 @@ var (
 	userKeys     = []string{"content", "name"}
 	responseKeys = []string{"content", "tool_calls", "finish_reason", "usage"}
 	callKeys     = []string{"id", "name", "arguments"}
-	usageKeys    = []string{"input_tokens", "output_tokens"}
+	usageKeys    = []string{"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens"}
 	requestKeys  = []string{"tools", "last_message", "messages"}
 	messageKeys  = []string{"role", "content", "tool_calls", "tool_call_id", "name"}
 )
@@ -293,6 +293,12 @@ func (d *decoder) usage(n *yaml.Node, path string) (llm.Usage, error) {
 			u.InputTokens, err = d.count(v, yamlx.Join(path, key))
 		case "output_tokens":
 			u.OutputTokens, err = d.count(v, yamlx.Join(path, key))
+		case "cached_input_tokens":
+			u.CachedInputTokens, err = d.count(v, yamlx.Join(path, key))
+		case "cache_write_tokens":
+			u.CacheWriteTokens, err = d.count(v, yamlx.Join(path, key))
+		case "reasoning_tokens":
+			u.ReasoningTokens, err = d.count(v, yamlx.Join(path, key))
 		}
 		return err
 	})

@@ -140,7 +140,7 @@ tape:
 	}
 	tapeNode := doc.Content[0].Content[7]
 	_, err := DecodeEntries("scenarios/append.yaml", tapeNode)
-	want := `scenarios/append.yaml:15: tape[1].response.usage: unknown key "outptu_tokens" (want input_tokens, output_tokens)`
+	want := `scenarios/append.yaml:15: tape[1].response.usage: unknown key "outptu_tokens" (want input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("DecodeEntries error:\n got %v\nwant %s", err, want)
 	}

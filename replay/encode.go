@@ -153,15 +153,16 @@ func encodeResponse(r *llm.Response, path string) (*yaml.Node, error) {
 		yamlx.Add(n, "finish_reason", yamlx.Text(string(r.FinishReason)))
 	}
 	if r.Usage != (llm.Usage{}) {
-		if r.Usage.InputTokens < 0 || r.Usage.OutputTokens < 0 {
-			return nil, &FormatError{Key: yamlx.Join(path, "usage"), Problem: "negative token count"}
-		}
+		// In usageKeys' order; a count of zero is left out.
+		counts := []int{r.Usage.InputTokens, r.Usage.OutputTokens, r.Usage.CachedInputTokens, r.Usage.CacheWriteTokens, r.Usage.ReasoningTokens}
 		u := yamlx.Map()
-		if r.Usage.InputTokens != 0 {
-			yamlx.Add(u, "input_tokens", yamlx.Int(r.Usage.InputTokens))
-		}
-		if r.Usage.OutputTokens != 0 {
-			yamlx.Add(u, "output_tokens", yamlx.Int(r.Usage.OutputTokens))
+		for i, c := range counts {
+			if c < 0 {
+				return nil, &FormatError{Key: yamlx.Join(path, "usage"), Problem: "negative token count"}
+			}
+			if c != 0 {
+				yamlx.Add(u, usageKeys[i], yamlx.Int(c))
+			}
 		}
 		yamlx.Add(n, "usage", u)
 	}

@@ -219,3 +219,38 @@ func TestRedactorLeavesProse(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordedUsageRoundTrips: every token count of llm.Usage a provider
+// reports is written to the tape and read back; counts of zero are left out,
+// so tapes without them are written as before.
+func TestRecordedUsageRoundTrips(t *testing.T) {
+	full := llm.Usage{InputTokens: 120, OutputTokens: 40, CachedInputTokens: 100, CacheWriteTokens: 7, ReasoningTokens: 30}
+	rec := NewRecorder(scriptedModel(
+		&llm.Response{Message: llm.AssistantMessage("a"), Usage: full},
+		&llm.Response{Message: llm.AssistantMessage("b"), Usage: llm.Usage{InputTokens: 5, ReasoningTokens: 2}},
+	), nil)
+	for range 2 {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text := string(encode(t, rec.Tape()))
+	for _, want := range []string{
+		"usage:\n        input_tokens: 120\n        output_tokens: 40\n        cached_input_tokens: 100\n        cache_write_tokens: 7\n        reasoning_tokens: 30\n",
+		"usage:\n        input_tokens: 5\n        reasoning_tokens: 2\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the tape lacks %q:\n%s", want, text)
+		}
+	}
+	back, err := Decode(strings.NewReader(text), "usage.yaml")
+	if err != nil {
+		t.Fatalf("Decode: %v\n%s", err, text)
+	}
+	if got := back.Entries[0].Response.Usage; got != full {
+		t.Errorf("read back %+v, want %+v", got, full)
+	}
+	if got, want := back.Entries[1].Response.Usage, (llm.Usage{InputTokens: 5, ReasoningTokens: 2}); got != want {
+		t.Errorf("read back %+v, want %+v", got, want)
+	}
+}
