@@ -153,6 +153,9 @@ func (r *Recorder) Outcome(run *agent.RunResult, runErr error) (*Outcome, error)
 		o.Error = runErr.Error()
 		o.Diverged = errors.Is(runErr, replay.ErrDiverged)
 	}
+	if len(run.Turns) > 0 {
+		o.Turns = make([]TurnOutcome, 0, len(run.Turns)+1)
+	}
 	for i, t := range run.Turns {
 		to := TurnOutcome{Index: t.Index, Response: t.Response, User: r.users[t.Index]}
 		if i < len(r.delivered) {
@@ -163,6 +166,9 @@ func (r *Recorder) Outcome(run *agent.RunResult, runErr error) (*Outcome, error)
 		}
 		if t.Extraction != nil {
 			to.Envelope = t.Extraction.Envelope
+		}
+		if len(t.Calls) > 0 {
+			to.Calls = make([]CallOutcome, 0, len(t.Calls))
 		}
 		for _, c := range t.Calls {
 			to.Calls = append(to.Calls, callOutcome(c, r.backoffs[callKey{t.Index, c.Call.ID}]))
