@@ -37,34 +37,34 @@ func Value(v any, s map[string]any, path string, opts *Options) any {
 	if opts == nil {
 		opts = &noOptions
 	}
-	var segs [8]string
-	w := walker{opts: opts, base: path}
-	return w.value(v, s, segs[:0])
+	segs := [8]string{path}
+	w := walker{opts: opts}
+	return w.value(v, s, segs[:1])
 }
 
 var noOptions Options
 
-// walker converts one value: the options, and the caller's path. The JSON
-// pointer of the value being converted is that path and the escaped segments
-// below it, joined only when a conversion is recorded.
+// walker converts one value with its options. The JSON pointer of the value
+// being converted is a list of segments, the caller's path then the escaped
+// keys and indexes below it, joined only when a conversion is recorded.
 type walker struct {
 	opts *Options
-	base string
 }
 
-// path returns the JSON pointer of the value at segs.
-func (w *walker) path(segs []string) string {
-	if len(segs) == 0 {
-		return w.base
+// pointer joins the segments of a JSON pointer.
+func pointer(segs []string) string {
+	if len(segs) == 1 {
+		return segs[0]
 	}
-	n := len(w.base)
+	n := len(segs) - 1
 	for _, s := range segs {
-		n += 1 + len(s)
+		n += len(s)
 	}
 	b := make([]byte, 0, n)
-	b = append(b, w.base...)
-	for _, s := range segs {
-		b = append(b, '/')
+	for i, s := range segs {
+		if i > 0 {
+			b = append(b, '/')
+		}
 		b = append(b, s...)
 	}
 	return string(b)
@@ -72,7 +72,7 @@ func (w *walker) path(segs []string) string {
 
 func (w *walker) record(segs []string, from, to string) {
 	if w.opts.Record != nil {
-		w.opts.Record(w.path(segs), from, to)
+		w.opts.Record(pointer(segs), from, to)
 	}
 }
 
