@@ -30,9 +30,12 @@ func (w *Writer) OK() bool { return !w.Failed }
 
 // Pad appends n spaces.
 func (w *Writer) Pad(n int) {
-	for range n {
-		w.Buf = append(w.Buf, ' ')
+	const spaces = "                                "
+	for n > len(spaces) {
+		w.Buf = append(w.Buf, spaces...)
+		n -= len(spaces)
 	}
+	w.Buf = append(w.Buf, spaces[:n]...)
 }
 
 // Raw appends s as is.
@@ -99,7 +102,7 @@ func (w *Writer) text(s string, plain int, flow bool, indent int) {
 		// Text tags it !!binary; the tag stays, as base64 never reads
 		// back as binary.
 		w.scalar(binaryValue(s), "!!binary", plainStyle, flow, false, indent)
-	case strings.ContainsAny(s, "\r\u0085\u2028\u2029") || strings.HasPrefix(s, "\t") && strings.IndexByte(s, '\n') >= 0:
+	case otherBreaks(s) || strings.HasPrefix(s, "\t") && strings.IndexByte(s, '\n') >= 0:
 		w.scalar(s, "", doubleStyle, flow, false, indent)
 	case strings.IndexByte(s, '\n') >= 0:
 		if !flow && hasTrailingSpace(s) && literalByHand(s) {
@@ -112,6 +115,27 @@ func (w *Writer) text(s string, plain int, flow bool, indent int) {
 	default:
 		w.scalar(s, "", plain, flow, false, indent)
 	}
+}
+
+// otherBreaks reports whether s holds a line break other than "\n": "\r",
+// U+0085, U+2028 or U+2029 (strings.ContainsAny, without its slow path for
+// a set that is not ASCII).
+func otherBreaks(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\r':
+			return true
+		case 0xc2:
+			if i+1 < len(s) && s[i+1] == 0x85 {
+				return true
+			}
+		case 0xe2:
+			if i+2 < len(s) && s[i+1] == 0x80 && (s[i+2] == 0xa8 || s[i+2] == 0xa9) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // Number appends the scalar of a node tagged tag ("!!int" or "!!float")
@@ -236,6 +260,20 @@ func (w *Writer) scalarAnalysed(value string, a analysis, tag string, st int, fl
 // lines never folded).
 func (w *Writer) single(value string, indent int) {
 	w.Buf = append(w.Buf, '\'')
+	if strings.IndexByte(value, '\n') < 0 && !otherBreaks(value) {
+		for {
+			i := strings.IndexByte(value, '\'')
+			if i < 0 {
+				break
+			}
+			w.Buf = append(w.Buf, value[:i+1]...)
+			w.Buf = append(w.Buf, '\'')
+			value = value[i+1:]
+		}
+		w.Buf = append(w.Buf, value...)
+		w.Buf = append(w.Buf, '\'')
+		return
+	}
 	breaks := false
 	for _, r := range value {
 		switch {
@@ -346,6 +384,21 @@ func (w *Writer) literal(value string, indent int) {
 		}
 	}
 	w.Buf = append(w.Buf, '\n')
+	if !otherBreaks(value) {
+		// Line by line: only "\n" breaks.
+		for value != "" {
+			line, rest, more := strings.Cut(value, "\n")
+			if line != "" {
+				w.Pad(indent)
+				w.Buf = append(w.Buf, line...)
+			}
+			if more {
+				w.Buf = append(w.Buf, '\n')
+			}
+			value = rest
+		}
+		return
+	}
 	breaks := true
 	for _, r := range value {
 		if isBreak(r) {
@@ -379,6 +432,13 @@ func analyze(s string) analysis {
 	}
 	precededByWhite, prevSpace, prevBreak := true, false, false
 	for i, r := range s {
+		if i > 0 && r < 0x80 && quiet[r] {
+			// A printable character that is no indicator, space or
+			// break after the first: it only ends a run of spaces or
+			// breaks.
+			precededByWhite, prevSpace, prevBreak = false, false, false
+			continue
+		}
 		next := i + utf8.RuneLen(r)
 		followedByWhite := next >= len(s) || s[next] == ' ' || s[next] == '\t'
 		if i == 0 {
@@ -462,6 +522,16 @@ func analyze(s string) analysis {
 	}
 	return a
 }
+
+// quiet marks the ASCII characters analyze has nothing to note about
+// after the first: printable, and neither an indicator it looks for there
+// (",?[]{}:#") nor a space, tab or break.
+var quiet = func() (q [0x80]bool) {
+	for c := 0x21; c < 0x7f; c++ {
+		q[c] = strings.IndexByte(",?[]{}:#", byte(c)) < 0
+	}
+	return q
+}()
 
 // printable reports whether the emitter writes r as is (is_printable): no
 // control characters, surrogates, U+FEFF, U+FFFE, U+FFFF, or anything
