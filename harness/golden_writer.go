@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,7 +300,12 @@ func writeState(w *yamlx.Writer, v any, indent int, inline bool) {
 			w.Raw(" {}\n")
 			return
 		}
-		for i, k := range slices.Sorted(maps.Keys(v)) {
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for i, k := range keys {
 			if i == 0 && inline {
 				w.Raw(" ")
 			} else {

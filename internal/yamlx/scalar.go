@@ -578,11 +578,13 @@ func resolveTag(s string) string {
 			return "!!timestamp"
 		}
 		plain := strings.ReplaceAll(s, "_", "")
-		if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
-			return "!!int"
-		}
-		if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
-			return "!!int"
+		if intLike(plain) { // else ParseInt and ParseUint fail (and allocate their errors)
+			if _, err := strconv.ParseInt(plain, 0, 64); err == nil {
+				return "!!int"
+			}
+			if _, err := strconv.ParseUint(plain, 0, 64); err == nil {
+				return "!!int"
+			}
 		}
 		if yamlFloat(plain) {
 			if _, err := strconv.ParseFloat(plain, 64); err == nil {
@@ -608,6 +610,22 @@ func resolveTag(s string) string {
 		}
 	}
 	return "!!str"
+}
+
+// intLike reports whether s is a sign and then only digits and the letters
+// of base prefixes and hexadecimal digits: all strconv.ParseInt(s, 0, 64)
+// can accept once underscores are gone.
+func intLike(s string) bool {
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i] | 0x20 // lower case for letters
+		if !(s[i] >= '0' && s[i] <= '9' || c >= 'a' && c <= 'f' || c == 'x' || c == 'o') {
+			return false
+		}
+	}
+	return true
 }
 
 // yamlFloat reports whether s matches
