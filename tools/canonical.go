@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+
+	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 )
 
 // canonicalJSON returns json.Marshal's encoding of v, a decoded JSON value
@@ -86,42 +88,7 @@ func appendString(dst []byte, s string) []byte {
 
 // validNumber reports whether s is a JSON number literal.
 func validNumber(s string) bool {
-	i := 0
-	if i < len(s) && s[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(s) && s[i] == '0':
-		i++
-	case i < len(s) && s[i] >= '1' && s[i] <= '9':
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	default:
-		return false
-	}
-	if i < len(s) && s[i] == '.' {
-		i++
-		if i == len(s) || !isDigit(s[i]) {
-			return false
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if i == len(s) || !isDigit(s[i]) {
-			return false
-		}
-		for i < len(s) && isDigit(s[i]) {
-			i++
-		}
-	}
-	return i == len(s)
+	end, ok := jsoncoerce.NumberEnd(s, 0)
+	return ok && end == len(s)
 }
 
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -77,7 +77,7 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 	obj, isObject := value.(map[string]any)
 	if !isObject {
 		p.Result = ValidationFailure(
-			fmt.Sprintf("the arguments of %s must be a JSON object, got %s", call.Name, jsonType(value)),
+			fmt.Sprintf("the arguments of %s must be a JSON object, got %s", call.Name, jsoncoerce.TypeName(value)),
 			"pass the arguments as an object, for example {\"name\": value}")
 		return p
 	}
@@ -197,22 +197,4 @@ func normalize(name string, out *Result, err error) *Result {
 		}
 	}
 	return out
-}
-
-func jsonType(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }

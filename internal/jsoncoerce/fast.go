@@ -2,6 +2,7 @@ package jsoncoerce
 
 import (
 	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 )
 
@@ -214,8 +215,19 @@ func unescape(c byte) byte {
 
 // number reads a JSON number literal, kept as its text.
 func (d *fastDecoder) number() (any, bool) {
-	s, i := d.s, d.i
-	if s[i] == '-' {
+	end, ok := NumberEnd(d.s, d.i)
+	if !ok {
+		return nil, false
+	}
+	n := json.Number(d.s[d.i:end])
+	d.i = end
+	return n, true
+}
+
+// NumberEnd reads the JSON number literal that starts at s[i] and returns the
+// index after it, or false when no literal starts there.
+func NumberEnd(s string, i int) (int, bool) {
+	if i < len(s) && s[i] == '-' {
 		i++
 	}
 	switch {
@@ -226,12 +238,12 @@ func (d *fastDecoder) number() (any, bool) {
 			i++
 		}
 	default:
-		return nil, false
+		return 0, false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
 		if i == len(s) || !isDigit(s[i]) {
-			return nil, false
+			return 0, false
 		}
 		for i < len(s) && isDigit(s[i]) {
 			i++
@@ -243,15 +255,33 @@ func (d *fastDecoder) number() (any, bool) {
 			i++
 		}
 		if i == len(s) || !isDigit(s[i]) {
-			return nil, false
+			return 0, false
 		}
 		for i < len(s) && isDigit(s[i]) {
 			i++
 		}
 	}
-	n := json.Number(s[d.i:i])
-	d.i = i
-	return n, true
+	return i, true
+}
+
+// TypeName names the JSON type of a decoded value for a message: "null",
+// "a boolean", "a number", "a string", "an array", "an object".
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, float32, int, int64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }

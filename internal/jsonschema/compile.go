@@ -31,6 +31,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 )
 
 // Schema is a compiled schema. It is immutable and safe for concurrent use.
@@ -174,7 +176,7 @@ func Compile(doc any) (*Schema, error) {
 			c.draft = d
 		}
 	} else if _, ok := doc.(bool); !ok {
-		return nil, fmt.Errorf("want a JSON object or boolean, got %s", jsonTypeName(doc))
+		return nil, fmt.Errorf("want a JSON object or boolean, got %s", jsoncoerce.TypeName(doc))
 	}
 	if err := c.collect(doc, "", rootURL, nil); err != nil {
 		return nil, err
@@ -297,7 +299,7 @@ func (c *compiler) collect(v any, ptr, base string, res *resource) error {
 		if _, ok := v.(bool); ok && c.draft != 4 {
 			return nil
 		}
-		return fmt.Errorf("at %s: want a schema (an object or a boolean), got %s", quotePtr(ptr), jsonTypeName(v))
+		return fmt.Errorf("at %s: want a schema (an object or a boolean), got %s", quotePtr(ptr), jsoncoerce.TypeName(v))
 	}
 	if c.walked[ptr] {
 		return nil
@@ -462,7 +464,7 @@ func (c *compiler) nodeAt(ptr string) (*node, error) {
 		return n, nil
 	}
 	if _, ok := v.(map[string]any); !ok {
-		return nil, fmt.Errorf("reference to %s: want a schema, got %s", quotePtr(ptr), jsonTypeName(v))
+		return nil, fmt.Errorf("reference to %s: want a schema, got %s", quotePtr(ptr), jsoncoerce.TypeName(v))
 	}
 	if !c.walked[ptr] {
 		// a schema reached only by reference, outside the walked tree
@@ -834,22 +836,4 @@ func quotePtr(ptr string) string {
 		return "the root"
 	}
 	return strconv.Quote(ptr)
-}
-
-func jsonTypeName(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case json.Number, float64, float32, int, int64:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
-	}
-	return fmt.Sprintf("%T", v)
 }

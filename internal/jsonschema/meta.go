@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
 )
 
 // checkKeywords checks the keywords of one schema object against what its
@@ -97,11 +99,11 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("want an object, got %s", jsonTypeName(v))
+			return fmt.Errorf("want an object, got %s", jsoncoerce.TypeName(v))
 		}
 		for k, x := range m {
 			if _, ok := x.(bool); !ok {
-				return fmt.Errorf("%q: want a boolean, got %s", k, jsonTypeName(x))
+				return fmt.Errorf("%q: want a boolean, got %s", k, jsoncoerce.TypeName(x))
 			}
 		}
 	case "$defs", "definitions", "properties", "patternProperties", "dependentSchemas":
@@ -109,7 +111,7 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 			return nil
 		}
 		if _, ok := v.(map[string]any); !ok {
-			return fmt.Errorf("want an object, got %s", jsonTypeName(v))
+			return fmt.Errorf("want an object, got %s", jsoncoerce.TypeName(v))
 		}
 		if kw == "patternProperties" {
 			for k := range v.(map[string]any) {
@@ -121,7 +123,7 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 	case "dependencies":
 		m, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("want an object, got %s", jsonTypeName(v))
+			return fmt.Errorf("want an object, got %s", jsoncoerce.TypeName(v))
 		}
 		for k, x := range m {
 			if l, ok := x.([]any); ok {
@@ -136,12 +138,12 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 		}
 		m, ok := v.(map[string]any)
 		if !ok {
-			return fmt.Errorf("want an object, got %s", jsonTypeName(v))
+			return fmt.Errorf("want an object, got %s", jsoncoerce.TypeName(v))
 		}
 		for k, x := range m {
 			l, ok := x.([]any)
 			if !ok {
-				return fmt.Errorf("%q: want an array of strings, got %s", k, jsonTypeName(x))
+				return fmt.Errorf("%q: want an array of strings, got %s", k, jsoncoerce.TypeName(x))
 			}
 			if err := stringArray(l, false); err != nil {
 				return fmt.Errorf("%q: %v", k, err)
@@ -153,7 +155,7 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 		}
 		l, ok := v.([]any)
 		if !ok {
-			return fmt.Errorf("want an array of schemas, got %s", jsonTypeName(v))
+			return fmt.Errorf("want an array of schemas, got %s", jsoncoerce.TypeName(v))
 		}
 		if len(l) == 0 {
 			return fmt.Errorf("want at least one schema, got none")
@@ -172,7 +174,7 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 	case "enum":
 		l, ok := v.([]any)
 		if !ok {
-			return fmt.Errorf("want an array, got %s", jsonTypeName(v))
+			return fmt.Errorf("want an array, got %s", jsoncoerce.TypeName(v))
 		}
 		if d == 4 {
 			if len(l) == 0 {
@@ -225,13 +227,13 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 	case "required":
 		l, ok := v.([]any)
 		if !ok {
-			return fmt.Errorf("want an array of strings, got %s", jsonTypeName(v))
+			return fmt.Errorf("want an array of strings, got %s", jsoncoerce.TypeName(v))
 		}
 		return stringArray(l, d == 4)
 	case "examples":
 		if d >= 6 {
 			if _, ok := v.([]any); !ok {
-				return fmt.Errorf("want an array, got %s", jsonTypeName(v))
+				return fmt.Errorf("want an array, got %s", jsoncoerce.TypeName(v))
 			}
 		}
 	}
@@ -240,14 +242,14 @@ func (c *compiler) checkKeyword(kw string, v any) error {
 
 func wantString(v any) error {
 	if _, ok := v.(string); !ok {
-		return fmt.Errorf("want a string, got %s", jsonTypeName(v))
+		return fmt.Errorf("want a string, got %s", jsoncoerce.TypeName(v))
 	}
 	return nil
 }
 
 func wantBool(v any) error {
 	if _, ok := v.(bool); !ok {
-		return fmt.Errorf("want a boolean, got %s", jsonTypeName(v))
+		return fmt.Errorf("want a boolean, got %s", jsoncoerce.TypeName(v))
 	}
 	return nil
 }
@@ -258,7 +260,7 @@ func wantNumber(v any) (*big.Rat, error) {
 			return r, nil
 		}
 	}
-	return nil, fmt.Errorf("want a number, got %s", jsonTypeName(v))
+	return nil, fmt.Errorf("want a number, got %s", jsoncoerce.TypeName(v))
 }
 
 // stringArray checks a list of distinct strings (and not empty, for draft 4).
@@ -270,7 +272,7 @@ func stringArray(l []any, nonEmpty bool) error {
 	for _, x := range l {
 		s, ok := x.(string)
 		if !ok {
-			return fmt.Errorf("want an array of strings, it holds %s", jsonTypeName(x))
+			return fmt.Errorf("want an array of strings, it holds %s", jsoncoerce.TypeName(x))
 		}
 		if seen[s] {
 			return fmt.Errorf("%q is listed twice", s)
@@ -306,5 +308,5 @@ func checkType(v any) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("want a type name or a list of them, got %s", jsonTypeName(v))
+	return fmt.Errorf("want a type name or a list of them, got %s", jsoncoerce.TypeName(v))
 }
