@@ -91,4 +91,3 @@ func validNumber(s string) bool {
 	end, ok := jsoncoerce.NumberEnd(s, 0)
 	return ok && end == len(s)
 }
-
