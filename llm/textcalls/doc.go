@@ -43,7 +43,7 @@
 //	deepseek_dsml     DeepSeek V3.2 <｜DSML｜invoke name="x"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>
 //	kimi_k2           <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}<|tool_call_end|>
 //	functionary       <function=name>{...}</function> and >>>name\n{...} (v3.2 also without >>> at the start)
-//	granite           <|tool_call|>[...]
+//	granite           <|tool_call|>[...] (text after the list stays content, as after firefunction and gigachat)
 //	gemma             <|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>, <start_function_call>call:name{k:<escape>v<escape>}<end_function_call>
 //	pythonic          [f(a=1, b="x")] as the whole message or inside <|tool_call_start|>...<|tool_call_end|>
 //	                  or Llama 4's <|python_start|>...<|python_end|> (the end optional)

@@ -95,6 +95,11 @@ func TestExtractEnvelopes(t *testing.T) {
 		{"functionary v3.2", ">>>get_time\n{\"city\": \"Paris\"}", "functionary", paris, ""},
 		{"functionary v3.2 first", "get_time\n{\"city\": \"Paris\"}", "functionary", paris, ""},
 		{"granite", `<|tool_call|>[{"name": "get_time", "arguments": {"city": "Paris"}}]`, "granite", paris, ""},
+		// Envelopes without a closing token end with their call: the text
+		// after it stays content, as for <|python_tag|>.
+		{"granite then prose", "<|tool_call|>[{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}]\nChecking the clock.", "granite", paris, "Checking the clock."},
+		{"firefunction then prose", "I'll check. functools[{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}]\nChecking the clock.", "firefunction", paris, "I'll check.\nChecking the clock."},
+		{"gigachat then prose", "<|function_call|>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\nChecking the clock.", "gigachat", paris, "Checking the clock."},
 		{"gemma 4", `<|tool_call>call:get_time{city:<|"|>Paris<|"|>}<tool_call|>`, "gemma", paris, ""},
 		{"gemma nested", `<|tool_call>call:config{cfg:{level:2}}<tool_call|><|tool_call>call:todo{items:[1,-2]}<tool_call|>`, "gemma",
 			[]wantCall{{"config", `{"cfg":{"level":2}}`}, {"todo", `{"items":[1,-2]}`}}, ""},

@@ -178,14 +178,16 @@ func (s *source) parseJSONSeqEnd(i, limit int) ([]jsonValue, int, bool) {
 type bodyParser func(body, limit int) (c rawCall, ok bool)
 
 // findTagged finds JSON calls between open and close tokens (close may be missing:
-// the body then runs to the next open or the end). nameKeys as for jsonCalls.
+// the body then runs to the next open or the end, and the envelope ends with
+// its last JSON call, leaving the text after it as content). nameKeys as for
+// jsonCalls.
 // orElse, when not nil, reads a body that holds no JSON call. As engines do, a
 // body holding a JSON value that is no call (two objects in a row, the first
 // no call) yields no call at all.
 func findTagged(s *source, open, close string, nameKeys bool, orElse bodyParser) found {
 	var f found
 	s.eachTag(open, close, func(i, body, limit, end int) {
-		vals, _ := s.parseJSONSeq(body, limit)
+		vals, stop, _ := s.parseJSONSeqEnd(body, limit)
 		var calls []rawCall
 		for _, v := range vals {
 			cs := v.calls(nameKeys)
@@ -199,6 +201,12 @@ func findTagged(s *source, open, close string, nameKeys bool, orElse bodyParser)
 			if c, ok := orElse(body, limit); ok {
 				calls = append(calls, c)
 			}
+		}
+		if close == "" && len(vals) > 0 && len(calls) > 0 {
+			// Without a closing token the body would run to the next
+			// open or the end; it ends with its calls instead, so the
+			// text after them stays content.
+			end = stop
 		}
 		cut := cutAt(s.text, end, close)
 		for _, c := range calls {
