@@ -1,5 +1,7 @@
 package repair
 
+import "unsafe"
+
 // Repair returns input as valid JSON and the names of the fixes applied, in
 // cascade order. Valid input is returned unchanged with no fixes. When the input
 // cannot be repaired without guessing, Repair returns an *Error wrapping
@@ -13,11 +15,18 @@ func Repair(input string) (output string, fixes []string, err error) {
 	if hasFullwidthStructure(input) {
 		in, used = normalizeFullwidth(input), fixCurlyQuotes
 	}
-	p := parser{in: in, n: len(in), out: make([]byte, 0, len(in)+len(in)/8+8), used: used}
+	// One allocation holds the output and, after it, the first 32 bytes of
+	// the container stack: the three-index slices keep either from growing
+	// into the other (append reallocates past a capacity).
+	outCap := len(in) + len(in)/8 + 8
+	buf := make([]byte, 0, outCap+32)
+	p := parser{in: in, n: len(in), out: buf[:0:outCap], stack: buf[outCap:outCap], used: used}
 	if !p.parseDocument() {
 		return "", nil, p.err
 	}
-	output = string(p.out)
+	// p.out is not written after this point, so the string can share its
+	// bytes instead of copying them (as strings.Builder does).
+	output = unsafe.String(unsafe.SliceData(p.out), len(p.out))
 	if !valid(output) {
 		return "", nil, newError(input, p.pos, "the text could not be repaired", p.used)
 	}

@@ -126,10 +126,8 @@ func Fixes() []string {
 // names lists the fixes of the set in cascade order; never nil.
 func (s fix) names() []string {
 	out := make([]string, 0, bits.OnesCount32(uint32(s)))
-	for i := 0; i < fixCount; i++ {
-		if s&(1<<i) != 0 {
-			out = append(out, fixNames[i])
-		}
+	for b := uint32(s); b != 0; b &= b - 1 {
+		out = append(out, fixNames[bits.TrailingZeros32(b)])
 	}
 	return out
 }

@@ -135,6 +135,12 @@ func gapAt(s string, i int) gap {
 				i = j + 2
 			}
 		default:
+			// Most bytes here are ASCII and end the gap; only a byte of 0x80
+			// or more can start an odd space.
+			if c < 0x80 {
+				g.end = i
+				return g
+			}
 			r := oddSpace(s, i)
 			if r == 0 {
 				g.end = i
