@@ -15,11 +15,11 @@ func Repair(input string) (output string, fixes []string, err error) {
 	if hasFullwidthStructure(input) {
 		in, used = normalizeFullwidth(input), fixCurlyQuotes
 	}
-	// One allocation holds the output and, after it, the first 32 bytes of
+	// One allocation holds the output and, after it, the first 8 bytes of
 	// the container stack: the three-index slices keep either from growing
 	// into the other (append reallocates past a capacity).
 	outCap := len(in) + len(in)/8 + 8
-	buf := make([]byte, 0, outCap+32)
+	buf := make([]byte, 0, outCap+8)
 	p := parser{in: in, n: len(in), out: buf[:0:outCap], stack: buf[outCap:outCap], used: used}
 	if !p.parseDocument() {
 		return "", nil, p.err
