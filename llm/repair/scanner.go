@@ -20,18 +20,27 @@ const (
 	qBacktick    // ` ´
 )
 
-// quoteAt reports the quote at s[i] and its size in bytes.
+// asciiQuote is the quote kind of each ASCII byte.
+var asciiQuote = [0x80]quote{'"': qDouble, '\'': qSingle, '`': qBacktick}
+
+// quoteAt reports the quote at s[i] and its size in bytes. An ASCII byte is
+// looked up in asciiQuote; only a byte of 0x80 or more goes on to the
+// multi-byte quotes in wideQuoteAt.
 func quoteAt(s string, i int) (quote, int) {
+	if i < len(s) && s[i] < 0x80 {
+		k := asciiQuote[s[i]]
+		return k, min(int(k), 1) // 1 byte for a quote, 0 for none
+	}
+	return wideQuoteAt(s, i)
+}
+
+// wideQuoteAt is quoteAt past the end of s or for a byte s[i] of 0x80 or
+// more.
+func wideQuoteAt(s string, i int) (quote, int) {
 	if i >= len(s) {
 		return qNone, 0
 	}
-	switch c := s[i]; c {
-	case '"':
-		return qDouble, 1
-	case '\'':
-		return qSingle, 1
-	case '`':
-		return qBacktick, 1
+	switch s[i] {
 	case 0xC2: // ´ U+00B4
 		if i+1 < len(s) && s[i+1] == 0xB4 {
 			return qBacktick, 2

@@ -140,6 +140,10 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 			i += 2
 			continue
 		}
+		if c < 0x80 && asciiQuote[c] == qNone {
+			i++ // most bytes: not a quote (quoteAt is not inlined)
+			continue
+		}
 		k, size := quoteAt(s, i)
 		if k == qNone || !closes(open, k) {
 			i++
