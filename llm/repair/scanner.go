@@ -176,6 +176,26 @@ func indexFrom(s string, i int, sub string) int {
 // skip is gapAt that advances the parser and copies the whitespace (without
 // comments, odd spaces as plain spaces) to the output.
 func (p *parser) skip() gap {
+	if p.pos < p.n && !gapByte[p.in[p.pos]] {
+		return gap{end: p.pos} // most tokens follow each other directly
+	}
+	return p.skipGap()
+}
+
+// gapByte marks the bytes that can start a gap: whitespace, '/' (a comment)
+// and any byte of 0x80 or more (an odd space).
+var gapByte = func() (t [256]bool) {
+	for _, c := range " \t\n\r/" {
+		t[c] = true
+	}
+	for c := 0x80; c < 256; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// skipGap is skip past its quick test.
+func (p *parser) skipGap() gap {
 	g := gapAt(p.in[:p.n], p.pos)
 	if g.end == p.pos {
 		return g
