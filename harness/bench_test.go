@@ -2,10 +2,6 @@ package harness
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -50,38 +46,4 @@ func BenchmarkReplaySuite(b *testing.B) {
 		b.ReportMetric(float64(elapsed.Microseconds())/float64(turns*iterations), "µs/turn")
 	}
 	b.ReportMetric(float64(len(paths)), "scenarios")
-}
-
-// BenchmarkReplayTenTurns is the shape of the reference figures in the harness
-// issue: one 10-turn scenario (two calls a turn: a pure read and a write with
-// a workspace diff), then a final answer, verified end to end per iteration —
-// load, run, diff, golden encode and compare.
-func BenchmarkReplayTenTurns(b *testing.B) {
-	dir := b.TempDir()
-	path := filepath.Join(dir, "ten-turns.yaml")
-	var tape strings.Builder
-	for i := 1; i <= 10; i++ {
-		fmt.Fprintf(&tape, `  - response:
-      content: "Turn %[1]d: reading and appending."
-      tool_calls:
-        - {id: r%[1]d, name: read_file, arguments: '{"path": "log.txt"}'}
-        - {id: w%[1]d, name: append_file, arguments: '{"path": "log.txt", "content": "line %[1]d\n"}'}
-`, i)
-	}
-	scenario := "format: tapeloop/v1\nsetup:\n  workspace:\n    files: {log.txt: \"start\\n\"}\n  tools: [read_file, append_file]\ninput:\n  - {role: user, content: \"Append ten lines.\"}\ntape:\n" +
-		tape.String() + "  - response: {content: Done.}\n"
-	if err := os.WriteFile(path, []byte(scenario), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	ctx := context.Background()
-	if v := Verify(ctx, path, &VerifyOptions{Update: true}); v.Err != nil || len(v.Outcome.Turns) != 11 {
-		b.Fatalf("setup: %v %v", v.Err, v.Failures)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		if v := Verify(ctx, path, nil); !v.Passed() {
-			b.Fatalf("%v %v", v.Err, v.Failures)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*11), "µs/turn")
 }
