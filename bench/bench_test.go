@@ -219,15 +219,15 @@ func BenchmarkVerify(b *testing.B) {
 	record(b, 2, "tapeloop harness.Verify", a, by)
 }
 
-// BenchmarkPhase measures harness.Verify's phases one at a time.
-func BenchmarkPhase(b *testing.B) {
-	path := writeScenario(b)
-	ctx := context.Background()
+// replayOnce loads and replays the scenario at path once and returns the
+// scenario, its outcome and its golden.
+func replayOnce(b *testing.B, path string) (*harness.Scenario, *harness.Outcome, []byte) {
+	b.Helper()
 	s, err := harness.Load(path, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	o, err := s.Run(ctx, nil)
+	o, err := s.Run(context.Background(), nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -235,6 +235,14 @@ func BenchmarkPhase(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	return s, o, golden
+}
+
+// BenchmarkPhase measures harness.Verify's phases one at a time.
+func BenchmarkPhase(b *testing.B) {
+	path := writeScenario(b)
+	ctx := context.Background()
+	s, o, golden := replayOnce(b, path)
 	goldenPath := harness.GoldenPath(path)
 	b.Run("load", func(b *testing.B) {
 		a, by := readMem()

@@ -120,18 +120,7 @@ func BenchmarkSDK(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	s, err := harness.Load(path, "")
-	if err != nil {
-		b.Fatal(err)
-	}
-	o, err := s.Run(ctx, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	want, err := o.Golden()
-	if err != nil {
-		b.Fatal(err)
-	}
+	s, _, want := replayOnce(b, path)
 	for _, vendor := range []struct {
 		name, provider, model, base string
 		order                       int
