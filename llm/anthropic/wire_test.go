@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/wiretest"
 )
 
 const signature = "EqQBCkYIBxgCKkB3mZ0pQ7sT1vW9xY2aB4cD6eF8gH0iJ2kL4mN6oP8qR0sT2uV4wX6yZ8aB0cD2eF4gH0iJ=="
@@ -59,16 +60,16 @@ func TestParallelToolsStreamedAndNot(t *testing.T) {
 		{"not streamed", "message-parallel-tools.json", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWire(t, reply{File: tc.file})
-			got, err := w.model(t, func(o *llm.OpenOptions) { o.NoStream = tc.noStream }).Generate(t.Context(), conversation())
+			w := wiretest.New(t, wiretest.Reply{File: tc.file})
+			got, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) { o.NoStream = tc.noStream }).Generate(t.Context(), conversation())
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("response\n got %+v\nwant %+v", got, want)
 			}
-			req := w.request(1)
-			if req.Path != "/v1/messages" || req.Header.Get("X-Api-Key") != "sk-ant-test" || req.Header.Get("Anthropic-Version") == "" {
+			req := w.Request(1)
+			if req.Path != "/v1/messages" || req.Header.Get("X-Api-Key") != wiretest.APIKey || req.Header.Get("Anthropic-Version") == "" {
 				t.Errorf("request to %s with key %q, version %q", req.Path, req.Header.Get("X-Api-Key"), req.Header.Get("Anthropic-Version"))
 			}
 			if stream, _ := req.Body["stream"].(bool); stream == tc.noStream {
@@ -110,8 +111,8 @@ func TestParallelToolsStreamedAndNot(t *testing.T) {
 
 func TestStreamEdgeCases(t *testing.T) {
 	t.Run("broken input kept byte for byte", func(t *testing.T) {
-		w := newWire(t, reply{File: "stream-broken-input.sse"})
-		got, err := w.model(t, nil).Generate(t.Context(), conversation())
+		w := wiretest.New(t, wiretest.Reply{File: "stream-broken-input.sse"})
+		got, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", nil).Generate(t.Context(), conversation())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -121,8 +122,8 @@ func TestStreamEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("tool without arguments", func(t *testing.T) {
-		w := newWire(t, reply{File: "stream-tool-no-args.sse"})
-		got, err := w.model(t, nil).Generate(t.Context(), conversation())
+		w := wiretest.New(t, wiretest.Reply{File: "stream-tool-no-args.sse"})
+		got, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", nil).Generate(t.Context(), conversation())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,16 +132,16 @@ func TestStreamEdgeCases(t *testing.T) {
 		}
 	})
 	t.Run("cut off mid-call", func(t *testing.T) {
-		w := newWire(t, reply{File: "stream-cut-mid-call.sse"})
-		resp, err := w.model(t, nil).Generate(t.Context(), conversation())
+		w := wiretest.New(t, wiretest.Reply{File: "stream-cut-mid-call.sse"})
+		resp, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", nil).Generate(t.Context(), conversation())
 		want := "anthropic: malformed_response: the stream ended without message_stop after 17 events"
 		if resp != nil || !errors.Is(err, llm.ErrMalformed) || err.Error() != want {
 			t.Errorf("got %v, %v; want %q", resp, err, want)
 		}
 	})
 	t.Run("overloaded_error event after a 200", func(t *testing.T) {
-		w := newWire(t, reply{File: "stream-overloaded.sse"})
-		_, err := w.model(t, nil).Generate(t.Context(), conversation())
+		w := wiretest.New(t, wiretest.Reply{File: "stream-overloaded.sse"})
+		_, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", nil).Generate(t.Context(), conversation())
 		want := "anthropic: overloaded: error event in the stream: overloaded_error: Overloaded"
 		if !errors.Is(err, llm.ErrOverloaded) || !llm.Retryable(err) || err == nil || err.Error() != want {
 			t.Errorf("error %v, want %q", err, want)
@@ -158,14 +159,14 @@ func TestStopReasons(t *testing.T) {
 		{"message-refusal.json", llm.FinishFiltered},
 		{"message-pause_turn.json", llm.FinishPause},
 	} {
-		w := newWire(t, reply{File: tc.file})
-		got, err := w.model(t, func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
+		w := wiretest.New(t, wiretest.Reply{File: tc.file})
+		got, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
 		if err != nil || got.FinishReason != tc.want {
 			t.Errorf("%s: finish %v (%v), want %q", tc.file, got, err, tc.want)
 		}
 	}
-	w := newWire(t, reply{File: "message-redacted-thinking.json"})
-	got, err := w.model(t, func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
+	w := wiretest.New(t, wiretest.Reply{File: "message-redacted-thinking.json"})
+	got, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
 	want := &llm.Response{
 		Message:      llm.Message{Role: llm.RoleAssistant, Content: "Done.", Reasoning: []llm.Reasoning{{Redacted: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}}},
 		FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 30, OutputTokens: 8, ReasoningTokens: 5},
@@ -177,8 +178,8 @@ func TestStopReasons(t *testing.T) {
 
 func TestRequestOptions(t *testing.T) {
 	temp, topP, par := 0.3, 0.8, false
-	w := newWire(t, reply{File: "stream-tool-no-args.sse"})
-	m := w.model(t, func(o *llm.OpenOptions) {
+	w := wiretest.New(t, wiretest.Reply{File: "stream-tool-no-args.sse"})
+	m := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) {
 		o.Request = llm.RequestOptions{Temperature: &temp, TopP: &topP, MaxTokens: 900, Stop: []string{"END"}, ToolChoice: "read_file", ParallelToolCalls: &par}
 		o.Headers = http.Header{"Anthropic-Beta": {"interleaved-thinking-2025-05-14"}}
 		o.ExtraBody = map[string]any{"thinking": map[string]any{"type": "enabled", "budget_tokens": 2000}}
@@ -186,7 +187,7 @@ func TestRequestOptions(t *testing.T) {
 	if _, err := m.Generate(t.Context(), conversation()); err != nil {
 		t.Fatal(err)
 	}
-	req := w.request(1)
+	req := w.Request(1)
 	for k, want := range map[string]any{
 		"temperature": 0.3, "top_p": 0.8, "max_tokens": 900.0, "stop_sequences": []any{"END"},
 		"tool_choice": map[string]any{"type": "tool", "name": "read_file", "disable_parallel_tool_use": true},
@@ -202,11 +203,11 @@ func TestRequestOptions(t *testing.T) {
 	for mode, want := range map[string]any{
 		"auto": map[string]any{"type": "auto"}, "none": map[string]any{"type": "none"}, "required": map[string]any{"type": "any"},
 	} {
-		w := newWire(t, reply{File: "stream-tool-no-args.sse"})
-		if _, err := w.model(t, func(o *llm.OpenOptions) { o.Request.ToolChoice = mode }).Generate(t.Context(), conversation()); err != nil {
+		w := wiretest.New(t, wiretest.Reply{File: "stream-tool-no-args.sse"})
+		if _, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) { o.Request.ToolChoice = mode }).Generate(t.Context(), conversation()); err != nil {
 			t.Fatal(err)
 		}
-		if got := w.request(1).Body["tool_choice"]; !reflect.DeepEqual(got, want) {
+		if got := w.Request(1).Body["tool_choice"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("tool_choice %s = %v, want %v", mode, got, want)
 		}
 	}
@@ -215,23 +216,23 @@ func TestRequestOptions(t *testing.T) {
 func TestErrorStatuses(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		rep        reply
+		rep        wiretest.Reply
 		kind       llm.ErrorKind
 		retryAfter time.Duration
 		want       string
 	}{
-		{"429", reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "17"}}, llm.ErrRateLimited, 17 * time.Second,
+		{"429", wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "17"}}, llm.ErrRateLimited, 17 * time.Second,
 			"anthropic: rate_limited (HTTP 429), retry after 17s: This request would exceed the rate limit for your organization (b1c2d3e4-0000-4000-8000-abcdefabcdef) of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits."},
-		{"529", reply{Status: 529, File: "error-529.json"}, llm.ErrOverloaded, 0, "anthropic: overloaded (HTTP 529): Overloaded"},
-		{"500", reply{Status: 500, File: "error-500.json"}, llm.ErrOverloaded, 0, ""},
-		{"400 prompt too long", reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0, "anthropic: context_too_long (HTTP 400): prompt is too long: 210417 tokens > 200000 maximum"},
-		{"400", reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0, ""},
-		{"401", reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, "anthropic: auth (HTTP 401): invalid x-api-key"},
+		{"529", wiretest.Reply{Status: 529, File: "error-529.json"}, llm.ErrOverloaded, 0, "anthropic: overloaded (HTTP 529): Overloaded"},
+		{"500", wiretest.Reply{Status: 500, File: "error-500.json"}, llm.ErrOverloaded, 0, ""},
+		{"400 prompt too long", wiretest.Reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0, "anthropic: context_too_long (HTTP 400): prompt is too long: 210417 tokens > 200000 maximum"},
+		{"400", wiretest.Reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0, ""},
+		{"401", wiretest.Reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, "anthropic: auth (HTTP 401): invalid x-api-key"},
 	} {
 		for _, noStream := range []bool{false, true} {
 			t.Run(tc.name, func(t *testing.T) {
-				w := newWire(t, tc.rep)
-				_, err := w.model(t, func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
+				w := wiretest.New(t, tc.rep)
+				_, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
 				var pe *llm.ProviderError
 				if !errors.As(err, &pe) {
 					t.Fatalf("error %v is not a *llm.ProviderError", err)
@@ -242,8 +243,8 @@ func TestErrorStatuses(t *testing.T) {
 				if tc.want != "" && err.Error() != tc.want {
 					t.Errorf("error\n got %s\nwant %s", err, tc.want)
 				}
-				if w.count() != 1 {
-					t.Errorf("the SDK retried: %d requests", w.count())
+				if w.Count() != 1 {
+					t.Errorf("the SDK retried: %d requests", w.Count())
 				}
 			})
 		}
@@ -255,10 +256,10 @@ func TestMissingKeyAndCancel(t *testing.T) {
 	if want := "opening model anthropic/claude-sonnet-4-5: missing API key: set ANTHROPIC_API_KEY or pass a key"; err == nil || err.Error() != want {
 		t.Errorf("missing key: %v\nwant %s", err, want)
 	}
-	w := newWire(t, reply{File: "stream-tool-no-args.sse"})
+	w := wiretest.New(t, wiretest.Reply{File: "stream-tool-no-args.sse"})
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	_, err = w.model(t, nil).Generate(ctx, conversation())
+	_, err = w.Open(t, "anthropic/claude-sonnet-4-5", "", nil).Generate(ctx, conversation())
 	if !errors.Is(err, llm.ErrCancelled) || !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}

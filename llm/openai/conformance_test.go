@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/wiretest"
 )
 
 // TestConformance has one case per row of the dialect table in the package
@@ -57,8 +58,8 @@ func TestConformance(t *testing.T) {
 			FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 40, OutputTokens: 64, ReasoningTokens: 58}}},
 	} {
 		t.Run(tc.row, func(t *testing.T) {
-			w := newWire(t, reply{File: tc.file})
-			got, err := w.model(t, "openai-compatible", func(o *llm.OpenOptions) { o.NoStream = tc.noStream }).Generate(t.Context(), conversation())
+			w := wiretest.New(t, wiretest.Reply{File: tc.file})
+			got, err := w.Open(t, "openai-compatible/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.NoStream = tc.noStream }).Generate(t.Context(), conversation())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -69,21 +70,21 @@ func TestConformance(t *testing.T) {
 	}
 	t.Run("keyless local servers send no Authorization", func(t *testing.T) {
 		for _, p := range []string{"ollama", "vllm", "llamacpp", "openai-compatible"} {
-			w := newWire(t, reply{File: "stream-text.sse"})
-			if _, err := w.model(t, p, func(o *llm.OpenOptions) { o.APIKey = "" }).Generate(t.Context(), conversation()); err != nil {
+			w := wiretest.New(t, wiretest.Reply{File: "stream-text.sse"})
+			if _, err := w.Open(t, p+"/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.APIKey = "" }).Generate(t.Context(), conversation()); err != nil {
 				t.Fatal(err)
 			}
-			if h := w.request(1).Header; h.Get("Authorization") != "" {
+			if h := w.Request(1).Header; h.Get("Authorization") != "" {
 				t.Errorf("%s sent Authorization %q", p, h.Get("Authorization"))
 			}
 		}
 	})
 	t.Run("reasoning is never sent back", func(t *testing.T) {
-		w := newWire(t, reply{File: "stream-text.sse"})
-		if _, err := w.model(t, "openai-compatible", nil).Generate(t.Context(), conversation()); err != nil {
+		w := wiretest.New(t, wiretest.Reply{File: "stream-text.sse"})
+		if _, err := w.Open(t, "openai-compatible/gpt-4.1-mini", "/v1", nil).Generate(t.Context(), conversation()); err != nil {
 			t.Fatal(err)
 		}
-		msgs := w.request(1).Body["messages"].([]any)
+		msgs := w.Request(1).Body["messages"].([]any)
 		if a := msgs[2].(map[string]any); len(a) != 3 || a["reasoning_content"] != nil {
 			t.Errorf("assistant message sent as %v", a)
 		}

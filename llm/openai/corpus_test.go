@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/wiretest"
 )
 
 // corpusDir holds recorded traffic of real servers, outside the repository.
@@ -35,7 +36,7 @@ func TestCorpusReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rep := reply{Body: string(data)}
+			rep := wiretest.Reply{Body: string(data)}
 			noStream := strings.HasSuffix(f, ".json")
 			switch {
 			case strings.HasSuffix(f, ".chunks.txt"):
@@ -54,8 +55,8 @@ func TestCorpusReplay(t *testing.T) {
 			case strings.HasSuffix(f, ".sse"):
 				rep.Header = map[string]string{"Content-Type": "text/event-stream"}
 			}
-			w := newWire(t, rep)
-			resp, err := w.model(t, "openai-compatible", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
+			w := wiretest.New(t, rep)
+			resp, err := w.Open(t, "openai-compatible/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -12,6 +12,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/wiretest"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -79,11 +80,11 @@ func TestOpenDefaultsAndKeys(t *testing.T) {
 // A 429 with Retry-After, then a success: the agent's policy retries on the
 // run's virtual clock (no real sleep), and the SDK itself never retries.
 func TestRateLimitThenSuccessThroughTheAgent(t *testing.T) {
-	w := newWire(t,
-		reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}},
-		reply{File: "stream-text.sse"},
+	w := wiretest.New(t,
+		wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}},
+		wiretest.Reply{File: "stream-text.sse"},
 	)
-	m := w.model(t, "openai", nil)
+	m := w.Open(t, "openai/gpt-4.1-mini", "/v1", nil)
 	var events []agent.Event
 	run, err := agent.Run(t.Context(), m, tools.NewRegistry(nil), []llm.Message{llm.UserMessage("hi")}, &agent.Options{
 		Clock:      clock.NewVirtual(time.Time{}),
@@ -93,8 +94,8 @@ func TestRateLimitThenSuccessThroughTheAgent(t *testing.T) {
 	if err != nil || run.FinalText() != `notes.txt now reads "hello".` {
 		t.Fatalf("run: %v, final %q", err, run.FinalText())
 	}
-	if w.count() != 2 || run.ModelRetries != 1 {
-		t.Errorf("%d requests, %d retries; want 2, 1", w.count(), run.ModelRetries)
+	if w.Count() != 2 || run.ModelRetries != 1 {
+		t.Errorf("%d requests, %d retries; want 2, 1", w.Count(), run.ModelRetries)
 	}
 	var retry *agent.Event
 	for i := range events {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/wiretest"
 )
 
 // conversation is a request with every role, a previous call and its result.
@@ -51,8 +52,8 @@ func TestParallelCallsStreamedAndNot(t *testing.T) {
 		{"not streamed", "completion-parallel-calls.json", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWire(t, reply{File: tc.file})
-			m := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = tc.noStream })
+			w := wiretest.New(t, wiretest.Reply{File: tc.file})
+			m := w.Open(t, "openai/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.NoStream = tc.noStream })
 			got, err := m.Generate(t.Context(), conversation())
 			if err != nil {
 				t.Fatal(err)
@@ -60,8 +61,8 @@ func TestParallelCallsStreamedAndNot(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Errorf("response\n got %+v\nwant %+v", got, want)
 			}
-			req := w.request(1)
-			if req.Path != "/v1/chat/completions" || req.Header.Get("Authorization") != "Bearer sk-test" {
+			req := w.Request(1)
+			if req.Path != "/v1/chat/completions" || req.Header.Get("Authorization") != "Bearer "+wiretest.APIKey {
 				t.Errorf("request to %s with Authorization %q", req.Path, req.Header.Get("Authorization"))
 			}
 			if stream, _ := req.Body["stream"].(bool); stream == tc.noStream {
@@ -102,8 +103,8 @@ func TestRequestOptions(t *testing.T) {
 		{"openai-compatible", "max_tokens", "max_completion_tokens"},
 	} {
 		t.Run(tc.provider, func(t *testing.T) {
-			w := newWire(t, reply{File: "stream-text.sse"})
-			m := w.model(t, tc.provider, func(o *llm.OpenOptions) {
+			w := wiretest.New(t, wiretest.Reply{File: "stream-text.sse"})
+			m := w.Open(t, tc.provider+"/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) {
 				o.Request = ro
 				o.Headers = http.Header{"X-Title": {"tapeloop"}}
 				o.ExtraBody = map[string]any{"top_k": 20, "chat_template_kwargs": map[string]any{"enable_thinking": false}}
@@ -111,7 +112,7 @@ func TestRequestOptions(t *testing.T) {
 			if _, err := m.Generate(t.Context(), conversation()); err != nil {
 				t.Fatal(err)
 			}
-			req := w.request(1)
+			req := w.Request(1)
 			b := req.Body
 			for k, want := range map[string]any{
 				"model": "gpt-4.1-mini", "temperature": 0.2, "top_p": 0.9, tc.maxField: 300.0, "seed": 7.0,
@@ -135,12 +136,12 @@ func TestRequestOptions(t *testing.T) {
 
 func TestToolChoiceModes(t *testing.T) {
 	for _, mode := range []string{"auto", "none", "required"} {
-		w := newWire(t, reply{File: "stream-text.sse"})
-		m := w.model(t, "openai", func(o *llm.OpenOptions) { o.Request.ToolChoice = mode })
+		w := wiretest.New(t, wiretest.Reply{File: "stream-text.sse"})
+		m := w.Open(t, "openai/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.Request.ToolChoice = mode })
 		if _, err := m.Generate(t.Context(), conversation()); err != nil {
 			t.Fatal(err)
 		}
-		if got := w.request(1).Body["tool_choice"]; got != mode {
+		if got := w.Request(1).Body["tool_choice"]; got != mode {
 			t.Errorf("tool_choice = %v, want %q", got, mode)
 		}
 	}
@@ -149,19 +150,19 @@ func TestToolChoiceModes(t *testing.T) {
 func TestMalformedResponses(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		rep  reply
+		rep  wiretest.Reply
 		nost bool
 		want string
 	}{
-		{"stream cut off mid-call", reply{File: "stream-cut-mid-call.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
-		{"stream without [DONE]", reply{File: "stream-no-done.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
-		{"[DONE] without finish_reason", reply{File: "stream-done-no-finish.sse"}, false, "openai: malformed_response: the stream ended without a finish_reason after 3 chunks"},
-		{"empty stream", reply{Body: "", Header: map[string]string{"Content-Type": "text/event-stream"}}, false, "openai: malformed_response: the stream ended without data: [DONE] after 0 chunks"},
-		{"no choices", reply{File: "completion-empty-choices.json"}, true, "openai: malformed_response: the response has no choices"},
+		{"stream cut off mid-call", wiretest.Reply{File: "stream-cut-mid-call.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
+		{"stream without [DONE]", wiretest.Reply{File: "stream-no-done.sse"}, false, "openai: malformed_response: the stream ended without data: [DONE] after 5 chunks"},
+		{"[DONE] without finish_reason", wiretest.Reply{File: "stream-done-no-finish.sse"}, false, "openai: malformed_response: the stream ended without a finish_reason after 3 chunks"},
+		{"empty stream", wiretest.Reply{Body: "", Header: map[string]string{"Content-Type": "text/event-stream"}}, false, "openai: malformed_response: the stream ended without data: [DONE] after 0 chunks"},
+		{"no choices", wiretest.Reply{File: "completion-empty-choices.json"}, true, "openai: malformed_response: the response has no choices"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := newWire(t, tc.rep)
-			m := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = tc.nost })
+			w := wiretest.New(t, tc.rep)
+			m := w.Open(t, "openai/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.NoStream = tc.nost })
 			resp, err := m.Generate(t.Context(), conversation())
 			if resp != nil || !errors.Is(err, llm.ErrMalformed) || err.Error() != tc.want {
 				t.Errorf("got %+v, %v\nwant error %q", resp, err, tc.want)
@@ -169,8 +170,8 @@ func TestMalformedResponses(t *testing.T) {
 		})
 	}
 	t.Run("truncated JSON", func(t *testing.T) {
-		w := newWire(t, reply{File: "completion-truncated.json"})
-		_, err := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
+		w := wiretest.New(t, wiretest.Reply{File: "completion-truncated.json"})
+		_, err := w.Open(t, "openai/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
 		if !errors.Is(err, llm.ErrMalformed) || !llm.Retryable(err) {
 			t.Errorf("error %v, want a retryable malformed response", err)
 		}
@@ -180,28 +181,28 @@ func TestMalformedResponses(t *testing.T) {
 func TestErrorStatuses(t *testing.T) {
 	for _, tc := range []struct {
 		name       string
-		rep        reply
+		rep        wiretest.Reply
 		kind       llm.ErrorKind
 		retryAfter time.Duration
 		want       string
 	}{
-		{"429 with retry-after-ms", reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After-Ms": "210", "Retry-After": "1"}}, llm.ErrRateLimited, 210 * time.Millisecond,
+		{"429 with retry-after-ms", wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After-Ms": "210", "Retry-After": "1"}}, llm.ErrRateLimited, 210 * time.Millisecond,
 			"openai: rate_limited (HTTP 429), retry after 210ms: Rate limit reached for gpt-4.1-mini in organization org-abc on tokens per min (TPM): Limit 200000, Used 199500, Requested 1200. Please try again in 210ms. (rate_limit_exceeded)"},
-		{"429 with Retry-After", reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}}, llm.ErrRateLimited, 20 * time.Second, ""},
-		{"400 context too long", reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0,
+		{"429 with Retry-After", wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}}, llm.ErrRateLimited, 20 * time.Second, ""},
+		{"400 context too long", wiretest.Reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0,
 			"openai: context_too_long (HTTP 400): This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages. (context_length_exceeded)"},
-		{"400 vLLM context too long", reply{Status: 400, File: "error-400-vllm.json"}, llm.ErrContextTooLong, 0, ""},
-		{"400", reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0,
+		{"400 vLLM context too long", wiretest.Reply{Status: 400, File: "error-400-vllm.json"}, llm.ErrContextTooLong, 0, ""},
+		{"400", wiretest.Reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0,
 			"openai: bad_request (HTTP 400): Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."},
-		{"401", reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, ""},
-		{"404 Ollama", reply{Status: 404, File: "error-404-ollama.json"}, llm.ErrBadRequest, 0, `openai: bad_request (HTTP 404): model "qwen3:8b" not found, try pulling it first`},
-		{"502 HTML", reply{Status: 502, File: "error-502.html"}, llm.ErrOverloaded, 0, ""},
-		{"503", reply{Status: 503, File: "error-503.json"}, llm.ErrOverloaded, 0, "openai: overloaded (HTTP 503): The engine is currently overloaded, please try again later"},
+		{"401", wiretest.Reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, ""},
+		{"404 Ollama", wiretest.Reply{Status: 404, File: "error-404-ollama.json"}, llm.ErrBadRequest, 0, `openai: bad_request (HTTP 404): model "qwen3:8b" not found, try pulling it first`},
+		{"502 HTML", wiretest.Reply{Status: 502, File: "error-502.html"}, llm.ErrOverloaded, 0, ""},
+		{"503", wiretest.Reply{Status: 503, File: "error-503.json"}, llm.ErrOverloaded, 0, "openai: overloaded (HTTP 503): The engine is currently overloaded, please try again later"},
 	} {
 		for _, noStream := range []bool{false, true} {
 			t.Run(tc.name, func(t *testing.T) {
-				w := newWire(t, tc.rep)
-				_, err := w.model(t, "openai", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
+				w := wiretest.New(t, tc.rep)
+				_, err := w.Open(t, "openai/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
 				var pe *llm.ProviderError
 				if !errors.As(err, &pe) {
 					t.Fatalf("error %v is not a *llm.ProviderError", err)
@@ -212,8 +213,8 @@ func TestErrorStatuses(t *testing.T) {
 				if tc.want != "" && err.Error() != tc.want {
 					t.Errorf("error\n got %s\nwant %s", err, tc.want)
 				}
-				if w.count() != 1 {
-					t.Errorf("the SDK retried: %d requests", w.count())
+				if w.Count() != 1 {
+					t.Errorf("the SDK retried: %d requests", w.Count())
 				}
 			})
 		}
@@ -221,8 +222,8 @@ func TestErrorStatuses(t *testing.T) {
 }
 
 func TestErrorEventInStream(t *testing.T) {
-	w := newWire(t, reply{File: "stream-error-event.sse"})
-	_, err := w.model(t, "openai", nil).Generate(t.Context(), conversation())
+	w := wiretest.New(t, wiretest.Reply{File: "stream-error-event.sse"})
+	_, err := w.Open(t, "openai/gpt-4.1-mini", "/v1", nil).Generate(t.Context(), conversation())
 	want := "openai: overloaded: error event in the stream: The server had an error while processing your request. Sorry about that!"
 	if !errors.Is(err, llm.ErrOverloaded) || err == nil || err.Error() != want {
 		t.Errorf("error %v, want %q", err, want)
@@ -231,7 +232,7 @@ func TestErrorEventInStream(t *testing.T) {
 
 func TestCancelledAndTimedOut(t *testing.T) {
 	flushed := make(chan struct{})
-	srv := newWire(t)
+	srv := wiretest.New(t)
 	srv.Config.Handler = http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "text/event-stream")
 		_, _ = rw.Write([]byte(`data: {"id":"c","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"hi"},"finish_reason":null}]}` + "\n\n"))
@@ -239,7 +240,7 @@ func TestCancelledAndTimedOut(t *testing.T) {
 		close(flushed)
 		<-r.Context().Done()
 	})
-	m := srv.model(t, "openai", nil)
+	m := srv.Open(t, "openai/gpt-4.1-mini", "/v1", nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-flushed; cancel() }()
 	_, err := m.Generate(ctx, conversation())

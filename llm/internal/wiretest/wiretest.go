@@ -14,7 +14,13 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
 )
+
+// APIKey is the key Open passes to the provider, for tests to look for in
+// the requests' headers.
+const APIKey = "sk-test"
 
 // Reply is one scripted HTTP answer: a status, a body read from testdata (or
 // given), and headers.
@@ -109,4 +115,21 @@ func (w *Server) Count() int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return len(w.requests)
+}
+
+// Open opens model (a "provider/name" string) against the server with key
+// APIKey, base URL the server's URL followed by basePath, the server's
+// client and an empty environment; mod, when not nil, changes the options
+// first. It fails the test when llm.Open fails.
+func (w *Server) Open(t testing.TB, model, basePath string, mod func(*llm.OpenOptions)) llm.Model {
+	t.Helper()
+	opts := &llm.OpenOptions{APIKey: APIKey, BaseURL: w.URL + basePath, HTTPClient: w.Client(), Getenv: func(string) string { return "" }}
+	if mod != nil {
+		mod(opts)
+	}
+	m, err := llm.Open(t.Context(), model, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
