@@ -214,41 +214,14 @@ func TestRequestOptions(t *testing.T) {
 }
 
 func TestErrorStatuses(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		rep        wiretest.Reply
-		kind       llm.ErrorKind
-		retryAfter time.Duration
-		want       string
-	}{
-		{"429", wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "17"}}, llm.ErrRateLimited, 17 * time.Second,
-			"anthropic: rate_limited (HTTP 429), retry after 17s: This request would exceed the rate limit for your organization (b1c2d3e4-0000-4000-8000-abcdefabcdef) of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits."},
-		{"529", wiretest.Reply{Status: 529, File: "error-529.json"}, llm.ErrOverloaded, 0, "anthropic: overloaded (HTTP 529): Overloaded"},
-		{"500", wiretest.Reply{Status: 500, File: "error-500.json"}, llm.ErrOverloaded, 0, ""},
-		{"400 prompt too long", wiretest.Reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0, "anthropic: context_too_long (HTTP 400): prompt is too long: 210417 tokens > 200000 maximum"},
-		{"400", wiretest.Reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0, ""},
-		{"401", wiretest.Reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, "anthropic: auth (HTTP 401): invalid x-api-key"},
-	} {
-		for _, noStream := range []bool{false, true} {
-			t.Run(tc.name, func(t *testing.T) {
-				w := wiretest.New(t, tc.rep)
-				_, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
-				var pe *llm.ProviderError
-				if !errors.As(err, &pe) {
-					t.Fatalf("error %v is not a *llm.ProviderError", err)
-				}
-				if pe.Kind != tc.kind || pe.StatusCode != tc.rep.Status || pe.RetryAfter != tc.retryAfter {
-					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.kind, tc.rep.Status, tc.retryAfter)
-				}
-				if tc.want != "" && err.Error() != tc.want {
-					t.Errorf("error\n got %s\nwant %s", err, tc.want)
-				}
-				if w.Count() != 1 {
-					t.Errorf("the SDK retried: %d requests", w.Count())
-				}
-			})
-		}
-	}
+	wiretest.CheckErrors(t, "anthropic/claude-sonnet-4-5", "", conversation, []wiretest.ErrorCase{
+		{Name: "429", Reply: wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "17"}}, Kind: llm.ErrRateLimited, RetryAfter: 17 * time.Second, Want: "anthropic: rate_limited (HTTP 429), retry after 17s: This request would exceed the rate limit for your organization (b1c2d3e4-0000-4000-8000-abcdefabcdef) of 50 requests per minute. For details, refer to: https://docs.claude.com/en/api/rate-limits."},
+		{Name: "529", Reply: wiretest.Reply{Status: 529, File: "error-529.json"}, Kind: llm.ErrOverloaded, Want: "anthropic: overloaded (HTTP 529): Overloaded"},
+		{Name: "500", Reply: wiretest.Reply{Status: 500, File: "error-500.json"}, Kind: llm.ErrOverloaded},
+		{Name: "400 prompt too long", Reply: wiretest.Reply{Status: 400, File: "error-400-context.json"}, Kind: llm.ErrContextTooLong, Want: "anthropic: context_too_long (HTTP 400): prompt is too long: 210417 tokens > 200000 maximum"},
+		{Name: "400", Reply: wiretest.Reply{Status: 400, File: "error-400.json"}, Kind: llm.ErrBadRequest},
+		{Name: "401", Reply: wiretest.Reply{Status: 401, File: "error-401.json"}, Kind: llm.ErrAuth, Want: "anthropic: auth (HTTP 401): invalid x-api-key"},
+	})
 }
 
 func TestMissingKeyAndCancel(t *testing.T) {

@@ -179,46 +179,17 @@ func TestMalformedResponses(t *testing.T) {
 }
 
 func TestErrorStatuses(t *testing.T) {
-	for _, tc := range []struct {
-		name       string
-		rep        wiretest.Reply
-		kind       llm.ErrorKind
-		retryAfter time.Duration
-		want       string
-	}{
-		{"429 with retry-after-ms", wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After-Ms": "210", "Retry-After": "1"}}, llm.ErrRateLimited, 210 * time.Millisecond,
-			"openai: rate_limited (HTTP 429), retry after 210ms: Rate limit reached for gpt-4.1-mini in organization org-abc on tokens per min (TPM): Limit 200000, Used 199500, Requested 1200. Please try again in 210ms. (rate_limit_exceeded)"},
-		{"429 with Retry-After", wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}}, llm.ErrRateLimited, 20 * time.Second, ""},
-		{"400 context too long", wiretest.Reply{Status: 400, File: "error-400-context.json"}, llm.ErrContextTooLong, 0,
-			"openai: context_too_long (HTTP 400): This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages. (context_length_exceeded)"},
-		{"400 vLLM context too long", wiretest.Reply{Status: 400, File: "error-400-vllm.json"}, llm.ErrContextTooLong, 0, ""},
-		{"400", wiretest.Reply{Status: 400, File: "error-400.json"}, llm.ErrBadRequest, 0,
-			"openai: bad_request (HTTP 400): Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."},
-		{"401", wiretest.Reply{Status: 401, File: "error-401.json"}, llm.ErrAuth, 0, ""},
-		{"404 Ollama", wiretest.Reply{Status: 404, File: "error-404-ollama.json"}, llm.ErrBadRequest, 0, `openai: bad_request (HTTP 404): model "qwen3:8b" not found, try pulling it first`},
-		{"502 HTML", wiretest.Reply{Status: 502, File: "error-502.html"}, llm.ErrOverloaded, 0, ""},
-		{"503", wiretest.Reply{Status: 503, File: "error-503.json"}, llm.ErrOverloaded, 0, "openai: overloaded (HTTP 503): The engine is currently overloaded, please try again later"},
-	} {
-		for _, noStream := range []bool{false, true} {
-			t.Run(tc.name, func(t *testing.T) {
-				w := wiretest.New(t, tc.rep)
-				_, err := w.Open(t, "openai/gpt-4.1-mini", "/v1", func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), conversation())
-				var pe *llm.ProviderError
-				if !errors.As(err, &pe) {
-					t.Fatalf("error %v is not a *llm.ProviderError", err)
-				}
-				if pe.Kind != tc.kind || pe.StatusCode != tc.rep.Status || pe.RetryAfter != tc.retryAfter {
-					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.kind, tc.rep.Status, tc.retryAfter)
-				}
-				if tc.want != "" && err.Error() != tc.want {
-					t.Errorf("error\n got %s\nwant %s", err, tc.want)
-				}
-				if w.Count() != 1 {
-					t.Errorf("the SDK retried: %d requests", w.Count())
-				}
-			})
-		}
-	}
+	wiretest.CheckErrors(t, "openai/gpt-4.1-mini", "/v1", conversation, []wiretest.ErrorCase{
+		{Name: "429 with retry-after-ms", Reply: wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After-Ms": "210", "Retry-After": "1"}}, Kind: llm.ErrRateLimited, RetryAfter: 210 * time.Millisecond, Want: "openai: rate_limited (HTTP 429), retry after 210ms: Rate limit reached for gpt-4.1-mini in organization org-abc on tokens per min (TPM): Limit 200000, Used 199500, Requested 1200. Please try again in 210ms. (rate_limit_exceeded)"},
+		{Name: "429 with Retry-After", Reply: wiretest.Reply{Status: 429, File: "error-429.json", Header: map[string]string{"Retry-After": "20"}}, Kind: llm.ErrRateLimited, RetryAfter: 20 * time.Second},
+		{Name: "400 context too long", Reply: wiretest.Reply{Status: 400, File: "error-400-context.json"}, Kind: llm.ErrContextTooLong, Want: "openai: context_too_long (HTTP 400): This model's maximum context length is 128000 tokens. However, your messages resulted in 130412 tokens. Please reduce the length of the messages. (context_length_exceeded)"},
+		{Name: "400 vLLM context too long", Reply: wiretest.Reply{Status: 400, File: "error-400-vllm.json"}, Kind: llm.ErrContextTooLong},
+		{Name: "400", Reply: wiretest.Reply{Status: 400, File: "error-400.json"}, Kind: llm.ErrBadRequest, Want: "openai: bad_request (HTTP 400): Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'."},
+		{Name: "401", Reply: wiretest.Reply{Status: 401, File: "error-401.json"}, Kind: llm.ErrAuth},
+		{Name: "404 Ollama", Reply: wiretest.Reply{Status: 404, File: "error-404-ollama.json"}, Kind: llm.ErrBadRequest, Want: `openai: bad_request (HTTP 404): model "qwen3:8b" not found, try pulling it first`},
+		{Name: "502 HTML", Reply: wiretest.Reply{Status: 502, File: "error-502.html"}, Kind: llm.ErrOverloaded},
+		{Name: "503", Reply: wiretest.Reply{Status: 503, File: "error-503.json"}, Kind: llm.ErrOverloaded, Want: "openai: overloaded (HTTP 503): The engine is currently overloaded, please try again later"},
+	})
 }
 
 func TestErrorEventInStream(t *testing.T) {

@@ -6,6 +6,7 @@ package wiretest
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -132,4 +134,41 @@ func (w *Server) Open(t testing.TB, model, basePath string, mod func(*llm.OpenOp
 		t.Fatal(err)
 	}
 	return m
+}
+
+// ErrorCase is one scripted error reply and the *llm.ProviderError it must
+// give: its kind, its retry delay and, when Want is not empty, its text.
+type ErrorCase struct {
+	Name       string
+	Reply      Reply
+	Kind       llm.ErrorKind
+	RetryAfter time.Duration
+	Want       string
+}
+
+// CheckErrors runs each case, streaming and not, in a subtest: it opens
+// model against a new Server that answers with the case's reply, sends
+// req(), and checks the error and that the provider did not retry.
+func CheckErrors(t *testing.T, model, basePath string, req func() *llm.Request, cases []ErrorCase) {
+	for _, tc := range cases {
+		for _, noStream := range []bool{false, true} {
+			t.Run(tc.Name, func(t *testing.T) {
+				w := New(t, tc.Reply)
+				_, err := w.Open(t, model, basePath, func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), req())
+				var pe *llm.ProviderError
+				if !errors.As(err, &pe) {
+					t.Fatalf("error %v is not a *llm.ProviderError", err)
+				}
+				if pe.Kind != tc.Kind || pe.StatusCode != tc.Reply.Status || pe.RetryAfter != tc.RetryAfter {
+					t.Errorf("kind %s, status %d, retry after %v; want %s, %d, %v", pe.Kind, pe.StatusCode, pe.RetryAfter, tc.Kind, tc.Reply.Status, tc.RetryAfter)
+				}
+				if tc.Want != "" && err.Error() != tc.Want {
+					t.Errorf("error\n got %s\nwant %s", err, tc.Want)
+				}
+				if w.Count() != 1 {
+					t.Errorf("the SDK retried: %d requests", w.Count())
+				}
+			})
+		}
+	}
 }
