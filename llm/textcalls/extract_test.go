@@ -64,6 +64,7 @@ func TestExtractEnvelopes(t *testing.T) {
 	runCases(t, []extractCase{
 		{"hermes", "Let me check.\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>", "hermes", paris, "Let me check."},
 		{"hermes unclosed", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}", "hermes", paris, ""},
+		{"hermes unclosed then prose", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\nChecking the clock.", "hermes", paris, "Checking the clock."},
 		{"hermes missing brace before close", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}</tool_call>", "hermes", paris, ""},
 		{"hermes truncated close", "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}</tool_c", "hermes", paris, ""},
 		{"hermes string arguments", `<tool_call>{"name": "get_time", "arguments": "{\"city\": \"Paris\"}"}</tool_call>`, "hermes", paris, ""},

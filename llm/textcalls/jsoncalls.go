@@ -173,14 +173,15 @@ func (s *source) parseJSONSeqEnd(i, limit int) ([]jsonValue, int, bool) {
 	}
 }
 
-// bodyParser reads a call from the body text[body:limit] of a tag; ok is false
-// when there is none.
-type bodyParser func(body, limit int) (c rawCall, ok bool)
+// bodyParser reads a call from the body text[body:limit] of a tag and returns
+// where the call ends (limit when it takes the whole body); ok is false when
+// there is none.
+type bodyParser func(body, limit int) (c rawCall, stop int, ok bool)
 
 // findTagged finds JSON calls between open and close tokens (close may be missing:
-// the body then runs to the next open or the end, and the envelope ends with
-// its last JSON call, leaving the text after it as content). nameKeys as for
-// jsonCalls.
+// the body then runs to the next open or the end, and an envelope left open
+// ends with its last call, leaving the text after it as content). nameKeys as
+// for jsonCalls.
 // orElse, when not nil, reads a body that holds no JSON call. As engines do, a
 // body holding a JSON value that is no call (two objects in a row, the first
 // no call) yields no call at all.
@@ -198,17 +199,16 @@ func findTagged(s *source, open, close string, nameKeys bool, orElse bodyParser)
 			calls = append(calls, cs...)
 		}
 		if len(vals) == 0 && orElse != nil {
-			if c, ok := orElse(body, limit); ok {
-				calls = append(calls, c)
+			if c, e, ok := orElse(body, limit); ok {
+				calls, stop = append(calls, c), e
 			}
 		}
-		if close == "" && len(vals) > 0 && len(calls) > 0 {
-			// Without a closing token the body would run to the next
-			// open or the end; it ends with its calls instead, so the
-			// text after them stays content.
-			end = stop
-		}
 		cut := cutAt(s.text, end, close)
+		if end == limit && len(calls) > 0 && !isBlank(s.text[stop:limit]) {
+			// Not closed, and text follows the calls: the envelope ends
+			// with them, and the text after them stays content.
+			end, cut = stop, false
+		}
 		for _, c := range calls {
 			c.cut = cut
 			f.add(c, span{i, end})

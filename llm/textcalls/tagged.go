@@ -18,25 +18,25 @@ func findHermes(s *source) found {
 // nameLineJSON reads a body that is a tool name on its own line followed by
 // its JSON arguments and nothing else.
 func nameLineJSON(s *source) bodyParser {
-	return func(body, limit int) (rawCall, bool) {
+	return func(body, limit int) (rawCall, int, bool) {
 		text := s.text
 		start := skipSpace(text[:limit], body)
 		nl := strings.IndexByte(text[start:limit], '\n')
 		if nl < 0 {
-			return rawCall{}, false
+			return rawCall{}, 0, false
 		}
 		name := strings.TrimSpace(text[start : start+nl])
 		if !isIdent(name) {
-			return rawCall{}, false
+			return rawCall{}, 0, false
 		}
 		v, end, ok := s.parseJSONAt(start+nl, limit)
 		if !ok || !isBlank(text[end:limit]) {
-			return rawCall{}, false
+			return rawCall{}, 0, false
 		}
 		if _, isObj := v.v.(map[string]any); !isObj {
-			return rawCall{}, false
+			return rawCall{}, 0, false
 		}
-		return v.call(name), true
+		return v.call(name), limit, true
 	}
 }
 
@@ -62,36 +62,11 @@ func findFirefunction(s *source) found { return findTagged(s, " functools", "", 
 // with its call instead, so that the text after it (prose, or another
 // envelope, which Extract leaves as content) is not swallowed with it.
 func findPythonTag(s *source) found {
-	const open, close = "<|python_tag|>", "<|eom_id|>"
-	var f found
-	s.eachTag(open, close, func(i, body, limit, end int) {
-		vals, stop, _ := s.parseJSONSeqEnd(body, limit)
-		var calls []rawCall
-		for _, v := range vals {
-			cs := v.calls(false)
-			if len(cs) == 0 {
-				calls = nil // as findTagged: a value that is no call spoils the body
-				break
-			}
-			calls = append(calls, cs...)
-		}
-		if len(vals) == 0 {
-			p := &pyParser{text: s.text[:limit], pos: skipSpace(s.text, body)}
-			if name, args, ok := p.call(); ok {
-				calls = append(calls, rawCall{name: strings.TrimSuffix(name, ".call"), args: args})
-				stop = p.pos
-			}
-		}
-		cut := cutAt(s.text, end, close)
-		if end == limit && len(calls) > 0 && !isBlank(s.text[stop:limit]) {
-			end, cut = stop, false // not closed, and text follows the call
-		}
-		for _, c := range calls {
-			c.cut = cut
-			f.add(c, span{i, end})
-		}
+	return findTagged(s, "<|python_tag|>", "<|eom_id|>", false, func(body, limit int) (rawCall, int, bool) {
+		p := &pyParser{text: s.text[:limit], pos: skipSpace(s.text, body)}
+		name, args, ok := p.call()
+		return rawCall{name: strings.TrimSuffix(name, ".call"), args: args}, p.pos, ok
 	})
-	return f
 }
 
 func findGigaChat(s *source) found {

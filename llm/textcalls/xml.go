@@ -335,14 +335,14 @@ func findMiniCPM(s *source) found {
 // findForge: <tool>{"server_name", "tool_name", "arguments"}</tool> and
 // <tool><server_name>s</server_name><tool_name>t</tool_name><arguments>{...}</arguments></tool>.
 func findForge(s *source) found {
-	return findTagged(s, "<tool>", "</tool>", false, func(body, limit int) (rawCall, bool) {
+	return findTagged(s, "<tool>", "</tool>", false, func(body, limit int) (rawCall, int, bool) {
 		b := s.text[body:limit]
 		name, nameClosed := child(b, "tool_name")
 		args, argsClosed := child(b, "arguments")
 		if (!nameClosed || !argsClosed) && s.cutOff(limit) {
-			return rawCall{}, false // cut off with the response: the arguments would be invented
+			return rawCall{}, 0, false // cut off with the response: the arguments would be invented
 		}
-		return rawCall{name: strings.TrimSpace(name), args: args, argsRaw: true}, true
+		return rawCall{name: strings.TrimSpace(name), args: args, argsRaw: true}, limit, true
 	})
 }
 
