@@ -152,7 +152,11 @@ type ErrorCase struct {
 func CheckErrors(t *testing.T, model, basePath string, req func() *llm.Request, cases []ErrorCase) {
 	for _, tc := range cases {
 		for _, noStream := range []bool{false, true} {
-			t.Run(tc.Name, func(t *testing.T) {
+			name := tc.Name + "/stream"
+			if noStream {
+				name = tc.Name + "/no_stream"
+			}
+			t.Run(name, func(t *testing.T) {
 				w := New(t, tc.Reply)
 				_, err := w.Open(t, model, basePath, func(o *llm.OpenOptions) { o.NoStream = noStream }).Generate(t.Context(), req())
 				var pe *llm.ProviderError
