@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // row is one benchmark's figures for the closing table.
@@ -221,13 +222,13 @@ func BenchmarkVerify(b *testing.B) {
 
 // replayOnce loads and replays the scenario at path once and returns the
 // scenario, its outcome and its golden.
-func replayOnce(b *testing.B, path string) (*harness.Scenario, *harness.Outcome, []byte) {
+func replayOnce(b *testing.B, path string) (*scenario.Scenario, *harness.Outcome, []byte) {
 	b.Helper()
-	s, err := harness.Load(path, "")
+	s, err := scenario.Load(path, "")
 	if err != nil {
 		b.Fatal(err)
 	}
-	o, err := s.Run(context.Background(), nil)
+	o, err := harness.Run(context.Background(), s, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -243,12 +244,12 @@ func BenchmarkPhase(b *testing.B) {
 	path := writeScenario(b)
 	ctx := context.Background()
 	s, o, golden := replayOnce(b, path)
-	goldenPath := harness.GoldenPath(path)
+	goldenPath := scenario.GoldenPath(path)
 	b.Run("load", func(b *testing.B) {
 		a, by := readMem()
 		b.ResetTimer()
 		for b.Loop() {
-			if _, err := harness.Load(path, ""); err != nil {
+			if _, err := scenario.Load(path, ""); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -258,7 +259,7 @@ func BenchmarkPhase(b *testing.B) {
 		a, by := readMem()
 		b.ResetTimer()
 		for b.Loop() {
-			if _, err := s.Run(ctx, nil); err != nil {
+			if _, err := harness.Run(ctx, s, nil); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -137,7 +137,7 @@ func BenchmarkSDK(b *testing.B) {
 				b.Fatal(err)
 			}
 			run := func() *harness.Outcome {
-				o, err := s.Run(ctx, &harness.RunOptions{Model: m})
+				o, err := harness.Run(ctx, s, &harness.RunOptions{Model: m})
 				if err != nil {
 					b.Fatal(err)
 				}

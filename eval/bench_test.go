@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/chatserver"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // BenchmarkTrials200x3 runs 200 trials of 3 model calls each against a
@@ -41,7 +41,7 @@ func benchmarkTrials200x3(b *testing.B, noStream bool) {
 	ideal := time.Duration(trials*calls) * latency / parallel
 	srv := chatserver.New(&chatserver.Options{Latency: latency})
 	defer srv.Close()
-	s, err := harness.Parse([]byte(appendScenario), "append.yaml", "files/append")
+	s, err := scenario.Parse([]byte(appendScenario), "append.yaml", "files/append")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func benchmarkTrials200x3(b *testing.B, noStream bool) {
 	for b.Loop() {
 		before := cpuTime()
 		start := time.Now()
-		r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+		r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 			Models: []string{"openai-compatible/steps-3"}, Open: open, Trials: trials, Parallel: parallel, Clock: clock.Real{},
 		})
 		wall += time.Since(start)
@@ -88,7 +88,7 @@ func cpuTime() time.Duration {
 // and the tools).
 func BenchmarkTrialsInProcess(b *testing.B) {
 	const trials, calls, parallel = 200, 3, 32
-	s, err := harness.Parse([]byte(appendScenario), "append.yaml", "files/append")
+	s, err := scenario.Parse([]byte(appendScenario), "append.yaml", "files/append")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -110,7 +110,7 @@ func BenchmarkTrialsInProcess(b *testing.B) {
 	var cpu time.Duration
 	for b.Loop() {
 		before := cpuTime()
-		r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+		r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 			Models: []string{"test/m"}, Open: func(context.Context, string) (llm.Model, error) { return model, nil },
 			Trials: trials, Parallel: parallel, Clock: clock.Real{},
 		})

@@ -3,8 +3,8 @@ package eval
 import (
 	"time"
 
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // Bootstrap settings of the paired comparison: fixed, so that the interval
@@ -17,7 +17,7 @@ const (
 
 // build assembles the report from the finished trials, in a fixed order:
 // scenarios by name, models in the order given, trials by number.
-func (r *runner) build(scenarios []*harness.Scenario, wall time.Duration) *report.Eval {
+func (r *runner) build(scenarios []*scenario.Scenario, wall time.Duration) *report.Eval {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := &report.Eval{Format: report.EvalFormat, Models: []report.EvalModel{}, Scenarios: []report.EvalScenario{}}

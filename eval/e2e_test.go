@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/chatserver"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/openai" // registers openai-compatible
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // openServer returns an Options.Open that opens openai-compatible models on
@@ -36,7 +36,7 @@ func TestEndToEndOverHTTP(t *testing.T) {
 			defer srv.Close()
 			s := parse(t, appendScenario, "files/append")
 			models := []string{"openai-compatible/right", "openai-compatible/wrong", "openai-compatible/broken", "openai-compatible/alternate", "openai-compatible/garbage"}
-			r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+			r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 				Models: models, Open: openServer(srv, noStream), Trials: 4, Parallel: 1, RetryErrors: 1,
 				Prices: map[string]Price{"openai-compatible/right": {Input: 1, Output: 2, Cached: 0.5}},
 				Clock:  clock.NewVirtual(clock.Epoch),
@@ -87,7 +87,7 @@ func TestEndToEndRateLimits(t *testing.T) {
 	defer srv.Close()
 	s := parse(t, appendScenario, "files/append")
 	c := clock.NewVirtual(clock.Epoch)
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"openai-compatible/right"}, Open: openServer(srv, false), Trials: 3, Parallel: 1, Clock: c,
 	})
 	if err != nil {
@@ -118,7 +118,7 @@ func TestFaultsApplyPerTrial(t *testing.T) {
 	srv := chatserver.New(nil)
 	defer srv.Close()
 	s := parse(t, appendScenario+"faults:\n  - {call: 1, http: 500}\n", "files/append")
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"openai-compatible/right"}, Trials: 3, Parallel: 2, Clock: clock.NewVirtual(clock.Epoch),
 		OpenHTTP: func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {
 			return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: srv.URL, APIKey: "test-key", HTTPClient: client})
@@ -133,7 +133,7 @@ func TestFaultsApplyPerTrial(t *testing.T) {
 	if srv.Requests() != 6 {
 		t.Errorf("the server saw %d requests; want 6 (two a trial: each trial's first, faulted, never reached it)", srv.Requests())
 	}
-	r, err = Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err = Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"openai-compatible/right"}, Open: openServer(srv, false), Trials: 1, Clock: clock.NewVirtual(clock.Epoch),
 	})
 	if err != nil {

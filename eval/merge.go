@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // Merge combines the eval reports of the shards of one run (evalrun eval
@@ -66,7 +66,7 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 	for m, w := range wall {
 		r.spans[m] = &span{end: time.Time{}.Add(fromMS(w))}
 	}
-	var scenarios []*harness.Scenario
+	var scenarios []*scenario.Scenario
 	index := map[string]int{}
 	from := map[string]string{}
 	for i, p := range parts {
@@ -82,7 +82,7 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 				seen[row.Name] = true
 				from[row.Name] = names[i]
 				index[row.Name] = len(scenarios)
-				scenarios = append(scenarios, &harness.Scenario{Name: row.Name, Path: row.Path, Tags: row.Tags})
+				scenarios = append(scenarios, &scenario.Scenario{Name: row.Name, Path: row.Path, Tags: row.Tags})
 			}
 			for j := range row.TrialsDetail {
 				t := row.TrialsDetail[j]
@@ -92,7 +92,7 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 	}
 	// Run lists scenarios by name; so does the merged report.
 	order := slices.Clone(scenarios)
-	slices.SortStableFunc(order, func(a, b *harness.Scenario) int { return strings.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(order, func(a, b *scenario.Scenario) int { return strings.Compare(a.Name, b.Name) })
 	remapped := map[slot]*report.EvalTrial{}
 	for k, t := range r.results {
 		k.scenario = slices.Index(order, scenarios[k.scenario])

@@ -9,9 +9,9 @@ import (
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // DefaultTrials and DefaultParallel are the values of Options.Trials and
@@ -45,7 +45,7 @@ type Options struct {
 	// OpenHTTP opens a model whose HTTP requests go through client. A
 	// trial of a scenario with faults: gets a model of its own, opened
 	// with a client whose transport applies the faults
-	// (harness.Scenario.FaultTransport), so that call numbers count that
+	// (scenario.Scenario.FaultTransport), so that call numbers count that
 	// trial's requests. With Open nil, OpenHTTP also opens the shared
 	// models, with a nil client (the default). Nil means llm.Open with the
 	// client, or, when Open is set, that such trials are error trials
@@ -199,7 +199,7 @@ func (o *Options) open(ctx context.Context, name string) (llm.Model, error) {
 }
 
 // openFaulty opens the model of one trial of a scenario with faults:.
-func (o *Options) openFaulty(ctx context.Context, name string, s *harness.Scenario) (llm.Model, error) {
+func (o *Options) openFaulty(ctx context.Context, name string, s *scenario.Scenario) (llm.Model, error) {
 	client := &http.Client{Transport: s.FaultTransport(nil)}
 	switch {
 	case o.OpenHTTP != nil:

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // runner is one Run in progress.
@@ -50,7 +50,7 @@ type span struct{ start, end time.Time }
 // names, a model that cannot be opened) or when Options.Trial failed; a run
 // stopped by ctx or by MaxCost still returns the report of what finished,
 // with Summary.Stopped saying why.
-func Run(ctx context.Context, scenarios []*harness.Scenario, opts *Options) (*report.Eval, error) {
+func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*report.Eval, error) {
 	if opts == nil {
 		opts = &Options{}
 	}
@@ -61,7 +61,7 @@ func Run(ctx context.Context, scenarios []*harness.Scenario, opts *Options) (*re
 		return nil, errors.New("eval: no scenario to run")
 	}
 	scenarios = slices.Clone(scenarios)
-	slices.SortStableFunc(scenarios, func(a, b *harness.Scenario) int { return cmp.Compare(a.Name, b.Name) })
+	slices.SortStableFunc(scenarios, func(a, b *scenario.Scenario) int { return cmp.Compare(a.Name, b.Name) })
 	for i, s := range scenarios {
 		if s.Expect == nil {
 			return nil, fmt.Errorf("%s: %w", s.Path, ErrNoExpect)
@@ -100,7 +100,7 @@ func Run(ctx context.Context, scenarios []*harness.Scenario, opts *Options) (*re
 			}
 		}
 	}
-	index := map[*harness.Scenario]int{}
+	index := map[*scenario.Scenario]int{}
 	for i, s := range scenarios {
 		index[s] = i
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // appendScenario asks for a line appended to notes.txt; its expect block
@@ -33,9 +33,9 @@ expect:
   final: {contains: "done"}
 `
 
-func parse(t *testing.T, text, name string) *harness.Scenario {
+func parse(t *testing.T, text, name string) *scenario.Scenario {
 	t.Helper()
-	s, err := harness.Parse([]byte(text), name+".yaml", name)
+	s, err := scenario.Parse([]byte(text), name+".yaml", name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +69,7 @@ func opener(models map[string]llm.Model) func(context.Context, string) (llm.Mode
 // pass@k, failures by expectation, tokens and cost, and the comparison.
 func TestRunScoresTrials(t *testing.T) {
 	s := parse(t, appendScenario, "files/append")
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models:   []string{"test/right", "test/wrong"},
 		Open:     opener(map[string]llm.Model{"test/right": writer("hello\nworld\n", "done"), "test/wrong": writer("world\n", "done")}),
 		Trials:   3,
@@ -153,7 +153,7 @@ func TestRunFlakyAndErrors(t *testing.T) {
 		}
 		return nil, errors.New("provider down")
 	})
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": model}),
 		Trials: 4, Parallel: 1, RetryErrors: 1, Clock: clock.NewVirtual(clock.Epoch),
 	})
@@ -183,7 +183,7 @@ func TestRunFlakyAndErrors(t *testing.T) {
 // nothing to score.
 func TestRunRefusesScenarioWithoutExpect(t *testing.T) {
 	s := parse(t, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\n", "noexpect")
-	_, err := Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"test/m"}, Open: opener(nil)})
+	_, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{Models: []string{"test/m"}, Open: opener(nil)})
 	if want := "noexpect.yaml: scenario has no expect block (nothing to score a live run with)"; err == nil || err.Error() != want || !errors.Is(err, ErrNoExpect) {
 		t.Errorf("got %v; want %q", err, want)
 	}
@@ -193,11 +193,11 @@ func TestRunRefusesScenarioWithoutExpect(t *testing.T) {
 // before any trial, naming the model.
 func TestRunOpenError(t *testing.T) {
 	s := parse(t, appendScenario, "files/append")
-	_, err := Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"test/absent"}, Open: opener(nil)})
+	_, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{Models: []string{"test/absent"}, Open: opener(nil)})
 	if want := "opening model test/absent: no such model"; err == nil || err.Error() != want || !errors.Is(err, ErrOpen) {
 		t.Errorf("got %v; want %q", err, want)
 	}
-	_, err = Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"noslash"}, Open: opener(nil)})
+	_, err = Run(context.Background(), []*scenario.Scenario{s}, &Options{Models: []string{"noslash"}, Open: opener(nil)})
 	if want := `model name must be "PROVIDER/MODEL", got "noslash"`; err == nil || err.Error() != want {
 		t.Errorf("got %v; want %q", err, want)
 	}
@@ -220,7 +220,7 @@ expect:
 	quitter := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		return &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "task_complete", Arguments: `{"summary": "done"}`})}, nil
 	})
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{Models: []string{"test/q"}, Open: opener(map[string]llm.Model{"test/q": quitter}), Trials: 1, Clock: clock.NewVirtual(clock.Epoch)})
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{Models: []string{"test/q"}, Open: opener(map[string]llm.Model{"test/q": quitter}), Trials: 1, Clock: clock.NewVirtual(clock.Epoch)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,7 +250,7 @@ expect:
 	m := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		return &llm.Response{Message: llm.AssistantMessage("done"), FinishReason: llm.FinishStop}, nil
 	})
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"test/m"},
 		Open:   opener(map[string]llm.Model{"test/m": m}),
 		Trials: 2,

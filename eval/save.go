@@ -14,6 +14,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // SaveTrial writes trial t as a complete scenario under dir, so that
@@ -38,11 +39,11 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*fixtures.Fact
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
-	out, err := harness.SetTape(src, s.Path, t.Tape.Entries)
+	out, err := scenario.SetTape(src, s.Path, t.Tape.Entries)
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
-	if out, err = harness.SetValue(out, s.Path, []string{"name"}, yamlx.Text(name)); err != nil {
+	if out, err = scenario.SetValue(out, s.Path, []string{"name"}, yamlx.Text(name)); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
 	if out, err = setSeed(out, s.Path, s.Setup.Seed); err != nil {
@@ -53,7 +54,7 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*fixtures.Fact
 		if err != nil {
 			return "", fmt.Errorf("saving trial %s: setup.workspace.from: %w", name, err)
 		}
-		if out, err = harness.SetValue(out, s.Path, []string{"setup", "workspace", "from"}, yamlx.Text(rel)); err != nil {
+		if out, err = scenario.SetValue(out, s.Path, []string{"setup", "workspace", "from"}, yamlx.Text(rel)); err != nil {
 			return "", fmt.Errorf("saving trial %s: %w", name, err)
 		}
 	}
@@ -63,11 +64,11 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*fixtures.Fact
 	if err := writeAtomic(path, out); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
-	saved, err := harness.Load(path, dir)
+	saved, err := scenario.Load(path, dir)
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: the saved scenario does not load: %w", name, err)
 	}
-	if v := saved.Verify(ctx, &harness.VerifyOptions{Update: true, Tools: tools}); v.Err != nil {
+	if v := harness.VerifyScenario(ctx, saved, &harness.VerifyOptions{Update: true, Tools: tools}); v.Err != nil {
 		return "", fmt.Errorf("saving trial %s: writing its golden: %w", name, v.Err)
 	}
 	return path, nil
@@ -75,13 +76,13 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*fixtures.Fact
 
 // setSeed sets setup.seed, adding a setup block when the file has none.
 func setSeed(src []byte, file string, seed int64) ([]byte, error) {
-	out, err := harness.SetValue(src, file, []string{"setup", "seed"}, intNode(seed))
+	out, err := scenario.SetValue(src, file, []string{"setup", "seed"}, intNode(seed))
 	if err == nil {
 		return out, nil
 	}
 	setup := yamlx.Map()
 	yamlx.Add(setup, "seed", intNode(seed))
-	return harness.SetValue(src, file, []string{"setup"}, setup)
+	return scenario.SetValue(src, file, []string{"setup"}, setup)
 }
 
 func relativeFrom(dir, from string) (string, error) {

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // counting wraps a model and counts the trials it served (first calls).
@@ -31,7 +31,7 @@ func counting(m llm.Model, trials *atomic.Int64, onTrial func(n int64)) llm.Mode
 func TestMaxCostStopsStartingTrials(t *testing.T) {
 	s := parse(t, appendScenario, "files/append")
 	var trials atomic.Int64
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": counting(writer("hello\nworld\n", "done"), &trials, nil)}),
 		Trials: 5, Parallel: 1, Prices: map[string]Price{"test/m": {Input: 1, Output: 2}}, MaxCost: 0.0005,
 		Clock: clock.NewVirtual(clock.Epoch),
@@ -64,7 +64,7 @@ func TestInterruptKeepsWhatFinished(t *testing.T) {
 			cancel()
 		}
 	})
-	r, err := Run(ctx, []*harness.Scenario{s}, &Options{
+	r, err := Run(ctx, []*scenario.Scenario{s}, &Options{
 		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": model}),
 		Trials: 5, Parallel: 1, Clock: clock.NewVirtual(clock.Epoch),
 	})
@@ -92,7 +92,7 @@ func TestResumeSkipsFinishedTrials(t *testing.T) {
 		}
 		return writer("hello\nworld\n", "done").Generate(ctx, req)
 	})
-	prev, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	prev, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": flaky}), Trials: 2, Parallel: 1, Clock: clock.NewVirtual(clock.Epoch),
 	})
 	if err != nil {
@@ -102,7 +102,7 @@ func TestResumeSkipsFinishedTrials(t *testing.T) {
 		t.Fatalf("first run's trials: %+v", got)
 	}
 	var trials atomic.Int64
-	r, err := Run(context.Background(), []*harness.Scenario{s}, &Options{
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
 		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": counting(writer("hello\nworld\n", "done"), &trials, nil)}),
 		Trials: 3, Parallel: 2, Resume: prev, Clock: clock.NewVirtual(clock.Epoch),
 	})

@@ -12,13 +12,14 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // Trial is one finished trial, as Options.Trial sees it.
 type Trial struct {
 	// Scenario is the trial's scenario: the original with setup.seed set to
 	// the trial's seed.
-	Scenario *harness.Scenario
+	Scenario *scenario.Scenario
 	// Model is the model's name.
 	Model string
 	// Report is the trial's entry of the report; the hook may set Saved.
@@ -95,7 +96,7 @@ func tokensOf(u llm.Usage) report.Tokens {
 
 // trialSpec is one trial to run.
 type trialSpec struct {
-	scenario *harness.Scenario
+	scenario *scenario.Scenario
 	model    string
 	number   int
 }
@@ -119,7 +120,7 @@ func (r *runner) runTrial(ctx context.Context, spec trialSpec) (t *Trial, done b
 	}
 }
 
-func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec trialSpec) *Trial {
+func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec trialSpec) *Trial {
 	m := &meter{model: r.models[spec.model], gate: r.gates[providerOf(spec.model)], clock: r.clock, retries: r.opts.modelRetries()}
 	rec := replay.NewRecorder(m, nil)
 	et := &report.EvalTrial{Trial: spec.number, Seed: sc.Setup.Seed, Failures: []string{}}
@@ -133,7 +134,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 		}
 		m.model = faulty
 	}
-	o, err := sc.Run(ctx, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools})
+	o, err := harness.Run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools})
 	recorded := rec.Tape().Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Entries: recorded}
 	if o != nil {
@@ -163,7 +164,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *harness.Scenario, spec tr
 		et.Status = report.StatusError
 		return t
 	}
-	for _, f := range sc.Failures(o) {
+	for _, f := range harness.Failures(sc, o) {
 		et.Failures = append(et.Failures, f.Message)
 		et.FailureKeys = append(et.FailureKeys, f.Key)
 	}

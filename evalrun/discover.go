@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // defaultScenarios is the folder replayed when no path is given.
@@ -18,9 +18,9 @@ type target struct{ path, root string }
 // load loads the target's scenario. A YAML file found under a folder that is
 // not a scenario at all (no format: key) is skipped with a note on stderr:
 // skip is true and err nil. Named on the command line, it is an error.
-func (t target) load(e *env, cmd string) (s *harness.Scenario, skip bool, err error) {
-	s, err = harness.Load(t.path, "")
-	if err != nil && t.root != "" && errors.Is(err, harness.ErrNotScenario) {
+func (t target) load(e *env, cmd string) (s *scenario.Scenario, skip bool, err error) {
+	s, err = scenario.Load(t.path, "")
+	if err != nil && t.root != "" && errors.Is(err, scenario.ErrNotScenario) {
 		fmt.Fprintf(e.stderr, "evalrun %s: skipping %v\n", cmd, err)
 		return nil, true, nil
 	}
@@ -62,7 +62,7 @@ func discover(e *env, cmd string, args []string) ([]target, int) {
 		if info.IsDir() {
 			root = a
 		}
-		files, err := harness.Discover(a)
+		files, err := scenario.Discover(a)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "evalrun %s: %v\n", cmd, err)
 			return nil, exitUsage

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/eval"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func init() {
@@ -124,7 +124,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
-	var scenarios []*harness.Scenario
+	var scenarios []*scenario.Scenario
 	for _, t := range targets {
 		s, skip, err := t.load(e, "eval")
 		if skip {

@@ -38,6 +38,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 
 	// The built-in live providers, so that a main of the user's own that
 	// calls Main records and evaluates with them too.
@@ -79,8 +80,8 @@ type env struct {
 	// tools are the caller's tool factories (Options.Tools).
 	tools []*fixtures.Factory
 	// rerun runs a scenario again for replay --repeat; nil means
-	// (*harness.Scenario).Run. Tests set it to feed a nondeterministic outcome.
-	rerun func(ctx context.Context, s *harness.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
+	// (*scenario.Scenario).Run. Tests set it to feed a nondeterministic outcome.
+	rerun func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
 }
 
 // command is one subcommand; each lives in its own file and registers itself.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func init() {
@@ -35,7 +36,7 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		if _, skip, _ := t.load(e, "lint"); skip {
 			continue
 		}
-		s, problems := harness.Lint(t.path, &harness.RunOptions{Tools: e.tools})
+		s, problems := scenario.Lint(t.path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error { return harness.Validate(s, &harness.RunOptions{Tools: e.tools}) }})
 		errs := 0
 		for _, p := range problems {
 			fmt.Fprintln(e.stderr, p)
@@ -49,7 +50,7 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		}
 		fmt.Fprintf(e.stdout, "ok    %s\n", s.Name)
 	}
-	orphans, err := harness.Orphans(folders(args)...)
+	orphans, err := scenario.Orphans(folders(args)...)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "evalrun lint: looking for orphan golden files: %v\n", err)
 		return exitUsage

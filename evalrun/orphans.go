@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // orphanResults finds the golden files under the command's folders that no
@@ -13,7 +14,7 @@ import (
 // (reported on stdout). The code is exitUsage when a folder cannot be read or
 // an orphan cannot be deleted.
 func orphanResults(e *env, cmd string, args []string, prune bool) ([]*replayResult, int) {
-	orphans, err := harness.Orphans(folders(args)...)
+	orphans, err := scenario.Orphans(folders(args)...)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "evalrun %s: looking for orphan golden files: %v\n", cmd, err)
 		return nil, exitUsage
@@ -44,7 +45,7 @@ func orphanMessage(path string) string {
 // left under the command's folders, or with update removes them; either way
 // on stderr, without changing the exit code.
 func reportStaleTemps(e *env, cmd string, args []string, update bool) {
-	temps, err := harness.StaleTemps(folders(args)...)
+	temps, err := scenario.StaleTemps(folders(args)...)
 	if err != nil {
 		fmt.Fprintf(e.stderr, "evalrun %s: looking for stale temporary files: %v\n", cmd, err)
 		return

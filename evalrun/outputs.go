@@ -6,9 +6,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // outputFlags are the report files replay, eval and merge can write beside
@@ -88,7 +88,7 @@ func shardTargets(targets []target, shard *report.Shard) []target {
 	var out []target
 	for _, t := range targets {
 		name := t.path
-		if s, err := harness.Load(t.path, t.root); err == nil {
+		if s, err := scenario.Load(t.path, t.root); err == nil {
 			name = s.Name
 		}
 		if shard.Contains(name) {

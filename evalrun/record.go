@@ -24,6 +24,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func init() {
@@ -191,7 +192,7 @@ type recordResult struct {
 // recordFile records the scenario at t, writes it and its golden.
 func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.Model, error), t target) *recordResult {
 	r := &recordResult{name: t.path, path: t.path}
-	s, err := harness.Load(t.path, t.root)
+	s, err := scenario.Load(t.path, t.root)
 	if err != nil {
 		r.status, r.reason = "error", err.Error()
 		return r
@@ -208,7 +209,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		return r
 	}
 	for _, name := range c.capture {
-		if !slices.ContainsFunc(s.Setup.Tools, func(ts harness.ToolSetup) bool { return ts.Name == name }) && mcpServerOf(name, s.Setup.MCP) == "" {
+		if !slices.ContainsFunc(s.Setup.Tools, func(ts scenario.ToolSetup) bool { return ts.Name == name }) && mcpServerOf(name, s.Setup.MCP) == "" {
 			r.status, r.reason = "error", fmt.Sprintf("%s: --capture %s: setup.tools has no tool of that name", t.path, name)
 			return r
 		}
@@ -252,9 +253,9 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	}
 	var out []byte
 	if n := len(old); n > 0 && len(rec.tape) >= n && slices.EqualFunc(rec.tape[:n], old, sameEntry) {
-		out, err = harness.AppendTape(src, t.path, rec.tape[n:])
+		out, err = scenario.AppendTape(src, t.path, rec.tape[n:])
 	} else {
-		out, err = harness.SetTape(src, t.path, rec.tape)
+		out, err = scenario.SetTape(src, t.path, rec.tape)
 	}
 	if err == nil && len(c.capture) > 0 {
 		out, err = captureTools(out, t.path, c.capture, rec.outcome.Run, rec.offered, c.redactor, s.Setup.MCP)
@@ -324,7 +325,7 @@ type liveRun struct {
 // run runs s with model answering, after the model entries of old (extend
 // mode) have been replayed, and returns the tape: old's entries that were
 // used, the user turns as they were spoken, and the live calls, redacted.
-func (c *recordConfig) run(ctx context.Context, e *env, s *harness.Scenario, model llm.Model, old []replay.Entry) *liveRun {
+func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, model llm.Model, old []replay.Entry) *liveRun {
 	start := time.Now()
 	lm := &liveModel{rec: replay.NewRecorder(model, &replay.RecorderOptions{Redactor: c.redactor})}
 	for _, en := range old {
@@ -360,7 +361,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *harness.Scenario, mod
 			progress.update(calls, usage)
 		}
 	}
-	o, err := s.Run(ctx, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools})
+	o, err := harness.Run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools})
 	progress.done()
 	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
 	lr.calls, lr.usage = lm.counts()

@@ -8,10 +8,10 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // captureTools returns src with each tool of setup.tools named in names
@@ -20,7 +20,7 @@ import (
 // description and parameters are those the model was offered (defs). The
 // entry it replaces is kept in a comment above the stand-in. A name that is
 // not a setup tool is an error.
-func captureTools(src []byte, file string, names []string, run *agent.RunResult, defs []llm.ToolDefinition, red *replay.Redactor, mcp []harness.MCPSetup) ([]byte, error) {
+func captureTools(src []byte, file string, names []string, run *agent.RunResult, defs []llm.ToolDefinition, red *replay.Redactor, mcp []scenario.MCPSetup) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) != 1 {
 		return nil, fmt.Errorf("%s: --capture: the file does not parse: %v", file, err)
@@ -57,17 +57,17 @@ func captureTools(src []byte, file string, names []string, run *agent.RunResult,
 		standIn.HeadComment = "Captured by evalrun record --capture; it was:\n" + strings.TrimRight(string(was), "\n")
 		items[i] = standIn
 	}
-	return harness.SetValue(src, file, []string{"setup", "tools"}, yamlx.Seq(items...))
+	return scenario.SetValue(src, file, []string{"setup", "tools"}, yamlx.Seq(items...))
 }
 
 // expandServers replaces each name that is a setup.mcp server's by the
 // names of every tool of that server the model was offered (defs), so that
 // --capture SERVER keeps all its tools, called or not: a replay offers the
 // model the same tools a live run did.
-func expandServers(names []string, defs []llm.ToolDefinition, servers []harness.MCPSetup) []string {
+func expandServers(names []string, defs []llm.ToolDefinition, servers []scenario.MCPSetup) []string {
 	var out []string
 	for _, n := range names {
-		if !slices.ContainsFunc(servers, func(m harness.MCPSetup) bool { return m.Name == n }) {
+		if !slices.ContainsFunc(servers, func(m scenario.MCPSetup) bool { return m.Name == n }) {
 			out = append(out, n)
 			continue
 		}
@@ -82,7 +82,7 @@ func expandServers(names []string, defs []llm.ToolDefinition, servers []harness.
 
 // mcpServerOf returns the name of the setup.mcp server whose tools' names
 // start like name ("files" for "files_read"), or "".
-func mcpServerOf(name string, servers []harness.MCPSetup) string {
+func mcpServerOf(name string, servers []scenario.MCPSetup) string {
 	for _, m := range servers {
 		if name == m.Name || strings.HasPrefix(name, m.Name+"_") {
 			return m.Name

@@ -17,6 +17,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // reviewNote heads the expect block that --new fills in.
@@ -35,8 +36,8 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 	if c.prompt == "" {
 		return fail(exitUsage, "--prompt is required (the user's message)")
 	}
-	if !strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, harness.GoldenSuffix) {
-		return fail(exitUsage, "%s: a scenario file name ends in .yaml (and not %s)", path, harness.GoldenSuffix)
+	if !strings.HasSuffix(path, ".yaml") || strings.HasSuffix(path, scenario.GoldenSuffix) {
+		return fail(exitUsage, "%s: a scenario file name ends in .yaml (and not %s)", path, scenario.GoldenSuffix)
 	}
 	for _, name := range c.capture {
 		if !slices.Contains(c.tools, name) {
@@ -59,9 +60,9 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	s, err := harness.Parse(src, path, harness.DefaultName(path, ""))
+	s, err := scenario.Parse(src, path, scenario.DefaultName(path, ""))
 	if err == nil {
-		err = s.Validate(&harness.RunOptions{Tools: e.tools})
+		err = harness.Validate(s, &harness.RunOptions{Tools: e.tools})
 	}
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -101,7 +102,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 // newScenarioNode returns the new scenario's document with an empty tape.
 func newScenarioNode(path string, c *recordConfig) (*yaml.Node, error) {
 	root := yamlx.Map()
-	yamlx.Add(root, "format", yamlx.Text(harness.Format))
+	yamlx.Add(root, "format", yamlx.Text(scenario.Format))
 	yamlx.Add(root, "description", yamlx.Text("Recorded from "+c.model+"."))
 	setup := yamlx.Map()
 	if c.workspace != "" {

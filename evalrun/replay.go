@@ -15,6 +15,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func init() {
@@ -152,16 +153,16 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 
 // replayOne verifies a scenario and, when asked, runs it repeat-1 more times
 // with perturbed scheduling, comparing each outcome with the first.
-func replayOne(ctx context.Context, e *env, s *harness.Scenario, update bool, repeat int) *replayResult {
+func replayOne(ctx context.Context, e *env, s *scenario.Scenario, update bool, repeat int) *replayResult {
 	start := time.Now()
 	userTools := e.tools
 	rerun := e.rerun
 	if rerun == nil {
-		rerun = func(ctx context.Context, s *harness.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
-			return s.Run(ctx, opts)
+		rerun = func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
+			return harness.Run(ctx, s, opts)
 		}
 	}
-	v := s.Verify(ctx, &harness.VerifyOptions{Update: update, Tools: userTools})
+	v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: update, Tools: userTools})
 	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 const okScenario = `format: tapeloop/v1
@@ -339,11 +340,11 @@ func TestReplayRepeatComparesRuns(t *testing.T) {
 	}
 	var perturbs []uint64
 	var mu sync.Mutex
-	rerun := func(ctx context.Context, s *harness.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
+	rerun := func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
 		mu.Lock()
 		perturbs = append(perturbs, opts.Perturb)
 		mu.Unlock()
-		o, err := s.Run(ctx, opts)
+		o, err := harness.Run(ctx, s, opts)
 		if err == nil && opts.Perturb == 3 {
 			o.Final = "6"
 		}

@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // BenchmarkReplaySuite verifies every scenario under ../scenarios per
@@ -12,7 +14,7 @@ import (
 // run with -benchmem for allocations per suite.
 func BenchmarkReplaySuite(b *testing.B) {
 	const root = "../scenarios"
-	paths, err := Discover(root)
+	paths, err := scenario.Discover(root)
 	if err != nil || len(paths) == 0 {
 		b.Skipf("no scenario files under %s (%v)", root, err)
 	}

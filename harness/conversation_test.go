@@ -10,6 +10,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // conversation is a scenario of two user turns; the tape starts with the
@@ -34,9 +35,9 @@ tape:
   - response: {content: "two"}
 `
 
-func parseScenario(t *testing.T, text string) *Scenario {
+func parseScenario(t *testing.T, text string) *scenario.Scenario {
 	t.Helper()
-	s, err := Parse([]byte(text), "conv.yaml", "conv")
+	s, err := scenario.Parse([]byte(text), "conv.yaml", "conv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func parseScenario(t *testing.T, text string) *Scenario {
 
 func TestConversationReplay(t *testing.T) {
 	s := parseScenario(t, conversation)
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestUnusedTapeEntriesFail(t *testing.T) {
 // calls diverges (the user speaks only after a final text).
 func TestUserTurnWhereTheModelIsAsked(t *testing.T) {
 	s := parseScenario(t, "format: tapeloop/v1\nsetup: {tools: [echo]}\ninput: [{role: user, content: hi}]\ntape:\n  - response:\n      tool_calls: [{name: echo, arguments: {}}]\n  - user: \"more\"\n")
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestConversationScriptDrivesALiveRun(t *testing.T) {
 		heard = append(heard, last.Content)
 		return &llm.Response{Message: llm.AssistantMessage("re: " + last.Content)}, nil
 	})
-	o, err := s.Run(context.Background(), &RunOptions{Model: model})
+	o, err := Run(context.Background(), s, &RunOptions{Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestLiveRunEndingEarlyReportsUnspokenTurns(t *testing.T) {
 	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		return nil, context.DeadlineExceeded
 	})
-	o, err := s.Run(context.Background(), &RunOptions{Model: model})
+	o, err := Run(context.Background(), s, &RunOptions{Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}

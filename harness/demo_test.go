@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // demoScenario exercises every matcher: a repaired write, a tool retried
@@ -25,11 +27,11 @@ func readTestdata(name string) string {
 // runInline parses and runs a scenario given as text.
 func runInline(t testing.TB, text string) *Outcome {
 	t.Helper()
-	s, err := Parse([]byte(text), "inline.yaml", "inline")
+	s, err := scenario.Parse([]byte(text), "inline.yaml", "inline")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // racyScenario is as sensitive to scheduling as a scenario gets: a parallel
@@ -52,13 +54,13 @@ tape:
 `
 
 func TestRunIsDeterministic(t *testing.T) {
-	s, err := Parse([]byte(racyScenario), "racy.yaml", "racy")
+	s, err := scenario.Parse([]byte(racyScenario), "racy.yaml", "racy")
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden := func(seed uint64) []byte {
 		t.Helper()
-		o, err := s.Run(context.Background(), &RunOptions{Perturb: seed})
+		o, err := Run(context.Background(), s, &RunOptions{Perturb: seed})
 		if err != nil {
 			t.Fatal(err)
 		}

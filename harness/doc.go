@@ -1,14 +1,16 @@
-// Package harness replays scenario files through the full tool runtime and
+// Package harness replays scenarios through the full tool runtime and
 // checks what happened against golden files and expectations.
 //
 // A scenario (format tapeloop/v1, specified in docs/scenario-format.md of
-// the repository) sets up a workspace and tools (fixtures, or your own), gives the conversation the run starts from, the
+// the repository; package scenario reads it) sets up a workspace and tools
+// (fixtures, or your own), gives the conversation the run starts from, the
 // tape of recorded model responses, and an optional expect block. Running it:
 //
-//  1. Load parses the file strictly: an unknown key, a wrong type, a bad value,
-//     an unknown format version is an error "file:line: key: problem" that
-//     matches ErrScenario (or replay.ErrFormat for the tape).
-//  2. Scenario.Run builds an in-memory workspace (setup.workspace.from, then
+//  1. scenario.Load parses the file strictly: an unknown key, a wrong type,
+//     a bad value, an unknown format version is an error "file:line: key:
+//     problem" that matches scenario.ErrScenario (or replay.ErrFormat for
+//     the tape).
+//  2. Run builds an in-memory workspace (setup.workspace.from, then
 //     files), registers each setup.tools entry built from package fixtures (or
 //     from one of RunOptions.Tools) in a registry whose repairer is the llm/repair cascade, and runs agent.Run
 //     with a replay.Model serving the tape, a virtual clock (retries, delays and
@@ -22,18 +24,14 @@
 //     state of the worlds your tools share (state:). Its
 //     Golden form is canonical YAML in which nothing depends on time,
 //     scheduling, the machine or the working directory.
-//  4. Verify compares that with the golden file beside the scenario
-//     (name.golden.yaml), showing the first difference in context, or rewrites
-//     it atomically with Update; checks the expect block (Scenario.Check); and
-//     fails a run that diverged from a recorded request.
+//  4. Verify (VerifyScenario for a loaded scenario) compares that with the
+//     golden file beside the scenario (name.golden.yaml), showing the first
+//     difference in context, or rewrites it atomically with Update; checks
+//     the expect block (Check, Failures); and fails a run that diverged from
+//     a recorded request.
 //
-// Recording writes into scenario files in place: SetTape and AppendTape
-// replace or extend a file's `tape:` and SetValue any other value, keeping
-// every other byte (comments, blank lines, key order) as the author wrote it
-// and checking the result by parsing it; WriteTape does it to a file,
-// atomically:
-//
-//	err := harness.WriteTape("scenarios/files/append-line.yaml", recorder.Tape().Entries)
+// Validate builds a scenario's workspace and tools without running it, for
+// a lint (scenario.LintOptions.Validate).
 //
 // # Your tools
 //
@@ -58,7 +56,7 @@
 //				Safety: tools.Safety{SideEffects: tools.SideEffectRead, Idempotent: true}}, store.lookup)
 //		})
 //
-//	o, err := s.Run(ctx, &harness.RunOptions{Tools: []*fixtures.Factory{lookupOrder}})
+//	o, err := harness.Run(ctx, s, &harness.RunOptions{Tools: []*fixtures.Factory{lookupOrder}})
 //
 // A Spec that leaves Safety zero is treated as possibly changing the world
 // (see package tools): declare what is true of your tool.
@@ -70,8 +68,7 @@
 //
 // If you drive agent.Run yourself, a Recorder (NewRecorder) watching the run
 // turns its result into an Outcome with per-turn diffs, and so into a golden
-// (Outcome.Golden, CompareGolden, UpdateGolden); OutcomeOf does it without
-// the diffs.
+// (Outcome.Golden, CompareGolden).
 //
 // # In a Go test
 //

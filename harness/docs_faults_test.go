@@ -5,6 +5,8 @@ import (
 	"os"
 	"regexp"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 var yamlBlock = regexp.MustCompile("(?s)```yaml\n(.*?)```")
@@ -23,7 +25,7 @@ func TestFaultAndMCPDocExamplesParse(t *testing.T) {
 			t.Fatalf("%s has no yaml example", doc)
 		}
 		for i, b := range blocks {
-			s, err := Parse(b[1], doc, "example")
+			s, err := scenario.Parse(b[1], doc, "example")
 			if err != nil {
 				t.Errorf("%s, example %d: %v", doc, i+1, err)
 				continue
@@ -33,11 +35,11 @@ func TestFaultAndMCPDocExamplesParse(t *testing.T) {
 			}
 			// A complete example replays and its expectations hold, so
 			// what the doc says it shows is what happens.
-			o, err := s.Run(context.Background(), nil)
+			o, err := Run(context.Background(), s, nil)
 			if err != nil {
 				t.Fatalf("%s, example %d: %v", doc, i+1, err)
 			}
-			if fails := s.Check(o); len(fails) > 0 || o.Unused != nil {
+			if fails := Check(s, o); len(fails) > 0 || o.Unused != nil {
 				t.Errorf("%s, example %d: %v %v", doc, i+1, fails, o.Unused)
 			}
 			if len(o.ModelRetries) > 0 && o.ModelRetries[0].Backoff.String() != "2s" {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -25,7 +26,7 @@ func checkShowExecuted(t *testing.T, snap *tools.Snapshot, args string) {
 		return
 	}
 	c := CallOutcome{Arguments: args, Executed: string(p.Arguments), argumentsUnchanged: p.ArgumentsUnchanged}
-	if got, want := c.showExecuted(), !sameJSON(c.Executed, c.Arguments); got != want {
+	if got, want := c.showExecuted(), !jsonvalue.Same(c.Executed, c.Arguments); got != want {
 		t.Fatalf("arguments %q executed as %s (unchanged %v): showExecuted %v, decoding both says %v",
 			args, c.Executed, p.ArgumentsUnchanged, got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // Failure is one expectation that did not hold.
@@ -21,13 +22,13 @@ type Failure struct {
 	Message string
 }
 
-// Check checks the outcome against the scenario's expect block and returns one
+// Check checks the outcome o against the expect block of the scenario s and returns one
 // message per failed expectation, each naming the file and line of the
 // expectation and saying what was expected and what was found. No
 // expectations, or all holding, return nil. Failures returns the same with
 // each message's expectation key.
-func (s *Scenario) Check(o *Outcome) []string {
-	fs := s.Failures(o)
+func Check(s *scenario.Scenario, o *Outcome) []string {
+	fs := Failures(s, o)
 	if fs == nil {
 		return nil
 	}
@@ -38,16 +39,16 @@ func (s *Scenario) Check(o *Outcome) []string {
 	return out
 }
 
-// Failures checks the outcome against the scenario's expect block and returns
+// Failures checks the outcome o against the expect block of the scenario s and returns
 // one Failure per failed expectation, in the order Check gives them.
-func (s *Scenario) Failures(o *Outcome) []Failure {
+func Failures(s *scenario.Scenario, o *Outcome) []Failure {
 	e := s.Expect
 	if e == nil {
 		return nil
 	}
 	var out []Failure
 	failAs := func(key, lineKey, format string, args ...any) {
-		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: %s", s.Path, e.lines[lineKey], lineKey, fmt.Sprintf(format, args...))})
+		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: %s", s.Path, e.Line(lineKey), lineKey, fmt.Sprintf(format, args...))})
 	}
 	fail := func(key, format string, args ...any) { failAs(key, key, format, args...) }
 	if e.Termination != nil && *e.Termination != o.Termination {
@@ -69,7 +70,7 @@ func (s *Scenario) Failures(o *Outcome) []Failure {
 		}
 	}
 	if e.Calls != nil {
-		if diff := e.Calls.check(o.Run); diff != "" {
+		if diff := checkCalls(e.Calls, o.Run); diff != "" {
 			how := "match: " + e.Calls.Match
 			if e.Calls.Only != nil {
 				how += "; only: " + list(e.Calls.Only)

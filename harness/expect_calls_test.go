@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // reusedIDs is a scenario whose model reuses call ids across turns.
@@ -88,11 +90,11 @@ func TestCheckCallsSaidAndPositions(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			text := reusedIDs + "expect:" + c.expect + "\n"
-			s, err := Parse([]byte(text), "calls.yaml", "calls")
+			s, err := scenario.Parse([]byte(text), "calls.yaml", "calls")
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := s.Run(context.Background(), nil)
+			o, err := Run(context.Background(), s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -114,7 +116,7 @@ func TestCheckCallsSaidAndPositions(t *testing.T) {
 			for _, w := range c.want {
 				want = append(want, r.Replace(w))
 			}
-			if got := s.Check(o); !slices.Equal(got, want) {
+			if got := Check(s, o); !slices.Equal(got, want) {
 				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
@@ -143,7 +145,7 @@ func TestCallsAndSaidDecodeErrors(t *testing.T) {
 		{`errors: {"{turn: 1, call: 2}": validation}`, `calls.yaml:18: expect.errors: the key "{turn: 1, call: 2}" is a string, not a {turn, call} mapping; write the position without quotes, as {turn: 1, call: 2}`},
 		{`repairs: {'{ turn: 3,call: 1 }': []}`, `calls.yaml:18: expect.repairs: the key "{ turn: 3,call: 1 }" is a string, not a {turn, call} mapping; write the position without quotes, as {turn: 3, call: 1}`},
 	} {
-		_, err := Parse([]byte(reusedIDs+"expect:\n  "+tc.expect+"\n"), "calls.yaml", "calls")
+		_, err := scenario.Parse([]byte(reusedIDs+"expect:\n  "+tc.expect+"\n"), "calls.yaml", "calls")
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.expect, err, tc.want)
 		}

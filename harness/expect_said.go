@@ -2,86 +2,15 @@ package harness
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/agent"
-	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
-// SaidExpect is one item of expect.said: text that some assistant message of
-// the run holds (not only the last). Exactly one of Equals, Contains and
-// Matches is set.
-type SaidExpect struct {
-	Equals   *string
-	Contains *string
-	Matches  *regexp.Regexp
-	// IgnoreCase applies to Equals, Contains and Matches alike.
-	IgnoreCase bool
-	line       int
-}
-
-var saidKeys = []string{"equals", "contains", "matches", "ignore_case"}
-
-func decodeSaid(d *yamlx.Decoder, n *yaml.Node, path string) ([]SaidExpect, error) {
-	if err := d.Want(n, path, yaml.SequenceNode); err != nil {
-		return nil, err
-	}
-	var out []SaidExpect
-	for i, c := range n.Content {
-		p := yamlx.Index(path, i)
-		if c.Kind == yaml.ScalarNode {
-			return nil, d.Errf(c, p, "want a mapping {equals|contains|matches: TEXT, ignore_case?}, got %s; write {contains: %q}", yamlx.Describe(c), c.Value)
-		}
-		se := SaidExpect{line: c.Line}
-		var pattern *yaml.Node
-		var texts int
-		_, err := d.Fields(c, p, saidKeys, func(key string, v *yaml.Node) error {
-			var err error
-			switch key {
-			case "ignore_case":
-				se.IgnoreCase, err = d.Bool(v, yamlx.Join(p, key))
-				return err
-			case "matches":
-				pattern = v
-			}
-			texts++
-			s, err := d.Str(v, yamlx.Join(p, key))
-			switch key {
-			case "equals":
-				se.Equals = &s
-			case "contains":
-				se.Contains = &s
-			}
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		if texts != 1 {
-			return nil, d.Errf(c, p, "want exactly one of equals, contains and matches, found %d", texts)
-		}
-		if pattern != nil {
-			expr := pattern.Value
-			if se.IgnoreCase {
-				expr = "(?i)" + expr
-			}
-			re, err := regexp.Compile(expr)
-			if err != nil {
-				return nil, d.Errf(pattern, yamlx.Join(p, "matches"), "invalid regular expression: %v", err)
-			}
-			se.Matches = re
-		}
-		out = append(out, se)
-	}
-	return out, nil
-}
-
-// holds reports whether text satisfies the expectation.
-func (se *SaidExpect) holds(text string) bool {
+// saidHolds reports whether text satisfies the expectation.
+func saidHolds(se *scenario.SaidExpect, text string) bool {
 	switch {
 	case se.Equals != nil && se.IgnoreCase:
 		return strings.EqualFold(text, *se.Equals)
@@ -95,8 +24,8 @@ func (se *SaidExpect) holds(text string) bool {
 	return se.Matches.MatchString(text)
 }
 
-// describe says what was expected: `to contain "x" (ignoring case)`.
-func (se *SaidExpect) describe() string {
+// saidDescribe says what was expected: `to contain "x" (ignoring case)`.
+func saidDescribe(se *scenario.SaidExpect) string {
 	var s string
 	switch {
 	case se.Equals != nil:
@@ -129,13 +58,13 @@ func assistantTexts(run *agent.RunResult) []string {
 
 // checkSaid returns a message per said item that no assistant text holds,
 // naming file and line.
-func checkSaid(file string, said []SaidExpect, run *agent.RunResult) []Failure {
+func checkSaid(file string, said []scenario.SaidExpect, run *agent.RunResult) []Failure {
 	texts := assistantTexts(run)
 	var out []Failure
 	for i, se := range said {
 		found := false
 		for _, t := range texts {
-			found = found || se.holds(t)
+			found = found || saidHolds(&se, t)
 		}
 		if found {
 			continue
@@ -149,7 +78,7 @@ func checkSaid(file string, said []SaidExpect, run *agent.RunResult) []Failure {
 			among = fmt.Sprintf("found none among %d: %s", len(texts), strings.Join(quoted, ", "))
 		}
 		key := fmt.Sprintf("said[%d]", i)
-		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: expected an assistant message %s, %s", file, se.line, key, se.describe(), among)})
+		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: expected an assistant message %s, %s", file, se.Line, key, saidDescribe(&se), among)})
 	}
 	return out
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func TestCheck(t *testing.T) {
@@ -71,11 +73,11 @@ func TestCheck(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := Parse([]byte(demoScenario+"expect:"+c.expect+"\n"), "check.yaml", "check")
+			s, err := scenario.Parse([]byte(demoScenario+"expect:"+c.expect+"\n"), "check.yaml", "check")
 			if err != nil {
 				t.Fatal(err)
 			}
-			o, err := s.Run(context.Background(), nil)
+			o, err := Run(context.Background(), s, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +85,7 @@ func TestCheck(t *testing.T) {
 			for _, w := range c.want {
 				want = append(want, strings.NewReplacer("$FILE", "check.yaml", "$LINE", line).Replace(w))
 			}
-			if got := s.Check(o); !slices.Equal(got, want) {
+			if got := Check(s, o); !slices.Equal(got, want) {
 				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
@@ -91,15 +93,15 @@ func TestCheck(t *testing.T) {
 }
 
 func TestCheckWithoutExpect(t *testing.T) {
-	s, err := Parse([]byte(demoScenario), "check.yaml", "check")
+	s, err := scenario.Parse([]byte(demoScenario), "check.yaml", "check")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Check(o); got != nil {
+	if got := Check(s, o); got != nil {
 		t.Errorf("Check without expect = %v, want nil", got)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/builtin"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // chatServer is an OpenAI-compatible server that answers the n-th request
@@ -180,7 +181,7 @@ func TestFaultScenariosLive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := Load("../scenarios/faults/"+c.name+".yaml", "../scenarios")
+			s, err := scenario.Load("../scenarios/faults/"+c.name+".yaml", "../scenarios")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -194,14 +195,14 @@ func TestFaultScenariosLive(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := replay.NewRecorder(model, nil)
-			o, err := s.Run(context.Background(), &RunOptions{Model: rec, Clock: clock.NewVirtual(clock.Epoch)})
+			o, err := Run(context.Background(), s, &RunOptions{Model: rec, Clock: clock.NewVirtual(clock.Epoch)})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if len(ft.Applied()) != len(s.Faults) {
 				t.Errorf("applied %v, want every fault of %v", ft.Applied(), s.Faults)
 			}
-			if fails := s.Check(o); len(fails) > 0 {
+			if fails := Check(s, o); len(fails) > 0 {
 				t.Errorf("live, the expectations fail:\n%s", strings.Join(fails, "\n"))
 			}
 			got, want := rec.Tape().Entries, s.Tape
@@ -261,7 +262,7 @@ func TestFaultScenariosLiveAnthropic(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := Load("../scenarios/faults/"+c.name+".yaml", "../scenarios")
+			s, err := scenario.Load("../scenarios/faults/"+c.name+".yaml", "../scenarios")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -274,11 +275,11 @@ func TestFaultScenariosLiveAnthropic(t *testing.T) {
 				t.Fatal(err)
 			}
 			rec := replay.NewRecorder(model, nil)
-			o, err := s.Run(context.Background(), &RunOptions{Model: rec, Clock: clock.NewVirtual(clock.Epoch)})
+			o, err := Run(context.Background(), s, &RunOptions{Model: rec, Clock: clock.NewVirtual(clock.Epoch)})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fails := s.Check(o); len(fails) > 0 {
+			if fails := Check(s, o); len(fails) > 0 {
 				t.Errorf("live, the expectations fail:\n%s", strings.Join(fails, "\n"))
 			}
 			var got, want []string

@@ -9,7 +9,11 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/scenario"
 )
+
+// minimal is the smallest valid scenario body after the format line.
+const minimal = "input: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\n"
 
 func TestFaultsDecode(t *testing.T) {
 	src := "format: tapeloop/v1\n" + minimal + `faults:
@@ -19,7 +23,7 @@ func TestFaultsDecode(t *testing.T) {
   - {call: 6, latency: 30s}
   - {call: 7, stream: error, type: overloaded}
 `
-	s, err := Parse([]byte(src), "f.yaml", "f")
+	s, err := scenario.Parse([]byte(src), "f.yaml", "f")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +46,7 @@ func TestFaultsDecode(t *testing.T) {
 	if ft == nil || len(ft.Faults) != 5 || ft.Base != http.DefaultTransport {
 		t.Errorf("FaultTransport = %+v", ft)
 	}
-	if s2, _ := Parse([]byte("format: tapeloop/v1\n"+minimal), "g.yaml", "g"); s2.FaultTransport(nil) != nil {
+	if s2, _ := scenario.Parse([]byte("format: tapeloop/v1\n"+minimal), "g.yaml", "g"); s2.FaultTransport(nil) != nil {
 		t.Error("a scenario without faults has a fault transport")
 	}
 }
@@ -59,8 +63,8 @@ func TestFaultsDecodeErrors(t *testing.T) {
 		{"status not an error", "faults:\n  - {call: 1, http: 200}\n", `f.yaml:5: faults[0].http: want an integer from 400 to 599, got 200`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(head+c.faults), "f.yaml", "f")
-			if err == nil || err.Error() != c.want || !errors.Is(err, ErrScenario) {
+			_, err := scenario.Parse([]byte(head+c.faults), "f.yaml", "f")
+			if err == nil || err.Error() != c.want || !errors.Is(err, scenario.ErrScenario) {
 				t.Fatalf("error:\n%v\nwant:\n%s", err, c.want)
 			}
 		})
@@ -83,11 +87,11 @@ expect:
   termination: final_text
   model_retries: 2
 `
-	s, err := Parse([]byte(src), "r.yaml", "r")
+	s, err := scenario.Parse([]byte(src), "r.yaml", "r")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +110,7 @@ model_retries:
 	if !strings.Contains(string(golden), want) {
 		t.Errorf("golden lacks the retry:\n%s\nwant a part:\n%s", golden, want)
 	}
-	got := s.Check(o)
+	got := Check(s, o)
 	if len(got) != 1 || got[0] != "r.yaml:11: expect.model_retries: expected 2 failed model calls retried, found 1" {
 		t.Errorf("Check = %q", got)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/internal/regularfile"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // strangeFiles makes, under dir, each kind of file that is not what its name
@@ -58,7 +59,7 @@ func wantRefused(t *testing.T, kind, path string, err error) {
 }
 
 // TestScenarioAndGoldenFilesMustBeRegular checks every way a scenario or
-// golden file is read (Load, CompareGolden, UpdateGolden, MatchGolden)
+// golden file is read (Load, CompareGolden, updateGolden, MatchGolden)
 // against each kind of file that is not a regular file of bounded size: each
 // is refused with an error naming the file and why, instead of running out of
 // memory or blocking forever.
@@ -66,9 +67,9 @@ func TestScenarioAndGoldenFilesMustBeRegular(t *testing.T) {
 	dir := t.TempDir()
 	for kind, p := range strangeFiles(t, dir, ".yaml") {
 		t.Run("scenario/"+kind, func(t *testing.T) {
-			_, err := Load(p, dir)
+			_, err := scenario.Load(p, dir)
 			wantRefused(t, kind, p, err)
-			if !errors.Is(err, ErrScenario) {
+			if !errors.Is(err, scenario.ErrScenario) {
 				t.Errorf("%v does not wrap ErrScenario", err)
 			}
 		})
@@ -78,19 +79,19 @@ func TestScenarioAndGoldenFilesMustBeRegular(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for kind, p := range strangeFiles(t, dir, GoldenSuffix) {
+	for kind, p := range strangeFiles(t, dir, scenario.GoldenSuffix) {
 		t.Run("golden/"+kind, func(t *testing.T) {
 			wantRefused(t, kind, p, CompareGolden(p, got))
 			if kind == "sparse" {
 				// An oversized golden is simply replaced.
-				if changed, err := UpdateGolden(p, got); err != nil || !changed {
-					t.Errorf("UpdateGolden over a huge golden = %v, %v; want it replaced", changed, err)
+				if changed, err := updateGolden(p, got); err != nil || !changed {
+					t.Errorf("updateGolden over a huge golden = %v, %v; want it replaced", changed, err)
 				}
 				return
 			}
-			changed, err := UpdateGolden(p, got)
+			changed, err := updateGolden(p, got)
 			if changed {
-				t.Errorf("UpdateGolden replaced %s", kind)
+				t.Errorf("updateGolden replaced %s", kind)
 			}
 			wantRefused(t, kind, p, err)
 		})

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // fuzzScenarioFile is the file name fuzzed scenarios are parsed as: two
@@ -24,7 +26,7 @@ const fuzzScenarioFile = "../scenarios/fuzz/input.yaml"
 //	go test -run '^$' -fuzz '^FuzzScenarioDeterminism$' -fuzztime 20s ./harness
 func FuzzScenarioDeterminism(f *testing.F) {
 	err := filepath.WalkDir("../scenarios", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, GoldenSuffix) {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, scenario.GoldenSuffix) {
 			return err
 		}
 		data, err := os.ReadFile(p)
@@ -38,12 +40,12 @@ func FuzzScenarioDeterminism(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s, err := Parse(data, fuzzScenarioFile, "fuzz/input")
+		s, err := scenario.Parse(data, fuzzScenarioFile, "fuzz/input")
 		if err != nil {
 			return
 		}
 		golden := func(perturb uint64) []byte {
-			o, err := s.Run(context.Background(), &RunOptions{Perturb: perturb})
+			o, err := Run(context.Background(), s, &RunOptions{Perturb: perturb})
 			if err != nil {
 				return []byte("could not run: " + err.Error())
 			}

@@ -20,7 +20,7 @@ tape:
         - {id: c2, name: abacus, arguments: '{}'}
   - response: {content: "2+3 is 5."}
 `)
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

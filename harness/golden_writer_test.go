@@ -16,8 +16,10 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/examples/orders"
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -32,20 +34,20 @@ func TestDirectGoldenMatchesNodes(t *testing.T) {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".golden.yaml") {
 				return err
 			}
-			scenario := strings.TrimSuffix(path, ".golden.yaml") + ".yaml"
-			s, err := Load(scenario, root)
+			file := strings.TrimSuffix(path, ".golden.yaml") + ".yaml"
+			s, err := scenario.Load(file, root)
 			if err != nil {
-				t.Errorf("%s: %v", scenario, err)
+				t.Errorf("%s: %v", file, err)
 				return nil
 			}
-			o, err := s.Run(ctx, &RunOptions{Tools: orders.Tools()})
+			o, err := Run(ctx, s, &RunOptions{Tools: orders.Tools()})
 			if err != nil {
-				t.Errorf("%s: %v", scenario, err)
+				t.Errorf("%s: %v", file, err)
 				return nil
 			}
 			want, err := yamlx.Marshal(o.Node())
 			if err != nil {
-				t.Fatalf("%s: %v", scenario, err)
+				t.Fatalf("%s: %v", file, err)
 			}
 			total++
 			got, ok := o.directGolden()
@@ -54,7 +56,7 @@ func TestDirectGoldenMatchesNodes(t *testing.T) {
 			}
 			direct++
 			if !bytes.Equal(got, want) {
-				t.Errorf("%s: the direct golden differs from the node path at %s", scenario, FirstDifference(string(want), string(got)))
+				t.Errorf("%s: the direct golden differs from the node path at %s", file, FirstDifference(string(want), string(got)))
 			}
 			return nil
 		})
@@ -250,7 +252,7 @@ func TestJSONFloat(t *testing.T) {
 		}
 	}
 	for _, v := range vals {
-		if got, want := jsonFloat(v), canonicalJSON(v); got != want {
+		if got, want := jsonFloat(v), jsonvalue.Canonical(v); got != want {
 			t.Errorf("jsonFloat(%v) = %s, want %s", v, got, want)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // TestOptions configures Test. A nil *TestOptions is the zero value.
@@ -43,7 +44,7 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 		opts = &TestOptions{}
 	}
 	update := opts.Update || updateFlag()
-	paths, err := Discover(dir)
+	paths, err := scenario.Discover(dir)
 	if err != nil {
 		t.Fatalf("finding the scenarios in %s: %v", dir, err)
 	}
@@ -51,19 +52,19 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 		t.Fatalf("no scenario files in %s", dir)
 	}
 	for _, path := range paths {
-		s, loadErr := Load(path, "")
-		name := DefaultName(path, "")
+		s, loadErr := scenario.Load(path, "")
+		name := scenario.DefaultName(path, "")
 		if loadErr == nil {
 			name = s.Name
 		}
 		t.Run(name, func(t *testing.T) {
 			switch {
-			case errors.Is(loadErr, ErrNotScenario):
+			case errors.Is(loadErr, scenario.ErrNotScenario):
 				t.Skip(loadErr)
 			case loadErr != nil:
 				t.Fatal(loadErr)
 			}
-			v := s.Verify(t.Context(), &VerifyOptions{Update: update, Tools: opts.Tools})
+			v := VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools})
 			if v.Err != nil {
 				t.Fatal(v.Err)
 			}
@@ -75,7 +76,7 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 			}
 		})
 	}
-	orphans, err := Orphans(dir)
+	orphans, err := scenario.Orphans(dir)
 	if err != nil {
 		t.Errorf("looking for orphan golden files in %s: %v", dir, err)
 	}

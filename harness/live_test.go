@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // TestRunWithModelIgnoresTape pins RunOptions.Model: the given model answers
 // and the tape is never served.
 func TestRunWithModelIgnoresTape(t *testing.T) {
-	s, err := Parse([]byte("format: tapeloop/v1\n"+minimal), "live.yaml", "live")
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\n"+minimal), "live.yaml", "live")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,7 +20,7 @@ func TestRunWithModelIgnoresTape(t *testing.T) {
 		calls++
 		return &llm.Response{Message: llm.AssistantMessage("live answer"), FinishReason: llm.FinishStop}, nil
 	})
-	o, err := s.Run(context.Background(), &RunOptions{Model: model})
+	o, err := Run(context.Background(), s, &RunOptions{Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}

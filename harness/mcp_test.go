@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -26,8 +27,8 @@ func TestMCPSetupDecodeErrors(t *testing.T) {
 		{"unknown key", "    - {name: a, cmd: [x]}\n", `m.yaml:6: setup.mcp[0]: unknown key "cmd" (want name, command, env, url)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Parse([]byte(head+c.entry), "m.yaml", "m")
-			if err == nil || err.Error() != c.want || !errors.Is(err, ErrScenario) {
+			_, err := scenario.Parse([]byte(head+c.entry), "m.yaml", "m")
+			if err == nil || err.Error() != c.want || !errors.Is(err, scenario.ErrScenario) {
 				t.Fatalf("error:\n%v\nwant:\n%s", err, c.want)
 			}
 		})
@@ -56,7 +57,7 @@ tape:
       tool_calls: [{id: call_1, name: notes_add, arguments: '{"a": 40, "b": "2"}'}]
   - response: {content: "42"}
 `
-	s, err := Parse([]byte(src), "m.yaml", "m")
+	s, err := scenario.Parse([]byte(src), "m.yaml", "m")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ tape:
 		offered = req.ToolNames()
 		return &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "notes_add", Arguments: `{"a": 40, "b": "2"}`})}, nil
 	})
-	o, err := s.Run(context.Background(), &RunOptions{Model: model})
+	o, err := Run(context.Background(), s, &RunOptions{Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +79,7 @@ tape:
 	if c := o.Turns[0].Calls[0]; len(c.Coercions) != 1 {
 		t.Errorf("the registry did not coerce the MCP tool's arguments: %+v", c)
 	}
-	replayed, err := s.Run(context.Background(), nil)
+	replayed, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -339,26 +340,14 @@ func (c *CallOutcome) showExecuted() bool {
 	if c.Executed == "" || c.argumentsUnchanged {
 		return false
 	}
-	return !sameJSON(c.Executed, c.Arguments)
+	return !jsonvalue.Same(c.Executed, c.Arguments)
 }
 
 // SameArguments reports whether two arguments texts are the same JSON value,
 // as the golden compares a call's arguments as emitted and as executed to
 // decide whether to show the latter: key order, whitespace and 1 vs 1.0 do
 // not matter; text that is not JSON is compared as is.
-func SameArguments(a, b string) bool { return sameJSON(a, b) }
-
-// sameJSON reports whether two texts are equal JSON values (key order,
-// whitespace and 1 vs 1.0 do not matter); text that is not JSON is compared
-// as is.
-func sameJSON(a, b string) bool {
-	if a == b {
-		return true
-	}
-	av, errA := decodeJSON([]byte(a))
-	bv, errB := decodeJSON([]byte(b))
-	return errA == nil && errB == nil && equalJSON(av, bv)
-}
+func SameArguments(a, b string) bool { return jsonvalue.Same(a, b) }
 
 // fileState describes one file at the end of a run; untouched says that
 // it is as it was before.
@@ -412,3 +401,29 @@ func displayContent(b []byte) string {
 }
 
 func nullNode() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"} }
+
+// ModelRetryOutcome is one failed model-call attempt that the loop's
+// model-retry policy retried (setup.loop.model_retry).
+type ModelRetryOutcome struct {
+	// Turn is the model call (1-based, over the whole conversation) the
+	// attempt belonged to; Attempt its number within that call.
+	Turn, Attempt int
+	// Kind is the provider error's kind; empty for an error of no kind.
+	Kind llm.ErrorKind
+	// Backoff is the wait before the next attempt, on the run's clock.
+	Backoff time.Duration
+	// Error is the error's text.
+	Error string
+}
+
+func (m ModelRetryOutcome) node() *yaml.Node {
+	n := yamlx.Map()
+	yamlx.Add(n, "turn", yamlx.Int(m.Turn))
+	yamlx.Add(n, "attempt", yamlx.Int(m.Attempt))
+	if m.Kind != "" {
+		yamlx.Add(n, "kind", yamlx.Text(string(m.Kind)))
+	}
+	yamlx.Add(n, "backoff", yamlx.Text(m.Backoff.String()))
+	yamlx.Add(n, "error", yamlx.Text(m.Error))
+	return n
+}

@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 )
 
 // TestGoldenReadability pins the golden's shape: untouched files once by
@@ -33,7 +35,7 @@ tape:
         - {id: c4, name: fetch, arguments: {}}
   - response: {}
 `)
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,8 +110,8 @@ func TestSameJSON(t *testing.T) {
 		{`{"a":1}`, `{"a":1,"b":null}`, false},
 		{`{"a":1,}`, `{"a":1}`, false}, // broken JSON as received differs from what ran
 	} {
-		if got := sameJSON(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameJSON(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
+		if got := jsonvalue.Same(tc.a, tc.b); got != tc.want {
+			t.Errorf("jsonvalue.Same(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }

@@ -19,7 +19,7 @@ import (
 
 // Recorder turns a run of agent.Run that you drive yourself (your own hooks,
 // your own prompt builder) into an Outcome, and so a golden with per-turn
-// diffs that expectations can check. Scenario.Run uses one too. Make it
+// diffs that expectations can check. Run uses one too. Make it
 // before the run (it snapshots the workspace), chain its Observer into
 // agent.Options.Observer, and hand the run's result to Outcome:
 //
@@ -29,7 +29,7 @@ import (
 //	run, runErr := agent.Run(ctx, model, registry, input, opts)
 //	o, err := rec.Outcome(run, runErr)
 //	if err != nil { ... }
-//	golden, _ := o.Golden() // or harness.CompareGolden / UpdateGolden
+//	golden, _ := o.Golden() // or harness.CompareGolden / updateGolden
 //
 // A Recorder records one run; its Observer is safe for concurrent events.
 type Recorder struct {
@@ -37,7 +37,7 @@ type Recorder struct {
 	ws    workspace.FS
 	env   *fixtures.Env
 	diffs *diffrecorder.Recorder
-	// base is the workspace before the run; nil when unknown (OutcomeOf).
+	// base is the workspace before the run; nil when unknown (outcomeOf).
 	base map[string][]byte
 
 	mu        sync.Mutex
@@ -204,12 +204,12 @@ type callKey struct {
 	id   string
 }
 
-// OutcomeOf turns a finished run and the workspace it acted on into an
+// outcomeOf turns a finished run and the workspace it acted on into an
 // Outcome named name, for a run recorded without a Recorder: everything but
 // the per-turn diffs, user turns and delivered asynchronous results, which only a
 // Recorder watching the run can see. env (nil: none) supplies the worlds.
 // state.
-func OutcomeOf(name string, run *agent.RunResult, runErr error, ws workspace.FS, env *fixtures.Env) (*Outcome, error) {
+func outcomeOf(name string, run *agent.RunResult, runErr error, ws workspace.FS, env *fixtures.Env) (*Outcome, error) {
 	r := &Recorder{name: name, ws: ws, env: env, users: map[int]*llm.Message{}}
 	return r.Outcome(run, runErr)
 }

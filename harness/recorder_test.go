@@ -7,7 +7,9 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/workspace"
 )
@@ -28,14 +30,14 @@ tape:
 
 // TestRecorderMatchesScenarioRun drives agent.Run by hand, as a team with
 // its own loop would, and checks that a Recorder turns it into the same
-// golden (per-turn diff and state included) as Scenario.Run gives for the
+// golden (per-turn diff and state included) as Run gives for the
 // equivalent scenario.
 func TestRecorderMatchesScenarioRun(t *testing.T) {
-	s, err := Parse([]byte(recorderScenario), "own-loop.yaml", "own-loop")
+	s, err := scenario.Parse([]byte(recorderScenario), "own-loop.yaml", "own-loop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := s.Run(context.Background(), &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+	want, err := Run(context.Background(), s, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,18 +76,18 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 	}
 	got, _ := o.Golden()
 	if string(got) != string(wantGolden) {
-		t.Errorf("the Recorder's golden differs from Scenario.Run's (- Run, + Recorder):\n%s", FirstDifference(string(wantGolden), string(got)))
+		t.Errorf("the Recorder's golden differs from Run's (- Run, + Recorder):\n%s", FirstDifference(string(wantGolden), string(got)))
 	}
 	if o.Turns[0].Diff == "" || o.State == nil {
 		t.Errorf("no diff or no state: %+v", o)
 	}
 
-	// OutcomeOf sees the same run without the diffs.
-	plain, err := OutcomeOf("own-loop", run, runErr, ws, env)
+	// outcomeOf sees the same run without the diffs.
+	plain, err := outcomeOf("own-loop", run, runErr, ws, env)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if plain.Turns[0].Diff != "" || plain.Final != "done" || canonicalJSON(plain.State) != canonicalJSON(o.State) || len(plain.Workspace) != 1 {
-		t.Errorf("OutcomeOf: %+v", plain)
+	if plain.Turns[0].Diff != "" || plain.Final != "done" || jsonvalue.Canonical(plain.State) != jsonvalue.Canonical(o.State) || len(plain.Workspace) != 1 {
+		t.Errorf("outcomeOf: %+v", plain)
 	}
 }

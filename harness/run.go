@@ -17,11 +17,12 @@ import (
 	"github.com/tapeloop/tapeloop/llm/repair"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
-// RunOptions configures Scenario.Run. A nil *RunOptions is the zero value.
+// RunOptions configures Run. A nil *RunOptions is the zero value.
 type RunOptions struct {
 	// Perturb, when non-zero, seeds random scheduling perturbations (yields
 	// before and inside each tool call), for checking that the outcome does
@@ -48,13 +49,13 @@ type RunOptions struct {
 	Tools []*fixtures.Factory
 }
 
-// Run replays the scenario through the full registry and loop: it builds the
+// Run replays the scenario s through the full registry and loop: it builds the
 // workspace and the tools (fixtures, and opts.Tools), replays the tape with a
 // virtual clock, records each turn's workspace diff, and returns the
 // normalised outcome. The error is non-nil only when the scenario could not
 // be run at all (its workspace or a tool could not be built); a run that ends
 // badly is an outcome.
-func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) {
+func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome, error) {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
@@ -67,7 +68,7 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	var iteration atomic.Int64
 	iteration.Store(1)
 	env := &fixtures.Env{Seed: s.Setup.Seed, Clock: clk, Iteration: func() int { return int(iteration.Load()) }}
-	ws, reg, err := s.setUp(env, opts)
+	ws, reg, err := setUp(s, env, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -107,11 +108,11 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	nextUser := tape.NextUser
 	if opts.Model != nil {
 		model = opts.Model
-		nextUser = s.userScript()
+		nextUser = userScript(s)
 	}
 	// A tape that starts with a user turn starts the conversation with it.
 	input := slices.Clone(s.Input)
-	if s.startsWithUser() {
+	if startsWithUser(s) {
 		if m, ok := nextUser(); ok {
 			input = append(input, m)
 			rec.FirstUser(m)
@@ -119,7 +120,7 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 	}
 	loopOpts.NextUser = func(context.Context) (llm.Message, bool) { return nextUser() }
 	if opts.Model != nil && len(s.Setup.MCP) > 0 {
-		closeMCP, err := s.connectMCP(ctx, reg)
+		closeMCP, err := connectMCP(ctx, s, reg)
 		if err != nil {
 			return nil, err
 		}
@@ -140,7 +141,7 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 		}
 	}
 	if !o.Diverged {
-		o.Unused = append(o.Unused, s.unusedRecordings(reg)...)
+		o.Unused = append(o.Unused, unusedRecordings(s, reg)...)
 	}
 	return o, nil
 }
@@ -148,7 +149,7 @@ func (s *Scenario) Run(ctx context.Context, opts *RunOptions) (*Outcome, error) 
 // unusedRecordings asks every setup tool that keeps recordings
 // (fixtures.UnusedReporter, such as an in_order recorded stand-in) whether
 // the run left some unused, naming the tool's setup line.
-func (s *Scenario) unusedRecordings(reg *tools.Registry) []string {
+func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []string {
 	var out []string
 	for _, ts := range s.Setup.Tools {
 		t, ok := reg.Lookup(ts.Name)
@@ -164,27 +165,13 @@ func (s *Scenario) unusedRecordings(reg *tools.Registry) []string {
 	return out
 }
 
-// UserTurns returns the user turns of the scenario's tape, in order: the
-// messages a conversation goes on with after each final text answer (the
-// first starts the conversation when the tape begins with it). A tape of
-// only user turns is a conversation script for a live run (RunOptions.Model).
-func (s *Scenario) UserTurns() []llm.Message {
-	var out []llm.Message
-	for _, e := range s.Tape {
-		if e.User != nil {
-			out = append(out, e.User.Clone())
-		}
-	}
-	return out
-}
-
 // startsWithUser reports whether the tape's first entry is a user turn.
-func (s *Scenario) startsWithUser() bool { return len(s.Tape) > 0 && s.Tape[0].User != nil }
+func startsWithUser(s *scenario.Scenario) bool { return len(s.Tape) > 0 && s.Tape[0].User != nil }
 
 // userScript serves the tape's user turns in order, for a live run: the
 // live model answers, and the tape's user turns still drive the
 // conversation.
-func (s *Scenario) userScript() func() (llm.Message, bool) {
+func userScript(s *scenario.Scenario) func() (llm.Message, bool) {
 	turns := s.UserTurns()
 	return func() (llm.Message, bool) {
 		if len(turns) == 0 {
@@ -231,26 +218,18 @@ func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
 	return co
 }
 
-// at is "file:line", or the file alone when the line is unknown.
-func (s *Scenario) at(line int) string {
-	if line > 0 {
-		return fmt.Sprintf("%s:%d", s.Path, line)
-	}
-	return s.Path
-}
-
 // buildWorkspace makes the scenario's in-memory workspace: the from tree, then
 // the files.
-func (s *Scenario) buildWorkspace() (workspace.FS, error) {
+func buildWorkspace(s *scenario.Scenario) (workspace.FS, error) {
 	ws := workspace.NewMemory()
 	if w := &s.Setup.Workspace; w.From != "" {
 		if err := copySeedTree(ws, w); err != nil {
-			return nil, scenarioErrorf("%s: setup.workspace.from: %w", s.at(w.FromLine), err)
+			return nil, scenario.Errorf("%s: setup.workspace.from: %w", s.At(w.FromLine), err)
 		}
 	}
 	for _, f := range s.Setup.Workspace.Files {
 		if err := ws.WriteFile(f.Path, []byte(f.Content)); err != nil {
-			return nil, scenarioErrorf("%s: setup.workspace.files.%s: %w", s.at(f.Line), f.Path, err)
+			return nil, scenario.Errorf("%s: setup.workspace.files.%s: %w", s.At(f.Line), f.Path, err)
 		}
 	}
 	return ws, nil
@@ -258,10 +237,10 @@ func (s *Scenario) buildWorkspace() (workspace.FS, error) {
 
 // buildTool builds one tool from a fixture or one of the user's factories;
 // errors carry the file and line.
-func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env, user []*fixtures.Factory) (tools.Tool, error) {
+func buildTool(s *scenario.Scenario, ts scenario.ToolSetup, env *fixtures.Env, user []*fixtures.Factory) (tools.Tool, error) {
 	f, ok := lookupFactory(ts.Fixture, user)
 	if !ok {
-		return nil, scenarioErrorf("%s:%d: setup.tools[%s].fixture: unknown tool %q (known: %s)", s.Path, ts.Line, ts.Name, ts.Fixture, knownTools(user))
+		return nil, scenario.Errorf("%s:%d: setup.tools[%s].fixture: unknown tool %q (known: %s)", s.Path, ts.Line, ts.Name, ts.Fixture, knownTools(user))
 	}
 	t, err := f.New(ts.Name, env, ts.With)
 	if err != nil {
@@ -276,9 +255,9 @@ func (s *Scenario) buildTool(ts ToolSetup, env *fixtures.Env, user []*fixtures.F
 			if ce.Key != "" {
 				key += "." + ce.Key
 			}
-			return nil, scenarioErrorf("%s:%d: %s: %w", s.Path, line, key, ce.Err)
+			return nil, scenario.Errorf("%s:%d: %s: %w", s.Path, line, key, ce.Err)
 		}
-		return nil, scenarioErrorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
+		return nil, scenario.Errorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
 	}
 	return t, nil
 }
@@ -320,15 +299,15 @@ func (p *perturbed) PrepareArguments(raw string) string {
 	return raw
 }
 
-// Validate builds the scenario's workspace and tools without running it, so
+// Validate builds the scenario s's workspace and tools without running it, so
 // that a bad tool configuration or seed tree is found by a lint. opts.Tools
 // are the user's tool factories setup.tools may name; the other fields are
 // not used. A nil opts means the fixtures only.
-func (s *Scenario) Validate(opts *RunOptions) error {
+func Validate(s *scenario.Scenario, opts *RunOptions) error {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
-	_, _, err := s.setUp(&fixtures.Env{Seed: s.Setup.Seed, Clock: clock.NewVirtual(clock.Epoch)}, opts)
+	_, _, err := setUp(s, &fixtures.Env{Seed: s.Setup.Seed, Clock: clock.NewVirtual(clock.Epoch)}, opts)
 	return err
 }
 
@@ -337,11 +316,11 @@ func (s *Scenario) Validate(opts *RunOptions) error {
 // the user's factory (opts.Tools) with env, with the repair cascade unless
 // setup.loop.repair is false. A non-zero opts.Perturb wraps each tool to
 // perturb scheduling. It sets env.Workspace.
-func (s *Scenario) setUp(env *fixtures.Env, opts *RunOptions) (workspace.FS, *tools.Registry, error) {
+func setUp(s *scenario.Scenario, env *fixtures.Env, opts *RunOptions) (workspace.FS, *tools.Registry, error) {
 	if err := checkFactories(opts.Tools); err != nil {
 		return nil, nil, err
 	}
-	ws, err := s.buildWorkspace()
+	ws, err := buildWorkspace(s)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -356,7 +335,7 @@ func (s *Scenario) setUp(env *fixtures.Env, opts *RunOptions) (workspace.FS, *to
 		rng = rand.New(rand.NewPCG(opts.Perturb, 0x7a9e))
 	}
 	for _, ts := range s.Setup.Tools {
-		t, err := s.buildTool(ts, env, opts.Tools)
+		t, err := buildTool(s, ts, env, opts.Tools)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -364,7 +343,7 @@ func (s *Scenario) setUp(env *fixtures.Env, opts *RunOptions) (workspace.FS, *to
 			t = perturb(t, rng.Uint64())
 		}
 		if err := reg.Register(t); err != nil {
-			return nil, nil, scenarioErrorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
+			return nil, nil, scenario.Errorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
 		}
 	}
 	return ws, reg, nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // sizeHeader starts the scenarios of this file: an echo tool, room for many
@@ -120,12 +121,12 @@ func BenchmarkSize(b *testing.B) {
 			refused := 0.0
 			for b.Loop() {
 				peak = max(peak, peakHeap(func() {
-					s, err := Parse(c.data, "size.yaml", "size")
+					s, err := scenario.Parse(c.data, "size.yaml", "size")
 					if err != nil {
 						refused = 1
 						return
 					}
-					o, err := s.Run(context.Background(), nil)
+					o, err := Run(context.Background(), s, nil)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -146,11 +147,11 @@ func BenchmarkSize(b *testing.B) {
 // line of its tool_calls, instead of taking a gigabyte (100k calls in 4.3 MB
 // did) to replay; one at the limit still loads.
 func TestTooManyCallsInOneResponseIsRefused(t *testing.T) {
-	if _, err := Parse(manyCalls(replay.MaxCallsPerResponse), "many.yaml", "many"); err != nil {
+	if _, err := scenario.Parse(manyCalls(replay.MaxCallsPerResponse), "many.yaml", "many"); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
 	n := replay.MaxCallsPerResponse + 1 // 100k calls, the case, is BenchmarkSize's
-	_, err := Parse(manyCalls(n), "many.yaml", "many")
+	_, err := scenario.Parse(manyCalls(n), "many.yaml", "many")
 	want := fmt.Sprintf("many.yaml:10: tape[0].response.tool_calls: %d calls, more than the %d one response may hold", n, replay.MaxCallsPerResponse)
 	if err == nil || err.Error() != want {
 		t.Errorf("%d calls:\n got %v\nwant %s", n, err, want)
@@ -163,11 +164,11 @@ func TestTooManyCallsInOneResponseIsRefused(t *testing.T) {
 // limit runs them all.
 func TestTooManyTextCallsEndTheRun(t *testing.T) {
 	for _, n := range []int{replay.MaxCallsPerResponse, replay.MaxCallsPerResponse + 1} {
-		s, err := Parse(textCalls(n), "text.yaml", "text")
+		s, err := scenario.Parse(textCalls(n), "text.yaml", "text")
 		if err != nil {
 			t.Fatal(err)
 		}
-		o, err := s.Run(context.Background(), nil)
+		o, err := Run(context.Background(), s, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

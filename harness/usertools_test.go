@@ -11,6 +11,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -67,13 +69,13 @@ tape:
   - response: {content: done}
 `
 
-func runUserScenario(t *testing.T, text string, opts *RunOptions) (*Scenario, *Outcome) {
+func runUserScenario(t *testing.T, text string, opts *RunOptions) (*scenario.Scenario, *Outcome) {
 	t.Helper()
-	s, err := Parse([]byte(text), "deposit.yaml", "deposit")
+	s, err := scenario.Parse([]byte(text), "deposit.yaml", "deposit")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Run(context.Background(), opts)
+	o, err := Run(context.Background(), s, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +122,7 @@ func TestExpectState(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s, o := runUserScenario(t, depositScenario+"expect:\n"+c.expect, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
-			got := s.Check(o)
+			got := Check(s, o)
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
 			}
@@ -129,7 +131,7 @@ func TestExpectState(t *testing.T) {
 }
 
 func TestExpectStateMixed(t *testing.T) {
-	_, err := Parse([]byte(depositScenario+"expect:\n  state:\n    ledger: {}\n    /ledger/balances: {}\n"), "deposit.yaml", "deposit")
+	_, err := scenario.Parse([]byte(depositScenario+"expect:\n  state:\n    ledger: {}\n    /ledger/balances: {}\n"), "deposit.yaml", "deposit")
 	want := `deposit.yaml:15: expect.state./ledger/balances: mixes JSON pointers (keys starting with /) with world names: give either the whole state or pointers into it`
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v\nwant %s", err, want)
@@ -137,26 +139,26 @@ func TestExpectStateMixed(t *testing.T) {
 }
 
 func TestUnknownToolListsUserTools(t *testing.T) {
-	s, err := Parse([]byte(strings.Replace(depositScenario, "name: deposit\n", "name: withdraw\n", 1)), "deposit.yaml", "deposit")
+	s, err := scenario.Parse([]byte(strings.Replace(depositScenario, "name: deposit\n", "name: withdraw\n", 1)), "deposit.yaml", "deposit")
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Validate(&RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+	err = Validate(s, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
 	want := `deposit.yaml:4: setup.tools[withdraw].fixture: unknown tool "withdraw" (known: fixtures ` + strings.Join(fixtures.Names(), ", ") + `; your tools deposit)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
 	}
-	if err := s.Validate(nil); err == nil || !strings.Contains(err.Error(), `unknown tool "withdraw"`) {
+	if err := Validate(s, nil); err == nil || !strings.Contains(err.Error(), `unknown tool "withdraw"`) {
 		t.Errorf("without user tools: %v", err)
 	}
 }
 
 func TestUserToolConfigError(t *testing.T) {
-	s, err := Parse([]byte(strings.Replace(depositScenario, "{start: 10}", "{strat: 10}", 1)), "deposit.yaml", "deposit")
+	s, err := scenario.Parse([]byte(strings.Replace(depositScenario, "{start: 10}", "{strat: 10}", 1)), "deposit.yaml", "deposit")
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Validate(&RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+	err = Validate(s, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
 	if err == nil || !errors.Is(err, fixtures.ErrUnknownKey) || !strings.HasPrefix(err.Error(), "deposit.yaml:5: setup.tools[deposit].with.strat: ") {
 		t.Errorf("got %v", err)
 	}
@@ -169,12 +171,12 @@ func TestBadFactories(t *testing.T) {
 		`invalid tool factory: two factories are named "deposit"`:                                        {depositFactory, depositFactory},
 		`invalid tool factory: tools[0] needs a name and a New func (build it with fixtures.NewFactory)`: {{Name: "x"}},
 	}
-	s, err := Parse([]byte(depositScenario), "deposit.yaml", "deposit")
+	s, err := scenario.Parse([]byte(depositScenario), "deposit.yaml", "deposit")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for want, fs := range cases {
-		if err := s.Validate(&RunOptions{Tools: fs}); err == nil || err.Error() != want || !errors.Is(err, ErrToolFactory) {
+		if err := Validate(s, &RunOptions{Tools: fs}); err == nil || err.Error() != want || !errors.Is(err, ErrToolFactory) {
 			t.Errorf("got %v\nwant %s", err, want)
 		}
 	}
@@ -199,9 +201,9 @@ func TestResolve(t *testing.T) {
 		{"nope", "", false},
 	}
 	for _, c := range cases {
-		v, ok := Resolve(doc, c.p)
-		if ok != c.ok || (ok && canonicalJSON(v) != c.want) {
-			t.Errorf("Resolve(%q) = %s, %v; want %s, %v", c.p, canonicalJSON(v), ok, c.want, c.ok)
+		v, ok := resolvePointer(doc, c.p)
+		if ok != c.ok || (ok && jsonvalue.Canonical(v) != c.want) {
+			t.Errorf("resolvePointer(%q) = %s, %v; want %s, %v", c.p, jsonvalue.Canonical(v), ok, c.want, c.ok)
 		}
 	}
 }

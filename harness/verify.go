@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
@@ -28,7 +29,7 @@ type Verdict struct {
 	Path string
 	Name string
 	// Scenario and Outcome are nil when the scenario could not be loaded or run.
-	Scenario *Scenario
+	Scenario *scenario.Scenario
 	Outcome  *Outcome
 	// Golden is the golden file's path; Updated is set when Update rewrote it.
 	Golden  string
@@ -51,22 +52,22 @@ func Verify(ctx context.Context, path string, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
-	s, err := Load(path, opts.Root)
+	s, err := scenario.Load(path, opts.Root)
 	if err != nil {
-		return &Verdict{Path: path, Name: path, Golden: GoldenPath(path), Err: err}
+		return &Verdict{Path: path, Name: path, Golden: scenario.GoldenPath(path), Err: err}
 	}
-	return s.Verify(ctx, opts)
+	return VerifyScenario(ctx, s, opts)
 }
 
-// Verify runs a loaded scenario and checks the outcome against its golden
+// VerifyScenario runs a loaded scenario and checks the outcome against its golden
 // file and its expect block; opts.Root is not used.
-func (s *Scenario) Verify(ctx context.Context, opts *VerifyOptions) *Verdict {
+func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
 	path := s.Path
-	v := &Verdict{Path: path, Name: s.Name, Golden: GoldenPath(path), Scenario: s}
-	o, err := s.Run(ctx, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
+	v := &Verdict{Path: path, Name: s.Name, Golden: scenario.GoldenPath(path), Scenario: s}
+	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
 	if err != nil {
 		v.Err = err
 		return v
@@ -85,7 +86,7 @@ func (s *Scenario) Verify(ctx context.Context, opts *VerifyOptions) *Verdict {
 	case opts.Update && o.Diverged:
 		// A run that left its tape is never blessed: the failure above says why.
 	case opts.Update:
-		if v.Updated, err = UpdateGolden(v.Golden, golden); err != nil {
+		if v.Updated, err = updateGolden(v.Golden, golden); err != nil {
 			v.Err = err
 			return v
 		}
@@ -94,6 +95,6 @@ func (s *Scenario) Verify(ctx context.Context, opts *VerifyOptions) *Verdict {
 			v.Failures = append(v.Failures, err.Error())
 		}
 	}
-	v.Failures = append(v.Failures, s.Check(o)...)
+	v.Failures = append(v.Failures, Check(s, o)...)
 	return v
 }

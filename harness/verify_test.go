@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func TestVerify(t *testing.T) {
@@ -18,7 +20,7 @@ func TestVerify(t *testing.T) {
 	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 2}\n")
 
 	v := Verify(ctx, path, &VerifyOptions{Root: root})
-	want := "missing golden file " + GoldenPath(path) + ": run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"
+	want := "missing golden file " + scenario.GoldenPath(path) + ": run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"
 	if v.Passed() || v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want || v.Name != "g/demo" {
 		t.Fatalf("no golden: %+v", v)
 	}
@@ -60,7 +62,7 @@ tape:
 	if v.Outcome == nil || !v.Outcome.Diverged {
 		t.Errorf("outcome not marked diverged")
 	}
-	if _, err := os.Stat(GoldenPath(path)); !errors.Is(err, os.ErrNotExist) || v.Updated {
+	if _, err := os.Stat(scenario.GoldenPath(path)); !errors.Is(err, os.ErrNotExist) || v.Updated {
 		t.Errorf("a diverged run was blessed with a golden (updated=%v, stat: %v)", v.Updated, err)
 	}
 }
@@ -69,24 +71,24 @@ func TestVerifyLoadError(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bad.yaml")
 	writeFile(t, path, "format: tapeloop/v1\nexpcet: 1\n")
 	v := Verify(context.Background(), path, nil)
-	if !errors.Is(v.Err, ErrScenario) || v.Name != path || v.Scenario != nil || v.Outcome != nil || v.Passed() {
+	if !errors.Is(v.Err, scenario.ErrScenario) || v.Name != path || v.Scenario != nil || v.Outcome != nil || v.Passed() {
 		t.Errorf("load error: %+v", v)
 	}
-	if _, err := os.Stat(GoldenPath(path)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(scenario.GoldenPath(path)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a golden was written for a scenario that does not load")
 	}
 }
 
 func TestCheckTerminationShowsError(t *testing.T) {
-	s, err := Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  termination: final_text\n"), "x.yaml", "x")
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  termination: final_text\n"), "x.yaml", "x")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Run(context.Background(), nil)
+	o, err := Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := s.Check(o)
+	got := Check(s, o)
 	want := "x.yaml:5: expect.termination: expected final_text, found model_error (" + o.Error + ")"
 	if len(got) != 1 || got[0] != want || o.Error == "" {
 		t.Errorf("Check = %q, want [%q]", got, want)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // TestWorkspaceSetupErrors checks the class of bad setup.workspace values:
@@ -66,12 +68,12 @@ func TestWorkspaceSetupErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".yaml")
 			writeFile(t, path, head+c.workspace+minimal)
-			_, err := Load(path, tree)
+			_, err := scenario.Load(path, tree)
 			want := strings.ReplaceAll(c.want, "$FILE", path)
 			if err == nil || err.Error() != want {
 				t.Fatalf("Load:\n got %v\nwant %s", err, want)
 			}
-			if !errors.Is(err, ErrScenario) {
+			if !errors.Is(err, scenario.ErrScenario) {
 				t.Errorf("%v does not wrap ErrScenario", err)
 			}
 		})
@@ -79,11 +81,11 @@ func TestWorkspaceSetupErrors(t *testing.T) {
 	t.Run("a link that stays inside is followed", func(t *testing.T) {
 		path := filepath.Join(dir, "inside.yaml")
 		writeFile(t, path, head+"    from: in\n"+minimal)
-		s, err := Load(path, tree)
+		s, err := scenario.Load(path, tree)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.Validate(nil); err != nil {
+		if err := Validate(s, nil); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -117,11 +119,11 @@ func TestWorkspaceSetupRunErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".yaml")
 			writeFile(t, path, c.text)
-			s, err := Load(path, dir)
+			s, err := scenario.Load(path, dir)
 			if err != nil {
 				t.Fatal(err)
 			}
-			err = s.Validate(nil)
+			err = Validate(s, nil)
 			if want := strings.ReplaceAll(c.want, "$FILE", path); err == nil || err.Error() != want {
 				t.Fatalf("Validate:\n got %v\nwant %s", err, want)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // hostile is model-controlled text that must render as text, never as markup.
@@ -100,7 +101,7 @@ func fixtureSuite(t testing.TB) string {
 // each scenario taking a fixed time so results compare equal.
 func replayOf(t testing.TB, dir string, shard *Shard) *Replay {
 	t.Helper()
-	paths, err := harness.Discover(dir)
+	paths, err := scenario.Discover(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,8 @@ import (
 	. "github.com/onsi/ginkgo/v2"
 	. "github.com/onsi/gomega"
 
-	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/harness/ginkgoharness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -31,7 +31,7 @@ var _ = ginkgoharness.DescribeScenarios(".", &ginkgoharness.SuiteOptions{Update:
 // a golden and every golden has a scenario. It runs after TestScenarios (same
 // file, later), so under -update it sees the goldens just written.
 func TestGoldens(t *testing.T) {
-	paths, err := harness.Discover(".")
+	paths, err := scenario.Discover(".")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,11 +39,11 @@ func TestGoldens(t *testing.T) {
 		t.Fatal("no scenario files in scenarios/")
 	}
 	for _, p := range paths {
-		if _, err := os.Stat(harness.GoldenPath(p)); err != nil {
-			t.Errorf("scenario %s has no golden file %s: run go test ./scenarios -update, then review it", p, harness.GoldenPath(p))
+		if _, err := os.Stat(scenario.GoldenPath(p)); err != nil {
+			t.Errorf("scenario %s has no golden file %s: run go test ./scenarios -update, then review it", p, scenario.GoldenPath(p))
 		}
 	}
-	orphans, err := harness.Orphans(".")
+	orphans, err := scenario.Orphans(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,14 +13,14 @@
 //
 // and matchers for outcomes of your own runs:
 //
-//	o, err := s.Run(ctx, nil)
+//	o, err := harness.Run(ctx, s, nil)
 //	Expect(err).NotTo(HaveOccurred())
 //	Expect(o).To(ginkgoginkgoharness.MatchGolden("testdata/retry.golden.yaml"))
 //	Expect(o).To(ginkgoginkgoharness.TerminateWith(agent.ReasonFinalText))
 //	Expect(o).To(ginkgoginkgoharness.CallToolsInOrder("read_file", "edit_file"))
 //	Expect(o).To(ginkgoginkgoharness.RetryTool("fetch_weather", 2))
 //	Expect(o).To(ginkgoginkgoharness.RepairCall("call_1", "trailing_comma"))
-//	Expect(o).To(ginkgoginkgoharness.FailCallWith(harness.CallAt(1, 3), tools.KindValidation))
+//	Expect(o).To(ginkgoginkgoharness.FailCallWith(scenario.CallAt(1, 3), tools.KindValidation))
 //	Expect(o).To(ginkgoginkgoharness.HaveFileContent("notes.txt", "hello\n"))
 //	Expect(o).To(ginkgoginkgoharness.HaveNoFile("old.txt"))
 package ginkgoharness

@@ -7,12 +7,13 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // TestMatchGoldenFailureNamesAStrangeFile checks that the matcher refuses a
 // golden that is a named pipe, and that its message says why.
 func TestMatchGoldenFailureNamesAStrangeFile(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "s"+harness.GoldenSuffix)
+	p := filepath.Join(t.TempDir(), "s"+scenario.GoldenSuffix)
 	if err := syscall.Mkfifo(p, 0o644); err != nil {
 		t.Skipf("cannot make a named pipe: %v", err)
 	}

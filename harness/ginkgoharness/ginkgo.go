@@ -11,6 +11,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // SuiteOptions configures DescribeScenarios. A nil *SuiteOptions is the zero
@@ -55,7 +56,7 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 		opts = &SuiteOptions{}
 	}
 	update := func() bool { return opts.Update != nil && opts.Update() }
-	paths, discoverErr := harness.Discover(dir)
+	paths, discoverErr := scenario.Discover(dir)
 	return ginkgo.Describe("scenarios in "+dir, func() {
 		if discoverErr != nil {
 			ginkgo.It("finds the scenario files", func() {
@@ -67,7 +68,7 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 			describeScenario(dir, path, update, opts.Tools)
 		}
 		ginkgo.It("has a scenario for every golden file", func() {
-			orphans, err := harness.Orphans(dir)
+			orphans, err := scenario.Orphans(dir)
 			gomega.Expect(readable(err)).NotTo(gomega.HaveOccurred(), "looking for orphan golden files in %s", dir)
 			gomega.Expect(listed(orphans)).To(gomega.BeEmpty(),
 				"golden files that no scenario refers to (-update never deletes files; delete them, or restore their scenarios):\n%s",
@@ -80,8 +81,8 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 // tree construction, gives the spec its name and labels; Verify loads it
 // again inside the spec.
 func describeScenario(dir, path string, update func() bool, userTools []*fixtures.Factory) {
-	s, loadErr := harness.Load(path, "")
-	if errors.Is(loadErr, harness.ErrNotScenario) {
+	s, loadErr := scenario.Load(path, "")
+	if errors.Is(loadErr, scenario.ErrNotScenario) {
 		ginkgo.It(path, func() { ginkgo.Skip(loadErr.Error()) })
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -29,11 +30,11 @@ func readTestdata(name string) string {
 // runInline parses and runs a scenario given as text.
 func runInline(t testing.TB, text string) *harness.Outcome {
 	t.Helper()
-	s, err := harness.Parse([]byte(text), "inline.yaml", "inline")
+	s, err := scenario.Parse([]byte(text), "inline.yaml", "inline")
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, err := s.Run(context.Background(), nil)
+	o, err := harness.Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,13 +259,13 @@ var reusedIDs = readTestdata("reused-ids.yaml")
 func TestMatchersNameCallsByPosition(t *testing.T) {
 	o := runInline(t, reusedIDs)
 	checkMatchers(t, []matcherCase{
-		{name: "FailCallWith by position", matcher: FailCallWith(harness.CallAt(1, 2), tools.KindValidation), actual: o, match: true,
+		{name: "FailCallWith by position", matcher: FailCallWith(scenario.CallAt(1, 2), tools.KindValidation), actual: o, match: true,
 			message: `Expected call {turn: 1, call: 2} of scenario inline not to fail with validation, but it did: "error (validation): division by zero. Fix: give a non-zero b, or do not divide"`},
 		{name: "FailCallWith by reused id", matcher: FailCallWith("c1", tools.KindValidation), actual: o,
 			message: "Expected call c1 of scenario inline to fail with validation, but the id c1 names 2 calls ({turn: 1, call: 1}, {turn: 3, call: 1}); name one by position, as {turn: 1, call: 1}"},
-		{name: "RepairCall by position", matcher: RepairCall(harness.CallAt(3, 1)), actual: o, match: true,
+		{name: "RepairCall by position", matcher: RepairCall(scenario.CallAt(3, 1)), actual: o, match: true,
 			message: "Expected call {turn: 3, call: 1} of scenario inline not to be repaired with [], but it was"},
-		{name: "RepairCall, no such position", matcher: RepairCall(harness.CallAt(2, 1)), actual: o,
+		{name: "RepairCall, no such position", matcher: RepairCall(scenario.CallAt(2, 1)), actual: o,
 			message: "Expected call {turn: 2, call: 1} of scenario inline to be repaired with [], but the scenario has no call {turn: 2, call: 1}: turn 2 made 0 calls"},
 	}, nil)
 }

@@ -1,4 +1,4 @@
-package harness
+package scenario
 
 import (
 	"fmt"
@@ -9,7 +9,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 )
 
@@ -19,7 +18,7 @@ import (
 // by ID also accepts. Real models reuse call IDs across turns; a position is
 // never ambiguous.
 //
-//	Expect(outcome).To(ginkgoharness.FailCallWith(harness.CallAt(3, 1), tools.KindFailed))
+//	Expect(outcome).To(ginkgoharness.FailCallWith(scenario.CallAt(3, 1), tools.KindFailed))
 func CallAt(turn, call int) string {
 	return "{turn: " + strconv.Itoa(turn) + ", call: " + strconv.Itoa(call) + "}"
 }
@@ -28,8 +27,9 @@ var callAtPattern = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^\{\s*turn:\s*(\d+),\s*call:\s*(\d+)\s*\}$`)
 })
 
-// parseCallAt reports the position a reference written by CallAt names.
-func parseCallAt(ref string) (turn, call int, ok bool) {
+// ParseCallAt reports the position a reference written by CallAt names;
+// ok is false for any other text (a call ID).
+func ParseCallAt(ref string) (turn, call int, ok bool) {
 	m := callAtPattern().FindStringSubmatch(ref)
 	if m == nil {
 		return 0, 0, false
@@ -37,44 +37,6 @@ func parseCallAt(ref string) (turn, call int, ok bool) {
 	turn, err1 := strconv.Atoi(m[1])
 	call, err2 := strconv.Atoi(m[2])
 	return turn, call, err1 == nil && err2 == nil
-}
-
-// locateCall finds the call ref names: a position (CallAt) or an ID. It
-// returns nil and the reason when there is no such call or when the ID names
-// more than one call (a reused ID: then only a position is unambiguous);
-// ambiguous tells the two apart.
-func locateCall(run *agent.RunResult, ref string) (c *agent.CallRecord, problem string, ambiguous bool) {
-	if run == nil {
-		return nil, "the run has no record", false
-	}
-	if turn, call, ok := parseCallAt(ref); ok {
-		for _, t := range run.Turns {
-			if t.Index == turn {
-				if call >= 1 && call <= len(t.Calls) {
-					return t.Calls[call-1], "", false
-				}
-				return nil, fmt.Sprintf("found no call %s: turn %d made %d %s", ref, turn, len(t.Calls), plural(len(t.Calls), "call", "calls")), false
-			}
-		}
-		return nil, fmt.Sprintf("found no call %s: the run has %d %s", ref, len(run.Turns), plural(len(run.Turns), "turn", "turns")), false
-	}
-	var found *agent.CallRecord
-	var at []string
-	for _, t := range run.Turns {
-		for i, c := range t.Calls {
-			if c.Call.ID == ref {
-				found = c
-				at = append(at, CallAt(t.Index, i+1))
-			}
-		}
-	}
-	switch len(at) {
-	case 0:
-		return nil, "found no call " + ref, false
-	case 1:
-		return found, "", false
-	}
-	return nil, fmt.Sprintf("the id %s names %d calls (%s); name one by position, as %s", ref, len(at), strings.Join(at, ", "), at[0]), true
 }
 
 // callRefPairs calls fn for each entry of a mapping keyed by call: a call ID

@@ -1,4 +1,4 @@
-package harness
+package scenario
 
 import (
 	"errors"
@@ -44,9 +44,21 @@ type scenarioError struct{ err error }
 func (e *scenarioError) Error() string   { return e.err.Error() }
 func (e *scenarioError) Unwrap() []error { return []error{ErrScenario, e.err} }
 
-// scenarioErrorf formats a scenario error; %w verbs wrap as usual.
-func scenarioErrorf(format string, args ...any) error {
+// Errorf formats an error about a scenario's content, "file:line: key:
+// problem" as the caller writes it: the error matches ErrScenario and what
+// %w verbs wrap, and ErrScenario's text does not appear in it. Packages
+// that build what a scenario sets up (package harness) report with it.
+func Errorf(format string, args ...any) error {
 	return &scenarioError{err: fmt.Errorf(format, args...)}
+}
+
+// At is "file:line" for a line of the scenario's file, or the file alone
+// when the line is 0 (unknown).
+func (s *Scenario) At(line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d", s.Path, line)
+	}
+	return s.Path
 }
 
 // Scenario is one scenario file, decoded and checked.
@@ -167,6 +179,15 @@ type Expect struct {
 	// State checks the worlds' end state (Outcome.State); nil means no check.
 	State *StateExpect
 	lines map[string]int
+}
+
+// Line returns the line of expect.KEY in the scenario file (key as
+// "final", "calls"); 0 when the key is absent or e was not parsed.
+func (e *Expect) Line(key string) int {
+	if e == nil {
+		return 0
+	}
+	return e.lines[key]
 }
 
 // TextExpect checks the final text: Equals, Contains or Matches (RE2).
@@ -598,4 +619,18 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// UserTurns returns the user turns of the scenario's tape, in order: the
+// messages a conversation goes on with after each final text answer (the
+// first starts the conversation when the tape begins with it). A tape of
+// only user turns is a conversation script for a live run (harness.RunOptions.Model).
+func (s *Scenario) UserTurns() []llm.Message {
+	var out []llm.Message
+	for _, e := range s.Tape {
+		if e.User != nil {
+			out = append(out, e.User.Clone())
+		}
+	}
+	return out
 }

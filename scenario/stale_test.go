@@ -1,7 +1,6 @@
-package harness
+package scenario
 
 import (
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -27,27 +26,5 @@ func TestStaleTemps(t *testing.T) {
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
 		t.Errorf("StaleTemps = %v\nwant %v", got, want)
-	}
-}
-
-// TestUpdateGoldenRemovesItsStaleTemps checks that updating a golden removes
-// the temporary files an interrupted update of the same golden left, and no
-// other golden's.
-func TestUpdateGoldenRemovesItsStaleTemps(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "s.golden.yaml")
-	writeFile(t, path, "a: 1\n")
-	mine := filepath.Join(dir, ".s.golden.yaml.tmp123")
-	other := filepath.Join(dir, ".t.golden.yaml.tmp123")
-	writeFile(t, mine, "a: ")
-	writeFile(t, other, "b: ")
-	if _, err := UpdateGolden(path, []byte("a: 1\n")); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(mine); !os.IsNotExist(err) {
-		t.Errorf("the stale temporary file of s is still there (%v)", err)
-	}
-	if _, err := os.Stat(other); err != nil {
-		t.Errorf("another golden's temporary file was removed: %v", err)
 	}
 }

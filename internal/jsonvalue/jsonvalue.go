@@ -1,8 +1,13 @@
-package harness
+// Package jsonvalue compares and prints decoded JSON values exactly: numbers
+// by their exact decimal value, objects whatever their key order.
+package jsonvalue
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -93,4 +98,84 @@ func plainNumbers(v any) any {
 		return out
 	}
 	return v
+}
+
+// Decode decodes one JSON value, numbers as json.Number (their literal
+// text), so that Equal compares them exactly.
+func Decode(raw []byte) (any, error) {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("more than one value")
+	}
+	return v, nil
+}
+
+// Equal compares decoded JSON values: objects by keys (order does not
+// matter), arrays by element, numbers by exact value (1 equals 1.0 and 1e0;
+// 9007199254740993 does not equal 9007199254740992).
+func Equal(a, b any) bool {
+	switch a := a.(type) {
+	case json.Number:
+		b, ok := b.(json.Number)
+		return ok && sameNumber(string(a), string(b))
+	case map[string]any:
+		b, ok := b.(map[string]any)
+		if !ok || len(a) != len(b) {
+			return false
+		}
+		for k, av := range a {
+			bv, ok := b[k]
+			if !ok || !Equal(av, bv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		b, ok := b.([]any)
+		return ok && slices.EqualFunc(a, b, Equal)
+	default:
+		return a == b
+	}
+}
+
+// Same reports whether two texts are equal JSON values (key order,
+// whitespace and 1 vs 1.0 do not matter, see Equal); text that is not JSON
+// is compared as is.
+func Same(a, b string) bool {
+	if a == b {
+		return true
+	}
+	av, errA := Decode([]byte(a))
+	bv, errB := Decode([]byte(b))
+	return errA == nil && errB == nil && Equal(av, bv)
+}
+
+// Plain turns v into its plain JSON form by encoding and decoding it, so
+// that two values compare equal exactly when their JSON does: objects are
+// map[string]any, arrays []any, numbers float64.
+func Plain(v any) (any, error) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Canonical is v as compact JSON with sorted keys, for comparisons and
+// messages.
+func Canonical(v any) string {
+	data, err := json.Marshal(plainNumbers(v))
+	if err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return string(data)
 }

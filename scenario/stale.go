@@ -1,17 +1,15 @@
-package harness
+package scenario
 
 import (
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 )
 
-// isStaleTemp reports whether a file name is that of the temporary file an
+// IsStaleTemp reports whether a file name is that of the temporary file an
 // update writes a golden through (".NAME.golden.yaml.tmpDIGITS", see
 // internal/atomicfile): one that outlives its update was left by a killed
 // process.
-func isStaleTemp(name string) bool {
+func IsStaleTemp(name string) bool {
 	if !strings.HasPrefix(name, ".") {
 		return false
 	}
@@ -31,22 +29,7 @@ func isStaleTemp(name string) bool {
 // StaleTemps returns the temporary files that interrupted golden updates left
 // under the given folders, sorted. The goldens themselves are whole (an
 // update renames its temporary file over the golden); these are only litter,
-// which UpdateGolden removes for its own golden.
+// which an update of a golden removes for its own golden.
 func StaleTemps(dirs ...string) ([]string, error) {
-	return filesUnder(dirs, func(_ string, d fs.DirEntry) bool { return d.Type().IsRegular() && isStaleTemp(d.Name()) })
-}
-
-// removeStaleTemps removes the temporary files interrupted updates of the
-// golden at path left beside it.
-func removeStaleTemps(path string) {
-	base := "." + filepath.Base(path) + ".tmp"
-	entries, err := os.ReadDir(filepath.Dir(path))
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), base) && e.Type().IsRegular() && isStaleTemp(e.Name()) {
-			os.Remove(filepath.Join(filepath.Dir(path), e.Name()))
-		}
-	}
+	return filesUnder(dirs, func(_ string, d fs.DirEntry) bool { return d.Type().IsRegular() && IsStaleTemp(d.Name()) })
 }

@@ -1,4 +1,4 @@
-package harness
+package scenario
 
 import (
 	"fmt"
@@ -58,12 +58,12 @@ func (p Problem) String() string {
 // call id, a position, a tool or a repair fix that does not exist; a position
 // quoted as a string ("{turn: 1, call: 2}"); any other error Load or Validate
 // reports; and, as warnings, a call id reused across the tape and a
-// contains or matches of "" in expect.said or expect.final. opts
-// supplies user tool factories as for Run. The scenario is nil when it did
-// not load.
-func Lint(file string, opts *RunOptions) (*Scenario, []Problem) {
+// contains or matches of "" in expect.said or expect.final. opts.Validate,
+// when set, also checks what only building the scenario shows (a tool's
+// configuration, the seed tree). The scenario is nil when it did not load.
+func Lint(file string, opts *LintOptions) (*Scenario, []Problem) {
 	if opts == nil {
-		opts = &RunOptions{}
+		opts = &LintOptions{}
 	}
 	l := &linter{file: file}
 	data, err := regularfile.Read(file, MaxScenarioSize)
@@ -90,10 +90,23 @@ func Lint(file string, opts *RunOptions) (*Scenario, []Problem) {
 		l.addErr(err)
 		return nil, l.sorted()
 	}
-	if err := s.Validate(opts); err != nil {
-		l.addErr(err)
+	if opts.Validate != nil {
+		if err := opts.Validate(s); err != nil {
+			l.addErr(err)
+		}
 	}
 	return s, l.sorted()
+}
+
+// LintOptions configures Lint. A nil *LintOptions is the zero value.
+type LintOptions struct {
+	// Validate, when set, is called with the scenario once it loads, to find
+	// what only building it shows: a tool's with: configuration, a tool
+	// setup.tools names that no factory builds, an unreadable seed tree. Its
+	// error ("file:line: key: problem") becomes a problem. A closure around
+	// harness.Validate with your tool factories is the usual one. Nil checks
+	// the file only.
+	Validate func(*Scenario) error
 }
 
 type linter struct {
@@ -374,7 +387,7 @@ func (l *linter) semantics(root *yaml.Node) {
 			if child(k, "turn") == nil || child(k, "call") == nil {
 				return // Load reports it
 			}
-			tn, cn, _ := parseCallAt(ref)
+			tn, cn, _ := ParseCallAt(ref)
 			n, known := turnCalls[tn]
 			switch {
 			case tn > turn:

@@ -1,4 +1,4 @@
-package harness
+package jsonvalue
 
 import "testing"
 
@@ -20,8 +20,8 @@ func TestSameJSONNumbersExact(t *testing.T) {
 		{`"1"`, `1`, false},
 	}
 	for _, c := range cases {
-		if got := sameJSON(c.a, c.b); got != c.want {
-			t.Errorf("sameJSON(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		if got := Same(c.a, c.b); got != c.want {
+			t.Errorf("Same(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
 		}
 	}
 }

@@ -1,42 +1,14 @@
-package harness
+package scenario
 
 import (
 	"errors"
 	"net/http"
-	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
-	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/faults"
 )
-
-// ModelRetryOutcome is one failed model-call attempt that the loop's
-// model-retry policy retried (setup.loop.model_retry).
-type ModelRetryOutcome struct {
-	// Turn is the model call (1-based, over the whole conversation) the
-	// attempt belonged to; Attempt its number within that call.
-	Turn, Attempt int
-	// Kind is the provider error's kind; empty for an error of no kind.
-	Kind llm.ErrorKind
-	// Backoff is the wait before the next attempt, on the run's clock.
-	Backoff time.Duration
-	// Error is the error's text.
-	Error string
-}
-
-func (m ModelRetryOutcome) node() *yaml.Node {
-	n := yamlx.Map()
-	yamlx.Add(n, "turn", yamlx.Int(m.Turn))
-	yamlx.Add(n, "attempt", yamlx.Int(m.Attempt))
-	if m.Kind != "" {
-		yamlx.Add(n, "kind", yamlx.Text(string(m.Kind)))
-	}
-	yamlx.Add(n, "backoff", yamlx.Text(m.Backoff.String()))
-	yamlx.Add(n, "error", yamlx.Text(m.Error))
-	return n
-}
 
 // faultKeys are the keys of one entry of faults:.
 var faultKeys = []string{"call", "http", "retry_after", "stream", "after_bytes", "type", "arguments", "latency"}

@@ -1,4 +1,4 @@
-package harness
+package scenario_test
 
 import (
 	"errors"
@@ -9,7 +9,9 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // minimal is the smallest valid scenario body after the format line.
@@ -95,16 +97,16 @@ func TestLoadErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := Load(path, dir)
+			s, err := scenario.Load(path, dir)
 			if err == nil && c.validate {
-				err = s.Validate(nil)
+				err = harness.Validate(s, nil)
 			} else if c.validate {
 				t.Fatalf("Load: %v (want the error from Validate)", err)
 			}
 			if err == nil {
 				t.Fatalf("no error, want %s", c.want)
 			}
-			if !errors.Is(err, ErrScenario) {
+			if !errors.Is(err, scenario.ErrScenario) {
 				t.Errorf("%v does not wrap ErrScenario", err)
 			}
 			want := strings.ReplaceAll(c.want, "$FILE", path)
@@ -116,18 +118,18 @@ func TestLoadErrors(t *testing.T) {
 }
 
 func TestLoadWrapsFixtureSentinels(t *testing.T) {
-	s, err := Parse([]byte("format: tapeloop/v1\nsetup:\n  tools:\n    - name: w\n      fixture: flaky\n      with: {failures: 1, kind: transient, result: x, colour: red}\n"+minimal), "s.yaml", "s")
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\nsetup:\n  tools:\n    - name: w\n      fixture: flaky\n      with: {failures: 1, kind: transient, result: x, colour: red}\n"+minimal), "s.yaml", "s")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Validate(nil); !errors.Is(err, fixtures.ErrUnknownKey) || !errors.Is(err, ErrScenario) {
+	if err := harness.Validate(s, nil); !errors.Is(err, fixtures.ErrUnknownKey) || !errors.Is(err, scenario.ErrScenario) {
 		t.Errorf("Validate = %v, want it to wrap fixtures.ErrUnknownKey and ErrScenario", err)
 	}
 }
 
 func TestLoadTapeErrorWrapsReplayFormat(t *testing.T) {
-	_, err := Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{respons: {}}]\n"), "s.yaml", "s")
-	if !errors.Is(err, ErrScenario) || !errors.Is(err, replay.ErrFormat) {
+	_, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{respons: {}}]\n"), "s.yaml", "s")
+	if !errors.Is(err, scenario.ErrScenario) || !errors.Is(err, replay.ErrFormat) {
 		t.Errorf("Parse = %v, want it to wrap ErrScenario and replay.ErrFormat", err)
 	}
 }
@@ -139,21 +141,21 @@ func TestLoadRefusesHugeFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A sparse file: no disk blocks are written.
-	if err := f.Truncate(MaxScenarioSize + 1); err != nil {
+	if err := f.Truncate(scenario.MaxScenarioSize + 1); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Load(path, "")
+	_, err = scenario.Load(path, "")
 	want := "loading scenario: reading " + path + ": file too large: more than the limit of 16777216 bytes"
-	if err == nil || err.Error() != want || !errors.Is(err, ErrScenario) {
+	if err == nil || err.Error() != want || !errors.Is(err, scenario.ErrScenario) {
 		t.Errorf("Load = %v, want %s", err, want)
 	}
 }
 
 func TestLoadMissingFile(t *testing.T) {
-	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"), "")
+	_, err := scenario.Load(filepath.Join(t.TempDir(), "nope.yaml"), "")
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load = %v, want it to wrap fs.ErrNotExist", err)
 	}
@@ -194,7 +196,7 @@ func TestLoadNamesAndDefaults(t *testing.T) {
 		{inModule, filepath.Join(root, "mod", "testdata"), "testdata/evals/weather/retry"},
 	}
 	for _, c := range cases {
-		s, err := Load(c.path, c.root)
+		s, err := scenario.Load(c.path, c.root)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -202,17 +204,17 @@ func TestLoadNamesAndDefaults(t *testing.T) {
 			t.Errorf("Load(%s, %q).Name = %q, want %q", c.path, c.root, s.Name, c.name)
 		}
 	}
-	if s, err := Load(inScenarios, ""); err != nil || s.RelPath != "files/edit.yml" {
+	if s, err := scenario.Load(inScenarios, ""); err != nil || s.RelPath != "files/edit.yml" {
 		t.Errorf("RelPath of a .yml scenario: %v, %v", s, err)
 	}
-	s, err := Load(plain, root)
+	s, err := scenario.Load(plain, root)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Setup.Seed != 1 || s.Setup.Loop.MaxIterations != agent.DefaultMaxIterations || !s.Setup.Loop.TextCalls || !s.Setup.Loop.Repair || s.Expect != nil {
 		t.Errorf("defaults: %+v, expect %v", s.Setup, s.Expect)
 	}
-	s, err = Load(named, root)
+	s, err = scenario.Load(named, root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,13 @@
-package harness
+package scenario_test
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func lintText(t *testing.T, text string) []string {
@@ -13,7 +16,7 @@ func lintText(t *testing.T, text string) []string {
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, problems := Lint(path, nil)
+	_, problems := scenario.Lint(path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error { return harness.Validate(s, nil) }})
 	var out []string
 	for _, p := range problems {
 		out = append(out, strings.ReplaceAll(p.String(), path, "$FILE"))
