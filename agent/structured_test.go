@@ -48,7 +48,7 @@ func TestRunStructured(t *testing.T) {
 			name:      "invalid then corrected",
 			answers:   []string{`{"answer":42}`, `{"answer":"42","confidence":7,"notes":"fixed"}`},
 			want:      verdict{Answer: "42", Confidence: 7, Notes: "fixed"},
-			problems:  []string{"/: missing property 'confidence'", "/answer: got number, want string"},
+			problems:  []string{`/: required: missing properties: ["confidence"]`, `/answer: type: 42 has type "integer", want "string"`},
 			reason:    agent.ReasonFinalText,
 			modelCall: 4,
 		},
@@ -56,7 +56,7 @@ func TestRunStructured(t *testing.T) {
 			name:      "invalid twice",
 			answers:   []string{`{"answer":42}`, `{"answer":"42","confidence":"high","extra":1}`},
 			errIs:     agent.ErrStructuredAnswer,
-			problems:  []string{"/: missing property 'confidence'", "/answer: got number, want string"},
+			problems:  []string{`/: required: missing properties: ["confidence"]`, `/answer: type: 42 has type "integer", want "string"`},
 			reason:    agent.ReasonStructuredAnswer,
 			modelCall: 4,
 		},
@@ -120,7 +120,7 @@ func TestRunStructured(t *testing.T) {
 						t.Errorf("error %q does not name %q", err, p)
 					}
 				}
-				if tc.name == "invalid twice" && !strings.Contains(err.Error(), "/confidence: got string, want integer") {
+				if tc.name == "invalid twice" && !strings.Contains(err.Error(), `/confidence: type: high has type "string", want "integer"`) {
 					t.Errorf("error %q does not name the second answer's problems", err)
 				}
 			}

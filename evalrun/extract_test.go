@@ -235,7 +235,9 @@ func jsonString(s string) string {
 }
 
 // objektError is the JSON Schema compiler's complaint about {"type": "objekt"}.
-const objektError = `at "/type": unknown type "objekt" (want array, boolean, integer, null, number, object or string)`
+const objektError = `not a valid schema: anyOf: did not validate against any of [<anonymous schema> <anonymous schema>]: ` +
+	`validating /properties/type/anyOf/0: validating /$defs/simpleTypes: enum: objekt does not equal any of: [array boolean integer null number object string]; ` +
+	`validating /properties/type/anyOf/1: type: objekt has type "string", want "array"`
 
 // TestExtractStdinLimit: a text over the limit is refused with the limit
 // named, not read whole.

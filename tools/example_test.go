@@ -36,5 +36,5 @@ func Example() {
 	// 5
 	// [trailing_comma]
 	// [{/a string integer}]
-	// error (validation): invalid arguments for add: (arguments): missing property 'b'; /a: got string, want integer. Fix: correct these fields to match the schema of add and call it again
+	// error (validation): invalid arguments for add: (arguments): required: missing properties: ["b"]; /a: type: two has type "string", want "integer". Fix: correct these fields to match the schema of add and call it again
 }

@@ -92,7 +92,7 @@ func TestExecuteFailureKinds(t *testing.T) {
 		wantContent []string
 	}{
 		{"validation: missing and mistyped fields", nil, llm.ToolCall{Name: "echo", Arguments: `{"count": "many", "extra": 1}`},
-			KindValidation, []string{"error (validation):", "/count", "(arguments)", "missing property 'path'", "additional properties 'extra' not allowed", "Fix:"}},
+			KindValidation, []string{"error (validation):", "/count", "(arguments)", `(arguments): required: missing properties: ["path"]`, `/extra: unexpected additional properties ["extra"]`, "Fix:"}},
 		{"validation: unrepairable JSON", nil, llm.ToolCall{Name: "echo", Arguments: `{"path": `},
 			KindValidation, []string{"not valid JSON", "re-emit the call as valid JSON"}},
 		{"validation: arguments not an object", nil, llm.ToolCall{Name: "echo", Arguments: `[1, 2]`},
@@ -194,8 +194,8 @@ func TestValidationReportsEveryFieldAtOnce(t *testing.T) {
 	r := newTestRegistry(t)
 	ex := r.Execute(context.Background(), llm.ToolCall{Name: "echo", Arguments: `{"count": "x", "options": {"depth": "deep"}, "lines": [1, "two"]}`})
 	want := `error (validation): invalid arguments for echo: ` +
-		`(arguments): missing property 'path'; /count: got string, want integer; ` +
-		`/lines/1: got string, want integer; /options/depth: got string, want integer. ` +
+		`(arguments): required: missing properties: ["path"]; /count: type: x has type "string", want "integer"; ` +
+		`/lines/1: type: two has type "string", want "integer"; /options/depth: type: deep has type "string", want "integer". ` +
 		`Fix: correct these fields to match the schema of echo and call it again`
 	if ex.Result.Content != want {
 		t.Errorf("content =\n%s\nwant\n%s", ex.Result.Content, want)

@@ -6,12 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
-	"github.com/tapeloop/tapeloop/internal/jsonschema"
 )
 
 // ErrInvalidSchema is wrapped by the error for a tool whose parameters schema
@@ -21,17 +21,29 @@ var ErrInvalidSchema = errors.New("invalid parameters schema")
 // defaultParameters is the schema of a tool that declares none.
 var defaultParameters = json.RawMessage(`{"type":"object"}`)
 
+// supportedDrafts are the $schema values a schema may name; none means Draft
+// 2020-12.
+var supportedDrafts = []string{
+	"https://json-schema.org/draft/2020-12/schema",
+	"http://json-schema.org/draft-07/schema#",
+	"https://json-schema.org/draft-07/schema#",
+}
+
 // Schema is a compiled JSON Schema: the validator, and the decoded document
 // that coercion walks. It is immutable and safe for concurrent use.
 //
-// The validator is tapeloop's own (internal/jsonschema): Draft 2020-12 by
-// default, 2019-09, 7, 6 or 4 when the schema's $schema names it; "format" is
-// an annotation except under the drafts before 2019-09; references must stay
-// within the schema.
+// Validation is github.com/google/jsonschema-go's: Draft 2020-12 by default,
+// Draft 7 when the schema's $schema names it; "format" is an annotation;
+// references must stay within the schema. That library stops at the first
+// failure, so a value that fails is validated again piece by piece to report
+// every failure (see collect.go).
 type Schema struct {
-	raw       json.RawMessage
-	doc       map[string]any
-	validator *jsonschema.Schema
+	raw      json.RawMessage
+	doc      map[string]any
+	resolved *jsonschema.Resolved
+
+	split  sync.Once
+	pieces []piece // built on the first failing validation; nil if the schema cannot be split
 }
 
 // compiled caches compiled schemas by their text. A compiled schema is
@@ -40,9 +52,10 @@ type Schema struct {
 var compiled sync.Map // string(raw schema) -> *Schema
 
 // CompileSchema compiles a JSON Schema document, which must be a JSON object.
-// A schema that is not valid against its draft's meta-schema, or that refers
-// to another document, is an error saying where. Schemas are cached by their
-// text, so compiling the same schema again is cheap.
+// A schema that is not valid against its draft's meta-schema, that refers to
+// another document or names a $schema other than Draft 2020-12 or 7 is an
+// error saying why. Schemas are cached by their text, so
+// compiling the same schema again is cheap.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if s, ok := compiled.Load(string(raw)); ok {
 		return s.(*Schema), nil
@@ -55,7 +68,15 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if !ok {
 		return nil, errors.New("the schema must be a JSON object")
 	}
-	v, err := jsonschema.Compile(doc)
+	if d, ok := obj["$schema"]; ok {
+		if d, _ := d.(string); !slices.Contains(supportedDrafts, d) {
+			return nil, fmt.Errorf("$schema %v is not supported: Draft 2020-12 (the default) and Draft 7 are", obj["$schema"])
+		}
+	}
+	if err := checkMetaschema(obj); err != nil {
+		return nil, err
+	}
+	r, err := resolve(raw)
 	if err != nil {
 		return nil, err
 	}
@@ -63,9 +84,18 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err := json.Compact(compact, raw); err != nil {
 		return nil, err
 	}
-	s := &Schema{raw: compact.Bytes(), doc: obj, validator: v}
+	s := &Schema{raw: compact.Bytes(), doc: obj, resolved: r}
 	compiled.Store(string(raw), s)
 	return s, nil
+}
+
+// resolve decodes and resolves a schema document for validation.
+func resolve(raw []byte) (*jsonschema.Resolved, error) {
+	var js jsonschema.Schema
+	if err := json.Unmarshal(raw, &js); err != nil {
+		return nil, err
+	}
+	return js.Resolve(nil)
 }
 
 // JSON returns the schema as compact JSON.
@@ -96,22 +126,25 @@ type FieldError struct {
 
 // Validate returns every failing field of v, sorted by path and message, or
 // nil when v is valid. v is a decoded JSON value, numbers as json.Number (as
-// ParseJSON returns them). Where an applicator fails (anyOf, oneOf, allOf,
-// $ref), the failures of its subschemas are listed instead.
+// ParseJSON returns them). A failure is reported at the object property
+// holding it (see collect.go for how far down that goes).
 func (s *Schema) Validate(v any) []FieldError {
-	errs := s.validator.Validate(v)
-	if errs == nil {
+	v, _ = floatNumbers(v)
+	err := s.resolved.Validate(v)
+	if err == nil {
 		return nil
 	}
-	out := make([]FieldError, len(errs))
-	for i, e := range errs {
-		out[i] = FieldError{Path: e.Path, Message: e.Message}
+	out := s.collect(v)
+	if len(out) == 0 {
+		// The pieces pass where the whole fails, or the schema could not
+		// be split: report the validator's own first failure.
+		out = []FieldError{{Message: message(err)}}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Path != out[j].Path {
-			return out[i].Path < out[j].Path
+	slices.SortFunc(out, func(a, b FieldError) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
 		}
-		return out[i].Message < out[j].Message
+		return strings.Compare(a.Message, b.Message)
 	})
 	return slices.Compact(out)
 }
