@@ -14,6 +14,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -42,6 +43,11 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*fixtures.Fact
 	out, err := scenario.SetTape(src, s.Path, t.Tape.Entries)
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
+	if t.Tape.Offered != nil {
+		if out, err = scenario.SetValue(out, s.Path, []string{"offered"}, replay.EncodeOffered(t.Tape.Offered)); err != nil {
+			return "", fmt.Errorf("saving trial %s: %w", name, err)
+		}
 	}
 	if out, err = scenario.SetValue(out, s.Path, []string{"name"}, yamlx.Text(name)); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)

@@ -257,6 +257,9 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	} else {
 		out, err = scenario.SetTape(src, t.path, rec.tape)
 	}
+	if err == nil && rec.offeredBlock != nil && (c.mode != modeExtend || s.Offered == nil) {
+		out, err = scenario.SetValue(out, t.path, []string{"offered"}, replay.EncodeOffered(rec.offeredBlock))
+	}
 	if err == nil && len(c.capture) > 0 {
 		out, err = captureTools(out, t.path, c.capture, rec.outcome.Run, rec.offered, c.redactor, s.Setup.MCP)
 	}
@@ -320,6 +323,9 @@ type liveRun struct {
 	elapsed time.Duration
 	outcome *harness.Outcome
 	offered []llm.ToolDefinition // the tools of the first request
+	// offeredBlock is what the first request offered, redacted: the
+	// scenario's offered block; nil when no request was made.
+	offeredBlock *replay.Offered
 }
 
 // run runs s with model answering, after the model entries of old (extend
@@ -368,6 +374,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 	lm.mu.Lock()
 	lr.tape, lr.offered = slices.Clone(lm.tape), lm.offered
 	lm.mu.Unlock()
+	lr.offeredBlock = lm.rec.Tape().Offered
 	// User turns the run never reached stay on the tape, at its end.
 	for _, u := range users[min(spoken, len(users)):] {
 		c.redactor.RedactMessage(&u)
@@ -421,6 +428,9 @@ func (m *liveModel) Generate(ctx context.Context, req *llm.Request) (*llm.Respon
 		if errors.Is(err, replay.ErrDiverged) {
 			m.diverged = err
 		}
+		// The recording goes on from here: its next request is summarised
+		// relative to this one.
+		m.rec.Follow(req, resp)
 		if ctx.Err() == nil {
 			m.tape = append(m.tape, m.old[m.replayed])
 			m.replayed++

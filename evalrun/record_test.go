@@ -3,15 +3,19 @@ package evalrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // fakeLive is a live model for the record command's tests: answer gives
@@ -91,13 +95,56 @@ const afterTheWrite = `      finish_reason: stop
         input_tokens: 150
         output_tokens: 5
     request:
-      tools: [read_file, write_file]
-      last_message:
-        role: tool
-        content: overwrote notes.txt (12 bytes)
-        tool_call_id: call_1
-        name: write_file
+      new:
+        - role: tool
+          content: overwrote notes.txt (12 bytes)
+          tool_call_id: call_1
+          name: write_file
 `
+
+// withoutOffered returns the scenario text with its top-level offered
+// block (and the blank line after it) taken out, after checking that the
+// block records what the model was first offered: no system prompt and
+// the tools of first.
+func withoutOffered(t *testing.T, path string, data []byte, first *llm.Request) string {
+	t.Helper()
+	s, err := scenario.Load(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := replay.OfferedOf(first)
+	if s.Offered == nil || !reflect.DeepEqual(s.Offered.System, want.System) || len(s.Offered.Tools) != len(want.Tools) {
+		t.Fatalf("offered = %+v, want %+v", s.Offered, want)
+	}
+	for i, tool := range s.Offered.Tools {
+		w := want.Tools[i]
+		if tool.Name != w.Name || tool.Description != w.Description || !jsonEqual(tool.Parameters, w.Parameters) {
+			t.Errorf("offered.tools[%d] = %+v, want %+v", i, tool, w)
+		}
+	}
+	var out []string
+	in := false
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		switch {
+		case line == "offered:\n":
+			in = true
+			continue
+		case in && strings.HasPrefix(line, " "):
+			continue
+		case in && line == "\n":
+			in = false
+			continue
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "")
+}
+
+// jsonEqual compares two JSON texts as values.
+func jsonEqual(a, b []byte) bool {
+	var va, vb any
+	return json.Unmarshal(a, &va) == nil && json.Unmarshal(b, &vb) == nil && reflect.DeepEqual(va, vb)
+}
 
 func appendScript() *fakeLive {
 	return scripted(
@@ -136,14 +183,13 @@ func TestRecordThenReplayWithoutTheModel(t *testing.T) {
         input_tokens: 100
         output_tokens: 20
     request:
-      tools: [read_file, write_file]
-      last_message:
-        role: user
-        content: Append 'world' to notes.txt.
+      new:
+        - role: user
+          content: Append 'world' to notes.txt.
   - response:
       content: Done.
 `+afterTheWrite, 1)
-	if string(data) != wantFile {
+	if got := withoutOffered(t, path, data, f.requests[0]); got != wantFile {
 		t.Errorf("the scenario now reads\n%s\nwant\n%s", data, wantFile)
 	}
 	// Replay it: no model at all.
@@ -212,7 +258,7 @@ func TestRecordExtendAppends(t *testing.T) {
 	want := strings.Replace(partial, "\nexpect:", `  - response:
       content: Done, live.
 `+afterTheWrite+"\nexpect:", 1)
-	if string(data) != want {
+	if got := withoutOffered(t, path, data, f.requests[0]); got != want {
 		t.Errorf("extend wrote\n%s\nwant\n%s", data, want)
 	}
 }
@@ -446,7 +492,7 @@ tape:
 	}
 	// Key and token on adjacent lines are one finding, counted as the
 	// longest: the key shape spanning both.
-	if !strings.Contains(out, "\nredacted: --redact 1, MY_SERVICE_TOKEN 8, OPENAI_API_KEY 4, openai key 2\n") {
+	if !strings.Contains(out, "\nredacted: --redact 1, MY_SERVICE_TOKEN 9, OPENAI_API_KEY 4, openai key 2\n") {
 		t.Errorf("the redaction counts are missing:\n%s", out)
 	}
 }

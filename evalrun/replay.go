@@ -40,7 +40,8 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	runRE := fs.String("run", "", "replay only scenarios whose name matches this regular expression")
 	var tags stringList
 	fs.Var(&tags, "tag", "replay only scenarios with this tag (repeatable, or comma-separated)")
-	update := fs.Bool("update", false, "rewrite the golden files instead of comparing with them")
+	update := fs.Bool("update", false, "rewrite the golden files instead of comparing with them; a scenario whose expectations fail still fails")
+	force := fs.Bool("force", false, "with --update, bless scenarios whose expectations fail (exit 0); a run that diverges from its tape still fails")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "replay this many scenarios at once")
 	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
 	asJSON := fs.Bool("json", false, "print the result as JSON ("+report.ReplayFormat+") instead of text")
@@ -49,6 +50,10 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
+	}
+	if *force && !*update {
+		fmt.Fprintln(e.stderr, "evalrun replay: --force goes with --update")
+		return exitUsage
 	}
 	if *parallel < 1 || *repeat < 1 {
 		fmt.Fprintln(e.stderr, "evalrun replay: --parallel and --repeat must be at least 1")
@@ -100,7 +105,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			*r = *replayOne(ctx, e, r.Scenario, *update, *repeat)
+			*r = *replayOne(ctx, e, r.Scenario, &harness.VerifyOptions{Update: *update, Force: *force}, *repeat)
 		}()
 	}
 	wg.Wait()
@@ -153,7 +158,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 
 // replayOne verifies a scenario and, when asked, runs it repeat-1 more times
 // with perturbed scheduling, comparing each outcome with the first.
-func replayOne(ctx context.Context, e *env, s *scenario.Scenario, update bool, repeat int) *replayResult {
+func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.VerifyOptions, repeat int) *replayResult {
 	start := time.Now()
 	userTools := e.tools
 	rerun := e.rerun
@@ -162,7 +167,7 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, update bool, r
 			return harness.Run(ctx, s, opts)
 		}
 	}
-	v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: update, Tools: userTools})
+	v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools})
 	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {
@@ -212,7 +217,12 @@ func writeText(e *env, results []*replayResult) {
 			passed++
 		}
 		note := ""
-		if r.Updated {
+		switch {
+		case r.Updated && len(r.Failures) > 0:
+			note = "  (golden written, but the scenario fails, so it is not blessed: fix what follows, or bless it anyway with --update --force)"
+		case r.Updated && len(r.Forced) > 0:
+			note = "  (golden updated; blessed with --force although expectations failed)"
+		case r.Updated:
 			note = "  (golden updated)"
 		}
 		fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", colour(e, verdict), printable(r.Name), formatElapsed(r.elapsed), note)
@@ -221,6 +231,9 @@ func writeText(e *env, results []*replayResult) {
 		}
 		for _, f := range r.Failures {
 			fmt.Fprintf(e.stdout, "    %s\n", indent(printable(f)))
+		}
+		for _, f := range r.Forced {
+			fmt.Fprintf(e.stdout, "    forced: %s\n", indent(printable(f)))
 		}
 	}
 	summary := fmt.Sprintf("%d passed, %d failed", passed, failed+broken)

@@ -380,3 +380,37 @@ func TestReplayRunExcludesAFileThatDoesNotLoad(t *testing.T) {
 		t.Errorf("without --run: exit %d, want 2 naming broken.yaml:\n%s", code, out)
 	}
 }
+
+// TestUpdateDoesNotBlessAFailingScenario: --update writes the golden of a
+// scenario whose expectations fail but keeps it failing (exit 1) and says
+// so; --update --force blesses it (exit 0), listing what it forced.
+func TestUpdateDoesNotBlessAFailingScenario(t *testing.T) {
+	failing := strings.Replace(okScenario, "termination: final_text", "termination: max_iterations", 1)
+	dir := newScenarios(t, map[string]string{"math/add.yaml": failing})
+	golden := filepath.Join(dir, "math", "add.golden.yaml")
+	code, out, _ := runCmd(t, "replay", "--update", dir)
+	if code != exitFailed || !strings.Contains(out, "FAIL   math/add  ") ||
+		!strings.Contains(out, "(golden written, but the scenario fails, so it is not blessed: fix what follows, or bless it anyway with --update --force)\n") ||
+		!strings.Contains(out, "expect.termination") {
+		t.Errorf("--update: exit %d:\n%s", code, out)
+	}
+	if _, err := os.Stat(golden); err != nil {
+		t.Errorf("--update did not write the golden: %v", err)
+	}
+	if err := os.Remove(golden); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCmd(t, "replay", "--update", "--force", dir)
+	if code != exitOK || !strings.Contains(out, "PASS   math/add  ") ||
+		!strings.Contains(out, "(golden updated; blessed with --force although expectations failed)\n    forced: ") ||
+		!strings.Contains(out, "1 passed, 0 failed") {
+		t.Errorf("--update --force: exit %d:\n%s", code, out)
+	}
+	// Blessed or not, a plain replay still checks the expectations.
+	if code, out, _ = runCmd(t, "replay", dir); code != exitFailed || !strings.Contains(out, "expect.termination") {
+		t.Errorf("replay after --force: exit %d:\n%s", code, out)
+	}
+	if code, _, errOut := runCmd(t, "replay", "--force", dir); code != exitUsage || errOut != "evalrun replay: --force goes with --update\n" {
+		t.Errorf("--force alone: exit %d, stderr %q", code, errOut)
+	}
+}

@@ -74,6 +74,9 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 			for _, f := range v.Failures {
 				t.Error(f)
 			}
+			if v.Updated && len(v.Failures) > 0 {
+				t.Errorf("the golden %s was written, but the scenario fails: it is not blessed until the failures above are fixed", v.Golden)
+			}
 		})
 	}
 	orphans, err := scenario.Orphans(dir)

@@ -38,6 +38,11 @@ type RunOptions struct {
 	// run passes clock.Real{}. Nil means a virtual clock starting at
 	// clock.Epoch, so a replay never sleeps.
 	Clock clock.Clock
+	// Replay, when set, replays instead of a model built from the
+	// scenario's tape (ReplayTape): one in rebase mode, say. It serves the
+	// user turns too, and a run that leaves entries unused fails. Unused
+	// when Model is set.
+	Replay *replay.Model
 	// Tools are the tool factories a scenario may name in setup.tools beside
 	// the built-in fixtures, exactly as it names a fixture: each is called
 	// once per run with the run's fixtures.Env (workspace, seed, clock,
@@ -103,7 +108,10 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if s.Setup.Loop.TextCalls {
 		loopOpts.TextCalls = &textcalls.Extractor{}
 	}
-	tape := replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: s.Tape}, nil)
+	tape := opts.Replay
+	if tape == nil {
+		tape = replay.NewModel(s.ReplayTape(), nil)
+	}
 	var model llm.Model = tape
 	nextUser := tape.NextUser
 	if opts.Model != nil {

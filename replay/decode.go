@@ -17,13 +17,13 @@ import (
 
 // The keys each mapping of a tape may hold, in canonical order.
 var (
-	fileKeys     = []string{"format", "name", "tape"}
+	fileKeys     = []string{"format", "name", "offered", "tape"}
 	entryKeys    = []string{"response", "error", "user", "request"}
 	userKeys     = []string{"content", "name"}
 	responseKeys = []string{"content", "tool_calls", "finish_reason", "usage"}
 	callKeys     = []string{"id", "name", "arguments"}
 	usageKeys    = []string{"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens"}
-	requestKeys  = []string{"tools", "last_message", "messages"}
+	requestKeys  = []string{"offered", "new", "tools", "last_message", "messages"}
 	messageKeys  = []string{"role", "content", "tool_calls", "tool_call_id", "name"}
 )
 
@@ -38,7 +38,7 @@ func Load(path string) (*Tape, error) {
 }
 
 // Decode reads a standalone tape file: a mapping with `format: tapeloop/v1`,
-// an optional `name` and the `tape` sequence. Filename is used in error
+// an optional `name`, an optional `offered` block and the `tape` sequence. Filename is used in error
 // messages and recorded as the tape's File; empty means unknown. Every error
 // about the contents wraps ErrFormat and names the file, line and key; input
 // larger than MaxFileSize is refused.
@@ -96,6 +96,8 @@ func decodeBytes(data []byte, filename string) (t *Tape, err error) {
 			format = v
 		case "name":
 			t.Name, err = d.Str(v, "name")
+		case "offered":
+			t.Offered, err = d.offered(v, "offered")
 		case "tape":
 			tape = v
 		}
@@ -346,6 +348,10 @@ func (d *decoder) request(n *yaml.Node, path string) (*RequestSummary, error) {
 		var err error
 		p := yamlx.Join(path, key)
 		switch key {
+		case "offered":
+			s.Offered, err = d.offered(v, p)
+		case "new":
+			s.New, err = d.messages(v, p)
 		case "tools":
 			s.Tools, err = d.Strs(v, p)
 		case "last_message":

@@ -30,7 +30,7 @@ func Save(path string, t *Tape) error {
 }
 
 // Encode writes t as a standalone tape file in canonical form: `format`,
-// `name` (when set) and `tape`, keys in a fixed order, empty fields left
+// `name` (when set), `offered` (when recorded) and `tape`, keys in a fixed order, empty fields left
 // out, literal blocks for multi-line text, tool-call arguments always as a
 // string. Decoding the output and encoding it again gives the same bytes.
 // A nil t encodes as an empty tape.
@@ -46,6 +46,9 @@ func Encode(w io.Writer, t *Tape) error {
 	yamlx.Add(root, "format", yamlx.Text(Format))
 	if t.Name != "" {
 		yamlx.Add(root, "name", yamlx.Text(t.Name))
+	}
+	if t.Offered != nil {
+		yamlx.Add(root, "offered", EncodeOffered(t.Offered))
 	}
 	yamlx.Add(root, "tape", entries)
 	enc := yaml.NewEncoder(w)
@@ -189,6 +192,16 @@ func encodeCalls(calls []llm.ToolCall) *yaml.Node {
 // is off when rendering a request for a diff.
 func encodeRequest(s *RequestSummary, path string, strict bool) (*yaml.Node, error) {
 	n := yamlx.Map()
+	if s.Offered != nil {
+		yamlx.Add(n, "offered", EncodeOffered(s.Offered))
+	}
+	if s.New != nil {
+		seq, err := encodeMessages(s.New, yamlx.Join(path, "new"), strict)
+		if err != nil {
+			return nil, err
+		}
+		yamlx.Add(n, "new", seq)
+	}
 	if s.Tools != nil {
 		tools := yamlx.FlowSeq()
 		for _, t := range s.Tools {
@@ -204,20 +217,29 @@ func encodeRequest(s *RequestSummary, path string, strict bool) (*yaml.Node, err
 		yamlx.Add(n, "last_message", m)
 	}
 	if s.Messages != nil {
-		seq := yamlx.Seq()
-		if len(s.Messages) == 0 {
-			seq = yamlx.FlowSeq()
-		}
-		for i, msg := range s.Messages {
-			m, err := encodeMessage(msg, yamlx.Index(yamlx.Join(path, "messages"), i), strict)
-			if err != nil {
-				return nil, err
-			}
-			seq.Content = append(seq.Content, m)
+		seq, err := encodeMessages(s.Messages, yamlx.Join(path, "messages"), strict)
+		if err != nil {
+			return nil, err
 		}
 		yamlx.Add(n, "messages", seq)
 	}
 	return n, nil
+}
+
+// encodeMessages returns the sequence node of ms, [] when empty.
+func encodeMessages(ms []llm.Message, path string, strict bool) (*yaml.Node, error) {
+	seq := yamlx.Seq()
+	if len(ms) == 0 {
+		seq = yamlx.FlowSeq()
+	}
+	for i, msg := range ms {
+		m, err := encodeMessage(msg, yamlx.Index(path, i), strict)
+		if err != nil {
+			return nil, err
+		}
+		seq.Content = append(seq.Content, m)
+	}
+	return seq, nil
 }
 
 func encodeMessage(m llm.Message, path string, strict bool) (*yaml.Node, error) {
@@ -239,4 +261,14 @@ func encodeMessage(m llm.Message, path string, strict bool) (*yaml.Node, error) 
 		yamlx.Add(n, "name", yamlx.Text(m.Name))
 	}
 	return n, nil
+}
+
+// EncodeRequest returns the canonical node of an entry's `request:` value,
+// for editing a tape in place. Messages with invalid roles are an error
+// wrapping ErrFormat. A nil s gives an empty mapping.
+func EncodeRequest(s *RequestSummary) (*yaml.Node, error) {
+	if s == nil {
+		return yamlx.Map(), nil
+	}
+	return encodeRequest(s, "request", true)
 }

@@ -28,9 +28,16 @@ var (
 
 // ModelOptions configures a Model. A nil *ModelOptions means all defaults.
 type ModelOptions struct {
-	// Matcher checks each request against its recorded summary; nil means
-	// DefaultMatcher.
+	// Matcher checks each request against the tools, last message and
+	// messages its entry recorded; nil means DefaultMatcher. What the tape
+	// recorded as offered (Tape.Offered, RequestSummary.Offered) and the
+	// new messages (RequestSummary.New) are always checked by the Model.
 	Matcher Matcher
+	// Rebase, when set, accepts a request that differs from the recorded
+	// one as long as the recorded response still applies to it (see
+	// Model.Rebased): the model notes what was sent and answers as
+	// recorded. A response that no longer applies fails with ErrStale.
+	Rebase bool
 }
 
 // Model is an llm.Model that replays a tape: each call gets the next model
@@ -44,9 +51,18 @@ type Model struct {
 	mu      sync.Mutex
 	file    string
 	entries []Entry
+	offered *Offered // the tape's offered block; nil when not recorded
 	matcher Matcher
 	calls   int // model calls made
 	next    int // index of the next entry to serve
+
+	// track is set when the tape records what was offered or the new
+	// messages (or in rebase mode): x then follows the requests, and
+	// expect is what the next request must offer.
+	track  bool
+	x      exchange
+	expect *Offered
+	rb     *rebase // nil unless ModelOptions.Rebase
 }
 
 // NewModel returns a Model replaying a deep copy of t; a nil t replays an
@@ -55,17 +71,22 @@ func NewModel(t *Tape, opts *ModelOptions) *Model {
 	m := &Model{matcher: DefaultMatcher{}}
 	if t != nil {
 		c := t.Clone()
-		m.file, m.entries = c.File, c.Entries
+		m.file, m.entries, m.offered = c.File, c.Entries, c.Offered
+		m.expect, m.track = c.Offered, !c.Offered.empty()
 		// Sorted once here, so that matching compares the tools as a set
 		// without sorting them on every call.
 		for _, e := range m.entries {
 			if e.Request != nil {
 				slices.Sort(e.Request.Tools)
+				m.track = m.track || e.Request.New != nil || !e.Request.Offered.empty()
 			}
 		}
 	}
 	if opts != nil && opts.Matcher != nil {
 		m.matcher = opts.Matcher
+	}
+	if opts != nil && opts.Rebase {
+		m.rb, m.track = &rebase{steps: map[int]step{}, requests: map[int]*llm.Request{}}, true
 	}
 	return m
 }
@@ -100,19 +121,69 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: fmt.Errorf(
 			"the loop asked the model, but tape[%d] is a user turn; the user speaks only after a final text answer, and the request ends with %s", i, quoteLast(req))}
 	}
-	if e.Request != nil {
-		if err := m.matcher.Match(e.Request, req); err != nil {
-			return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: err}
+	var st step
+	if m.track {
+		st = m.x.next(req)
+	}
+	if e.Request != nil && !e.Request.Offered.empty() {
+		m.expect = m.expect.with(e.Request.Offered)
+	}
+	if err := m.check(e, req, st); err != nil && m.rb == nil {
+		return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: err}
+	}
+	if m.rb != nil {
+		m.rb.steps[i], m.rb.requests[i] = st, cloneRequest(req)
+		if err := m.rb.applies(e, m.expect, req); err != nil {
+			m.rb.stale = &StaleError{Entry: i, File: m.file, Line: e.Line, Err: err}
+			return nil, m.rb.stale
 		}
 	}
 	if e.Response == nil {
+		m.x.answered(nil)
 		if e.ErrorKind != "" {
 			pe := &llm.ProviderError{Kind: e.ErrorKind, StatusCode: e.ErrorStatus, RetryAfter: e.RetryAfter, Message: e.Error}
 			return nil, fmt.Errorf("replay: %s: %w: %w", entryAt(m.file, i, e.Line), ErrRecordedError, pe)
 		}
 		return nil, fmt.Errorf("replay: %s: %w: %s", entryAt(m.file, i, e.Line), ErrRecordedError, e.Error)
 	}
+	m.x.answered(e.Response)
 	return cloneResponse(e.Response), nil
+}
+
+// check compares req with what entry e recorded: what the tape says was
+// offered (the tape's block with the changes of earlier entries), the new
+// messages, and, through the Matcher, the tools, last message and messages.
+// Their differences are reported together as one *MismatchError.
+func (m *Model) check(e *Entry, req *llm.Request, st step) error {
+	var fields []string
+	var diff strings.Builder
+	if m.track {
+		f, d := compareOffered(m.expect, st.offered)
+		fields = append(fields, f...)
+		diff.WriteString(d)
+		if e.Request != nil {
+			f, d = compareNew(e.Request.New, st.added, req.Messages)
+			fields = append(fields, f...)
+			diff.WriteString(d)
+		}
+	}
+	if e.Request != nil {
+		if err := m.matcher.Match(e.Request, req); err != nil {
+			var me *MismatchError
+			if len(fields) == 0 {
+				return err
+			}
+			if !errors.As(err, &me) {
+				return fmt.Errorf("%w; and %w", &MismatchError{Fields: fields, Diff: diff.String()}, err)
+			}
+			fields = append(fields, me.Fields...)
+			diff.WriteString(me.Diff)
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return &MismatchError{Fields: fields, Diff: diff.String()}
 }
 
 // NextUser serves the next entry when it is a user turn, and reports false

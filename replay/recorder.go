@@ -22,8 +22,11 @@ type RecorderOptions struct {
 	// Getenv reads an environment variable; nil means os.Getenv. Unused
 	// when Redactor is set.
 	Getenv func(string) string
-	// RecordMessages records each request's whole message list as well as
-	// its tools and last message; false records tools and last message only.
+	// RecordMessages records each request's whole message list, tool names
+	// and last message as well; false records, beside the tape's offered
+	// block, only what each request changed: what it offered when that
+	// changed, and the messages it added (the whole list when it rewrote
+	// the conversation instead).
 	RecordMessages bool
 	// Redact, when set, is applied to every recorded text after the built-in
 	// redaction; nil means none. Unused when Redactor is set.
@@ -31,8 +34,10 @@ type RecorderOptions struct {
 }
 
 // Recorder is an llm.Model that wraps another and records a tape of its
-// calls: each request's summary and the response, or the provider error's
-// text. Every string of an entry is redacted (see Redactor) as the call is
+// calls: what the first request offered (system prompts, tools with their
+// descriptions and schemas) as the tape's Offered, and per call what its
+// request changed (RequestSummary.Offered, RequestSummary.New) and the
+// response, or the provider error's text. Every string of an entry is redacted (see Redactor) as the call is
 // recorded, before anything is kept. The caller still gets the model's own,
 // unredacted response. It is safe for concurrent use.
 type Recorder struct {
@@ -42,6 +47,8 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	entries []Entry
+	x       exchange
+	offered *Offered // the first request's, redacted
 }
 
 // NewRecorder returns a Recorder wrapping m. A nil opts means default options.
@@ -65,12 +72,12 @@ func (r *Recorder) Redactions() map[string]int { return r.redactor.Counts() }
 // because ctx is done is not recorded; any other error is recorded as an
 // error entry and returned unchanged.
 func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	var sum *RequestSummary
-	if r.messages {
-		sum = summarizeAll(req)
-	} else {
-		sum = Summarize(req)
+	if req == nil {
+		req = &llm.Request{}
 	}
+	r.mu.Lock()
+	sum := r.follow(req).recorded(req, r.messages)
+	r.mu.Unlock()
 	resp, err := r.model.Generate(ctx, req)
 	var e Entry
 	switch {
@@ -98,14 +105,44 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 	r.redactor.RedactEntry(&e)
 	r.mu.Lock()
 	r.entries = append(r.entries, e)
+	if err == nil && resp != nil {
+		r.x.answered(resp)
+	}
 	r.mu.Unlock()
 	return resp, err
 }
 
-// Tape returns a copy of what has been recorded so far, already redacted.
-// Its Name and File are empty.
+// follow makes req the latest request and keeps what the first one
+// offered; r.mu is held.
+func (r *Recorder) follow(req *llm.Request) step {
+	st := r.x.next(req)
+	if r.offered == nil {
+		r.offered = st.offered.Clone()
+		redactOffered(r.redactor, r.offered)
+	}
+	return st
+}
+
+// Follow tells r about a call that was answered elsewhere (a tape entry
+// replayed before the recording goes on live), without recording it: the
+// next recorded request is summarised relative to req, and when req is the
+// first, what it offered is the tape's Offered. A nil resp means the call
+// failed.
+func (r *Recorder) Follow(req *llm.Request, resp *llm.Response) {
+	if req == nil {
+		req = &llm.Request{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.follow(req)
+	r.x.answered(resp)
+}
+
+// Tape returns a copy of what has been recorded so far, already redacted:
+// the first request's offered block and the entries. Its Name and File are
+// empty.
 func (r *Recorder) Tape() *Tape {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return (&Tape{Entries: r.entries}).Clone()
+	return (&Tape{Offered: r.offered, Entries: r.entries}).Clone()
 }

@@ -95,13 +95,17 @@ func TestRecordThenReplay(t *testing.T) {
 			if m.Remaining() != 0 {
 				t.Errorf("Remaining = %d, want 0", m.Remaining())
 			}
-			// A changed prompt diverges on tape[0], naming the line.
+			// What the model saw is the tape's offered block, once.
+			if o := loaded.Offered; o == nil || !reflect.DeepEqual(o.System, []string{"You are careful."}) || len(o.Tools) != 2 || o.Tools[0].Name != "write_file" {
+				t.Errorf("offered = %+v, want the system prompt and the two tools", o)
+			}
+			// A changed user message diverges on tape[0], naming the line.
 			_, err = NewModel(loaded, nil).Generate(context.Background(), &llm.Request{
-				Messages: []llm.Message{llm.UserMessage("Write bye to notes.txt.")},
+				Messages: []llm.Message{llm.SystemMessage("You are careful."), llm.UserMessage("Write bye to notes.txt.")},
 				Tools:    []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}},
 			})
-			if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "tape[0] at "+path+":4") ||
-				!strings.Contains(err.Error(), "-  content: Write hello to notes.txt.\n+  content: Write bye to notes.txt.") {
+			if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), fmt.Sprintf("tape[0] at %s:%d", path, loaded.Entries[0].Line)) ||
+				!strings.Contains(err.Error(), "-    content: Write hello to notes.txt.\n+    content: Write bye to notes.txt.") {
 				t.Errorf("divergence error: %v", err)
 			}
 		})
@@ -129,7 +133,7 @@ func TestRecorderRecordsProviderErrors(t *testing.T) {
 		t.Errorf("a call cancelled by its context was recorded: %d entries, want 0", n)
 	}
 	tp := rec.Tape()
-	if len(tp.Entries) != 1 || tp.Entries[0].Error != "503 overloaded" || tp.Entries[0].Request.LastMessage.Content != "hi" {
+	if len(tp.Entries) != 1 || tp.Entries[0].Error != "503 overloaded" || tp.Entries[0].Request.New[0].Content != "hi" {
 		t.Fatalf("tape = %+v", tp.Entries)
 	}
 	_, err = NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}})

@@ -287,7 +287,8 @@ func (r *Redactor) count(kind string) {
 // RedactEntry redacts every string e holds, in place: the response's content,
 // tool-call IDs, names and arguments and finish reason; the user turn; the
 // request's
-// offered tools and messages (content, tool calls, tool_call_id, name); the
+// offered system prompts and tools (names, descriptions, schemas), tool
+// names, new messages and messages (content, tool calls, tool_call_id, name); the
 // error text. e must own its messages (see Entry.Clone).
 func (r *Redactor) RedactEntry(e *Entry) {
 	if e.Response != nil {
@@ -310,6 +311,10 @@ func (r *Redactor) RedactEntry(e *Entry) {
 		for i := range s.Messages {
 			r.RedactMessage(&s.Messages[i])
 		}
+		for i := range s.New {
+			r.RedactMessage(&s.New[i])
+		}
+		redactOffered(r, s.Offered)
 	}
 }
 

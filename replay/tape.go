@@ -34,6 +34,11 @@ type Tape struct {
 	// File is the file the tape was loaded from, used in error messages;
 	// empty means it did not come from a file. It is not encoded.
 	File string
+	// Offered is what the first request offered the model (system prompts
+	// and tools), the tape's `offered:` block; each later request is
+	// checked against it, as changed by the requests of earlier entries
+	// (RequestSummary.Offered). Nil means not recorded, and not checked.
+	Offered *Offered
 	// Entries holds one entry per model call, in order.
 	Entries []Entry
 }
@@ -71,9 +76,20 @@ type Entry struct {
 }
 
 // RequestSummary is what a tape records about a request. A nil field was not
-// recorded and is not checked on replay; a non-nil empty Tools or Messages
-// records that the request had none.
+// recorded and is not checked on replay; a non-nil empty Tools, New or
+// Messages records that the request had none.
 type RequestSummary struct {
+	// Offered records what this request offered (system prompts, tools)
+	// where it differs from what the requests before it offered (the
+	// tape's Offered, changed by earlier entries); later requests are
+	// checked against it too. Nil means no change recorded.
+	Offered *Offered
+	// New holds the messages the request added to the conversation since
+	// the previous request: the user's turn, the tool results with their
+	// call ids. The assistant message answering the previous request is left
+	// out when it is that recorded response unchanged. Nil means not
+	// recorded.
+	New []llm.Message
 	// Tools holds the names of the offered tools, sorted; nil means not recorded.
 	Tools []string
 	// LastMessage is the request's last message; nil means not recorded.
@@ -115,7 +131,7 @@ func (t *Tape) Clone() *Tape {
 	if t == nil {
 		return nil
 	}
-	c := &Tape{Name: t.Name, File: t.File}
+	c := &Tape{Name: t.Name, File: t.File, Offered: t.Offered.Clone()}
 	if t.Entries != nil {
 		c.Entries = make([]Entry, len(t.Entries))
 		for i, e := range t.Entries {
@@ -141,7 +157,7 @@ func (s *RequestSummary) Clone() *RequestSummary {
 	if s == nil {
 		return nil
 	}
-	c := &RequestSummary{Tools: slices.Clone(s.Tools), Messages: cloneMessages(s.Messages)}
+	c := &RequestSummary{Offered: s.Offered.Clone(), New: cloneMessages(s.New), Tools: slices.Clone(s.Tools), Messages: cloneMessages(s.Messages)}
 	if s.LastMessage != nil {
 		m := s.LastMessage.Clone()
 		c.LastMessage = &m

@@ -74,7 +74,10 @@ type Scenario struct {
 	Tags        []string
 	Setup       Setup
 	Input       []llm.Message
-	Tape        []replay.Entry
+	// Offered is the top-level `offered:` block: what the tape recorded the
+	// model was offered (system prompts, tools); nil when absent.
+	Offered *replay.Offered
+	Tape    []replay.Entry
 	// Expect is nil when the file has no expect block.
 	Expect *Expect
 	// Faults are the provider faults a live run applies (see FaultTransport
@@ -204,7 +207,7 @@ type FileExpect struct {
 }
 
 var (
-	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "tape", "expect", "faults"}
+	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "offered", "tape", "expect", "faults"}
 	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp"}
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
@@ -334,6 +337,11 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	}
 	if s.Input, err = replay.DecodeMessages(file, "input", nodes["input"]); err != nil {
 		return nil, err
+	}
+	if n := nodes["offered"]; n != nil {
+		if s.Offered, err = replay.DecodeOffered(file, "offered", n); err != nil {
+			return nil, err
+		}
 	}
 	if s.Tape, err = replay.DecodeEntries(file, nodes["tape"]); err != nil {
 		return nil, err
@@ -633,4 +641,11 @@ func (s *Scenario) UserTurns() []llm.Message {
 		}
 	}
 	return out
+}
+
+// ReplayTape returns the scenario's tape as a replay.Tape: its name, the
+// file relative to its scenarios folder (as goldens show it), the offered
+// block and the entries (shared, not copied).
+func (s *Scenario) ReplayTape() *replay.Tape {
+	return &replay.Tape{Name: s.Name, File: s.RelPath, Offered: s.Offered, Entries: s.Tape}
 }

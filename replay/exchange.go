@@ -1,0 +1,101 @@
+package replay
+
+import (
+	"slices"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// exchange follows the requests of one run, so that each is summarised
+// relative to the one before it: what it offered, and what it added to the
+// conversation. A Recorder and a Model follow a run the same way, so that
+// what one records the other compares.
+type exchange struct {
+	first    *Offered      // what the first request offered; nil before it
+	current  *Offered      // what the latest request offered
+	prevConv []llm.Message // the latest request's conversation (a shallow copy)
+	prevResp *llm.Message  // the response to it; nil when it failed
+}
+
+// step is one request as an exchange saw it.
+type step struct {
+	// offered is what the request offered, in full.
+	offered *Offered
+	// change holds the parts of offered that differ from the request
+	// before; nil for the first request and when nothing changed.
+	change *Offered
+	// added holds the messages the request added to the conversation (see
+	// RequestSummary.New), copied; nil when the conversation does not
+	// extend the previous request's (it was rewritten).
+	added []llm.Message
+}
+
+// next summarises req relative to the request before it and makes it the
+// latest.
+func (x *exchange) next(req *llm.Request) step {
+	st := step{offered: OfferedOf(req)}
+	if x.first == nil {
+		x.first = st.offered
+	} else {
+		st.change = changes(x.current, st.offered, nil)
+	}
+	x.current = st.offered
+	conv := Conversation(req)
+	if len(conv) >= len(x.prevConv) && slices.EqualFunc(conv[:len(x.prevConv)], x.prevConv, equalMessage) {
+		added := conv[len(x.prevConv):]
+		if len(added) > 0 && x.prevResp != nil && added[0].Role == llm.RoleAssistant && equalMessage(added[0], *x.prevResp) {
+			added = added[1:]
+		}
+		st.added = cloneMessages(added)
+		if st.added == nil {
+			st.added = []llm.Message{}
+		}
+	}
+	x.prevConv = slices.Clone(conv)
+	x.prevResp = nil
+	return st
+}
+
+// answered records the response to the latest request; nil means it failed.
+func (x *exchange) answered(resp *llm.Response) {
+	if resp == nil {
+		x.prevResp = nil
+		return
+	}
+	m := resp.Message.Clone()
+	m.Role = llm.RoleAssistant
+	x.prevResp = &m
+}
+
+// summary is the full summary of req as the step saw it: what it
+// offered, the messages it added (New; nil when the conversation was
+// rewritten), the sorted tool names, the last message and the whole list.
+func (st step) summary(req *llm.Request) *RequestSummary {
+	s := Summarize(req)
+	s.Offered, s.New = st.offered, st.added
+	s.Messages = []llm.Message{}
+	if req != nil && req.Messages != nil {
+		s.Messages = req.Messages
+	}
+	return s
+}
+
+// recorded is what a Recorder keeps of the step: the change of what was
+// offered, the messages added, or the whole message list when the
+// conversation was rewritten. All is set by RecorderOptions.RecordMessages.
+func (st step) recorded(req *llm.Request, all bool) *RequestSummary {
+	var s *RequestSummary
+	if all {
+		s = summarizeAll(req)
+	} else {
+		s = &RequestSummary{}
+		if st.added == nil {
+			s.Messages = cloneMessages(req.Messages)
+			if s.Messages == nil {
+				s.Messages = []llm.Message{}
+			}
+		}
+	}
+	s.Offered, s.New = st.change.Clone(), cloneMessages(st.added)
+	return s
+}

@@ -1,0 +1,332 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"slices"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// Offered is what a request shows the model besides its conversation: the
+// system prompt(s) and the tools with their descriptions and parameter
+// schemas. A tape records it once, in its `offered:` block, from the first
+// request; an entry's request records it again (Request.Offered) only when
+// that request offered something else. The zero Offered records nothing.
+type Offered struct {
+	// System holds the content of each of the request's leading system
+	// messages, in order. Nil means not recorded (not compared); an empty
+	// non-nil slice records that the request had none.
+	System []string
+	// Tools holds the definitions of the offered tools, in the order
+	// offered; they compare as a set, by name. Nil means not recorded; an
+	// empty non-nil slice records that none was offered.
+	Tools []llm.ToolDefinition
+	// Line is the line of the block in its source file; 0 if not from a
+	// file. It is not encoded.
+	Line int
+}
+
+// offeredKeys and toolDefKeys are the keys of an `offered:` block and of
+// each of its tools, in canonical order.
+var (
+	offeredKeys = []string{"system", "tools"}
+	toolDefKeys = []string{"name", "description", "parameters"}
+)
+
+// OfferedOf returns what req offers the model: the content of its leading
+// system messages and copies of its tool definitions. Both fields are
+// non-nil; a nil req offers nothing.
+func OfferedOf(req *llm.Request) *Offered {
+	o := &Offered{System: []string{}, Tools: []llm.ToolDefinition{}}
+	if req == nil {
+		return o
+	}
+	for _, m := range req.Messages {
+		if m.Role != llm.RoleSystem {
+			break
+		}
+		o.System = append(o.System, m.Content)
+	}
+	for _, t := range req.Tools {
+		t.Parameters = bytes.Clone(t.Parameters)
+		o.Tools = append(o.Tools, t)
+	}
+	return o
+}
+
+// Conversation returns the messages of req after its leading system
+// messages (those OfferedOf reports as its system prompts); nil for a nil
+// req. The slice shares req's messages.
+func Conversation(req *llm.Request) []llm.Message {
+	if req == nil {
+		return nil
+	}
+	i := 0
+	for i < len(req.Messages) && req.Messages[i].Role == llm.RoleSystem {
+		i++
+	}
+	return req.Messages[i:]
+}
+
+// Clone returns a deep copy of o; a nil o gives nil.
+func (o *Offered) Clone() *Offered {
+	if o == nil {
+		return nil
+	}
+	c := &Offered{System: slices.Clone(o.System), Line: o.Line}
+	if o.Tools != nil {
+		c.Tools = make([]llm.ToolDefinition, len(o.Tools))
+		for i, t := range o.Tools {
+			t.Parameters = bytes.Clone(t.Parameters)
+			c.Tools[i] = t
+		}
+	}
+	return c
+}
+
+// empty reports whether o records nothing.
+func (o *Offered) empty() bool { return o == nil || o.System == nil && o.Tools == nil }
+
+// with returns base with the parts over records replaced by over's: what a
+// request offered after an entry recorded a change. Either may be nil.
+func (base *Offered) with(over *Offered) *Offered {
+	if over.empty() {
+		return base
+	}
+	out := &Offered{Line: over.Line}
+	if base != nil {
+		out.System, out.Tools = base.System, base.Tools
+	}
+	if over.System != nil {
+		out.System = over.System
+	}
+	if over.Tools != nil {
+		out.Tools = over.Tools
+	}
+	return out
+}
+
+// changes returns the parts of now that differ from was, limited to the
+// parts stated records (all parts when stated is nil), or nil when none
+// differs.
+func changes(was, now, stated *Offered) *Offered {
+	var out Offered
+	if (stated == nil || stated.System != nil) && (was == nil || !slices.Equal(was.System, now.System)) {
+		out.System = now.System
+	}
+	if (stated == nil || stated.Tools != nil) && (was == nil || !sameTools(was.Tools, now.Tools)) {
+		out.Tools = now.Tools
+	}
+	if out.empty() {
+		return nil
+	}
+	return &out
+}
+
+// sameTools reports whether a and b define the same tools, in any order.
+func sameTools(a, b []llm.ToolDefinition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, t := range a {
+		i := slices.IndexFunc(b, func(u llm.ToolDefinition) bool { return u.Name == t.Name })
+		if i < 0 || !sameTool(t, b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameTool(a, b llm.ToolDefinition) bool {
+	return a.Name == b.Name && a.Description == b.Description && sameJSON(a.Parameters, b.Parameters)
+}
+
+// sameJSON compares two JSON texts as values (key order and spacing do not
+// matter); texts that are not JSON compare as bytes. Empty equals empty.
+func sameJSON(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, okA := decodeJSON(a)
+	vb, okB := decodeJSON(b)
+	return okA && okB && reflect.DeepEqual(va, vb)
+}
+
+// decodeJSON decodes one JSON value with numbers as json.Number.
+func decodeJSON(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil || dec.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+// EncodeOffered returns the canonical node of an `offered:` block: `system`
+// (one prompt as text, several as a sequence), then `tools`, each with its
+// name, description and parameters (the schema as YAML, so that a reviewer
+// reads it). A nil o gives an empty mapping.
+func EncodeOffered(o *Offered) *yaml.Node {
+	n := yamlx.Map()
+	if o == nil {
+		return n
+	}
+	if o.System != nil {
+		if len(o.System) == 1 {
+			yamlx.Add(n, "system", yamlx.Text(o.System[0]))
+		} else {
+			seq := yamlx.Seq()
+			if len(o.System) == 0 {
+				seq = yamlx.FlowSeq()
+			}
+			for _, s := range o.System {
+				seq.Content = append(seq.Content, yamlx.Text(s))
+			}
+			yamlx.Add(n, "system", seq)
+		}
+	}
+	if o.Tools != nil {
+		seq := yamlx.Seq()
+		if len(o.Tools) == 0 {
+			seq = yamlx.FlowSeq()
+		}
+		for _, t := range o.Tools {
+			tn := yamlx.Map()
+			yamlx.Add(tn, "name", yamlx.Text(t.Name))
+			if t.Description != "" {
+				yamlx.Add(tn, "description", yamlx.Text(t.Description))
+			}
+			if len(t.Parameters) > 0 {
+				yamlx.Add(tn, "parameters", schemaNode(t.Parameters))
+			}
+			seq.Content = append(seq.Content, tn)
+		}
+		yamlx.Add(n, "tools", seq)
+	}
+	return n
+}
+
+// schemaNode returns a JSON schema as a YAML node that reads back as the
+// same JSON value; text that does not survive the trip (not JSON at all)
+// is kept as a quoted string.
+func schemaNode(raw json.RawMessage) *yaml.Node {
+	var doc yaml.Node
+	if yaml.Unmarshal(raw, &doc) == nil && len(doc.Content) == 1 {
+		n := doc.Content[0]
+		plain(n)
+		if back, err := newDecoder("").json(nil, n, ""); err == nil && sameJSON(back, raw) && n.Kind != yaml.ScalarNode {
+			return n
+		}
+	}
+	return yamlx.Quoted(string(raw))
+}
+
+// plain clears the styles and positions of n and its children, so that a
+// node decoded from JSON is written as ordinary block YAML.
+func plain(n *yaml.Node) {
+	n.Style, n.Line, n.Column = 0, 0, 0
+	for _, c := range n.Content {
+		plain(c)
+	}
+}
+
+// DecodeOffered decodes a scenario file's top-level `offered:` block (see
+// EncodeOffered), with the same strictness as a tape; key is the path of
+// the block in errors ("offered"). A nil node is an error.
+func DecodeOffered(filename, key string, node *yaml.Node) (*Offered, error) {
+	if node == nil {
+		return nil, &FormatError{File: filename, Key: key, Problem: "missing (want a mapping of system and tools)"}
+	}
+	o, err := newDecoder(filename).offered(node, key)
+	return o, formatError(err)
+}
+
+func (d *decoder) offered(n *yaml.Node, path string) (*Offered, error) {
+	o := &Offered{Line: n.Line}
+	_, err := d.Fields(n, path, offeredKeys, func(key string, v *yaml.Node) error {
+		var err error
+		p := yamlx.Join(path, key)
+		switch key {
+		case "system":
+			if v.Kind == yaml.ScalarNode {
+				var s string
+				s, err = d.Str(v, p)
+				o.System = []string{s}
+			} else {
+				o.System, err = d.Strs(v, p)
+				if o.System == nil && err == nil {
+					o.System = []string{}
+				}
+			}
+		case "tools":
+			o.Tools, err = d.toolDefs(v, p)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return o, nil
+}
+
+func (d *decoder) toolDefs(n *yaml.Node, path string) ([]llm.ToolDefinition, error) {
+	if err := d.Want(n, path, yaml.SequenceNode); err != nil {
+		return nil, err
+	}
+	out := make([]llm.ToolDefinition, 0, len(n.Content))
+	names := map[string]bool{}
+	for i, c := range n.Content {
+		p := yamlx.Index(path, i)
+		var t llm.ToolDefinition
+		seen, err := d.Fields(c, p, toolDefKeys, func(key string, v *yaml.Node) error {
+			var err error
+			switch key {
+			case "name":
+				t.Name, err = d.Str(v, yamlx.Join(p, key))
+			case "description":
+				t.Description, err = d.Str(v, yamlx.Join(p, key))
+			case "parameters":
+				t.Parameters, err = d.schema(v, yamlx.Join(p, key))
+			}
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !seen["name"] {
+			return nil, d.Errf(c, p, "missing required key %q", "name")
+		}
+		if names[t.Name] {
+			return nil, d.Errf(c, yamlx.Join(p, "name"), "tool %q is offered twice", t.Name)
+		}
+		names[t.Name] = true
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+// schema decodes a parameter schema: a mapping (written as YAML) or its
+// JSON text as a string.
+func (d *decoder) schema(n *yaml.Node, path string) (json.RawMessage, error) {
+	if n.Kind == yaml.ScalarNode {
+		s, err := d.Str(n, path)
+		if err != nil {
+			return nil, err
+		}
+		if !json.Valid([]byte(s)) {
+			return nil, d.Errf(n, path, "want a JSON schema (a mapping, or its JSON text), got text that is not JSON")
+		}
+		return json.RawMessage(s), nil
+	}
+	if err := d.Want(n, path, yaml.MappingNode); err != nil {
+		return nil, err
+	}
+	b, err := d.json(nil, n, path)
+	return json.RawMessage(b), err
+}

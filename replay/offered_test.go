@@ -1,0 +1,247 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// agentSetup is what a tiny agent sends: its system prompt, its tools and
+// how its tools answer.
+type agentSetup struct {
+	system string
+	tools  []llm.ToolDefinition
+	result func(call llm.ToolCall) string
+}
+
+func baseAgent() agentSetup {
+	return agentSetup{
+		system: "You keep notes.\nAnswer briefly.",
+		tools: []llm.ToolDefinition{
+			{Name: "write_file", Description: "Write a file.", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`)},
+			{Name: "read_file", Description: "Read a file.", Parameters: []byte(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+		},
+		result: func(c llm.ToolCall) string { return "ran " + c.Name },
+	}
+}
+
+// run drives m as an agent loop would: system prompt and user message,
+// then each response's calls answered by the agent's tools, until a final
+// text. It returns the first error.
+func (a agentSetup) run(m llm.Model) error {
+	req := &llm.Request{Messages: []llm.Message{llm.SystemMessage(a.system), llm.UserMessage("Write hello to notes.txt.")}, Tools: a.tools}
+	for range 10 {
+		resp, err := m.Generate(context.Background(), req)
+		if err != nil {
+			return err
+		}
+		req.Messages = append(req.Messages, resp.Message)
+		if len(resp.Message.ToolCalls) == 0 {
+			return nil
+		}
+		for _, c := range resp.Message.ToolCalls {
+			req.Messages = append(req.Messages, llm.ToolMessage(c.ID, c.Name, a.result(c)))
+		}
+	}
+	return errors.New("the loop did not finish")
+}
+
+// recordAgent records baseAgent's run against a scripted model and reads
+// the tape back from its encoding, as a file would give it.
+func recordAgent(t *testing.T) *Tape {
+	t.Helper()
+	rec := NewRecorder(scriptedModel(
+		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
+		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path": "notes.txt"}`})},
+		&llm.Response{Message: llm.AssistantMessage("Done.")},
+	), &RecorderOptions{Getenv: func(string) string { return "" }})
+	if err := baseAgent().run(rec); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Encode(&b, rec.Tape()); err != nil {
+		t.Fatal(err)
+	}
+	tp, err := Decode(strings.NewReader(b.String()), "notes.yaml")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, b.String())
+	}
+	return tp
+}
+
+// changes are the changes teams make to an agent most often, each with
+// what its divergence must say.
+var agentChanges = []struct {
+	name   string
+	change func(*agentSetup)
+	want   []string
+}{
+	{"system prompt", func(a *agentSetup) { a.system = "You keep notes.\nAnswer in full sentences." },
+		[]string{"tape[0] at notes.yaml:", "offered.system differs", "offered.system (recorded at line 3): the system prompt changed:",
+			"--- recorded\n+++ actual\n@@ -1,2 +1,2 @@\n You keep notes.\n-Answer briefly.\n+Answer in full sentences."}},
+	{"tool description", func(a *agentSetup) { a.tools[1].Description = "Read a text file." },
+		[]string{"offered.tools differs", "  tool read_file: description changed:\n    --- recorded\n    +++ actual\n    @@ -1 +1 @@\n    -Read a file.\n    +Read a text file."}},
+	{"tool schema", func(a *agentSetup) {
+		a.tools[1].Parameters = []byte(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path"]}`)
+	}, []string{"offered.tools differs", "  tool read_file: parameters (schema) changed, as JSON:\n",
+		"    +    \"limit\": {\n    +      \"type\": \"integer\"\n    +    },\n"}},
+	{"tool result", func(a *agentSetup) {
+		a.result = func(c llm.ToolCall) string { return "wrote notes.txt (5 bytes)" }
+	}, []string{"tape[1] at notes.yaml:", "new differs", "new: the messages added since the previous request changed:",
+		"-    content: ran write_file\n+    content: wrote notes.txt (5 bytes)\n"}},
+}
+
+func TestChangedRequestsFailWithTheirDiff(t *testing.T) {
+	tp := recordAgent(t)
+	if err := baseAgent().run(NewModel(tp, nil)); err != nil {
+		t.Fatalf("the unchanged agent: %v", err)
+	}
+	for _, c := range agentChanges {
+		t.Run(c.name, func(t *testing.T) {
+			a := baseAgent()
+			c.change(&a)
+			err := a.run(NewModel(tp, nil))
+			if !errors.Is(err, ErrDiverged) {
+				t.Fatalf("err = %v, want a divergence", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the divergence lacks %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
+
+func TestRebaseAcceptsChangedRequests(t *testing.T) {
+	tp := recordAgent(t)
+	for _, c := range agentChanges {
+		t.Run(c.name, func(t *testing.T) {
+			a := baseAgent()
+			c.change(&a)
+			m := NewModel(tp, &ModelOptions{Rebase: true})
+			if err := a.run(m); err != nil {
+				t.Fatalf("the run in rebase mode: %v", err)
+			}
+			rb, err := m.Rebased(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rb.Changed() {
+				t.Fatal("the rebase changed nothing")
+			}
+			if err := a.run(NewModel(rb.Tape, nil)); err != nil {
+				t.Errorf("the changed agent against the rebased tape: %v", err)
+			}
+			if err := baseAgent().run(NewModel(rb.Tape, nil)); !errors.Is(err, ErrDiverged) {
+				t.Errorf("the old agent against the rebased tape: err = %v, want a divergence", err)
+			}
+			// The responses are the recorded ones, untouched.
+			for i, e := range rb.Tape.Entries {
+				if e.Response.Message.Content != tp.Entries[i].Response.Message.Content || len(e.Response.Message.ToolCalls) != len(tp.Entries[i].Response.Message.ToolCalls) {
+					t.Errorf("tape[%d].response changed: %+v", i, e.Response)
+				}
+			}
+		})
+	}
+}
+
+func TestRebaseRefusesAResponseThatNoLongerApplies(t *testing.T) {
+	tp := recordAgent(t)
+	cases := []struct {
+		name   string
+		change func(*agentSetup)
+		want   string
+	}{
+		{"a removed tool", func(a *agentSetup) { a.tools = a.tools[:1] },
+			"replay: tape[1] at notes.yaml:38: the recorded response no longer applies; record the scenario again: response.tool_calls[0] calls read_file, which the agent no longer offers"},
+		{"arguments the new schema refuses", func(a *agentSetup) {
+			a.tools[0].Parameters = []byte(`{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"},"mode":{"type":"string"}},"required":["path","content","mode"]}`)
+		}, `replay: tape[0] at notes.yaml:29: the recorded response no longer applies; record the scenario again: response.tool_calls[0]: the arguments of write_file {"path": "notes.txt", "content": "hello"} passed the recorded schema but fail the current one`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			a := baseAgent()
+			c.change(&a)
+			m := NewModel(tp, &ModelOptions{Rebase: true})
+			err := a.run(m)
+			if !errors.Is(err, ErrStale) || err.Error() != c.want {
+				t.Errorf("run error:\n got %v\nwant %s", err, c.want)
+			}
+			if _, err := m.Rebased(nil); !errors.Is(err, ErrStale) {
+				t.Errorf("Rebased error = %v, want ErrStale", err)
+			}
+		})
+	}
+}
+
+// TestUnstatedPartsAreNotCompared: a hand-written tape that states no
+// offered block and no new messages replays whatever the agent offers.
+func TestUnstatedPartsAreNotCompared(t *testing.T) {
+	tp := recordAgent(t)
+	tp.Offered = nil
+	for i := range tp.Entries {
+		tp.Entries[i].Request = nil
+	}
+	for _, c := range agentChanges {
+		a := baseAgent()
+		c.change(&a)
+		if err := a.run(NewModel(tp, nil)); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	// A block stating only the tools does not compare the system prompt.
+	tp = recordAgent(t)
+	tp.Offered.System = nil
+	a := baseAgent()
+	agentChanges[0].change(&a)
+	if err := a.run(NewModel(tp, nil)); err != nil {
+		t.Errorf("system prompt changed, not stated: %v", err)
+	}
+	// RebaseOptions.All pins the unstated parts.
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	if err := a.run(m); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := m.Rebased(&RebaseOptions{All: true})
+	if err != nil || !rb.Offered || rb.Tape.Offered.System == nil || rb.Tape.Offered.System[0] != a.system {
+		t.Fatalf("Rebased(All) = %+v, %v; want the system prompt pinned", rb, err)
+	}
+	if err := baseAgent().run(NewModel(rb.Tape, nil)); !errors.Is(err, ErrDiverged) {
+		t.Errorf("after pinning, the old system prompt: err = %v, want a divergence", err)
+	}
+}
+
+// TestOfferedChangedMidRun: a request that offers other tools than the one
+// before is recorded on its entry, and replay checks the later requests
+// against the change.
+func TestOfferedChangedMidRun(t *testing.T) {
+	withTools := func(tools ...string) *llm.Request {
+		req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}}
+		for _, n := range tools {
+			req.Tools = append(req.Tools, llm.ToolDefinition{Name: n})
+		}
+		return req
+	}
+	rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("a")}, &llm.Response{Message: llm.AssistantMessage("b")}), &RecorderOptions{Getenv: func(string) string { return "" }})
+	for _, req := range []*llm.Request{withTools("a"), withTools("a", "b")} {
+		if _, err := rec.Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := rec.Tape()
+	if tp.Entries[0].Request.Offered != nil || tp.Entries[1].Request.Offered == nil || len(tp.Entries[1].Request.Offered.Tools) != 2 || tp.Entries[1].Request.Offered.System != nil {
+		t.Fatalf("entries' offered = %+v, %+v; want the tools change on the second only", tp.Entries[0].Request.Offered, tp.Entries[1].Request.Offered)
+	}
+	m := NewModel(tp, nil)
+	if _, err := m.Generate(context.Background(), withTools("a")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := m.Generate(context.Background(), withTools("a"))
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "  tool b: removed (recorded, no longer offered)") {
+		t.Errorf("err = %v, want tool b removed", err)
+	}
+}

@@ -1,0 +1,286 @@
+package replay
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/tapeloop/tapeloop/internal/jsonschema"
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// ErrStale is wrapped by the error a Model in rebase mode returns when a
+// recorded response no longer applies to the request the agent sends now:
+// it calls a tool that is no longer offered, or its arguments fail the
+// tool's current schema where they passed the recorded one. The entry must
+// be recorded again. The error is a *StaleError.
+var ErrStale = errors.New("the recorded response no longer applies; record the scenario again")
+
+// StaleError says which entry's response no longer applies, and why.
+type StaleError struct {
+	// Entry is the index of the tape entry, from 0.
+	Entry int
+	// File is the tape's file; empty if it did not come from one.
+	File string
+	// Line is the entry's line in File; 0 if unknown.
+	Line int
+	// Err says why.
+	Err error
+}
+
+// Error returns "replay: tape[N] at file:line: the recorded response no
+// longer applies; ...: why".
+func (e *StaleError) Error() string {
+	return fmt.Sprintf("replay: %s: %v: %v", entryAt(e.File, e.Entry, e.Line), ErrStale, e.Err)
+}
+
+// Is reports whether target is ErrStale.
+func (e *StaleError) Is(target error) bool { return target == ErrStale }
+
+// Unwrap returns the reason.
+func (e *StaleError) Unwrap() error { return e.Err }
+
+// rebase is what a Model in rebase mode learns from a run.
+type rebase struct {
+	steps    map[int]step         // by entry index: the request as followed
+	requests map[int]*llm.Request // by entry index: the request as sent
+	stale    *StaleError          // the first response that no longer applied
+	schemas  sync.Map             // schema text -> *jsonschema.Schema or nil
+}
+
+// applies checks that e's recorded response still makes sense for req:
+// every call names a tool req offers (unless the recording did not offer it
+// either), and arguments that passed the recorded schema pass the current
+// one. recorded is what the tape says was offered; nil parts are unknown.
+func (rb *rebase) applies(e *Entry, recorded *Offered, req *llm.Request) error {
+	if e.Response == nil {
+		return nil
+	}
+	for i, c := range e.Response.Message.ToolCalls {
+		var was *llm.ToolDefinition
+		offeredThen := true // unknown: assume the recording offered it
+		switch {
+		case recorded != nil && recorded.Tools != nil:
+			j := slices.IndexFunc(recorded.Tools, func(t llm.ToolDefinition) bool { return t.Name == c.Name })
+			offeredThen = j >= 0
+			if j >= 0 {
+				was = &recorded.Tools[j]
+			}
+		case e.Request != nil && e.Request.Tools != nil:
+			offeredThen = slices.Contains(e.Request.Tools, c.Name)
+		}
+		j := slices.IndexFunc(req.Tools, func(t llm.ToolDefinition) bool { return t.Name == c.Name })
+		if j < 0 {
+			if offeredThen {
+				return fmt.Errorf("response.tool_calls[%d] calls %s, which the agent no longer offers", i, c.Name)
+			}
+			continue
+		}
+		now := req.Tools[j]
+		if was == nil || len(now.Parameters) == 0 {
+			continue // no recorded schema to compare with
+		}
+		args, ok := decodeJSON([]byte(c.Arguments))
+		if !ok {
+			continue // broken JSON: the loop's repair decides, as before
+		}
+		if rb.valid(was.Parameters, args) && !rb.valid(now.Parameters, args) {
+			return fmt.Errorf("response.tool_calls[%d]: the arguments of %s %s passed the recorded schema but fail the current one", i, c.Name, c.Arguments)
+		}
+	}
+	return nil
+}
+
+// valid reports whether v passes schema; a schema that is missing or does
+// not compile passes everything.
+func (rb *rebase) valid(schema []byte, v any) bool {
+	if len(schema) == 0 {
+		return true
+	}
+	key := string(schema)
+	cached, ok := rb.schemas.Load(key)
+	if !ok {
+		var compiled *jsonschema.Schema
+		if doc, ok := decodeJSON(schema); ok {
+			compiled, _ = jsonschema.Compile(doc)
+		}
+		cached, _ = rb.schemas.LoadOrStore(key, compiled)
+	}
+	s := cached.(*jsonschema.Schema)
+	return s == nil || s.Valid(v)
+}
+
+// cloneRequest returns a copy of req that shares nothing a caller may
+// change.
+func cloneRequest(req *llm.Request) *llm.Request {
+	c := &llm.Request{Messages: cloneMessages(req.Messages), Tools: OfferedOf(req).Tools}
+	c.ResponseSchema = slices.Clone(req.ResponseSchema)
+	return c
+}
+
+// RebaseOptions configures Model.Rebased. A nil *RebaseOptions means all
+// defaults.
+type RebaseOptions struct {
+	// All records every part of every request (the offered block, and per
+	// model entry the offered changes and the new messages), pinning what
+	// the tape did not state; false rewrites only the parts the tape states.
+	All bool
+	// Redactor redacts the requests before they are kept; nil means
+	// NewRedactor(nil), as a Recorder's default.
+	Redactor *Redactor
+}
+
+// Rebase is a tape whose request parts were restated from a run.
+type Rebase struct {
+	// Tape is the rebased tape: the recorded responses, errors and user
+	// turns, with the requests as the run sent them.
+	Tape *Tape
+	// Offered is set when the tape's offered block changed (or was added).
+	Offered bool
+	// Entries lists the indexes of the entries whose request changed (or
+	// was added), in order.
+	Entries []int
+}
+
+// Changed reports whether the rebase changed anything.
+func (r *Rebase) Changed() bool { return r.Offered || len(r.Entries) > 0 }
+
+// Rebased returns the model's tape with its request parts rewritten to
+// what the run sent, after a run in rebase mode (ModelOptions.Rebase): the
+// offered block and, per model entry served, the parts its request states
+// (opts.All: every part). The requests are redacted as a Recorder redacts
+// them. It fails with the *StaleError of the run when a recorded response
+// no longer applied; a model not in rebase mode gives its tape unchanged.
+func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
+	var o RebaseOptions
+	if opts != nil {
+		o = *opts
+	}
+	red := o.Redactor
+	if red == nil {
+		red = NewRedactor(nil)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := &Rebase{Tape: (&Tape{File: m.file, Offered: m.offered, Entries: m.entries}).Clone()}
+	if m.rb == nil || m.x.first == nil {
+		return out, nil
+	}
+	if m.rb.stale != nil {
+		return nil, m.rb.stale
+	}
+	t := out.Tape
+	var stated *Offered // the parts of the offered block the rebased tape states
+	if m.offered != nil || o.All {
+		now := restrict(m.x.first, m.offered, o.All)
+		redactOffered(red, now)
+		if m.offered != nil {
+			now.Line = m.offered.Line
+		}
+		if !sameOffered(now, m.offered) {
+			out.Offered = true
+		}
+		t.Offered, stated = now, now
+	}
+	current := m.x.first
+	for i := range t.Entries {
+		st, served := m.rb.steps[i]
+		if !served {
+			continue
+		}
+		var change *Offered
+		if stated != nil {
+			change = changes(current, st.offered, stated).Clone()
+		}
+		current = st.offered
+		old := t.Entries[i].Request
+		if old == nil && !o.All && change == nil {
+			continue
+		}
+		req := m.rb.requests[i]
+		r := &RequestSummary{Offered: change}
+		if o.All || old != nil && old.New != nil {
+			if st.added != nil {
+				r.New = cloneMessages(st.added)
+			} else {
+				r.Messages = cloneMessages(req.Messages)
+			}
+		}
+		if old != nil {
+			full := Summarize(req)
+			if old.Tools != nil {
+				r.Tools = full.Tools
+			}
+			if old.LastMessage != nil {
+				r.LastMessage = full.LastMessage
+				if r.LastMessage == nil {
+					r.LastMessage = &llm.Message{}
+				}
+			}
+			if old.Messages != nil {
+				r.Messages = cloneMessages(req.Messages)
+				if r.Messages == nil {
+					r.Messages = []llm.Message{}
+				}
+			}
+			if old.Offered != nil && change == nil {
+				// The change it recorded is no longer one: keep the parts it
+				// stated, as they are now.
+				r.Offered = restrict(st.offered, old.Offered, false)
+			}
+		}
+		red.RedactEntry(&Entry{Request: r, Response: &llm.Response{}})
+		if old == nil || renderSummary(r) != renderSummary(old) {
+			if old != nil && old.Offered != nil && r.Offered != nil {
+				r.Offered.Line = old.Offered.Line
+			}
+			t.Entries[i].Request = r
+			out.Entries = append(out.Entries, i)
+		}
+	}
+	return out, nil
+}
+
+// restrict returns a copy of o holding only the parts stated records (all
+// parts when all is set or stated is nil).
+func restrict(o, stated *Offered, all bool) *Offered {
+	c := o.Clone()
+	if all || stated == nil {
+		return c
+	}
+	if stated.System == nil {
+		c.System = nil
+	}
+	if stated.Tools == nil {
+		c.Tools = nil
+	}
+	return c
+}
+
+// sameOffered reports whether a and b state the same parts alike.
+func sameOffered(a, b *Offered) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return (a.System == nil) == (b.System == nil) && slices.Equal(a.System, b.System) &&
+		(a.Tools == nil) == (b.Tools == nil) && sameTools(a.Tools, b.Tools)
+}
+
+// redactOffered redacts every string of o in place: the system prompts and
+// each tool's name, description and parameters.
+func redactOffered(r *Redactor, o *Offered) {
+	if o == nil {
+		return
+	}
+	for i := range o.System {
+		o.System[i] = r.Redact(o.System[i])
+	}
+	for i := range o.Tools {
+		t := &o.Tools[i]
+		t.Name, t.Description = r.Redact(t.Name), r.Redact(t.Description)
+		if len(t.Parameters) > 0 {
+			t.Parameters = []byte(r.Redact(string(t.Parameters)))
+		}
+	}
+}

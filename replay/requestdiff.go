@@ -1,0 +1,170 @@
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// compareOffered compares what was recorded as offered (want: the tape's
+// block with the changes of earlier entries) with what the request offered
+// (got), each part only when want records it. It returns the fields that
+// differ (offered.system, offered.tools) and an explanation of each: a
+// unified diff of the prompts; per tool, which of name, description and
+// parameters changed, the parameters as a diff of their indented JSON.
+func compareOffered(want, got *Offered) (fields []string, diff string) {
+	if want.empty() {
+		return nil, ""
+	}
+	var b strings.Builder
+	at := ""
+	if want.Line > 0 {
+		at = fmt.Sprintf(" (recorded at line %d)", want.Line)
+	}
+	if want.System != nil && !slices.Equal(want.System, got.System) {
+		fields = append(fields, "offered.system")
+		fmt.Fprintf(&b, "offered.system%s: the system prompt changed:\n", at)
+		b.WriteString(divergenceDiff(systemText(want.System), systemText(got.System)))
+	}
+	if want.Tools != nil && !sameTools(want.Tools, got.Tools) {
+		fields = append(fields, "offered.tools")
+		fmt.Fprintf(&b, "offered.tools%s: the tools changed:\n", at)
+		b.WriteString(toolsDiff(want.Tools, got.Tools))
+	}
+	return fields, b.String()
+}
+
+// systemText renders system prompts for a diff: one as its text, several
+// each under a "# system[i]" line, none as "(no system prompt)".
+func systemText(prompts []string) string {
+	if len(prompts) == 0 {
+		return "(no system prompt)\n"
+	}
+	if len(prompts) == 1 {
+		return withNewline(prompts[0])
+	}
+	var b strings.Builder
+	for i, p := range prompts {
+		fmt.Fprintf(&b, "# system[%d]\n%s", i, withNewline(p))
+	}
+	return b.String()
+}
+
+func withNewline(s string) string {
+	if strings.HasSuffix(s, "\n") {
+		return s
+	}
+	return s + "\n"
+}
+
+// toolsDiff explains how two sets of tool definitions differ, tool by
+// tool in the recorded order, then the tools added: a tool removed and one
+// added with the same description and parameters is a renamed tool.
+func toolsDiff(want, got []llm.ToolDefinition) string {
+	var b strings.Builder
+	byName := func(ts []llm.ToolDefinition, name string) int {
+		return slices.IndexFunc(ts, func(t llm.ToolDefinition) bool { return t.Name == name })
+	}
+	var removed, added []llm.ToolDefinition
+	for _, w := range want {
+		if i := byName(got, w.Name); i >= 0 {
+			toolDiff(&b, w, got[i])
+		} else {
+			removed = append(removed, w)
+		}
+	}
+	for _, g := range got {
+		if byName(want, g.Name) < 0 {
+			added = append(added, g)
+		}
+	}
+	for _, r := range removed {
+		i := slices.IndexFunc(added, func(a llm.ToolDefinition) bool {
+			return a.Description == r.Description && sameJSON(a.Parameters, r.Parameters)
+		})
+		if i >= 0 {
+			fmt.Fprintf(&b, "  tool %s: name changed to %s\n", r.Name, added[i].Name)
+			added = slices.Delete(added, i, i+1)
+			continue
+		}
+		fmt.Fprintf(&b, "  tool %s: removed (recorded, no longer offered)\n", r.Name)
+	}
+	for _, a := range added {
+		fmt.Fprintf(&b, "  tool %s: added (offered, not recorded)\n", a.Name)
+	}
+	return b.String()
+}
+
+// toolDiff explains how one tool's description and parameters changed.
+func toolDiff(b *strings.Builder, want, got llm.ToolDefinition) {
+	if want.Description != got.Description {
+		fmt.Fprintf(b, "  tool %s: description changed:\n", want.Name)
+		b.WriteString(indentLines(divergenceDiff(withNewline(want.Description), withNewline(got.Description)), "    "))
+	}
+	if !sameJSON(want.Parameters, got.Parameters) {
+		fmt.Fprintf(b, "  tool %s: parameters (schema) changed, as JSON:\n", want.Name)
+		b.WriteString(indentLines(divergenceDiff(schemaText(want.Parameters), schemaText(got.Parameters)), "    "))
+	}
+}
+
+// schemaText renders a schema for a diff: indented JSON with sorted keys,
+// or the text as it is when it is not JSON, "(none)" when empty.
+func schemaText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "(none)\n"
+	}
+	v, ok := decodeJSON(raw)
+	if !ok {
+		return withNewline(string(raw))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if enc.Encode(v) != nil {
+		return withNewline(string(raw))
+	}
+	return buf.String()
+}
+
+// indentLines prefixes each line of s with pad.
+func indentLines(s, pad string) string {
+	if s == "" {
+		return ""
+	}
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if l != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// compareNew compares the recorded new messages with those the request
+// added (nil when it rewrote the conversation instead of extending it).
+func compareNew(want, got []llm.Message, whole []llm.Message) (fields []string, diff string) {
+	if want == nil || got != nil && slices.EqualFunc(want, got, equalMessage) {
+		return nil, ""
+	}
+	w := renderSummary(&RequestSummary{New: want})
+	var g string
+	if got == nil {
+		g = "# the request does not extend the previous request's conversation; it holds:\n" +
+			renderSummary(&RequestSummary{Messages: whole})
+	} else {
+		g = renderSummary(&RequestSummary{New: got})
+	}
+	return []string{"new"}, "new: the messages added since the previous request changed:\n" + udiffOrNote(w, g)
+}
+
+func udiffOrNote(w, g string) string {
+	if d := divergenceDiff(w, g); d != "" {
+		return d
+	}
+	return "(they render the same; they differ in characters YAML does not show)\n"
+}
