@@ -7,7 +7,7 @@ import (
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-// Bootstrap settings of the paired comparison: fixed, so that the interval
+// Bootstrap settings of the comparison: fixed, so that the interval
 // is the same on every run over the same data.
 const (
 	comparisonResamples  = 10000

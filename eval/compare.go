@@ -8,18 +8,17 @@ import (
 )
 
 // Compare compares model b with model a over the scenarios both ran with at
-// least one scored trial, in the report r: each scenario's pass rate c/n is
-// paired, and the difference in mean pass rate (b - a) gets a 95% paired
-// bootstrap interval with a fixed seed. It returns nil when a model is
-// missing; with no shared scenario the comparison is over zero scenarios.
+// least one scored trial, in the report r: the difference in mean pass rate
+// (b - a) with a 95% hierarchical bootstrap interval (scenarios, then trials
+// within each) with a fixed seed. With no shared scenario the comparison is
+// over zero scenarios.
 func Compare(r *report.Eval, a, b string) *report.EvalComparison {
-	pairs := pairRates(r, a, r, b)
-	return comparison(a, b, pairs)
+	return comparison(a, b, pairRates(r, a, r, b))
 }
 
 // CompareReports compares the model of report b with the model of report a
-// (a baseline run and a later one), each having exactly one model, over
-// their shared scenarios, like Compare.
+// (a baseline run and a later one) over their shared scenarios, like
+// Compare.
 func CompareReports(a, b *report.Eval, modelA, modelB string) *report.EvalComparison {
 	return comparison(modelA, modelB, pairRates(a, modelA, b, modelB))
 }
@@ -51,20 +50,23 @@ func pairRates(ra *report.Eval, a string, rb *report.Eval, b string) []ratePair 
 }
 
 func comparison(a, b string, pairs []ratePair) *report.EvalComparison {
-	c := &report.EvalComparison{A: a, B: b, Scenarios: len(pairs), Confidence: comparisonConfidence, Resamples: comparisonResamples, Seed: comparisonSeed}
+	c := &report.EvalComparison{A: a, B: b, Scenarios: len(pairs), Method: report.MethodHierarchicalBootstrap,
+		Confidence: comparisonConfidence, Resamples: comparisonResamples, Seed: comparisonSeed}
 	if len(pairs) == 0 {
 		return c
 	}
-	xa, xb := make([]float64, len(pairs)), make([]float64, len(pairs))
+	xa, xb := make([]Counts, len(pairs)), make([]Counts, len(pairs))
 	for i, p := range pairs {
-		xa[i] = rate(p.a)
-		xb[i] = rate(p.b)
-		c.PassRateA += xa[i]
-		c.PassRateB += xb[i]
+		xa[i] = Counts{Passed: p.a.Passed, Trials: p.a.Trials}
+		xb[i] = Counts{Passed: p.b.Passed, Trials: p.b.Trials}
+		c.PassRateA += xa[i].rate()
+		c.PassRateB += xb[i].rate()
+		c.TrialsA += p.a.Trials
+		c.TrialsB += p.b.Trials
 	}
 	c.PassRateA /= float64(len(pairs))
 	c.PassRateB /= float64(len(pairs))
-	bs := PairedBootstrap(xa, xb, comparisonResamples, comparisonConfidence, comparisonSeed)
+	bs := HierarchicalBootstrap(xa, xb, comparisonResamples, comparisonConfidence, comparisonSeed)
 	c.Difference, c.Low, c.High = bs.Difference, bs.Low, bs.High
 	switch {
 	case c.Low > 0:
@@ -76,8 +78,5 @@ func comparison(a, b string, pairs []ratePair) *report.EvalComparison {
 }
 
 func rate(s *report.EvalScenario) float64 {
-	if s.Trials == 0 {
-		return 0
-	}
-	return float64(s.Passed) / float64(s.Trials)
+	return Counts{Passed: s.Passed, Trials: s.Trials}.rate()
 }

@@ -11,29 +11,46 @@ func row(name, model string, c, n int) report.EvalScenario {
 	return report.EvalScenario{Name: name, Model: model, Passed: c, Trials: n, Class: Class(n, c)}
 }
 
-// TestDiffOrder: regressions first, largest drop first; then improvements,
-// largest gain first; then unchanged, removed and added, by name.
+// TestDiffOrder: significant regressions first, largest drop first; then
+// significant improvements, largest gain first; then changes the trials
+// cannot confirm (drops, then gains); then unchanged, removed and added, by
+// name.
 func TestDiffOrder(t *testing.T) {
 	a := &report.Eval{Scenarios: []report.EvalScenario{
-		row("same", "m", 2, 4), row("small-drop", "m", 4, 4), row("big-drop", "m", 4, 4),
-		row("gain", "m", 0, 4), row("big-gain", "m", 0, 4), row("gone", "m", 1, 1), row("other-model", "x", 0, 1),
+		row("same", "m", 2, 4), row("small-drop", "m", 4, 4), row("big-drop", "m", 10, 10), row("drop", "m", 10, 10),
+		row("gain", "m", 0, 4), row("big-gain", "m", 0, 10), row("gone", "m", 1, 1), row("other-model", "x", 0, 1),
 	}}
 	b := &report.Eval{Scenarios: []report.EvalScenario{
-		row("same", "n", 2, 4), row("small-drop", "n", 3, 4), row("big-drop", "n", 0, 4),
-		row("gain", "n", 1, 4), row("big-gain", "n", 4, 4), row("new", "n", 1, 1),
+		row("same", "n", 2, 4), row("small-drop", "n", 3, 4), row("big-drop", "n", 0, 10), row("drop", "n", 1, 10),
+		row("gain", "n", 1, 4), row("big-gain", "n", 10, 10), row("new", "n", 1, 1),
 	}}
 	var got []string
-	for _, c := range Diff(a, b, "m", "n") {
+	changes := Diff(a, b, "m", "n")
+	for _, c := range changes {
 		got = append(got, c.Name)
 	}
-	want := "big-drop small-drop big-gain gain same gone new"
+	want := "big-drop drop big-gain small-drop gain same gone new"
 	if strings.Join(got, " ") != want {
 		t.Errorf("order %v; want %s", got, want)
 	}
+	// big-drop 10/10 to 0/10: C(20,10) = 184756 tables, only x=10 and x=0
+	// as unlikely as the observed: p = 2/184756, times 6 tested scenarios
+	// (Holm, the smallest p-value).
+	if c := changes[0]; !near(c.P, 2.0/184756) || !near(c.PAdjusted, 6*2.0/184756) || !c.Regressed() || c.TrialsToDetect != 0 {
+		t.Errorf("big-drop: %+v", c)
+	}
+	// small-drop 4/4 to 3/4 is not significant; TrialsToDetect(1, 0.75).
+	if c := changes[3]; c.Significant || c.Regressed() || c.TrialsToDetect != TrialsToDetect(1, 0.75) || c.TrialsToDetect == 0 {
+		t.Errorf("small-drop: %+v", c)
+	}
+	if c := changes[6]; c.Name != "gone" || c.P != 1 || c.PAdjusted != 1 || c.Significant {
+		t.Errorf("gone: %+v", c)
+	}
 	c := CompareReports(a, b, "m", "n")
-	// Shared scored scenarios: same, small-drop, big-drop, gain, big-gain;
-	// rates a = .5 1 1 0 0, b = .5 .75 0 .25 1.
-	if c.Scenarios != 5 || !near(c.PassRateA, 0.5) || !near(c.PassRateB, 0.5) || !near(c.Difference, 0) || c.Better != "" {
+	// Shared scored scenarios: same, small-drop, big-drop, drop, gain,
+	// big-gain; rates a = .5 1 1 1 0 0, b = .5 .75 0 .1 .25 1.
+	if c.Scenarios != 6 || c.TrialsA != 42 || c.TrialsB != 42 || !near(c.PassRateA, 3.5/6) || !near(c.PassRateB, 2.6/6) ||
+		!near(c.Difference, -0.9/6) || c.Method != report.MethodHierarchicalBootstrap || c.Better != "" {
 		t.Errorf("comparison %+v", c)
 	}
 }

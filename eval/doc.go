@@ -1,7 +1,8 @@
 // Package eval runs scenarios against live models, trial by trial, and
 // scores them with their expect blocks: pass@k and pass^k per scenario ×
 // model, flake classes, failures by expectation, tokens, cost and latency,
-// and a paired comparison of two models.
+// and a comparison of two models (a hierarchical bootstrap over scenarios
+// and trials; Fisher's exact test per scenario for two runs, Diff).
 //
 // A trial is one harness run of a scenario with a live model answering
 // instead of the tape, a fresh workspace and fresh fixture tools, and the

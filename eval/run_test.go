@@ -123,7 +123,9 @@ func TestRunScoresTrials(t *testing.T) {
 		t.Errorf("summary %+v", sum)
 	}
 	c := sum.Comparison
-	if c == nil || c.A != "test/right" || c.B != "test/wrong" || c.Difference != -1 || c.Better != "a" {
+	// 3/3 against 0/3 on one scenario: Fisher p = 2/20, and the
+	// bootstrap's interval reaches 0; three trials cannot prove it.
+	if c == nil || c.A != "test/right" || c.B != "test/wrong" || c.Difference != -1 || c.Low != -1 || c.High < 0 || c.Better != "" {
 		t.Errorf("comparison %+v", c)
 	}
 	if !r.Models[0].MeetsMinPass || r.Models[1].MeetsMinPass {

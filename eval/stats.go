@@ -2,7 +2,6 @@ package eval
 
 import (
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/tapeloop/tapeloop/report"
@@ -77,50 +76,4 @@ func Percentile(xs []float64, p float64) float64 {
 	rank := int(math.Ceil(p / 100 * float64(len(s))))
 	rank = min(max(rank, 1), len(s))
 	return s[rank-1]
-}
-
-// Bootstrap is the result of a paired bootstrap: the observed mean
-// difference and a percentile confidence interval around it.
-type Bootstrap struct {
-	Difference float64
-	Low, High  float64
-}
-
-// PairedBootstrap estimates the mean of b[i] - a[i] over paired observations
-// (one pair per scenario: each model's pass rate on it) and its confidence
-// interval (confidence in (0, 1), such as 0.95), by resampling the pairs with
-// replacement resamples times with a PCG generator seeded with seed: the same
-// data and seed give the same interval on every run. a and b must have the
-// same length; empty input gives a zero Bootstrap.
-func PairedBootstrap(a, b []float64, resamples int, confidence float64, seed uint64) Bootstrap {
-	n := min(len(a), len(b))
-	if n == 0 {
-		return Bootstrap{}
-	}
-	d := make([]float64, n)
-	sum := 0.0
-	for i := range n {
-		d[i] = b[i] - a[i]
-		sum += d[i]
-	}
-	out := Bootstrap{Difference: sum / float64(n), Low: sum / float64(n), High: sum / float64(n)}
-	if resamples < 1 {
-		return out
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	means := make([]float64, resamples)
-	for r := range resamples {
-		s := 0.0
-		for range n {
-			s += d[rng.IntN(n)]
-		}
-		means[r] = s / float64(n)
-	}
-	slices.Sort(means)
-	tail := (1 - confidence) / 2
-	lo := int(math.Floor(tail * float64(resamples)))
-	hi := int(math.Ceil((1-tail)*float64(resamples))) - 1
-	out.Low = means[min(max(lo, 0), resamples-1)]
-	out.High = means[min(max(hi, 0), resamples-1)]
-	return out
 }

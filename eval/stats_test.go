@@ -102,34 +102,3 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("Percentile sorted its input")
 	}
 }
-
-func TestPairedBootstrap(t *testing.T) {
-	// Every pair differs by the same amount: every resample has that mean.
-	got := PairedBootstrap([]float64{0, 0.2, 0.4}, []float64{0.5, 0.7, 0.9}, 1000, 0.95, 1)
-	if !near(got.Difference, 0.5) || !near(got.Low, 0.5) || !near(got.High, 0.5) {
-		t.Errorf("constant difference: got %+v; want 0.5 [0.5, 0.5]", got)
-	}
-	a := []float64{1, 0.8, 0.6, 1, 0.2, 0.4, 1, 0}
-	b := []float64{1, 1, 0.6, 0.8, 0.6, 1, 1, 0.4}
-	// mean of b-a: (0 + .2 + 0 - .2 + .4 + .6 + 0 + .4) / 8 = 1.4/8
-	got = PairedBootstrap(a, b, 2000, 0.95, 42)
-	if !near(got.Difference, 1.4/8) {
-		t.Errorf("difference = %v; want %v", got.Difference, 1.4/8)
-	}
-	if !(got.Low < got.Difference && got.Difference < got.High) {
-		t.Errorf("interval [%v, %v] does not contain %v strictly", got.Low, got.High, got.Difference)
-	}
-	// The resampled means lie between the smallest and largest difference.
-	if got.Low < -0.2 || got.High > 0.6 {
-		t.Errorf("interval [%v, %v] outside the range of the differences [-0.2, 0.6]", got.Low, got.High)
-	}
-	if again := PairedBootstrap(a, b, 2000, 0.95, 42); again != got {
-		t.Errorf("same seed gave %+v then %+v", got, again)
-	}
-	if swapped := PairedBootstrap(b, a, 2000, 0.95, 42); !near(swapped.Difference, -got.Difference) || !near(swapped.Low, -got.High) || !near(swapped.High, -got.Low) {
-		t.Errorf("swapping the models gave %+v; want the negation of %+v", swapped, got)
-	}
-	if z := PairedBootstrap(nil, nil, 100, 0.95, 1); z != (Bootstrap{}) {
-		t.Errorf("empty input gave %+v", z)
-	}
-}

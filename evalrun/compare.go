@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/report"
@@ -15,20 +16,48 @@ func init() {
 
 // compareDoc is compare's --help text.
 const compareDoc = `Compares the eval report B.json (a later run) with A.json (the baseline),
-scenario by scenario, regressions first, and gives the difference in pass rate
-with a 95% paired bootstrap interval. Exit 0 when no scenario's pass rate
-dropped, 1 when one did, 2 on a usage or input error.`
+scenario by scenario, regressions first. Each scenario's change is tested with
+Fisher's exact test on its trials (Holm-corrected over the scenarios), and the
+suite's difference in mean pass rate gets a 95% interval from a hierarchical
+bootstrap (scenarios, then trials within each; fixed seed, so the output is the
+same on every run). "no significant change" means the trials cannot tell the
+runs apart; the table says how many trials per run would.
+
+--fail-on regression (the default) exits 1 only on a significant regression:
+a scenario whose drop is significant, or a suite interval wholly below zero.
+--fail-on drop exits 1 on any drop in a scenario's pass rate, significant or
+not; --fail-on never exits 0 whatever changed. Exit 2 on a usage or input
+error.`
+
+// The values of compare --fail-on.
+const (
+	failOnRegression = "regression"
+	failOnDrop       = "drop"
+	failOnNever      = "never"
+)
 
 func runCompare(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "compare", "evalrun compare [--model-a M] [--model-b M] A.json B.json", compareDoc)
+	fs := newFlags(e, "compare", "evalrun compare [--model-a M] [--model-b M] [--fail-on regression|drop|never] A.json B.json", compareDoc)
 	modelA := fs.String("model-a", "", "the model of A.json to compare (default: its only model, or the model both reports share)")
 	modelB := fs.String("model-b", "", "the model of B.json to compare (default: as --model-a)")
+	failOn := fs.String("fail-on", failOnRegression, "when to exit 1: `regression` (a significant one), drop (any drop), never")
+	detect := fs.Float64("detect", 0.1, "the drop in a scenario's pass rate to size the trials for, in the closing line (0: no line)")
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
 	}
 	if len(args) != 2 {
 		fs.Usage()
+		return exitUsage
+	}
+	switch *failOn {
+	case failOnRegression, failOnDrop, failOnNever:
+	default:
+		fmt.Fprintf(e.stderr, "evalrun compare: --fail-on %q: want regression, drop or never\n", *failOn)
+		return exitUsage
+	}
+	if *detect < 0 || *detect > 1 {
+		fmt.Fprintf(e.stderr, "evalrun compare: --detect %v: want a drop in pass rate from 0 to 1\n", *detect)
 		return exitUsage
 	}
 	var reports [2]*report.Eval
@@ -51,17 +80,36 @@ func runCompare(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "evalrun compare: %v\n", err)
 		return exitUsage
 	}
+	opts := eval.DiffText{Drop: *detect}
+	if ma == mb {
+		opts.LabelA, opts.LabelB = runLabels(args[0], args[1])
+	}
 	changes := eval.Diff(a, b, ma, mb)
-	if err := eval.WriteDiff(e.stdout, changes, eval.CompareReports(a, b, ma, mb)); err != nil {
+	comparison := eval.CompareReports(a, b, ma, mb)
+	if err := eval.WriteDiff(e.stdout, changes, comparison, opts); err != nil {
 		fmt.Fprintf(e.stderr, "evalrun compare: %v\n", err)
 		return exitUsage
 	}
 	for _, c := range changes {
-		if c.Regressed() {
+		switch {
+		case *failOn == failOnRegression && c.Regressed(),
+			*failOn == failOnDrop && c.A != nil && c.B != nil && c.Delta < 0:
 			return exitFailed
 		}
 	}
+	if *failOn == failOnRegression && comparison.Better == "a" {
+		return exitFailed
+	}
 	return exitOK
+}
+
+// runLabels names two reports of the same model by their files: the base
+// names, or the paths as given when the base names are the same.
+func runLabels(a, b string) (string, string) {
+	if ba, bb := filepath.Base(a), filepath.Base(b); ba != bb {
+		return ba, bb
+	}
+	return a, b
 }
 
 // pickModels chooses the models to compare: the ones named, else each

@@ -26,7 +26,7 @@ const evalDoc = `Runs every selected scenario --trials times against each model 
 workspace and tools per trial, the model answering instead of the tape) and
 scores each trial with the scenario's expect block: pass@k, pass^k and a class
 (pass, fail, flaky) per scenario and model, failures by expectation, tokens,
-cost, latency; for two models a paired comparison. A trial ended by a failed
+cost, latency; for two models a comparison. A trial ended by a failed
 model call is an error trial, counted apart and left out of pass@k.
 Exit 0 when every model reaches --min-pass, 1 when one does not (or the run
 was interrupted), 2 on a usage, input or provider-configuration error (such as

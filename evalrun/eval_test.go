@@ -87,7 +87,9 @@ func TestEvalTwoModels(t *testing.T) {
 	for _, want := range []string{
 		"files/append  3/3 pass        0/3 fail  differs\n",
 		"  files/append (scripted/wrong) failed: files[notes.txt] 3/3",
-		"scripted/wrong - scripted/right: pass rate -1.000, 95% CI [-1.000, -1.000] over 1 shared scenarios (paired bootstrap, 10000 resamples, seed 1): scripted/right is better",
+		// Three trials a side on one scenario cannot prove a difference
+		// (Fisher p = 2/20): the interval reaches 0.
+		"scripted/wrong - scripted/right: pass rate -1.000, 95% CI [-1.000, +0.000] over 1 shared scenarios, 3 and 3 trials (hierarchical bootstrap, 10000 resamples, seed 1): no significant change",
 		"3 passed, 3 failed, 0 errors (left out of pass@k)",
 	} {
 		if !strings.Contains(out, want) {
@@ -186,6 +188,9 @@ func TestEvalUsageErrors(t *testing.T) {
 	}
 }
 
+// TestCompareRegressionsFirst: a scenario that went from 2/2 to 0/2 dropped,
+// but two trials a side cannot show it (Fisher p = 1/3): no significant
+// change, exit 0 by default, exit 1 with --fail-on drop.
 func TestCompareRegressionsFirst(t *testing.T) {
 	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario, "files/again.yaml": appendScenario})
 	tmp := t.TempDir()
@@ -197,22 +202,29 @@ func TestCompareRegressionsFirst(t *testing.T) {
 		t.Fatalf("later run: exit %d\n%s%s", code, out, errOut)
 	}
 	code, out, errOut := runCmd(t, "compare", a, b)
-	if code != exitFailed {
-		t.Fatalf("compare: exit %d; want 1\n%s%s", code, out, errOut)
+	if code != exitOK {
+		t.Fatalf("compare: exit %d; want 0\n%s%s", code, out, errOut)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	want := []string{
-		"change     scenario      scripted/right  scripted/wrong",
-		"REGRESSED  files/again   2/2 pass        0/2 fail",
-		"removed    files/append  2/2 pass        -",
+		"change           scenario      scripted/right  scripted/wrong  p",
+		"not significant  files/again   2/2 pass        0/2 fail        0.333 (4 trials per run would detect a change of 1.00)",
+		"removed          files/append  2/2 pass        -               -",
+		"no significant change in any scenario (Fisher's exact test, Holm-corrected, p < 0.05)",
 	}
 	for i, w := range want {
 		if i >= len(lines) || lines[i] != w {
 			t.Errorf("line %d: got %q; want %q\n%s", i+1, lines[min(i, len(lines)-1)], w, out)
 		}
 	}
+	if code, out, _ := runCmd(t, "compare", "--fail-on", "drop", a, b); code != exitFailed {
+		t.Errorf("--fail-on drop: exit %d; want 1\n%s", code, out)
+	}
 	if code, _, errOut := runCmd(t, "compare", a); code != exitUsage || !strings.Contains(errOut, "usage: evalrun compare") {
 		t.Errorf("one argument: exit %d, stderr %s", code, errOut)
+	}
+	if code, _, errOut := runCmd(t, "compare", "--fail-on", "sometimes", a, b); code != exitUsage || !strings.Contains(errOut, `--fail-on "sometimes": want regression, drop or never`) {
+		t.Errorf("a bad --fail-on: exit %d, stderr %s", code, errOut)
 	}
 }
 

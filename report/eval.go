@@ -269,20 +269,30 @@ type EvalSummary struct {
 	MaxCost *float64 `json:"max_cost,omitempty"`
 	// WallMS is the whole run's wall time in milliseconds.
 	WallMS float64 `json:"wall_ms"`
-	// Comparison is the paired comparison of the first two models over
+	// Comparison is the comparison of the first two models over
 	// their shared scenarios; nil unless exactly two models ran.
 	Comparison *EvalComparison `json:"comparison,omitempty"`
 }
 
+// MethodHierarchicalBootstrap names the interval of EvalComparison: a
+// bootstrap that resamples the shared scenarios, then each run's trials
+// within every drawn scenario.
+const MethodHierarchicalBootstrap = "hierarchical_bootstrap"
+
 // EvalComparison compares model B with model A over the scenarios both ran
-// with at least one scored trial: a paired bootstrap over scenarios of the
-// difference in mean pass rate (B - A).
+// with at least one scored trial: the difference in mean pass rate (B - A)
+// and its confidence interval from a hierarchical bootstrap (scenarios, then
+// trials within each), so that a few trials per scenario widen the interval
+// as they should.
 type EvalComparison struct {
 	// A and B are the models compared (B - A).
 	A string `json:"a"`
 	B string `json:"b"`
-	// Scenarios counts the shared scenarios the comparison is over.
+	// Scenarios counts the shared scenarios the comparison is over;
+	// TrialsA and TrialsB the scored trials of each model on them.
 	Scenarios int `json:"scenarios"`
+	TrialsA   int `json:"trials_a"`
+	TrialsB   int `json:"trials_b"`
 	// PassRateA and PassRateB are the means over the shared scenarios of
 	// each scenario's pass rate c/n.
 	PassRateA float64 `json:"pass_rate_a"`
@@ -293,12 +303,16 @@ type EvalComparison struct {
 	Low        float64 `json:"low"`
 	High       float64 `json:"high"`
 	Confidence float64 `json:"confidence"`
+	// Method is how the interval was found: MethodHierarchicalBootstrap;
+	// empty in reports written before it was recorded (a bootstrap over
+	// scenarios' pass rates alone).
+	Method string `json:"method,omitempty"`
 	// Resamples and Seed are the bootstrap's, fixed so that the interval is
 	// the same on every run over the same data.
 	Resamples int    `json:"resamples"`
 	Seed      uint64 `json:"seed"`
 	// Better is "a" or "b" when the interval excludes zero on that side,
-	// "" when the data cannot tell them apart.
+	// "" when the data cannot tell them apart (no significant change).
 	Better string `json:"better,omitempty"`
 }
 
@@ -318,11 +332,10 @@ func ReadEval(r io.Reader) (*Eval, error) {
 
 // WriteEval encodes e to w as indented JSON followed by a newline. The
 // output is deterministic: maps are written with sorted keys and slices in
-// their order.
+// their order, and every number with a fraction (rates, costs, times) is
+// rounded to six significant digits, so 0.1 is never 0.09999999999999999.
 func WriteEval(w io.Writer, e *Eval) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(e); err != nil {
+	if err := writeJSON(w, e, true); err != nil {
 		return fmt.Errorf("writing eval report: %w", err)
 	}
 	return nil

@@ -31,17 +31,24 @@ func evalPage(e *Eval) *page {
 		}
 		p.Models = append(p.Models, row)
 	}
+	p.Pairs = &counts{}
 	for i, s := range e.Scenarios {
-		p.Counts.Total++
+		// The headline counts trials; the pairs line and the rows count
+		// scenario × model pairs.
+		p.Counts.Passed += s.Passed
+		p.Counts.Failed += s.Trials - s.Passed
+		p.Counts.Errors += s.Errors
+		p.Counts.Total += s.Trials + s.Errors
+		p.Pairs.Total++
 		switch s.Class {
 		case ClassPass:
-			p.Counts.Passed++
+			p.Pairs.Passed++
 		case ClassFail:
-			p.Counts.Failed++
+			p.Pairs.Failed++
 		case ClassFlaky:
-			p.Counts.Flaky++
+			p.Pairs.Flaky++
 		default:
-			p.Counts.Errors++
+			p.Pairs.Errors++
 		}
 		for _, t := range s.Tags {
 			tags[t] = true

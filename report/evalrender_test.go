@@ -52,7 +52,10 @@ func TestEvalHTML(t *testing.T) {
 		t.Fatal("the hostile string reached the page as markup")
 	}
 	for _, want := range []string{
-		`<b id="count-flaky">1</b>`, `<b id="count-pass">1</b>`, `<b id="count-fail">0</b>`,
+		// The headline counts trials (3 passed, 1 failed of 4), the pairs
+		// line scenario × model pairs (one flaky, one passing).
+		`<b id="count-pass">3</b>`, `<b id="count-fail">1</b>`, `<b id="count-error">0</b>`, `<b id="count-total">4</b> trials`,
+		`<b id="pair-total">2</b> scenario × model pairs`, `<b id="pair-flaky">1</b>`, `<b id="pair-pass">1</b>`, `<b id="pair-fail">0</b>`,
 		`<td>openai/a</td>`, `@1 50%`, `^2 0%`, `$0.0125`,
 		`<select id="model">`, `<option>openai/b</option>`,
 		`data-status="flaky" data-model="openai/a"`,

@@ -32,10 +32,14 @@ var (
 type page struct {
 	Title string
 	// Kind is "replay" or "eval".
-	Kind   string
-	CSS    template.CSS
-	JS     template.JS
+	Kind string
+	CSS  template.CSS
+	JS   template.JS
+	// Counts is the headline: scenarios in a replay, trials in an eval.
 	Counts counts
+	// Pairs counts an eval's scenario × model pairs by class; nil in a
+	// replay.
+	Pairs  *counts
 	Models []modelRow
 	Tags   []string
 	// ModelNames lists the models for the filter; one model hides the filter.

@@ -1,7 +1,6 @@
 package report
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -212,12 +211,10 @@ func comparePaths(a, b string) int {
 	return slices.Compare(strings.Split(a, "/"), strings.Split(b, "/"))
 }
 
-// WriteJSON writes r as indented JSON.
+// WriteJSON writes r as indented JSON, times rounded to six significant
+// digits.
 func (r *Replay) WriteJSON(w io.Writer) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	return writeJSON(w, r, false)
 }
 
 // DecodeReplay decodes a replay result, checking its format. name is the

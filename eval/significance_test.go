@@ -1,0 +1,138 @@
+package eval
+
+import (
+	"math"
+	"testing"
+)
+
+// TestFisherExact checks the two-sided p-value against tables worked by
+// hand from the hypergeometric formula: with N trials in all, K passes, and
+// nA trials in the first run, the chance that the first run holds x passes
+// is C(K,x)·C(N-K,nA-x)/C(N,nA); the p-value sums every x no more likely
+// than the observed one.
+func TestFisherExact(t *testing.T) {
+	for _, tc := range []struct {
+		passA, nA, passB, nB int
+		want                 float64
+	}{
+		// N=20, K=12, nA=10, C(20,10)=184756; x runs 2..10.
+		// P(10) = C(12,10)·C(8,0) = 66 and P(2) = C(12,2)·C(8,8) = 66 are
+		// the least likely (P(9) = P(3) = 220·8 = 1760): p = 132/184756.
+		{10, 10, 2, 10, 132.0 / 184756},
+		// N=9, K=5, nA=5, C(9,5)=126; x=1..5 gives 5, 40, 60, 20, 1.
+		// The observed x=3 is the most likely table: p = 1.
+		{3, 5, 2, 4, 1},
+		// N=9, K=7, nA=5; x=3..5 gives 35, 70, 21. Observed x=4: p = 1.
+		{4, 5, 3, 4, 1},
+		// N=10, K=5, nA=5, C(10,5)=252: P(5) = P(0) = 1: p = 2/252.
+		{5, 5, 0, 5, 2.0 / 252},
+		// N=4, K=2, nA=2, C(4,2)=6: P(2) = P(0) = 1, P(1) = 4: p = 2/6.
+		{2, 2, 0, 2, 2.0 / 6},
+		// N=14, K=9, nA=8, C(14,8)=3003; x=3..8 gives 84, 630, 1260, 840,
+		// 180, 9. Observed x=7 (180): 84 + 180 + 9 = 273, p = 273/3003.
+		{7, 8, 2, 6, 273.0 / 3003},
+		// The same table seen from the other run.
+		{2, 6, 7, 8, 273.0 / 3003},
+		// No trials, or counts out of range: the data cannot say.
+		{0, 0, 3, 5, 1}, {6, 5, 3, 5, 1}, {-1, 5, 3, 5, 1},
+	} {
+		if got := FisherExact(tc.passA, tc.nA, tc.passB, tc.nB); math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("FisherExact(%d/%d, %d/%d) = %v; want %v", tc.passA, tc.nA, tc.passB, tc.nB, got, tc.want)
+		}
+	}
+}
+
+// TestHolm: the i-th smallest of m p-values (from 0) is multiplied by m-i,
+// then made no smaller than those before it, capped at 1.
+func TestHolm(t *testing.T) {
+	// Sorted: .01·4 = .04; .03·3 = .09; .04·2 = .08, raised to .09; .5·1.
+	got := Holm([]float64{0.01, 0.04, 0.03, 0.5})
+	want := []float64{0.04, 0.09, 0.09, 0.5}
+	for i := range want {
+		if !near(got[i], want[i]) {
+			t.Errorf("Holm = %v; want %v", got, want)
+			break
+		}
+	}
+	if got := Holm([]float64{0.3, 0.6}); !near(got[0], 0.6) || !near(got[1], 0.6) {
+		t.Errorf("Holm(0.3, 0.6) = %v; want [0.6 0.6]", got)
+	}
+	if got := Holm([]float64{0.9, 0.8}); got[0] != 1 || got[1] != 1 {
+		t.Errorf("Holm(0.9, 0.8) = %v; want capped at 1", got)
+	}
+	if got := Holm(nil); len(got) != 0 {
+		t.Errorf("Holm(nil) = %v", got)
+	}
+}
+
+// TestTrialsToDetect checks the sample size against the formula worked by
+// hand, with z(0.975) = 1.959964 and z(0.8) = 0.841621.
+func TestTrialsToDetect(t *testing.T) {
+	for _, tc := range []struct {
+		p1, p2 float64
+		want   int
+	}{
+		// p̄ = 0.9: 1.959964·√0.18 + 0.841621·√0.16 = 0.831541 + 0.336649
+		// = 1.168190; squared 1.364667, over 0.2² = 34.12: 35 trials.
+		{1, 0.8, 35},
+		{0.8, 1, 35},
+		// p̄ = 0.5: (1.959964·√0.5)² = 1.92, so 2 trials by the
+		// approximation; but 2/2 against 0/2 has Fisher p = 2/6 and 3/3
+		// against 0/3 p = 2/20; 4/4 against 0/4 has 2/70 = 0.029: 4.
+		{1, 0, 4},
+		// p̄ = 0.45: 1.959964·√0.495 + 0.841621·√0.49 = 1.378961 + 0.589135
+		// = 1.968096; squared 3.873402, over 0.1² = 387.34: 388 trials.
+		{0.5, 0.4, 388},
+		{0.6, 0.6, 0}, {1.2, 0.5, 0}, {0.5, -0.1, 0},
+	} {
+		if got := TrialsToDetect(tc.p1, tc.p2); got != tc.want {
+			t.Errorf("TrialsToDetect(%v, %v) = %d; want %d", tc.p1, tc.p2, got, tc.want)
+		}
+	}
+}
+
+func TestHierarchicalBootstrap(t *testing.T) {
+	// One scenario of one trial a side, A 1/1 and B 0/1: the smoothed
+	// rates are 1.5/2 = 0.75 and 0.5/2 = 0.25, so B - A is -1 with chance
+	// 0.75·0.75 = 0.5625, 0 with 0.25·0.75 + 0.75·0.25 = 0.375, and 1 with
+	// 0.25·0.25 = 0.0625: the 2.5th percentile is -1, and the 97.5th is 1
+	// (only 0.9375 lies at or below 0).
+	got := HierarchicalBootstrap([]Counts{{1, 1}}, []Counts{{0, 1}}, 10000, 0.95, 3)
+	if got != (Bootstrap{-1, -1, 1}) {
+		t.Errorf("one trial a side: got %+v; want -1 [-1, 1]", got)
+	}
+	// One scenario, A 1/2 and B 2/2; smoothed rates 1.5/3 = 0.5 and
+	// 2.5/3 = 5/6. A's resampled rate is 0, 0.5, 1 with chances 1/4, 1/2,
+	// 1/4; B's with 1/36, 10/36, 25/36. B - A = -1 only for B 0 and A 1:
+	// 1/144 = 0.007; -0.5 adds 1/72 + 10/144, reaching 0.090: the 2.5th
+	// percentile is -0.5. B 1 and A 0 alone give 1 with 25/144 = 0.17: the
+	// 97.5th is 1. A bootstrap of the scenario's trials as they were
+	// (without smoothing) would have said [0, 1], and one over scenarios
+	// alone [0.5, 0.5].
+	got = HierarchicalBootstrap([]Counts{{1, 2}}, []Counts{{2, 2}}, 10000, 0.95, 7)
+	if got != (Bootstrap{0.5, -0.5, 1}) {
+		t.Errorf("trials resampled: got %+v; want 0.5 [-0.5, 1]", got)
+	}
+	// The two runs of one model: 3/5 then 2/4, 4/5 then 3/4. The
+	// interval must hold zero: a few trials cannot tell the runs apart.
+	a, b := []Counts{{3, 5}, {4, 5}}, []Counts{{2, 4}, {3, 4}}
+	got = HierarchicalBootstrap(a, b, 10000, 0.95, 1)
+	if !near(got.Difference, ((0.5-0.6)+(0.75-0.8))/2) || !(got.Low < 0 && got.High > 0) {
+		t.Errorf("same model twice: got %+v; want -0.075 in an interval holding 0", got)
+	}
+	if again := HierarchicalBootstrap(a, b, 10000, 0.95, 1); again != got {
+		t.Errorf("same seed gave %+v then %+v", got, again)
+	}
+	// 2/2 against 0/2 on one scenario is no proof (Fisher p = 1/3).
+	if got := HierarchicalBootstrap([]Counts{{2, 2}}, []Counts{{0, 2}}, 10000, 0.95, 1); got.High < 0 {
+		t.Errorf("2/2 then 0/2: got %+v; want an interval reaching 0", got)
+	}
+	// Ten of ten, then none of ten, on three scenarios is.
+	a, b = []Counts{{10, 10}, {10, 10}, {10, 10}}, []Counts{{0, 10}, {0, 10}, {0, 10}}
+	if got := HierarchicalBootstrap(a, b, 10000, 0.95, 1); got.Difference != -1 || got.High >= 0 {
+		t.Errorf("10/10 then 0/10: got %+v; want -1 in an interval below 0", got)
+	}
+	if z := HierarchicalBootstrap(nil, nil, 100, 0.95, 1); z != (Bootstrap{}) {
+		t.Errorf("empty input gave %+v", z)
+	}
+}
