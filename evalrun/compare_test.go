@@ -18,14 +18,7 @@ func writeRun(t *testing.T, path, model string, counts map[string][2]int) {
 	for name, c := range counts {
 		r.Scenarios = append(r.Scenarios, report.EvalScenario{Name: name, Model: model, Passed: c[0], Trials: c[1], Class: eval.Class(c[1], c[0])})
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := report.WriteEval(f, r); err != nil {
-		t.Fatal(err)
-	}
+	writeEval(t, path, r)
 }
 
 // TestCompareSameModelNoSignificantChange is the two runs of one
