@@ -2,8 +2,8 @@ package harness
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -14,14 +14,15 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/builtin"
+	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-// chatServer is an OpenAI-compatible server that answers the n-th request
-// it receives with the n-th scripted response, streamed as Chat Completions
-// chunks (the call's arguments in two fragments), or as one JSON body when
-// the request does not stream.
+// chatServer is a scripted model server: it answers the n-th request it
+// receives with the n-th scripted message, in the request's wire format
+// (Chat Completions or Messages, streamed or not, encoded by llm/wire; a
+// call's arguments come in fragments).
 type chatServer struct {
 	t      *testing.T
 	mu     sync.Mutex
@@ -30,121 +31,25 @@ type chatServer struct {
 }
 
 func (s *chatServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if strings.HasSuffix(r.URL.Path, "/messages") {
-		s.serveAnthropic(w, r)
+	body, _ := io.ReadAll(r.Body)
+	call, err := wire.Decode(r.URL.Path, body)
+	if err != nil {
+		(&wire.Error{Status: 400, Message: err.Error()}).Write(w, wire.OpenAI)
 		return
 	}
-	var req struct {
-		Stream bool `json:"stream"`
-	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-		http.Error(w, err.Error(), 400)
-		return
-	}
-	s.mu.Lock()
-	if s.served >= len(s.script) {
-		s.mu.Unlock()
-		s.t.Errorf("request %d has no scripted answer", s.served+1)
-		http.Error(w, `{"error":{"message":"no answer scripted"}}`, 500)
-		return
-	}
-	msg := s.script[s.served]
-	s.served++
-	s.mu.Unlock()
-	finish := "stop"
-	if len(msg.ToolCalls) > 0 {
-		finish = "tool_calls"
-	}
-	if !req.Stream {
-		var calls []map[string]any
-		for _, c := range msg.ToolCalls {
-			calls = append(calls, map[string]any{"id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": c.Arguments}})
-		}
-		m := map[string]any{"role": "assistant", "content": msg.Content}
-		if calls != nil {
-			m["tool_calls"] = calls
-		}
-		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "test",
-			"choices": []any{map[string]any{"index": 0, "message": m, "finish_reason": finish}},
-			"usage":   map[string]any{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}})
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	chunk := func(delta map[string]any, finish any) {
-		b, _ := json.Marshal(map[string]any{"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "test",
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
-		fmt.Fprintf(w, "data: %s\n\n", b)
-	}
-	chunk(map[string]any{"role": "assistant", "content": ""}, nil)
-	if msg.Content != "" {
-		chunk(map[string]any{"content": msg.Content}, nil)
-	}
-	for i, c := range msg.ToolCalls {
-		chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": c.ID, "type": "function", "function": map[string]any{"name": c.Name, "arguments": ""}}}}, nil)
-		half := len(c.Arguments) / 2
-		for _, part := range []string{c.Arguments[:half], c.Arguments[half:]} {
-			chunk(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": part}}}}, nil)
-		}
-	}
-	chunk(map[string]any{}, finish)
-	fmt.Fprint(w, "data: [DONE]\n\n")
-}
-
-var localURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
-
-// next returns the next scripted answer, or false (and a 500) when none is.
-func (s *chatServer) next(w http.ResponseWriter) (llm.Message, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.served >= len(s.script) {
 		s.t.Errorf("request %d has no scripted answer", s.served+1)
-		http.Error(w, `{"type":"error","error":{"type":"api_error","message":"no answer scripted"}}`, 500)
-		return llm.Message{}, false
-	}
-	s.served++
-	return s.script[s.served-1], true
-}
-
-// serveAnthropic answers as the Messages API streams: message_start, one
-// block per text or tool call (input in two input_json_delta fragments),
-// message_delta with the stop reason, message_stop.
-func (s *chatServer) serveAnthropic(w http.ResponseWriter, r *http.Request) {
-	msg, ok := s.next(w)
-	if !ok {
+		(&wire.Error{Status: 500, Message: "no answer scripted"}).Write(w, call.Format)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	event := func(typ string, v map[string]any) {
-		v["type"] = typ
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ, b)
-	}
-	event("message_start", map[string]any{"message": map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
-		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": map[string]any{"input_tokens": 10, "output_tokens": 1}}})
-	index := 0
-	if msg.Content != "" {
-		event("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "text", "text": ""}})
-		event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "text_delta", "text": msg.Content}})
-		event("content_block_stop", map[string]any{"index": index})
-		index++
-	}
-	for _, c := range msg.ToolCalls {
-		event("content_block_start", map[string]any{"index": index, "content_block": map[string]any{"type": "tool_use", "id": c.ID, "name": c.Name, "input": map[string]any{}}})
-		half := len(c.Arguments) / 2
-		for _, part := range []string{c.Arguments[:half], c.Arguments[half:]} {
-			event("content_block_delta", map[string]any{"index": index, "delta": map[string]any{"type": "input_json_delta", "partial_json": part}})
-		}
-		event("content_block_stop", map[string]any{"index": index})
-		index++
-	}
-	stop := "end_turn"
-	if len(msg.ToolCalls) > 0 {
-		stop = "tool_use"
-	}
-	event("message_delta", map[string]any{"delta": map[string]any{"stop_reason": stop, "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 5}})
-	event("message_stop", map[string]any{})
+	msg := s.script[s.served]
+	s.served++
+	wire.WriteResponse(w, call, &llm.Response{Message: msg, Usage: llm.Usage{InputTokens: 10, OutputTokens: 5}}, &wire.Options{Chunk: 8})
 }
+
+var localURL = regexp.MustCompile(`http://127\.0\.0\.1:[0-9]+`)
 
 func text(s string) llm.Message { return llm.AssistantMessage(s) }
 

@@ -19,20 +19,23 @@
 //	garbage    answers every request with a body that is not JSON
 //	steps-N    reads notes.txt N-2 times before writing (N model calls)
 //
-// Options.RateLimited answers that many requests, first, with HTTP 429 and
+// Answers are encoded by llm/wire. Options.RateLimited answers that many requests, first, with HTTP 429 and
 // Retry-After. Options.Latency sleeps in the handler before answering (for
 // benchmarks; never in a test's assertions).
 package chatserver
 
 import (
-	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
 // Options configures a Server. A nil *Options is the zero value.
@@ -85,22 +88,17 @@ func (s *Server) RateLimitedRequests() int {
 	return s.limited
 }
 
-type request struct {
-	Model    string `json:"model"`
-	Stream   bool   `json:"stream"`
-	Messages []struct {
-		Role    string `json:"role"`
-		Content any    `json:"content"`
-	} `json:"messages"`
-}
-
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.opts.Latency > 0 {
 		time.Sleep(s.opts.Latency)
 	}
-	var req request
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || !strings.HasSuffix(r.URL.Path, "/chat/completions") {
-		http.Error(w, `{"error": {"message": "bad request"}}`, http.StatusBadRequest)
+	body, err := io.ReadAll(r.Body)
+	var call *wire.Call
+	if err == nil {
+		call, err = wire.Decode(r.URL.Path, body)
+	}
+	if err != nil || call.Format != wire.OpenAI {
+		(&wire.Error{Status: http.StatusBadRequest, Message: "bad request"}).Write(w, wire.OpenAI)
 		return
 	}
 	s.mu.Lock()
@@ -108,109 +106,56 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if s.limited < s.opts.RateLimited {
 		s.limited++
 		s.mu.Unlock()
-		if s.opts.RetryAfter != "" {
-			w.Header().Set("Retry-After", s.opts.RetryAfter)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusTooManyRequests)
-		fmt.Fprint(w, `{"error": {"message": "rate limited", "type": "rate_limit_exceeded"}}`)
+		secs, _ := strconv.Atoi(s.opts.RetryAfter)
+		(&wire.Error{Status: http.StatusTooManyRequests, Message: "rate limited", RetryAfter: time.Duration(secs) * time.Second}).Write(w, wire.OpenAI)
 		return
 	}
 	toolAnswers := 0
-	for _, m := range req.Messages {
-		if m.Role == "tool" {
+	for _, m := range call.Request.Messages {
+		if m.Role == llm.RoleTool {
 			toolAnswers++
 		}
 	}
-	conversation := 0
 	if toolAnswers == 0 {
-		s.conversations[req.Model]++
+		s.conversations[call.Model]++
 	}
-	conversation = s.conversations[req.Model]
+	conversation := s.conversations[call.Model]
 	s.mu.Unlock()
 
-	if req.Model == "garbage" {
-		w.Header().Set("Content-Type", "application/json")
+	if call.Model == "garbage" {
+		w.Header().Set("Content-Type", wire.ContentJSON)
 		fmt.Fprint(w, `{"id": "x", "choices": [{"index": 0, "message": {"role": "assis`)
 		return
 	}
 	steps := 2
-	if n, ok := strings.CutPrefix(req.Model, "steps-"); ok {
+	if n, ok := strings.CutPrefix(call.Model, "steps-"); ok {
 		steps, _ = strconv.Atoi(n)
 	}
-	var msg message
+	var msg llm.Message
 	switch {
 	case toolAnswers >= steps-1:
-		msg = message{Content: "done"}
+		msg = llm.AssistantMessage("done")
 	case toolAnswers < steps-2:
-		msg = call(toolAnswers, "read_file", `{"path": "notes.txt"}`)
+		msg = callMessage(toolAnswers, "read_file", `{"path": "notes.txt"}`)
 	default:
-		right := req.Model != "wrong" && (req.Model != "alternate" || conversation%2 == 1)
+		right := call.Model != "wrong" && (call.Model != "alternate" || conversation%2 == 1)
 		content := "hello\\nworld\\n"
 		if !right {
 			content = "world\\n"
 		}
 		args := `{"path": "notes.txt", "content": "` + content + `"}`
-		if req.Model == "broken" {
+		if call.Model == "broken" {
 			args = `{"path": "notes.txt", "content": "` + content + `",}`
 		}
-		msg = call(toolAnswers, "write_file", args)
+		msg = callMessage(toolAnswers, "write_file", args)
 	}
-	if req.Stream {
-		stream(w, msg)
-		return
-	}
-	finish := "stop"
-	if len(msg.ToolCalls) > 0 {
-		finish = "tool_calls"
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(map[string]any{
-		"id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": req.Model,
-		"choices": []any{map[string]any{"index": 0, "message": msg.wire(), "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60, "prompt_tokens_details": map[string]any{"cached_tokens": 20}},
-	})
+	// The whole text and each call's arguments in one fragment.
+	wire.WriteResponse(w, call, &llm.Response{Message: msg, Usage: usage}, &wire.Options{Chunk: 1 << 20, ID: "chatcmpl-1"})
 }
 
-type message struct {
-	Content   string
-	ToolCalls []toolCall
-}
+// usage is what every answer reports.
+var usage = llm.Usage{InputTokens: 50, OutputTokens: 10, CachedInputTokens: 20}
 
-type toolCall struct{ id, name, args string }
-
-func call(n int, name, args string) message {
-	return message{ToolCalls: []toolCall{{id: fmt.Sprintf("call_%d", n+1), name: name, args: args}}}
-}
-
-func (m message) wire() map[string]any {
-	out := map[string]any{"role": "assistant", "content": m.Content}
-	if len(m.ToolCalls) > 0 {
-		out["content"] = nil
-		var calls []any
-		for i, c := range m.ToolCalls {
-			calls = append(calls, map[string]any{"index": i, "id": c.id, "type": "function", "function": map[string]any{"name": c.name, "arguments": c.args}})
-		}
-		out["tool_calls"] = calls
-	}
-	return out
-}
-
-// stream answers as server-sent events: the message in one delta, the
-// finish reason, the usage, then [DONE].
-func stream(w http.ResponseWriter, m message) {
-	w.Header().Set("Content-Type", "text/event-stream")
-	finish := "stop"
-	if len(m.ToolCalls) > 0 {
-		finish = "tool_calls"
-	}
-	chunk := func(v map[string]any) {
-		v["id"], v["object"], v["created"], v["model"] = "chatcmpl-1", "chat.completion.chunk", 0, "m"
-		b, _ := json.Marshal(v)
-		fmt.Fprintf(w, "data: %s\n\n", b)
-	}
-	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": m.wire(), "finish_reason": nil}}})
-	chunk(map[string]any{"choices": []any{map[string]any{"index": 0, "delta": map[string]any{}, "finish_reason": finish}}})
-	chunk(map[string]any{"choices": []any{}, "usage": map[string]any{"prompt_tokens": 50, "completion_tokens": 10, "total_tokens": 60, "prompt_tokens_details": map[string]any{"cached_tokens": 20}}})
-	fmt.Fprint(w, "data: [DONE]\n\n")
+func callMessage(n int, name, args string) llm.Message {
+	return llm.AssistantMessage("", llm.ToolCall{ID: fmt.Sprintf("call_%d", n+1), Name: name, Arguments: args})
 }

@@ -7,103 +7,70 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
 // maxBody bounds a body the transport reads whole (to truncate arguments).
 const maxBody = 64 << 20
 
 // dialect is the wire format of a provider: how it spells errors.
-type dialect int
+type dialect = wire.Format
 
 const (
-	openAI dialect = iota
-	anthropic
+	openAI    = wire.OpenAI
+	anthropic = wire.Anthropic
 )
 
+// dialectOf tells the format from the request path: .../messages is
+// Anthropic's, anything else OpenAI's.
 func dialectOf(req *http.Request) dialect {
-	if strings.HasSuffix(strings.TrimRight(req.URL.Path, "/"), "/messages") {
-		return anthropic
-	}
-	return openAI
+	f, _ := wire.FormatOf(req.URL.Path)
+	return f
 }
 
-// errorResponse is the response a server of dialect d sends for status.
-func (d dialect) errorResponse(req *http.Request, status int, retryAfter time.Duration) *http.Response {
-	h := http.Header{"Content-Type": {"application/json"}}
-	if retryAfter > 0 {
-		h.Set("Retry-After", strconv.Itoa(int(math.Ceil(retryAfter.Seconds()))))
-	}
-	msg := fmt.Sprintf("injected fault: HTTP %d", status)
-	var body []byte
-	if d == anthropic {
-		body, _ = json.Marshal(map[string]any{"type": "error", "error": map[string]any{"type": anthropicErrorType(status), "message": msg}})
-	} else {
-		body, _ = json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": openAIErrorType(status), "param": nil, "code": nil}})
-	}
+// errorResponse is the response a server of dialect d sends for status,
+// with Retry-After in whole seconds, rounded up.
+func errorResponse(d dialect, req *http.Request, status int, retryAfter time.Duration) *http.Response {
+	e := &wire.Error{Status: status, Message: fmt.Sprintf("injected fault: HTTP %d", status),
+		RetryAfter: time.Duration(math.Ceil(retryAfter.Seconds())) * time.Second}
+	body := e.Body(d)
 	return &http.Response{
 		Status:        fmt.Sprintf("%d %s", status, http.StatusText(status)),
 		StatusCode:    status,
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        h,
+		Header:        e.Header(),
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)),
 		Request:       req,
 	}
 }
 
-func anthropicErrorType(status int) string {
-	switch {
-	case status == 429:
-		return "rate_limit_error"
-	case status == 529:
-		return "overloaded_error"
-	case status == 401:
-		return "authentication_error"
-	case status == 403:
-		return "permission_error"
-	case status == 404:
-		return "not_found_error"
-	case status == 413:
-		return "request_too_large"
-	case status >= 500:
-		return "api_error"
-	}
-	return "invalid_request_error"
-}
-
-func openAIErrorType(status int) string {
-	switch {
-	case status == 429:
-		return "rate_limit_exceeded"
-	case status == 401:
-		return "invalid_authentication"
-	case status >= 500:
-		return "server_error"
-	}
-	return "invalid_request_error"
-}
-
 // errorEvent is the SSE event a server of dialect d sends when it fails in
-// the middle of a stream.
-func (d dialect) errorEvent(typ string) string {
-	if d == anthropic {
-		t := map[string]string{TypeOverloaded: "overloaded_error", TypeRateLimited: "rate_limit_error", TypeServer: "api_error"}[typ]
-		return `event: error` + "\n" + `data: {"type":"error","error":{"type":"` + t + `","message":"injected fault: ` + typ + `"}}` + "\n\n"
+// the middle of a stream with an error of type typ.
+func errorEvent(d dialect, typ string) []byte {
+	e := &wire.Error{Message: "injected fault: " + typ}
+	switch typ {
+	case TypeRateLimited:
+		e.Kind = llm.ErrRateLimited
+	case TypeServer:
+		e.Status = http.StatusInternalServerError
+	default:
+		e.Kind = llm.ErrOverloaded
 	}
-	t := map[string]string{TypeOverloaded: "server_error", TypeRateLimited: "rate_limit_exceeded", TypeServer: "server_error"}[typ]
-	return `data: {"error":{"message":"injected fault: ` + typ + `","type":"` + t + `","param":null,"code":null}}` + "\n\n"
+	return e.Event(d)
 }
 
 // errorStream passes the stream's first event through, then sends an error
 // event and ends. A body that is not a stream is cut at its middle instead
 // (a JSON body cannot carry an error after it began).
-func (d dialect) errorStream(body io.ReadCloser, typ string, sse bool) io.ReadCloser {
+func errorStream(d dialect, body io.ReadCloser, typ string, sse bool) io.ReadCloser {
 	data, err := io.ReadAll(io.LimitReader(body, maxBody))
 	body.Close()
 	if err != nil {
@@ -116,7 +83,7 @@ func (d dialect) errorStream(body io.ReadCloser, typ string, sse bool) io.ReadCl
 	if i := eventEnd(data); i >= 0 {
 		first = data[:i]
 	}
-	return io.NopCloser(io.MultiReader(bytes.NewReader(first), strings.NewReader(d.errorEvent(typ))))
+	return io.NopCloser(io.MultiReader(bytes.NewReader(first), bytes.NewReader(errorEvent(d, typ))))
 }
 
 // eventEnd returns the index just past the first SSE event of data (its

@@ -264,7 +264,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Body.Close()
 		}
 		t.markApplied(*fault)
-		return d.errorResponse(req, fault.HTTP, fault.RetryAfter), nil
+		return errorResponse(d, req, fault.HTTP, fault.RetryAfter), nil
 	case fault.Latency != 0:
 		sleep := t.Sleep
 		if sleep == nil {
@@ -291,7 +291,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 	case fault.Stream == StreamError:
-		resp.Body = d.errorStream(resp.Body, fault.errorType(), isSSE(resp))
+		resp.Body = errorStream(d, resp.Body, fault.errorType(), isSSE(resp))
 		resp.ContentLength = -1
 		resp.Header.Del("Content-Length")
 	case fault.Arguments == ArgumentsTruncate:

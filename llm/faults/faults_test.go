@@ -54,11 +54,11 @@ func TestHTTPFaultsSpeakTheVendorsDialect(t *testing.T) {
 	if resp.StatusCode != 429 || resp.Header.Get("Retry-After") != "2" {
 		t.Errorf("429: status %d, Retry-After %q (want 2: whole seconds, rounded up)", resp.StatusCode, resp.Header.Get("Retry-After"))
 	}
-	if want := `{"error":{"code":null,"message":"injected fault: HTTP 429","param":null,"type":"rate_limit_exceeded"}}`; body != want {
+	if want := `{"error":{"message":"injected fault: HTTP 429","type":"rate_limit_exceeded","param":null,"code":null}}`; body != want {
 		t.Errorf("OpenAI 429 body\n got %s\nwant %s", body, want)
 	}
 	resp, body = get(t, tr, srv.URL+"/v1/messages")
-	if want := `{"error":{"message":"injected fault: HTTP 529","type":"overloaded_error"},"type":"error"}`; resp.StatusCode != 529 || body != want {
+	if want := `{"type":"error","error":{"type":"overloaded_error","message":"injected fault: HTTP 529"}}`; resp.StatusCode != 529 || body != want {
 		t.Errorf("Anthropic 529: status %d body\n got %s\nwant %s", resp.StatusCode, body, want)
 	}
 	resp, _ = get(t, tr, srv.URL+"/v1/messages")

@@ -1,0 +1,176 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+type openAIRequest struct {
+	Model         string          `json:"model"`
+	Messages      []openAIMessage `json:"messages"`
+	Tools         []openAITool    `json:"tools"`
+	Stream        bool            `json:"stream"`
+	StreamOptions *struct {
+		IncludeUsage bool `json:"include_usage"`
+	} `json:"stream_options"`
+	ResponseFormat *struct {
+		Type       string `json:"type"`
+		JSONSchema *struct {
+			Schema json.RawMessage `json:"schema"`
+		} `json:"json_schema"`
+	} `json:"response_format"`
+}
+
+type openAIMessage struct {
+	Role       string           `json:"role"`
+	Content    json.RawMessage  `json:"content"`
+	ToolCalls  []openAIToolCall `json:"tool_calls"`
+	ToolCallID string           `json:"tool_call_id"`
+	Name       string           `json:"name"`
+	// ReasoningContent is sent back by some compatible clients; kept.
+	ReasoningContent string `json:"reasoning_content"`
+}
+
+type openAIToolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"function"`
+}
+
+type openAITool struct {
+	Type     string `json:"type"`
+	Function struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		Parameters  json.RawMessage `json:"parameters"`
+	} `json:"function"`
+}
+
+// DecodeOpenAI decodes a Chat Completions request body. System and developer
+// messages become system messages in place; content given as parts keeps
+// its text parts (joined by newlines); a tool message without a name gets
+// the name of the call it answers. The error wraps ErrRequest.
+func DecodeOpenAI(body []byte) (*Call, error) {
+	var r openAIRequest
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, requestErrorf("chat completions body: %v", err)
+	}
+	c := &Call{Format: OpenAI, Model: r.Model, Stream: r.Stream}
+	if r.StreamOptions != nil {
+		c.IncludeUsage = r.StreamOptions.IncludeUsage
+	}
+	if rf := r.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
+		c.Request.ResponseSchema = compact(rf.JSONSchema.Schema)
+	}
+	names := map[string]string{} // call id -> tool name
+	c.Request.Messages = make([]llm.Message, 0, len(r.Messages))
+	for i, m := range r.Messages {
+		text, err := openAIText(m.Content)
+		if err != nil {
+			return nil, requestErrorf("messages[%d].content: %v", i, err)
+		}
+		msg := llm.Message{Content: text}
+		switch m.Role {
+		case "system", "developer":
+			msg.Role = llm.RoleSystem
+		case "user":
+			msg.Role = llm.RoleUser
+		case "assistant":
+			msg.Role = llm.RoleAssistant
+			if m.ReasoningContent != "" {
+				msg.Reasoning = []llm.Reasoning{{Text: m.ReasoningContent}}
+			}
+			for j, tc := range m.ToolCalls {
+				args, err := openAIArguments(tc.Function.Arguments)
+				if err != nil {
+					return nil, requestErrorf("messages[%d].tool_calls[%d].function.arguments: %v", i, j, err)
+				}
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+				names[tc.ID] = tc.Function.Name
+			}
+		case "tool":
+			msg.Role = llm.RoleTool
+			msg.ToolCallID = m.ToolCallID
+			msg.Name = m.Name
+			if msg.Name == "" {
+				msg.Name = names[m.ToolCallID]
+			}
+		default:
+			return nil, requestErrorf("messages[%d].role: unknown role %q", i, m.Role)
+		}
+		c.Request.Messages = append(c.Request.Messages, msg)
+	}
+	for i, t := range r.Tools {
+		if t.Type != "" && t.Type != "function" {
+			return nil, requestErrorf("tools[%d].type: %q tools are not supported (only function tools)", i, t.Type)
+		}
+		c.Request.Tools = append(c.Request.Tools, llm.ToolDefinition{
+			Name: t.Function.Name, Description: t.Function.Description, Parameters: compact(t.Function.Parameters),
+		})
+	}
+	return c, nil
+}
+
+// openAIText reads a message's content: a string, null, or an array of
+// parts whose text parts are joined by newlines (other parts are dropped).
+func openAIText(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", err
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Type == "text" {
+			texts = append(texts, p.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+// openAIArguments reads a call's arguments: a JSON string holding the text
+// as the model emitted it, or (from lenient clients) an object, kept as its
+// text.
+func openAIArguments(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] != '"' {
+		return string(raw), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// compact returns raw without insignificant space, or raw itself when it is
+// not JSON; nil for empty or null.
+func compact(raw json.RawMessage) json.RawMessage {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return append(json.RawMessage(nil), raw...)
+	}
+	return b.Bytes()
+}
