@@ -75,7 +75,7 @@ expect:
 		`$FILE:23: expect.errors: names call "call_9", which the tape does not make (its call ids: call_1, call_2)`,
 		`$FILE:23: expect.errors: names {turn: 7, call: 1}, but the tape has 3 model turns`,
 		`$FILE:23: expect.errors: names {turn: 1, call: 3}, but turn 1 makes 2 calls`,
-		`$FILE:24: expect.repairs: no repair fix is named "trailing_commas" (the fixes: trim, strip_bom, comments, strip_prose, escape_control_chars, escape_backslashes, trailing_comma, missing_comma, missing_colon, curly_quotes, single_quotes, unquoted_keys, unquoted_strings, inner_quotes, python_literals, js_literals, numbers, concatenation, function_call, ellipsis, multiple_values, missing_value, close_string, close_brackets)`,
+		`$FILE:24: expect.repairs: no repair fix is named "trailing_commas" (the fixes: trim, strip_bom, comments, strip_prose, escape_control_chars, escape_backslashes, trailing_comma, missing_comma, missing_colon, curly_quotes, single_quotes, unquoted_keys, unquoted_strings, inner_quotes, python_literals, js_literals, numbers, concatenation, function_call, ellipsis, multiple_values, missing_value, close_literal, close_string, close_brackets, missing_braces)`,
 		`$FILE:26: expect.calls.only: no tool "grep" in setup.tools or the tape (it sets up read_file)`,
 		`$FILE:29: expect.files: "/etc/passwd" is outside the workspace (paths are relative to it and may not leave it)`,
 		`$FILE:30: expect.files: "../../notes.txt" is outside the workspace (paths are relative to it and may not leave it)`,

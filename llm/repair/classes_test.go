@@ -130,6 +130,67 @@ func TestRepairClasses(t *testing.T) {
 		{"invalid escape", "several", `{"a": "b\qc\e"}`, `{"a":"bqce"}`, FixEscapeBackslashes},
 		{"invalid escape", "unc path kept", `{"p": "\\server\share"}`, `{"p":"\\server\\share"}`, FixEscapeBackslashes},
 		{"invalid escape", "rooted path kept", `{"p": "\documents\data"}`, `{"p":"\\documents\\data"}`, FixEscapeBackslashes},
+
+		// Issue 27. A literal cut off by the end of the input is completed.
+		{"cut literal", "true", `{"ok": tru`, `{"ok":true}`, FixCloseLiteral},
+		{"cut literal", "null in array", `[1, nul`, `[1,null]`, FixCloseLiteral},
+		{"cut literal", "false then space", "{\"on\": fals \n", `{"on":false}`, FixCloseLiteral},
+		{"cut literal", "one letter", `{"x": [f`, `{"x":[false]}`, FixCloseLiteral},
+		{"cut literal", "python spelling", `{"v": Tr`, `{"v":true}`, FixCloseLiteral},
+		{"cut literal", "not cut stays text", `{"w": tru}`, `{"w":"tru"}`, FixUnquotedStrings},
+		{"cut literal", "other word stays text", `{"w": nope`, `{"w":"nope"}`, FixUnquotedStrings},
+
+		// A string cut off by the end keeps its trailing line break.
+		{"cut string newline", "value", "{\"t\": \"line one\n", `{"t":"line one\n"}`, FixCloseString},
+		{"cut string newline", "two breaks", "[\"a\n\n", `["a\n\n"]`, FixCloseString},
+		{"cut string newline", "spaces dropped", "{\"t\": \"x  ", `{"t":"x"}`, FixCloseString},
+
+		// Backtick-quoted strings, keys and values.
+		{"backticks", "value", "{\"cmd\": `ls -la`}", `{"cmd":"ls -la"}`, FixCurlyQuotes},
+		{"backticks", "key", "{`path`: \"/tmp\"}", `{"path":"/tmp"}`, FixCurlyQuotes},
+		{"backticks", "array", "[`a`, `b c`]", `["a","b c"]`, FixCurlyQuotes},
+
+		// HTML comments between tokens are dropped.
+		{"html comment", "before value", `<!-- args --> {"a": 1}`, `{"a":1}`, FixComments},
+		{"html comment", "inside object", `{"a": 1, <!-- the rest --> "b": 2}`, `{"a":1,"b":2}`, FixComments},
+		{"html comment", "after value", `[1, 2] <!-- done -->`, `[1,2]`, FixComments},
+		{"html comment", "multi-line", "{\"a\": <!-- x\ny --> 3}", `{"a":3}`, FixComments},
+		{"html comment", "in string kept", `{"h": "<!-- c -->"}`, `{"h":"<!-- c -->"}`, ""},
+
+		// A word joined to a quoted string, with no space: the stray prefix is
+		// dropped.
+		{"joined prefix", "value", `{"a": h"that"}`, `{"a":"that"}`, FixTrim},
+		{"joined prefix", "array item", `["x", q"y"]`, `["x","y"]`, FixTrim},
+		{"joined prefix", "python raw string", `{"re": r"\d+"}`, `{"re":"\\d+"}`, FixTrim},
+
+		// Runs of empty commas.
+		{"empty commas", "array", `[1,,,2]`, `[1,2]`, FixTrailingComma},
+		{"empty commas", "object", `{"a": 1,,, "b": 2}`, `{"a":1,"b":2}`, FixTrailingComma},
+		{"empty commas", "leading", `[, , "x"]`, `["x"]`, FixTrailingComma},
+		{"empty commas", "object leading", `{,, "a": 1}`, `{"a":1}`, FixTrailingComma},
+		{"empty commas", "trailing run", `[1,,,]`, `[1]`, FixTrailingComma},
+
+		// \0 is the NUL character, as in JavaScript and Python.
+		{"nul escape", "alone", `{"s": "a\0b"}`, `{"s":"a\u0000b"}`, FixEscapeBackslashes},
+		{"nul escape", "at end", `["\0"]`, `["\u0000"]`, FixEscapeBackslashes},
+
+		// Unquoted values holding parentheses stay text.
+		{"unquoted parens", "call-like word", `{"a": foo(bar)}`, `{"a":"foo(bar)"}`, FixUnquotedStrings},
+		{"unquoted parens", "expression", `{"e": f(x) + 1, "n": 2}`, `{"e":"f(x) + 1","n":2}`, FixUnquotedStrings},
+		{"unquoted parens", "words", `{"d": see (below) now}`, `{"d":"see (below) now"}`, FixUnquotedStrings},
+		{"unquoted parens", "wrapper still unwrapped", `{"n": NumberLong(2)}`, `{"n":2}`, FixFunctionCall},
+
+		// key: value lines with no braces make an object.
+		{"no braces", "lines", "name: John\nage: 30", `{"name":"John","age":30}`, FixMissingBraces},
+		{"no braces", "one line", `city: Paris`, `{"city":"Paris"}`, FixMissingBraces},
+		{"no braces", "quoted keys", "\"a\": 1\n\"b\": [2]", `{"a":1,"b":[2]}`, FixMissingBraces},
+		{"no braces", "commas", `a: 1, b: true`, `{"a":1,"b":true}`, FixMissingBraces},
+
+		// Trailing junk after a complete value.
+		{"trailing junk", "number after array", `[1] 2`, `[1]`, FixTrim},
+		{"trailing junk", "number after object", `{"a": 1} 42`, `{"a":1}`, FixTrim},
+		{"trailing junk", "quote after object", `{"a": 1} "x`, `{"a":1}`, FixTrim},
+		{"trailing junk", "lines still several values", "[1]\n[2]", `[[1],[2]]`, FixMultipleValues},
 	}
 	for _, tt := range tests {
 		t.Run(tt.class+"/"+tt.name, func(t *testing.T) {

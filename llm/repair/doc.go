@@ -30,11 +30,14 @@
 // In cascade order, least invasive first (the order Repair reports them in):
 //
 //   - trim: stray text after a complete value: a semicolon, surplus closing
-//     brackets; and junk after a string's closing quote before the next comma
-//     or bracket ({"b": "ok" true}, a # note, a stray ```), dropped.
+//     brackets, junk after a complete object or array on its line ([1] 2);
+//     junk after a string's closing quote before the next comma or bracket
+//     ({"b": "ok" true}, a # note, a stray ```); a word of one or two letters
+//     joined to a quoted string (h"that" gives "that"; Python's r"\d" keeps
+//     its backslashes), dropped.
 //   - strip_bom: a byte-order mark or zero-width character, a non-ASCII space
 //     between tokens.
-//   - comments: // and /* */ comments.
+//   - comments: // and /* */ comments, and HTML <!-- --> comments.
 //   - strip_prose: prose before the value ("Here's the JSON: {…", "**Answer**:",
 //     bullets, "(1) …"), prose after a complete object or array, a Markdown code
 //     fence of three or more backticks.
@@ -42,8 +45,9 @@
 //     form feed inside a string; a line break just before a closing quote is
 //     dropped ("name\n": 1).
 //   - escape_backslashes: backslashes kept as text in a path, or dropped before
-//     a character JSON cannot escape (see below).
-//   - trailing_comma: a comma before a closing bracket or the end, or doubled.
+//     a character JSON cannot escape (see below); \0 as the NUL character.
+//   - trailing_comma: a comma before a closing bracket or the end, doubled, or
+//     a run of empty commas ([1,,,2], {,"a":1}).
 //   - missing_comma: a comma between two values or members.
 //   - missing_colon: the colon between a key and its value.
 //   - curly_quotes: “ ” „ ‘ ’, backticks and the fullwidth ＂ as string
@@ -51,8 +55,9 @@
 //     brackets, colons and commas (｛＂a＂：1｝).
 //   - single_quotes: 'single-quoted' strings.
 //   - unquoted_keys: keys without quotes.
-//   - unquoted_strings: bare words and text as values (also /regex/, 3/4, and
-//     brackets closed within the text: Hello {name}!).
+//   - unquoted_strings: bare words and text as values (also /regex/, 3/4,
+//     brackets closed within the text: Hello {name}!, and parentheses around
+//     a bare word: foo(bar)).
 //   - inner_quotes: a " inside a string that is not its end, escaped; doubled
 //     quotes ""x"" read as one.
 //   - python_literals: True, False, None, and TRUE, Null, … as JSON literals;
@@ -62,16 +67,23 @@
 //   - concatenation: "a" + "b" joined.
 //   - function_call: a value unwrapped from callback(…), ObjectId(…), NumberLong(…)
 //     when a ) closes it; with a space before the ( only around an object or
-//     array (JSONP), so that see (below) stays text.
+//     array (JSONP), so that see (below) stays text; around a bare word,
+//     foo(bar), it is text too.
 //   - ellipsis: a ... placeholder in an array or object dropped.
 //   - multiple_values: several top-level values (one a line, or separated by
 //     commas) wrapped in an array.
 //   - missing_value: null for a key without a value ({"a":} or {"a": cut).
-//   - close_string: a string whose closing quote is missing.
+//   - close_literal: a literal cut off by the end of the input completed: tru,
+//     nul, fals, Tr, Non.
+//   - close_string: a string whose closing quote is missing; cut off by the
+//     end of the input, it keeps its line breaks, not the spaces after them.
 //   - close_brackets: arrays and objects left open, a mismatched closing bracket
 //     or a stray ")"; an object closed too early with members after it
 //     ({"a": 1}, "b": 2} is one object); key: value inside an array (an object
 //     in it); an array whose [ is missing ({"t": "a", "b"]}).
+//   - missing_braces: key: value lines with no braces at all (name: John, a
+//     line each or with commas) as an object; a name's value must not open a
+//     bracket, so "Answer: {…" stays prose.
 //
 // # Policies
 //

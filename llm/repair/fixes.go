@@ -67,6 +67,9 @@ const (
 	FixMultipleValues = "multiple_values"
 	// FixMissingValue inserts null for a key without a value.
 	FixMissingValue = "missing_value"
+	// FixCloseLiteral completes a literal cut short by the end of the input:
+	// tru → true, nul → null, fals → false (and Tr → true, Non → null).
+	FixCloseLiteral = "close_literal"
 	// FixCloseString closes a string cut short by the end of the input (or ended
 	// by a bracket or comma where its closing quote is missing).
 	FixCloseString = "close_string"
@@ -75,6 +78,9 @@ const (
 	// early with the members after it, and adds the brackets missing around
 	// key: value in an array or at the start of an array.
 	FixCloseBrackets = "close_brackets"
+	// FixMissingBraces wraps key: value lines written with no braces at all
+	// (name: John, a line each or separated by commas) in an object.
+	FixMissingBraces = "missing_braces"
 )
 
 // fix is a set of fixes, one bit each, in cascade order.
@@ -103,8 +109,10 @@ const (
 	fixEllipsis
 	fixMultipleValues
 	fixMissingValue
+	fixCloseLiteral
 	fixCloseString
 	fixCloseBrackets
+	fixMissingBraces
 	fixCount = iota
 )
 
@@ -115,7 +123,7 @@ var fixNames = [fixCount]string{
 	FixCurlyQuotes, FixSingleQuotes, FixUnquotedKeys, FixUnquotedStrings,
 	FixInnerQuotes, FixPythonLiterals, FixJSLiterals, FixNumbers, FixConcatenation,
 	FixFunctionCall, FixEllipsis, FixMultipleValues, FixMissingValue,
-	FixCloseString, FixCloseBrackets,
+	FixCloseLiteral, FixCloseString, FixCloseBrackets, FixMissingBraces,
 }
 
 // Fixes returns the names of all fixes in cascade order, least invasive first.

@@ -41,6 +41,9 @@ type parser struct {
 	// notCalls holds the end of each name found not to start a call, so that
 	// none is tried twice.
 	notCalls map[int]bool
+	// raw says the string being parsed had Python's r prefix: its
+	// backslashes are text.
+	raw bool
 }
 
 // fail records the first refusal and returns false.
@@ -73,6 +76,20 @@ func (p *parser) parseDocument() bool {
 	}
 	p.skip()
 	start := p.pos
+	if p.bareMembersStart() {
+		// name: John\nage: 30: an object's members without its braces.
+		p.used |= fixMissingBraces
+		p.stack = append(p.stack, '{')
+		p.out = append(p.out, '{')
+		if !p.members(0, false, 0) {
+			return false
+		}
+		p.skip()
+		if p.pos < p.n {
+			return p.fail(p.pos, describe(p.in[:p.n], p.pos)+" after the members")
+		}
+		return true
+	}
 	p.stripLeadingProse()
 	fenced := p.openFence()
 	if fenced || p.pos != start {
@@ -135,6 +152,11 @@ func (p *parser) parseDocument() bool {
 			p.used |= fixStripProse
 			p.pos = p.n
 			continue
+		case container && p.pos > before && !pending && !multi && !g.newline && c != '{' && c != '[':
+			// [1] 2: junk after a complete object or array, on its line.
+			p.used |= fixTrim
+			p.pos = p.n
+			continue
 		case (pending || g.newline) && p.valueStarts(p.pos):
 			if !multi {
 				multi = true
@@ -164,6 +186,54 @@ func (p *parser) parseDocument() bool {
 		p.out = append(p.out, ']')
 	}
 	return true
+}
+
+// bareMembersStart reports whether the input at pos starts with an object's
+// first member written without the object's braces: a key (quoted, or a name
+// followed by a space after its colon) and a value on the same line. A
+// name's value must not open a bracket or a fence: "Answer: {…" is prose
+// before the value.
+func (p *parser) bareMembersStart() bool {
+	s := p.in[:p.n]
+	i := p.pos
+	if i >= len(s) {
+		return false
+	}
+	quoted := false
+	if k, size := quoteAt(s, i); k == qDouble || k == qSingle {
+		e, ok := p.quotedEnd(i, k, size)
+		if !ok || e < 0 {
+			return false
+		}
+		i, quoted = e, true
+	} else {
+		if !isLetter(s[i]) && s[i] != '_' {
+			return false
+		}
+		for i < len(s) && (isWordByte(s[i]) && s[i] < 0x80 || s[i] == '-') {
+			i++
+		}
+		if _, ok := literal(s[p.pos:i]); ok {
+			return false
+		}
+	}
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i >= len(s) || s[i] != ':' {
+		return false
+	}
+	i++
+	if !quoted && (i >= len(s) || (s[i] != ' ' && s[i] != '\t')) {
+		return false
+	}
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i >= len(s) || s[i] == '\n' || s[i] == '\r' {
+		return false
+	}
+	return quoted || (s[i] != '{' && s[i] != '[' && s[i] != '`')
 }
 
 // restIsSpace reports whether only whitespace and comments follow i.

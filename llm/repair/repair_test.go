@@ -165,7 +165,7 @@ func TestFixesOrder(t *testing.T) {
 		FixTrailingComma, FixMissingComma, FixMissingColon, FixCurlyQuotes, FixSingleQuotes,
 		FixUnquotedKeys, FixUnquotedStrings, FixInnerQuotes, FixPythonLiterals, FixJSLiterals,
 		FixNumbers, FixConcatenation, FixFunctionCall, FixEllipsis, FixMultipleValues,
-		FixMissingValue, FixCloseString, FixCloseBrackets,
+		FixMissingValue, FixCloseLiteral, FixCloseString, FixCloseBrackets, FixMissingBraces,
 	}
 	if got := Fixes(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Fixes() = %q, want %q", got, want)
@@ -175,7 +175,7 @@ func TestFixesOrder(t *testing.T) {
 		"trailing_comma", "missing_comma", "missing_colon", "curly_quotes", "single_quotes",
 		"unquoted_keys", "unquoted_strings", "inner_quotes", "python_literals", "js_literals",
 		"numbers", "concatenation", "function_call", "ellipsis", "multiple_values",
-		"missing_value", "close_string", "close_brackets",
+		"missing_value", "close_literal", "close_string", "close_brackets", "missing_braces",
 	}
 	if !reflect.DeepEqual(want, names) {
 		t.Errorf("fix names = %q, want the stable names %q", want, names)

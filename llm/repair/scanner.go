@@ -137,12 +137,10 @@ func gapAt(s string, i int) gap {
 			}
 		case c == '/' && i+1 < len(s) && s[i+1] == '*':
 			g.comments = true
-			j := indexFrom(s, i+2, "*/")
-			if j < 0 {
-				i = len(s)
-			} else {
-				i = j + 2
-			}
+			i = commentEnd(s, i+2, "*/")
+		case c == '<' && strings.HasPrefix(s[i:], "<!--"):
+			g.comments = true
+			i = commentEnd(s, i+4, "-->")
 		default:
 			// Most bytes here are ASCII and end the gap; only a byte of 0x80
 			// or more can start an odd space.
@@ -161,6 +159,15 @@ func gapAt(s string, i int) gap {
 	}
 	g.end = i
 	return g
+}
+
+// commentEnd returns the index after the end token of a block comment whose
+// text starts at i, or len(s) when it is unterminated.
+func commentEnd(s string, i int, end string) int {
+	if j := indexFrom(s, i, end); j >= 0 {
+		return j + len(end)
+	}
+	return len(s)
 }
 
 // indexFrom returns the index of sub in s at or after i, or -1.
@@ -185,7 +192,7 @@ func (p *parser) skip() gap {
 // gapByte marks the bytes that can start a gap: whitespace, '/' (a comment)
 // and any byte of 0x80 or more (an odd space).
 var gapByte = func() (t [256]bool) {
-	for _, c := range " \t\n\r/" {
+	for _, c := range " \t\n\r/<" {
 		t[c] = true
 	}
 	for c := 0x80; c < 256; c++ {
@@ -223,11 +230,9 @@ func (p *parser) skipGap() gap {
 				i++
 			}
 		case c == '/':
-			if j := indexFrom(s, i+2, "*/"); j >= 0 {
-				i = j + 2
-			} else {
-				i = g.end
-			}
+			i = min(commentEnd(s, i+2, "*/"), g.end)
+		case c == '<':
+			i = min(commentEnd(s, i+4, "-->"), g.end)
 		default:
 			r := oddSpace(s, i)
 			if r != 0xFEFF && r != 0x200B && r != 0x200C && r != 0x200D && r != 0x2060 {

@@ -556,8 +556,9 @@ func literalBackslashes(s string) bool {
 // content in the input for messages.
 func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bool {
 	if how == endCut {
+		// A string cut off keeps its line breaks, not the spaces after them.
 		s = dropPartialEscape(s)
-		s = strings.TrimRight(s, " \t\r\n")
+		s = strings.TrimRight(s, " \t")
 	}
 	if how == endQuote {
 		// "name\n": a line break just before the closing quote is dropped.
@@ -573,7 +574,7 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 		// "hello + without its closing quote, where a concatenation was meant.
 		s = strings.TrimRight(s[:len(s)-1], " \t\r\n")
 	}
-	literal := literalBackslashes(s)
+	literal := p.raw || literalBackslashes(s)
 	if literal {
 		p.used |= fixEscapeBackslashes
 	}
@@ -630,9 +631,15 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 					i++
 				}
 			default:
-				if literal {
+				switch {
+				case literal:
 					p.out = append(p.out, '\\', '\\')
-				} else {
+				case e == '0' && (i+2 >= len(s) || !isDigit(s[i+2])):
+					// \0: the NUL character, as in JavaScript and Python.
+					p.used |= fixEscapeBackslashes
+					p.out = append(p.out, `\u0000`...)
+					i++
+				default:
 					// \q: the backslash is dropped, as other repairers do.
 					p.used |= fixEscapeBackslashes
 				}

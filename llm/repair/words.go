@@ -147,6 +147,24 @@ func (p *parser) parseWord(ctx context) bool {
 			return ok
 		}
 	}
+	if ctx != ctxKey {
+		if lit, ok := cutLiteral(w); ok && p.restIsSpace(end) {
+			// {"ok": tru: a literal cut off by the end of the input.
+			p.used |= fixCloseLiteral
+			p.out = append(p.out, lit...)
+			p.pos = end
+			return true
+		}
+		if k, size := p.prefixedQuote(w, end, ctx); k != qNone {
+			// h"that", r"\d": a stray prefix joined to a quoted string.
+			p.used |= fixTrim
+			p.pos = end
+			p.raw = w == "r" || w == "R"
+			ok := p.parseString(ctx, k, size)
+			p.raw = false
+			return ok
+		}
+	}
 	if lit, ok := literal(w); ok && p.ends(end, ctx) {
 		switch {
 		case lit == w:
@@ -160,6 +178,47 @@ func (p *parser) parseWord(ctx context) bool {
 		return true
 	}
 	return p.parseBare(ctx)
+}
+
+// cutLiteral maps a word that a cut-off literal leaves to the literal: a
+// proper prefix of true, false or null, or of Python's True, False or None
+// (from "Non" on, so that "No" stays a word).
+func cutLiteral(w string) (string, bool) {
+	if w == "" {
+		return "", false
+	}
+	for _, l := range [...]struct{ word, lit string }{
+		{"true", "true"}, {"false", "false"}, {"null", "null"},
+		{"True", "true"}, {"False", "false"}, {"None", "null"},
+	} {
+		if len(w) < len(l.word) && strings.HasPrefix(l.word, w) && (l.word != "None" || len(w) >= 3) {
+			return l.lit, true
+		}
+	}
+	return "", false
+}
+
+// prefixedQuote reports the quote of a string that the word w, ending at end,
+// is joined to with no space (h"that", r"\d+"): a prefix of one or two
+// letters before a double or single quote that closes on its line, where
+// what follows fits the context. It returns qNone otherwise.
+func (p *parser) prefixedQuote(w string, end int, ctx context) (quote, int) {
+	if len(w) == 0 || len(w) > 2 || !isLetter(w[0]) || !isLetter(w[len(w)-1]) {
+		return qNone, 0
+	}
+	k, size := quoteAt(p.in[:p.n], end)
+	if k != qDouble && k != qSingle {
+		return qNone, 0
+	}
+	if j := gapAt(p.in[:p.n], end+size).end; j >= p.n || p.in[j] == ',' || isCloser(p.in[j]) {
+		// [a","b"], [a",b"]: the quote closes a string whose opening quote
+		// is missing.
+		return qNone, 0
+	}
+	if e, ok := p.quotedEnd(end, k, size); !ok || e < 0 || p.endsString(e, ctx) != fitStrong {
+		return qNone, 0
+	}
+	return k, size
 }
 
 // maxCallDepth bounds function calls nested in the arguments of calls: deeper,
@@ -199,6 +258,15 @@ func (p *parser) parseCall(i int) (called, ok bool) {
 	p.pos++ // the '('
 	p.skipQuiet()
 	container := p.pos < p.n && (p.in[p.pos] == '{' || p.in[p.pos] == '[')
+	if p.bareArgument() {
+		// foo(bar): text with parentheses, not a wrapper around a value.
+		p.pos, p.strayQuote = pos, stray
+		if p.notCalls == nil {
+			p.notCalls = map[int]bool{}
+		}
+		p.notCalls[i] = true
+		return false, true
+	}
 	p.calls++
 	ok = p.parseValue(ctxCall)
 	p.calls--
@@ -226,6 +294,19 @@ func (p *parser) parseCall(i int) (called, ok bool) {
 	}
 	p.used |= fixFunctionCall
 	return true, true
+}
+
+// bareArgument reports whether a call's argument at pos is a bare word that
+// is neither a literal nor a call itself: foo(bar) is text, not a wrapper.
+func (p *parser) bareArgument() bool {
+	if p.pos >= p.n || !isWordByte(p.in[p.pos]) || isDigit(p.in[p.pos]) || oddSpace(p.in, p.pos) != 0 {
+		return false
+	}
+	w := p.word(p.pos)
+	if _, ok := literal(w); ok || w == "" {
+		return false
+	}
+	return !p.callStarts(p.pos + len(w))
 }
 
 // skipQuiet skips whitespace, comments and odd spaces without copying them,
