@@ -6,8 +6,8 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/tapeloop/tapeloop/internal/jsonschema"
 	"github.com/tapeloop/tapeloop/llm"
+	toolspkg "github.com/tapeloop/tapeloop/tools"
 )
 
 // ErrStale is wrapped by the error a Model in rebase mode returns when a
@@ -46,7 +46,7 @@ type rebase struct {
 	steps    map[int]step         // by entry index: the request as followed
 	requests map[int]*llm.Request // by entry index: the request as sent
 	stale    *StaleError          // the first response that no longer applied
-	schemas  sync.Map             // schema text -> *jsonschema.Schema or nil
+	schemas  sync.Map             // schema text -> *toolspkg.Schema or nil
 }
 
 // applies checks that e's recorded response still makes sense for req:
@@ -101,14 +101,11 @@ func (rb *rebase) valid(schema []byte, v any) bool {
 	key := string(schema)
 	cached, ok := rb.schemas.Load(key)
 	if !ok {
-		var compiled *jsonschema.Schema
-		if doc, ok := decodeJSON(schema); ok {
-			compiled, _ = jsonschema.Compile(doc)
-		}
+		compiled, _ := toolspkg.CompileSchema(schema)
 		cached, _ = rb.schemas.LoadOrStore(key, compiled)
 	}
-	s := cached.(*jsonschema.Schema)
-	return s == nil || s.Valid(v)
+	s := cached.(*toolspkg.Schema)
+	return s == nil || len(s.Validate(v)) == 0
 }
 
 // cloneRequest returns a copy of req that shares nothing a caller may
