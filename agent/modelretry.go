@@ -29,8 +29,9 @@ type ModelRetryPolicy struct {
 	// asking for more ends the run with its error at once; zero means any.
 	MaxRetryAfter time.Duration
 	// Retryable says whether a failure may be retried; nil means llm.Retryable
-	// (rate limits, overload, timeouts and malformed responses, as classified
-	// by the provider's *llm.ProviderError).
+	// (rate limits, overload, timeouts, malformed responses and an
+	// unreachable server, as classified by the provider's
+	// *llm.ProviderError), each kind no more often than llm.MaxRetries.
 	Retryable func(error) bool
 }
 
@@ -53,6 +54,11 @@ func (p *ModelRetryPolicy) wait(n int, err error) (time.Duration, bool) {
 		retryable = p.Retryable
 	}
 	if !retryable(err) {
+		return 0, false
+	}
+	// A kind's own cap (an unreachable server: once) holds under the
+	// default predicate; a policy's own Retryable decides for itself.
+	if capped := llm.MaxRetries(err); p.Retryable == nil && capped >= 0 && n > capped {
 		return 0, false
 	}
 	d := (&RetryPolicy{Backoff: p.Backoff, MaxBackoff: p.MaxBackoff}).backoff(n)

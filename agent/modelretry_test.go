@@ -74,6 +74,7 @@ func TestModelRetryGivesUp(t *testing.T) {
 		{"plain error", &agent.ModelRetryPolicy{Attempts: 5}, []error{errors.New("boom")}, 1, ""},
 		{"attempts used", &agent.ModelRetryPolicy{Attempts: 2}, []error{providerErr(llm.ErrOverloaded, 500, 0), providerErr(llm.ErrOverloaded, 502, 0)}, 2, llm.ErrOverloaded},
 		{"retry-after too long", &agent.ModelRetryPolicy{Attempts: 5, MaxRetryAfter: time.Minute}, []error{providerErr(llm.ErrRateLimited, 429, time.Hour)}, 1, llm.ErrRateLimited},
+		{"unreachable once", &agent.ModelRetryPolicy{Attempts: 5}, []error{providerErr(llm.ErrUnreachable, 0, 0), providerErr(llm.ErrUnreachable, 0, 0)}, 2, llm.ErrUnreachable},
 		{"custom retryable", &agent.ModelRetryPolicy{Attempts: 5, Retryable: func(error) bool { return false }}, []error{providerErr(llm.ErrOverloaded, 503, 0)}, 1, llm.ErrOverloaded},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

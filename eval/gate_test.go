@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -122,5 +123,15 @@ func TestMeterRetriesRateLimits(t *testing.T) {
 	m = &meter{model: bad, gate: newGate(c, Limit{}), clock: c, retries: 3}
 	if _, err := m.Generate(context.Background(), &llm.Request{}); err == nil || calls != 1 {
 		t.Errorf("auth failure: err %v after %d calls; want an error after 1", err, calls)
+	}
+	// An unreachable server is tried again once, not three times.
+	calls = 0
+	down := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		calls++
+		return nil, &llm.ProviderError{Kind: llm.ErrUnreachable, Message: "cannot reach the server at http://127.0.0.1:1/v1"}
+	})
+	m = &meter{model: down, gate: newGate(c, Limit{}), clock: c, retries: 3}
+	if _, err := m.Generate(context.Background(), &llm.Request{}); !errors.Is(err, llm.ErrUnreachable) || calls != 2 || len(m.calls) != 1 {
+		t.Errorf("unreachable: err %v after %d calls, %d measured; want it after 2 calls, measured once", err, calls, len(m.calls))
 	}
 }

@@ -8,9 +8,17 @@ import (
 )
 
 // retryable reports whether a failed model call may pass when made again:
-// the provider classified it as a rate limit, overload, timeout or
-// malformed response (llm.Retryable).
+// the provider classified it as a rate limit, overload, timeout, malformed
+// response or unreachable server (llm.Retryable).
 func retryable(err error) bool { return llm.Retryable(err) }
+
+// outOfRetries reports whether failed attempt number attempt (from 1) has
+// used the retries err's kind allows of its own (llm.MaxRetries: one for an
+// unreachable server), whatever --retries would allow.
+func outOfRetries(err error, attempt int) bool {
+	capped := llm.MaxRetries(err)
+	return capped >= 0 && attempt > capped
+}
 
 // rateLimited reports whether err is a rate limit (HTTP 429), which pauses
 // every trial of the provider.

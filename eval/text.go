@@ -14,8 +14,9 @@ import (
 // WriteText writes the report for people: one row per scenario with each
 // model's passed/scored trials and class (side by side for several models,
 // marking rows where the classes differ), the failed expectations with how
-// often, one row per model with its aggregates, and for two models the
-// comparison.
+// often, why error trials failed (the first line of each distinct cause,
+// with a count), one row per model with its aggregates, and for two models
+// the comparison.
 func WriteText(w io.Writer, r *report.Eval) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	models := modelNames(r)
@@ -64,6 +65,7 @@ func WriteText(w io.Writer, r *report.Eval) error {
 			fmt.Fprintf(w, "  %s (%s) failed: %s\n", name, m, strings.Join(parts, ", "))
 		}
 	}
+	writeCauses(w, r)
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "model\tpassed\tpass@1\tpass^k\terrors\ttokens in/out/cached\tcost\tlatency p50/p95\twall")
@@ -112,4 +114,34 @@ func modelNames(r *report.Eval) []string {
 		names[i] = m.Name
 	}
 	return names
+}
+
+// writeCauses writes why the error trials could not be scored: per model,
+// the first line of each distinct error, how many trials it ended, in the
+// order first met.
+func writeCauses(w io.Writer, r *report.Eval) {
+	type cause struct {
+		model, text string
+	}
+	counts := map[cause]int{}
+	var order []cause
+	for _, s := range r.Scenarios {
+		for _, t := range s.TrialsDetail {
+			if t.Status != report.StatusError {
+				continue
+			}
+			text, _, _ := strings.Cut(t.Error, "\n")
+			if text == "" {
+				text = "no error was recorded"
+			}
+			c := cause{s.Model, text}
+			if counts[c] == 0 {
+				order = append(order, c)
+			}
+			counts[c]++
+		}
+	}
+	for _, c := range order {
+		fmt.Fprintf(w, "  error trials (%s): %d× %s\n", c.model, counts[c], c.text)
+	}
 }

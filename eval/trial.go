@@ -78,7 +78,7 @@ func (m *meter) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		if ctx.Err() != nil {
 			return resp, err // not recorded: the run was stopped
 		}
-		if err == nil || !retryable(err) || attempt > m.retries {
+		if err == nil || !retryable(err) || attempt > m.retries || outOfRetries(err, attempt) {
 			m.mu.Lock()
 			m.calls = append(m.calls, callStat{latency: latency, tokens: tokens, err: err})
 			m.mu.Unlock()

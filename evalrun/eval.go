@@ -77,7 +77,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		return fail("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
 	}
 	opts := &eval.Options{Models: models, Tools: e.tools, Trials: *trials, Parallel: *parallel, RetryErrors: *retryErrors, MaxCost: *maxCost,
-		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}}
+		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock}
 	if *minPass != "" {
 		x, err := strconv.ParseFloat(*minPass, 64)
 		if err != nil || x < 0 || x > 1 {

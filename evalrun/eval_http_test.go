@@ -1,10 +1,14 @@
 package evalrun
 
 import (
+	"bytes"
+	"context"
+	"net"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/internal/chatserver"
 	_ "github.com/tapeloop/tapeloop/llm/builtin" // as cmd/evalrun: openai-compatible
 	"github.com/tapeloop/tapeloop/report"
@@ -55,5 +59,48 @@ func TestEvalOverHTTP(t *testing.T) {
 	code, _, errOut = runCmd(t, "eval", "--model", "openai/gpt-4.1-mini", dir)
 	if code != exitUsage || !strings.Contains(errOut, "OPENAI_API_KEY") {
 		t.Errorf("a missing key: exit %d, stderr %q; want 2 naming OPENAI_API_KEY", code, errOut)
+	}
+}
+
+// TestEvalUnreachableServerNamesTheCause points the OpenAI-compatible
+// provider at a local port that was just closed: every trial is an error
+// trial, tried twice (once retried, not three times, on a virtual clock),
+// and the terminal names the cause once with its count and the URL, not
+// just "(+2 err)".
+func TestEvalUnreachableServerNamesTheCause(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String() + "/v1"
+	l.Close()
+	t.Setenv("OPENAI_BASE_URL", base)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"eval", "--model", "openai-compatible/right", "--trials", "2", "--parallel", "1", "--json", jsonPath, dir},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: clock.NewVirtual(clock.Epoch)})
+	if code != exitFailed {
+		t.Fatalf("exit %d; want 1\n%s%s", code, out.String(), errb.String())
+	}
+	want := "  error trials (openai-compatible/right): 2× model call failed: "
+	line := ""
+	for l := range strings.SplitSeq(out.String(), "\n") {
+		if strings.HasPrefix(l, "  error trials") {
+			if line != "" {
+				t.Errorf("a second cause line %q after %q", l, line)
+			}
+			line = l
+		}
+	}
+	if !strings.HasPrefix(line, want) || !strings.Contains(line, "unreachable: cannot reach the server at "+base) || !strings.Contains(line, "connection refused") {
+		t.Errorf("cause line %q; want %q... naming %s and the refused connection\n%s", line, want, base, out.String())
+	}
+	r := readReport(t, jsonPath)
+	for _, tr := range r.Scenarios[0].TrialsDetail {
+		if tr.Status != report.StatusError || len(tr.Tape) != 1 {
+			t.Errorf("trial %d: %s with %d model calls recorded; want an error trial with one (its retry folded in)", tr.Trial, tr.Status, len(tr.Tape))
+		}
 	}
 }

@@ -36,6 +36,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -82,6 +83,10 @@ type env struct {
 	// rerun runs a scenario again for replay --repeat; nil means
 	// (*scenario.Scenario).Run. Tests set it to feed a nondeterministic outcome.
 	rerun func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
+	// clock measures and waits in live runs (eval's backoffs); nil means
+	// the real clock. Tests set a virtual one so that a retry takes no
+	// wall time.
+	clock clock.Clock
 }
 
 // command is one subcommand; each lives in its own file and registers itself.

@@ -40,20 +40,49 @@ const (
 	// response: undecodable JSON, or a stream that ended without its
 	// terminator.
 	ErrMalformed ErrorKind = "malformed_response"
+	// ErrUnreachable: the server could not be reached at all: the connection
+	// was refused, the host name did not resolve, or the TLS handshake
+	// failed. ProviderError.Message names the URL. It is retried at most
+	// once (MaxRetries): a blip passes, a server that is down or a wrong
+	// base URL does not.
+	ErrUnreachable ErrorKind = "unreachable"
 )
 
 // Error returns the kind's name.
 func (k ErrorKind) Error() string { return string(k) }
 
 // Retryable reports whether a failure of this kind may succeed when the same
-// call is made again: rate limits, overload, timeouts and malformed (usually
-// cut-off) responses.
+// call is made again: rate limits, overload, timeouts, malformed (usually
+// cut-off) responses, and (once) an unreachable server.
 func (k ErrorKind) Retryable() bool {
 	switch k {
-	case ErrRateLimited, ErrOverloaded, ErrTimeout, ErrMalformed:
+	case ErrRateLimited, ErrOverloaded, ErrTimeout, ErrMalformed, ErrUnreachable:
 		return true
 	}
 	return false
+}
+
+// MaxRetries is the most retries a failure of this kind deserves, whatever a
+// retry policy allows: 1 for ErrUnreachable, 0 for a kind that is not
+// retryable, and -1 (no cap of its own) for the other retryable kinds.
+func (k ErrorKind) MaxRetries() int {
+	switch {
+	case k == ErrUnreachable:
+		return 1
+	case k.Retryable():
+		return -1
+	}
+	return 0
+}
+
+// MaxRetries is ErrorKind.MaxRetries of err's kind when err is a
+// *ProviderError, and 0 otherwise (nil included).
+func MaxRetries(err error) int {
+	var pe *ProviderError
+	if errors.As(err, &pe) {
+		return pe.Kind.MaxRetries()
+	}
+	return 0
 }
 
 // ProviderError is a failed model call. Providers return it (possibly wrapped)

@@ -427,6 +427,7 @@ var errorKeys = []string{"message", "kind", "status", "retry_after"}
 var errorKinds = []string{
 	string(llm.ErrRateLimited), string(llm.ErrOverloaded), string(llm.ErrAuth), string(llm.ErrBadRequest),
 	string(llm.ErrContextTooLong), string(llm.ErrTimeout), string(llm.ErrCancelled), string(llm.ErrMalformed),
+	string(llm.ErrUnreachable),
 }
 
 // entryError decodes an entry's error: its text, or a mapping {message,

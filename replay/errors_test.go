@@ -55,11 +55,11 @@ func TestTypedErrorDecodeErrors(t *testing.T) {
 	const head = "format: tapeloop/v1\ntape:\n"
 	for _, tc := range []struct{ name, src, want string }{
 		{"unknown kind", head + "  - error: {message: x, kind: teapot}\n",
-			`t.yaml:3: tape[0].error.kind: unknown value "teapot" (want rate_limited | overloaded | auth | bad_request | context_too_long | timeout | cancelled | malformed_response)`},
+			`t.yaml:3: tape[0].error.kind: unknown value "teapot" (want rate_limited | overloaded | auth | bad_request | context_too_long | timeout | cancelled | malformed_response | unreachable)`},
 		{"missing message", head + "  - error: {kind: overloaded}\n",
 			`t.yaml:3: tape[0].error: missing required key "message"`},
 		{"status without kind", head + "  - error: {message: x, status: 500}\n",
-			`t.yaml:3: tape[0].error: status and retry_after need a kind (want one of rate_limited, overloaded, auth, bad_request, context_too_long, timeout, cancelled, malformed_response)`},
+			`t.yaml:3: tape[0].error: status and retry_after need a kind (want one of rate_limited, overloaded, auth, bad_request, context_too_long, timeout, cancelled, malformed_response, unreachable)`},
 		{"bad duration", head + "  - error: {message: x, kind: rate_limited, retry_after: soon}\n",
 			`t.yaml:3: tape[0].error.retry_after: want a duration such as 100ms or 2s, got "soon"`},
 		{"status out of range", head + "  - error: {message: x, kind: overloaded, status: 42}\n",

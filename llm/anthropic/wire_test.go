@@ -237,3 +237,9 @@ func TestMissingKeyAndCancel(t *testing.T) {
 		t.Errorf("cancelled: %v", err)
 	}
 }
+
+// TestUnreachableServer: a refused connection is unreachable, named with
+// the URL, not overloaded.
+func TestUnreachableServer(t *testing.T) {
+	wiretest.CheckUnreachable(t, "anthropic/claude-sonnet-4-5", "", conversation)
+}

@@ -226,3 +226,9 @@ func TestCancelledAndTimedOut(t *testing.T) {
 		t.Errorf("deadline: %v", err)
 	}
 }
+
+// TestUnreachableServer: a refused connection is unreachable, named with
+// the URL, not overloaded.
+func TestUnreachableServer(t *testing.T) {
+	wiretest.CheckUnreachable(t, "openai/gpt-4.1-mini", "/v1", conversation)
+}

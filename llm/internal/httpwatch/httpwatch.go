@@ -11,13 +11,17 @@ package httpwatch
 
 import (
 	"bytes"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -185,17 +189,78 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 
 // TransportError classifies what is left once context, status and stream
 // error events are ruled out: undecodable JSON or a body cut short is a
-// malformed response, a network timeout a timeout, anything else a failed
-// transport (reported as overloaded: the server could not answer).
+// malformed response, a network timeout a timeout, a server that could not
+// be reached (connection refused, a host name that does not resolve, a TLS
+// handshake that failed) unreachable, named with the URL, and anything else
+// a failed transport (reported as overloaded: the server could not answer).
 func TransportError(provider string, err error) *llm.ProviderError {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &llm.ProviderError{Kind: llm.ErrMalformed, Provider: provider, Message: "undecodable response: " + err.Error(), Err: err}
 	}
+	if why := unreachable(err); why != "" {
+		msg := "cannot reach the server"
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			msg += " at " + plainURL(ue.URL)
+		}
+		return &llm.ProviderError{Kind: llm.ErrUnreachable, Provider: provider, Message: msg + ": " + why, Err: err}
+	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
 		return &llm.ProviderError{Kind: llm.ErrTimeout, Provider: provider, Message: err.Error(), Err: err}
 	}
 	return &llm.ProviderError{Kind: llm.ErrOverloaded, Provider: provider, Message: "transport: " + err.Error(), Err: err}
+}
+
+// unreachable says why err means the server could not be reached at all,
+// or "" when it does not: a refused or unroutable connection, a DNS
+// failure, a TLS handshake or certificate failure.
+func unreachable(err error) string {
+	var dns *net.DNSError
+	if errors.As(err, &dns) {
+		return "the host name did not resolve: " + dns.Error()
+	}
+	for _, errno := range []syscall.Errno{syscall.ECONNREFUSED, syscall.EHOSTUNREACH, syscall.ENETUNREACH} {
+		if errors.Is(err, errno) {
+			return "the connection failed: " + errno.Error()
+		}
+	}
+	var (
+		verify    *tls.CertificateVerificationError
+		header    tls.RecordHeaderError
+		alert     tls.AlertError
+		authority x509.UnknownAuthorityError
+		host      x509.HostnameError
+		invalid   x509.CertificateInvalidError
+	)
+	if errors.As(err, &verify) || errors.As(err, &header) || errors.As(err, &alert) ||
+		errors.As(err, &authority) || errors.As(err, &host) || errors.As(err, &invalid) {
+		return "the TLS handshake failed: " + innermost(err)
+	}
+	return ""
+}
+
+// innermost is the text of the error at the end of err's chain (without
+// the URL and operation the layers above add).
+func innermost(err error) string {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
+
+// plainURL is raw without its query and user information, which may carry
+// keys.
+func plainURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.RawQuery, u.ForceQuery, u.User = "", false, nil
+	return u.String()
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -173,6 +174,34 @@ func CheckErrors(t *testing.T, model, basePath string, req func() *llm.Request, 
 					t.Errorf("the SDK retried: %d requests", w.Count())
 				}
 			})
+		}
+	}
+}
+
+// CheckUnreachable opens model with its base URL on a local port that was
+// just closed (basePath after it), sends req(), and checks that the call
+// fails with llm.ErrUnreachable naming that URL, without retrying and
+// without reaching the network.
+func CheckUnreachable(t *testing.T, model, basePath string, req func() *llm.Request) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String() + basePath
+	l.Close()
+	for _, stream := range []bool{true, false} {
+		m, err := llm.Open(t.Context(), model, &llm.OpenOptions{APIKey: APIKey, BaseURL: base, NoStream: !stream, Getenv: func(string) string { return "" }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Generate(t.Context(), req())
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != llm.ErrUnreachable {
+			t.Fatalf("stream %v: got %v; want an unreachable *llm.ProviderError", stream, err)
+		}
+		if !strings.Contains(pe.Message, "cannot reach the server at "+base) || !strings.Contains(pe.Message, "connection refused") {
+			t.Errorf("stream %v: message %q; want the URL %s and the cause", stream, pe.Message, base)
 		}
 	}
 }
