@@ -41,19 +41,25 @@
 //	atem              to=name<|message|><atem:function_calls><atem:invoke name="x"><atem:parameter name="k">v</atem:parameter>...
 //	                  (values JSON-typed, strings verbatim; several messages; the recipient optional)
 //	deepseek_dsml     DeepSeek V3.2 <｜DSML｜invoke name="x"><｜DSML｜parameter name="k" string="true">v</｜DSML｜parameter>
+//	step3             Step-3's <｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name="x"><steptml:parameter name="k">v</steptml:parameter>
+//	                  </steptml:invoke><｜tool_call_end｜> in <｜tool_calls_begin｜>...<｜tool_calls_end｜>
 //	kimi_k2           <|tool_call_begin|>functions.name:0<|tool_call_argument_begin|>{...}<|tool_call_end|>
 //	functionary       <function=name>{...}</function> and >>>name\n{...} (v3.2 also without >>> at the start)
 //	granite           <|tool_call|>[...] (text after the list stays content, as after firefunction and gigachat)
 //	gemma             <|tool_call>call:name{k:<|"|>v<|"|>}<tool_call|>, <start_function_call>call:name{k:<escape>v<escape>}<end_function_call>
 //	pythonic          [f(a=1, b="x")] as the whole message or inside <|tool_call_start|>...<|tool_call_end|>
+//	                  (LFM2; there also a JSON list of calls when LFM2 is asked for JSON)
 //	                  or Llama 4's <|python_start|>...<|python_end|> (the end optional)
 //	olmo3             <function_calls> f(a='x', b=None, c=true) one a line </function_calls>
 //	gpt_oss           harmony messages addressed to=functions.name
 //	command_r         <|START_ACTION|>[{"tool_name": ..., "parameters": ...}]<|END_ACTION|>
 //	nemotron          <TOOLCALL>[...]</TOOLCALL>
-//	apriel            <tool_calls>[...]</tool_calls>
+//	apriel            <tool_calls>[...]</tool_calls> (also Hunyuan-A13B and Jamba; MiniMax-M1 writes one call a line)
+//	internlm          <|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>
+//	longcat           <longcat_tool_call>{...}</longcat_tool_call>
+//	granite_fc        Granite 20B function calling: <function_call> {...} before each call, no closing token
 //	apertus           <|tools_prefix|>[{"name": {...}}]<|tools_suffix|>
-//	firefunction      functools[...]
+//	firefunction      functools[...] (FireFunction v2 after a space; Phi-4-mini at the start of the message)
 //	gigachat          <|function_call|>{...}, function call<|role_sep|>{...} and function call{...}
 //	tool_calls_json   {"tool_calls": [...]} as the whole message
 //	fenced_json       ```json {...} ``` blocks holding name and arguments
@@ -78,7 +84,15 @@
 //     "format" or "syntax" as a whole word ("information" and "formatted" do not
 //     count, nor does a word inside an earlier call's tags, brackets or quotes);
 //   - it is the second of two JSON values in a row whose first is no call;
-//   - its arguments cannot be repaired into a JSON object;
+//   - its arguments cannot be repaired into a JSON object, or only by
+//     inventing what the model did not write (the repair fixes missing_value,
+//     close_string, close_literal, multiple_values, missing_braces, ellipsis,
+//     function_call); syntax slips (a trailing comma, single quotes, a missing
+//     closing brace before the closing tag, …) are repaired;
+//   - its arguments are followed by more text inside a body that holds only
+//     arguments (DeepSeek, Kimi K2), or an arg_key has no arg_value (GLM);
+//   - an envelope found it and dropped it: no later envelope reads a call
+//     from the same text (a cut hermes call is not taken as bare JSON);
 //   - it was cut off with the response: a JSON value or parameter left open with
 //     nothing after it but space or part of a closing tag. The repair cascade
 //     could close it, but the arguments would be invented. (A value left open

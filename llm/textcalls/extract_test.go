@@ -190,7 +190,7 @@ func TestSchemaDecodedOnce(t *testing.T) {
 	// once, and tools with no untyped call are never decoded.
 	text := "<function=add><parameter=a>1</parameter></function><function=add><parameter=a>2</parameter></function>"
 	src := newSource(text, testTools())
-	if got := src.accept(findQwenXML(src).calls); len(got) != 2 || got[1].Arguments != `{"a":2}` {
+	if got, _ := src.accept(findQwenXML(src).calls); len(got) != 2 || got[1].Arguments != `{"a":2}` {
 		t.Fatalf("accept = %+v, want two coerced calls to add", got)
 	}
 	first, ok := src.decoded["add"]

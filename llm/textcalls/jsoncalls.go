@@ -102,6 +102,14 @@ func (s *source) parseJSONAt(i, limit int) (v jsonValue, end int, ok bool) {
 	return v, end, ok
 }
 
+// parseArgsAt is parseJSONAt for a body that holds the arguments and nothing
+// else: text after the value makes it no call, as engines decode the whole
+// body.
+func (s *source) parseArgsAt(i, limit int) (jsonValue, bool) {
+	v, end, ok := s.parseJSONAt(i, limit)
+	return v, ok && isBlank(s.text[end:limit])
+}
+
 // cutOff reports whether a value left open at limit was cut off with the response:
 // nothing follows it but space or part of a closing tag (no complete token). Such a
 // call is not extracted, though the repair cascade could close it, because its

@@ -28,6 +28,13 @@ func findPythonic(s *source) found {
 					calls = []rawCall{{name: name, args: args}}
 				}
 			}
+			if b := skipSpace(text, body); calls == nil && strings.HasPrefix(text[b:], "[{") {
+				// LFM2 asked for JSON: a JSON list of calls.
+				vals, _ := s.parseJSONSeq(b, limit)
+				for _, v := range vals {
+					calls = append(calls, v.calls(false)...)
+				}
+			}
 			for _, c := range calls {
 				f.add(c, span{i, end})
 			}

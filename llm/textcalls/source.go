@@ -192,7 +192,7 @@ var thinkPairs = []thinkPair{
 // opened <think> and then wrote a call forgot to close its reasoning (as
 // Laguna-style templates produce), and the call is meant.
 var strongOpeners = []string{
-	"<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>",
+	"<|tool_calls_section_begin|>", "<|tool_call_begin|>", "<｜tool▁calls▁begin｜>", "<｜DSML｜function_calls>", "<｜tool_calls_begin｜>",
 	"<tool_call>", "<function_calls>", "<function=", "[TOOL_CALLS]", "<|python_start|>", "<|tool_call_start|>",
 }
 

@@ -41,7 +41,7 @@ func findKimi(s *source) found {
 		if c := strings.LastIndexByte(name, ':'); c >= 0 {
 			name = name[:c]
 		}
-		if v, _, ok := s.parseJSONAt(body, limit); ok {
+		if v, ok := s.parseArgsAt(body, limit); ok {
 			f.add(v.call(name), span{i, end})
 		}
 		pos = max(end, body)
@@ -120,7 +120,7 @@ func findDeepSeek(s *source) found {
 					}
 				}
 			}
-			if v, _, ok := s.parseJSONAt(body, limit); ok {
+			if v, ok := s.parseArgsAt(body, limit); ok {
 				f.add(v.call(name), span{i, end})
 			}
 			pos = max(end, body)
@@ -140,6 +140,22 @@ func findDSML(s *source) found {
 	f := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>", false)
 	if len(f.calls) > 0 {
 		f.spans = append(f.spans, tokenSpans(s.text, p+"function_calls>", "</"+p[1:]+"function_calls>")...)
+	}
+	return f
+}
+
+// findStep3: Step-3's <steptml:invoke name="x"><steptml:parameter name="k">v
+// </steptml:parameter></steptml:invoke>, each in <｜tool_call_begin｜>function
+// <｜tool_sep｜>…<｜tool_call_end｜>, all in <｜tool_calls_begin｜>…
+// <｜tool_calls_end｜> (full-width bars around ASCII words).
+func findStep3(s *source) found {
+	const begin, end = "<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"
+	f := findInvokes(s, "<steptml:invoke name=", "</steptml:invoke>", "<steptml:parameter name=", "</steptml:parameter>", false)
+	for k, sp := range f.spans {
+		f.spans[k] = wrapSpan(s.text, sp, begin, end)
+	}
+	if len(f.calls) > 0 {
+		f.spans = append(f.spans, tokenSpans(s.text, "<｜tool_calls_begin｜>", "<｜tool_calls_end｜>")...)
 	}
 	return f
 }

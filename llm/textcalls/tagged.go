@@ -54,7 +54,40 @@ func findApertus(s *source) found {
 
 func findGranite(s *source) found { return findTagged(s, "<|tool_call|>", "", false, nil) }
 
-func findFirefunction(s *source) found { return findTagged(s, " functools", "", false, nil) }
+// findFirefunction: functools[...] after a space (FireFunction v2) or at
+// the start of the message (Phi-4-mini).
+func findFirefunction(s *source) found {
+	f := findTagged(s, " functools", "", false, nil)
+	if len(f.calls) > 0 {
+		return f
+	}
+	start := s.messageStart()
+	if !strings.HasPrefix(s.text[start:], "functools[") {
+		return found{}
+	}
+	g := findTagged(s, "functools", "", false, nil)
+	for k, sp := range g.spans {
+		if sp.start == start {
+			f.add(g.calls[k], sp)
+		}
+	}
+	return f
+}
+
+// findInternLM: InternLM2's <|action_start|><|plugin|>{"name": ...,
+// "parameters": ...}<|action_end|>.
+func findInternLM(s *source) found {
+	return findTagged(s, "<|action_start|><|plugin|>", "<|action_end|>", false, nil)
+}
+
+// findLongCat: LongCat's <longcat_tool_call>{...}</longcat_tool_call>.
+func findLongCat(s *source) found {
+	return findTagged(s, "<longcat_tool_call>", "</longcat_tool_call>", false, nil)
+}
+
+// findGraniteFC: Granite 20B function calling's <function_call> before each
+// JSON call, with no closing token.
+func findGraniteFC(s *source) found { return findTagged(s, "<function_call>", "", false, nil) }
 
 // findPythonTag: <|python_tag|>{"name": ..., "parameters": ...} and, when the body
 // is not JSON, <|python_tag|>tool.call(query="...") (Llama's built-in tools).

@@ -3,10 +3,12 @@ package textcalls
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/repair"
 )
 
 // MaxCallsPerMessage is the most calls Extract takes from one message's text:
@@ -88,14 +90,21 @@ func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
 	if opts != nil && opts.Family != "" {
 		order = withHint(order, opts.Family)
 	}
+	// rejected holds the spans of candidates an envelope found and dropped: no
+	// later envelope may read a call from the same text.
+	var rejected []span
 	for _, env := range order {
 		f := env.find(src)
 		if len(f.calls) > MaxCallsPerMessage {
 			err := fmt.Errorf("%w: the text holds more than %d calls (%s), more than one message may hold", llm.ErrTooManyCalls, MaxCallsPerMessage, env.name)
 			return Result{Content: content, Envelope: env.name, Err: err}
 		}
-		calls := src.accept(f.calls)
+		f = f.outside(rejected)
+		calls, dropped := src.accept(f.calls)
 		if len(calls) == 0 {
+			for _, k := range dropped {
+				rejected = append(rejected, f.spans[k])
+			}
 			continue
 		}
 		for k, sp := range f.spans {
@@ -129,6 +138,32 @@ func (f *found) add(c rawCall, sp span) {
 	f.spans = append(f.spans, sp)
 }
 
+// outside returns f without the candidates whose spans overlap one of sp.
+func (f found) outside(sp []span) found {
+	if len(sp) == 0 {
+		return f
+	}
+	var out found
+	for k, c := range f.calls {
+		if !overlaps(f.spans[k], sp) {
+			out.calls = append(out.calls, c)
+			out.spans = append(out.spans, f.spans[k])
+		}
+	}
+	out.spans = append(out.spans, f.spans[len(f.calls):]...)
+	return out
+}
+
+// overlaps reports whether p overlaps one of sp.
+func overlaps(p span, sp []span) bool {
+	for _, q := range sp {
+		if p.start < q.end && q.start < p.end {
+			return true
+		}
+	}
+	return false
+}
+
 // span is a half-open byte range of the text.
 type span struct{ start, end int }
 
@@ -150,6 +185,7 @@ var envelopeOrder = []envelope{
 	{"kimi_k2", findKimi},
 	{"deepseek", findDeepSeek},
 	{"deepseek_dsml", findDSML},
+	{"step3", findStep3},
 	{"atem", findAtem},
 	{"mistral", findMistral},
 	{"llama_python_tag", findPythonTag},
@@ -165,6 +201,9 @@ var envelopeOrder = []envelope{
 	{"qwen3_coder_xml", findQwenXML},
 	{"glm", findGLM},
 	{"hermes", findHermes},
+	{"internlm", findInternLM},
+	{"longcat", findLongCat},
+	{"granite_fc", findGraniteFC},
 	{"nemotron", findNemotron},
 	{"apriel", findApriel},
 	{"forge", findForge},
@@ -179,11 +218,13 @@ var envelopeOrder = []envelope{
 // familyHints maps words of a model or template name to an envelope.
 var familyHints = []struct{ word, envelope string }{
 	{"gpt-oss", "gpt_oss"}, {"kimi", "kimi_k2"}, {"v3.2", "deepseek_dsml"}, {"deepseek", "deepseek"},
-	{"mistral", "mistral"}, {"devstral", "mistral"}, {"llama", "llama_python_tag"}, {"granite", "granite"},
+	{"mistral", "mistral"}, {"devstral", "mistral"}, {"llama", "llama_python_tag"}, {"granite-20b", "granite_fc"}, {"granite", "granite"},
 	{"command-r", "command_r"}, {"cohere", "command_r"}, {"gemma", "gemma"}, {"lfm", "pythonic"},
 	{"olmo-3", "olmo3"}, {"olmo3", "olmo3"}, {"olmo", "pythonic"}, {"seed", "seed_oss"}, {"minimax", "minimax"}, {"coder", "qwen3_coder_xml"},
 	{"glm", "glm"}, {"qwen", "hermes"}, {"hermes", "hermes"}, {"functionary", "functionary"},
-	{"minicpm", "minicpm"}, {"forge", "forge"},
+	{"minicpm", "minicpm"}, {"forge", "forge"}, {"step3", "step3"}, {"step-3", "step3"},
+	{"internlm", "internlm"}, {"longcat", "longcat"}, {"phi-4", "firefunction"},
+	{"hunyuan", "apriel"}, {"jamba", "apriel"},
 }
 
 func withHint(order []envelope, family string) []envelope {
@@ -219,37 +260,66 @@ func withHint(order []envelope, family string) []envelope {
 	return out
 }
 
-// accept validates candidates: offered name, arguments repaired into an object,
-// coerced when untyped.
-func (s *source) accept(raw []rawCall) []Call {
-	var out []Call
-	for _, rc := range raw {
-		name := strings.TrimSpace(rc.name)
-		_, ok := s.schemas[name]
-		if !ok {
-			if n, found := strings.CutPrefix(name, "functions."); found {
-				name = n
-				_, ok = s.schemas[name]
-			}
+// accept validates candidates: offered name, arguments repaired into an object
+// without inventing, coerced when untyped. dropped lists the indexes of the
+// candidates it refused.
+func (s *source) accept(raw []rawCall) (out []Call, dropped []int) {
+	for k, rc := range raw {
+		if c, ok := s.acceptOne(rc); ok {
+			out = append(out, c)
+		} else {
+			dropped = append(dropped, k)
 		}
-		if !ok {
-			continue
-		}
-		var schema map[string]any
-		if rc.untyped || rc.cut {
-			schema = s.schema(name)
-		}
-		if rc.cut && missingRequired(schema, rc.args) {
-			// Cut off before a required argument: no call, as engines do.
-			continue
-		}
-		args, fixes, ok := canonicalArgs(rc, schema)
-		if !ok {
-			continue
-		}
-		out = append(out, Call{Name: name, Arguments: args, Fixes: fixes})
 	}
-	return out
+	return out, dropped
+}
+
+// acceptOne validates one candidate.
+func (s *source) acceptOne(rc rawCall) (Call, bool) {
+	name := strings.TrimSpace(rc.name)
+	_, ok := s.schemas[name]
+	if !ok {
+		if n, found := strings.CutPrefix(name, "functions."); found {
+			name = n
+			_, ok = s.schemas[name]
+		}
+	}
+	if !ok {
+		return Call{}, false
+	}
+	var schema map[string]any
+	if rc.untyped || rc.cut {
+		schema = s.schema(name)
+	}
+	if rc.cut && missingRequired(schema, rc.args) {
+		// Cut off before a required argument: no call, as engines do.
+		return Call{}, false
+	}
+	args, fixes, ok := canonicalArgs(rc, schema)
+	if !ok || invents(fixes) {
+		return Call{}, false
+	}
+	return Call{Name: name, Arguments: args, Fixes: fixes}, true
+}
+
+// inventive are the repair fixes that make JSON valid only by inventing what
+// the model did not write: a value for a bare key, the end of a string or a
+// literal, an array around several values, braces around key: value lines, a
+// placeholder dropped, a value unwrapped from a call. An engine's parser
+// returns no call for such text, and neither does Extract.
+var inventive = []string{
+	repair.FixMissingValue, repair.FixCloseString, repair.FixCloseLiteral, repair.FixMultipleValues,
+	repair.FixMissingBraces, repair.FixEllipsis, repair.FixFunctionCall,
+}
+
+// invents reports whether fixes hold an inventive fix.
+func invents(fixes []string) bool {
+	for _, f := range fixes {
+		if slices.Contains(inventive, f) {
+			return true
+		}
+	}
+	return false
 }
 
 // missingRequired reports whether args, decoded arguments, lack a property

@@ -203,7 +203,8 @@ func findGLM(s *source) found {
 			key := strings.TrimSpace(b[ks : ks+ke])
 			vs := strings.Index(b[ks+ke:], "<arg_value>")
 			if vs < 0 {
-				break
+				// A key with no value: no call, as engines parse it.
+				return
 			}
 			vs += ks + ke + len("<arg_value>")
 			ve := strings.Index(b[vs:], "</arg_value>")
