@@ -8,10 +8,10 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // DefaultTrials and DefaultParallel are the values of Options.Trials and
@@ -84,7 +84,7 @@ type Options struct {
 	Resume *report.Eval
 	// Tools are the user's tool factories scenarios may name beside the
 	// fixtures (harness.RunOptions.Tools); nil means the fixtures only.
-	Tools []*fixtures.Factory
+	Tools []*toolkit.Factory
 	// Clock measures and waits (latency, backoff, rate limits) and is the
 	// runs' clock; nil means clock.Real{}.
 	Clock clock.Clock

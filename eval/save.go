@@ -10,12 +10,12 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // SaveTrial writes trial t as a complete scenario under dir, so that
@@ -31,7 +31,7 @@ import (
 // The replay checks the expect block too: a saved failing trial fails its
 // replay with the same expectation messages as the live trial did (naming
 // the saved file).
-func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*fixtures.Factory) (string, error) {
+func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*toolkit.Factory) (string, error) {
 	s := t.Scenario
 	model := strings.ReplaceAll(t.Model, "/", "-")
 	name := fmt.Sprintf("%s/%s/trial-%d", s.Name, model, t.Report.Trial)

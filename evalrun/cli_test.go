@@ -8,8 +8,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 func TestHelpOnEverySubcommand(t *testing.T) {
@@ -78,8 +78,8 @@ tape:
   - response: {content: "HI"}
 `
 
-var shoutFactory = fixtures.NewFactory("shout", "upper-cases text", false,
-	func(name string, _ *fixtures.Env, _ *yaml.Node) (tools.Tool, error) {
+var shoutFactory = toolkit.NewFactory("shout", "upper-cases text", false,
+	func(name string, _ *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
 		return tools.New(tools.Spec{Name: name, Safety: tools.Safety{SideEffects: tools.SideEffectNone, Pure: true}},
 			func(_ context.Context, in struct {
 				Text string `json:"text"`
@@ -92,7 +92,7 @@ func TestMainWithUserTools(t *testing.T) {
 	dir := newScenarios(t, map[string]string{"shout.yaml": userScenario})
 	main := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
-		code := Main(context.Background(), args, &out, &errb, &Options{Tools: []*fixtures.Factory{shoutFactory}, Stdin: strings.NewReader("")})
+		code := Main(context.Background(), args, &out, &errb, &Options{Tools: []*toolkit.Factory{shoutFactory}, Stdin: strings.NewReader("")})
 		return code, out.String(), errb.String()
 	}
 	if code, out, errOut := main("lint", dir); code != exitOK || !strings.Contains(out, "ok    shout") {

@@ -10,7 +10,7 @@
 //		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 //		defer stop()
 //		os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, &evalrun.Options{
-//			Tools: []*fixtures.Factory{orders.LookupOrderFactory, orders.CancelOrderFactory},
+//			Tools: []*toolkit.Factory{orders.LookupOrderFactory, orders.CancelOrderFactory},
 //		}))
 //	}
 //
@@ -37,9 +37,9 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 
 	// The built-in live providers, so that a main of the user's own that
 	// calls Main records and evaluates with them too.
@@ -66,7 +66,7 @@ type Options struct {
 	// the built-in fixtures (see package fixtures and harness.RunOptions.Tools).
 	// A name that is also a fixture's is an input error. Nil means the
 	// fixtures only.
-	Tools []*fixtures.Factory
+	Tools []*toolkit.Factory
 	// Stdin is what repair and extract read; nil means os.Stdin.
 	Stdin io.Reader
 }
@@ -79,7 +79,7 @@ type env struct {
 	// isTerminal reports whether stdout is a terminal (colour is used only then).
 	isTerminal bool
 	// tools are the caller's tool factories (Options.Tools).
-	tools []*fixtures.Factory
+	tools []*toolkit.Factory
 	// rerun runs a scenario again for replay --repeat; nil means
 	// (*scenario.Scenario).Run. Tests set it to feed a nondeterministic outcome.
 	rerun func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)

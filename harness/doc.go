@@ -36,11 +36,11 @@
 // # Your tools
 //
 // A scenario names your tools in setup.tools exactly as it names fixtures.
-// Wrap each in a factory with fixtures.NewFactory; it is called once per run
-// with the run's fixtures.Env (workspace, seed, clock, iteration) and the
-// entry's with: node (decode it with fixtures.DecodeWith). Tools that share
-// state beyond files get it from fixtures.Shared, one value per run; if that
-// value implements fixtures.World, its State() snapshot goes into the golden
+// Wrap each in a factory with toolkit.NewFactory; it is called once per run
+// with the run's toolkit.Env (workspace, seed, clock, iteration) and the
+// entry's with: node (decode it with toolkit.DecodeWith). Tools that share
+// state beyond files get it from toolkit.Shared, one value per run; if that
+// value implements toolkit.World, its State() snapshot goes into the golden
 // under state.KEY, where expect.state checks it as a whole or by JSON
 // pointer (state: {/orders/A1/status: cancelled}). Hand the factories to
 // RunOptions.Tools, VerifyOptions.Tools, TestOptions.Tools, the Ginkgo
@@ -49,14 +49,14 @@
 // an error (ErrToolFactory); an unknown name in setup.tools lists both
 // sets.
 //
-//	var lookupOrder = fixtures.NewFactory("lookup_order", "looks an order up (read)", false,
-//		func(name string, env *fixtures.Env, _ *yaml.Node) (tools.Tool, error) {
-//			store := fixtures.Shared(env, "orders", newStore) // *store implements fixtures.World
+//	var lookupOrder = toolkit.NewFactory("lookup_order", "looks an order up (read)", false,
+//		func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
+//			store := toolkit.Shared(env, "orders", newStore) // *store implements toolkit.World
 //			return tools.New(tools.Spec{Name: name, Description: "Look an order up by id.",
 //				Safety: tools.Safety{SideEffects: tools.SideEffectRead, Idempotent: true}}, store.lookup)
 //		})
 //
-//	o, err := harness.Run(ctx, s, &harness.RunOptions{Tools: []*fixtures.Factory{lookupOrder}})
+//	o, err := harness.Run(ctx, s, &harness.RunOptions{Tools: []*toolkit.Factory{lookupOrder}})
 //
 // A Spec that leaves Safety zero is treated as possibly changing the world
 // (see package tools): declare what is true of your tool.

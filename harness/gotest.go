@@ -5,8 +5,8 @@ import (
 	"flag"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // TestOptions configures Test. A nil *TestOptions is the zero value.
@@ -20,7 +20,7 @@ type TestOptions struct {
 	Update bool
 	// Tools are your tool factories, which scenarios name in setup.tools
 	// like fixtures (see RunOptions.Tools); nil means the fixtures only.
-	Tools []*fixtures.Factory
+	Tools []*toolkit.Factory
 }
 
 // Test replays every scenario under dir (Discover) as a subtest of t named
@@ -36,7 +36,7 @@ type TestOptions struct {
 //	var _ = flag.Bool("update", false, "rewrite the golden files")
 //
 //	func TestScenarios(t *testing.T) {
-//		harness.Test(t, "scenarios", &harness.TestOptions{Tools: []*fixtures.Factory{orders.LookupOrder}})
+//		harness.Test(t, "scenarios", &harness.TestOptions{Tools: []*toolkit.Factory{orders.LookupOrder}})
 //	}
 func Test(t *testing.T, dir string, opts *TestOptions) {
 	t.Helper()

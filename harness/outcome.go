@@ -42,7 +42,7 @@ type Outcome struct {
 	// Deleted lists the files the run deleted, sorted.
 	Deleted []string
 	// State is the end state of the worlds the run's tools shared (see
-	// fixtures.World), by key, as plain JSON values (objects are
+	// toolkit.World), by key, as plain JSON values (objects are
 	// map[string]any, numbers float64). Nil when no tool shares a world; the
 	// golden then has no state: key.
 	State map[string]any

@@ -11,9 +11,9 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/diffrecorder"
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
@@ -35,7 +35,7 @@ import (
 type Recorder struct {
 	name  string
 	ws    workspace.FS
-	env   *fixtures.Env
+	env   *toolkit.Env
 	diffs *diffrecorder.Recorder
 	// base is the workspace before the run; nil when unknown (outcomeOf).
 	base map[string][]byte
@@ -58,10 +58,10 @@ type Recorder struct {
 type RecorderOptions struct {
 	// Name is the outcome's name (the golden's name:); "" leaves it empty.
 	Name string
-	// Env is the fixtures.Env the run's tools were built with; the worlds its
-	// tools shared (fixtures.Shared) go into the outcome's state. Nil means
+	// Env is the toolkit.Env the run's tools were built with; the worlds its
+	// tools shared (toolkit.Shared) go into the outcome's state. Nil means
 	// no state.
-	Env *fixtures.Env
+	Env *toolkit.Env
 }
 
 // NewRecorder snapshots ws, the workspace the run's tools act on, as the
@@ -209,7 +209,7 @@ type callKey struct {
 // the per-turn diffs, user turns and delivered asynchronous results, which only a
 // Recorder watching the run can see. env (nil: none) supplies the worlds.
 // state.
-func outcomeOf(name string, run *agent.RunResult, runErr error, ws workspace.FS, env *fixtures.Env) (*Outcome, error) {
+func outcomeOf(name string, run *agent.RunResult, runErr error, ws workspace.FS, env *toolkit.Env) (*Outcome, error) {
 	r := &Recorder{name: name, ws: ws, env: env, users: map[int]*llm.Message{}}
 	return r.Outcome(run, runErr)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
@@ -37,7 +38,7 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := Run(context.Background(), s, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+	want, err := Run(context.Background(), s, &RunOptions{Tools: []*toolkit.Factory{depositFactory}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +50,7 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := clock.NewVirtual(clock.Epoch)
-	env := &fixtures.Env{Workspace: ws, Seed: 1, Clock: clk}
+	env := &toolkit.Env{Workspace: ws, Seed: 1, Clock: clk}
 	reg := tools.NewRegistry(nil)
 	for _, name := range []string{"write_file", "read_file"} {
 		f, _ := fixtures.Lookup(name)

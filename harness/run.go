@@ -12,13 +12,13 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
@@ -45,13 +45,13 @@ type RunOptions struct {
 	Replay *replay.Model
 	// Tools are the tool factories a scenario may name in setup.tools beside
 	// the built-in fixtures, exactly as it names a fixture: each is called
-	// once per run with the run's fixtures.Env (workspace, seed, clock,
+	// once per run with the run's toolkit.Env (workspace, seed, clock,
 	// iteration) and the entry's with: node. Build them with
-	// fixtures.NewFactory; tools sharing state beyond files share it through
-	// fixtures.Shared, and a shared fixtures.World's snapshot goes into the
+	// toolkit.NewFactory; tools sharing state beyond files share it through
+	// toolkit.Shared, and a shared toolkit.World's snapshot goes into the
 	// golden under state:. A factory named like a fixture, or twice, is an
 	// error. Nil means the fixtures only.
-	Tools []*fixtures.Factory
+	Tools []*toolkit.Factory
 }
 
 // Run replays the scenario s through the full registry and loop: it builds the
@@ -72,7 +72,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	// the first turn ends, n during turn n and while its request is built.
 	var iteration atomic.Int64
 	iteration.Store(1)
-	env := &fixtures.Env{Seed: s.Setup.Seed, Clock: clk, Iteration: func() int { return int(iteration.Load()) }}
+	env := &toolkit.Env{Seed: s.Setup.Seed, Clock: clk, Iteration: func() int { return int(iteration.Load()) }}
 	ws, reg, err := setUp(s, env, opts)
 	if err != nil {
 		return nil, err
@@ -155,7 +155,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 }
 
 // unusedRecordings asks every setup tool that keeps recordings
-// (fixtures.UnusedReporter, such as an in_order recorded stand-in) whether
+// (toolkit.UnusedReporter, such as an in_order recorded stand-in) whether
 // the run left some unused, naming the tool's setup line.
 func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []string {
 	var out []string
@@ -164,7 +164,7 @@ func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []string {
 		if p, wrapped := t.(*perturbed); wrapped {
 			t = p.Tool
 		}
-		if u, reports := t.(fixtures.UnusedReporter); ok && reports {
+		if u, reports := t.(toolkit.UnusedReporter); ok && reports {
 			if err := u.Unused(); err != nil {
 				out = append(out, fmt.Sprintf("%s:%d: setup.tools[%s]: %v", s.Path, ts.Line, ts.Name, err))
 			}
@@ -245,14 +245,14 @@ func buildWorkspace(s *scenario.Scenario) (workspace.FS, error) {
 
 // buildTool builds one tool from a fixture or one of the user's factories;
 // errors carry the file and line.
-func buildTool(s *scenario.Scenario, ts scenario.ToolSetup, env *fixtures.Env, user []*fixtures.Factory) (tools.Tool, error) {
+func buildTool(s *scenario.Scenario, ts scenario.ToolSetup, env *toolkit.Env, user []*toolkit.Factory) (tools.Tool, error) {
 	f, ok := lookupFactory(ts.Fixture, user)
 	if !ok {
 		return nil, scenario.Errorf("%s:%d: setup.tools[%s].fixture: unknown tool %q (known: %s)", s.Path, ts.Line, ts.Name, ts.Fixture, knownTools(user))
 	}
 	t, err := f.New(ts.Name, env, ts.With)
 	if err != nil {
-		var ce *fixtures.ConfigError
+		var ce *toolkit.ConfigError
 		if errors.As(err, &ce) && ce.Err != nil {
 			// ConfigError's own text starts "line N: with.KEY:"; say it
 			// once, as file:line: key: problem.
@@ -315,7 +315,7 @@ func Validate(s *scenario.Scenario, opts *RunOptions) error {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
-	_, _, err := setUp(s, &fixtures.Env{Seed: s.Setup.Seed, Clock: clock.NewVirtual(clock.Epoch)}, opts)
+	_, _, err := setUp(s, &toolkit.Env{Seed: s.Setup.Seed, Clock: clock.NewVirtual(clock.Epoch)}, opts)
 	return err
 }
 
@@ -324,7 +324,7 @@ func Validate(s *scenario.Scenario, opts *RunOptions) error {
 // the user's factory (opts.Tools) with env, with the repair cascade unless
 // setup.loop.repair is false. A non-zero opts.Perturb wraps each tool to
 // perturb scheduling. It sets env.Workspace.
-func setUp(s *scenario.Scenario, env *fixtures.Env, opts *RunOptions) (workspace.FS, *tools.Registry, error) {
+func setUp(s *scenario.Scenario, env *toolkit.Env, opts *RunOptions) (workspace.FS, *tools.Registry, error) {
 	if err := checkFactories(opts.Tools); err != nil {
 		return nil, nil, err
 	}

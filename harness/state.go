@@ -10,16 +10,16 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
-// worldState snapshots the run's worlds (fixtures.World values shared through
-// fixtures.Shared) as JSON values by key: objects are map[string]any, arrays
+// worldState snapshots the run's worlds (toolkit.World values shared through
+// toolkit.Shared) as JSON values by key: objects are map[string]any, arrays
 // []any, numbers float64. It is nil when the run shares no world.
-func worldState(worlds map[string]fixtures.World) (map[string]any, error) {
+func worldState(worlds map[string]toolkit.World) (map[string]any, error) {
 	if len(worlds) == 0 {
 		return nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // ErrToolFactory is wrapped by the error for a user tool factory that cannot
@@ -15,7 +16,7 @@ var ErrToolFactory = errors.New("invalid tool factory")
 
 // lookupFactory finds the factory setup.tools names: the user's first (the
 // names never overlap, checkFactories sees to it), then the fixtures.
-func lookupFactory(name string, user []*fixtures.Factory) (*fixtures.Factory, bool) {
+func lookupFactory(name string, user []*toolkit.Factory) (*toolkit.Factory, bool) {
 	for _, f := range user {
 		if f.Name == name {
 			return f, true
@@ -26,7 +27,7 @@ func lookupFactory(name string, user []*fixtures.Factory) (*fixtures.Factory, bo
 
 // knownTools lists what setup.tools may name: the fixtures, then the user's
 // tools, each part sorted.
-func knownTools(user []*fixtures.Factory) string {
+func knownTools(user []*toolkit.Factory) string {
 	out := "fixtures " + strings.Join(fixtures.Names(), ", ")
 	if len(user) > 0 {
 		names := make([]string, len(user))
@@ -41,12 +42,12 @@ func knownTools(user []*fixtures.Factory) string {
 
 // checkFactories refuses user factories that cannot be told apart from a
 // fixture or from each other.
-func checkFactories(user []*fixtures.Factory) error {
+func checkFactories(user []*toolkit.Factory) error {
 	seen := map[string]bool{}
 	for i, f := range user {
 		switch {
 		case f == nil || f.Name == "" || f.New == nil:
-			return fmt.Errorf("%w: tools[%d] needs a name and a New func (build it with fixtures.NewFactory)", ErrToolFactory, i)
+			return fmt.Errorf("%w: tools[%d] needs a name and a New func (build it with toolkit.NewFactory)", ErrToolFactory, i)
 		case seen[f.Name]:
 			return fmt.Errorf("%w: two factories are named %q", ErrToolFactory, f.Name)
 		}

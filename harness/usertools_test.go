@@ -14,6 +14,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // ledger is a user's world: balances beyond the workspace's files.
@@ -35,15 +36,15 @@ type depositArgs struct {
 
 // depositFactory is a user tool: with: {start: N} sets every new account's
 // opening balance.
-var depositFactory = fixtures.NewFactory("deposit", "adds to an account's balance", true,
-	func(name string, env *fixtures.Env, with *yaml.Node) (tools.Tool, error) {
+var depositFactory = toolkit.NewFactory("deposit", "adds to an account's balance", true,
+	func(name string, env *toolkit.Env, with *yaml.Node) (tools.Tool, error) {
 		var cfg struct {
 			Start int `yaml:"start"`
 		}
-		if err := fixtures.DecodeWith(with, &cfg); err != nil {
+		if err := toolkit.DecodeWith(with, &cfg); err != nil {
 			return nil, err
 		}
-		l := fixtures.Shared(env, "ledger", func() *ledger { return &ledger{Balances: map[string]int{}} })
+		l := toolkit.Shared(env, "ledger", func() *ledger { return &ledger{Balances: map[string]int{}} })
 		return tools.New(tools.Spec{Name: name, Description: "Deposit an amount.", Safety: tools.Safety{SideEffects: tools.SideEffectExternal}},
 			func(_ context.Context, in depositArgs) (*tools.Result, error) {
 				l.mu.Lock()
@@ -83,7 +84,7 @@ func runUserScenario(t *testing.T, text string, opts *RunOptions) (*scenario.Sce
 }
 
 func TestUserToolAndState(t *testing.T) {
-	_, o := runUserScenario(t, depositScenario, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+	_, o := runUserScenario(t, depositScenario, &RunOptions{Tools: []*toolkit.Factory{depositFactory}})
 	if o.Termination != "final_text" {
 		t.Fatalf("termination %s (%s)", o.Termination, o.Error)
 	}
@@ -121,7 +122,7 @@ func TestExpectState(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, o := runUserScenario(t, depositScenario+"expect:\n"+c.expect, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+			s, o := runUserScenario(t, depositScenario+"expect:\n"+c.expect, &RunOptions{Tools: []*toolkit.Factory{depositFactory}})
 			got := Check(s, o)
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
@@ -143,7 +144,7 @@ func TestUnknownToolListsUserTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Validate(s, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
+	err = Validate(s, &RunOptions{Tools: []*toolkit.Factory{depositFactory}})
 	want := `deposit.yaml:4: setup.tools[withdraw].fixture: unknown tool "withdraw" (known: fixtures ` + strings.Join(fixtures.Names(), ", ") + `; your tools deposit)`
 	if err == nil || err.Error() != want {
 		t.Errorf("got  %v\nwant %s", err, want)
@@ -158,18 +159,18 @@ func TestUserToolConfigError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = Validate(s, &RunOptions{Tools: []*fixtures.Factory{depositFactory}})
-	if err == nil || !errors.Is(err, fixtures.ErrUnknownKey) || !strings.HasPrefix(err.Error(), "deposit.yaml:5: setup.tools[deposit].with.strat: ") {
+	err = Validate(s, &RunOptions{Tools: []*toolkit.Factory{depositFactory}})
+	if err == nil || !errors.Is(err, toolkit.ErrUnknownKey) || !strings.HasPrefix(err.Error(), "deposit.yaml:5: setup.tools[deposit].with.strat: ") {
 		t.Errorf("got %v", err)
 	}
 }
 
 func TestBadFactories(t *testing.T) {
 	echo, _ := fixtures.Lookup("echo")
-	cases := map[string][]*fixtures.Factory{
-		`invalid tool factory: "echo" is the name of a built-in fixture; give your tool another name`:    {echo},
-		`invalid tool factory: two factories are named "deposit"`:                                        {depositFactory, depositFactory},
-		`invalid tool factory: tools[0] needs a name and a New func (build it with fixtures.NewFactory)`: {{Name: "x"}},
+	cases := map[string][]*toolkit.Factory{
+		`invalid tool factory: "echo" is the name of a built-in fixture; give your tool another name`:   {echo},
+		`invalid tool factory: two factories are named "deposit"`:                                       {depositFactory, depositFactory},
+		`invalid tool factory: tools[0] needs a name and a New func (build it with toolkit.NewFactory)`: {{Name: "x"}},
 	}
 	s, err := scenario.Parse([]byte(depositScenario), "deposit.yaml", "deposit")
 	if err != nil {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
@@ -24,7 +24,7 @@ type VerifyOptions struct {
 	Perturb uint64
 	// Tools are the user's tool factories (see RunOptions.Tools); nil means
 	// the fixtures only.
-	Tools []*fixtures.Factory
+	Tools []*toolkit.Factory
 }
 
 // Verdict is what verifying one scenario found.

@@ -12,6 +12,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // minimal is the smallest valid scenario body after the format line.
@@ -122,8 +123,8 @@ func TestLoadWrapsFixtureSentinels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.Validate(s, nil); !errors.Is(err, fixtures.ErrUnknownKey) || !errors.Is(err, scenario.ErrScenario) {
-		t.Errorf("Validate = %v, want it to wrap fixtures.ErrUnknownKey and ErrScenario", err)
+	if err := harness.Validate(s, nil); !errors.Is(err, toolkit.ErrUnknownKey) || !errors.Is(err, scenario.ErrScenario) {
+		t.Errorf("Validate = %v, want it to wrap toolkit.ErrUnknownKey and ErrScenario", err)
 	}
 }
 

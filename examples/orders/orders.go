@@ -2,10 +2,10 @@
 // write its own: two Go tools over an in-memory store, a system prompt, and
 // agent.Run. It shows how to put such an agent through tapeloop scenarios:
 //
-//   - Tools returns the tools as factories (fixtures.NewFactory), which a
+//   - Tools returns the tools as factories (toolkit.NewFactory), which a
 //     scenario names in setup.tools exactly like a built-in fixture.
-//   - Both tools share one Store per run (fixtures.Shared); the Store is a
-//     fixtures.World, so its end state goes into each golden under
+//   - Both tools share one Store per run (toolkit.Shared); the Store is a
+//     toolkit.World, so its end state goes into each golden under
 //     state.orders, and expect.state checks it.
 //   - orders_test.go replays scenarios/ with harness.Test; cmd/ordersrun is
 //     evalrun with these tools added (evalrun.Main), so
@@ -24,9 +24,9 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // SystemPrompt is what the agent is told before the customer speaks.
@@ -59,7 +59,7 @@ func NewStore() *Store {
 	return s
 }
 
-// State implements fixtures.World: the orders by id, for the golden's
+// State implements toolkit.World: the orders by id, for the golden's
 // state.orders.
 func (s *Store) State() any {
 	s.mu.Lock()
@@ -111,11 +111,11 @@ func (s *Store) cancel(_ context.Context, in cancelArgs) (*tools.Result, error) 
 }
 
 // store is the run's shared Store.
-func store(env *fixtures.Env) *Store { return fixtures.Shared(env, "orders", NewStore) }
+func store(env *toolkit.Env) *Store { return toolkit.Shared(env, "orders", NewStore) }
 
 // LookupOrder is the lookup_order tool: it reads an order, changing nothing.
-var LookupOrder = fixtures.NewFactory("lookup_order", "looks an order up by id (read)", false,
-	func(name string, env *fixtures.Env, _ *yaml.Node) (tools.Tool, error) {
+var LookupOrder = toolkit.NewFactory("lookup_order", "looks an order up by id (read)", false,
+	func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
 		return tools.New(tools.Spec{
 			Name:        name,
 			Description: "Look an order up by its id. Returns the order as JSON.",
@@ -125,8 +125,8 @@ var LookupOrder = fixtures.NewFactory("lookup_order", "looks an order up by id (
 
 // CancelOrder is the cancel_order tool: it changes the world, so it
 // declares side effects external (and is not retried).
-var CancelOrder = fixtures.NewFactory("cancel_order", "cancels a pending order (external)", false,
-	func(name string, env *fixtures.Env, _ *yaml.Node) (tools.Tool, error) {
+var CancelOrder = toolkit.NewFactory("cancel_order", "cancels a pending order (external)", false,
+	func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
 		return tools.New(tools.Spec{
 			Name:        name,
 			Description: "Cancel a pending order. Shipped orders cannot be cancelled.",
@@ -136,13 +136,13 @@ var CancelOrder = fixtures.NewFactory("cancel_order", "cancels a pending order (
 
 // Tools returns the agent's tool factories, for harness.RunOptions.Tools,
 // harness.TestOptions.Tools and evalrun.Options.Tools.
-func Tools() []*fixtures.Factory { return []*fixtures.Factory{LookupOrder, CancelOrder} }
+func Tools() []*toolkit.Factory { return []*toolkit.Factory{LookupOrder, CancelOrder} }
 
 // Run is the agent in production: the system prompt, the customer's
 // message, both tools over store, and model answering.
 func Run(ctx context.Context, model llm.Model, store *Store, customer string) (*agent.RunResult, error) {
-	env := &fixtures.Env{}
-	fixtures.Shared(env, "orders", func() *Store { return store })
+	env := &toolkit.Env{}
+	toolkit.Shared(env, "orders", func() *Store { return store })
 	reg := tools.NewRegistry(nil)
 	for _, f := range Tools() {
 		t, err := f.New(f.Name, env, nil)

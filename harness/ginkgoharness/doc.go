@@ -8,7 +8,7 @@
 //	var update = flag.Bool("update", false, "rewrite the golden files")
 //	var _ = ginkgoginkgoharness.DescribeScenarios(".", &ginkgoginkgoharness.SuiteOptions{
 //		Update: func() bool { return *update },
-//		Tools:  []*fixtures.Factory{orders.LookupOrder}, // your tools, if any
+//		Tools:  []*toolkit.Factory{orders.LookupOrder}, // your tools, if any
 //	})
 //
 // and matchers for outcomes of your own runs:

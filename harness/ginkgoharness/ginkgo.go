@@ -9,9 +9,9 @@ import (
 	gtypes "github.com/onsi/ginkgo/v2/types"
 	"github.com/onsi/gomega"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 // SuiteOptions configures DescribeScenarios. A nil *SuiteOptions is the zero
@@ -23,7 +23,7 @@ type SuiteOptions struct {
 	Update func() bool
 	// Tools are your tool factories, which scenarios name in setup.tools
 	// like fixtures (harness.RunOptions.Tools); nil means the fixtures only.
-	Tools []*fixtures.Factory
+	Tools []*toolkit.Factory
 }
 
 // DescribeScenarios declares, when the Ginkgo spec tree is built, a container
@@ -80,7 +80,7 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 // describeScenario declares the spec of one scenario file. Loading here, at
 // tree construction, gives the spec its name and labels; Verify loads it
 // again inside the spec.
-func describeScenario(dir, path string, update func() bool, userTools []*fixtures.Factory) {
+func describeScenario(dir, path string, update func() bool, userTools []*toolkit.Factory) {
 	s, loadErr := scenario.Load(path, "")
 	if errors.Is(loadErr, scenario.ErrNotScenario) {
 		ginkgo.It(path, func() { ginkgo.Skip(loadErr.Error()) })

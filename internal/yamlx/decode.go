@@ -372,3 +372,24 @@ func (d *Decoder) Enum(n *yaml.Node, path string, allowed ...string) (string, er
 	}
 	return "", d.Errf(n, path, "unknown value %q (want %s)", s, strings.Join(allowed, " | "))
 }
+
+// IsNull reports whether n is a null scalar (null, ~ or nothing).
+func IsNull(n *yaml.Node) bool {
+	return n != nil && n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null"
+}
+
+// Shape describes n for a message about a tool's `with:` option: "a
+// mapping", "a list", "an alias", "a document", or a scalar's text quoted.
+func Shape(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	case yaml.DocumentNode:
+		return "a document"
+	}
+	return fmt.Sprintf("%q", n.Value)
+}

@@ -1,0 +1,126 @@
+package toolkit_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
+)
+
+// node parses text into the node a scenario's `with:` would be.
+func node(t *testing.T, text string) *yaml.Node {
+	t.Helper()
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(text), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc.Content[0]
+}
+
+type counter struct{ n int }
+
+func (c *counter) State() any { return c.n }
+
+func TestSharedIsPerEnvAndKey(t *testing.T) {
+	env, other := &toolkit.Env{}, &toolkit.Env{}
+	builds := 0
+	build := func() *counter { builds++; return &counter{} }
+	a := toolkit.Shared(env, "c", build)
+	b := toolkit.Shared(env, "c", build)
+	if a != b || builds != 1 {
+		t.Errorf("the same env and key gave %p and %p after %d builds, want one value built once", a, b, builds)
+	}
+	if c := toolkit.Shared(other, "c", build); c == a {
+		t.Error("another env shares the first env's value")
+	}
+	if d := toolkit.Shared(nil, "c", build); d == a || builds != 3 {
+		t.Errorf("a nil env shared a value (builds %d)", builds)
+	}
+	toolkit.Shared(env, "plain", func() string { return "x" })
+	worlds := env.Worlds()
+	if len(worlds) != 1 || worlds["c"] != toolkit.World(a) {
+		t.Errorf("Worlds() = %v, want only c", worlds)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Shared with another type under a taken key did not panic")
+		}
+	}()
+	toolkit.Shared(env, "c", func() int { return 1 })
+}
+
+func TestNewFactoryGuards(t *testing.T) {
+	built := 0
+	f := toolkit.NewFactory("t", "a test tool", false, func(name string, env *toolkit.Env, with *yaml.Node) (tools.Tool, error) {
+		built++
+		return tools.New(tools.Spec{Name: name}, func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("ok"), nil })
+	})
+	if _, err := f.New("bad name!", nil, nil); err == nil || built != 0 {
+		t.Errorf("an invalid name: err %v, built %d", err, built)
+	}
+	_, err := f.New("t", nil, node(t, "\n\n{a: 1}"))
+	var ce *toolkit.ConfigError
+	if !errors.As(err, &ce) || !errors.Is(err, toolkit.ErrNotConfigurable) || ce.Line != 3 || built != 0 {
+		t.Errorf("with: on a plain tool: %v (built %d), want a ConfigError on line 3", err, built)
+	}
+	if _, err := f.New("t", nil, node(t, "null")); err != nil || built != 1 {
+		t.Errorf("a null with: %v (built %d), want it treated as absent", err, built)
+	}
+}
+
+type config struct {
+	Result string           `yaml:"result" fixture:"required"`
+	Delay  toolkit.Duration `yaml:"delay"`
+	Count  int              `yaml:"count"`
+}
+
+func TestDecodeWith(t *testing.T) {
+	cases := []struct {
+		text, want string
+		wantIs     error
+	}{
+		{text: "{result: ok, colour: red}", want: "line 1: with.colour: unknown key (valid keys: result, delay, count)", wantIs: toolkit.ErrUnknownKey},
+		{text: "{delay: 1s}", want: "line 1: with.result: is required"},
+		{text: "result: ok\ndelay: 5", want: `line 2: with.delay: invalid duration "5": want a Go duration such as 100ms or 2s`},
+		{text: "result: ok\ndelay: -1s", want: `line 2: with.delay: invalid duration "-1s": must not be negative`},
+		{text: "result: ok\ncount: many", want: `line 2: with.count: want an integer, got "many"`},
+		{text: "result: ok\nresult: again", want: "line 2: with.result: given twice"},
+		{text: "[1, 2]", want: "line 1: with: want a mapping of options (result, delay, count), got a list"},
+	}
+	for _, c := range cases {
+		var cfg config
+		err := toolkit.DecodeWith(node(t, c.text), &cfg)
+		var ce *toolkit.ConfigError
+		if !errors.As(err, &ce) || err.Error() != c.want {
+			t.Errorf("%q: %v, want the ConfigError %q", c.text, err, c.want)
+		}
+		if c.wantIs != nil && !errors.Is(err, c.wantIs) {
+			t.Errorf("%q: %v does not match %v", c.text, err, c.wantIs)
+		}
+	}
+	var cfg config
+	if err := toolkit.DecodeWith(node(t, "{result: ok, delay: 2s, count: 3}"), &cfg); err != nil || cfg.Result != "ok" || time.Duration(cfg.Delay) != 2*time.Second || cfg.Count != 3 {
+		t.Errorf("a good with: %v, %+v", err, cfg)
+	}
+}
+
+func TestDecodeOptionsAndNested(t *testing.T) {
+	var cfg config
+	o, err := toolkit.DecodeOptions(node(t, "result: ok\ncount: -1\n"), &cfg)
+	if err != nil || !o.Has("count") || o.Has("delay") {
+		t.Fatalf("DecodeOptions: %v, has count %v, has delay %v", err, o.Has("count"), o.Has("delay"))
+	}
+	if err := o.Errorf("count", "must not be negative"); err.Error() != "line 2: with.count: must not be negative" {
+		t.Errorf("Errorf = %q", err)
+	}
+	err = toolkit.DecodeNested("items[0]", node(t, "{resul: ok}"), &cfg)
+	var ce *toolkit.ConfigError
+	if !errors.As(err, &ce) || ce.Key != "items[0].resul" {
+		t.Errorf("DecodeNested: %v, want the key items[0].resul", err)
+	}
+}
