@@ -35,6 +35,14 @@ func FuzzExtract(f *testing.F) {
 		"[{\"name\": \"add\", \"arguments\": {\"a\": 1}}, {\"name\": \"add\"",
 		"<|tool▁calls▁begin|><|tool▁call▁begin|>function<|tool▁sep|>add\n```json\n{}\n```<|tool▁call▁end|>",
 		"The information format: <tool_call>{\"name\":\"note\",\"arguments\":{\"format\":1}}</tool_call>",
+		// The envelopes of issue 27.
+		"<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"add\"><steptml:parameter name=\"a\">1</steptml:parameter></steptml:invoke><｜tool_call_end｜>",
+		"<|action_start|><|plugin|>\n{\"name\": \"add\", \"parameters\": {\"a\": 1}}<|action_end|>",
+		"<longcat_tool_call>{\"name\": \"add\", \"arguments\": {}}</longcat_tool_call>",
+		"<function_call> {\"name\": \"add\", \"arguments\": {\"a\": 1}}\n<function_call> {\"name\": \"note\"",
+		"functools[{\"name\": \"add\", \"arguments\": {}}]",
+		"<|tool_call_start|>[{\"name\": \"add\", \"arguments\": {\"a\": 1}}]<|tool_call_end|>",
+		"<tool_call>{\"name\": \"add\", \"arguments\": {\"a\": 1, b}}</tool_call>",
 		// Openers repeated with no closer anywhere (once quadratic; see BenchmarkHostileRepeat).
 		strings.Repeat("function call{", 200),
 		strings.Repeat(" functools[", 200),

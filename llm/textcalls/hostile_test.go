@@ -12,6 +12,9 @@ var hostileOpeners = []string{
 	"<tool_call>{", "<TOOLCALL>[", "<tool_calls>[", "<|START_ACTION|>[",
 	"<|tools_prefix|>[", "<|tool_call|>[", " functools[", "<|python_tag|>{",
 	"[TOOL_CALLS]{", "[TOOL_CALLS]add{", "<user>\nadd\n{",
+	// The envelopes of issue 27.
+	"<function_call>{", "<longcat_tool_call>{", "<|action_start|><|plugin|>{", "functools[{",
+	"<steptml:invoke name=\"add\">", "<|tool_call_start|>[{",
 }
 
 // BenchmarkHostileRepeat runs Extract on ~500 KB of one opener repeated.
