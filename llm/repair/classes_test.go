@@ -149,6 +149,7 @@ func TestRepairClasses(t *testing.T) {
 		{"backticks", "value", "{\"cmd\": `ls -la`}", `{"cmd":"ls -la"}`, FixCurlyQuotes},
 		{"backticks", "key", "{`path`: \"/tmp\"}", `{"path":"/tmp"}`, FixCurlyQuotes},
 		{"backticks", "array", "[`a`, `b c`]", `["a","b c"]`, FixCurlyQuotes},
+		{"backticks", "multi-line", "{\"sql\": `SELECT 1\nFROM t`}", `{"sql":"SELECT 1\nFROM t"}`, FixCurlyQuotes},
 
 		// HTML comments between tokens are dropped.
 		{"html comment", "before value", `<!-- args --> {"a": 1}`, `{"a":1}`, FixComments},
@@ -178,6 +179,8 @@ func TestRepairClasses(t *testing.T) {
 		{"unquoted parens", "call-like word", `{"a": foo(bar)}`, `{"a":"foo(bar)"}`, FixUnquotedStrings},
 		{"unquoted parens", "expression", `{"e": f(x) + 1, "n": 2}`, `{"e":"f(x) + 1","n":2}`, FixUnquotedStrings},
 		{"unquoted parens", "words", `{"d": see (below) now}`, `{"d":"see (below) now"}`, FixUnquotedStrings},
+		{"unquoted parens", "commas inside", `{"a": f(x, y), "b": 1}`, `{"a":"f(x, y)","b":1}`, FixUnquotedStrings},
+		{"unquoted parens", "in an array", `[max(a, b), 2]`, `["max(a, b)",2]`, FixUnquotedStrings},
 		{"unquoted parens", "wrapper still unwrapped", `{"n": NumberLong(2)}`, `{"n":2}`, FixFunctionCall},
 
 		// key: value lines with no braces make an object.

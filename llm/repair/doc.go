@@ -56,8 +56,8 @@
 //   - single_quotes: 'single-quoted' strings.
 //   - unquoted_keys: keys without quotes.
 //   - unquoted_strings: bare words and text as values (also /regex/, 3/4,
-//     brackets closed within the text: Hello {name}!, and parentheses around
-//     a bare word: foo(bar)).
+//     brackets closed within the text: Hello {name}!, and parentheses
+//     closed within the text: foo(bar), f(x, y)).
 //   - inner_quotes: a " inside a string that is not its end, escaped; doubled
 //     quotes ""x"" read as one.
 //   - python_literals: True, False, None, and TRUE, Null, … as JSON literals;

@@ -336,6 +336,13 @@ func (p *parser) parseBare(ctx context) bool {
 				continue
 			}
 		}
+		if c == '(' && i > p.pos && (ctx == ctxValue || ctx == ctxArray) {
+			// f(x, y): parentheses closed within the text, commas and all.
+			if e := parenGroupEnd(s, i); e > 0 {
+				i = e
+				continue
+			}
+		}
 		if c == ',' || c == ']' || c == '}' || c == '{' || c == '[' || c == '\n' || c == '\r' {
 			break
 		}
@@ -378,6 +385,27 @@ func bareGroupEnd(s string, i int) int {
 				return j + 1
 			}
 		case '\n', '\r', '"', '\'', ',', ':':
+			return -1
+		}
+	}
+	return -1
+}
+
+// parenGroupEnd returns the index after the ')' that closes the '(' at s[i]
+// in unquoted text, on its line and with no quote or bracket between; -1
+// when there is none.
+func parenGroupEnd(s string, i int) int {
+	depth := 0
+	for j := i; j < len(s); j++ {
+		switch s[j] {
+		case '(':
+			depth++
+		case ')':
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case '\n', '\r', '"', '\'', '{', '}', '[', ']':
 			return -1
 		}
 	}
