@@ -9,6 +9,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -91,6 +92,10 @@ type Options struct {
 	// Progress, when set, is called after each trial ends, from one
 	// goroutine at a time; nil means no progress reports.
 	Progress func(Progress)
+	// Redactor redacts every string a trial keeps: its tape (saved with
+	// --save-trials), user turns, transcript, failures and error; nil means
+	// replay.NewRedactor(nil), tapeloop's redaction policy.
+	Redactor *replay.Redactor
 	// Trial, when set, is called with each finished trial, its scenario and
 	// tape, from one goroutine at a time, before it enters the report; it
 	// may set the trial's Saved path (--save-trials). Nil means none.
@@ -216,3 +221,10 @@ type openError struct{ err error }
 
 func (e *openError) Error() string   { return e.err.Error() }
 func (e *openError) Unwrap() []error { return []error{ErrOpen, e.err} }
+
+func (o *Options) redactor() *replay.Redactor {
+	if o.Redactor != nil {
+		return o.Redactor
+	}
+	return replay.NewRedactor(nil)
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -21,6 +22,8 @@ type runner struct {
 	clock  clock.Clock
 	models map[string]llm.Model
 	gates  map[string]*gate
+	// redactor redacts every string a trial keeps (Options.Redactor).
+	redactor *replay.Redactor
 
 	mu       sync.Mutex
 	results  map[slot]*report.EvalTrial
@@ -70,7 +73,7 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 			return nil, fmt.Errorf("%s and %s are both named %q: an eval report needs distinct names", scenarios[i-1].Path, s.Path, s.Name)
 		}
 	}
-	r := &runner{opts: opts, clock: cmp.Or[clock.Clock](opts.Clock, clock.Real{}), models: map[string]llm.Model{}, gates: map[string]*gate{},
+	r := &runner{opts: opts, redactor: opts.redactor(), clock: cmp.Or[clock.Clock](opts.Clock, clock.Real{}), models: map[string]llm.Model{}, gates: map[string]*gate{},
 		results: map[slot]*report.EvalTrial{}, spans: map[string]*span{}, inFlight: map[string]int{}, spent: map[string]float64{}, costDone: map[string]int{}}
 	for _, name := range opts.Models {
 		if _, dup := r.models[name]; dup {

@@ -109,6 +109,7 @@ func (r *runner) runTrial(ctx context.Context, spec trialSpec) (t *Trial, done b
 	for attempt := 1; ; attempt++ {
 		start := r.clock.Now()
 		t = r.attemptTrial(ctx, &sc, spec)
+		report.RedactStrings(t.Report, r.redactor.Quiet)
 		t.Report.Attempts = attempt
 		t.Report.DurationMS = ms(r.clock.Now().Sub(start))
 		if ctx.Err() != nil {
@@ -122,7 +123,7 @@ func (r *runner) runTrial(ctx context.Context, spec trialSpec) (t *Trial, done b
 
 func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec trialSpec) *Trial {
 	m := &meter{model: r.models[spec.model], gate: r.gates[providerOf(spec.model)], clock: r.clock, retries: r.opts.modelRetries()}
-	rec := replay.NewRecorder(m, nil)
+	rec := replay.NewRecorder(m, &replay.RecorderOptions{Redactor: r.redactor})
 	et := &report.EvalTrial{Trial: spec.number, Seed: sc.Setup.Seed, Failures: []string{}}
 	t := &Trial{Scenario: sc, Model: spec.model, Report: et}
 	if len(sc.Faults) > 0 {
@@ -138,7 +139,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	recorded := rec.Tape().Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Entries: recorded}
 	if o != nil {
-		t.Tape.Entries = withUserTurns(o, recorded)
+		t.Tape.Entries = withUserTurns(o, recorded, r.redactor)
 	}
 	m.mu.Lock()
 	calls := m.calls
@@ -188,15 +189,16 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 
 // withUserTurns puts the conversation's user turns between the recorded
 // model calls, where they were spoken: before the model call of the turn
-// they started. recorded holds, per model call in order, the attempts the
+// they started, redacted by red. recorded holds, per model call in order, the attempts the
 // loop retried (error entries) and then the response; the outcome has one
 // turn per answered call.
-func withUserTurns(o *harness.Outcome, recorded []replay.Entry) []replay.Entry {
+func withUserTurns(o *harness.Outcome, recorded []replay.Entry, red *replay.Redactor) []replay.Entry {
 	var out []replay.Entry
 	i := 0
 	for _, t := range o.Turns {
 		if t.User != nil {
 			u := t.User.Clone()
+			red.RedactMessage(&u)
 			out = append(out, replay.Entry{User: &u})
 		}
 		// A turn's model call is its failed attempts (error entries, when

@@ -62,10 +62,21 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	fs.Var(&prices, "price", "a model's price, MODEL=INPUT,OUTPUT[,CACHED] in US dollars per million tokens (repeatable)")
 	fs.Var(&rpms, "rpm", "requests per minute, N for every provider or PROVIDER=N (repeatable)")
 	fs.Var(&tpms, "tpm", "tokens per minute, N for every provider or PROVIDER=N (repeatable)")
+	redact := addRedactFlags(fs)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
 	}
+	red, err := redact.newRedactor()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun eval: %v\n", err)
+		return exitUsage
+	}
+	terminal := false
+	if f, ok := e.stderr.(*os.File); ok {
+		terminal = isTerminal(f)
+	}
+	e = e.redacting(red)
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(e.stderr, "evalrun eval: "+format+"\n", args...)
 		return exitUsage
@@ -77,7 +88,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		return fail("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
 	}
 	opts := &eval.Options{Models: models, Tools: e.tools, Trials: *trials, Parallel: *parallel, RetryErrors: *retryErrors, MaxCost: *maxCost,
-		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock}
+		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red}
 	if *minPass != "" {
 		x, err := strconv.ParseFloat(*minPass, 64)
 		if err != nil || x < 0 || x > 1 {
@@ -170,10 +181,6 @@ func runEval(ctx context.Context, e *env, args []string) int {
 			t.Report.Saved = saved
 			return nil
 		}
-	}
-	terminal := false
-	if f, ok := e.stderr.(*os.File); ok {
-		terminal = isTerminal(f)
 	}
 	progress, endProgress := eval.ProgressPrinter(stderr, terminal, 10*time.Second)
 	opts.Progress = progress

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"reflect"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -55,9 +54,7 @@ type recordConfig struct {
 	// capture names the tools whose results become recorded stand-ins.
 	capture  []string
 	redactor *replay.Redactor
-	// quiet redacts what the command prints, uncounted.
-	quiet *replay.Redactor
-	open  openFunc
+	open     openFunc
 	// For --new.
 	newPath, prompt, system, workspace string
 	tools                              []string
@@ -76,10 +73,9 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs.StringVar(&c.mode, "mode", modeOnce, "once: record scenarios without a tape; all: re-record every scenario; extend: replay the tape, then go on live and append")
 	fs.BoolVar(&c.noGolden, "no-golden", false, "do not write the golden or check expect: after recording")
 	fs.BoolVar(&c.keepFailed, "keep-failed", false, "write the tape of a failed recording (provider error, iteration limit) too")
-	var redactEnv, redact, tools, capture stringList
+	var tools, capture stringList
 	fs.Var(&capture, "capture", "store what these tools answered as recorded stand-ins (mode in_order) in setup.tools (repeatable, or comma-separated); a setup.mcp server's name captures all its tools")
-	fs.Var(&redactEnv, "redact-env", "also redact the value of this environment variable (repeatable, or comma-separated)")
-	fs.Var(&redact, "redact", "also redact every match of this regular expression (repeatable)")
+	redact := addRedactFlags(fs)
 	fs.StringVar(&c.newPath, "new", "", "create this new scenario file from --prompt and --tools, recording its tape")
 	fs.Var(&tools, "tools", "with --new: the tools to set up (comma-separated)")
 	fs.StringVar(&c.prompt, "prompt", "", "with --new: the user's message")
@@ -105,17 +101,11 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	if c.mode != modeOnce && c.mode != modeAll && c.mode != modeExtend {
 		return usage("--mode %q: want once, all or extend", c.mode)
 	}
-	var patterns []*regexp.Regexp
-	for _, p := range redact {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return usage("--redact: %v", err)
-		}
-		patterns = append(patterns, re)
+	var err error
+	if c.redactor, err = redact.newRedactor(); err != nil {
+		return usage("%v", err)
 	}
-	secretEnv := slices.Concat(replay.DefaultSecretEnv, replay.SecretEnvNames(os.Environ()), redactEnv)
-	c.redactor = replay.NewRedactor(&replay.RedactorOptions{SecretEnv: secretEnv, Patterns: patterns})
-	c.quiet = replay.NewRedactor(&replay.RedactorOptions{SecretEnv: secretEnv, Patterns: patterns})
+	e = e.redacting(c.redactor)
 
 	if c.newPath != "" {
 		if len(args) > 0 {
@@ -162,11 +152,10 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 		}
 		r := c.recordFile(ctx, e, openOnce, t)
 		if r.openErr != nil {
-			fmt.Fprintf(e.stderr, "evalrun record: %v\n", c.quiet.Redact(r.openErr.Error()))
+			fmt.Fprintf(e.stderr, "evalrun record: %v\n", r.openErr)
 			return exitUsage
 		}
 		results = append(results, r)
-		r.reason = c.quiet.Redact(r.reason)
 		r.print(e)
 	}
 	return c.summary(ctx, e, results, len(targets))

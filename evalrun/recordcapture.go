@@ -54,7 +54,7 @@ func captureTools(src []byte, file string, names []string, run *agent.RunResult,
 			return nil, err
 		}
 		standIn := recordedStandIn(name, run, defs, red)
-		standIn.HeadComment = "Captured by evalrun record --capture; it was:\n" + strings.TrimRight(string(was), "\n")
+		standIn.HeadComment = "Captured by evalrun record --capture; it was:\n" + strings.TrimRight(red.Redact(string(was)), "\n")
 		items[i] = standIn
 	}
 	return scenario.SetValue(src, file, []string{"setup", "tools"}, yamlx.Seq(items...))

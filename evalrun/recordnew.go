@@ -94,7 +94,6 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 			}
 		}
 	}
-	r.reason = c.quiet.Redact(r.reason)
 	r.print(e)
 	return c.summary(ctx, e, []*recordResult{r}, 1)
 }
@@ -161,7 +160,7 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig)
 		}
 	}
 	if lr.outcome != nil {
-		yamlx.Add(doc, "expect", expectNode(lr.outcome))
+		yamlx.Add(doc, "expect", expectNode(lr.outcome, c.redactor))
 		key := doc.Content[len(doc.Content)-2]
 		key.HeadComment = reviewNote
 	}
@@ -185,8 +184,9 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig)
 
 // expectNode fills an expect block from what happened: the termination,
 // the number of model calls, the tools called in order, the files the run
-// changed (null for a deleted one) and a short final text.
-func expectNode(o *harness.Outcome) *yaml.Node {
+// changed (null for a deleted one) and a short final text, redacted by red
+// as the tape is (a replay executes the tape's redacted arguments).
+func expectNode(o *harness.Outcome, red *replay.Redactor) *yaml.Node {
 	n := yamlx.Map()
 	yamlx.Add(n, "termination", yamlx.Text(string(o.Termination)))
 	yamlx.Add(n, "iterations", yamlx.Int(o.Iterations))
@@ -208,7 +208,7 @@ func expectNode(o *harness.Outcome) *yaml.Node {
 	}
 	yamlx.Add(n, "tool_calls", calls)
 	if o.Final != "" && len(o.Final) <= 200 && !strings.Contains(o.Final, "\n") {
-		yamlx.Add(n, "final", yamlx.Add(yamlx.Map(), "equals", yamlx.Text(o.Final)))
+		yamlx.Add(n, "final", yamlx.Add(yamlx.Map(), "equals", yamlx.Text(red.Redact(o.Final))))
 	}
 	slices.Sort(touched)
 	touched = slices.Compact(touched)
@@ -220,7 +220,7 @@ func expectNode(o *harness.Outcome) *yaml.Node {
 				yamlx.Add(files, p, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
 				continue
 			}
-			yamlx.Add(files, p, yamlx.Text(o.Workspace[i].Content))
+			yamlx.Add(files, p, yamlx.Text(red.Redact(o.Workspace[i].Content)))
 		}
 		yamlx.Add(n, "files", files)
 	}

@@ -1,12 +1,15 @@
 package harness
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -219,13 +222,78 @@ func (o *Outcome) workspaceNodes() (ws, untouched *yaml.Node) {
 }
 
 // Golden returns the outcome's golden file content: yamlx.Marshal(o.Node()),
-// written directly (see directGolden); the nodes are built only for what
-// Marshal rejects (a key that is not UTF-8), to return its error.
+// written directly (see directGolden), with every secret redacted by
+// tapeloop's redaction policy (replay.NewRedactor with default options);
+// the nodes are built only for what Marshal rejects (a key that is not
+// UTF-8), to return its error.
 func (o *Outcome) Golden() ([]byte, error) {
-	if b, ok := o.directGolden(); ok {
-		return b, nil
+	b, ok := o.directGolden()
+	if !ok {
+		var err error
+		if b, err = yamlx.Marshal(o.Node()); err != nil {
+			return nil, err
+		}
 	}
-	return yamlx.Marshal(o.Node())
+	return redactGolden(b, policyRedactor()), nil
+}
+
+// policy caches the Redactor of the default policy for the environment it
+// was built from, so that a run of many scenarios builds it once.
+var policy struct {
+	mu      sync.Mutex
+	environ string
+	r       *replay.Redactor
+}
+
+// policyRedactor returns replay.NewRedactor(nil) for the current
+// environment.
+func policyRedactor() *replay.Redactor {
+	environ := strings.Join(os.Environ(), "\x00")
+	policy.mu.Lock()
+	defer policy.mu.Unlock()
+	if policy.r == nil || policy.environ != environ {
+		policy.environ, policy.r = environ, replay.NewRedactor(nil)
+	}
+	return policy.r
+}
+
+// goldenChunk is about the most a golden's redaction looks at at once: it
+// works in chunks of whole lines of about this size (a longer line is a
+// chunk of its own), so that its working memory stays small however large
+// the golden. A known secret broken over lines at a chunk's end is found as
+// pieces at the ends of both.
+const goldenChunk = 64 << 10
+
+// redactGolden returns b with every secret r finds replaced, chunk by
+// chunk; b itself when nothing is.
+func redactGolden(b []byte, r *replay.Redactor) []byte {
+	var out []byte
+	for start := 0; start < len(b); {
+		end := min(start+goldenChunk, len(b))
+		if end < len(b) {
+			// Whole lines: back to the last line break, or on to the next
+			// one for a line longer than a chunk.
+			if i := bytes.LastIndexByte(b[start:end], '\n'); i >= 0 {
+				end = start + i + 1
+			} else if i := bytes.IndexByte(b[end:], '\n'); i >= 0 {
+				end += i + 1
+			} else {
+				end = len(b)
+			}
+		}
+		chunk := string(b[start:end])
+		if red := r.Quiet(chunk); red != chunk || out != nil {
+			if out == nil {
+				out = append(make([]byte, 0, len(b)), b[:start]...)
+			}
+			out = append(out, red...)
+		}
+		start = end
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 func (t *TurnOutcome) node() *yaml.Node {

@@ -53,8 +53,11 @@ type Model struct {
 	entries []Entry
 	offered *Offered // the tape's offered block; nil when not recorded
 	matcher Matcher
-	calls   int // model calls made
-	next    int // index of the next entry to serve
+	// redacted holds the IDs of the calls whose recorded arguments were
+	// redacted (see applyRedaction).
+	redacted map[string]bool
+	calls    int // model calls made
+	next     int // index of the next entry to serve
 
 	// track is set when the tape records what was offered or the new
 	// messages (or in rebase mode): x then follows the requests, and
@@ -72,6 +75,7 @@ func NewModel(t *Tape, opts *ModelOptions) *Model {
 	if t != nil {
 		c := t.Clone()
 		m.file, m.entries, m.offered = c.File, c.Entries, c.Offered
+		m.redacted = redactedCalls(m.entries)
 		m.expect, m.track = c.Offered, !c.Offered.empty()
 		// Sorted once here, so that matching compares the tools as a set
 		// without sorting them on every call.
@@ -124,6 +128,12 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	var st step
 	if m.track {
 		st = m.x.next(req)
+	}
+	if e.Request != nil {
+		// The tape was redacted when it was recorded; the run may still
+		// hold the secrets.
+		req = applyRedaction(e.Request, req, m.redacted)
+		applyRedactionNew(e.Request.New, st.added, m.redacted)
 	}
 	if e.Request != nil && !e.Request.Offered.empty() {
 		m.expect = m.expect.with(e.Request.Offered)

@@ -71,10 +71,23 @@ type Secret struct {
 
 // RedactorOptions configures a Redactor. A nil *RedactorOptions means all
 // defaults.
+//
+// The zero options are tapeloop's one redaction policy, which every writer
+// (record, eval's reports and saved trials, goldens, what the commands
+// print) uses: the values of DefaultSecretEnv and of every variable whose
+// name says it holds a secret (see SecretEnvNames), the key shapes, JWTs,
+// PEM private key blocks, passwords in URLs and credential headers.
 type RedactorOptions struct {
 	// SecretEnv names the environment variables whose values are secrets;
-	// nil means DefaultSecretEnv, an empty non-nil slice none.
+	// nil means DefaultSecretEnv and the secret-named variables of Environ
+	// (SecretEnvNames), an empty non-nil slice none.
 	SecretEnv []string
+	// Environ is the environment, NAME=value, searched for secret-named
+	// variables when SecretEnv is nil; nil means os.Environ().
+	Environ []string
+	// ExtraEnv names further variables whose values are secrets
+	// (--redact-env), beside SecretEnv or its default; nil means none.
+	ExtraEnv []string
 	// Getenv reads an environment variable; nil means os.Getenv.
 	Getenv func(string) string
 	// Secrets are further known values (a key given on the command line);
@@ -100,10 +113,15 @@ type RedactorOptions struct {
 //   - key shapes: OpenAI (sk-, sk-proj-), Anthropic (sk-ant-), AWS access key
 //     IDs (AKIA, ASIA), GitHub (ghp_ and kin, github_pat_), Hugging Face
 //     (hf_), Google (AIza) and Slack (xox…-) tokens;
+//   - JWTs, PEM private key blocks (BEGIN to END, or to the end of the
+//     text), and the password of a URL (scheme://user:password@host);
 //   - credentials in text: bearer tokens and the values of Authorization,
 //     x-api-key and api-key headers;
 //   - every match of RedactorOptions.Patterns.
 //
+// A shape or pattern ends at white space: it goes on over a line break only
+// onto a line that holds nothing but the rest of the key (at least 16
+// characters), so the line after a key is kept.
 // Overlapping findings are redacted as one, so the longest wins and no part
 // of a longer secret is left. A Redactor is safe for concurrent use.
 type Redactor struct {
@@ -131,8 +149,12 @@ func NewRedactor(opts *RedactorOptions) *Redactor {
 		o = *opts
 	}
 	if o.SecretEnv == nil {
-		o.SecretEnv = DefaultSecretEnv
+		if o.Environ == nil {
+			o.Environ = os.Environ()
+		}
+		o.SecretEnv = slices.Concat(DefaultSecretEnv, SecretEnvNames(o.Environ))
 	}
+	o.SecretEnv = slices.Concat(o.SecretEnv, o.ExtraEnv)
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -204,19 +226,33 @@ func base64Cores(v string) []string {
 // They and the patterns below are compiled on first use, not at start-up.
 var keyShapes = sync.OnceValue(func() []keyShape {
 	return []keyShape{
-		{"anthropic key", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`)},
-		{"openai key", regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`)},
-		{"github token", regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`)},
-		{"aws key", regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
-		{"google key", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
-		{"slack token", regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`)},
-		{"hugging face token", regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+		{"anthropic key", []string{"sk-ant-"}, regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`)},
+		{"openai key", []string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`)},
+		{"github token", []string{"gh", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`)},
+		{"aws key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
+		{"google key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		{"slack token", []string{"xox"}, regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`)},
+		{"hugging face token", []string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
+		{"jwt", []string{"eyJ"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`)},
 	}
 })
 
+// keyShape is a key's shape: a regular expression, and the literals one of
+// which every match holds (a text without any is not searched).
 type keyShape struct {
-	kind string
-	re   *regexp.Regexp
+	kind  string
+	hints []string
+	re    *regexp.Regexp
+}
+
+// containsAny reports whether s holds one of subs.
+func containsAny(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // bearer matches an HTTP bearer credential; the token must hold a character
@@ -230,8 +266,27 @@ var header = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\b(?:proxy-)?(?:authorization|x-api-key|api-key|x-goog-api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?([^\s"',;)\]}>]{8,})`)
 })
 
-// Redact returns s with every secret replaced by Redacted.
-func (r *Redactor) Redact(s string) string {
+// urlPassword matches the password of a URL's user info
+// (scheme://user:password@host).
+var urlPassword = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\b[A-Za-z][A-Za-z0-9+.-]*://[^\s/?#@:"']+:([^\s/?#@"']+)@`)
+})
+
+// pemPrivateKey matches a PEM private key block, in the original text (its
+// line breaks written or escaped), to its END line or the end of the text.
+var pemPrivateKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|$)`)
+})
+
+// Redact returns s with every secret replaced by Redacted, counted in
+// Counts.
+func (r *Redactor) Redact(s string) string { return r.redact(s, r.count) }
+
+// Quiet returns s with every secret replaced by Redacted, not counted: for
+// what a command prints about what it wrote.
+func (r *Redactor) Quiet(s string) string { return r.redact(s, func(string) {}) }
+
+func (r *Redactor) redact(s string, count func(kind string)) string {
 	if s == "" {
 		return s
 	}
@@ -241,27 +296,63 @@ func (r *Redactor) Redact(s string) string {
 		found = k.find(v, found)
 	}
 	text := string(v.text)
+	// A match of a shape or pattern ends at a line break the view dropped:
+	// the next line is not part of the key.
 	for _, ks := range keyShapes() {
+		if !containsAny(text, ks.hints...) {
+			continue
+		}
 		for _, m := range ks.re.FindAllStringIndex(text, -1) {
+			if end := v.lineEnd(m[0], m[1]); end < m[1] {
+				cut := ks.re.FindStringIndex(text[m[0]:end])
+				if cut == nil || cut[0] != 0 {
+					continue
+				}
+				m[1] = m[0] + cut[1]
+			}
 			found = append(found, finding{m[0], m[1], ks.kind, false})
 		}
 	}
-	for _, m := range bearer().FindAllStringSubmatchIndex(text, -1) {
-		if strings.IndexFunc(text[m[2]:m[3]], func(c rune) bool { return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') }) >= 0 {
-			found = append(found, finding{m[2], m[3], "bearer token", false})
-		}
-	}
-	for _, m := range header().FindAllStringSubmatchIndex(text, -1) {
-		found = append(found, finding{m[2], m[3], "credential header", false})
-	}
-	for _, re := range r.patterns {
-		for _, m := range re.FindAllStringIndex(text, -1) {
-			if m[1] > m[0] {
-				found = append(found, finding{m[0], m[1], "--redact", false})
+	// Each expression runs only on a text holding a literal its matches
+	// hold (the folded text has no blanks and is in lower case).
+	folded := string(v.folded)
+	if strings.Contains(folded, "bearer") {
+		for _, m := range bearer().FindAllStringSubmatchIndex(text, -1) {
+			end := v.lineEnd(m[2], m[3])
+			if end-m[2] >= 8 && strings.IndexFunc(text[m[2]:end], func(c rune) bool { return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') }) >= 0 {
+				found = append(found, finding{m[2], end, "bearer token", false})
 			}
 		}
 	}
-	out := v.replace(found, r.count)
+	if containsAny(folded, "authorization", "api-key") {
+		for _, m := range header().FindAllStringSubmatchIndex(text, -1) {
+			if end := v.lineEnd(m[2], m[3]); end-m[2] >= 8 {
+				found = append(found, finding{m[2], end, "credential header", false})
+			}
+		}
+	}
+	if strings.Contains(text, "://") {
+		for _, m := range urlPassword().FindAllStringSubmatchIndex(text, -1) {
+			if v.lineEnd(m[0], m[3]) == m[3] {
+				found = append(found, finding{m[2], m[3], "url password", false})
+			}
+		}
+	}
+	if strings.Contains(v.orig, "PRIVATE KEY-----") {
+		for _, m := range pemPrivateKey().FindAllStringIndex(v.orig, -1) {
+			if start, end := v.textSpan(m[0], m[1]); end > start {
+				found = append(found, finding{start, end, "private key", false})
+			}
+		}
+	}
+	for _, re := range r.patterns {
+		for _, m := range re.FindAllStringIndex(text, -1) {
+			if end := v.lineEnd(m[0], m[1]); end > m[0] {
+				found = append(found, finding{m[0], end, "--redact", false})
+			}
+		}
+	}
+	out := v.replace(found, count)
 	if r.extra != nil {
 		out = r.extra(out)
 	}
@@ -403,27 +494,72 @@ type view struct {
 	// index of folded to one of text.
 	from, to []int
 	foldAt   []int
+	// breaks holds, in order, the indexes of text before which a line
+	// break was dropped.
+	breaks []int
+}
+
+// minWrappedLine is the shortest line a key wrapped over lines may go on
+// to: a line holding nothing else, of at least this many characters.
+const minWrappedLine = 16
+
+// lineEnd returns where a match of text[start:end] ends: at end, or at the
+// first dropped line break inside it, since a key ends at white space. A
+// match goes on over a line break only when the next line is wholly inside
+// it and at least minWrappedLine long: a key wrapped over lines, not the
+// next line's words.
+func (v *view) lineEnd(start, end int) int {
+	i, _ := slices.BinarySearch(v.breaks, start+1)
+	for ; i < len(v.breaks) && v.breaks[i] < end; i++ {
+		next := len(v.text)
+		if i+1 < len(v.breaks) {
+			next = v.breaks[i+1]
+		}
+		if next > end || next-v.breaks[i] < minWrappedLine {
+			return v.breaks[i]
+		}
+	}
+	return end
+}
+
+// textSpan returns the span of text decoded from orig[start:end].
+func (v *view) textSpan(start, end int) (int, int) {
+	i, _ := slices.BinarySearch(v.from, start)
+	j, _ := slices.BinarySearch(v.from, end)
+	return i, j
 }
 
 func newView(s string) *view {
-	v := &view{orig: s}
+	v := &view{orig: s, text: make([]byte, 0, len(s)), from: make([]int, 0, len(s)), to: make([]int, 0, len(s))}
 	for i := 0; i < len(s); {
-		b, n, lineBreak := decodeAt(s, i)
+		c := s[i]
+		if c != '\r' && c != '\n' && c != '\\' && c != '%' { // the common case: the byte itself
+			v.text = append(v.text, c)
+			v.from = append(v.from, i)
+			v.to = append(v.to, i+1)
+			i++
+			continue
+		}
+		b, nb, n, lineBreak := decodeAt(s, i)
 		if lineBreak { // drop it and the blanks around it
 			for len(v.text) > 0 && (v.text[len(v.text)-1] == ' ' || v.text[len(v.text)-1] == '\t') {
 				v.text, v.from, v.to = v.text[:len(v.text)-1], v.from[:len(v.from)-1], v.to[:len(v.to)-1]
 			}
 			for i += n; i < len(s) && (s[i] == ' ' || s[i] == '\t'); i++ {
 			}
+			if len(v.breaks) == 0 || v.breaks[len(v.breaks)-1] != len(v.text) {
+				v.breaks = append(v.breaks, len(v.text))
+			}
 			continue
 		}
-		for _, c := range b {
+		for _, c := range b[:nb] {
 			v.text = append(v.text, c)
 			v.from = append(v.from, i)
 			v.to = append(v.to, i+n)
 		}
 		i += n
 	}
+	v.folded, v.foldAt = make([]byte, 0, len(v.text)), make([]int, 0, len(v.text))
 	for i, c := range v.text {
 		switch {
 		case c == ' ' || c == '\t':
@@ -437,14 +573,17 @@ func newView(s string) *view {
 	return v
 }
 
-// decodeAt decodes the character at s[i]: its bytes, the length it takes
-// in s, and whether it is a line break (written, escaped as \n, \r or
-// \u000a, or CR LF either way).
-func decodeAt(s string, i int) (b []byte, n int, lineBreak bool) {
+// lineBreaks are the line breaks decodeAt knows, written and escaped.
+var lineBreaks = []string{"\r\n", `\r\n`, "\n", "\r", `\n`, `\r`, `\u000a`, `\u000A`, `\u000d`, `\u000D`}
+
+// decodeAt decodes the character at s[i]: its bytes (b[:nb]), the length
+// it takes in s, and whether it is a line break (written, escaped as \n,
+// \r or \u000a, or CR LF either way).
+func decodeAt(s string, i int) (b [utf8.UTFMax]byte, nb, n int, lineBreak bool) {
 	rest := s[i:]
-	for _, br := range []string{"\r\n", `\r\n`, "\n", "\r", `\n`, `\r`, `\u000a`, `\u000A`, `\u000d`, `\u000D`} {
+	for _, br := range lineBreaks {
 		if strings.HasPrefix(rest, br) {
-			return nil, len(br), true
+			return b, 0, len(br), true
 		}
 	}
 	c := s[i]
@@ -452,20 +591,39 @@ func decodeAt(s string, i int) (b []byte, n int, lineBreak bool) {
 	case c == '\\' && len(rest) > 1:
 		switch rest[1] {
 		case '"', '\\', '/':
-			return []byte{rest[1]}, 2, false
+			b[0] = rest[1]
+			return b, 1, 2, false
 		case 't':
-			return []byte{'\t'}, 2, false
+			b[0] = '\t'
+			return b, 1, 2, false
 		case 'u':
 			if r, n := decodeUnicodeEscape(rest); n > 0 {
-				return utf8.AppendRune(nil, r), n, false
+				return b, utf8.EncodeRune(b[:], r), n, false
 			}
 		}
 	case c == '%' && len(rest) > 2:
-		if b, err := hex.DecodeString(rest[1:3]); err == nil {
-			return b, 3, false
+		if h, ok := unhex(rest[1]); ok {
+			if l, ok := unhex(rest[2]); ok {
+				b[0] = h<<4 | l
+				return b, 1, 3, false
+			}
 		}
 	}
-	return []byte{c}, 1, false
+	b[0] = c
+	return b, 1, 1, false
+}
+
+// unhex returns the value of the hex digit c.
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
 }
 
 // decodeUnicodeEscape decodes \uXXXX, or a surrogate pair of them, at the

@@ -1,0 +1,48 @@
+package evalrun
+
+import (
+	"flag"
+	"fmt"
+	"regexp"
+
+	"github.com/tapeloop/tapeloop/replay"
+)
+
+// redactFlags are --redact-env and --redact, which record and eval share:
+// with them, newRedactor builds the one redaction policy every writer of
+// these commands uses (tapes, saved trials, reports, goldens, the expect
+// block of --new, what the command prints).
+type redactFlags struct {
+	env, patterns stringList
+}
+
+// addRedactFlags adds --redact-env and --redact to fs.
+func addRedactFlags(fs *flag.FlagSet) *redactFlags {
+	f := &redactFlags{}
+	fs.Var(&f.env, "redact-env", "also redact the value of this environment variable (repeatable, or comma-separated)")
+	fs.Var(&f.patterns, "redact", "also redact every match of this regular expression (repeatable)")
+	return f
+}
+
+// newRedactor returns the redactor of the policy: replay's defaults (the
+// providers' keys, every variable named like a secret, the key shapes) and
+// the flags'.
+func (f *redactFlags) newRedactor() (*replay.Redactor, error) {
+	var patterns []*regexp.Regexp
+	for _, p := range f.patterns {
+		re, err := regexp.Compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("--redact: %w", err)
+		}
+		patterns = append(patterns, re)
+	}
+	return replay.NewRedactor(&replay.RedactorOptions{ExtraEnv: f.env, Patterns: patterns}), nil
+}
+
+// redacting returns a copy of e whose stdout and stderr go through r, so
+// that nothing the command prints holds a secret.
+func (e *env) redacting(r *replay.Redactor) *env {
+	c := *e
+	c.stdout, c.stderr = r.Writer(e.stdout), r.Writer(e.stderr)
+	return &c
+}

@@ -1,0 +1,83 @@
+package replay
+
+import (
+	"encoding/hex"
+	"strings"
+	"testing"
+)
+
+// TestRedactShapeEndsAtLineBreak: a key shape stops at white space, so the
+// line after a key stays as it was (issue 21, item 6).
+func TestRedactShapeEndsAtLineBreak(t *testing.T) {
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	key := "sk-proj-" + strings.Repeat("Ab3_", 6)
+	for _, tc := range []struct{ in, want string }{
+		{"key " + key + "\nnext line stays", "key [REDACTED]\nnext line stays"},
+		{"key " + key + "\r\nnext line stays", "key [REDACTED]\r\nnext line stays"},
+		{`{"a":"key ` + key + `\nnext line stays"}`, `{"a":"key [REDACTED]\nnext line stays"}`},
+		{"Authorization: Bearer abc.def-123456\nnext", "Authorization: Bearer [REDACTED]\nnext"},
+	} {
+		if got := r.Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRedactJWTPEMAndURLPasswords: JWTs, PEM private key blocks and the
+// password of a URL's user info are secrets whatever their value.
+func TestRedactJWTPEMAndURLPasswords(t *testing.T) {
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0\n-----END RSA PRIVATE KEY-----"
+	for _, tc := range []struct{ name, in, want string }{
+		{"jwt", "token=" + jwt + " ok", "token=[REDACTED] ok"},
+		{"pem", "key:\n" + pem + "\nafter", "key:\n[REDACTED]\nafter"},
+		{"pem escaped in JSON", `{"k":"` + strings.ReplaceAll(pem, "\n", `\n`) + `\nafter"}`, `{"k":"[REDACTED]\nafter"}`},
+		{"pem without its end", "x " + pem[:60], "x [REDACTED]"},
+		{"url password", "clone https://bob:hunter2@git.example.com/r.git now", "clone https://bob:[REDACTED]@git.example.com/r.git now"},
+		{"url password in postgres", "postgres://app:s3cr3t-pw@db:5432/x", "postgres://app:[REDACTED]@db:5432/x"},
+		{"a url without a password stays", "https://bob@example.com/x and https://example.com:8080/a@b", "https://bob@example.com/x and https://example.com:8080/a@b"},
+		{"a public key stays", "-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----", "-----BEGIN PUBLIC KEY-----\nMFkwEwYH\n-----END PUBLIC KEY-----"},
+	} {
+		if got := r.Redact(tc.in); got != tc.want {
+			t.Errorf("%s: Redact(%q)\n got %q\nwant %q", tc.name, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRedactEightCharacterSecret: 8 characters is the shortest known value
+// redacted, raw, as hex and in upper case.
+func TestRedactEightCharacterSecret(t *testing.T) {
+	const v = "q7Wm2pZx"
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{"DB_PASSWORD"}, Getenv: func(string) string { return v }})
+	for _, in := range []string{v, hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))), strings.ToUpper(v), "pw=" + v + ";"} {
+		if got := r.Redact(in); strings.Contains(strings.ToLower(got), strings.ToLower(v)) || !strings.Contains(got, Redacted) {
+			t.Errorf("Redact(%q) = %q: the 8-character secret is left", in, got)
+		}
+	}
+	short := NewRedactor(&RedactorOptions{SecretEnv: []string{"DB_PASSWORD"}, Getenv: func(string) string { return "q7Wm2pZ" }})
+	if got := short.Redact("q7Wm2pZ"); got != "q7Wm2pZ" {
+		t.Errorf("a 7-character value is redacted: %q", got)
+	}
+}
+
+// TestRedactorPolicy: with SecretEnv nil, a Redactor redacts the default
+// variables, every variable whose name says it is secret, and ExtraEnv.
+func TestRedactorPolicy(t *testing.T) {
+	env := map[string]string{
+		"OPENAI_API_KEY":   "openai-value-1234",
+		"MY_DB_PASSWORD":   "password-value-1234",
+		"CI_DEPLOY_TOKEN":  "token-value-1234",
+		"PLAIN":            "plain-value-1234",
+		"SERVICE_CRED_RAW": "extra-value-1234",
+	}
+	var environ []string
+	for k, v := range env {
+		environ = append(environ, k+"="+v)
+	}
+	r := NewRedactor(&RedactorOptions{Environ: environ, ExtraEnv: []string{"SERVICE_CRED_RAW"}, Getenv: func(k string) string { return env[k] }})
+	got := r.Redact("a openai-value-1234 b password-value-1234 c token-value-1234 d extra-value-1234 e plain-value-1234")
+	if want := "a [REDACTED] b [REDACTED] c [REDACTED] d [REDACTED] e plain-value-1234"; got != want {
+		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}

@@ -1,0 +1,138 @@
+package replay
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// A tape is redacted when it is recorded, while the run that replays it may
+// still hold the secrets (the workspace has the key file, the tool reads
+// it). Before a Model compares a request with its recorded summary, it
+// applies the tape's redaction to the request: a text the tape holds with
+// Redacted in it matches a live text that is the same with any text in
+// place of each Redacted, and a tool result answering a call whose recorded
+// arguments were redacted (so the replay executed other arguments than the
+// recording did) matches whatever it holds. Every other byte is still
+// compared: replay stays closed.
+
+// MatchesRedacted reports whether actual is recorded with each Redacted of
+// recorded standing for some text (possibly none): what a text redacted
+// when it was written (a tape, a golden) may hold when it is made again
+// where the redaction knows less (an environment without the key).
+func MatchesRedacted(recorded, actual string) bool {
+	if !strings.Contains(recorded, Redacted) {
+		return recorded == actual
+	}
+	parts := strings.Split(recorded, Redacted)
+	if !strings.HasPrefix(actual, parts[0]) {
+		return false
+	}
+	rest := actual[len(parts[0]):]
+	for _, p := range parts[1 : len(parts)-1] {
+		i := strings.Index(rest, p)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(p):]
+	}
+	return strings.HasSuffix(rest, parts[len(parts)-1])
+}
+
+// redactedCalls returns the IDs of the tool calls of entries whose
+// recorded arguments hold Redacted; nil when there are none.
+func redactedCalls(entries []Entry) map[string]bool {
+	var ids map[string]bool
+	for _, e := range entries {
+		if e.Response == nil {
+			continue
+		}
+		for _, c := range e.Response.Message.ToolCalls {
+			if strings.Contains(c.Arguments, Redacted) {
+				if ids == nil {
+					ids = map[string]bool{}
+				}
+				ids[c.ID] = true
+			}
+		}
+	}
+	return ids
+}
+
+// applyRedaction returns req with each message text that the recorded
+// summary rec holds redacted, and that matches it, replaced by the
+// recorded text (see matchesRedacted and redactedCalls); req itself when
+// nothing is replaced. req is never changed.
+func applyRedaction(rec *RequestSummary, req *llm.Request, calls map[string]bool) *llm.Request {
+	var msgs []llm.Message // a copy of req.Messages, made on the first change
+	fix := func(i int, want *llm.Message) {
+		got := req.Messages[i]
+		if msgs != nil {
+			got = msgs[i]
+		}
+		fixed, changed := redactedMessage(*want, got, calls)
+		if !changed {
+			return
+		}
+		if msgs == nil {
+			msgs = slices.Clone(req.Messages)
+		}
+		msgs[i] = fixed
+	}
+	for i := range min(len(rec.Messages), len(req.Messages)) {
+		fix(i, &rec.Messages[i])
+	}
+	if rec.LastMessage != nil && len(req.Messages) > 0 {
+		fix(len(req.Messages)-1, rec.LastMessage)
+	}
+	if msgs == nil {
+		return req
+	}
+	out := *req
+	out.Messages = msgs
+	return &out
+}
+
+// redactedMessage returns got with the texts want holds redacted, and
+// that match, taken from want.
+func redactedMessage(want, got llm.Message, calls map[string]bool) (llm.Message, bool) {
+	changed := false
+	take := func(w string, g *string) {
+		if *g != w && strings.Contains(w, Redacted) && MatchesRedacted(w, *g) {
+			*g, changed = w, true
+		}
+	}
+	if got.Role == llm.RoleTool && want.Role == llm.RoleTool && got.ToolCallID == want.ToolCallID && calls[got.ToolCallID] && got.Content != want.Content {
+		got.Content, changed = want.Content, true
+	}
+	take(want.Content, &got.Content)
+	take(want.ToolCallID, &got.ToolCallID)
+	take(want.Name, &got.Name)
+	if len(want.ToolCalls) > 0 && len(want.ToolCalls) == len(got.ToolCalls) {
+		tc := slices.Clone(got.ToolCalls)
+		before := changed
+		changed = false
+		for j := range tc {
+			take(want.ToolCalls[j].ID, &tc[j].ID)
+			take(want.ToolCalls[j].Name, &tc[j].Name)
+			take(want.ToolCalls[j].Arguments, &tc[j].Arguments)
+		}
+		if changed {
+			got.ToolCalls = tc
+		}
+		changed = changed || before
+	}
+	return got, changed
+}
+
+// applyRedactionNew does for the messages a request added (see
+// RequestSummary.New), in place, what applyRedaction does for a request's
+// messages: each added message takes the recorded texts it matches.
+func applyRedactionNew(recorded, added []llm.Message, calls map[string]bool) {
+	for i := range min(len(recorded), len(added)) {
+		if fixed, changed := redactedMessage(recorded[i], added[i], calls); changed {
+			added[i] = fixed
+		}
+	}
+}

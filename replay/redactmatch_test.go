@@ -1,0 +1,68 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// TestReplayAppliesTheTapesRedaction: a request holding a secret the tape
+// recorded redacted matches it, as does the result of a call whose
+// recorded arguments were redacted; any other difference still diverges
+// (issue 21, item 5).
+func TestReplayAppliesTheTapesRedaction(t *testing.T) {
+	tape := &Tape{Entries: []Entry{
+		{Response: &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "write_file", Arguments: `{"content":"key [REDACTED]"}`})},
+			Request: &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "KEY=[REDACTED]\nnext", ToolCallID: "c0", Name: "read_file"}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("done")},
+			Request: &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "created out.txt (30 bytes)", ToolCallID: "c1", Name: "write_file"}}},
+	}}
+	req := func(content, id, name string) *llm.Request {
+		return &llm.Request{Messages: []llm.Message{llm.UserMessage("go"), llm.ToolMessage(id, name, content)}}
+	}
+	m := NewModel(tape, nil)
+	if _, err := m.Generate(context.Background(), req("KEY=sk-live-123456789\nnext", "c0", "read_file")); err != nil {
+		t.Fatalf("the redacted key did not match: %v", err)
+	}
+	if _, err := m.Generate(context.Background(), req("created out.txt (14 bytes)", "c1", "write_file")); err != nil {
+		t.Fatalf("the result of the redacted call did not match: %v", err)
+	}
+	for _, bad := range []*llm.Request{
+		req("KEY=sk-live-123456789\nother", "c0", "read_file"),
+		req("key=sk-live-123456789\nnext", "c0", "read_file"),
+		req("KEY=sk-live\nnext", "c9", "read_file"),
+	} {
+		m := NewModel(tape, nil)
+		if _, err := m.Generate(context.Background(), bad); !errors.Is(err, ErrDiverged) {
+			t.Errorf("request %q matched; want a divergence", bad.Messages[1].Content)
+		}
+	}
+	// A tool result for a call whose arguments were not redacted is compared.
+	plain := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")},
+		Request: &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "created out.txt (30 bytes)", ToolCallID: "c1", Name: "write_file"}}}}}
+	if _, err := NewModel(plain, nil).Generate(context.Background(), req("created out.txt (14 bytes)", "c1", "write_file")); !errors.Is(err, ErrDiverged) {
+		t.Errorf("an unredacted call's result was not compared: %v", err)
+	}
+}
+
+func TestMatchesRedacted(t *testing.T) {
+	for _, tc := range []struct {
+		rec, act string
+		want     bool
+	}{
+		{"a [REDACTED] b", "a xyz b", true},
+		{"a [REDACTED] b", "a  b", true},
+		{"[REDACTED]", "anything", true},
+		{"a [REDACTED] b [REDACTED] c", "a 1 b 2 b 3 c", true},
+		{"a [REDACTED] b", "a xyz c", false},
+		{"a [REDACTED] b", "x a xyz b", false},
+		{"plain", "plain", true},
+		{"plain", "plainer", false},
+	} {
+		if got := MatchesRedacted(tc.rec, tc.act); got != tc.want {
+			t.Errorf("MatchesRedacted(%q, %q) = %v, want %v", tc.rec, tc.act, got, tc.want)
+		}
+	}
+}

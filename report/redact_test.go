@@ -1,0 +1,33 @@
+package report
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// TestRedactStringsReachesEveryField: the transcript, failures, error and
+// tape of a trial, nested in slices, pointers and maps, are redacted.
+func TestRedactStringsReachesEveryField(t *testing.T) {
+	const secret = "SECRET"
+	r := &Eval{Scenarios: []EvalScenario{{Name: "s", TrialsDetail: []EvalTrial{{
+		Failures: []string{"want " + secret},
+		Error:    "401: key " + secret,
+		Tape: []EvalTapeEntry{{LastMessage: &llm.Message{Content: secret, ToolCalls: []llm.ToolCall{{Arguments: secret}}},
+			Response: &EvalResponse{Message: llm.Message{Content: secret}}, Error: secret}},
+		Transcript: &Transcript{Final: secret, TerminationError: secret, Turns: []Turn{{User: []string{secret}, Content: secret, Diff: secret}}},
+	}}}}}
+	RedactStrings(r, func(s string) string { return strings.ReplaceAll(s, secret, "[X]") })
+	tr := r.Scenarios[0].TrialsDetail[0]
+	for _, got := range []string{tr.Failures[0], tr.Error, tr.Tape[0].LastMessage.Content, tr.Tape[0].LastMessage.ToolCalls[0].Arguments,
+		tr.Tape[0].Response.Message.Content, tr.Tape[0].Error, tr.Transcript.Final, tr.Transcript.TerminationError,
+		tr.Transcript.Turns[0].User[0], tr.Transcript.Turns[0].Content, tr.Transcript.Turns[0].Diff} {
+		if strings.Contains(got, secret) || !strings.Contains(got, "[X]") {
+			t.Errorf("a field was not redacted: %q", got)
+		}
+	}
+	if r.Scenarios[0].Name != "s" {
+		t.Errorf("an unrelated field changed: %q", r.Scenarios[0].Name)
+	}
+}
