@@ -84,7 +84,7 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 	value = coerce(obj, e.schema.doc, "", &p.Coercions)
 	p.ArgumentsUnchanged = raw == call.Arguments && len(repairs) == 0 && len(p.Coercions) == 0 &&
 		strings.TrimSpace(raw) != ""
-	canonical, err := canonicalJSON(value)
+	canonical, err := json.Marshal(value)
 	if err != nil {
 		p.Result = Failf(KindValidation, "the arguments of %s cannot be encoded: %v", call.Name, err)
 		return p

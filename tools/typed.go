@@ -46,7 +46,7 @@ func New[In any](spec Spec, fn func(ctx context.Context, in In) (*Result, error)
 	if _, err := compileParameters(spec.Name, spec.Parameters); err != nil {
 		return nil, err
 	}
-	return &typedTool[In]{spec: spec, fn: fn, fields: directFields(reflect.TypeFor[In]())}, nil
+	return &typedTool[In]{spec: spec, fn: fn}, nil
 }
 
 // MustNew is New for tools known to be valid; it panics with the reason
@@ -62,19 +62,14 @@ func MustNew[In any](spec Spec, fn func(ctx context.Context, in In) (*Result, er
 type typedTool[In any] struct {
 	spec Spec
 	fn   func(ctx context.Context, in In) (*Result, error)
-	// fields are In's JSON names that decodeKnown may decode; nil: none.
-	fields map[string]bool
 }
 
 func (t *typedTool[In]) Spec() Spec { return t.spec }
 
 func (t *typedTool[In]) Execute(ctx context.Context, call Call) (*Result, error) {
 	var in In
-	if !decodeKnown(call.Arguments, t.fields, &in) {
-		in = *new(In)
-		if err := call.Decode(&in); err != nil {
-			return ValidationFailure(err.Error(), "send arguments that match the tool's schema"), nil
-		}
+	if err := call.Decode(&in); err != nil {
+		return ValidationFailure(err.Error(), "send arguments that match the tool's schema"), nil
 	}
 	return t.fn(ctx, in)
 }

@@ -9,6 +9,7 @@ package jsoncoerce
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -182,9 +183,6 @@ func (o *Options) decode(text string) (any, bool) {
 // Decode decodes exactly one JSON value, numbers as json.Number; trailing
 // data is an error.
 func Decode(text string) (any, error) {
-	if v, ok := decodeFast(text); ok {
-		return v, nil
-	}
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -222,4 +220,24 @@ func appendTypes(dst []string, s map[string]any) []string {
 // EscapePointer escapes a key for use as a JSON pointer segment.
 func EscapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
+}
+
+// TypeName names the JSON type of a decoded value for a message: "null",
+// "a boolean", "a number", "a string", "an array", "an object".
+func TypeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case json.Number, float64, float32, int, int64:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
 }
