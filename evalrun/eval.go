@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"regexp"
 	"strconv"
@@ -12,7 +13,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/eval"
-	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -48,8 +49,8 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	fs.Var(&models, "model", "a model to evaluate, PROVIDER/MODEL (repeatable, or comma-separated)")
 	trials := fs.Int("trials", eval.DefaultTrials, "trials per scenario and model")
 	parallel := fs.Int("parallel", eval.DefaultParallel, "trials running at once, over all models")
-	jsonFile := fs.String("json", "", "write the JSON report (format "+report.EvalFormat+") to this file")
-	out := addOutputFlags(fs, true)
+	out := addOutputFlags(fs, true, report.EvalFormat)
+	baseURL := fs.String("base-url", "", "the provider's API root, for every model (default: its environment variable, such as OPENAI_BASE_URL, then its default)")
 	saveDir := fs.String("save-trials", "", "write every trial as a replayable scenario, with its golden, under this folder")
 	saveFailed := fs.Bool("save-trials-failed", false, "with --save-trials, write only the trials that failed")
 	minPass := fs.String("min-pass", "", "the pass rate (0..1) every model must reach (default: every trial must pass)")
@@ -89,6 +90,11 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	}
 	opts := &eval.Options{Models: models, Tools: e.tools, Trials: *trials, Parallel: *parallel, RetryErrors: *retryErrors, MaxCost: *maxCost,
 		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red}
+	if *baseURL != "" {
+		opts.OpenHTTP = func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {
+			return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: *baseURL, HTTPClient: client})
+		}
+	}
 	if *minPass != "" {
 		x, err := strconv.ParseFloat(*minPass, 64)
 		if err != nil || x < 0 || x > 1 {
@@ -153,7 +159,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "evalrun eval: shard %s holds no selected scenario\n", shard)
 		r := &report.Eval{Format: report.EvalFormat, Shard: shard, Models: []report.EvalModel{}, Scenarios: []report.EvalScenario{}}
 		r.Summary.OK = true
-		return writeEvalOutputs(e, *jsonFile, out, r)
+		return out.write(e, "eval", r)
 	}
 	if len(scenarios) == 0 {
 		return fail("no scenario matches")
@@ -189,8 +195,10 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if err := eval.WriteText(e.stdout, r); err != nil {
-		return fail("writing the results: %v", err)
+	if !out.toStdout() {
+		if err := eval.WriteText(e.stdout, r); err != nil {
+			return fail("writing the results: %v", err)
+		}
 	}
 	switch r.Summary.Stopped {
 	case report.StoppedMaxCost:
@@ -199,7 +207,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "evalrun eval: interrupted; %d trials not run (resume with --resume and the --json report)\n", r.Summary.NotRun)
 	}
 	r.Shard = shard
-	if code := writeEvalOutputs(e, *jsonFile, out, r); code != exitOK {
+	if code := out.write(e, "eval", r); code != exitOK {
 		return code
 	}
 	if saveErrors > 0 {
@@ -210,17 +218,6 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
-}
-
-// writeEvalOutputs writes --json, --junit and --html.
-func writeEvalOutputs(e *env, jsonFile string, out *outputFlags, r *report.Eval) int {
-	if jsonFile != "" {
-		if err := writeEvalJSON(jsonFile, r); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun eval: --json: %v\n", err)
-			return exitUsage
-		}
-	}
-	return out.write(e, "eval", r)
 }
 
 // loadConfig reads prices and limits from path, or from defaultConfig when
@@ -284,19 +281,6 @@ func applyLimits(rpms, tpms []string, models []string, limits map[string]eval.Li
 		}
 	}
 	return nil
-}
-
-// writeEvalJSON writes the report atomically.
-func writeEvalJSON(path string, r *report.Eval) error {
-	p, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	defer p.Cleanup()
-	if err := report.WriteEval(p, r); err != nil {
-		return err
-	}
-	return p.Commit()
 }
 
 // repeated is a repeatable flag whose values may contain commas.

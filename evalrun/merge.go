@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/eval"
-	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/report"
 )
 
@@ -13,7 +12,7 @@ func init() {
 	register(&command{name: "merge", summary: "combine the JSON results of shards into one", run: runMerge})
 }
 
-const mergeDoc = `Combines the JSON results of the shards of one run (replay --shard i/n --json,
+const mergeDoc = `Combines the JSON results of the shards of one run (replay --shard i/n --json FILE,
 or eval --shard i/n --json FILE) into the result of the whole suite,
 recomputing every count and statistic from the per-scenario and per-trial
 records. Refuses a missing shard, a shard given twice, shards of
@@ -22,13 +21,15 @@ has a failure.`
 
 func runMerge(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "merge", "evalrun merge A.json B.json ... --json ALL.json [--html ALL.html] [--junit ALL.xml]", mergeDoc)
-	jsonPath := fs.String("json", "", "write the merged result to this file")
-	out := addOutputFlags(fs, false)
+	out := addOutputFlags(fs, false, report.ReplayFormat+" or "+report.EvalFormat+", as the shards")
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
 	}
-	if len(args) == 0 || (*jsonPath == "" && out.html == "" && out.junit == "") {
+	if code := out.check(e, "merge"); code != exitOK {
+		return code
+	}
+	if len(args) == 0 || !out.any() {
 		fmt.Fprintln(e.stderr, "evalrun merge: want shard results and at least one of --json, --html, --junit")
 		fs.Usage()
 		return exitUsage
@@ -39,7 +40,7 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	if _, ok := first.(*report.Eval); ok {
-		return mergeEval(e, args, *jsonPath, out)
+		return mergeEval(e, args, out)
 	}
 	parts := make([]*report.Replay, len(args))
 	for i, path := range args {
@@ -55,17 +56,11 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "evalrun merge: %v\n", err)
 		return exitUsage
 	}
-	if *jsonPath != "" {
-		if err := atomicfile.Write(*jsonPath, merged.WriteJSON); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun merge: --json: %v\n", err)
-			return exitUsage
-		}
-	}
 	if code := out.write(e, "merge", merged); code != exitOK {
 		return code
 	}
 	s := merged.Summary
-	fmt.Fprintf(e.stdout, "merged %s: %d passed, %d failed\n", shardsCount(len(parts)), s.Passed, s.Failed)
+	fmt.Fprintf(out.textOut(e), "merged %s: %d passed, %d failed\n", shardsCount(len(parts)), s.Passed, s.Failed)
 	if s.Failed > 0 {
 		return exitFailed
 	}
@@ -73,7 +68,7 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 }
 
 // mergeEval merges the eval reports of shards.
-func mergeEval(e *env, args []string, jsonPath string, out *outputFlags) int {
+func mergeEval(e *env, args []string, out *outputFlags) int {
 	parts := make([]*report.Eval, len(args))
 	for i, path := range args {
 		r, err := report.Read(path)
@@ -93,11 +88,11 @@ func mergeEval(e *env, args []string, jsonPath string, out *outputFlags) int {
 		fmt.Fprintf(e.stderr, "evalrun merge: %v\n", err)
 		return exitUsage
 	}
-	if code := writeEvalOutputs(e, jsonPath, out, merged); code != exitOK {
+	if code := out.write(e, "merge", merged); code != exitOK {
 		return code
 	}
 	s := merged.Summary
-	fmt.Fprintf(e.stdout, "merged %s: %d trials passed, %d failed, %d errors\n", shardsCount(len(parts)), s.Passed, s.Failed, s.Errors)
+	fmt.Fprintf(out.textOut(e), "merged %s: %d trials passed, %d failed, %d errors\n", shardsCount(len(parts)), s.Passed, s.Failed, s.Errors)
 	if !s.OK {
 		return exitFailed
 	}

@@ -5,27 +5,87 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-// outputFlags are the report files replay, eval and merge can write beside
-// their main output, and the shard flag of the commands that run scenarios.
+// outputFlags are the report files replay, eval, merge and report write
+// (--json, --junit, --html; "-" is standard output), and the shard flag of
+// the commands that run scenarios.
 type outputFlags struct {
-	junit, html, shard string
+	json, junit, html, shard string
 }
 
-// addOutputFlags adds --junit and --html, and --shard when sharded is set.
-func addOutputFlags(fs *flag.FlagSet, sharded bool) *outputFlags {
+// addOutputFlags adds --json, --junit and --html, and --shard when sharded
+// is set. jsonFormat names the JSON document --json writes.
+func addOutputFlags(fs *flag.FlagSet, sharded bool, jsonFormat string) *outputFlags {
 	o := &outputFlags{}
-	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file")
-	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML report to this file")
+	fs.StringVar(&o.json, "json", "", "write the result as JSON ("+jsonFormat+") to this `FILE` (- for standard output, instead of the text)")
+	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file (- for standard output)")
+	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML report to this file (- for standard output)")
 	if sharded {
 		addShardFlag(fs, &o.shard)
 	}
 	return o
+}
+
+// check refuses two outputs sent to standard output.
+func (o *outputFlags) check(e *env, cmd string) int {
+	n := 0
+	for _, p := range []string{o.json, o.junit, o.html} {
+		if p == "-" {
+			n++
+		}
+	}
+	if n > 1 {
+		fmt.Fprintf(e.stderr, "evalrun %s: only one of --json, --junit and --html may be - (standard output)\n", cmd)
+		return exitUsage
+	}
+	return exitOK
+}
+
+// toStdout reports whether an output takes standard output, in place of
+// the command's text results.
+func (o *outputFlags) toStdout() bool {
+	return o.json == "-" || o.junit == "-" || o.html == "-"
+}
+
+// textOut is where a command's text results go: standard output, or
+// standard error when an output took standard output.
+func (o *outputFlags) textOut(e *env) io.Writer {
+	if o.toStdout() {
+		return e.stderr
+	}
+	return e.stdout
+}
+
+// any reports whether an output was asked for.
+func (o *outputFlags) any() bool { return o.json != "" || o.junit != "" || o.html != "" }
+
+// jsonSwitch keeps replay's old --json switch working: a --json not
+// followed by "-" or a name ending in .json means standard output, as it
+// did when --json took no value. Other arguments are returned as they were.
+func jsonSwitch(args []string) []string {
+	out := make([]string, 0, len(args))
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return append(out, args[i:]...)
+		}
+		if a == "--json" || a == "-json" {
+			if i+1 < len(args) && (args[i+1] == "-" || strings.HasSuffix(args[i+1], ".json")) {
+				out = append(out, a, args[i+1])
+				i++
+				continue
+			}
+			a = "--json=-"
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // addShardFlag adds --shard, stored in p.
@@ -56,27 +116,38 @@ func parseShard(e *env, cmd, flagValue string) (*report.Shard, int) {
 	return s, exitOK
 }
 
-// renderer is a result that can be written as JUnit and HTML.
+// renderer is a result that can be written as JSON, JUnit and HTML.
 type renderer interface {
+	WriteJSON(io.Writer) error
 	WriteJUnit(io.Writer) error
 	WriteHTML(io.Writer) error
 }
 
-// write writes the --junit and --html files, atomically.
+// write writes the --json, --junit and --html outputs: a file atomically,
+// or standard output for "-".
 func (o *outputFlags) write(e *env, cmd string, r renderer) int {
 	for _, f := range []struct {
 		flag, path string
 		write      func(io.Writer) error
-	}{{"--junit", o.junit, r.WriteJUnit}, {"--html", o.html, r.WriteHTML}} {
-		if f.path == "" {
-			continue
-		}
-		if err := atomicfile.Write(f.path, f.write); err != nil {
+	}{{"--json", o.json, r.WriteJSON}, {"--junit", o.junit, r.WriteJUnit}, {"--html", o.html, r.WriteHTML}} {
+		if err := writeOutput(e, f.path, f.write); err != nil {
 			fmt.Fprintf(e.stderr, "evalrun %s: %s: %v\n", cmd, f.flag, err)
 			return exitUsage
 		}
 	}
 	return exitOK
+}
+
+// writeOutput writes one output: nothing for "", standard output for "-",
+// else the file, atomically.
+func writeOutput(e *env, path string, write func(io.Writer) error) error {
+	switch path {
+	case "":
+		return nil
+	case "-":
+		return write(e.stdout)
+	}
+	return atomicfile.Write(path, write)
 }
 
 // shardTargets keeps the targets in the shard: by scenario name, or by path

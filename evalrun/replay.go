@@ -44,11 +44,13 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	force := fs.Bool("force", false, "with --update, bless scenarios whose expectations fail (exit 0); a run that diverges from its tape still fails")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "replay this many scenarios at once")
 	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
-	asJSON := fs.Bool("json", false, "print the result as JSON ("+report.ReplayFormat+") instead of text")
-	out := addOutputFlags(fs, true)
+	out := addOutputFlags(fs, true, report.ReplayFormat)
 	prune := fs.Bool("prune", false, "delete golden files that no scenario refers to (orphans), instead of failing on them")
-	args, code, ok := parseFlags(e, fs, args)
+	args, code, ok := parseFlags(e, fs, jsonSwitch(args))
 	if !ok {
+		return code
+	}
+	if code := out.check(e, "replay"); code != exitOK {
 		return code
 	}
 	if *force && !*update {
@@ -133,12 +135,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		results[i] = report.FromVerdict(r.Verdict, r.elapsed)
 	}
 	rep := report.NewReplay(results, shard)
-	if *asJSON {
-		if err := rep.WriteJSON(e.stdout); err != nil {
-			fmt.Fprintf(e.stderr, "evalrun replay: --json: %v\n", err)
-			return exitUsage
-		}
-	} else {
+	if !out.toStdout() {
 		writeText(e, selected)
 	}
 	if code := out.write(e, "replay", rep); code != exitOK {

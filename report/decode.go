@@ -88,6 +88,7 @@ func position(data []byte, offset int64) (line, col int) {
 // Result is a result of any format of the family that the HTML and JUnit
 // renderers take: a *Replay or an *Eval.
 type Result interface {
+	WriteJSON(io.Writer) error
 	WriteHTML(io.Writer) error
 	WriteJUnit(io.Writer) error
 }

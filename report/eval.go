@@ -316,6 +316,9 @@ type EvalComparison struct {
 	Better string `json:"better,omitempty"`
 }
 
+// WriteJSON writes e as WriteEval does.
+func (e *Eval) WriteJSON(w io.Writer) error { return WriteEval(w, e) }
+
 // ReadEval decodes an eval report from r and checks its format. Errors about
 // the content wrap ErrEvalFormat; unknown fields are allowed (a later minor
 // addition).
