@@ -28,10 +28,14 @@ const (
 	ReasonCancelled Reason = "cancelled"
 	// ReasonHookError: a hook panicked.
 	ReasonHookError Reason = "hook_error"
+	// ReasonAgentError: an agent that is not this loop, run through package
+	// bridge, returned an error without its last model call failing. This
+	// loop never ends with it.
+	ReasonAgentError Reason = "agent_error"
 )
 
 // Reasons lists every termination reason.
-var Reasons = []Reason{ReasonFinalText, ReasonLoopBreaking, ReasonAllTerminate, ReasonMaxIterations, ReasonModelError, ReasonCancelled, ReasonHookError, ReasonStructuredAnswer}
+var Reasons = []Reason{ReasonFinalText, ReasonLoopBreaking, ReasonAllTerminate, ReasonMaxIterations, ReasonModelError, ReasonCancelled, ReasonHookError, ReasonStructuredAnswer, ReasonAgentError}
 
 // Errors a run can end with; Run returns them wrapped, alongside the run.
 var (

@@ -43,7 +43,23 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 	if opts == nil {
 		opts = &TestOptions{}
 	}
-	update := opts.Update || updateFlag()
+	update := opts.Update || UpdateFlag()
+	Suite(t, dir, func(t *testing.T, s *scenario.Scenario) *Verdict {
+		if s.Setup.Agent != nil {
+			t.Skipf("%s: a bridged scenario (setup.agent go: %s); bridge.Test runs it", s.Path, s.Setup.Agent.Go)
+		}
+		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools})
+	})
+}
+
+// Suite is Test with your own way of verifying a scenario (package bridge
+// runs bridged ones with it): every scenario under dir is a subtest of t,
+// named by the scenario's name, that fails with its load error, verify's
+// Err, or each of the verdict's failures; verify may skip the subtest. A
+// YAML file that is not a scenario is a skipped subtest, and t fails for
+// each orphan golden file.
+func Suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scenario) *Verdict) {
+	t.Helper()
 	paths, err := scenario.Discover(dir)
 	if err != nil {
 		t.Fatalf("finding the scenarios in %s: %v", dir, err)
@@ -64,7 +80,7 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 			case loadErr != nil:
 				t.Fatal(loadErr)
 			}
-			v := VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools})
+			v := verify(t, s)
 			if v.Err != nil {
 				t.Fatal(v.Err)
 			}
@@ -88,9 +104,9 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 	}
 }
 
-// updateFlag reports whether the test binary has a set boolean flag named
-// "update".
-func updateFlag() bool {
+// UpdateFlag reports whether the test binary has a set boolean flag named
+// "update" (go test -update): what Test and bridge.Test rewrite goldens on.
+func UpdateFlag() bool {
 	f := flag.Lookup("update")
 	if f == nil {
 		return false

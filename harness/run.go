@@ -64,6 +64,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if opts == nil {
 		opts = &RunOptions{}
 	}
+	if a := s.Setup.Agent; a != nil {
+		return nil, scenario.Errorf("%s:%d: %w: run it with bridge.Test, or register agent %q with evalrun", s.Path, a.Line, scenario.ErrBridged, a.Go)
+	}
 	clk := opts.Clock
 	if clk == nil {
 		clk = clock.NewVirtual(clock.Epoch)
@@ -226,9 +229,10 @@ func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
 	return co
 }
 
-// buildWorkspace makes the scenario's in-memory workspace: the from tree, then
-// the files.
-func buildWorkspace(s *scenario.Scenario) (workspace.FS, error) {
+// Workspace makes the scenario's workspace in memory, as a run starts from
+// it: the setup.workspace.from tree, then the files. Errors name the file,
+// line and key.
+func Workspace(s *scenario.Scenario) (workspace.FS, error) {
 	ws := workspace.NewMemory()
 	if w := &s.Setup.Workspace; w.From != "" {
 		if err := copySeedTree(ws, w); err != nil {
@@ -328,7 +332,7 @@ func setUp(s *scenario.Scenario, env *toolkit.Env, opts *RunOptions) (workspace.
 	if err := checkFactories(opts.Tools); err != nil {
 		return nil, nil, err
 	}
-	ws, err := buildWorkspace(s)
+	ws, err := Workspace(s)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -72,14 +72,24 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
-	path := s.Path
-	v := &Verdict{Path: path, Name: s.Name, Golden: scenario.GoldenPath(path), Scenario: s}
 	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
 	if err != nil {
-		v.Err = err
-		return v
+		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
-	v.Outcome = o
+	return Judge(s, o, opts)
+}
+
+// Judge checks an outcome of s, however it was run (Run, or package bridge
+// for a bridged scenario): a divergence from the tape, what the run left
+// unused, the golden file (rewritten instead under opts.Update, unless the
+// run diverged) and the expect block. Only opts.Update and opts.Force are
+// used; a nil opts is the zero value.
+func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
+	if opts == nil {
+		opts = &VerifyOptions{}
+	}
+	path := s.Path
+	v := &Verdict{Path: path, Name: s.Name, Golden: scenario.GoldenPath(path), Scenario: s, Outcome: o}
 	if o.Diverged {
 		v.Failures = append(v.Failures, fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error))
 	}

@@ -96,6 +96,10 @@ type Setup struct {
 	// Tools, so an MCP tool replaces a stand-in of the same name); a replay
 	// connects to none. Nil means none.
 	MCP []MCPSetup
+	// Agent, when set, makes the scenario bridged: the user's own agent
+	// runs it through package bridge (setup.agent); nil means tapeloop's
+	// loop runs it.
+	Agent *AgentSetup
 }
 
 // WorkspaceSetup seeds the workspace: a tree copied first, then files.
@@ -208,7 +212,7 @@ type FileExpect struct {
 
 var (
 	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "offered", "tape", "expect", "faults"}
-	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp"}
+	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp", "agent"}
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
@@ -356,6 +360,11 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 			return nil, err
 		}
 	}
+	if s.Setup.Agent != nil {
+		if err := checkBridged(d, nodes); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -386,6 +395,10 @@ func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, file string) error {
 		case "mcp":
 			var err error
 			s.MCP, err = decodeMCP(d, v)
+			return err
+		case "agent":
+			var err error
+			s.Agent, err = decodeAgent(d, v)
 			return err
 		}
 		return nil

@@ -1,0 +1,168 @@
+package bridge_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+const notesScenario = `format: tapeloop/v1
+description: The notes agent appends a line to a file.
+setup:
+  agent: {go: notes}
+  workspace:
+    files:
+      notes.txt: "hello\n"
+input:
+  - {role: user, content: "Append world to notes.txt."}
+tape: []
+expect:
+  termination: final_text
+  iterations: 3
+  tool_calls: [read_file, write_file]
+  calls:
+    match: in_order
+    list:
+      - {name: write_file, arguments: {path: notes.txt, content: "hello\nworld\n"}}
+  said:
+    - {contains: "hello and world"}
+  final: {contains: "hello and world"}
+  files:
+    notes.txt: "hello\nworld\n"
+`
+
+// notesScript is what the live model answers the notes agent.
+func notesScript(first ...any) llm.Model {
+	return script(append(first,
+		call("call_1", "read_file", `{"path":"notes.txt"}`),
+		call("call_2", "write_file", `{"path":"notes.txt","content":"hello\nworld\n"}`),
+		text("Done: notes.txt now says hello and world."))...)
+}
+
+// record writes the scenario text into a scenarios folder, records it with
+// agent against model, writes the tape in place, and returns the path.
+func record(t *testing.T, text string, agent bridge.Agent, model llm.Model) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "notes.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := load(t, path)
+	o, tape, err := bridge.Record(t.Context(), s, agent, model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" && o.Termination != "model_error" {
+		t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+	}
+	if err := bridge.WriteRecording(path, tape); err != nil {
+		t.Fatal(err)
+	}
+	if testing.Verbose() {
+		b, _ := os.ReadFile(path)
+		t.Logf("recorded %s:\n%s", path, b)
+	}
+	return path
+}
+
+func load(t *testing.T, path string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.Load(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func verify(t *testing.T, path string, agent bridge.Agent, update bool) *harness.Verdict {
+	t.Helper()
+	v := bridge.Verify(t.Context(), load(t, path), agent, &bridge.VerifyOptions{Update: update})
+	if v.Err != nil {
+		t.Fatal(v.Err)
+	}
+	return v
+}
+
+// TestRecordReplayFailClosed records the hand-written agent against a
+// scripted model, replays it with the model gone (golden and expectations
+// pass), and then fails closed when the agent changes what the model sees:
+// its system prompt, a tool's description, or when it stops early.
+func TestRecordReplayFailClosed(t *testing.T) {
+	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
+	if v := verify(t, path, newNotesAgent().agentFunc(), true); !v.Passed() {
+		t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+	golden, err := os.ReadFile(scenario.GoldenPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"termination: final_text",
+		"iterations: 3",
+		"arguments: '{\"path\":\"notes.txt\"}'",
+		"result: |\n          hello\n",
+		"result: wrote 12 bytes",
+		"+world",
+		"final: 'Done: notes.txt now says hello and world.'",
+		"notes.txt: |\n    hello\n    world\n",
+	} {
+		if !strings.Contains(string(golden), want) {
+			t.Errorf("the golden does not hold %q:\n%s", want, golden)
+		}
+	}
+	if v := verify(t, path, newNotesAgent().agentFunc(), false); !v.Passed() {
+		t.Errorf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+
+	t.Run("system prompt changed", func(t *testing.T) {
+		a := newNotesAgent()
+		a.system = "You keep notes in files. Be brief."
+		failsClosed(t, verify(t, path, a.agentFunc(), false), "notes.yaml:", "Be brief.")
+	})
+	t.Run("tool description changed", func(t *testing.T) {
+		a := newNotesAgent()
+		a.readDesc = "Read a text file."
+		failsClosed(t, verify(t, path, a.agentFunc(), false), "notes.yaml:", "read_file")
+	})
+	t.Run("the agent stops early", func(t *testing.T) {
+		stop := func(ctx context.Context, r *bridge.Run) error {
+			_, err := r.HTTPClient.Post(r.OpenAIBaseURL+"/chat/completions", "application/json", strings.NewReader(`{"model":"m","messages":[]}`))
+			return err
+		}
+		v := verify(t, path, stop, false)
+		if v.Passed() {
+			t.Fatal("a run that left the tape passed")
+		}
+	})
+}
+
+func failsClosed(t *testing.T, v *harness.Verdict, wants ...string) {
+	t.Helper()
+	if v.Passed() || !v.Outcome.Diverged {
+		t.Fatalf("passed %v, diverged %v; want a failure", v.Passed(), v.Outcome.Diverged)
+	}
+	all := strings.Join(v.Failures, "\n")
+	if testing.Verbose() {
+		t.Log(all)
+	}
+	for _, w := range wants {
+		if !strings.Contains(all, w) {
+			t.Errorf("the failures do not say %q:\n%s", w, all)
+		}
+	}
+}

@@ -1,0 +1,80 @@
+package bridge
+
+import (
+	"context"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// TestOptions configures Test. A nil *TestOptions is the zero value.
+type TestOptions struct {
+	// Update rewrites the golden files instead of comparing with them, as
+	// harness.TestOptions.Update does (go test -update works the same way).
+	Update bool
+	// Agent, when set, runs only the scenarios whose setup.agent.go names
+	// it (the others are skipped subtests); empty runs every bridged
+	// scenario.
+	Agent string
+	// Wire configures how answers are encoded; nil means wire's defaults.
+	Wire *wire.Options
+}
+
+// Test replays every bridged scenario under dir with agent, each as a
+// subtest of t named by the scenario's name, and checks it as harness.Test
+// does: a divergence from the tape, unused tape entries, the golden, each
+// expectation. Native scenarios (no setup.agent) are skipped subtests:
+// harness.Test runs them. The agent's *testing.T is the subtest's; a
+// workspace directory is made for each run and removed after it.
+//
+//	var _ = flag.Bool("update", false, "rewrite the golden files")
+//
+//	func TestMyAgent(t *testing.T) {
+//		bridge.Test(t, "scenarios", func(t *testing.T, r *bridge.Run) error {
+//			answer, err := myagent.Run(t.Context(), r.HTTPClient, r.OpenAIBaseURL, r.Dir, r.Input)
+//			r.Final(answer)
+//			return err
+//		}, nil)
+//	}
+func Test(t *testing.T, dir string, agent func(t *testing.T, r *Run) error, opts *TestOptions) {
+	t.Helper()
+	if opts == nil {
+		opts = &TestOptions{}
+	}
+	update := opts.Update || harness.UpdateFlag()
+	harness.Suite(t, dir, func(t *testing.T, s *scenario.Scenario) *harness.Verdict {
+		switch a := s.Setup.Agent; {
+		case a == nil:
+			t.Skipf("%s: a native scenario (no setup.agent); harness.Test runs it", s.Path)
+		case opts.Agent != "" && a.Go != opts.Agent:
+			t.Skipf("%s: the scenario is for agent %q, this test runs %q", s.Path, a.Go, opts.Agent)
+		}
+		run := func(ctx context.Context, r *Run) error { return agent(t, r) }
+		return Verify(t.Context(), s, run, &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir()})
+	})
+}
+
+// VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
+type VerifyOptions struct {
+	// Update rewrites the golden instead of comparing with it.
+	Update bool
+	// Dir is the empty workspace directory; "" means a temporary one.
+	Dir string
+	// Wire configures how answers are encoded; nil means wire's defaults.
+	Wire *wire.Options
+}
+
+// Verify replays the bridged scenario s with agent and judges the outcome
+// as harness.VerifyScenario does a native run's (harness.Judge).
+func Verify(ctx context.Context, s *scenario.Scenario, agent Agent, opts *VerifyOptions) *harness.Verdict {
+	if opts == nil {
+		opts = &VerifyOptions{}
+	}
+	o, err := RunScenario(ctx, s, agent, &RunOptions{Dir: opts.Dir, Wire: opts.Wire})
+	if err != nil {
+		return &harness.Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
+	}
+	return harness.Judge(s, o, &harness.VerifyOptions{Update: opts.Update})
+}

@@ -1,0 +1,61 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/internal/regularfile"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// RecordOptions configures Record. A nil *RecordOptions is the zero value.
+type RecordOptions struct {
+	// Recorder configures the recording (its redactor above all); nil
+	// means replay's defaults, which redact the known secrets.
+	Recorder *replay.RecorderOptions
+	// Run configures the run; its Model is replaced by the recorder.
+	Run *RunOptions
+}
+
+// Record runs agent on the bridged scenario s with model (a live one)
+// answering its calls through a replay.Recorder, and returns the outcome
+// and the tape recorded: what the model saw, redacted, and each answer or
+// provider error. WriteRecording puts the tape into the scenario's file.
+func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Model, opts *RecordOptions) (*harness.Outcome, *replay.Tape, error) {
+	if opts == nil {
+		opts = &RecordOptions{}
+	}
+	rec := replay.NewRecorder(model, opts.Recorder)
+	var ro RunOptions
+	if opts.Run != nil {
+		ro = *opts.Run
+	}
+	ro.Model = rec
+	o, err := RunScenario(ctx, s, agent, &ro)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, rec.Tape(), nil
+}
+
+// WriteRecording replaces the tape (and the offered block, when the tape
+// has one) of the scenario file at path with tape's, in place (comments,
+// key order and the rest of the file kept), atomically.
+func WriteRecording(path string, tape *replay.Tape) error {
+	src, err := regularfile.Read(path, scenario.MaxScenarioSize)
+	if err != nil {
+		return err
+	}
+	out, err := scenario.SetTape(src, path, tape.Entries)
+	if err == nil && tape.Offered != nil {
+		out, err = scenario.SetValue(out, path, []string{"offered"}, replay.EncodeOffered(tape.Offered))
+	}
+	if err != nil {
+		return fmt.Errorf("writing the recording: %w", err)
+	}
+	return atomicfile.WriteFile(path, out)
+}

@@ -1,0 +1,200 @@
+package bridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"sync"
+
+	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/workspace"
+)
+
+// Agent runs your agent on one scenario: it points its model client at r
+// (HTTPClient and a base URL), starts from r.Input in the directory r.Dir,
+// reports its final answer with r.Final (and any end state with r.State),
+// and returns nil, or the error it ended with.
+type Agent func(ctx context.Context, r *Run) error
+
+// Run is what an Agent gets: where its model is, what to start from and
+// where to work. Its methods are safe for concurrent use.
+type Run struct {
+	// Scenario is the scenario being run.
+	Scenario *scenario.Scenario
+	// HTTPClient answers the agent's model calls in process, in either wire
+	// format, from the tape (or, recording, from a live model).
+	HTTPClient *http.Client
+	// Handler is the same server as an http.Handler, to serve on a
+	// listener for an agent that must dial one.
+	Handler http.Handler
+	// OpenAIBaseURL and AnthropicBaseURL are the roots to give the clients
+	// (with HTTPClient); APIKey a key for clients that insist on one.
+	OpenAIBaseURL, AnthropicBaseURL, APIKey string
+	// Input is the scenario's input: the messages the agent starts from
+	// (system prompt, user message).
+	Input []llm.Message
+	// Dir is the workspace: a directory seeded from setup.workspace. Its
+	// files at the end are the golden's workspace, and its changes between
+	// model calls are each turn's diff.
+	Dir string
+
+	mu    sync.Mutex
+	final *string
+	state map[string]any
+}
+
+// Final reports the agent's final answer: the golden's final and what
+// expect.final checks. Unreported, the final text is the model's last
+// answer.
+func (r *Run) Final(text string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.final = &text
+}
+
+// State reports one part of the end state of the agent's world, under key:
+// the golden's state.KEY and what expect.state checks. v must encode as
+// JSON.
+func (r *Run) State(key string, v any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.state == nil {
+		r.state = map[string]any{}
+	}
+	r.state[key] = v
+}
+
+// RunOptions configures RunScenario. A nil *RunOptions is the zero value.
+type RunOptions struct {
+	// Model answers the agent's model calls instead of the tape (a live
+	// run: recording, evaluation); nil replays the tape, failing closed.
+	Model llm.Model
+	// Dir is the workspace directory, which must be empty; "" means a new
+	// temporary directory, removed afterwards.
+	Dir string
+	// Wire configures how answers are encoded; nil means wire's defaults.
+	Wire *wire.Options
+}
+
+// ErrNotBridged is wrapped by the error of RunScenario for a scenario
+// without setup.agent.
+var ErrNotBridged = errors.New("not a bridged scenario (it has no setup.agent)")
+
+// RunScenario runs agent on the bridged scenario s and returns the
+// outcome, built from the traffic and the workspace as a native run's is.
+// The error is non-nil only when the scenario could not be run at all (not
+// bridged, a workspace that cannot be made); an agent that fails, or a
+// replay that diverges, is an outcome. A panic in agent is not recovered.
+func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *RunOptions) (*harness.Outcome, error) {
+	if opts == nil {
+		opts = &RunOptions{}
+	}
+	if s.Setup.Agent == nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, ErrNotBridged)
+	}
+	dir := opts.Dir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "tapeloop-bridge-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = tmp
+	}
+	ws, err := seed(s, dir)
+	if err != nil {
+		return nil, err
+	}
+	defer ws.Close()
+	env := &fixtures.Env{Seed: s.Setup.Seed}
+	rec, err := harness.NewRecorder(ws, &harness.RecorderOptions{Name: s.Name, Env: env})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	var tape *replay.Model
+	model := opts.Model
+	if model == nil {
+		tape = replay.NewModel(s.ReplayTape(), nil)
+		model = tape
+	}
+	tr, err := newTraffic(model, ws, rec.Observer(nil))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	h := Handler(tr, opts.Wire)
+	r := &Run{
+		Scenario: s, HTTPClient: Client(h), Handler: h,
+		OpenAIBaseURL: OpenAIBaseURL, AnthropicBaseURL: AnthropicBaseURL, APIKey: APIKey,
+		Input: cloneMessages(s.Input), Dir: dir,
+	}
+	agentErr := agent(ctx, r)
+	run, runErr, err := tr.finish(r, agentErr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	for k, v := range r.state {
+		fixtures.Shared(env, k, func() reported { return reported{v} })
+	}
+	o, err := rec.Outcome(run, runErr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	o.Diverged = tr.diverged != nil
+	if tape != nil && !o.Diverged {
+		if err := tape.Unused(); err != nil {
+			o.Unused = append(o.Unused, fmt.Sprintf("%s: %v", s.Path, err))
+		}
+	}
+	return o, nil
+}
+
+// reported is a state the agent reported, as a fixtures.World.
+type reported struct{ v any }
+
+// State returns the reported value.
+func (r reported) State() any { return r.v }
+
+func cloneMessages(ms []llm.Message) []llm.Message {
+	out := make([]llm.Message, len(ms))
+	for i, m := range ms {
+		out[i] = m.Clone()
+	}
+	return out
+}
+
+// seed makes dir the scenario's workspace: setup.workspace written into it.
+func seed(s *scenario.Scenario, dir string) (*workspace.Disk, error) {
+	mem, err := harness.Workspace(s)
+	if err != nil {
+		return nil, err
+	}
+	files, err := workspace.Snapshot(mem)
+	if err != nil {
+		return nil, err
+	}
+	ws, err := workspace.NewDisk(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
+	}
+	if existing, err := workspace.Snapshot(ws); err != nil || len(existing) > 0 {
+		ws.Close()
+		if err == nil {
+			err = fmt.Errorf("%s is not empty", dir)
+		}
+		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
+	}
+	for _, p := range sortedKeys(files) {
+		if err := ws.WriteFile(p, files[p]); err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("%s: seeding the workspace: %w", s.Path, err)
+		}
+	}
+	return ws, nil
+}

@@ -1,0 +1,122 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"maps"
+	"reflect"
+	"slices"
+	"sync"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/workspace"
+)
+
+// exchange is one model call the agent made: the request as decoded and
+// the answer, or the error it was answered with.
+type exchange struct {
+	req   *llm.Request
+	resp  *llm.Response
+	err   error
+	retry bool // a failed call repeated as it was: this is its next attempt
+}
+
+// traffic is the llm.Model behind the handler: it passes each request to
+// the model (the tape, or a live model) and keeps the exchange, and turns
+// what it sees into the events a harness.Recorder builds an outcome from:
+// a model request (or a model retry, when a failed request comes again
+// unchanged), and, when the next request arrives, the workspace's change
+// since the previous one as the previous turn's file effects and its end.
+type traffic struct {
+	model    llm.Model
+	ws       workspace.FS
+	observe  agent.Observer
+	mu       sync.Mutex
+	log      []exchange
+	files    map[string][]byte
+	open     bool // a turn answered and its diff not yet closed
+	attempts int  // failed attempts of the current call so far
+	diverged error
+}
+
+func newTraffic(model llm.Model, ws workspace.FS, observe agent.Observer) (*traffic, error) {
+	files, err := workspace.Snapshot(ws)
+	if err != nil {
+		return nil, err
+	}
+	return &traffic{model: model, ws: ws, observe: observe, files: files}, nil
+}
+
+// Generate answers one request: it closes the previous turn's diff, notes
+// the request (or the retry), asks the model and keeps the exchange. Calls
+// are served one at a time, in the order they take the lock.
+func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if err := t.closeTurn(); err != nil {
+		return nil, err
+	}
+	ex := exchange{req: req}
+	if n := len(t.log); n > 0 && t.log[n-1].err != nil && reflect.DeepEqual(t.log[n-1].req, req) {
+		prev := t.log[n-1]
+		t.attempts++
+		ex.retry = true
+		kind := llm.ErrorKind("")
+		var pe *llm.ProviderError
+		if errors.As(prev.err, &pe) {
+			kind = pe.Kind
+		}
+		t.observe(agent.Event{Kind: agent.EventModelRetry, Attempt: t.attempts, ErrorKind: kind, Error: prev.err.Error()})
+	} else {
+		t.attempts = 0
+		t.observe(agent.Event{Kind: agent.EventModelRequest, Request: req})
+	}
+	ex.resp, ex.err = t.model.Generate(ctx, req)
+	if ex.err != nil && t.diverged == nil && (errors.Is(ex.err, replay.ErrDiverged) || errors.Is(ex.err, replay.ErrTapeExhausted)) {
+		t.diverged = ex.err
+	}
+	t.open = ex.err == nil
+	t.log = append(t.log, ex)
+	return ex.resp, ex.err
+}
+
+// closeTurn ends the open turn, if any: what changed in the workspace since
+// the last snapshot becomes its file effects. Changes made while no turn is
+// open (before the first call, after a failed one) are left to the next.
+func (t *traffic) closeTurn() error {
+	if !t.open {
+		return nil
+	}
+	files, err := workspace.Snapshot(t.ws)
+	if err != nil {
+		return err
+	}
+	var effects []tools.Effect
+	for _, p := range sortedKeys(files) {
+		old, existed := t.files[p]
+		switch {
+		case !existed:
+			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpCreate, Path: p, Bytes: int64(len(files[p]))}})
+		case !bytes.Equal(old, files[p]):
+			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpModify, Path: p, Bytes: int64(len(files[p]))}})
+		}
+	}
+	for _, p := range sortedKeys(t.files) {
+		if _, ok := files[p]; !ok {
+			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpDelete, Path: p}})
+		}
+	}
+	t.files = files
+	if len(effects) > 0 {
+		t.observe(agent.Event{Kind: agent.EventToolEnd, Result: &tools.Result{Effects: effects}})
+	}
+	t.observe(agent.Event{Kind: agent.EventTurnEnd})
+	t.open = false
+	return nil
+}
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
