@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,5 +165,17 @@ func failsClosed(t *testing.T, v *harness.Verdict, wants ...string) {
 		if !strings.Contains(all, w) {
 			t.Errorf("the failures do not say %q:\n%s", w, all)
 		}
+	}
+}
+
+// TestNativeRunRefusesBridged: harness runs no bridged scenario itself.
+func TestNativeRunRefusesBridged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "notes.yaml")
+	os.WriteFile(path, []byte(notesScenario), 0o644)
+	_, err := harness.Run(t.Context(), load(t, path), nil)
+	if !errors.Is(err, scenario.ErrBridged) || !strings.Contains(err.Error(), "notes.yaml:4:") {
+		t.Errorf("harness.Run: %v, want ErrBridged naming setup.agent's line", err)
 	}
 }

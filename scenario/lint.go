@@ -293,6 +293,7 @@ func refOf(k *yaml.Node) string {
 // the repair fixes.
 func (l *linter) semantics(root *yaml.Node) {
 	setup, expect := child(root, "setup"), child(root, "expect")
+	bridged := child(setup, "agent") != nil
 	toolNames := map[string]bool{}
 	var names []string
 	if ts := child(setup, "tools"); ts != nil {
@@ -366,7 +367,8 @@ func (l *linter) semantics(root *yaml.Node) {
 		ids[c.id] = c.line
 	}
 	for _, c := range calls {
-		if toolNames[c.name] || (c.id != "" && notFound[c.id]) || notFound[CallAt(c.turn, c.call)] {
+		// A bridged scenario's agent brings its own tools.
+		if bridged || toolNames[c.name] || (c.id != "" && notFound[c.id]) || notFound[CallAt(c.turn, c.call)] {
 			continue
 		}
 		l.add(c.line, "tape", "calls tool %q, which setup.tools does not set up (%s); expect.errors: {%s: not_found} if that is the point", c.name, have, CallAt(c.turn, c.call))

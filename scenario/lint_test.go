@@ -128,7 +128,7 @@ expect:
 	checkLint(t, got, []string{
 		`$FILE:6: expect.errors: want a mapping, got a sequence`,
 		`$FILE:8: expect.repairs: want a mapping, got a sequence`,
-		`$FILE:9: expect.termination: unknown value "finished" (want final_text | loop_breaking | all_terminate | max_iterations | model_error | cancelled | hook_error | structured_answer)`,
+		`$FILE:9: expect.termination: unknown value "finished" (want final_text | loop_breaking | all_terminate | max_iterations | model_error | cancelled | hook_error | structured_answer | agent_error)`,
 	})
 }
 
