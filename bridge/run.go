@@ -8,12 +8,12 @@ import (
 	"os"
 	"sync"
 
-	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
@@ -113,7 +113,7 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		return nil, err
 	}
 	defer ws.Close()
-	env := &fixtures.Env{Seed: s.Setup.Seed}
+	env := &toolkit.Env{Seed: s.Setup.Seed}
 	rec, err := harness.NewRecorder(ws, &harness.RecorderOptions{Name: s.Name, Env: env})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
@@ -140,7 +140,7 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	for k, v := range r.state {
-		fixtures.Shared(env, k, func() reported { return reported{v} })
+		toolkit.Shared(env, k, func() reported { return reported{v} })
 	}
 	o, err := rec.Outcome(run, runErr)
 	if err != nil {
@@ -155,7 +155,7 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 	return o, nil
 }
 
-// reported is a state the agent reported, as a fixtures.World.
+// reported is a state the agent reported, as a toolkit.World.
 type reported struct{ v any }
 
 // State returns the reported value.
