@@ -139,7 +139,9 @@ func (o *outputFlags) write(e *env, cmd string, r renderer) int {
 }
 
 // writeOutput writes one output: nothing for "", standard output for "-",
-// else the file, atomically.
+// else the file: a regular file is replaced atomically; a device (such as
+// /dev/stdout), a named pipe or a link to one is written through, never
+// replaced (atomicfile.Output).
 func writeOutput(e *env, path string, write func(io.Writer) error) error {
 	switch path {
 	case "":
@@ -147,7 +149,7 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 	case "-":
 		return write(e.stdout)
 	}
-	return atomicfile.Write(path, write)
+	return atomicfile.Output(path, write)
 }
 
 // shardTargets keeps the targets in the shard: by scenario name, or by path
