@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -135,8 +136,9 @@ func editFile(path string, edit func([]byte) ([]byte, error)) error {
 }
 
 // SetValue returns src with the value at path (a chain of mapping keys from
-// the top of the document, like ["setup", "tools"]) replaced by value, keeping
-// the rest of the file byte for byte. A missing last key is added to its
+// the top of the document, like ["setup", "tools"], where a decimal number
+// picks an item of a sequence: ["tape", "2", "request"]) replaced by value,
+// keeping the rest of the file byte for byte. A missing last key is added to its
 // mapping (a missing top-level key in the format's key order); a missing
 // parent is an error. The result is checked as SetTape's is.
 func SetValue(src []byte, file string, path []string, value *yaml.Node) ([]byte, error) {
@@ -150,8 +152,8 @@ func SetValue(src []byte, file string, path []string, value *yaml.Node) ([]byte,
 	keyPath := strings.Join(path, ".")
 	parent := doc.Content[0]
 	for i, k := range path[:len(path)-1] {
-		_, v := lookup(parent, k)
-		if v == nil || v.Kind != yaml.MappingNode {
+		v := child(parent, k)
+		if v == nil || v.Kind != yaml.MappingNode && (i == len(path)-2 || v.Kind != yaml.SequenceNode) {
 			return nil, editErrorf(file, parent.Line, strings.Join(path[:i+1], "."), "missing or not a mapping")
 		}
 		parent = v
@@ -232,6 +234,20 @@ func lookup(m *yaml.Node, key string) (k, v *yaml.Node) {
 		}
 	}
 	return nil, nil
+}
+
+// child returns the value of key in mapping n, or the item of sequence n
+// whose index key is; nil when there is none.
+func child(n *yaml.Node, key string) *yaml.Node {
+	if n != nil && n.Kind == yaml.SequenceNode {
+		i, err := strconv.Atoi(key)
+		if err != nil || i < 0 || i >= len(n.Content) {
+			return nil
+		}
+		return n.Content[i]
+	}
+	_, v := lookup(n, key)
+	return v
 }
 
 // splitLines returns src's lines, each with its line break.
@@ -365,7 +381,7 @@ func checkEdit(src, out []byte, file string, path []string, want *yaml.Node) err
 	// Put want in place in the old tree; the trees must then be equal.
 	m := before.Content[0]
 	for _, k := range path[:len(path)-1] {
-		_, m = lookup(m, k)
+		m = child(m, k)
 	}
 	if _, v := lookup(m, path[len(path)-1]); v != nil {
 		for i := 1; i < len(m.Content); i += 2 {

@@ -347,3 +347,43 @@ func TestCheckEditCatchesOtherChanges(t *testing.T) {
 		t.Errorf("a tape other than the one written: %v", err)
 	}
 }
+
+// TestSetValueInASequenceItem: a number in the path picks a sequence item,
+// so that one tape entry's request is replaced, or added after the entry's
+// last key, with the comments around it kept.
+func TestSetValueInASequenceItem(t *testing.T) {
+	src := `format: tapeloop/v1
+input: []
+tape:
+  # first
+  - response: {content: a}
+    request:   # pinned
+      tools: [x]
+  # second
+  - response:
+      content: b
+  - {user: "flow"}
+expect: {}
+`
+	req := yamlx.Map()
+	yamlx.Add(req, "tools", yamlx.FlowSeq(yamlx.Text("y")))
+	out, err := SetValue([]byte(src), "s.yaml", []string{"tape", "0", "request"}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(src, "    request:   # pinned\n      tools: [x]\n", "    request:\n      tools: [y]\n", 1); string(out) != want {
+		t.Errorf("replacing tape[0].request:\n%s\nwant\n%s", out, want)
+	}
+	out, err = SetValue([]byte(src), "s.yaml", []string{"tape", "1", "request"}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(src, "      content: b\n", "      content: b\n    request:\n      tools: [y]\n", 1); string(out) != want {
+		t.Errorf("adding tape[1].request:\n%s\nwant\n%s", out, want)
+	}
+	for _, path := range [][]string{{"tape", "2", "request"}, {"tape", "7", "request"}, {"tape", "x", "request"}} {
+		if _, err := SetValue([]byte(src), "s.yaml", path, req); !errors.Is(err, ErrEdit) {
+			t.Errorf("%v: err = %v, want ErrEdit", path, err)
+		}
+	}
+}

@@ -160,19 +160,6 @@ func (l *linter) tabs(data []byte) {
 	}
 }
 
-// child returns the value of key in mapping n, or nil.
-func child(n *yaml.Node, key string) *yaml.Node {
-	if n == nil || n.Kind != yaml.MappingNode {
-		return nil
-	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Kind == yaml.ScalarNode && n.Content[i].Value == key {
-			return n.Content[i+1]
-		}
-	}
-	return nil
-}
-
 // nodes checks what can be checked on the YAML alone, so that these
 // mistakes are all reported even when the file does not load.
 func (l *linter) nodes(root *yaml.Node) {

@@ -1,0 +1,284 @@
+package evalrun
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+func init() {
+	register(&command{name: "rebase", summary: "accept changed requests (prompt, tools, tool results) into recorded tapes, offline", run: runRebase})
+}
+
+// rebaseDoc is rebase's --help text.
+const rebaseDoc = `Replays each scenario and, where its requests differ from the recorded ones
+only in what the agent sends (system prompt, tool definitions, tool results,
+user-turn wording) while the recorded responses still apply (every called tool
+is still offered, arguments that passed the recorded schema pass the current
+one), rewrites the request parts of the tape in place (comments and key order
+kept, atomically), re-blesses the golden and prints the diff of each change.
+A scenario whose recorded response no longer applies is refused: it must be
+recorded again (the entry is named). So is one whose run fails for another
+reason (an expectation, entries left unused). No model is called.`
+
+func runRebase(ctx context.Context, e *env, args []string) int {
+	fs := newFlags(e, "rebase", "evalrun rebase [--run REGEXP] [--dry-run] [--all] FILE|DIR...", rebaseDoc)
+	runRE := fs.String("run", "", "rebase only scenarios whose name matches this regular expression")
+	dry := fs.Bool("dry-run", false, "print the changes, write nothing")
+	all := fs.Bool("all", false, "pin every part of every request (the offered block, each entry's new messages), not only the parts the tape states")
+	args, code, ok := parseFlags(e, fs, args)
+	if !ok {
+		return code
+	}
+	if len(args) == 0 {
+		fmt.Fprintln(e.stderr, "evalrun rebase: name the scenario files or folders to rebase")
+		return exitUsage
+	}
+	var re *regexp.Regexp
+	if *runRE != "" {
+		var err error
+		if re, err = regexp.Compile(*runRE); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun rebase: --run: %v\n", err)
+			return exitUsage
+		}
+	}
+	targets, code := discover(e, "rebase", args)
+	if code != exitOK {
+		return code
+	}
+	counts := map[string]int{}
+	code = exitOK
+	selected := 0
+	for _, t := range targets {
+		if ctx.Err() != nil {
+			break
+		}
+		s, skip, err := t.load(e, "rebase")
+		switch {
+		case skip:
+			continue
+		case err != nil:
+			if re == nil || re.MatchString(t.path) {
+				fmt.Fprintf(e.stdout, "ERROR     %s\n    %s\n", printable(t.path), indent(printable(err.Error())))
+				counts["error"]++
+				code = exitUsage
+				selected++
+			}
+			continue
+		case re != nil && !re.MatchString(s.Name):
+			continue
+		}
+		selected++
+		r := rebaseOne(ctx, e, s, *dry, *all)
+		r.print(e, *dry)
+		counts[r.status]++
+		switch {
+		case r.status == "error":
+			code = exitUsage
+		case (r.status == "refused" || r.status == "failed") && code == exitOK:
+			code = exitFailed
+		}
+	}
+	if selected == 0 {
+		fmt.Fprintln(e.stderr, "evalrun rebase: no scenario matches")
+		return exitUsage
+	}
+	verb := "rebased"
+	if *dry {
+		verb = "to rebase"
+	}
+	fmt.Fprintf(e.stdout, "%d %s, %d unchanged, %d refused, %d failed\n", counts["rebased"], verb, counts["unchanged"], counts["refused"], counts["failed"]+counts["error"])
+	return code
+}
+
+// rebaseResult is what rebasing one scenario did.
+type rebaseResult struct {
+	name string
+	// status is rebased, unchanged, refused (a response no longer applies,
+	// or the rebased run fails), failed (nothing to rebase, and the
+	// scenario fails) or error (the file could not be run, edited or
+	// written).
+	status string
+	// what says which request parts changed; reasons why it was refused
+	// or failed.
+	what    string
+	reasons []string
+	// diffs are the changes, printed whether written or not.
+	diffs []string
+}
+
+func (r *rebaseResult) print(e *env, dry bool) {
+	word := map[string]string{"rebased": "rebased", "unchanged": "unchanged", "refused": "REFUSED", "failed": "FAIL", "error": "ERROR"}[r.status]
+	if dry && r.status == "rebased" {
+		word = "would rebase"
+	}
+	line := word + "  " + printable(r.name)
+	if r.what != "" {
+		line += "  (" + r.what + ")"
+	}
+	fmt.Fprintln(e.stdout, line)
+	for _, why := range r.reasons {
+		fmt.Fprintf(e.stdout, "    %s\n", indent(printable(why)))
+	}
+	for _, d := range r.diffs {
+		fmt.Fprintf(e.stdout, "    %s\n", indent(printable(d)))
+	}
+}
+
+// rebaseOne replays s in rebase mode and, when its requests changed and
+// its recorded responses still apply, rewrites the request parts of its
+// file and its golden (unless dry).
+func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool) *rebaseResult {
+	r := &rebaseResult{name: s.Name}
+	fail := func(status string, reasons ...string) *rebaseResult {
+		r.status, r.reasons = status, append(r.reasons, reasons...)
+		return r
+	}
+	src, err := os.ReadFile(s.Path)
+	if err != nil {
+		return fail("error", err.Error())
+	}
+	m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true})
+	o, err := harness.Run(ctx, s, &harness.RunOptions{Replay: m, Tools: e.tools})
+	if err != nil {
+		return fail("error", err.Error())
+	}
+	rb, err := m.Rebased(&replay.RebaseOptions{All: all})
+	var stale *replay.StaleError
+	if errors.As(err, &stale) {
+		return fail("refused", fmt.Sprintf("%s:%d: tape[%d] must be recorded again (evalrun record --mode all): %v", s.Path, stale.Line, stale.Entry, stale.Err))
+	}
+	if err != nil {
+		return fail("error", err.Error())
+	}
+	if !rb.Changed() {
+		// Nothing to rebase: say whether the scenario passes as it is.
+		v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Tools: e.tools})
+		switch {
+		case v.Err != nil:
+			return fail("error", v.Err.Error())
+		case !v.Passed():
+			return fail("failed", append([]string{"no request changed, so there is nothing to rebase; the scenario fails for another reason:"}, v.Failures...)...)
+		}
+		r.status = "unchanged"
+		return r
+	}
+	if o.Diverged || len(o.Unused) > 0 {
+		return fail("refused", append([]string{"the run does not fit the tape beyond its requests, so it cannot be rebased:"}, append([]string{o.Error}, o.Unused...)...)...)
+	}
+	out, err := rebaseFile(src, s.Path, rb)
+	if err != nil {
+		return fail("error", err.Error())
+	}
+	r.what = rebaseSummary(rb)
+	r.diffs = append(r.diffs, fileDiff(s.Path, string(src), string(out)))
+	// The rebased scenario must pass as it will be written.
+	ns, err := scenario.Parse(out, s.Path, s.Name)
+	if err != nil {
+		return fail("error", fmt.Sprintf("the rebased file does not load: %v", err))
+	}
+	ns.RelPath = s.RelPath
+	no, err := harness.Run(ctx, ns, &harness.RunOptions{Tools: e.tools})
+	if err != nil {
+		return fail("error", err.Error())
+	}
+	if bad := append(append(diverged(no), no.Unused...), harness.Check(ns, no)...); len(bad) > 0 {
+		r.diffs = nil
+		return fail("refused", append([]string{"the rebased scenario would fail, so nothing is written:"}, bad...)...)
+	}
+	golden, err := no.Golden()
+	if err != nil {
+		return fail("error", err.Error())
+	}
+	goldenPath := scenario.GoldenPath(s.Path)
+	old, err := os.ReadFile(goldenPath)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fail("error", err.Error())
+	}
+	if d := fileDiff(goldenPath, string(old), string(golden)); d != "" {
+		r.diffs = append(r.diffs, d)
+	}
+	r.status = "rebased"
+	if dry {
+		return r
+	}
+	if err := writeScenario(s.Path, src, out); err != nil {
+		return fail("error", err.Error())
+	}
+	if v := harness.VerifyScenario(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools}); v.Err != nil || !v.Passed() {
+		return fail("error", append([]string{"the scenario was rewritten, but blessing its golden failed:"}, append(v.Failures, fmt.Sprint(v.Err))...)...)
+	}
+	return r
+}
+
+// diverged returns the run's divergence from its tape, if any.
+func diverged(o *harness.Outcome) []string {
+	if o.Diverged {
+		return []string{o.Error}
+	}
+	return nil
+}
+
+// rebaseFile writes the rebased request parts into src: the offered block
+// and each changed entry's request, in place. An entry that cannot be
+// edited in place (written as one flow mapping) makes the whole tape
+// written anew.
+func rebaseFile(src []byte, file string, rb *replay.Rebase) ([]byte, error) {
+	out := src
+	var err error
+	if rb.Offered {
+		if out, err = scenario.SetValue(out, file, []string{"offered"}, replay.EncodeOffered(rb.Tape.Offered)); err != nil {
+			return nil, err
+		}
+	}
+	withOffered := out
+	for _, i := range rb.Entries {
+		n, err := replay.EncodeRequest(rb.Tape.Entries[i].Request)
+		if err != nil {
+			return nil, err
+		}
+		out, err = scenario.SetValue(out, file, []string{"tape", strconv.Itoa(i), "request"}, n)
+		if errors.Is(err, scenario.ErrEdit) {
+			return scenario.SetTape(withOffered, file, rb.Tape.Entries)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// rebaseSummary says which request parts a rebase changed.
+func rebaseSummary(rb *replay.Rebase) string {
+	var parts []string
+	if rb.Offered {
+		parts = append(parts, "offered")
+	}
+	if n := len(rb.Entries); n > 0 {
+		at := make([]string, n)
+		for i, e := range rb.Entries {
+			at[i] = strconv.Itoa(e)
+		}
+		parts = append(parts, fmt.Sprintf("the request of tape[%s]", strings.Join(at, "], tape[")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// fileDiff is a unified diff of a file's old and new content; "" when
+// equal.
+func fileDiff(path, old, now string) string {
+	h := udiff.Hunks(old, now)
+	if h == "" {
+		return ""
+	}
+	return "--- " + path + "\n+++ " + path + " (rebased)\n" + strings.TrimSuffix(h, "\n")
+}

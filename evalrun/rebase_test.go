@@ -1,0 +1,212 @@
+package evalrun
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// noteTaker is a scenario whose requests rebase pins: a system prompt, a
+// fixture and a recorded stand-in with a schema.
+const noteTaker = `format: tapeloop/v1
+# A note taker.
+setup:
+  workspace:
+    files: {notes.txt: "hello\n"}
+  tools:
+    - read_file
+    - name: lookup
+      fixture: recorded
+      with:
+        description: Look a word up.
+        parameters:
+          type: object
+          properties: {word: {type: string}}
+          required: [word]
+        results:
+          - arguments: {word: hello}
+            content: a greeting
+input:
+  - {role: system, content: "You read notes."}
+  - {role: user, content: "What does notes.txt say?"}
+tape:
+  # the read
+  - response:
+      tool_calls:
+        - {id: call_1, name: read_file, arguments: {path: notes.txt}}
+  - response:
+      tool_calls:
+        - {id: call_2, name: lookup, arguments: {word: hello}}
+  - response: {content: "It says hello, a greeting."}
+expect:
+  termination: final_text
+`
+
+// pinnedNoteTaker writes noteTaker, blesses its golden and pins its
+// requests with rebase --all; it returns the scenario's path.
+func pinnedNoteTaker(t *testing.T) string {
+	t.Helper()
+	dir := newScenarios(t, map[string]string{"notes/read.yaml": noteTaker})
+	path := filepath.Join(dir, "notes", "read.yaml")
+	if code, out, errOut := runCmd(t, "replay", "--update", path); code != exitOK {
+		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runCmd(t, "rebase", "--all", path)
+	if code != exitOK || !strings.HasPrefix(out, "rebased  notes/read  (offered, the request of tape[0], tape[1], tape[2])\n") {
+		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# A note taker.\n", "  # the read\n", "offered:\n  system: You read notes.\n  tools:\n    - name: lookup\n      description: Look a word up.\n      parameters:\n",
+		"    - name: read_file\n      description: Read a text file", "    request:\n      new:\n        - role: user\n          content: What does notes.txt say?\n"} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the pinned scenario lacks %q:\n%s", want, data)
+		}
+	}
+	if code, out, _ := runCmd(t, "replay", path); code != exitOK {
+		t.Fatalf("replay after pinning: exit %d\n%s", code, out)
+	}
+	return path
+}
+
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), old) {
+		t.Fatalf("%s lacks %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(data), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRebaseAcceptsWhatTheAgentSends: each change teams make most often
+// fails a pinned scenario with its diff, and rebase accepts it offline.
+func TestRebaseAcceptsWhatTheAgentSends(t *testing.T) {
+	cases := []struct {
+		name     string
+		old, new string
+		fails    []string // what the failing replay says
+		rebased  string   // rebase's summary of the change
+	}{
+		{"system prompt", `content: "You read notes."`, `content: "You read notes aloud."`,
+			[]string{"tape[0] at notes/read.yaml:", "offered.system differs", "-You read notes.\n", "+You read notes aloud.\n"},
+			"(offered)"},
+		{"tool description", "description: Look a word up.", "description: Look a word up in the dictionary.",
+			[]string{"offered.tools differs", "  tool lookup: description changed:\n", "    -Look a word up.\n", "    +Look a word up in the dictionary.\n"},
+			"(offered)"},
+		{"tool schema", "properties: {word: {type: string}}", "properties: {word: {type: string}, lang: {type: string}}",
+			[]string{"  tool lookup: parameters (schema) changed, as JSON:\n", "    +    \"lang\": {\n"},
+			"(offered)"},
+		{"tool result", `files: {notes.txt: "hello\n"}`, `files: {notes.txt: "hello there\n"}`,
+			[]string{"tape[1] at notes/read.yaml:", "new differs", "    -      hello\n    +      hello there\n"},
+			"(the request of tape[1])"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := pinnedNoteTaker(t)
+			edit(t, path, c.old, c.new)
+			code, out, _ := runCmd(t, "replay", path)
+			if code != exitFailed {
+				t.Fatalf("replay after the change: exit %d, want 1\n%s", code, out)
+			}
+			for _, w := range c.fails {
+				if !strings.Contains(out, w) {
+					t.Errorf("the failure lacks %q:\n%s", w, out)
+				}
+			}
+			before, _ := os.ReadFile(path)
+			code, out, _ = runCmd(t, "rebase", "--dry-run", path)
+			if after, _ := os.ReadFile(path); code != exitOK || !strings.HasPrefix(out, "would rebase  notes/read  "+c.rebased) || string(after) != string(before) {
+				t.Fatalf("rebase --dry-run: exit %d (file changed: %v)\n%s", code, string(after) != string(before), out)
+			}
+			code, out, _ = runCmd(t, "rebase", path)
+			if code != exitOK || !strings.HasPrefix(out, "rebased  notes/read  "+c.rebased+"\n    --- "+path+"\n    +++ "+path+" (rebased)\n") ||
+				!strings.HasSuffix(out, "1 rebased, 0 unchanged, 0 refused, 0 failed\n") {
+				t.Fatalf("rebase: exit %d\n%s", code, out)
+			}
+			if code, out, _ := runCmd(t, "replay", path); code != exitOK {
+				t.Errorf("replay after the rebase: exit %d\n%s", code, out)
+			}
+			if code, out, _ := runCmd(t, "rebase", path); code != exitOK || !strings.HasPrefix(out, "unchanged  notes/read\n") {
+				t.Errorf("a second rebase: exit %d\n%s", code, out)
+			}
+		})
+	}
+}
+
+// TestRebaseRefusesStaleResponses: where a recorded response no longer
+// applies, rebase writes nothing and names the entry to record again.
+func TestRebaseRefusesStaleResponses(t *testing.T) {
+	cases := []struct {
+		name     string
+		old, new string
+		why      string
+	}{
+		{"removed tool", "    - name: lookup\n      fixture: recorded\n", "    - name: lookup\n      fixture: recorded\n",
+			"response.tool_calls[0] calls lookup, which the agent no longer offers"},
+		{"arguments the schema now refuses", "required: [word]", "required: [word, lang]",
+			`response.tool_calls[0]: the arguments of lookup {"word":"hello"} passed the recorded schema but fail the current one`},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			path := pinnedNoteTaker(t)
+			if c.name == "removed tool" {
+				data, _ := os.ReadFile(path)
+				s := string(data)
+				start := strings.Index(s, "    - name: lookup\n")
+				end := strings.Index(s, "input:\n")
+				if err := os.WriteFile(path, []byte(s[:start]+s[end:]), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				edit(t, path, c.old, c.new)
+			}
+			before, _ := os.ReadFile(path)
+			line := entryLine(t, string(before), 1)
+			code, out, _ := runCmd(t, "rebase", path)
+			want := fmt.Sprintf("REFUSED  notes/read\n    %s:%d: tape[1] must be recorded again (evalrun record --mode all): %s\n", path, line, c.why)
+			if code != exitFailed || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "0 rebased, 0 unchanged, 1 refused, 0 failed\n") {
+				t.Errorf("rebase: exit %d\n%s\nwant it to start\n%s", code, out, want)
+			}
+			if after, _ := os.ReadFile(path); string(after) != string(before) {
+				t.Errorf("a refused rebase changed the file:\n%s", after)
+			}
+		})
+	}
+}
+
+// entryLine returns the line of tape entry i in a scenario's text.
+func entryLine(t *testing.T, text string, i int) int {
+	t.Helper()
+	at := strings.Index(text, "\ntape:\n")
+	lines := strings.Split(text[at+1:], "\n")
+	n := -1
+	for j, l := range lines {
+		if strings.HasPrefix(l, "  - ") {
+			n++
+			if n == i {
+				return strings.Count(text[:at+1], "\n") + j + 1
+			}
+		}
+	}
+	t.Fatalf("no tape[%d]", i)
+	return 0
+}
+
+func TestRebaseUsage(t *testing.T) {
+	if code, _, errOut := runCmd(t, "rebase"); code != exitUsage || errOut != "evalrun rebase: name the scenario files or folders to rebase\n" {
+		t.Errorf("no paths: exit %d, %q", code, errOut)
+	}
+	dir := newScenarios(t, map[string]string{"notes/read.yaml": noteTaker})
+	if code, _, errOut := runCmd(t, "rebase", "--run", "nothing", dir); code != exitUsage || errOut != "evalrun rebase: no scenario matches\n" {
+		t.Errorf("--run matching nothing: exit %d, %q", code, errOut)
+	}
+}
