@@ -213,10 +213,8 @@ func (p *parser) bareMembersStart() bool {
 		for i < len(s) && (isWordByte(s[i]) && s[i] < 0x80 || s[i] == '-') {
 			i++
 		}
-		if _, ok := literal(s[p.pos:i]); ok {
-			return false
-		}
 	}
+	keyEnd := i
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
 	}
@@ -233,7 +231,13 @@ func (p *parser) bareMembersStart() bool {
 	if i >= len(s) || s[i] == '\n' || s[i] == '\r' {
 		return false
 	}
-	return quoted || (s[i] != '{' && s[i] != '[' && s[i] != '`')
+	if quoted {
+		return true
+	}
+	if _, ok := literal(s[p.pos:keyEnd]); ok {
+		return false
+	}
+	return s[i] != '{' && s[i] != '[' && s[i] != '`'
 }
 
 // restIsSpace reports whether only whitespace and comments follow i.

@@ -55,21 +55,21 @@ func findApertus(s *source) found {
 func findGranite(s *source) found { return findTagged(s, "<|tool_call|>", "", false, nil) }
 
 // findFirefunction: functools[...] after a space (FireFunction v2) or at
-// the start of the message (Phi-4-mini).
+// the start of the message (Phi-4-mini), in one pass over the text.
 func findFirefunction(s *source) found {
-	f := findTagged(s, " functools", "", false, nil)
-	if len(f.calls) > 0 {
-		return f
-	}
+	var f found
 	start := s.messageStart()
-	if !strings.HasPrefix(s.text[start:], "functools[") {
-		return found{}
-	}
 	g := findTagged(s, "functools", "", false, nil)
-	for k, sp := range g.spans {
-		if sp.start == start {
-			f.add(g.calls[k], sp)
+	for k, c := range g.calls {
+		sp := g.spans[k]
+		switch {
+		case sp.start == start:
+		case sp.start > 0 && s.text[sp.start-1] == ' ':
+			sp.start-- // the space is part of the opener
+		default:
+			continue
 		}
+		f.add(c, sp)
 	}
 	return f
 }
