@@ -12,6 +12,7 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/report/fromharness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -135,7 +136,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 		}
 		m.model = faulty
 	}
-	o, err := harness.Run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools})
+	o, err := harness.Run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP})
 	recorded := rec.Tape().Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Entries: recorded}
 	if o != nil {
@@ -159,7 +160,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	}
 	et.Termination = string(o.Termination)
 	et.Iterations = o.Iterations
-	et.Transcript = report.TranscriptOf(o)
+	et.Transcript = fromharness.Transcript(o)
 	et.Error = o.Error
 	if o.Termination == agent.ReasonModelError {
 		et.Status = report.StatusError

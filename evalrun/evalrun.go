@@ -14,7 +14,11 @@
 //		}))
 //	}
 //
-// examples/orders/cmd/ordersrun is such a main.
+// examples/orders/cmd/ordersrun is such a main. The live providers that
+// record and eval open by name are registered by main, as database/sql
+// drivers are: import github.com/tapeloop/tapeloop/llm/builtin (or only the
+// providers you use) in your main, as cmd/evalrun does; this package links no
+// provider SDK.
 //
 // Usage:
 //
@@ -40,10 +44,6 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
-
-	// The built-in live providers, so that a main of the user's own that
-	// calls Main records and evaluates with them too.
-	_ "github.com/tapeloop/tapeloop/llm/builtin"
 )
 
 // The exit codes.

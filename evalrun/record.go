@@ -19,6 +19,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/llm"
@@ -356,7 +357,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 			progress.update(calls, usage)
 		}
 	}
-	o, err := harness.Run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools})
+	o, err := harness.Run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools, ConnectMCP: eval.ConnectMCP})
 	progress.done()
 	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
 	lr.calls, lr.usage = lm.counts()

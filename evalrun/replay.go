@@ -15,6 +15,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/report/fromharness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -132,7 +133,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	}
 	results := make([]report.ScenarioResult, len(selected))
 	for i, r := range selected {
-		results[i] = report.FromVerdict(r.Verdict, r.elapsed)
+		results[i] = fromharness.ScenarioResult(r.Verdict, r.elapsed)
 	}
 	rep := report.NewReplay(results, shard)
 	if !out.toStdout() {

@@ -2,32 +2,48 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 
-	"github.com/tapeloop/tapeloop/mcptools"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
+// ErrNoMCP is wrapped by the error of a live run whose scenario sets up MCP
+// servers (setup.mcp) when RunOptions.ConnectMCP is nil: the run does not
+// start without the tools the scenario says it has.
+var ErrNoMCP = errors.New("no MCP connector: set RunOptions.ConnectMCP (eval.ConnectMCP connects with package mcptools)")
+
+// ConnectMCP connects reg to one MCP server of a scenario's setup.mcp for a
+// live run, registering the server's tools (each replacing a setup tool of
+// the same name, such as the recorded stand-in a capture left for replays),
+// and returns a function that closes the connection and removes them. dir is
+// the scenario's folder, where a server command runs. It is a seam so that
+// the harness links no MCP SDK: eval.ConnectMCP is one, over package
+// mcptools.
+type ConnectMCP func(ctx context.Context, reg *tools.Registry, server scenario.MCPSetup, dir string) (close func(), err error)
+
 // connectMCP connects the registry to the scenario's MCP servers (a live
-// run only) and returns a function that closes the connections, removing
-// their tools. An MCP tool replaces a setup tool of the same name, such as
-// the recorded stand-in a capture left for replays.
-func connectMCP(ctx context.Context, s *scenario.Scenario, reg *tools.Registry) (func(), error) {
-	var conns []*mcptools.Connection
+// run only) with connect and returns a function that closes the
+// connections, removing their tools.
+func connectMCP(ctx context.Context, s *scenario.Scenario, reg *tools.Registry, connect ConnectMCP) (func(), error) {
+	var closers []func()
 	closeAll := func() {
-		for _, c := range conns {
-			c.Close()
+		for _, c := range closers {
+			c()
 		}
 	}
 	for _, m := range s.Setup.MCP {
-		c, err := mcptools.Connect(ctx, reg, mcptools.Server{Name: m.Name, Command: m.Command, Env: m.Env, Dir: filepath.Dir(s.Path), URL: m.URL}, &mcptools.Options{Replace: true})
+		if connect == nil {
+			return nil, fmt.Errorf("%s:%d: setup.mcp[%s]: %w", s.Path, m.Line, m.Name, ErrNoMCP)
+		}
+		c, err := connect(ctx, reg, m, filepath.Dir(s.Path))
 		if err != nil {
 			closeAll()
 			return nil, fmt.Errorf("%s:%d: setup.mcp[%s]: %w", s.Path, m.Line, m.Name, err)
 		}
-		conns = append(conns, c)
+		closers = append(closers, c)
 	}
 	return closeAll, nil
 }

@@ -3,8 +3,8 @@ package harness
 import (
 	"context"
 	"errors"
-	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -35,55 +35,53 @@ func TestMCPSetupDecodeErrors(t *testing.T) {
 	}
 }
 
-// TestMCPToolsInALiveRun runs a scenario whose tools come from a real MCP
-// server process (mcptools' test server, built here): live, the model's call
-// reaches the server through the registry; in a replay nothing is connected.
-func TestMCPToolsInALiveRun(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("skipped: no go command on PATH to build the test MCP server")
-	}
-	bin := filepath.Join(t.TempDir(), "notes-server")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "../mcptools/testdata/notes-server").CombinedOutput(); err != nil {
-		t.Fatalf("building the test server: %v\n%s", err, out)
-	}
+// TestLiveRunConnectsMCPThroughTheSeam: a live run connects each setup.mcp
+// server through RunOptions.ConnectMCP (with the scenario's folder), its
+// tools are offered, and they are gone when the run ends; without a
+// connector the run does not start; a replay connects nothing.
+func TestLiveRunConnectsMCPThroughTheSeam(t *testing.T) {
 	src := `format: tapeloop/v1
 setup:
   mcp:
-    - {name: notes, command: [` + bin + `]}
-input: [{role: user, content: "add 40 and 2"}]
+    - {name: notes, command: [notes-server]}
+input: [{role: user, content: "add"}]
 tape:
-  - response:
-      tool_calls: [{id: call_1, name: notes_add, arguments: '{"a": 40, "b": "2"}'}]
-  - response: {content: "42"}
+  - response: {content: "done"}
 `
-	s, err := scenario.Parse([]byte(src), "m.yaml", "m")
+	s, err := scenario.Parse([]byte(src), filepath.Join("suite", "m.yaml"), "m")
 	if err != nil {
 		t.Fatal(err)
+	}
+	var got []string
+	closed := 0
+	connect := func(_ context.Context, reg *tools.Registry, m scenario.MCPSetup, dir string) (func(), error) {
+		got = append(got, m.Name+" in "+dir)
+		tool, err := tools.New(tools.Spec{Name: m.Name + "_add", Safety: tools.Safety{SideEffects: tools.SideEffectNone}},
+			func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("ok"), nil })
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(tool); err != nil {
+			return nil, err
+		}
+		return func() { closed++ }, nil
 	}
 	var offered []string
 	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-		if last, _ := req.LastMessage(); last.Role == llm.RoleTool {
-			return &llm.Response{Message: llm.AssistantMessage("the sum is " + last.Content)}, nil
-		}
 		offered = req.ToolNames()
-		return &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "notes_add", Arguments: `{"a": 40, "b": "2"}`})}, nil
+		return &llm.Response{Message: llm.AssistantMessage("done")}, nil
 	})
-	o, err := Run(context.Background(), s, &RunOptions{Model: model})
-	if err != nil {
+	if _, err := Run(context.Background(), s, &RunOptions{Model: model, ConnectMCP: connect}); err != nil {
 		t.Fatal(err)
 	}
-	if o.Final != "the sum is 42" || !strings.Contains(strings.Join(offered, ","), "notes_add") {
-		t.Fatalf("live: final %q, offered %v", o.Final, offered)
+	if want := "notes in suite"; len(got) != 1 || got[0] != want || closed != 1 || !slices.Contains(offered, "notes_add") {
+		t.Errorf("connected %v (want [%s]), closed %d times, offered %v", got, want, closed, offered)
 	}
-	if c := o.Turns[0].Calls[0]; len(c.Coercions) != 1 {
-		t.Errorf("the registry did not coerce the MCP tool's arguments: %+v", c)
+	_, err = Run(context.Background(), s, &RunOptions{Model: model})
+	if !errors.Is(err, ErrNoMCP) || !strings.HasPrefix(err.Error(), filepath.Join("suite", "m.yaml")+":4: setup.mcp[notes]: ") {
+		t.Errorf("a live run without a connector: %v, want ErrNoMCP naming the setup line", err)
 	}
-	replayed, err := Run(context.Background(), s, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k := replayed.Turns[0].Calls[0].Failure; k != tools.KindNotFound {
-		t.Errorf("replay connected to the server: the call's failure is %q, want not_found", k)
+	if _, err := Run(context.Background(), s, &RunOptions{ConnectMCP: connect}); err != nil || len(got) != 1 {
+		t.Errorf("a replay: %v, connected %v", err, got)
 	}
 }

@@ -52,6 +52,10 @@ type RunOptions struct {
 	// golden under state:. A factory named like a fixture, or twice, is an
 	// error. Nil means the fixtures only.
 	Tools []*toolkit.Factory
+	// ConnectMCP connects a live run (Model set) to each server of the
+	// scenario's setup.mcp; a replay connects to none. Nil makes a live run
+	// of a scenario with setup.mcp fail with ErrNoMCP.
+	ConnectMCP ConnectMCP
 }
 
 // Run replays the scenario s through the full registry and loop: it builds the
@@ -131,7 +135,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	}
 	loopOpts.NextUser = func(context.Context) (llm.Message, bool) { return nextUser() }
 	if opts.Model != nil && len(s.Setup.MCP) > 0 {
-		closeMCP, err := connectMCP(ctx, s, reg)
+		closeMCP, err := connectMCP(ctx, s, reg, opts.ConnectMCP)
 		if err != nil {
 			return nil, err
 		}

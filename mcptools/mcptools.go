@@ -51,6 +51,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/tapeloop/tapeloop/internal/mcpname"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -93,17 +94,8 @@ type Options struct {
 // ErrConnect is matched by every error of Connect.
 var ErrConnect = errors.New("connecting to MCP server")
 
-// nameRE is compiled on first use: its repetition makes it large (~30 KB at
-// start-up otherwise).
-var nameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,32}$`) })
-
 // ValidateName checks a connection's name: 1 to 32 of a-z, A-Z, 0-9, _ and -.
-func ValidateName(name string) error {
-	if !nameRE().MatchString(name) {
-		return fmt.Errorf("invalid connection name %q: want 1 to 32 of a-z, A-Z, 0-9, _ and -", name)
-	}
-	return nil
-}
+func ValidateName(name string) error { return mcpname.Check(name) }
 
 // Connection is a live connection to an MCP server whose tools are registered
 // in a registry. It is safe for concurrent use.
@@ -155,7 +147,7 @@ func Connect(ctx context.Context, reg *tools.Registry, srv Server, opts *Options
 // ConnectTransport is Connect over a transport of the SDK's, such as one of
 // mcp.NewInMemoryTransports in a test.
 func ConnectTransport(ctx context.Context, reg *tools.Registry, name string, t mcp.Transport, opts *Options) (*Connection, error) {
-	if !nameRE().MatchString(name) {
+	if !mcpname.Valid(name) {
 		return nil, fmt.Errorf("%w %q: a connection name is 1 to 32 of a-z, A-Z, 0-9, _ and -", ErrConnect, name)
 	}
 	// (ValidateName says the same for lint, without the connecting part.)

@@ -100,7 +100,7 @@ func eval[T any](t *testing.T, tab context.Context, js string) T {
 
 func TestBrowserReport(t *testing.T) {
 	tab := browser(t)
-	page := htmlFile(t, replayOf(t, fixtureSuite(t), nil))
+	page := htmlFile(t, suiteReplay(t, nil))
 	dir := filepath.Dir(page)
 
 	// Start the browser, then listen to the console before the page loads.
@@ -189,7 +189,7 @@ func TestBrowserReport(t *testing.T) {
 func TestBrowserLargeReport(t *testing.T) {
 	tab := browser(t)
 	page := htmlFile(t, largeReplay(t, 1000))
-	small := htmlFile(t, replayOf(t, fixtureSuite(t), nil))
+	small := htmlFile(t, suiteReplay(t, nil))
 	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("starting the browser: %v", err)
 	}

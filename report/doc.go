@@ -7,13 +7,14 @@
 // with each turn's workspace diff, the expectations and the golden
 // difference. It also shards a suite (Shard) and merges the shards' results
 // back into one (MergeReplay), recomputing every statistic from the
-// per-scenario and per-trial records.
+// per-scenario and per-trial records. It links no harness, MCP or provider
+// SDK: package report/fromharness builds its records from harness results.
 //
 //	var results []report.ScenarioResult
 //	for _, path := range paths {
 //		start := time.Now()
 //		v := harness.Verify(ctx, path, nil)
-//		results = append(results, report.FromVerdict(v, time.Since(start)))
+//		results = append(results, fromharness.ScenarioResult(v, time.Since(start)))
 //	}
 //	r := report.NewReplay(results, nil)
 //	r.WriteJSON(os.Stdout)  // tapeloop-replay/v1

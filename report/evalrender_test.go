@@ -15,7 +15,7 @@ import (
 // on the second.
 func sampleEval(t *testing.T) *Eval {
 	t.Helper()
-	tr := replayOf(t, fixtureSuite(t), nil).Scenarios[1].Transcript
+	tr := suiteReplay(t, nil).Scenarios[1].Transcript
 	cost := 0.0125
 	hostileAnswer := llm.AssistantMessage(hostile)
 	return &Eval{

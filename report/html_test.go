@@ -9,7 +9,7 @@ import (
 )
 
 func TestHTMLEscapesModelOutput(t *testing.T) {
-	r := replayOf(t, fixtureSuite(t), nil)
+	r := suiteReplay(t, nil)
 	var buf bytes.Buffer
 	if err := r.WriteHTML(&buf); err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestDiffLines(t *testing.T) {
 // largeReplay returns a replay result of n scenarios made from the fixture
 // suite's two, every other one failing.
 func largeReplay(t testing.TB, n int) *Replay {
-	base := replayOf(t, fixtureSuite(t), nil)
+	base := suiteReplay(t, nil)
 	var all []ScenarioResult
 	for i := range n {
 		s := base.Scenarios[i%2]

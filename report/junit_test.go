@@ -121,7 +121,7 @@ func attrIndex(e xml.StartElement, name string) int {
 }
 
 func TestJUnit(t *testing.T) {
-	r := replayOf(t, fixtureSuite(t), nil)
+	r := suiteReplay(t, nil)
 	r.Scenarios = append(r.Scenarios, ScenarioResult{Name: "broken/load", Path: "scenarios/broken/load.yaml", Status: StatusError,
 		Error: "scenarios/broken/load.yaml:3: setup: unknown key \"setpu\"\nmore"})
 	r = NewReplay(r.Scenarios, nil)

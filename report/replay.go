@@ -3,14 +3,8 @@ package report
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
-	"time"
-
-	"go.yaml.in/yaml/v3"
-
-	"github.com/tapeloop/tapeloop/harness"
 )
 
 // ReplayFormat is the format of a replay result, the replay member of the
@@ -85,35 +79,6 @@ type Expectation struct {
 // Passed reports whether the scenario passed.
 func (s *ScenarioResult) Passed() bool { return s.Status == StatusPass }
 
-// FromVerdict turns one verified scenario, and how long it took, into its
-// entry in a replay result.
-func FromVerdict(v *harness.Verdict, elapsed time.Duration) ScenarioResult {
-	r := ScenarioResult{Name: v.Name, Path: v.Path, Status: StatusPass, Seconds: elapsed.Seconds(),
-		Failures: v.Failures, Golden: v.Golden, Updated: v.Updated}
-	if v.Scenario != nil {
-		r.Tags = v.Scenario.Tags
-	}
-	if v.Outcome != nil {
-		r.Termination, r.Iterations = string(v.Outcome.Termination), v.Outcome.Iterations
-		r.Transcript = TranscriptOf(v.Outcome)
-	}
-	switch {
-	case v.Err != nil:
-		r.Status, r.Error = StatusError, v.Err.Error()
-	case !v.Passed():
-		r.Status = StatusFail
-	}
-	for _, f := range v.Failures {
-		if _, diff, ok := strings.Cut(f, goldenDifferenceMarker); ok && strings.HasPrefix(f, goldenDifferencePrefix) {
-			r.GoldenDifference = diff
-		}
-	}
-	if v.Scenario != nil && v.Scenario.Expect != nil && v.Err == nil {
-		r.Expectations = expectations(v.Scenario.Path, v.Failures)
-	}
-	return r
-}
-
 // The golden difference is recognised by the text harness.CompareGolden
 // gives it (tested against harness.Verify in golden_test.go).
 const (
@@ -121,44 +86,15 @@ const (
 	goldenDifferenceMarker = "(- golden, + outcome; first difference):\n"
 )
 
-// expectations lists the keys of the expect block of the scenario file at
-// path, in file order, each with the failures that name it ("FILE:LINE:
-// expect.KEY: ..."). A key named only by a failure is listed after them.
-func expectations(path string, failures []string) []Expectation {
-	var keys []string
-	if b, err := os.ReadFile(path); err == nil {
-		var doc yaml.Node
-		if yaml.Unmarshal(b, &doc) == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
-			m := doc.Content[0].Content
-			for i := 0; i+1 < len(m); i += 2 {
-				if m[i].Value == "expect" && m[i+1].Kind == yaml.MappingNode {
-					for j := 0; j+1 < len(m[i+1].Content); j += 2 {
-						keys = append(keys, m[i+1].Content[j].Value)
-					}
-				}
-			}
-		}
+// GoldenDifference returns the first-difference hunk of a failure message
+// that says the outcome differs from its golden file (the text
+// harness.CompareGolden gives), and whether failure is one.
+func GoldenDifference(failure string) (diff string, ok bool) {
+	if !strings.HasPrefix(failure, goldenDifferencePrefix) {
+		return "", false
 	}
-	byKey := map[string][]string{}
-	for _, f := range failures {
-		_, rest, ok := strings.Cut(f, ": expect.")
-		if !ok {
-			continue
-		}
-		key, _, ok := strings.Cut(rest, ": ")
-		if !ok {
-			continue
-		}
-		if _, known := byKey[key]; !known && !slices.Contains(keys, key) {
-			keys = append(keys, key)
-		}
-		byKey[key] = append(byKey[key], f)
-	}
-	out := make([]Expectation, 0, len(keys))
-	for _, k := range keys {
-		out = append(out, Expectation{Key: k, Passed: len(byKey[k]) == 0, Messages: byKey[k]})
-	}
-	return out
+	_, diff, ok = strings.Cut(failure, goldenDifferenceMarker)
+	return diff, ok
 }
 
 // NewReplay returns the replay result of the given scenarios: sorted into

@@ -1,8 +1,7 @@
 package report
 
 import (
-	"github.com/tapeloop/tapeloop/agent"
-	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -75,70 +74,8 @@ type Call struct {
 
 // ShowExecuted reports whether a report shows the arguments as executed:
 // the call ran and they are a different JSON value from those emitted
-// (harness.SameArguments, the golden's comparison), so spacing or key order
+// (as the golden compares them), so spacing or key order
 // alone does not show them.
 func (c *Call) ShowExecuted() bool {
-	return c.Executed != "" && !harness.SameArguments(c.Executed, c.Arguments)
-}
-
-// TranscriptOf returns the transcript of an outcome, or nil for a nil outcome.
-// User messages are taken from the run's conversation: those sent before a
-// turn's request are attached to that turn.
-func TranscriptOf(o *harness.Outcome) *Transcript {
-	if o == nil {
-		return nil
-	}
-	t := &Transcript{Final: o.Final, TerminationError: o.Error, Turns: make([]Turn, 0, len(o.Turns))}
-	var users [][]string
-	if o.Run != nil {
-		t.Tokens = o.Run.Usage
-		users = userMessagesByTurn(o.Run.Messages)
-	}
-	for i, ot := range o.Turns {
-		turn := Turn{Index: ot.Index, Diff: ot.Diff, ExtractedFrom: ot.Envelope}
-		delivered := map[string]bool{}
-		for _, a := range ot.Delivered {
-			turn.AsyncResults = append(turn.AsyncResults, AsyncResult{ID: a.ID, Name: a.Name, Result: a.Result})
-			delivered[agent.AsyncResultMessage(a.ID, a.Name, &tools.Result{Content: a.Result}).Content] = true
-		}
-		if i < len(users) {
-			for _, u := range users[i] {
-				if !delivered[u] {
-					turn.User = append(turn.User, u)
-				}
-			}
-		}
-		if ot.Response != nil {
-			turn.Content = ot.Response.Message.Content
-			turn.FinishReason = string(ot.Response.FinishReason)
-		}
-		for _, c := range ot.Calls {
-			turn.Calls = append(turn.Calls, Call{
-				ID: c.ID, Name: c.Name, Arguments: c.Arguments, Executed: c.Executed,
-				Repairs: c.Repairs, Coercions: c.Coercions, Attempts: c.Attempts,
-				Memoized: c.Memoized, Async: c.Async, Failure: string(c.Failure),
-				Result: c.Result, Effects: c.Effects,
-			})
-		}
-		t.Turns = append(t.Turns, turn)
-	}
-	return t
-}
-
-// userMessagesByTurn splits the conversation at its assistant messages and
-// returns, for each assistant message in order, the user messages that came
-// before it and after the previous one.
-func userMessagesByTurn(msgs []llm.Message) [][]string {
-	var out [][]string
-	var pending []string
-	for _, m := range msgs {
-		switch m.Role {
-		case llm.RoleUser:
-			pending = append(pending, m.Content)
-		case llm.RoleAssistant:
-			out = append(out, pending)
-			pending = nil
-		}
-	}
-	return out
+	return c.Executed != "" && !jsonvalue.Same(c.Executed, c.Arguments)
 }

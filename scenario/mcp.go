@@ -6,8 +6,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/internal/mcpname"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
-	"github.com/tapeloop/tapeloop/mcptools"
 )
 
 // MCPSetup is one entry of setup.mcp: an MCP server whose tools a live run
@@ -44,7 +44,7 @@ func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 			case "name":
 				m.Name, err = d.Str(v, kp)
 				if err == nil {
-					if verr := mcptools.ValidateName(m.Name); verr != nil {
+					if verr := mcpname.Check(m.Name); verr != nil {
 						err = d.Errf(v, kp, "%v", verr)
 					}
 				}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/tapeloop/tapeloop/evalrun"
 	"github.com/tapeloop/tapeloop/examples/orders"
+
+	_ "github.com/tapeloop/tapeloop/llm/builtin" // providers for llm.Open by name, for record and eval
 )
 
 func main() {
