@@ -1,0 +1,216 @@
+package clients_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	_ "github.com/tapeloop/tapeloop/llm/openai" // registers openai-compatible/
+	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// notesScenario is a bridged scenario: the agent reads notes.txt, appends
+// a line and says what it did.
+const notesScenario = `format: tapeloop/v1
+description: The notes agent appends a line to a file.
+setup:
+  agent: {go: notes}
+  workspace:
+    files:
+      notes.txt: "hello\n"
+input:
+  - {role: user, content: "Append world to notes.txt."}
+tape: []
+expect:
+  termination: final_text
+  iterations: 3
+  calls:
+    match: in_order
+    list:
+      - {name: read_file, arguments: {path: notes.txt}}
+      - {name: write_file, arguments: {path: notes.txt, content: "hello\nworld\n"}}
+  final: {contains: "hello and world"}
+  files:
+    notes.txt: "hello\nworld\n"
+`
+
+// knobs are what a test changes in an agent to see replay fail closed:
+// its system prompt and the description of its read_file tool.
+type knobs struct{ system, readDesc string }
+
+var defaults = knobs{
+	system:   "You keep notes in files.",
+	readDesc: "Read a file in the notes folder.",
+}
+
+const (
+	readSchema  = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`
+	writeSchema = `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`
+	writeDesc   = "Write a file in the notes folder."
+)
+
+// runTool runs one of the agents' two tools in dir.
+func runTool(dir, name, args string) string {
+	var a struct{ Path, Content string }
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return "error: " + err.Error()
+	}
+	p := filepath.Join(dir, filepath.FromSlash(a.Path))
+	switch name {
+	case "read_file":
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return "error: no such file"
+		}
+		return string(b)
+	case "write_file":
+		if err := os.WriteFile(p, []byte(a.Content), 0o644); err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("wrote %d bytes", len(a.Content))
+	}
+	return "error: unknown tool " + name
+}
+
+// liveServer is a scripted model behind a local HTTP server speaking the
+// OpenAI wire format (package wire, as the bridge does): the n-th request
+// gets the n-th answer, streamed when the client asks for a stream.
+type liveServer struct {
+	*httptest.Server
+	mu       sync.Mutex
+	n        int
+	requests int
+}
+
+func newLiveServer(t *testing.T) *liveServer {
+	t.Helper()
+	answers := []*llm.Response{
+		{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"notes.txt"}`}), FinishReason: llm.FinishToolCalls},
+		{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_2", Name: "write_file", Arguments: `{"path":"notes.txt","content":"hello\nworld\n"}`}), FinishReason: llm.FinishToolCalls},
+		{Message: llm.AssistantMessage("Done: notes.txt now says hello and world."), FinishReason: llm.FinishStop},
+	}
+	s := &liveServer{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		c, err := wire.Decode(r.URL.Path, body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.requests++
+		if s.n >= len(answers) {
+			(&wire.Error{Kind: llm.ErrBadRequest, Message: "the script has no more answers"}).Write(w, c.Format)
+			return
+		}
+		resp := answers[s.n]
+		s.n++
+		wire.WriteResponse(w, c, resp, nil)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+// proveClient records agent against the scripted live server, replays it
+// with the server closed (golden written, then checked), and checks that a
+// changed system prompt and a changed tool description fail the replay
+// with a diff naming the scenario file.
+func proveClient(t *testing.T, agent func(k knobs) bridge.Agent) {
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "notes.yaml")
+	if err := os.WriteFile(path, []byte(notesScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	live := newLiveServer(t)
+	model, err := llm.Open(t.Context(), "openai-compatible/scripted", &llm.OpenOptions{BaseURL: live.URL, APIKey: "sk-local-test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(defaults), model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" {
+		t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+	}
+	if err := bridge.WriteRecording(path, tape); err != nil {
+		t.Fatal(err)
+	}
+	live.Close()
+	if live.requests != 3 {
+		t.Fatalf("the live server saw %d requests, want 3", live.requests)
+	}
+	recorded, _ := os.ReadFile(path)
+	for _, want := range []string{"offered:", defaults.system, defaults.readDesc, "call_2"} {
+		if !strings.Contains(string(recorded), want) {
+			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
+		}
+	}
+
+	if v := verify(t, path, agent(defaults), true); !v.Passed() {
+		t.Fatalf("the first replay (writing the golden) fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+	if v := verify(t, path, agent(defaults), false); !v.Passed() {
+		t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+
+	changed := defaults
+	changed.system = "You keep notes in files. Be brief."
+	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
+	changed = defaults
+	changed.readDesc = "Read a text file."
+	failsClosed(t, "tool description", verify(t, path, agent(changed), false), "notes.yaml:", "read_file", "Read a text file.")
+}
+
+func load(t *testing.T, path string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.Load(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func verify(t *testing.T, path string, agent bridge.Agent, update bool) *harness.Verdict {
+	t.Helper()
+	v := bridge.Verify(t.Context(), load(t, path), agent, &bridge.VerifyOptions{Update: update})
+	if v.Err != nil {
+		t.Fatal(v.Err)
+	}
+	return v
+}
+
+func failsClosed(t *testing.T, what string, v *harness.Verdict, wants ...string) {
+	t.Helper()
+	if v.Passed() {
+		t.Errorf("%s changed: the replay passed; want it to fail closed", what)
+		return
+	}
+	all := strings.Join(v.Failures, "\n")
+	for _, w := range wants {
+		if !strings.Contains(all, w) {
+			t.Errorf("%s changed: the failures do not say %q:\n%s", what, w, all)
+		}
+	}
+}
+
+// lastUser is the scenario's user message, the agents' input.
+func lastUser(r *bridge.Run) string { return r.Input[len(r.Input)-1].Content }
+
+
