@@ -212,5 +212,3 @@ func failsClosed(t *testing.T, what string, v *harness.Verdict, wants ...string)
 
 // lastUser is the scenario's user message, the agents' input.
 func lastUser(r *bridge.Run) string { return r.Input[len(r.Input)-1].Content }
-
-
