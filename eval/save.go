@@ -11,7 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -64,10 +63,7 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*toolkit.Facto
 			return "", fmt.Errorf("saving trial %s: %w", name, err)
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return "", fmt.Errorf("saving trial %s: %w", name, err)
-	}
-	if err := writeAtomic(path, out); err != nil {
+	if err := writeConfined(dir, filepath.FromSlash(name)+".yaml", out); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
 	saved, err := scenario.Load(path, dir)
@@ -107,16 +103,40 @@ func relativeFrom(dir, from string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-func writeAtomic(path string, data []byte) error {
-	p, err := atomicfile.Create(path)
+// writeConfined writes data to dir/rel atomically (a temporary file
+// renamed over it), through an os.Root at dir, so that nothing in rel (a
+// ".." a name should not have, a symbolic link) leads outside dir. dir is
+// created when missing.
+func writeConfined(dir, rel string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return err
 	}
-	defer p.Cleanup()
-	if _, err := p.Write(data); err != nil {
+	defer root.Close()
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	return p.Commit()
+	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp"+strconv.Itoa(os.Getpid()))
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	defer root.Remove(tmp) // a no-op after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return root.Rename(tmp, rel)
 }
 
 func intNode(i int64) *yaml.Node {

@@ -43,7 +43,7 @@ func WriteText(w io.Writer, r *report.Eval) error {
 			cells[i] = cell(s)
 			classes[s.Class] = true
 		}
-		row := name + "\t" + strings.Join(cells, "\t")
+		row := report.Printable(name) + "\t" + strings.Join(cells, "\t")
 		if len(models) > 1 && len(classes) > 1 {
 			row += "\tdiffers"
 		}
@@ -62,7 +62,7 @@ func WriteText(w io.Writer, r *report.Eval) error {
 			for _, k := range slices.Sorted(maps.Keys(s.Failures)) {
 				parts = append(parts, fmt.Sprintf("%s %d/%d", k, s.Failures[k], s.Trials))
 			}
-			fmt.Fprintf(w, "  %s (%s) failed: %s\n", name, m, strings.Join(parts, ", "))
+			fmt.Fprintf(w, "  %s (%s) failed: %s\n", report.Printable(name), m, report.Printable(strings.Join(parts, ", ")))
 		}
 	}
 	writeCauses(w, r)
@@ -142,6 +142,6 @@ func writeCauses(w io.Writer, r *report.Eval) {
 		}
 	}
 	for _, c := range order {
-		fmt.Fprintf(w, "  error trials (%s): %d× %s\n", c.model, counts[c], c.text)
+		fmt.Fprintf(w, "  error trials (%s): %d× %s\n", c.model, counts[c], report.Printable(c.text))
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -39,7 +40,7 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		s, problems := scenario.Lint(t.path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error { return harness.Validate(s, &harness.RunOptions{Tools: e.tools}) }})
 		errs := 0
 		for _, p := range problems {
-			fmt.Fprintln(e.stderr, p)
+			fmt.Fprintln(e.stderr, report.Printable(p.String()))
 			if !p.Warning {
 				errs++
 			}
@@ -48,7 +49,7 @@ func runLint(ctx context.Context, e *env, args []string) int {
 			bad++
 			continue
 		}
-		fmt.Fprintf(e.stdout, "ok    %s\n", s.Name)
+		fmt.Fprintf(e.stdout, "ok    %s\n", report.Printable(s.Name))
 	}
 	orphans, err := scenario.Orphans(folders(args)...)
 	if err != nil {

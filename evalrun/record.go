@@ -24,6 +24,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -465,7 +466,7 @@ func newProgress(e *env, name string, start time.Time) *progress {
 
 func (p *progress) update(calls int, u llm.Usage) {
 	if p.on {
-		fmt.Fprintf(p.w, "\r\x1b[K  recording %s: %s", escapeName(p.name), callsAndTokens(calls, u, time.Since(p.start)))
+		fmt.Fprintf(p.w, "\r\x1b[K  recording %s: %s", report.Printable(p.name), callsAndTokens(calls, u, time.Since(p.start)))
 	}
 }
 
@@ -484,27 +485,18 @@ func callsAndTokens(calls int, u llm.Usage, elapsed time.Duration) string {
 	return fmt.Sprintf("%d model call%s, %d tokens in, %d out, %s", calls, plural, u.InputTokens, u.OutputTokens, elapsed.Round(time.Millisecond))
 }
 
-// escapeName quotes a name holding control characters, so that it cannot
-// drive the terminal.
-func escapeName(s string) string {
-	if strings.IndexFunc(s, func(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }) >= 0 {
-		return fmt.Sprintf("%q", s)
-	}
-	return s
-}
-
 // print writes r's result lines to stdout.
 func (r *recordResult) print(e *env) {
 	switch r.status {
 	case "skipped":
-		fmt.Fprintf(e.stdout, "skipped   %s  (%s)\n", escapeName(r.name), r.reason)
+		fmt.Fprintf(e.stdout, "skipped   %s  (%s)\n", report.Printable(r.name), r.reason)
 		return
 	case "error":
-		fmt.Fprintf(e.stdout, "ERROR     %s\n    %s\n", escapeName(r.name), indent(r.reason))
+		fmt.Fprintf(e.stdout, "ERROR     %s\n    %s\n", report.Printable(r.name), indent(r.reason))
 		return
 	}
 	word := map[string]string{"recorded": "recorded", "failed": "FAILED", "interrupted": "STOPPED"}[r.status]
-	fmt.Fprintf(e.stdout, "%-9s %s  %s\n", word, escapeName(r.name), callsAndTokens(r.calls, r.usage, r.elapsed))
+	fmt.Fprintf(e.stdout, "%-9s %s  %s\n", word, report.Printable(r.name), callsAndTokens(r.calls, r.usage, r.elapsed))
 	if r.reason != "" {
 		fmt.Fprintf(e.stdout, "    %s\n", indent(r.reason))
 	}

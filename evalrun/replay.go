@@ -6,12 +6,9 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
@@ -223,15 +220,15 @@ func writeText(e *env, results []*replayResult) {
 		case r.Updated:
 			note = "  (golden updated)"
 		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", colour(e, verdict), printable(r.Name), formatElapsed(r.elapsed), note)
+		fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", colour(e, verdict), report.Printable(r.Name), formatElapsed(r.elapsed), note)
 		if r.Err != nil {
-			fmt.Fprintf(e.stdout, "    %s\n", indent(printable(r.Err.Error())))
+			fmt.Fprintf(e.stdout, "    %s\n", indent(report.Printable(r.Err.Error())))
 		}
 		for _, f := range r.Failures {
-			fmt.Fprintf(e.stdout, "    %s\n", indent(printable(f)))
+			fmt.Fprintf(e.stdout, "    %s\n", indent(report.Printable(f)))
 		}
 		for _, f := range r.Forced {
-			fmt.Fprintf(e.stdout, "    forced: %s\n", indent(printable(f)))
+			fmt.Fprintf(e.stdout, "    forced: %s\n", indent(report.Printable(f)))
 		}
 	}
 	summary := fmt.Sprintf("%d passed, %d failed", passed, failed+broken)
@@ -239,29 +236,6 @@ func writeText(e *env, results []*replayResult) {
 		summary += fmt.Sprintf(" (%d could not be loaded or run)", broken)
 	}
 	fmt.Fprintln(e.stdout, summary)
-}
-
-// printable escapes the control characters of s but line feeds and tabs
-// (as Go escapes them: \x1b, \r, \a), so that a scenario's name or output
-// cannot drive the terminal.
-func printable(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || r == utf8.RuneError)
 }
 
 func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") }

@@ -323,6 +323,9 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 		if s.Name, err = d.Str(n, "name"); err != nil {
 			return nil, err
 		}
+		if problem := nameProblem(s.Name); problem != "" {
+			return nil, d.Errf(n, "name", "%q %s", s.Name, problem)
+		}
 	}
 	if n := nodes["description"]; n != nil {
 		if s.Description, err = d.Str(n, "description"); err != nil {
