@@ -12,6 +12,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -68,7 +69,7 @@ func runRebase(ctx context.Context, e *env, args []string) int {
 			continue
 		case err != nil:
 			if re == nil || re.MatchString(t.path) {
-				fmt.Fprintf(e.stdout, "ERROR     %s\n    %s\n", printable(t.path), indent(printable(err.Error())))
+				fmt.Fprintf(e.stdout, "ERROR     %s\n    %s\n", report.Printable(t.path), indent(report.Printable(err.Error())))
 				counts["error"]++
 				code = exitUsage
 				selected++
@@ -121,16 +122,16 @@ func (r *rebaseResult) print(e *env, dry bool) {
 	if dry && r.status == "rebased" {
 		word = "would rebase"
 	}
-	line := word + "  " + printable(r.name)
+	line := word + "  " + report.Printable(r.name)
 	if r.what != "" {
 		line += "  (" + r.what + ")"
 	}
 	fmt.Fprintln(e.stdout, line)
 	for _, why := range r.reasons {
-		fmt.Fprintf(e.stdout, "    %s\n", indent(printable(why)))
+		fmt.Fprintf(e.stdout, "    %s\n", indent(report.Printable(why)))
 	}
 	for _, d := range r.diffs {
-		fmt.Fprintf(e.stdout, "    %s\n", indent(printable(d)))
+		fmt.Fprintf(e.stdout, "    %s\n", indent(report.Printable(d)))
 	}
 }
 
