@@ -3,6 +3,7 @@ package textcalls
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/jsoncoerce"
@@ -74,7 +75,21 @@ func marshal(v any) (string, error) {
 // coerceObject coerces the untyped values of obj to the schema's types, the
 // same way the tools registry coerces arguments (internal/jsoncoerce), except
 // that JSON text standing for an object or array is repaired if need be.
+//
+// An untyped value "null" for a property whose schema types do not include
+// string becomes null first, as engines convert it ("null" for an integer
+// is no integer, and no string either).
 func coerceObject(obj map[string]any, schema map[string]any) map[string]any {
+	props, _ := schema["properties"].(map[string]any)
+	for k, v := range obj {
+		if v != "null" {
+			continue
+		}
+		p, _ := props[k].(map[string]any)
+		if t := jsoncoerce.Types(p); len(t) > 0 && !slices.Contains(t, "string") {
+			obj[k] = nil
+		}
+	}
 	jsoncoerce.Value(obj, schema, "", &jsoncoerce.Options{Decode: func(text string) (any, bool) {
 		v, _, ok := decodeRepaired(text)
 		return v, ok

@@ -14,7 +14,8 @@
 // the order written. Arguments are repaired with repair.Repair and returned as
 // canonical JSON object text; where an envelope carries untyped values (XML
 // parameters), top-level and nested values are coerced to the tool's JSON Schema:
-// "3" becomes 3 for integer or number, "true" becomes true for boolean, JSON text
+// "3" becomes 3 for integer or number, "true" becomes true for boolean, "null"
+// becomes null for a type that is not string, JSON text
 // becomes an object or array; strings stay strings when the schema says string or
 // when there is no schema.
 //

@@ -38,6 +38,8 @@ func TestExtractFamilies(t *testing.T) {
 		{"seed oss", "<seed:tool_call>\n<function=add>\n<parameter=a>4</parameter>\n<parameter=b>0.5</parameter>\n</function>\n</seed:tool_call>", "seed_oss", sum, ""},
 		// Qwen3-Coder: values typed by the tool's schema; strings stay strings.
 		{"qwen3 coder typed", "<tool_call>\n<function=config>\n<parameter=cfg>\n{\"level\": \"2\"}\n</parameter>\n</function>\n</tool_call>", "qwen3_coder_xml", []wantCall{{"config", `{"cfg":{"level":2}}`}}, ""},
+		{"qwen3 coder null for an integer", "<tool_call>\n<function=add>\n<parameter=a>\nnull\n</parameter>\n<parameter=b>\n2\n</parameter>\n</function>\n</tool_call>", "qwen3_coder_xml", []wantCall{{"add", `{"a":null,"b":2}`}}, ""},
+		{"qwen3 coder null stays a string", "<tool_call>\n<function=get_time>\n<parameter=city>\nnull\n</parameter>\n</function>\n</tool_call>", "qwen3_coder_xml", []wantCall{{"get_time", `{"city":"null"}`}}, ""},
 		{"qwen3 coder string stays", "<tool_call>\n<function=get_time>\n<parameter=city>\n42\n</parameter>\n</function>\n</tool_call>", "qwen3_coder_xml", []wantCall{{"get_time", `{"city":"42"}`}}, ""},
 		// InternLM2: <|action_start|><|plugin|> and a JSON call.
 		{"internlm", "Let me see.<|action_start|><|plugin|>\n{\"name\": \"get_time\", \"parameters\": {\"city\": \"Tokyo\"}}<|action_end|>", "internlm", tokyo, "Let me see."},
