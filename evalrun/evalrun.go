@@ -37,6 +37,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -87,6 +88,17 @@ type env struct {
 	// the real clock. Tests set a virtual one so that a retry takes no
 	// wall time.
 	clock clock.Clock
+}
+
+// progName is how the user runs this program, for hints: the base name of
+// os.Args[0] (evalrun, or a main of their own such as supportrun), or
+// "evalrun" under go test and go run's temporary names.
+func progName() string {
+	name := strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe")
+	if name == "" || name == "." || strings.HasSuffix(name, ".test") {
+		return "evalrun"
+	}
+	return name
 }
 
 // command is one subcommand; each lives in its own file and registers itself.

@@ -606,3 +606,31 @@ func TestRecordExtendFailsWhenTheAgentChanged(t *testing.T) {
 		t.Errorf("the live model was called %d times after the divergence", len(f.requests))
 	}
 }
+
+// TestLiveScenarioWithoutTape: a scenario written for live runs has no
+// tape: key. replay says it has no tape and how to record one; eval runs
+// it; record (mode once) records it, adding the key, and then it replays.
+func TestLiveScenarioWithoutTape(t *testing.T) {
+	live := strings.Replace(unrecorded, "# Recorded by evalrun record.\ntape: []\n\n", "", 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": live})
+	path := filepath.Join(dir, "files", "append.yaml")
+	code, out, _ := runCmd(t, "replay", dir)
+	want := path + ": the scenario has no tape to replay: record one with `evalrun record --model PROVIDER/MODEL " + path + "` (or run it live with `evalrun eval`)"
+	if code != exitUsage || !strings.Contains(out, want) {
+		t.Errorf("replay: exit %d; want 2 and %q\n%s", code, want, out)
+	}
+	if code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--trials", "1", dir); code != exitOK || !strings.Contains(out, "files/append  1/1 pass") {
+		t.Errorf("eval: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runRecordCmd(t, context.Background(), appendScript(), "--model", "fake/m1", dir)
+	if code != exitOK || !strings.HasPrefix(out, "recorded  files/append") {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "\ntape:\n  - response:\n") || !strings.HasPrefix(string(data), live[:strings.Index(live, "expect:")]) {
+		t.Errorf("the recorded scenario:\n%s", data)
+	}
+	if code, out, _ := runCmd(t, "replay", dir); code != exitOK {
+		t.Errorf("replay after recording: exit %d\n%s", code, out)
+	}
+}

@@ -162,7 +162,7 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 			return harness.Run(ctx, s, opts)
 		}
 	}
-	v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools})
+	v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Command: progName()})
 	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {

@@ -30,9 +30,15 @@ var ErrNoGolden = errors.New("missing golden file")
 // does not exist, and otherwise an error showing the first difference in
 // context (- golden, + outcome).
 func CompareGolden(path string, got []byte) error {
+	return compareGolden(path, got, "`evalrun replay --update` (or your test with -update)")
+}
+
+// compareGolden is CompareGolden, a missing golden's message naming how
+// (a quoted command) as what writes it.
+func compareGolden(path string, got []byte, how string) error {
 	want, err := readGolden(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w %s: run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it", ErrNoGolden, path)
+		return fmt.Errorf("%w %s: run %s to write it, then review it", ErrNoGolden, path, how)
 	}
 	if err != nil {
 		return err

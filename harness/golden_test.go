@@ -62,7 +62,7 @@ func TestCompareGolden(t *testing.T) {
 
 	missing := filepath.Join(dir, "missing.golden.yaml")
 	err = CompareGolden(missing, []byte(golden))
-	want = "missing golden file " + missing + ": run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"
+	want = "missing golden file " + missing + ": run `evalrun replay --update` (or your test with -update) to write it, then review it"
 	if !errors.Is(err, ErrNoGolden) || err.Error() != want {
 		t.Errorf("missing: %v, want %s wrapping ErrNoGolden", err, want)
 	}

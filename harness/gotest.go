@@ -3,6 +3,9 @@ package harness
 import (
 	"errors"
 	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/scenario"
@@ -44,11 +47,12 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 		opts = &TestOptions{}
 	}
 	update := opts.Update || UpdateFlag()
+	hint := goTestHint()
 	Suite(t, dir, func(t *testing.T, s *scenario.Scenario) *Verdict {
 		if s.Setup.Agent != nil {
 			t.Skipf("%s: a bridged scenario (setup.agent go: %s); bridge.Test runs it", s.Path, s.Setup.Agent.Go)
 		}
-		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools})
+		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools, UpdateHint: hint})
 	})
 }
 
@@ -76,19 +80,22 @@ func Suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scena
 		t.Run(name, func(t *testing.T) {
 			switch {
 			case errors.Is(loadErr, scenario.ErrNotScenario):
-				t.Skip(loadErr)
+				fmt.Fprintln(t.Output(), loadErr)
+				t.SkipNow()
 			case loadErr != nil:
-				t.Fatal(loadErr)
+				fail(t, loadErr.Error())
+				t.FailNow()
 			}
 			v := verify(t, s)
 			if v.Err != nil {
-				t.Fatal(v.Err)
+				fail(t, v.Err.Error())
+				t.FailNow()
 			}
 			if v.Updated {
 				t.Logf("updated %s", v.Golden)
 			}
 			for _, f := range v.Failures {
-				t.Error(f)
+				fail(t, f)
 			}
 			if v.Updated && len(v.Failures) > 0 {
 				t.Errorf("the golden %s was written, but the scenario fails: it is not blessed until the failures above are fixed", v.Golden)
@@ -101,6 +108,40 @@ func Suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scena
 	}
 	for _, o := range orphans {
 		t.Errorf("golden file %s has no scenario: delete it, or restore its scenario", o)
+	}
+}
+
+// fail marks t failed with msg, written without the line of this library
+// that go test would put in front of it: the messages name the scenario's
+// file and line themselves.
+func fail(t *testing.T, msg string) {
+	fmt.Fprintln(t.Output(), msg)
+	t.Fail()
+}
+
+// goTestHint is the go test command that rewrites the goldens of the
+// package under test: `go test ./DIR -update`, DIR the working directory
+// (go test runs a test in its package's folder) relative to the module
+// root, found by its go.mod. Without a go.mod above, `go test -update`.
+func goTestHint() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "go test -update"
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil {
+				return "go test -update"
+			}
+			if rel == "." {
+				return "go test . -update"
+			}
+			return "go test ./" + filepath.ToSlash(rel) + " -update"
+		}
+		if filepath.Dir(dir) == dir {
+			return "go test -update"
+		}
 	}
 }
 

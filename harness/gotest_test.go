@@ -52,6 +52,10 @@ func TestTest(t *testing.T) {
 	if passed || !strings.Contains(out, "--- FAIL: TestHelperHarnessTest/files/ok") || !strings.Contains(out, "missing golden file") {
 		t.Fatalf("without goldens:\n%s", out)
 	}
+	// The hint names this package's go test command, not tapeloop's own.
+	if !strings.Contains(out, "run `go test ./harness -update` to write it") {
+		t.Errorf("the missing golden's hint does not name go test ./harness:\n%s", out)
+	}
 	out, passed = goTest(t, dir, "-update")
 	if passed || !strings.Contains(out, "updated "+filepath.Join(dir, "files", "ok.golden.yaml")) {
 		t.Fatalf("-update:\n%s", out)
@@ -71,6 +75,17 @@ func TestTest(t *testing.T) {
 	}
 	if passed {
 		t.Error("passed with a failing scenario")
+	}
+	// A failure points at the scenario's file and line, not at a line of
+	// the library.
+	at := false
+	for line := range strings.SplitSeq(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), filepath.Join(dir, "files", "bad.yaml")+":4: expect.final:") {
+			at = true
+		}
+	}
+	if !at || strings.Contains(out, "gotest.go:") {
+		t.Errorf("the failure does not start with the scenario's file:line, or names gotest.go:\n%s", out)
 	}
 
 	// -run selects by scenario name, a path level at a time.

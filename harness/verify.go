@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/scenario"
@@ -25,6 +26,34 @@ type VerifyOptions struct {
 	// Tools are the user's tool factories (see RunOptions.Tools); nil means
 	// the fixtures only.
 	Tools []*toolkit.Factory
+	// Command is the program the user runs tapeloop's commands with (the
+	// name of evalrun, or of a main of their own), named in hints such as
+	// how to record a missing tape; empty means "evalrun".
+	Command string
+	// UpdateHint is the command that writes a missing golden file, named in
+	// its failure ("supportrun replay --update", "go test ./support
+	// -update"); empty means Command followed by "replay --update".
+	UpdateHint string
+}
+
+// ErrNoTape is wrapped by the error for replaying a scenario that has no
+// tape: key (Scenario.NoTape): it runs live only until one is recorded.
+var ErrNoTape = errors.New("the scenario has no tape to replay")
+
+// command is opts.Command, or "evalrun".
+func (opts *VerifyOptions) command() string {
+	if opts.Command == "" {
+		return "evalrun"
+	}
+	return opts.Command
+}
+
+// updateHint is opts.UpdateHint, or the command's replay --update.
+func (opts *VerifyOptions) updateHint() string {
+	if opts.UpdateHint == "" {
+		return opts.command() + " replay --update"
+	}
+	return opts.UpdateHint
 }
 
 // Verdict is what verifying one scenario found.
@@ -72,6 +101,11 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
+	if s.NoTape {
+		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s,
+			Err: fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s` (or run it live with `%s eval`)",
+				s.Path, ErrNoTape, opts.command(), s.Path, opts.command())}
+	}
 	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
 	if err != nil {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
@@ -82,8 +116,8 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 // Judge checks an outcome of s, however it was run (Run, or package bridge
 // for a bridged scenario): a divergence from the tape, what the run left
 // unused, the golden file (rewritten instead under opts.Update, unless the
-// run diverged) and the expect block. Only opts.Update and opts.Force are
-// used; a nil opts is the zero value.
+// run diverged) and the expect block. Only opts.Update, opts.Force and the
+// hints (Command, UpdateHint) are used; a nil opts is the zero value.
 func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
@@ -108,7 +142,7 @@ func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 			return v
 		}
 	default:
-		if err := CompareGolden(v.Golden, golden); err != nil {
+		if err := compareGolden(v.Golden, golden, "`"+opts.updateHint()+"`"); err != nil {
 			v.Failures = append(v.Failures, err.Error())
 		}
 	}

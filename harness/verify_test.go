@@ -20,9 +20,18 @@ func TestVerify(t *testing.T) {
 	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 2}\n")
 
 	v := Verify(ctx, path, &VerifyOptions{Root: root})
-	want := "missing golden file " + scenario.GoldenPath(path) + ": run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"
+	want := "missing golden file " + scenario.GoldenPath(path) + ": run `evalrun replay --update` to write it, then review it"
 	if v.Passed() || v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want || v.Name != "g/demo" {
 		t.Fatalf("no golden: %+v", v)
+	}
+	// The hint names the user's own command.
+	v = Verify(ctx, path, &VerifyOptions{Root: root, Command: "supportrun"})
+	if want := "run `supportrun replay --update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0], want) {
+		t.Fatalf("Command supportrun: %q; want %q", v.Failures, want)
+	}
+	v = Verify(ctx, path, &VerifyOptions{Root: root, UpdateHint: "go test ./support -update"})
+	if want := "run `go test ./support -update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0], want) {
+		t.Fatalf("UpdateHint: %q; want %q", v.Failures, want)
 	}
 
 	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
@@ -92,5 +101,26 @@ func TestCheckTerminationShowsError(t *testing.T) {
 	want := "x.yaml:5: expect.termination: expected final_text, found model_error (" + o.Error + ")"
 	if len(got) != 1 || got[0] != want || o.Error == "" {
 		t.Errorf("Check = %q, want [%q]", got, want)
+	}
+}
+
+// TestVerifyNoTape: a scenario written for live runs (no tape: key) does
+// not replay: the error says how to record its tape, with the user's
+// command.
+func TestVerifyNoTape(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "live.yaml")
+	writeFile(t, path, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\nexpect: {termination: final_text}\n")
+	v := Verify(context.Background(), path, &VerifyOptions{Command: "supportrun"})
+	want := path + ": the scenario has no tape to replay: record one with `supportrun record --model PROVIDER/MODEL " + path + "` (or run it live with `supportrun eval`)"
+	if !errors.Is(v.Err, ErrNoTape) || v.Err.Error() != want {
+		t.Errorf("got %v; want %s", v.Err, want)
+	}
+}
+
+// TestGoTestHint: go test runs in the package's folder; the hint names it
+// relative to the module root.
+func TestGoTestHint(t *testing.T) {
+	if got := goTestHint(); got != "go test ./harness -update" {
+		t.Errorf("goTestHint() = %q; want go test ./harness -update", got)
 	}
 }

@@ -78,6 +78,10 @@ type Scenario struct {
 	// model was offered (system prompts, tools); nil when absent.
 	Offered *replay.Offered
 	Tape    []replay.Entry
+	// NoTape reports that the file has no `tape:` key: a scenario written
+	// for live runs (evalrun eval, evalrun record), which a replay refuses
+	// until one is recorded. False for a tape, empty or not.
+	NoTape bool
 	// Expect is nil when the file has no expect block.
 	Expect *Expect
 	// Faults are the provider faults a live run applies (see FaultTransport
@@ -314,11 +318,10 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	} else if f != Format {
 		return nil, d.Errf(nodes["format"], "format", "unknown format %q: this version of tapeloop reads %s", f, Format)
 	}
-	for _, key := range []string{"input", "tape"} {
-		if !seen[key] {
-			return nil, d.Errf(root, key, "missing (a scenario needs input and tape)")
-		}
+	if !seen["input"] {
+		return nil, d.Errf(root, "input", "missing (a scenario needs input; a tape, unless it only runs live)")
 	}
+	s.NoTape = !seen["tape"]
 	if n := nodes["name"]; n != nil {
 		if s.Name, err = d.Str(n, "name"); err != nil {
 			return nil, err
@@ -350,8 +353,10 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 			return nil, err
 		}
 	}
-	if s.Tape, err = replay.DecodeEntries(file, nodes["tape"]); err != nil {
-		return nil, err
+	if n := nodes["tape"]; n != nil {
+		if s.Tape, err = replay.DecodeEntries(file, n); err != nil {
+			return nil, err
+		}
 	}
 	if n := nodes["faults"]; n != nil {
 		if s.Faults, err = decodeFaults(d, n); err != nil {

@@ -50,10 +50,7 @@ func TestLoadErrors(t *testing.T) {
 			want: "$FILE: not a tapeloop scenario: it has no `format: tapeloop/v1` line"},
 		{name: "missing input",
 			text: "format: tapeloop/v1\ntape: [{response: {content: hello}}]\n",
-			want: `$FILE:1: input: missing (a scenario needs input and tape)`},
-		{name: "missing tape",
-			text: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\n",
-			want: `$FILE:1: tape: missing (a scenario needs input and tape)`},
+			want: `$FILE:1: input: missing (a scenario needs input; a tape, unless it only runs live)`},
 		{name: "bad termination",
 			text: "format: tapeloop/v1\n" + minimal + "expect:\n  termination: finished\n",
 			want: `$FILE:5: expect.termination: unknown value "finished" (want ` + reasonAlternatives() + `)`},
@@ -224,5 +221,18 @@ func TestLoadNamesAndDefaults(t *testing.T) {
 	}
 	if strings.Join(s.Tags, ",") != "a,b" {
 		t.Errorf("tags = %v", s.Tags)
+	}
+}
+
+// TestParseWithoutTape: a scenario for live runs needs no tape: key; it
+// parses with NoTape set, and an empty tape is still a tape.
+func TestParseWithoutTape(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\nexpect: {termination: final_text}\n"), "live.yaml", "live")
+	if err != nil || !s.NoTape || s.Tape != nil {
+		t.Fatalf("without tape: %+v, %v; want NoTape", s, err)
+	}
+	s, err = scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\n"), "empty.yaml", "empty")
+	if err != nil || s.NoTape {
+		t.Fatalf("tape: []: %+v, %v; want a tape", s, err)
 	}
 }

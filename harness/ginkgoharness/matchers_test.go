@@ -231,7 +231,7 @@ func TestMatchGolden(t *testing.T) {
          arguments: '{"operation":"divide","a":1,"b":0}'
 `},
 		{name: "missing", matcher: MatchGolden(missing), actual: o,
-			message: "missing golden file $WORK/missing.golden.yaml: run `evalrun replay --update` (or `go test ./scenarios -update`) to write it, then review it"},
+			message: "missing golden file $WORK/missing.golden.yaml: run `evalrun replay --update` (or your test with -update) to write it, then review it"},
 		{name: "unreadable", matcher: MatchGolden(dir), actual: o,
 			err: "MatchGolden: reading $WORK: not a regular file (a directory); only regular files are read"},
 		{name: "verdict without outcome", matcher: MatchGolden(same), actual: failed,
