@@ -25,7 +25,9 @@ type TestOptions struct {
 // Test replays every bridged scenario under dir with agent, each as a
 // subtest of t named by the scenario's name, and checks it as harness.Test
 // does: a divergence from the tape, unused tape entries, the golden, each
-// expectation. Native scenarios (no setup.agent) are skipped subtests:
+// expectation. A scenario whose agent is a setup.agent.command runs that
+// program (see Command) whatever agent is; agent may be nil when every
+// scenario is one. Native scenarios (no setup.agent) are skipped subtests:
 // harness.Test runs them. The agent's *testing.T is the subtest's; a
 // workspace directory is made for each run and removed after it.
 //
@@ -48,6 +50,10 @@ func Test(t *testing.T, dir string, agent func(t *testing.T, r *Run) error, opts
 		switch a := s.Setup.Agent; {
 		case a == nil:
 			t.Skipf("%s: a native scenario (no setup.agent); harness.Test runs it", s.Path)
+		case len(a.Command) > 0:
+			return Verify(t.Context(), s, Command(s), &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir()})
+		case agent == nil:
+			t.Skipf("%s: the scenario is for Go agent %q, and this test has no agent function", s.Path, a.Go)
 		case opts.Agent != "" && a.Go != opts.Agent:
 			t.Skipf("%s: the scenario is for agent %q, this test runs %q", s.Path, a.Go, opts.Agent)
 		}

@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"errors"
+	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -13,8 +15,19 @@ import (
 // through package bridge (setup.agent).
 type AgentSetup struct {
 	// Go names the Go agent function that runs the scenario (bridge.Test
-	// runs it; evalrun runs the one registered under this name).
+	// runs it; evalrun runs the one registered under this name). Exactly
+	// one of Go and Command is set.
 	Go string
+	// Command is a program in any language and its arguments
+	// (setup.agent.command), run by bridge.Command in the workspace
+	// directory with its model endpoints pointed at the bridge.
+	Command []string
+	// Env holds variables added to the command's environment
+	// (setup.agent.env); nil adds none.
+	Env map[string]string
+	// Timeout is how long the command may run (setup.agent.timeout); 0
+	// means DefaultAgentTimeout.
+	Timeout time.Duration
 	// Line is the line of setup.agent.
 	Line int
 }
@@ -24,23 +37,56 @@ type AgentSetup struct {
 // package bridge can run.
 var ErrBridged = errors.New("a bridged scenario (setup.agent) runs its own agent through package bridge")
 
-var agentKeys = []string{"go"}
+// DefaultAgentTimeout is how long a setup.agent.command may run when the
+// scenario gives no timeout.
+const DefaultAgentTimeout = 60 * time.Second
+
+var agentKeys = []string{"go", "command", "env", "timeout"}
 
 func decodeAgent(d *yamlx.Decoder, n *yaml.Node) (*AgentSetup, error) {
 	a := &AgentSetup{Line: n.Line}
 	seen, err := d.Fields(n, "setup.agent", agentKeys, func(key string, v *yaml.Node) error {
+		path := "setup.agent." + key
 		var err error
-		a.Go, err = d.Str(v, "setup.agent.go")
-		if err == nil && a.Go == "" {
-			err = d.Errf(v, "setup.agent.go", "empty name (want the name of your Go agent)")
+		switch key {
+		case "go":
+			a.Go, err = d.Str(v, path)
+			if err == nil && a.Go == "" {
+				err = d.Errf(v, path, "empty name (want the name of your Go agent)")
+			}
+		case "command":
+			a.Command, err = d.Strs(v, path)
+			if err == nil && (len(a.Command) == 0 || a.Command[0] == "") {
+				err = d.Errf(v, path, "empty command (want the program and its arguments, e.g. [node, agent.js])")
+			}
+		case "env":
+			a.Env = map[string]string{}
+			err = d.Pairs(v, path, func(name string, k, v *yaml.Node) error {
+				if name == "" || strings.ContainsAny(name, "=\x00") {
+					return d.Errf(k, path, "%q is not a variable name", name)
+				}
+				val, err := d.Str(v, yamlx.Join(path, name))
+				a.Env[name] = val
+				return err
+			})
+		case "timeout":
+			a.Timeout, err = d.Duration(v, path)
+			if err == nil && a.Timeout <= 0 {
+				err = d.Errf(v, path, "%s is not a positive duration", v.Value)
+			}
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	if !seen["go"] {
-		return nil, d.Errf(n, "setup.agent", "missing go: (the name of your Go agent, run by bridge.Test or a registered evalrun agent)")
+	switch {
+	case seen["go"] && seen["command"]:
+		return nil, d.Errf(n, "setup.agent", "both go: and command: (an agent is either a Go function or a program)")
+	case !seen["go"] && !seen["command"]:
+		return nil, d.Errf(n, "setup.agent", "missing go: (the name of your Go agent, run by bridge.Test or a registered evalrun agent) or command: (a program, e.g. [node, agent.js])")
+	case seen["go"] && (seen["env"] || seen["timeout"]):
+		return nil, d.Errf(n, "setup.agent", "env: and timeout: apply to a command: agent, not to a Go one")
 	}
 	return a, nil
 }

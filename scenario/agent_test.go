@@ -1,35 +1,43 @@
-package scenario
+package scenario_test
 
 import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
-func TestBridgedScenarios(t *testing.T) {
-	const head = "format: tapeloop/v1\nsetup:\n  agent: {go: notes}\n"
-	const body = "input: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\n"
-	s, err := Parse([]byte(head+body), "x.yaml", "x")
+func agentScenario(agent string) string {
+	return "format: tapeloop/v1\nsetup:\n  agent: " + agent + "\ninput:\n  - {role: user, content: hi}\ntape: []\n"
+}
+
+func TestAgentCommand(t *testing.T) {
+	s, err := scenario.Parse([]byte(agentScenario(`{command: [node, $SCENARIO_DIR/agent.js], env: {MODE: fast}, timeout: 2s}`)), "a.yaml", "a")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.Setup.Agent == nil || s.Setup.Agent.Go != "notes" || s.Setup.Agent.Line != 3 {
-		t.Errorf("agent %+v", s.Setup.Agent)
+	a := s.Setup.Agent
+	if strings.Join(a.Command, " ") != "node $SCENARIO_DIR/agent.js" || a.Env["MODE"] != "fast" || a.Timeout != 2*time.Second || a.Go != "" {
+		t.Errorf("setup.agent decoded as %+v", a)
 	}
-	cases := []struct{ text, want string }{
-		{head + "  tools: [read_file]\n" + body, "x.yaml:4: setup.tools: not allowed in a bridged scenario (setup.agent): the agent brings its own tools"},
-		{head + "  loop: {max_iterations: 3}\n" + body, "x.yaml:4: setup.loop: not allowed in a bridged scenario (setup.agent): the agent runs its own loop"},
-		{head + body + "expect:\n  repairs: {call_1: [trim]}\n", "x.yaml:7: expect.repairs: not allowed in a bridged scenario (setup.agent): the agent repairs arguments inside its own code"},
-		{head + body + "expect:\n  errors: {call_1: timeout}\n", "x.yaml:7: expect.errors: not allowed in a bridged scenario (setup.agent): tool failure kinds are decided inside the agent"},
-		{head + body + "expect:\n  retries: {read_file: 1}\n", "x.yaml:7: expect.retries: not allowed in a bridged scenario"},
-		{"format: tapeloop/v1\nsetup:\n  agent: {}\n" + body, "x.yaml:3: setup.agent: missing go:"},
-		{"format: tapeloop/v1\nsetup:\n  agent: {go: \"\"}\n" + body, "x.yaml:3: setup.agent.go: empty name"},
-		{"format: tapeloop/v1\nsetup:\n  agent: {python: x}\n" + body, "x.yaml:3: setup.agent"},
-	}
-	for _, tc := range cases {
-		_, err := Parse([]byte(tc.text), "x.yaml", "x")
-		if err == nil || !errors.Is(err, ErrScenario) || !strings.HasPrefix(err.Error(), tc.want) {
-			t.Errorf("Parse(%q)\n got %v\nwant %s...", tc.text, err, tc.want)
+}
+
+func TestAgentSetupErrors(t *testing.T) {
+	for _, tc := range []struct{ agent, want string }{
+		{`{go: notes, command: [node]}`, "a.yaml:3: setup.agent: both go: and command:"},
+		{`{}`, "a.yaml:3: setup.agent: missing go:"},
+		{`{command: []}`, "a.yaml:3: setup.agent.command: empty command"},
+		{`{command: [""]}`, "a.yaml:3: setup.agent.command: empty command"},
+		{`{go: notes, timeout: 5s}`, "a.yaml:3: setup.agent: env: and timeout: apply to a command: agent"},
+		{`{command: [node], timeout: 0s}`, "a.yaml:3: setup.agent.timeout: 0s is not a positive duration"},
+		{`{command: [node], env: {"A=B": x}}`, `a.yaml:3: setup.agent.env: "A=B" is not a variable name`},
+		{`{command: [node], shell: true}`, "a.yaml:3: setup.agent"},
+	} {
+		_, err := scenario.Parse([]byte(agentScenario(tc.agent)), "a.yaml", "a")
+		if err == nil || !errors.Is(err, scenario.ErrScenario) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("setup.agent: %s: %v, want an ErrScenario saying %q", tc.agent, err, tc.want)
 		}
 	}
 }

@@ -1,0 +1,196 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// MaxCommandOutput is the most a setup.agent.command may print on stdout,
+// its final answer; more fails the run.
+const MaxCommandOutput = 1 << 20
+
+// commandStderrTail is how much of the end of a failing command's stderr
+// its error quotes.
+const commandStderrTail = 2 << 10
+
+// ErrCommand is wrapped by the error of a setup.agent.command that could
+// not start, exited with a non-zero status, printed too much or did not
+// finish within its timeout.
+var ErrCommand = errors.New("the agent command failed")
+
+// CommandInput is what a setup.agent.command reads on its standard input:
+// one JSON object, {"scenario": NAME, "messages": [{"role": ROLE,
+// "content": TEXT}, ...]}, the scenario's input messages in order.
+type CommandInput struct {
+	// Scenario is the scenario's name.
+	Scenario string `json:"scenario"`
+	// Messages are the scenario's input messages.
+	Messages []CommandMessage `json:"messages"`
+}
+
+// CommandMessage is one input message as a command reads it.
+type CommandMessage struct {
+	// Role is system, user or assistant.
+	Role string `json:"role"`
+	// Content is the message's text.
+	Content string `json:"content"`
+}
+
+// Command returns the Agent that runs s's setup.agent.command, a program
+// in any language. It serves the run's model endpoint on a loopback port
+// (127.0.0.1, a free one, both wire formats) and starts the command in the
+// workspace directory with OPENAI_BASE_URL (ending in /v1) and
+// ANTHROPIC_BASE_URL pointing at it, OPENAI_API_KEY and ANTHROPIC_API_KEY
+// set to a dummy key (a real key in tapeloop's environment never reaches
+// the agent), and setup.agent.env added. It writes a CommandInput to the
+// command's stdin and takes everything the command prints on stdout, less
+// one trailing newline, as the final answer. In the command, its arguments
+// and env values, $SCENARIO_DIR stands for the directory of the scenario
+// file, so a script beside the scenario is [node, $SCENARIO_DIR/agent.js].
+//
+// A command that does not finish within setup.agent.timeout (default
+// scenario.DefaultAgentTimeout) is killed with its process group; that,
+// a non-zero exit status and a failure to start are errors (wrapping
+// ErrCommand) naming the scenario file and the line of setup.agent, with
+// the end of the command's stderr, the workspace directory written $WORK.
+func Command(s *scenario.Scenario) Agent {
+	return func(ctx context.Context, r *Run) error {
+		a := s.Setup.Agent
+		if a == nil || len(a.Command) == 0 {
+			return fmt.Errorf("%s: %w: the scenario has no setup.agent.command", s.Path, ErrCommand)
+		}
+		where := fmt.Sprintf("%s:%d: setup.agent.command", filepath.Base(s.Path), a.Line)
+		return runCommand(ctx, s, r, where)
+	}
+}
+
+func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string) error {
+	a := s.Setup.Agent
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fmt.Errorf("%s: %w: no loopback port to serve the model on: %v", where, ErrCommand, err)
+	}
+	srv := &http.Server{Handler: r.Handler, ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan struct{})
+	go func() { defer close(served); _ = srv.Serve(ln) }()
+	defer func() { _ = srv.Close(); <-served }()
+	base := "http://" + ln.Addr().String()
+
+	timeout := a.Timeout
+	if timeout <= 0 {
+		timeout = scenario.DefaultAgentTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	scenarioDir, err := filepath.Abs(filepath.Dir(s.Path))
+	if err != nil {
+		return fmt.Errorf("%s: %w: %v", where, ErrCommand, err)
+	}
+	expand := func(v string) string {
+		return os.Expand(v, func(name string) string {
+			if name == "SCENARIO_DIR" {
+				return scenarioDir
+			}
+			return "$" + name
+		})
+	}
+	args := make([]string, len(a.Command))
+	for i, v := range a.Command {
+		args[i] = expand(v)
+	}
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd.Dir = r.Dir
+	cmd.Env = append(os.Environ(),
+		"OPENAI_BASE_URL="+base+"/v1", "ANTHROPIC_BASE_URL="+base,
+		"OPENAI_API_KEY="+r.APIKey, "ANTHROPIC_API_KEY="+r.APIKey,
+		"TAPELOOP_SCENARIO="+s.Name)
+	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
+		cmd.Env = append(cmd.Env, k+"="+expand(a.Env[k]))
+	}
+	in, err := json.Marshal(commandInput(s.Name, r))
+	if err != nil {
+		return fmt.Errorf("%s: %w: %v", where, ErrCommand, err)
+	}
+	cmd.Stdin = bytes.NewReader(append(in, '\n'))
+	stdout := &cappedBuffer{max: MaxCommandOutput}
+	stderr := &tailBuffer{max: commandStderrTail}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	killGroup(cmd)
+	cmd.WaitDelay = 5 * time.Second
+
+	err = cmd.Run()
+	tail := strings.TrimSpace(strings.ReplaceAll(stderr.String(), r.Dir, "$WORK"))
+	if tail != "" {
+		tail = "; its stderr ends:\n" + tail
+	}
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("%s %q: %w: it did not finish within %s and was killed%s", where, a.Command, ErrCommand, timeout, tail)
+	case stdout.over:
+		return fmt.Errorf("%s %q: %w: it printed more than %d bytes on stdout (its final answer)", where, a.Command, ErrCommand, MaxCommandOutput)
+	case err != nil:
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			return fmt.Errorf("%s %q: %w: %v%s", where, a.Command, ErrCommand, exit.ProcessState, tail)
+		}
+		return fmt.Errorf("%s %q: %w: %v", where, a.Command, ErrCommand, err)
+	}
+	final := strings.TrimSuffix(stdout.String(), "\n")
+	r.Final(strings.TrimSuffix(final, "\r"))
+	return nil
+}
+
+func commandInput(name string, r *Run) CommandInput {
+	in := CommandInput{Scenario: name, Messages: []CommandMessage{}}
+	for _, m := range r.Input {
+		in.Messages = append(in.Messages, CommandMessage{Role: string(m.Role), Content: m.Content})
+	}
+	return in
+}
+
+// cappedBuffer keeps up to max bytes and notes that more came.
+type cappedBuffer struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	if room := b.max - b.Len(); len(p) > room {
+		b.over = true
+		b.Buffer.Write(p[:max(room, 0)])
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf []byte
+	max int
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if len(b.buf) > b.max {
+		b.buf = append(b.buf[:0], b.buf[len(b.buf)-b.max:]...)
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) String() string { return string(b.buf) }

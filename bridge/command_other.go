@@ -1,0 +1,9 @@
+//go:build !unix
+
+package bridge
+
+import "os/exec"
+
+// killGroup leaves cmd as it is: off Unix, cancelling kills the command
+// alone (exec.CommandContext's default).
+func killGroup(cmd *exec.Cmd) {}

@@ -1,0 +1,156 @@
+package bridge_test
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/bridge"
+)
+
+// commandScenario runs testdata/cmdagent, a program built by the test, as
+// a setup.agent.command; AGENT and MODE are filled in.
+const commandScenario = `format: tapeloop/v1
+description: A program in its own process appends a line to a file.
+setup:
+  agent:
+    command: [AGENT, MODE]
+    env: {NOTES_SYSTEM: "You keep notes in files."}
+    timeout: TIMEOUT
+  workspace:
+    files:
+      notes.txt: "hello\n"
+input:
+  - {role: user, content: "Append world to notes.txt."}
+tape: []
+expect:
+  termination: final_text
+  iterations: 3
+  calls:
+    match: in_order
+    list:
+      - {name: read_file, arguments: {path: notes.txt}}
+      - {name: write_file, arguments: {path: notes.txt, content: "hello\nworld\n"}}
+  final: {equals: "Done: notes.txt now says hello and world."}
+  files:
+    notes.txt: "hello\nworld\n"
+`
+
+// buildCommandAgent builds testdata/cmdagent into a temporary directory.
+func buildCommandAgent(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the test agent with")
+	}
+	bin := filepath.Join(t.TempDir(), "cmdagent")
+	out, err := exec.Command(goTool, "build", "-o", bin, "./testdata/cmdagent").CombinedOutput()
+	if err != nil {
+		t.Fatalf("building the test agent: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func commandText(bin, mode, timeout string) string {
+	return strings.NewReplacer("AGENT", bin, "MODE", mode, "TIMEOUT", timeout).Replace(commandScenario)
+}
+
+// TestCommand records a program run as setup.agent.command, replays it
+// with the live model gone, fails closed when the program's system prompt
+// changes, and reports a hang, a non-zero exit and a bad setup with the
+// scenario's file and line.
+func TestCommand(t *testing.T) {
+	bin := buildCommandAgent(t)
+
+	t.Run("record, replay, fail closed", func(t *testing.T) {
+		path := writeScenario(t, commandText(bin, "notes", "60s"))
+		s := load(t, path)
+		o, tape, err := bridge.Record(t.Context(), s, bridge.Command(s), notesScript(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Termination != "final_text" {
+			t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+		}
+		if err := bridge.WriteRecording(path, tape); err != nil {
+			t.Fatal(err)
+		}
+		command := func(path string) bridge.Agent { return bridge.Command(load(t, path)) }
+		if v := verify(t, path, command(path), true); !v.Passed() {
+			t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		}
+		if v := verify(t, path, command(path), false); !v.Passed() {
+			t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := strings.Replace(string(b), `NOTES_SYSTEM: "You keep notes in files."`, `NOTES_SYSTEM: "You keep notes. Be brief."`, 1)
+		if changed == string(b) {
+			t.Fatalf("the recorded scenario lost its env:\n%s", b)
+		}
+		if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		failsClosed(t, verify(t, path, command(path), false), "notes.yaml:", "Be brief.")
+	})
+
+	for _, tc := range []struct {
+		mode, timeout string
+		wants         []string
+	}{
+		{"hang", "300ms", []string{"notes.yaml:5: setup.agent.command", "did not finish within 300ms and was killed"}},
+		{"fail", "60s", []string{"notes.yaml:5: setup.agent.command", "exit status 3", "cmdagent: cannot go on in $WORK"}},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "scenarios")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "notes.yaml")
+			if err := os.WriteFile(path, []byte(commandText(bin, tc.mode, tc.timeout)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s := load(t, path)
+			o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Termination == "final_text" {
+				t.Fatalf("a %s command ended with a final text", tc.mode)
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(o.Error, w) {
+					t.Errorf("the outcome's error does not say %q:\n%s", w, o.Error)
+				}
+			}
+		})
+	}
+}
+
+// TestCommandNoAgent: Command on a scenario with no command is an error,
+// not a panic.
+func TestCommandNoAgent(t *testing.T) {
+	s := load(t, writeScenario(t, notesScenario))
+	err := bridge.Command(s)(t.Context(), &bridge.Run{})
+	if !errors.Is(err, bridge.ErrCommand) {
+		t.Errorf("Command on a go: agent: %v, want ErrCommand", err)
+	}
+}
+
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "notes.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

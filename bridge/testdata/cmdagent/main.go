@@ -1,0 +1,135 @@
+// Command cmdagent is the test agent of bridge's command tests: a program
+// tapeloop did not link, speaking the Chat Completions API over HTTP to
+// $OPENAI_BASE_URL with two tools on the files of its working directory.
+//
+//	cmdagent notes   answer the input (the normal agent)
+//	cmdagent hang    block forever without calling the model
+//	cmdagent fail    print to stderr and exit with status 3
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+)
+
+type message struct {
+	Role       string     `json:"role"`
+	Content    string     `json:"content"`
+	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
+	ToolCallID string     `json:"tool_call_id,omitempty"`
+}
+
+type toolCall struct {
+	ID       string `json:"id"`
+	Type     string `json:"type"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+func main() {
+	mode := "notes"
+	if len(os.Args) > 1 {
+		mode = os.Args[1]
+	}
+	switch mode {
+	case "hang":
+		r, _, err := os.Pipe()
+		if err == nil {
+			io.ReadAll(r) // the write end stays open: this never returns
+		}
+	case "fail":
+		fmt.Fprintf(os.Stderr, "cmdagent: cannot go on in %s\n", mustGetwd())
+		os.Exit(3)
+	}
+	var in struct {
+		Messages []message `json:"messages"`
+	}
+	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+		fail(err)
+	}
+	system := "You keep notes in files."
+	if s := os.Getenv("NOTES_SYSTEM"); s != "" {
+		system = s
+	}
+	msgs := append([]message{{Role: "system", Content: system}}, in.Messages...)
+	for range 10 {
+		m := complete(msgs)
+		msgs = append(msgs, m)
+		if len(m.ToolCalls) == 0 {
+			fmt.Println(m.Content)
+			return
+		}
+		for _, c := range m.ToolCalls {
+			msgs = append(msgs, message{Role: "tool", ToolCallID: c.ID, Content: runTool(c.Function.Name, c.Function.Arguments)})
+		}
+	}
+	fail(fmt.Errorf("too many steps"))
+}
+
+func complete(msgs []message) message {
+	tool := func(name, desc, schema string) any {
+		return map[string]any{"type": "function", "function": map[string]any{"name": name, "description": desc, "parameters": json.RawMessage(schema)}}
+	}
+	body, _ := json.Marshal(map[string]any{"model": "gpt-test", "messages": msgs, "tools": []any{
+		tool("read_file", "Read a file.", `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`),
+		tool("write_file", "Write a file.", `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`),
+	}})
+	req, _ := http.NewRequest(http.MethodPost, os.Getenv("OPENAI_BASE_URL")+"/chat/completions", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+os.Getenv("OPENAI_API_KEY"))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		fail(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		fail(fmt.Errorf("model call: HTTP %d: %s", resp.StatusCode, data))
+	}
+	var out struct {
+		Choices []struct {
+			Message message `json:"message"`
+		} `json:"choices"`
+	}
+	if err := json.Unmarshal(data, &out); err != nil || len(out.Choices) == 0 {
+		fail(fmt.Errorf("model call: bad answer %s", data))
+	}
+	return out.Choices[0].Message
+}
+
+func runTool(name, args string) string {
+	var a struct{ Path, Content string }
+	if err := json.Unmarshal([]byte(args), &a); err != nil {
+		return "error: " + err.Error()
+	}
+	switch name {
+	case "read_file":
+		b, err := os.ReadFile(a.Path)
+		if err != nil {
+			return "error: no such file"
+		}
+		return string(b)
+	case "write_file":
+		if err := os.WriteFile(a.Path, []byte(a.Content), 0o644); err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("wrote %d bytes", len(a.Content))
+	}
+	return "error: unknown tool " + name
+}
+
+func mustGetwd() string {
+	wd, _ := os.Getwd()
+	return wd
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "cmdagent:", err)
+	os.Exit(1)
+}
