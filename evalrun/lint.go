@@ -6,6 +6,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -19,11 +20,16 @@ it, printing "ok NAME" or every problem it finds at once (file:line: key: proble
 tabs in indentation, final: given as a string, durations without a unit, workspace
 paths that escape, tape calls to tools not set up, expectations naming a call id,
 position, tool or repair fix that does not exist; a call id reused across the tape
-is a warning. It also reports golden files no scenario refers to (orphans). Exit 0
-when every file is a valid scenario and no golden is orphaned, 2 otherwise.`
+is a warning. It also reports golden files no scenario refers to (orphans), and
+says per scenario which parts of the requests its tape pins (the system prompt,
+the tools' descriptions and schemas, each model call's messages): a part not
+pinned is not compared on replay, and --strict-requests makes it an error
+(evalrun rebase --all pins them). Exit 0 when every file is a valid scenario and
+no golden is orphaned, 2 otherwise.`
 
 func runLint(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "lint", "evalrun lint [flags] [scenario files or folders (default: scenarios)]", lintDoc)
+	strict := fs.Bool("strict-requests", false, "make a request part the tape does not pin an error")
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -38,6 +44,13 @@ func runLint(ctx context.Context, e *env, args []string) int {
 			continue
 		}
 		s, problems := scenario.Lint(t.path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error { return harness.Validate(s, &harness.RunOptions{Tools: e.tools}) }})
+		var pins replay.Pinning
+		if s != nil {
+			pins = replay.PinningOf(s.ReplayTape())
+			if *strict {
+				problems = append(problems, unpinned(s, pins)...)
+			}
+		}
 		errs := 0
 		for _, p := range problems {
 			fmt.Fprintln(e.stderr, report.Printable(p.String()))
@@ -49,7 +62,7 @@ func runLint(ctx context.Context, e *env, args []string) int {
 			bad++
 			continue
 		}
-		fmt.Fprintf(e.stdout, "ok    %s\n", report.Printable(s.Name))
+		fmt.Fprintf(e.stdout, "ok    %s\n      requests: %s\n", report.Printable(s.Name), pins)
 	}
 	orphans, err := scenario.Orphans(folders(args)...)
 	if err != nil {
@@ -69,4 +82,25 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	return exitOK
+}
+
+// unpinned returns an error for each request part s's tape does not pin
+// (lint --strict-requests).
+func unpinned(s *scenario.Scenario, p replay.Pinning) []scenario.Problem {
+	const fix = "; it is not compared on replay (evalrun rebase --all pins it)"
+	var out []scenario.Problem
+	line := 0
+	if s.Offered != nil {
+		line = s.Offered.Line
+	}
+	if !p.System {
+		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.system", Message: "the system prompt is not pinned" + fix})
+	}
+	if !p.Tools {
+		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.tools", Message: "the tools' descriptions and schemas are not pinned" + fix})
+	}
+	for _, i := range p.Unpinned {
+		out = append(out, scenario.Problem{File: s.Path, Line: s.Tape[i].Line, Key: fmt.Sprintf("tape[%d].request.new", i), Message: "the messages of this model call are not pinned" + fix})
+	}
+	return out
 }

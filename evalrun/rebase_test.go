@@ -210,3 +210,30 @@ func TestRebaseUsage(t *testing.T) {
 		t.Errorf("--run matching nothing: exit %d, %q", code, errOut)
 	}
 }
+
+// TestLintSaysWhatIsPinned: lint says which request parts a tape pins;
+// --strict-requests makes an unpinned part an error, until rebase --all
+// pins them.
+func TestLintSaysWhatIsPinned(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"notes/read.yaml": noteTaker})
+	path := filepath.Join(dir, "notes", "read.yaml")
+	code, out, errOut := runCmd(t, "lint", path)
+	if code != exitOK || !strings.Contains(out, "ok    notes/read\n      requests: system prompt not pinned, tools not pinned, messages pinned on 0 of 3 model calls\n") {
+		t.Errorf("lint: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runCmd(t, "lint", "--strict-requests", path)
+	for _, want := range []string{
+		path + ": offered.system: the system prompt is not pinned; it is not compared on replay (evalrun rebase --all pins it)\n",
+		path + ": offered.tools: the tools' descriptions and schemas are not pinned;",
+		fmt.Sprintf("%s:%d: tape[2].request.new: the messages of this model call are not pinned;", path, entryLine(t, noteTaker, 2)),
+	} {
+		if code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("lint --strict-requests: exit %d, stderr lacks %q:\n%s", code, want, errOut)
+		}
+	}
+	pinnedPath := pinnedNoteTaker(t)
+	code, out, errOut = runCmd(t, "lint", "--strict-requests", pinnedPath)
+	if code != exitOK || !strings.Contains(out, "      requests: system prompt pinned, tools pinned, messages pinned on 3 of 3 model calls\n") {
+		t.Errorf("lint --strict-requests after rebase --all: exit %d\n%s%s", code, out, errOut)
+	}
+}
