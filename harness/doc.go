@@ -88,6 +88,7 @@
 //		t.Fatal(v.Err, v.Failures)
 //	}
 //
-// Ginkgo users: package ginkgoharness has DescribeScenarios and Gomega
-// matchers on an *Outcome; this package does not link Ginkgo.
+// Ginkgo users: package ginkgoharness (a module of its own) has
+// DescribeScenarios and Gomega matchers on an *Outcome; this package does not
+// link Ginkgo.
 package harness

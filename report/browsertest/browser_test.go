@@ -1,7 +1,15 @@
-package report
+// Package browsertest_test opens tapeloop's HTML report in a headless
+// Chromium (chromedp) and checks what a reader sees: that hostile text stays
+// text, that filters and lazy rows work, that a large report stays usable.
+// It is a module of its own so that chromedp never enters tapeloop's
+// requirements:
+//
+//	cd report/browsertest && go test -race ./...
+package browsertest_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,7 +19,40 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/tapeloop/tapeloop/report"
 )
+
+// hostile is the model-controlled text of the fixture suite that must render
+// as text, never as markup.
+const hostile = `<script>window.pwned=1;document.title="pwned"</script><img src=x onerror="window.pwned=2">`
+
+// suiteReplay is the replay result of report's fixture suite
+// (report/testdata/suite.json, built from real verdicts by
+// report/fromharness's TestSuiteFixture).
+func suiteReplay(t testing.TB) *report.Replay {
+	t.Helper()
+	r, err := report.ReadReplay(filepath.Join("..", "testdata", "suite.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return report.NewReplay(r.Scenarios, nil)
+}
+
+// largeReplay returns a replay result of n scenarios made from the fixture
+// suite's two, spread over folders and tags.
+func largeReplay(t testing.TB, n int) *report.Replay {
+	base := suiteReplay(t)
+	var all []report.ScenarioResult
+	for i := range n {
+		s := base.Scenarios[i%2]
+		s.Name = fmt.Sprintf("group%02d/%s-%04d", i%37, s.Name, i)
+		s.Path = "scenarios/" + s.Name + ".yaml"
+		s.Tags = append([]string{fmt.Sprintf("t%d", i%7)}, s.Tags...)
+		all = append(all, s)
+	}
+	return report.NewReplay(all, nil)
+}
 
 // browserNames are the names a Chromium-based browser is installed under.
 var browserNames = []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"}
@@ -75,7 +116,7 @@ func (c *console) Errors() []string {
 }
 
 // htmlFile writes r's HTML report into a temp dir and returns its path.
-func htmlFile(t *testing.T, r *Replay) string {
+func htmlFile(t *testing.T, r *report.Replay) string {
 	t.Helper()
 	page := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(page)
@@ -100,7 +141,7 @@ func eval[T any](t *testing.T, tab context.Context, js string) T {
 
 func TestBrowserReport(t *testing.T) {
 	tab := browser(t)
-	page := htmlFile(t, suiteReplay(t, nil))
+	page := htmlFile(t, suiteReplay(t))
 	dir := filepath.Dir(page)
 
 	// Start the browser, then listen to the console before the page loads.
@@ -189,7 +230,7 @@ func TestBrowserReport(t *testing.T) {
 func TestBrowserLargeReport(t *testing.T) {
 	tab := browser(t)
 	page := htmlFile(t, largeReplay(t, 1000))
-	small := htmlFile(t, suiteReplay(t, nil))
+	small := htmlFile(t, suiteReplay(t))
 	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
 		t.Fatalf("starting the browser: %v", err)
 	}

@@ -1,9 +1,13 @@
 // Package scenarios_test replays every scenario file in this folder through
-// the real registry and loop and compares each outcome with its golden file.
+// the real registry and loop and compares each outcome with its golden file,
+// one subtest per scenario (harness.Test).
 //
-//	go test ./scenarios                            # replay and compare
-//	go test ./scenarios -update                    # rewrite the goldens that changed
-//	ginkgo --label-filter=files ./scenarios        # only the scenarios tagged files
+//	go test ./scenarios                              # replay and compare
+//	go test ./scenarios -update                      # rewrite the goldens that changed
+//	go test ./scenarios -run 'TestScenarios/files/'  # only the scenarios under files/
+//
+// The same folder runs as a Ginkgo suite, selectable by tag, in the nested
+// module harness/ginkgoharness (its scenarios_suite_test.go).
 package scenarios_test
 
 import (
@@ -11,21 +15,15 @@ import (
 	"os"
 	"testing"
 
-	. "github.com/onsi/ginkgo/v2"
-	. "github.com/onsi/gomega"
-
-	"github.com/tapeloop/tapeloop/harness/ginkgoharness"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
 func TestScenarios(t *testing.T) {
-	RegisterFailHandler(Fail)
-	RunSpecs(t, "Scenarios")
+	harness.Test(t, ".", nil)
 }
-
-var _ = ginkgoharness.DescribeScenarios(".", &ginkgoharness.SuiteOptions{Update: func() bool { return *update }})
 
 // TestGoldens checks the pairing of scenarios and goldens: every scenario has
 // a golden and every golden has a scenario. It runs after TestScenarios (same
