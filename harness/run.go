@@ -69,7 +69,11 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 		opts = &RunOptions{}
 	}
 	if a := s.Setup.Agent; a != nil {
-		return nil, scenario.Errorf("%s:%d: %w: run it with bridge.Test, or register agent %q with evalrun", s.Path, a.Line, scenario.ErrBridged, a.Go)
+		how := fmt.Sprintf("run it with bridge.Test, or register agent %q with evalrun", a.Go)
+		if a.Go == "" {
+			how = "evalrun runs its setup.agent.command"
+		}
+		return nil, scenario.Errorf("%s:%d: %w: %s", s.Path, a.Line, scenario.ErrBridged, how)
 	}
 	clk := opts.Clock
 	if clk == nil {
