@@ -92,6 +92,10 @@ type Options struct {
 	// Progress, when set, is called after each trial ends, from one
 	// goroutine at a time; nil means no progress reports.
 	Progress func(Progress)
+	// Grace is how long the trials running when ctx is done (Ctrl-C,
+	// SIGTERM) have to finish before they are cancelled; no trial starts
+	// after it. Zero means they are cancelled at once.
+	Grace time.Duration
 	// Redactor redacts every string a trial keeps: its tape (saved with
 	// --save-trials), user turns, transcript, failures and error; nil means
 	// replay.NewRedactor(nil), tapeloop's redaction policy.

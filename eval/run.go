@@ -113,6 +113,8 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 	// Take a free place first, then decide under MaxCost, so that the
 	// decision sees every trial already in flight.
 	sem := make(chan struct{}, opts.parallel())
+	trialCtx, cancelTrials := r.graceful(ctx)
+	defer cancelTrials()
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		select {
@@ -131,7 +133,7 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			t, done := r.runTrial(ctx, j)
+			t, done := r.runTrial(trialCtx, j)
 			r.finish(j, index[j.scenario], t, done, start)
 		}()
 	}
@@ -143,6 +145,25 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 		return nil, r.hookErr
 	}
 	return r.build(scenarios, r.clock.Now().Sub(start)), nil
+}
+
+// graceful returns the context the trials run under: once ctx is done
+// (Ctrl-C, SIGTERM) no trial starts, and the running ones have
+// Options.Grace to finish before it is cancelled too.
+func (r *runner) graceful(ctx context.Context) (context.Context, context.CancelFunc) {
+	if r.opts.Grace <= 0 {
+		return context.WithCancel(ctx)
+	}
+	trialCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+			r.clock.Sleep(trialCtx, r.opts.Grace)
+			cancel()
+		case <-trialCtx.Done():
+		}
+	}()
+	return trialCtx, cancel
 }
 
 // resumed returns the earlier run's passed or failed trial, or nil.

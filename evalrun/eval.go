@@ -38,6 +38,10 @@ a missing API key). Prices and rate limits may come from evalrun.yaml:
   limits:                       # per provider
     openai: {rpm: 500, tpm: 200000}`
 
+// evalGrace is how long the trials running when eval is interrupted
+// (Ctrl-C, SIGTERM) have to finish before they are cancelled.
+const evalGrace = 30 * time.Second
+
 // defaultConfig is the file prices and limits are read from when it exists
 // and --config is not given.
 const defaultConfig = "evalrun.yaml"
@@ -89,7 +93,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		return fail("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
 	}
 	opts := &eval.Options{Models: models, Tools: e.tools, Trials: *trials, Parallel: *parallel, RetryErrors: *retryErrors, MaxCost: *maxCost,
-		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red}
+		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red, Grace: evalGrace}
 	if *baseURL != "" {
 		opts.OpenHTTP = func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {
 			return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: *baseURL, HTTPClient: client})

@@ -7,7 +7,7 @@
 // every subcommand, flag and exit code stays the same:
 //
 //	func main() {
-//		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+//		ctx, stop := evalrun.NotifyContext(context.Background()) // SIGINT, SIGTERM
 //		defer stop()
 //		os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, &evalrun.Options{
 //			Tools: []*toolkit.Factory{orders.LookupOrderFactory, orders.CancelOrderFactory},

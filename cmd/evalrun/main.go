@@ -15,14 +15,13 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 
 	"github.com/tapeloop/tapeloop/evalrun"
 	_ "github.com/tapeloop/tapeloop/llm/builtin" // providers for llm.Open by name
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := evalrun.NotifyContext(context.Background())
 	defer stop()
 	os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, nil))
 }

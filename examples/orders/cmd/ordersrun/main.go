@@ -9,7 +9,6 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
 
 	"github.com/tapeloop/tapeloop/evalrun"
 	"github.com/tapeloop/tapeloop/examples/orders"
@@ -18,7 +17,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := evalrun.NotifyContext(context.Background())
 	defer stop()
 	os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, &evalrun.Options{Tools: orders.Tools()}))
 }
