@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
