@@ -387,6 +387,10 @@ func TestRecordNewScenario(t *testing.T) {
 		"format: tapeloop/v1\n",
 		"setup:\n  workspace:\n    from: ../seeds/notes\n  tools:\n    - read_file\n    - write_file\n",
 		"input:\n  - role: user\n    content: Append 'world' to notes.txt.\n",
+		"\n\noffered:\n  system: []\n  tools:\n    - name: read_file\n      description: Read a text file",
+		"    - name: write_file\n      description: Create a file",
+		"\n\ntape:\n  - response:\n",
+		"    request:\n      new:\n        - role: user\n          content: Append 'world' to notes.txt.\n",
 		"\n# REVIEW: pre-filled by evalrun record from what the model did.\n# Keep what must hold on every run, loosen or delete the rest.\nexpect:\n" +
 			"  termination: final_text\n  iterations: 2\n  tool_calls: [write_file]\n  final:\n    equals: Done.\n  files:\n    notes.txt: |\n      hello\n      world\n",
 	} {

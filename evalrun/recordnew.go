@@ -157,6 +157,12 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig)
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		if doc.Content[i].Value == "tape" {
 			doc.Content[i+1] = tape
+			if lr.offeredBlock != nil {
+				// What the model saw goes before the tape.
+				block := yamlx.Add(yamlx.Map(), "offered", replay.EncodeOffered(lr.offeredBlock))
+				doc.Content = slices.Insert(doc.Content, i, block.Content...)
+			}
+			break
 		}
 	}
 	if lr.outcome != nil {
@@ -170,7 +176,7 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig)
 	}
 	// The blank line before each top-level key, as scenarios are written.
 	text := string(out)
-	for _, k := range []string{"setup:", "input:", "tape:", "# REVIEW"} {
+	for _, k := range []string{"setup:", "input:", "offered:", "tape:", "# REVIEW"} {
 		text = strings.Replace(text, "\n"+k, "\n\n"+k, 1)
 	}
 	data := []byte(text)

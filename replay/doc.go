@@ -8,6 +8,15 @@
 //
 //	format: tapeloop/v1
 //	name: weather
+//	offered:
+//	  system: You report the weather.
+//	  tools:
+//	    - name: fetch_weather
+//	      description: The weather in a city now.
+//	      parameters:
+//	        type: object
+//	        properties:
+//	          city: {type: string}
 //	tape:
 //	  - response:
 //	      tool_calls:
@@ -16,10 +25,9 @@
 //	          arguments: '{"city": "Oslo"}'
 //	      finish_reason: tool_calls
 //	    request:
-//	      tools: [fetch_weather]
-//	      last_message:
-//	        role: user
-//	        content: What is the weather in Oslo?
+//	      new:
+//	        - role: user
+//	          content: What is the weather in Oslo?
 //	  - response:
 //	      content: Sunny, 21C.
 //	      finish_reason: stop
@@ -30,9 +38,17 @@
 // conversation goes on with it after a final text answer (Model.NextUser
 // serves it).
 //
+// The `offered:` block records what the first request showed the model
+// besides the conversation (its system prompts, and each tool's name,
+// description and parameter schema); an entry's `request:` records the
+// messages its request added (`new`), what it offered when that changed
+// mid-run (`offered`), and, in tapes written by hand or with
+// RecorderOptions.RecordMessages, `tools`, `last_message` and `messages`.
+//
 // A Model serves a tape's entries in order and fails closed: a request that
-// differs from the recorded one (tools, last message or the whole message
-// list, whichever the tape recorded) fails with ErrDiverged and a diff, a
+// differs from what the tape recorded (each part only when recorded) fails
+// with ErrDiverged and a diff (of the prompt, per tool of its description
+// and schema, of the messages), a
 // request past the end fails with ErrTapeExhausted, Unused names the entries
 // a run left, and nothing ever goes to the network. A Recorder wraps a live model and records a tape from it,
 // redacting secrets from every string of every entry before anything is
