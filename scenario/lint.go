@@ -405,6 +405,10 @@ func (l *linter) semantics(root *yaml.Node) {
 				}
 			}
 		})
+		if len(known) == 0 {
+			l.add(k.Line, key, "names call %q, but the tape makes no call", ref)
+			return
+		}
 		l.add(k.Line, key, "names call %q, which the tape does not make (its call ids: %s)", ref, strings.Join(known, ", "))
 	}
 	fixes := repair.Fixes()

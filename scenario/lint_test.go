@@ -193,3 +193,12 @@ func TestLintEmptyMatcher(t *testing.T) {
 		t.Run(tc.expect, func(t *testing.T) { checkLint(t, got, want) })
 	}
 }
+
+// TestLintCallIDWithoutCalls: an expectation naming a call of a tape that
+// makes none says so, rather than listing "(its call ids: )".
+func TestLintCallIDWithoutCalls(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\ninput: [{role: user, content: go}]\ntape:\n  - response: {content: done}\nexpect:\n  errors: {call_1: failed}\n")
+	checkLint(t, got, []string{
+		`$FILE:6: expect.errors: names call "call_1", but the tape makes no call`,
+	})
+}
