@@ -41,6 +41,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -68,6 +69,11 @@ type Options struct {
 	// A name that is also a fixture's is an input error. Nil means the
 	// fixtures only.
 	Tools []*toolkit.Factory
+	// Agents are your Go agents, by the name bridged scenarios give in
+	// setup.agent.go: replay, record and eval run such a scenario through
+	// package bridge with the agent registered under its name (a
+	// setup.agent.command needs none). Nil means none.
+	Agents map[string]bridge.Agent
 	// Stdin is what repair and extract read; nil means os.Stdin.
 	Stdin io.Reader
 }
@@ -81,6 +87,8 @@ type env struct {
 	isTerminal bool
 	// tools are the caller's tool factories (Options.Tools).
 	tools []*toolkit.Factory
+	// agents are the caller's Go agents (Options.Agents).
+	agents map[string]bridge.Agent
 	// rerun runs a scenario again for replay --repeat; nil means
 	// (*scenario.Scenario).Run. Tests set it to feed a nondeterministic outcome.
 	rerun func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
@@ -119,7 +127,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts *Op
 	if opts == nil {
 		opts = &Options{}
 	}
-	e := &env{stdin: opts.Stdin, stdout: stdout, stderr: stderr, tools: opts.Tools}
+	e := &env{stdin: opts.Stdin, stdout: stdout, stderr: stderr, tools: opts.Tools, agents: opts.Agents}
 	if e.stdin == nil {
 		e.stdin = os.Stdin
 	}

@@ -263,7 +263,11 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	}
 	r.written = true
 	if !c.noGolden {
-		r.verdict = harness.Verify(ctx, t.path, &harness.VerifyOptions{Root: t.root, Update: true, Tools: e.tools})
+		if ns, err := scenario.Load(t.path, t.root); err != nil {
+			r.verdict = &harness.Verdict{Path: t.path, Name: t.path, Golden: scenario.GoldenPath(t.path), Err: err}
+		} else {
+			r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools})
+		}
 	}
 	return r
 }
@@ -358,7 +362,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 			progress.update(calls, usage)
 		}
 	}
-	o, err := harness.Run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools, ConnectMCP: eval.ConnectMCP})
+	o, err := e.run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools, ConnectMCP: eval.ConnectMCP})
 	progress.done()
 	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
 	lr.calls, lr.usage = lm.counts()

@@ -162,8 +162,9 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 			return harness.Run(ctx, s, opts)
 		}
 	}
-	v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Command: progName()})
-	if v.Outcome != nil && repeat > 1 {
+	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Command: progName()})
+	// A bridged agent's scheduling is its own: only native runs repeat.
+	if v.Outcome != nil && repeat > 1 && s.Setup.Agent == nil {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {
 			again, err := rerun(ctx, s, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})

@@ -1,16 +1,22 @@
 package notes_test
 
 import (
+	"bytes"
 	"context"
 	"flag"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/evalrun"
 	"github.com/tapeloop/tapeloop/examples/notes"
 	"github.com/tapeloop/tapeloop/llm"
+	_ "github.com/tapeloop/tapeloop/llm/openai" // the provider evalrun record opens
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -112,4 +118,59 @@ func call(id, name, args string) *llm.Response {
 
 func answer(text string) *llm.Response {
 	return &llm.Response{Message: llm.AssistantMessage(text), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 260, OutputTokens: 14}}
+}
+
+// agents registers the notes agent for evalrun, as a main of your own
+// would (cmd/notesrun): bridged scenarios name it in setup.agent.go.
+var agents = map[string]bridge.Agent{
+	"notes": func(ctx context.Context, r *bridge.Run) error { return runNotes(ctx, r, true) },
+}
+
+// TestEvalrunReplay replays scenarios/ through the evalrun entry point with
+// the agent registered.
+func TestEvalrunReplay(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := evalrun.Main(t.Context(), []string{"scenarios"}, &out, &errb, &evalrun.Options{Agents: agents})
+	if code != 0 || !strings.Contains(out.String(), "3 passed, 0 failed") {
+		t.Errorf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := evalrun.Main(t.Context(), []string{"scenarios"}, &out, &errb, nil); code != 2 || !strings.Contains(out.String()+errb.String(), `no Go agent "notes"`) {
+		t.Errorf("without the agent: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// TestEvalrunRecord records a scenario with evalrun record: the notes
+// agent's calls go through the bridge to a live model (here a scripted
+// one behind a local Chat Completions server), the tape is written in
+// place, and it then replays with the server gone.
+func TestEvalrunRecord(t *testing.T) {
+	src, err := os.ReadFile(filepath.Join("scenarios", "add-item.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	text = text[:strings.Index(text, "offered:")] + "tape: []\n" + text[strings.Index(text, "expect:"):]
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	os.MkdirAll(dir, 0o755)
+	path := filepath.Join(dir, "add-item.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(bridge.Handler(scripted(scripts["add-item"]), nil))
+	var out, errb bytes.Buffer
+	code := evalrun.Main(t.Context(), []string{"record", "--model", "openai-compatible/gpt-test", "--base-url", srv.URL + "/v1", path}, &out, &errb, &evalrun.Options{Agents: agents})
+	srv.Close()
+	if code != 0 {
+		t.Fatalf("record: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	recorded, _ := os.ReadFile(path)
+	if !strings.Contains(string(recorded), "name: write_note") || !strings.Contains(string(recorded), "offered:") {
+		t.Errorf("the recorded scenario:\n%s", recorded)
+	}
+	out.Reset()
+	if code := evalrun.Main(t.Context(), []string{path}, &out, &errb, &evalrun.Options{Agents: agents}); code != 0 {
+		t.Errorf("replay of the recording: exit %d\n%s%s", code, out.String(), errb.String())
+	}
 }
