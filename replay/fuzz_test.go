@@ -114,3 +114,42 @@ func BenchmarkLoadAndReplay(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
 }
+
+// BenchmarkLoadAndReplayPinned is BenchmarkLoadAndReplay with the tape a
+// Recorder writes: the offered block and each entry's new messages, so
+// every request's prompt, tools and added messages are compared.
+func BenchmarkLoadAndReplayPinned(b *testing.B) {
+	const n = 100
+	legacy, reqs := benchTape(n)
+	i := 0
+	rec := NewRecorder(llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		i++
+		return legacy.Entries[i-1].Response, nil
+	}), &RecorderOptions{Getenv: func(string) string { return "" }})
+	ctx := context.Background()
+	for _, req := range reqs {
+		if _, err := rec.Generate(ctx, req); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, rec.Tape()); err != nil {
+		b.Fatal(err)
+	}
+	data := buf.Bytes()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		loaded, err := Decode(bytes.NewReader(data), "bench.yaml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		m := NewModel(loaded, nil)
+		for _, req := range reqs {
+			if _, err := m.Generate(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entry")
+}
