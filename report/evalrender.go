@@ -73,6 +73,7 @@ func evalPage(e *Eval) *page {
 		p.Tags = append(p.Tags, t)
 	}
 	slices.Sort(p.Tags)
+	failuresFirst(p.Rows)
 	return p
 }
 

@@ -129,6 +129,27 @@ func (r *Replay) WriteHTML(w io.Writer) error {
 	return writePage(w, replayPage(r))
 }
 
+// failuresFirst orders rows by status, failures and errors first, then
+// flaky rows, then passing ones, keeping the order within each, and
+// numbers their IDs in the new order.
+func failuresFirst(rows []row) {
+	rank := func(status string) int {
+		switch status {
+		case StatusFail, StatusError:
+			return 0
+		case ClassFlaky:
+			return 1
+		case StatusPass:
+			return 2
+		}
+		return 0
+	}
+	slices.SortStableFunc(rows, func(a, b row) int { return rank(a.Status) - rank(b.Status) })
+	for i := range rows {
+		rows[i].ID = fmt.Sprintf("s%d", i+1)
+	}
+}
+
 func writePage(w io.Writer, p *page) error {
 	p.CSS, p.JS = template.CSS(pageCSS), template.JS(pageJS)
 	return pageTmpl().Execute(w, p)
@@ -178,13 +199,9 @@ func replayPage(r *Replay) *page {
 		p.Tags = append(p.Tags, t)
 	}
 	slices.Sort(p.Tags)
-	m := modelRow{Name: "tape", Scenarios: r.Summary.Scenarios, Passed: r.Summary.Passed, Trials: r.Summary.Scenarios,
-		InputTokens: r.Summary.InputTokens, OutputTokens: r.Summary.OutputTokens}
-	if m.Scenarios > 0 {
-		rate := float64(m.Passed) / float64(m.Scenarios)
-		m.PassAtK = []kValue{{K: 1, Value: rate}}
-		m.PassHatK = []kValue{{K: 1, Value: rate}}
-	}
-	p.Models = []modelRow{m}
+	// A tape has no trials: no pass@k or pass^k.
+	p.Models = []modelRow{{Name: "tape", Scenarios: r.Summary.Scenarios, Passed: r.Summary.Passed,
+		InputTokens: r.Summary.InputTokens, OutputTokens: r.Summary.OutputTokens}}
+	failuresFirst(p.Rows)
 	return p
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"html"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -90,4 +91,27 @@ func BenchmarkWriteHTML1000(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(buf.Len())/1e6, "MB/page")
+}
+
+// TestReplayHTMLFailuresFirstNoPassAtK: a replay's page lists its failing
+// scenario before its passing one whatever their paths, and has no pass@k or
+// pass^k (a tape has no trials).
+func TestReplayHTMLFailuresFirstNoPassAtK(t *testing.T) {
+	var buf bytes.Buffer
+	if err := suiteReplay(t, nil).WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, banned := range []string{"pass@k", "pass^k", `class="k"`} {
+		if strings.Contains(out, banned) {
+			t.Errorf("the replay page shows %s", banned)
+		}
+	}
+	var rows []string
+	for _, m := range regexp.MustCompile(`<details class="row" id="(s\d+)" data-status="(\w+)"`).FindAllStringSubmatch(out, -1) {
+		rows = append(rows, m[1]+" "+m[2])
+	}
+	if got := strings.Join(rows, ", "); got != "s1 fail, s2 pass" {
+		t.Errorf("rows %s; want s1 fail, s2 pass", got)
+	}
 }

@@ -10,6 +10,7 @@ package browsertest_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -116,7 +117,7 @@ func (c *console) Errors() []string {
 }
 
 // htmlFile writes r's HTML report into a temp dir and returns its path.
-func htmlFile(t *testing.T, r *report.Replay) string {
+func htmlFile(t *testing.T, r interface{ WriteHTML(io.Writer) error }) string {
 	t.Helper()
 	page := filepath.Join(t.TempDir(), "report.html")
 	f, err := os.Create(page)
@@ -212,7 +213,7 @@ func TestBrowserReport(t *testing.T) {
 	if err := chromedp.Do(tab, chromedp.Click(`#filters button[data-status=""]`)); err != nil {
 		t.Fatal(err)
 	}
-	if got := eval[[]string](t, tab, visible); strings.Join(got, ",") != "files/append,hostile/script" {
+	if got := eval[[]string](t, tab, visible); strings.Join(got, ",") != "hostile/script,files/append" { // failures first
 		t.Errorf("visible rows after choosing all: %v", got)
 	}
 	eval[bool](t, tab, `(() => { const s = document.getElementById("search"); s.value = "APPEND"; return s.dispatchEvent(new Event("input")); })()`)
@@ -265,5 +266,30 @@ func TestBrowserLargeReport(t *testing.T) {
 	t.Logf("1,000 scenarios: %.1f MB, DOMContentLoaded at %.0f ms, load at %.0f ms (2 scenarios: load at %.0f ms)", float64(info.Size())/1e6, timing[0], timing[1], base[1])
 	if errs := cons.Errors(); len(errs) > 0 {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
+
+// TestBrowserEvalTrialsWrap: a row of six eval trials lays them out in
+// rows that fit the page, instead of one line scrolling sideways.
+func TestBrowserEvalTrialsWrap(t *testing.T) {
+	tab := browser(t)
+	row := report.EvalScenario{Name: "files/append", Path: "scenarios/files/append.yaml", Model: "openai/m", Trials: 6, Passed: 3, Class: report.ClassFlaky}
+	for i := 1; i <= 6; i++ {
+		status := report.StatusPass
+		if i%2 == 0 {
+			status = report.StatusFail
+		}
+		row.TrialsDetail = append(row.TrialsDetail, report.EvalTrial{Trial: i, Status: status, Passed: status == report.StatusPass, Termination: "final_text", Iterations: 1})
+	}
+	page := htmlFile(t, &report.Eval{Format: report.EvalFormat, Models: []report.EvalModel{{Name: "openai/m", Trials: 6, Passed: 3}}, Scenarios: []report.EvalScenario{row}})
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1000, 800), chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(`#rows > .row > summary`), chromedp.WaitVisible(`.trials > .trial`)); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[[]int](t, tab, `(() => { const ts = Array.from(document.querySelectorAll(".trials > .trial")); const box = document.querySelector(".trials"); return [ts.length, new Set(ts.map(x => x.offsetTop)).size, box.scrollWidth - box.clientWidth]; })()`)
+	if got[0] != 6 || got[1] < 2 || got[2] > 0 {
+		t.Errorf("trials, rows of trials, sideways overflow = %v; want 6 trials on at least 2 rows, no overflow", got)
 	}
 }
