@@ -2,6 +2,8 @@ package evalrun
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -14,8 +16,10 @@ import (
 
 	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 func init() {
@@ -46,151 +50,89 @@ const evalGrace = 30 * time.Second
 // and --config is not given.
 const defaultConfig = "evalrun.yaml"
 
+// evalFlags are eval's flags, as parsed.
+type evalFlags struct {
+	models, tags, rpms, tpms          stringList
+	prices                            repeated
+	trials, parallel, retryErrors     *int
+	out                               *outputFlags
+	baseURL, saveDir, minPass, resume *string
+	runRE, config                     *string
+	saveFailed                        *bool
+	maxCost                           *float64
+	redact                            *redactFlags
+}
+
+// newEvalFlags declares eval's flags on fs.
+func newEvalFlags(fs *flag.FlagSet) *evalFlags {
+	f := &evalFlags{}
+	fs.Var(&f.models, "model", "a model to evaluate, PROVIDER/MODEL (repeatable, or comma-separated)")
+	f.trials = fs.Int("trials", eval.DefaultTrials, "trials per scenario and model")
+	f.parallel = fs.Int("parallel", eval.DefaultParallel, "trials running at once, over all models")
+	f.out = addOutputFlags(fs, true, report.EvalFormat)
+	f.baseURL = fs.String("base-url", "", "the provider's API root, for every model (default: its environment variable, such as OPENAI_BASE_URL, then its default)")
+	f.saveDir = fs.String("save-trials", "", "write every trial as a replayable scenario, with its golden, under this folder")
+	f.saveFailed = fs.Bool("save-trials-failed", false, "with --save-trials, write only the trials that failed")
+	f.minPass = fs.String("min-pass", "", "the pass rate (0..1) every model must reach (default: every trial must pass)")
+	f.maxCost = fs.Float64("max-cost", 0, "stop starting trials once the run would cost more than this many US dollars (0: no limit)")
+	f.resume = fs.String("resume", "", "the JSON report of an interrupted run: keep its finished trials")
+	f.runRE = fs.String("run", "", "run only scenarios whose name matches this regular expression")
+	fs.Var(&f.tags, "tag", "run only scenarios with this tag (repeatable, or comma-separated)")
+	f.retryErrors = fs.Int("retry-errors", 0, "run an error trial (a failed model call ended it) again up to this many times")
+	f.config = fs.String("config", "", "read prices and rate limits from this file (default: "+defaultConfig+" when it exists)")
+	fs.Var(&f.prices, "price", "a model's price, MODEL=INPUT,OUTPUT[,CACHED] in US dollars per million tokens (repeatable)")
+	fs.Var(&f.rpms, "rpm", "requests per minute, N for every provider or PROVIDER=N (repeatable)")
+	fs.Var(&f.tpms, "tpm", "tokens per minute, N for every provider or PROVIDER=N (repeatable)")
+	f.redact = addRedactFlags(fs)
+	return f
+}
+
 func runEval(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "eval", "evalrun eval --model PROVIDER/MODEL [--model ...] [flags] [scenario files or folders (default: scenarios)]", evalDoc)
-	var models, tags, rpms, tpms stringList
-	var prices repeated
-	fs.Var(&models, "model", "a model to evaluate, PROVIDER/MODEL (repeatable, or comma-separated)")
-	trials := fs.Int("trials", eval.DefaultTrials, "trials per scenario and model")
-	parallel := fs.Int("parallel", eval.DefaultParallel, "trials running at once, over all models")
-	out := addOutputFlags(fs, true, report.EvalFormat)
-	baseURL := fs.String("base-url", "", "the provider's API root, for every model (default: its environment variable, such as OPENAI_BASE_URL, then its default)")
-	saveDir := fs.String("save-trials", "", "write every trial as a replayable scenario, with its golden, under this folder")
-	saveFailed := fs.Bool("save-trials-failed", false, "with --save-trials, write only the trials that failed")
-	minPass := fs.String("min-pass", "", "the pass rate (0..1) every model must reach (default: every trial must pass)")
-	maxCost := fs.Float64("max-cost", 0, "stop starting trials once the run would cost more than this many US dollars (0: no limit)")
-	resume := fs.String("resume", "", "the JSON report of an interrupted run: keep its finished trials")
-	runRE := fs.String("run", "", "run only scenarios whose name matches this regular expression")
-	fs.Var(&tags, "tag", "run only scenarios with this tag (repeatable, or comma-separated)")
-	retryErrors := fs.Int("retry-errors", 0, "run an error trial (a failed model call ended it) again up to this many times")
-	config := fs.String("config", "", "read prices and rate limits from this file (default: "+defaultConfig+" when it exists)")
-	fs.Var(&prices, "price", "a model's price, MODEL=INPUT,OUTPUT[,CACHED] in US dollars per million tokens (repeatable)")
-	fs.Var(&rpms, "rpm", "requests per minute, N for every provider or PROVIDER=N (repeatable)")
-	fs.Var(&tpms, "tpm", "tokens per minute, N for every provider or PROVIDER=N (repeatable)")
-	redact := addRedactFlags(fs)
+	f := newEvalFlags(fs)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
 	}
-	red, err := redact.newRedactor()
+	red, err := f.redact.newRedactor()
 	if err != nil {
 		fmt.Fprintf(e.stderr, "evalrun eval: %v\n", err)
 		return exitUsage
 	}
 	terminal := false
-	if f, ok := e.stderr.(*os.File); ok {
-		terminal = isTerminal(f)
+	if file, ok := e.stderr.(*os.File); ok {
+		terminal = isTerminal(file)
 	}
 	e = e.redacting(red)
 	fail := func(format string, args ...any) int {
 		fmt.Fprintf(e.stderr, "evalrun eval: "+format+"\n", args...)
 		return exitUsage
 	}
-	if len(models) == 0 {
-		return fail("no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
-	}
-	if *trials < 1 || *parallel < 1 || *retryErrors < 0 || *maxCost < 0 {
-		return fail("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
-	}
-	opts := &eval.Options{Models: models, Tools: e.tools, Trials: *trials, Parallel: *parallel, RetryErrors: *retryErrors, MaxCost: *maxCost,
-		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red, Grace: evalGrace}
-	if *baseURL != "" {
-		opts.OpenHTTP = func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {
-			return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: *baseURL, HTTPClient: client})
-		}
-	}
-	if *minPass != "" {
-		x, err := strconv.ParseFloat(*minPass, 64)
-		if err != nil || x < 0 || x > 1 {
-			return fail("--min-pass %q: want a rate from 0 to 1", *minPass)
-		}
-		opts.MinPass = &x
-	}
-	if err := loadConfig(*config, opts); err != nil {
+	opts, err := f.options(e, red)
+	if err != nil {
 		return fail("%v", err)
-	}
-	for _, p := range prices {
-		m, price, err := eval.ParsePrice(p)
-		if err != nil {
-			return fail("%v", err)
-		}
-		opts.Prices[m] = price
-	}
-	if err := applyLimits(rpms, tpms, models, opts.Limits); err != nil {
-		return fail("%v", err)
-	}
-	if *resume != "" {
-		f, err := os.Open(*resume)
-		if err != nil {
-			return fail("--resume: %v", err)
-		}
-		opts.Resume, err = report.ReadEval(f)
-		f.Close()
-		if err != nil {
-			return fail("--resume %s: %v", *resume, err)
-		}
 	}
 	var re *regexp.Regexp
-	if *runRE != "" {
-		var err error
-		if re, err = regexp.Compile(*runRE); err != nil {
+	if *f.runRE != "" {
+		if re, err = regexp.Compile(*f.runRE); err != nil {
 			return fail("--run: %v", err)
 		}
 	}
-	shard, code := shardOf(e, "eval", out)
+	shard, code := shardOf(e, "eval", f.out)
 	if code != exitOK {
 		return code
 	}
-	targets, code := discover(e, "eval", args)
-	if code != exitOK {
+	scenarios, code := f.selectScenarios(e, args, re, shard)
+	if code != exitOK || len(scenarios) == 0 && shard != nil {
 		return code
-	}
-	var scenarios []*scenario.Scenario
-	for _, t := range targets {
-		s, skip, err := t.load(e, "eval")
-		if skip {
-			continue
-		}
-		if err != nil {
-			return fail("%v", err)
-		}
-		if selectedBy(s.Name, s.Tags, re, tags) && shard.Contains(s.Name) {
-			scenarios = append(scenarios, s)
-		}
-	}
-	if len(scenarios) == 0 && shard != nil {
-		// An empty shard still writes its (empty) report, so that merge finds it.
-		fmt.Fprintf(e.stderr, "evalrun eval: shard %s holds no selected scenario\n", shard)
-		r := &report.Eval{Format: report.EvalFormat, Shard: shard, Models: []report.EvalModel{}, Scenarios: []report.EvalScenario{}}
-		r.Summary.OK = true
-		return out.write(e, "eval", r)
-	}
-	if len(scenarios) == 0 {
-		return fail("no scenario matches")
 	}
 	// Trials end on the runner's goroutines, which print while the
-	// progress printer does: every write to stderr, and saveErrors, are
-	// under one lock.
+	// progress printer does: every write to stderr, and the saver's count,
+	// are under one lock.
 	stderr := &lockedWriter{w: e.stderr}
-	saveErrors := 0 // trials --save-trials could not write
-	if *saveDir != "" {
-		opts.Trial = func(t *eval.Trial) error {
-			if *saveFailed && t.Report.Status != report.StatusFail {
-				return nil
-			}
-			saved, err := eval.SaveTrial(context.WithoutCancel(ctx), *saveDir, t, e.tools)
-			if err != nil {
-				// Warn and go on: the run's results are worth more than
-				// one saved trial; the exit status says something failed.
-				stderr.mu.Lock()
-				defer stderr.mu.Unlock()
-				fmt.Fprintf(stderr.w, "evalrun eval: --save-trials: %v\n", err)
-				saveErrors++
-				return nil
-			}
-			t.Report.Saved = saved
-			return nil
-		}
+	saver := &trialSaver{dir: *f.saveDir, failedOnly: *f.saveFailed, tools: e.tools, stderr: stderr}
+	if saver.dir != "" {
+		opts.Trial = saver.hook(ctx)
 	}
 	progress, endProgress := eval.ProgressPrinter(stderr, terminal, 10*time.Second)
 	opts.Progress = progress
@@ -199,19 +141,115 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if err != nil {
 		return fail("%v", err)
 	}
-	if !out.toStdout() {
+	return f.finish(e, r, shard, saver.failed)
+}
+
+// options checks the flags and builds the eval options from them, the
+// config file and the environment; the error says which flag is wrong.
+func (f *evalFlags) options(e *env, red *replay.Redactor) (*eval.Options, error) {
+	if len(f.models) == 0 {
+		return nil, errors.New("no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
+	}
+	if *f.trials < 1 || *f.parallel < 1 || *f.retryErrors < 0 || *f.maxCost < 0 {
+		return nil, errors.New("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
+	}
+	opts := &eval.Options{Models: f.models, Tools: e.tools, Trials: *f.trials, Parallel: *f.parallel, RetryErrors: *f.retryErrors, MaxCost: *f.maxCost,
+		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red, Grace: evalGrace}
+	if baseURL := *f.baseURL; baseURL != "" {
+		opts.OpenHTTP = func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {
+			return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: baseURL, HTTPClient: client})
+		}
+	}
+	if *f.minPass != "" {
+		x, err := strconv.ParseFloat(*f.minPass, 64)
+		if err != nil || x < 0 || x > 1 {
+			return nil, fmt.Errorf("--min-pass %q: want a rate from 0 to 1", *f.minPass)
+		}
+		opts.MinPass = &x
+	}
+	if err := loadConfig(*f.config, opts); err != nil {
+		return nil, err
+	}
+	for _, p := range f.prices {
+		m, price, err := eval.ParsePrice(p)
+		if err != nil {
+			return nil, err
+		}
+		opts.Prices[m] = price
+	}
+	if err := applyLimits(f.rpms, f.tpms, f.models, opts.Limits); err != nil {
+		return nil, err
+	}
+	if *f.resume != "" {
+		file, err := os.Open(*f.resume)
+		if err != nil {
+			return nil, fmt.Errorf("--resume: %w", err)
+		}
+		opts.Resume, err = report.ReadEval(file)
+		file.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--resume %s: %w", *f.resume, err)
+		}
+	}
+	return opts, nil
+}
+
+// selectScenarios loads the scenarios the arguments name and keeps those
+// --run (re, nil for all), --tag and the shard select. An empty shard writes its empty report
+// (so that merge finds it) and returns no scenario with its exit code;
+// nothing selected otherwise is a usage error.
+func (f *evalFlags) selectScenarios(e *env, args []string, re *regexp.Regexp, shard *report.Shard) ([]*scenario.Scenario, int) {
+	fail := func(format string, args ...any) int {
+		fmt.Fprintf(e.stderr, "evalrun eval: "+format+"\n", args...)
+		return exitUsage
+	}
+	targets, code := discover(e, "eval", args)
+	if code != exitOK {
+		return nil, code
+	}
+	var scenarios []*scenario.Scenario
+	for _, t := range targets {
+		s, skip, err := t.load(e, "eval")
+		if skip {
+			continue
+		}
+		if err != nil {
+			return nil, fail("%v", err)
+		}
+		if selectedBy(s.Name, s.Tags, re, f.tags) && shard.Contains(s.Name) {
+			scenarios = append(scenarios, s)
+		}
+	}
+	if len(scenarios) == 0 && shard != nil {
+		fmt.Fprintf(e.stderr, "evalrun eval: shard %s holds no selected scenario\n", shard)
+		r := &report.Eval{Format: report.EvalFormat, Shard: shard, Models: []report.EvalModel{}, Scenarios: []report.EvalScenario{}}
+		r.Summary.OK = true
+		return nil, f.out.write(e, "eval", r)
+	}
+	if len(scenarios) == 0 {
+		return nil, fail("no scenario matches")
+	}
+	return scenarios, exitOK
+}
+
+// finish prints the results (text unless the JSON goes to stdout) and why
+// the run stopped early, writes the outputs, and returns the exit code:
+// 2 when trials could not be saved, 1 when a model missed --min-pass.
+func (f *evalFlags) finish(e *env, r *report.Eval, shard *report.Shard, saveErrors int) int {
+	if !f.out.toStdout() {
 		if err := eval.WriteText(e.stdout, r); err != nil {
-			return fail("writing the results: %v", err)
+			fmt.Fprintf(e.stderr, "evalrun eval: writing the results: %v\n", err)
+			return exitUsage
 		}
 	}
 	switch r.Summary.Stopped {
 	case report.StoppedMaxCost:
-		fmt.Fprintf(e.stderr, "evalrun eval: stopped starting trials: --max-cost $%g would have been exceeded; %d trials not run\n", *maxCost, r.Summary.NotRun)
+		fmt.Fprintf(e.stderr, "evalrun eval: stopped starting trials: --max-cost $%g would have been exceeded; %d trials not run\n", *f.maxCost, r.Summary.NotRun)
 	case report.StoppedInterrupted:
 		fmt.Fprintf(e.stderr, "evalrun eval: interrupted; %d trials not run (resume with --resume and the --json report)\n", r.Summary.NotRun)
 	}
 	r.Shard = shard
-	if code := out.write(e, "eval", r); code != exitOK {
+	if code := f.out.write(e, "eval", r); code != exitOK {
 		return code
 	}
 	if saveErrors > 0 {
@@ -222,6 +260,38 @@ func runEval(ctx context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// trialSaver writes trials as replayable scenarios (--save-trials), all of
+// them or only the failed ones, counting those it could not write.
+type trialSaver struct {
+	dir        string
+	failedOnly bool
+	tools      []*toolkit.Factory
+	stderr     *lockedWriter
+	// failed counts the trials that could not be saved, under stderr's lock.
+	failed int
+}
+
+// hook is the eval.Options.Trial that saves each finished trial.
+func (s *trialSaver) hook(ctx context.Context) func(t *eval.Trial) error {
+	return func(t *eval.Trial) error {
+		if s.failedOnly && t.Report.Status != report.StatusFail {
+			return nil
+		}
+		saved, err := eval.SaveTrial(context.WithoutCancel(ctx), s.dir, t, s.tools)
+		if err != nil {
+			// Warn and go on: the run's results are worth more than one
+			// saved trial; the exit status says something failed.
+			s.stderr.mu.Lock()
+			defer s.stderr.mu.Unlock()
+			fmt.Fprintf(s.stderr.w, "evalrun eval: --save-trials: %v\n", err)
+			s.failed++
+			return nil
+		}
+		t.Report.Saved = saved
+		return nil
+	}
 }
 
 // loadConfig reads prices and limits from path, or from defaultConfig when

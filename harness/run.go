@@ -92,33 +92,15 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
-	loopOpts := &agent.Options{
-		MaxIterations: s.Setup.Loop.MaxIterations,
-		Execution:     s.Setup.Loop.Execution,
-		Clock:         clk,
-		Observer: rec.Observer(func(e agent.Event) {
-			if e.Kind == agent.EventTurnEnd {
-				iteration.Add(1)
-			}
-			if opts.Observer != nil {
-				opts.Observer(e)
-			}
-		}),
-		Memoize:     s.Setup.Loop.Memoize,
-		ToolTimeout: s.Setup.Loop.ToolTimeout,
-		AwaitAsync:  true,
-		RunInfo:     tools.RunInfo{Channel: "replay", ChatID: s.Name, RunID: s.Name},
-	}
-	if s.Setup.Loop.RetryAttempts > 1 {
-		loopOpts.Retry = &agent.RetryPolicy{Attempts: s.Setup.Loop.RetryAttempts, Backoff: s.Setup.Loop.RetryBackoff}
-	}
-	if s.Setup.Loop.ModelRetryAttempts > 1 {
-		loopOpts.ModelRetry = &agent.ModelRetryPolicy{Attempts: s.Setup.Loop.ModelRetryAttempts, Backoff: s.Setup.Loop.ModelRetryBackoff, MaxBackoff: s.Setup.Loop.ModelRetryMaxBackoff}
-	}
-	loopOpts.ModelTimeout = s.Setup.Loop.ModelTimeout
-	if s.Setup.Loop.TextCalls {
-		loopOpts.TextCalls = &textcalls.Extractor{}
-	}
+	observer := rec.Observer(func(e agent.Event) {
+		if e.Kind == agent.EventTurnEnd {
+			iteration.Add(1)
+		}
+		if opts.Observer != nil {
+			opts.Observer(e)
+		}
+	})
+	loopOpts := loopOptions(s, clk, observer)
 	tape := opts.Replay
 	if tape == nil {
 		tape = replay.NewModel(s.ReplayTape(), nil)
@@ -150,19 +132,57 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
-	if opts.Model == nil && !o.Diverged {
+	o.Unused = append(o.Unused, leftUnused(s, o, tape, nextUser, opts.Model != nil, reg)...)
+	return o, nil
+}
+
+// leftUnused says what of the scenario the finished run o left unused, each
+// naming the file: in a replay, tape entries never served; in a live run
+// (live), user turns never spoken; and recordings of setup tools never
+// used. A replay that diverged reports only the divergence.
+func leftUnused(s *scenario.Scenario, o *Outcome, tape *replay.Model, nextUser func() (llm.Message, bool), live bool, reg *tools.Registry) []string {
+	var out []string
+	if !live && !o.Diverged {
 		if err := tape.Unused(); err != nil {
-			o.Unused = append(o.Unused, fmt.Sprintf("%s: %v", s.Path, err))
+			out = append(out, fmt.Sprintf("%s: %v", s.Path, err))
 		}
-	} else if opts.Model != nil {
+	} else if live {
 		if _, ok := nextUser(); ok {
-			o.Unused = append(o.Unused, fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination))
+			out = append(out, fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination))
 		}
 	}
 	if !o.Diverged {
-		o.Unused = append(o.Unused, unusedRecordings(s, reg)...)
+		out = append(out, unusedRecordings(s, reg)...)
 	}
-	return o, nil
+	return out
+}
+
+// loopOptions are the loop's options for a run of s: setup.loop's limits,
+// retry policies, timeouts, memo and text-call extraction, on clk, with
+// observer watching. A run always awaits its asynchronous calls.
+func loopOptions(s *scenario.Scenario, clk clock.Clock, observer agent.Observer) *agent.Options {
+	l := &s.Setup.Loop
+	o := &agent.Options{
+		MaxIterations: l.MaxIterations,
+		Execution:     l.Execution,
+		Clock:         clk,
+		Observer:      observer,
+		Memoize:       l.Memoize,
+		ToolTimeout:   l.ToolTimeout,
+		ModelTimeout:  l.ModelTimeout,
+		AwaitAsync:    true,
+		RunInfo:       tools.RunInfo{Channel: "replay", ChatID: s.Name, RunID: s.Name},
+	}
+	if l.RetryAttempts > 1 {
+		o.Retry = &agent.RetryPolicy{Attempts: l.RetryAttempts, Backoff: l.RetryBackoff}
+	}
+	if l.ModelRetryAttempts > 1 {
+		o.ModelRetry = &agent.ModelRetryPolicy{Attempts: l.ModelRetryAttempts, Backoff: l.ModelRetryBackoff, MaxBackoff: l.ModelRetryMaxBackoff}
+	}
+	if l.TextCalls {
+		o.TextCalls = &textcalls.Extractor{}
+	}
+	return o
 }
 
 // unusedRecordings asks every setup tool that keeps recordings
