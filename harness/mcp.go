@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,9 +39,16 @@ func connectMCP(ctx context.Context, s *scenario.Scenario, reg *tools.Registry, 
 		if connect == nil {
 			return nil, fmt.Errorf("%s:%d: setup.mcp[%s]: %w", s.Path, m.Line, m.Name, ErrNoMCP)
 		}
-		c, err := connect(ctx, reg, m, filepath.Dir(s.Path))
+		timeout := cmp.Or(m.Timeout, scenario.DefaultMCPTimeout)
+		cctx, cancel := context.WithTimeout(ctx, timeout)
+		c, err := connect(cctx, reg, m, filepath.Dir(s.Path))
+		timedOut := errors.Is(cctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil
+		cancel()
 		if err != nil {
 			closeAll()
+			if timedOut {
+				return nil, fmt.Errorf("%s:%d: setup.mcp[%s]: the server did not finish connecting (initialize, tools/list) within %s (setup.mcp[].timeout): %w", s.Path, m.Line, m.Name, timeout, err)
+			}
 			return nil, fmt.Errorf("%s:%d: setup.mcp[%s]: %w", s.Path, m.Line, m.Name, err)
 		}
 		closers = append(closers, c)

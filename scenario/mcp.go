@@ -3,6 +3,7 @@ package scenario
 import (
 	"net/url"
 	"slices"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -23,11 +24,18 @@ type MCPSetup struct {
 	Env map[string]string
 	// URL is a server speaking streamable HTTP.
 	URL string
+	// Timeout bounds connecting: starting the server, initialize and
+	// tools/list; zero means DefaultMCPTimeout.
+	Timeout time.Duration
 	// Line is the entry's line in the scenario file.
 	Line int
 }
 
-var mcpKeys = []string{"name", "command", "env", "url"}
+// DefaultMCPTimeout is how long connecting to an MCP server (initialize,
+// tools/list) may take when setup.mcp[].timeout does not say.
+const DefaultMCPTimeout = 30 * time.Second
+
+var mcpKeys = []string{"name", "command", "env", "url", "timeout"}
 
 func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 	if err := d.Want(n, "setup.mcp", yaml.SequenceNode); err != nil {
@@ -59,6 +67,11 @@ func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 					if u, perr := url.Parse(m.URL); perr != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 						err = d.Errf(v, kp, "%q is not an http or https URL", m.URL)
 					}
+				}
+			case "timeout":
+				m.Timeout, err = d.Duration(v, kp)
+				if err == nil && m.Timeout <= 0 {
+					err = d.Errf(v, kp, "%s: want a positive duration like 30s", v.Value)
 				}
 			case "env":
 				m.Env = map[string]string{}
