@@ -100,7 +100,7 @@ func TestReplayBrokenGoldenShowsTheDifference(t *testing.T) {
 	}
 	golden := filepath.Join(dir, "math", "add.golden.yaml")
 	data, _ := os.ReadFile(golden)
-	broken := strings.Replace(string(data), "final: \"5\"", "final: \"6\"", 1)
+	broken := strings.Replace(string(data), "final: '5'", "final: '6'", 1)
 	if broken == string(data) {
 		t.Fatalf("the golden has no final line to break:\n%s", data)
 	}
@@ -109,7 +109,7 @@ func TestReplayBrokenGoldenShowsTheDifference(t *testing.T) {
 	if code != exitFailed {
 		t.Fatalf("exit %d, want 1:\n%s", code, out)
 	}
-	for _, want := range []string{"FAIL   math/add", "(- golden, + outcome; first difference)", "-final: \"6\"", "+final: \"5\"", "0 passed, 1 failed"} {
+	for _, want := range []string{"FAIL   math/add", "(- golden, + outcome; first difference)", "-final: '6'", "+final: '5'", "0 passed, 1 failed"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
@@ -356,7 +356,7 @@ func TestReplayRepeatComparesRuns(t *testing.T) {
 		t.Errorf("exit %d, want %d\n%s%s", code, exitFailed, out.String(), errb.String())
 	}
 	if !strings.Contains(out.String(), "nondeterministic: repeat 4 (perturbed scheduling) differs from the first run") ||
-		!strings.Contains(out.String(), "final: \"6\"") {
+		!strings.Contains(out.String(), "final: '6'") {
 		t.Errorf("the output does not name repeat 4 and show its final text:\n%s", out.String())
 	}
 	if want := []uint64{1, 2, 3}; !slices.Equal(perturbs, want) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -33,27 +32,13 @@ func benchStateOutcome() *Outcome {
 	return o
 }
 
-// BenchmarkGoldenWithState encodes benchStateOutcome's golden: directly
-// (Golden) and through the nodes (yamlx.Marshal(o.Node())) for comparison.
+// BenchmarkGoldenWithState encodes benchStateOutcome's golden.
 func BenchmarkGoldenWithState(b *testing.B) {
 	o := benchStateOutcome()
-	if _, ok := o.directGolden(); !ok {
-		b.Fatal("the direct writer refused the outcome")
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := o.Golden(); err != nil {
+			b.Fatal(err)
+		}
 	}
-	b.Run("direct", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := o.Golden(); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
-	b.Run("nodes", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := yamlx.Marshal(o.Node()); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
 }

@@ -39,7 +39,7 @@ turns:
         arguments: '{"operation": "add", "a": 2, "b": 3,}'
         executed: '{"a":2,"b":3,"operation":"add"}'
         repairs: [trailing_comma]
-        result: "5"
+        result: '5'
       - id: c2
         name: abacus
         arguments: '{}'

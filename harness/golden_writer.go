@@ -3,36 +3,31 @@ package harness
 import (
 	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
-// directGolden writes the outcome's golden straight from its fields, byte for
-// byte as yamlx.Marshal(o.Node()) does, without building nodes or running
-// yaml.v3's emitter (which keeps every event of the document). It covers
-// every shape an Outcome holds; ok is false only for what Marshal rejects (a
-// workspace path or state key that is not valid UTF-8), so that Golden takes
-// the node path and returns its error.
-func (o *Outcome) directGolden() (out []byte, ok bool) {
-	w := &yamlx.Writer{Buf: make([]byte, 0, 512+256*len(o.Turns))}
+// writeGolden writes the outcome's golden straight from its fields, in the
+// golden format (see golden_scalar.go): a fixed key order, empty fields left
+// out. The error wraps ErrGoldenText.
+func (o *Outcome) writeGolden() ([]byte, error) {
+	w := &goldenWriter{buf: make([]byte, 0, 512+256*len(o.Turns))}
 	textField(w, 0, "name", o.Name)
 	textField(w, 0, "termination", string(o.Termination))
 	if o.Error != "" {
 		textField(w, 0, "error", o.Error)
 	}
-	w.Raw("iterations: ")
-	w.Int(o.Iterations)
-	w.Raw("\n")
+	w.raw("iterations: ")
+	w.int(o.Iterations)
+	w.raw("\n")
 	if len(o.ModelRetries) > 0 {
-		w.Raw("model_retries:\n")
+		w.raw("model_retries:\n")
 		for _, r := range o.ModelRetries {
-			w.Raw("  - turn: ")
-			w.Int(r.Turn)
-			w.Raw("\n    attempt: ")
-			w.Int(r.Attempt)
-			w.Raw("\n")
+			w.raw("  - turn: ")
+			w.int(r.Turn)
+			w.raw("\n    attempt: ")
+			w.int(r.Attempt)
+			w.raw("\n")
 			if r.Kind != "" {
 				textField(w, 4, "kind", string(r.Kind))
 			}
@@ -41,9 +36,9 @@ func (o *Outcome) directGolden() (out []byte, ok bool) {
 		}
 	}
 	if len(o.Turns) == 0 {
-		w.Raw("turns: []\n")
+		w.raw("turns: []\n")
 	} else {
-		w.Raw("turns:\n")
+		w.raw("turns:\n")
 	}
 	for i := range o.Turns {
 		o.Turns[i].write(w)
@@ -53,50 +48,50 @@ func (o *Outcome) directGolden() (out []byte, ok bool) {
 	}
 	o.writeWorkspace(w)
 	if o.State != nil {
-		w.Raw("state:")
+		w.raw("state:")
 		writeState(w, o.State, 0, false)
 	}
-	if w.Failed {
-		return nil, false
+	if w.err != nil {
+		return nil, w.err
 	}
-	return w.Buf, true
+	return w.buf, nil
 }
 
 // textField writes "key: " and Text(s) on a line of its own, the key at
 // column indent (a literal block's lines two further).
-func textField(w *yamlx.Writer, indent int, key, s string) {
-	w.Pad(indent)
-	w.Raw(key)
-	w.Raw(": ")
-	w.Text(s, false, indent+2)
-	w.EndLine()
+func textField(w *goldenWriter, indent int, key, s string) {
+	w.pad(indent)
+	w.raw(key)
+	w.raw(": ")
+	w.text(s, false, indent+2)
+	w.endLine()
 }
 
-func (t *TurnOutcome) write(w *yamlx.Writer) {
-	w.Raw("  - turn: ")
-	w.Int(t.Index)
-	w.Raw("\n")
+func (t *TurnOutcome) write(w *goldenWriter) {
+	w.raw("  - turn: ")
+	w.int(t.Index)
+	w.raw("\n")
 	if u := t.User; u != nil {
 		if u.Name == "" {
 			textField(w, 4, "user", u.Content)
 		} else {
-			w.Raw("    user:\n")
+			w.raw("    user:\n")
 			textField(w, 6, "content", u.Content)
 			textField(w, 6, "name", u.Name)
 		}
 	}
 	if len(t.Delivered) > 0 {
-		w.Raw("    async_results:\n")
+		w.raw("    async_results:\n")
 		for _, a := range t.Delivered {
-			w.Raw("      - id: ")
-			w.Text(a.ID, false, 10)
-			w.EndLine()
+			w.raw("      - id: ")
+			w.text(a.ID, false, 10)
+			w.endLine()
 			textField(w, 8, "name", a.Name)
 			textField(w, 8, "result", a.Result)
 		}
 	}
 	if r := t.Response; r != nil && (r.Message.Content != "" || r.FinishReason != "") {
-		w.Raw("    response:\n")
+		w.raw("    response:\n")
 		if r.Message.Content != "" {
 			textField(w, 6, "content", r.Message.Content)
 		}
@@ -108,7 +103,7 @@ func (t *TurnOutcome) write(w *yamlx.Writer) {
 		textField(w, 4, "extracted_from", t.Envelope)
 	}
 	if len(t.Calls) > 0 {
-		w.Raw("    calls:\n")
+		w.raw("    calls:\n")
 		for i := range t.Calls {
 			t.Calls[i].write(w)
 		}
@@ -119,137 +114,124 @@ func (t *TurnOutcome) write(w *yamlx.Writer) {
 }
 
 // write writes the call as a sequence item at indent 6 (its fields at 8).
-func (c *CallOutcome) write(w *yamlx.Writer) {
+func (c *CallOutcome) write(w *goldenWriter) {
 	const in = 8
-	w.Raw("      - id: ")
-	w.Text(c.ID, false, in+2)
-	w.EndLine()
+	w.raw("      - id: ")
+	w.text(c.ID, false, in+2)
+	w.endLine()
 	textField(w, in, "name", c.Name)
-	quotedField(w, in, "arguments", c.Arguments)
+	textField(w, in, "arguments", c.Arguments)
 	if c.showExecuted() {
-		quotedField(w, in, "executed", c.Executed)
+		textField(w, in, "executed", c.Executed)
 	}
 	if len(c.Repairs) > 0 {
-		w.Raw("        repairs: [")
+		w.raw("        repairs: [")
 		for i, r := range c.Repairs {
 			if i > 0 {
-				w.Raw(", ")
+				w.raw(", ")
 			}
-			w.Text(r, true, in+2)
+			w.text(r, true, in+2)
 		}
-		w.Raw("]\n")
+		w.raw("]\n")
 	}
 	if len(c.Coercions) > 0 {
-		w.Raw("        coercions:\n")
+		w.raw("        coercions:\n")
 		for _, co := range c.Coercions {
-			w.Raw("          - {")
+			w.raw("          - {")
 			flowPair(w, "path", co.Path, false)
 			flowPair(w, "from", co.From, true)
 			flowPair(w, "to", co.To, true)
-			w.Raw("}\n")
+			w.raw("}\n")
 		}
 	}
 	if len(c.Retries) > 0 {
-		w.Raw("        retried:\n")
+		w.raw("        retried:\n")
 		for _, r := range c.Retries {
-			w.Raw("          - {")
+			w.raw("          - {")
 			flowPair(w, "failure", string(r.Failure), false)
 			flowPair(w, "backoff", r.Backoff.String(), true)
-			w.Raw(", result: ")
-			if strings.IndexByte(r.Result, '\n') >= 0 {
-				w.DoubleQuoted(r.Result, true, in+4)
-			} else {
-				w.Text(r.Result, true, in+4)
-			}
-			w.Raw("}\n")
+			w.raw(", result: ")
+			w.text(r.Result, true, in+4)
+			w.raw("}\n")
 		}
 	}
 	if c.Memoized {
-		w.Raw("        memoized: true\n")
+		w.raw("        memoized: true\n")
 	}
 	if c.Async {
-		w.Raw("        async: true\n")
+		w.raw("        async: true\n")
 	}
 	if c.Failure != "" {
 		textField(w, in, "failure", string(c.Failure))
 	}
 	textField(w, in, "result", c.Result)
 	if len(c.Effects) > 0 {
-		w.Raw("        effects:\n")
+		w.raw("        effects:\n")
 		for _, e := range c.Effects {
 			writeEffect(w, in+2, e)
 		}
 	}
 }
 
-// quotedField is textField for Quoted(s).
-func quotedField(w *yamlx.Writer, indent int, key, s string) {
-	w.Pad(indent)
-	w.Raw(key)
-	w.Raw(": ")
-	w.Quoted(s, false, indent+2)
-	w.EndLine()
-}
-
 // flowPair writes "key: value" inside a flow mapping, after ", " unless first.
-func flowPair(w *yamlx.Writer, key, value string, comma bool) {
+func flowPair(w *goldenWriter, key, value string, comma bool) {
 	if comma {
-		w.Raw(", ")
+		w.raw(", ")
 	}
-	w.FlowKey(key)
-	w.Raw(" ")
-	w.Text(value, true, 0)
+	w.key(key, true, 0)
+	w.raw(" ")
+	w.text(value, true, 0)
 }
 
-func writeEffect(w *yamlx.Writer, indent int, e tools.Effect) {
-	w.Pad(indent)
+func writeEffect(w *goldenWriter, indent int, e tools.Effect) {
+	w.pad(indent)
 	switch {
 	case e.File != nil:
-		w.Raw("- file: {")
+		w.raw("- file: {")
 		flowPair(w, "op", string(e.File.Op), false)
 		flowPair(w, "path", e.File.Path, true)
 		if e.File.From != "" {
 			flowPair(w, "from", e.File.From, true)
 		}
-		w.Raw(", bytes: ")
-		w.Int(int(e.File.Bytes))
-		w.Raw("}\n")
+		w.raw(", bytes: ")
+		w.int(int(e.File.Bytes))
+		w.raw("}\n")
 	case e.Process != nil:
-		w.Raw("- process: {")
+		w.raw("- process: {")
 		flowPair(w, "command", e.Process.Command, false)
-		w.Raw(", exit_code: ")
-		w.Int(e.Process.ExitCode)
+		w.raw(", exit_code: ")
+		w.int(e.Process.ExitCode)
 		if e.Process.Background {
-			w.Raw(", background: true")
+			w.raw(", background: true")
 		}
 		if e.Process.TimedOut {
-			w.Raw(", timed_out: true")
+			w.raw(", timed_out: true")
 		}
-		w.Raw("}\n")
+		w.raw("}\n")
 	default:
-		w.Raw("- {}\n")
+		w.raw("- {}\n")
 	}
 }
 
 // writeWorkspace writes the workspace: and untouched: keys as
 // workspaceNodes renders them.
-func (o *Outcome) writeWorkspace(w *yamlx.Writer) {
+func (o *Outcome) writeWorkspace(w *goldenWriter) {
 	deleted := o.Deleted
 	wroteWS := false
 	ws := func(path string, content *string) {
 		if !wroteWS {
-			w.Raw("workspace:\n")
+			w.raw("workspace:\n")
 			wroteWS = true
 		}
-		w.Pad(2)
-		w.Key(path, 2)
-		w.Raw(" ")
+		w.pad(2)
+		w.key(path, false, 2)
+		w.raw(" ")
 		if content == nil {
-			w.Raw("null")
+			w.raw("null")
 		} else {
-			w.Text(*content, false, 4)
+			w.text(*content, false, 4)
 		}
-		w.EndLine()
+		w.endLine()
 	}
 	untouched := 0
 	for i := range o.Workspace {
@@ -270,7 +252,7 @@ func (o *Outcome) writeWorkspace(w *yamlx.Writer) {
 	if untouched == 0 {
 		return
 	}
-	w.Raw("untouched:\n")
+	w.raw("untouched:\n")
 	var line []byte
 	for _, f := range o.Workspace {
 		if !f.Untouched {
@@ -282,9 +264,9 @@ func (o *Outcome) writeWorkspace(w *yamlx.Writer) {
 		line = append(line, " bytes, sha256 "...)
 		line = append(line, f.Hash...)
 		line = append(line, ')')
-		w.Raw("  - ")
-		w.Text(string(line), false, 4)
-		w.EndLine()
+		w.raw("  - ")
+		w.text(string(line), false, 4)
+		w.endLine()
 	}
 }
 
@@ -292,12 +274,12 @@ func (o *Outcome) writeWorkspace(w *yamlx.Writer) {
 // of a key or a sequence item of the block collection at column indent. The
 // cursor is after the key's ":" or the item's "-"; inline says a block
 // collection starts on that line (after "-", or a complex key's ":").
-func writeState(w *yamlx.Writer, v any, indent int, inline bool) {
+func writeState(w *goldenWriter, v any, indent int, inline bool) {
 	in := indent + 2
 	switch v := v.(type) {
 	case map[string]any:
 		if len(v) == 0 {
-			w.Raw(" {}\n")
+			w.raw(" {}\n")
 			return
 		}
 		keys := make([]string, 0, len(v))
@@ -307,43 +289,42 @@ func writeState(w *yamlx.Writer, v any, indent int, inline bool) {
 		slices.Sort(keys)
 		for i, k := range keys {
 			if i == 0 && inline {
-				w.Raw(" ")
+				w.raw(" ")
 			} else {
-				w.EndLine()
-				w.Pad(in)
+				w.endLine()
+				w.pad(in)
 			}
-			complex := w.Key(k, in)
+			complex := w.key(k, false, in)
 			writeState(w, v[k], in, complex)
 		}
 	case []any:
 		if len(v) == 0 {
-			w.Raw(" []\n")
+			w.raw(" []\n")
 			return
 		}
 		for i, item := range v {
 			if i == 0 && inline {
-				w.Raw(" ")
+				w.raw(" ")
 			} else {
-				w.EndLine()
-				w.Pad(in)
+				w.endLine()
+				w.pad(in)
 			}
-			w.Raw("-")
+			w.raw("-")
 			writeState(w, item, in, true)
 		}
 	case string:
-		w.Raw(" ")
-		w.Text(v, false, in)
-		w.EndLine()
+		w.raw(" ")
+		w.text(v, false, in)
+		w.endLine()
 	case bool:
-		w.Raw(" ")
-		w.Bool(v)
-		w.Raw("\n")
+		w.raw(" ")
+		w.raw(strconv.FormatBool(v))
+		w.raw("\n")
 	case float64:
-		s, tag := stateNumber(v)
-		w.Raw(" ")
-		w.Number(s, tag, false, in)
-		w.Raw("\n")
+		w.raw(" ")
+		w.raw(stateNumber(v))
+		w.raw("\n")
 	default: // nil, as stateNode
-		w.Raw(" null\n")
+		w.raw(" null\n")
 	}
 }

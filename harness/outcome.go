@@ -4,20 +4,15 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
-	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
@@ -151,88 +146,14 @@ type FileState struct {
 	Hash      string
 }
 
-// Node returns the canonical YAML of the outcome: a fixed key order, literal
-// blocks for multi-line text, empty fields left out.
-func (o *Outcome) Node() *yaml.Node {
-	m := yamlx.Map()
-	yamlx.Add(m, "name", yamlx.Text(o.Name))
-	yamlx.Add(m, "termination", yamlx.Text(string(o.Termination)))
-	if o.Error != "" {
-		yamlx.Add(m, "error", yamlx.Text(o.Error))
-	}
-	yamlx.Add(m, "iterations", yamlx.Int(o.Iterations))
-	if len(o.ModelRetries) > 0 {
-		seq := yamlx.Seq()
-		for _, r := range o.ModelRetries {
-			seq.Content = append(seq.Content, r.node())
-		}
-		yamlx.Add(m, "model_retries", seq)
-	}
-	turns := yamlx.Seq()
-	for _, t := range o.Turns {
-		turns.Content = append(turns.Content, t.node())
-	}
-	yamlx.Add(m, "turns", turns)
-	if o.Final != "" {
-		yamlx.Add(m, "final", yamlx.Text(o.Final))
-	}
-	ws, untouched := o.workspaceNodes()
-	if ws != nil {
-		yamlx.Add(m, "workspace", ws)
-	}
-	if untouched != nil {
-		yamlx.Add(m, "untouched", untouched)
-	}
-	if o.State != nil {
-		yamlx.Add(m, "state", stateNode(o.State))
-	}
-	return m
-}
-
-// workspaceNodes renders the end state of the workspace: ws maps every file
-// the run created or changed to its content and every file it deleted to
-// null (as expect.files writes "must not exist"); untouched lists the files
-// the run left as they were, once, as sorted "path (N bytes, sha256 H)"
-// lines. Each is nil when empty.
-func (o *Outcome) workspaceNodes() (ws, untouched *yaml.Node) {
-	ws, untouched = yamlx.Map(), yamlx.Seq()
-	deleted := slices.Clone(o.Deleted)
-	for _, f := range o.Workspace {
-		if f.Untouched {
-			untouched.Content = append(untouched.Content, yamlx.Text(fmt.Sprintf("%s (%d bytes, sha256 %s)", f.Path, f.Size, f.Hash)))
-			continue
-		}
-		// Deleted paths sort in among the others.
-		for len(deleted) > 0 && deleted[0] < f.Path {
-			yamlx.Add(ws, deleted[0], nullNode())
-			deleted = deleted[1:]
-		}
-		yamlx.Add(ws, f.Path, yamlx.Text(f.Content))
-	}
-	for _, p := range deleted {
-		yamlx.Add(ws, p, nullNode())
-	}
-	if len(ws.Content) == 0 {
-		ws = nil
-	}
-	if len(untouched.Content) == 0 {
-		untouched = nil
-	}
-	return ws, untouched
-}
-
-// Golden returns the outcome's golden file content: yamlx.Marshal(o.Node()),
-// written directly (see directGolden), with every secret redacted by
-// tapeloop's redaction policy (replay.NewRedactor with default options);
-// the nodes are built only for what Marshal rejects (a key that is not
-// UTF-8), to return its error.
+// Golden returns the outcome's golden file content (see writeGolden), with
+// every secret redacted by tapeloop's redaction policy (replay.NewRedactor
+// with default options). A workspace path or state key that is not valid
+// UTF-8 is an error wrapping ErrGoldenText.
 func (o *Outcome) Golden() ([]byte, error) {
-	b, ok := o.directGolden()
-	if !ok {
-		var err error
-		if b, err = yamlx.Marshal(o.Node()); err != nil {
-			return nil, err
-		}
+	b, err := o.writeGolden()
+	if err != nil {
+		return nil, err
 	}
 	return redactGolden(b, policyRedactor()), nil
 }
@@ -296,110 +217,6 @@ func redactGolden(b []byte, r *replay.Redactor) []byte {
 	return out
 }
 
-func (t *TurnOutcome) node() *yaml.Node {
-	m := yamlx.Map()
-	yamlx.Add(m, "turn", yamlx.Int(t.Index))
-	if t.User != nil {
-		yamlx.Add(m, "user", replay.UserNode(*t.User))
-	}
-	if len(t.Delivered) > 0 {
-		seq := yamlx.Seq()
-		for _, a := range t.Delivered {
-			am := yamlx.Map()
-			yamlx.Add(am, "id", yamlx.Text(a.ID))
-			yamlx.Add(am, "name", yamlx.Text(a.Name))
-			yamlx.Add(am, "result", yamlx.Text(a.Result))
-			seq.Content = append(seq.Content, am)
-		}
-		yamlx.Add(m, "async_results", seq)
-	}
-	if t.Response != nil {
-		r := yamlx.Map()
-		if t.Response.Message.Content != "" {
-			yamlx.Add(r, "content", yamlx.Text(t.Response.Message.Content))
-		}
-		if t.Response.FinishReason != "" {
-			yamlx.Add(r, "finish_reason", yamlx.Text(string(t.Response.FinishReason)))
-		}
-		if len(r.Content) > 0 {
-			yamlx.Add(m, "response", r)
-		}
-	}
-	if t.Envelope != "" {
-		yamlx.Add(m, "extracted_from", yamlx.Text(t.Envelope))
-	}
-	if len(t.Calls) > 0 {
-		calls := yamlx.Seq()
-		for _, c := range t.Calls {
-			calls.Content = append(calls.Content, c.node())
-		}
-		yamlx.Add(m, "calls", calls)
-	}
-	if t.Diff != "" {
-		yamlx.Add(m, "diff", yamlx.Text(t.Diff))
-	}
-	return m
-}
-
-func (c *CallOutcome) node() *yaml.Node {
-	m := yamlx.Map()
-	yamlx.Add(m, "id", yamlx.Text(c.ID))
-	yamlx.Add(m, "name", yamlx.Text(c.Name))
-	yamlx.Add(m, "arguments", yamlx.Quoted(c.Arguments))
-	if c.showExecuted() {
-		yamlx.Add(m, "executed", yamlx.Quoted(c.Executed))
-	}
-	if len(c.Repairs) > 0 {
-		yamlx.Add(m, "repairs", textSeq(c.Repairs))
-	}
-	if len(c.Coercions) > 0 {
-		seq := yamlx.Seq()
-		for _, co := range c.Coercions {
-			cm := yamlx.Map()
-			cm.Style = yaml.FlowStyle
-			yamlx.Add(cm, "path", yamlx.Text(co.Path))
-			yamlx.Add(cm, "from", yamlx.Text(co.From))
-			yamlx.Add(cm, "to", yamlx.Text(co.To))
-			seq.Content = append(seq.Content, cm)
-		}
-		yamlx.Add(m, "coercions", seq)
-	}
-	if len(c.Retries) > 0 {
-		seq := yamlx.Seq()
-		for _, r := range c.Retries {
-			rm := yamlx.Map()
-			rm.Style = yaml.FlowStyle
-			yamlx.Add(rm, "failure", yamlx.Text(string(r.Failure)))
-			yamlx.Add(rm, "backoff", yamlx.Text(r.Backoff.String()))
-			res := yamlx.Text(r.Result)
-			if strings.Contains(r.Result, "\n") {
-				res.Style = yaml.DoubleQuotedStyle // no literal blocks in a flow mapping
-			}
-			yamlx.Add(rm, "result", res)
-			seq.Content = append(seq.Content, rm)
-		}
-		yamlx.Add(m, "retried", seq)
-	}
-	if c.Memoized {
-		yamlx.Add(m, "memoized", yamlx.Bool(true))
-	}
-	if c.Async {
-		yamlx.Add(m, "async", yamlx.Bool(true))
-	}
-	if c.Failure != "" {
-		yamlx.Add(m, "failure", yamlx.Text(string(c.Failure)))
-	}
-	yamlx.Add(m, "result", yamlx.Text(c.Result))
-	if len(c.Effects) > 0 {
-		seq := yamlx.Seq()
-		for _, e := range c.Effects {
-			seq.Content = append(seq.Content, effectNode(e))
-		}
-		yamlx.Add(m, "effects", seq)
-	}
-	return m
-}
-
 // showExecuted reports whether the golden shows Executed: the call ran and
 // its arguments as executed differ from those emitted as JSON values. When
 // Executed is known to be the canonical form of Arguments they are the same
@@ -424,41 +241,6 @@ func fileState(path string, data []byte, untouched bool) FileState {
 	return FileState{Path: path, Content: displayContent(data), Untouched: untouched, Size: len(data), Hash: hex.EncodeToString(sum[:8])}
 }
 
-func effectNode(e tools.Effect) *yaml.Node {
-	inner := yamlx.Map()
-	inner.Style = yaml.FlowStyle
-	m := yamlx.Map()
-	switch {
-	case e.File != nil:
-		yamlx.Add(inner, "op", yamlx.Text(string(e.File.Op)))
-		yamlx.Add(inner, "path", yamlx.Text(e.File.Path))
-		if e.File.From != "" {
-			yamlx.Add(inner, "from", yamlx.Text(e.File.From))
-		}
-		yamlx.Add(inner, "bytes", yamlx.Int(int(e.File.Bytes)))
-		yamlx.Add(m, "file", inner)
-	case e.Process != nil:
-		yamlx.Add(inner, "command", yamlx.Text(e.Process.Command))
-		yamlx.Add(inner, "exit_code", yamlx.Int(e.Process.ExitCode))
-		if e.Process.Background {
-			yamlx.Add(inner, "background", yamlx.Bool(true))
-		}
-		if e.Process.TimedOut {
-			yamlx.Add(inner, "timed_out", yamlx.Bool(true))
-		}
-		yamlx.Add(m, "process", inner)
-	}
-	return m
-}
-
-func textSeq(items []string) *yaml.Node {
-	seq := yamlx.FlowSeq()
-	for _, s := range items {
-		seq.Content = append(seq.Content, yamlx.Text(s))
-	}
-	return seq
-}
-
 // displayContent is a file's content for the golden: text as is, binary as a
 // placeholder with its size.
 func displayContent(b []byte) string {
@@ -467,8 +249,6 @@ func displayContent(b []byte) string {
 	}
 	return "<binary, " + strconv.Itoa(len(b)) + " bytes>"
 }
-
-func nullNode() *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"} }
 
 // ModelRetryOutcome is one failed model-call attempt that the loop's
 // model-retry policy retried (setup.loop.model_retry).
@@ -482,16 +262,4 @@ type ModelRetryOutcome struct {
 	Backoff time.Duration
 	// Error is the error's text.
 	Error string
-}
-
-func (m ModelRetryOutcome) node() *yaml.Node {
-	n := yamlx.Map()
-	yamlx.Add(n, "turn", yamlx.Int(m.Turn))
-	yamlx.Add(n, "attempt", yamlx.Int(m.Attempt))
-	if m.Kind != "" {
-		yamlx.Add(n, "kind", yamlx.Text(string(m.Kind)))
-	}
-	yamlx.Add(n, "backoff", yamlx.Text(m.Backoff.String()))
-	yamlx.Add(n, "error", yamlx.Text(m.Error))
-	return n
 }

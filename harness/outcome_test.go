@@ -67,7 +67,7 @@ turns:
         executed: '{"a":2,"b":1.0,"operation":"add"}'
         coercions:
           - {path: /a, from: string, to: number}
-        result: "3"
+        result: '3'
       - id: c4
         name: fetch
         arguments: '{}'

@@ -8,10 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
-	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
@@ -34,55 +31,21 @@ func worldState(worlds map[string]toolkit.World) (map[string]any, error) {
 	return out, nil
 }
 
-// stateNode renders a JSON value as YAML: mappings with sorted keys, text as
-// the goldens write text, numbers in their shortest JSON form.
-func stateNode(v any) *yaml.Node {
-	switch v := v.(type) {
-	case map[string]any:
-		m := yamlx.Map()
-		for _, k := range slices.Sorted(maps.Keys(v)) {
-			yamlx.Add(m, k, stateNode(v[k]))
-		}
-		if len(v) == 0 {
-			m.Style = yaml.FlowStyle
-		}
-		return m
-	case []any:
-		s := yamlx.Seq()
-		for _, item := range v {
-			s.Content = append(s.Content, stateNode(item))
-		}
-		if len(v) == 0 {
-			s.Style = yaml.FlowStyle
-		}
-		return s
-	case string:
-		return yamlx.Text(v)
-	case bool:
-		return yamlx.Bool(v)
-	case float64:
-		s, tag := stateNumber(v)
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: tag, Value: s}
-	default: // nil
-		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"}
-	}
-}
-
 // stateNumber is a state number as the golden writes it: its shortest JSON
-// form, tagged !!int when yaml.v3 reads that text as an integer (a whole
-// number within 64 bits) and !!float otherwise (1e20's digits), so that the
-// golden reads back.
-func stateNumber(v float64) (text, tag string) {
+// form, tagged "!!float " when it is a whole number beyond 64 bits (1e20's
+// digits), which YAML would not read back as a number otherwise.
+func stateNumber(v float64) string {
 	s := jsonFloat(v)
 	if !strings.ContainsAny(s, ".eE") {
 		if _, err := strconv.ParseInt(s, 10, 64); err == nil {
-			return s, "!!int"
+			return s
 		}
 		if _, err := strconv.ParseUint(s, 10, 64); err == nil {
-			return s, "!!int"
+			return s
 		}
+		return "!!float " + s
 	}
-	return s, "!!float"
+	return s
 }
 
 // jsonFloat is v as encoding/json writes a float64 (jsonvalue.Canonical(v)), for
