@@ -168,7 +168,7 @@ func (m *Model) check(e *Entry, req *llm.Request, st step) error {
 	var fields []string
 	var diff strings.Builder
 	if m.track {
-		f, d := compareOffered(m.expect, st.offered)
+		f, d := compareOffered(m.expect, st.offered, m.file)
 		fields = append(fields, f...)
 		diff.WriteString(d)
 		if e.Request != nil {

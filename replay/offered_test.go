@@ -80,7 +80,7 @@ var agentChanges = []struct {
 	want   []string
 }{
 	{"system prompt", func(a *agentSetup) { a.system = "You keep notes.\nAnswer in full sentences." },
-		[]string{"tape[0] at notes.yaml:", "offered.system differs", "offered.system (recorded at line 3): the system prompt changed:",
+		[]string{"tape[0] at notes.yaml:", "offered.system differs", "offered.system (recorded at notes.yaml:3): the system prompt changed:",
 			"--- recorded\n+++ actual\n@@ -1,2 +1,2 @@\n You keep notes.\n-Answer briefly.\n+Answer in full sentences."}},
 	{"tool description", func(a *agentSetup) { a.tools[1].Description = "Read a text file." },
 		[]string{"offered.tools differs", "  tool read_file: description changed:\n    --- recorded\n    +++ actual\n    @@ -1 +1 @@\n    -Read a file.\n    +Read a text file."}},

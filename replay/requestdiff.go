@@ -11,18 +11,21 @@ import (
 )
 
 // compareOffered compares what was recorded as offered (want: the tape's
-// block with the changes of earlier entries) with what the request offered
-// (got), each part only when want records it. It returns the fields that
+// block with the changes of earlier entries, from file) with what the
+// request offered (got), each part only when want records it. It returns the fields that
 // differ (offered.system, offered.tools) and an explanation of each: a
 // unified diff of the prompts; per tool, which of name, description and
 // parameters changed, the parameters as a diff of their indented JSON.
-func compareOffered(want, got *Offered) (fields []string, diff string) {
+func compareOffered(want, got *Offered, file string) (fields []string, diff string) {
 	if want.empty() {
 		return nil, ""
 	}
 	var b strings.Builder
 	at := ""
-	if want.Line > 0 {
+	switch {
+	case want.Line > 0 && file != "":
+		at = fmt.Sprintf(" (recorded at %s:%d)", file, want.Line)
+	case want.Line > 0:
 		at = fmt.Sprintf(" (recorded at line %d)", want.Line)
 	}
 	if want.System != nil && !slices.Equal(want.System, got.System) {
