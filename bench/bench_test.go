@@ -323,6 +323,9 @@ func printTable() {
 	if fok && rok {
 		fmt.Printf("run phase vs floor: %.1f× (target ≤ 8×)\n", run.usPerTurn/floor.usPerTurn)
 	}
+	if br, ok := med[bridgedRow]; ok && vok {
+		fmt.Printf("bridged (openai-go) vs native replay: %.2f× per turn (target ≤ 2×)\n", br.usPerTurn/verify.usPerTurn)
+	}
 	if g, ok := med["phase: golden encode"]; ok {
 		fmt.Printf("golden encode: %.1f µs/turn (target ≤ 15)\n", g.usPerTurn)
 	}

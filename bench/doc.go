@@ -7,7 +7,10 @@
 // replayed: tapeloop's providers, on the official OpenAI and Anthropic Go
 // SDKs, calling a local httptest server that serves the tape's turns in each
 // vendor's wire format (plain JSON answers), the run's golden checked to be
-// the replay's. The package has no code of its own; run
+// the replay's; and by an agent tapeloop did not write (benchagent: a loop
+// on openai-go) replayed through the bridge (BenchmarkBridge; module
+// bench/vcr measures go-vcr replaying the same agent, beside it). The
+// package has no code of its own; run
 //
 //	go test -run '^$' -bench . -benchmem -count 5 ./bench
 //
