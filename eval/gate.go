@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/llm"
 )
 
 // maxBackoff caps the shared backoff after repeated rate limits without a
@@ -121,4 +122,32 @@ func backoff(n int) time.Duration {
 		}
 	}
 	return d
+}
+
+// Retrying returns model behind the admission and retry that every eval
+// trial's calls go through (the same gate and policy): each call waits at
+// one gate shared by the calls of the returned model, a 429 pauses them all
+// for the server's Retry-After (or a backoff doubling from 1 s), and a call
+// that failed with a retryable error (rate limit, overload, timeout,
+// malformed response) is made again up to retries times, an unreachable
+// server once, after the server's Retry-After or the backoff. A transient
+// failure that a retry overcame never reaches the caller; the last failure
+// does. c waits; nil means the real clock. evalrun record uses it so that
+// a recording waits out a 429 as eval does.
+func Retrying(model llm.Model, c clock.Clock, retries int) llm.Model {
+	if c == nil {
+		c = clock.Real{}
+	}
+	return &retrying{m: &meter{model: model, gate: newGate(c, Limit{}), clock: c, retries: retries}}
+}
+
+// retrying is a meter that keeps no measurements.
+type retrying struct{ m *meter }
+
+func (r *retrying) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	resp, err := r.m.Generate(ctx, req)
+	r.m.mu.Lock()
+	r.m.calls = r.m.calls[:0]
+	r.m.mu.Unlock()
+	return resp, err
 }

@@ -15,11 +15,13 @@ import (
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
-// DefaultTrials and DefaultParallel are the values of Options.Trials and
-// Options.Parallel when they are zero.
+// DefaultTrials, DefaultParallel and DefaultModelRetries are the values of
+// Options.Trials, Options.Parallel and Options.ModelRetries when they are
+// zero.
 const (
-	DefaultTrials   = 5
-	DefaultParallel = 4
+	DefaultTrials       = 5
+	DefaultParallel     = 4
+	DefaultModelRetries = 3
 )
 
 // Errors Run returns, wrapped with context.
@@ -63,8 +65,8 @@ type Options struct {
 	// counts as an error; zero means never.
 	RetryErrors int
 	// ModelRetries is how many times one failed model call is retried when
-	// its failure may pass (rate limits, overload, timeouts); zero means 3,
-	// a negative value never.
+	// its failure may pass (rate limits, overload, timeouts); zero means
+	// DefaultModelRetries, a negative value never.
 	ModelRetries int
 	// Limits holds per-provider rate limits, by provider name (the PROVIDER
 	// of "PROVIDER/MODEL"); a provider not listed has none.
@@ -177,7 +179,7 @@ func (o *Options) modelRetries() int {
 	case o.ModelRetries < 0:
 		return 0
 	case o.ModelRetries == 0:
-		return 3
+		return DefaultModelRetries
 	}
 	return o.ModelRetries
 }

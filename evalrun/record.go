@@ -328,6 +328,13 @@ type liveRun struct {
 // used, the user turns as they were spoken, and the live calls, redacted.
 func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, model llm.Model, old []replay.Entry) *liveRun {
 	start := time.Now()
+	if s.Setup.Loop.ModelRetryAttempts < 2 && len(s.Faults) == 0 {
+		// Transient failures are not the behaviour under test: wait them
+		// out as eval does (a 429's Retry-After, a backoff) and record only
+		// the answer. A scenario whose setup.loop.model_retry asks for
+		// retries, or that scripts faults, records every failure.
+		model = eval.Retrying(model, e.clock, eval.DefaultModelRetries)
+	}
 	lm := &liveModel{rec: replay.NewRecorder(model, &replay.RecorderOptions{Redactor: c.redactor})}
 	for _, en := range old {
 		if en.User == nil {

@@ -12,7 +12,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -636,5 +638,52 @@ func TestLiveScenarioWithoutTape(t *testing.T) {
 	}
 	if code, out, _ := runCmd(t, "replay", dir); code != exitOK {
 		t.Errorf("replay after recording: exit %d\n%s", code, out)
+	}
+}
+
+// TestRecordWaitsOutRateLimits: a 429 with Retry-After, then the answers.
+// record waits it out through eval's gate (on a virtual clock here) and the
+// tape holds only the answers; a scenario whose setup.loop.model_retry asks
+// for retries records the 429 too, as the behaviour under test.
+func TestRecordWaitsOutRateLimits(t *testing.T) {
+	limited := func(retryAfter time.Duration) *fakeLive {
+		return &fakeLive{answer: func(_ context.Context, n int, _ *llm.Request) (*llm.Response, error) {
+			switch n {
+			case 1:
+				return nil, &llm.ProviderError{Kind: llm.ErrRateLimited, StatusCode: 429, RetryAfter: retryAfter, Message: "slow down"}
+			case 2:
+				return callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`), nil
+			}
+			return textResponse("Done."), nil
+		}}
+	}
+	withRetry := strings.Replace(unrecorded, "  tools: [read_file, write_file]\n", "  tools: [read_file, write_file]\n  loop:\n    model_retry: {attempts: 2}\n", 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded, "files/retry.yaml": withRetry})
+	for _, name := range []string{"append", "retry"} {
+		path := filepath.Join(dir, "files", name+".yaml")
+		c := clock.NewVirtual(clock.Epoch)
+		var out, errb bytes.Buffer
+		// The run's own retry (model_retry) waits on the real clock: no
+		// Retry-After for it, so that the test takes no wall time.
+		f := limited(20 * time.Second)
+		if name == "retry" {
+			f = limited(0)
+		}
+		code := recordCommand(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: c}, []string{"--model", "fake/m", "--no-golden", path}, f.open)
+		if code != exitOK || !strings.Contains(out.String(), "1 recorded") {
+			t.Fatalf("%s: exit %d\n%s%s", name, code, out.String(), errb.String())
+		}
+		data, _ := os.ReadFile(path)
+		hasError := strings.Contains(string(data), "- error:")
+		switch name {
+		case "append":
+			if hasError || c.Now().Sub(clock.Epoch) != 20*time.Second || len(f.requests) != 3 {
+				t.Errorf("append: waited %v over %d requests; the tape holds an error entry: %v\n%s", c.Now().Sub(clock.Epoch), len(f.requests), hasError, data)
+			}
+		case "retry":
+			if !hasError || c.Now() != clock.Epoch {
+				t.Errorf("retry: the tape lacks the 429 (%v), or the gate waited %v\n%s", hasError, c.Now().Sub(clock.Epoch), data)
+			}
+		}
 	}
 }
