@@ -60,7 +60,32 @@ func FirstDifference(want, got string) string {
 // readGolden reads a golden file: a regular file of at most MaxGoldenSize
 // bytes. The error names the file.
 func readGolden(path string) ([]byte, error) {
-	return regularfile.Read(path, MaxGoldenSize)
+	root, err := os.OpenRoot(filepath.Dir(path))
+	if err != nil {
+		return regularfile.Read(path, MaxGoldenSize) // its error names path
+	}
+	defer root.Close()
+	data, err := regularfile.ReadIn(root, filepath.Base(path), MaxGoldenSize)
+	switch {
+	case err == nil:
+		return data, nil
+	case isEscape(err):
+		// A link to a file outside the scenario's folder is refused as other
+		// special files are: never read, printed or replaced.
+		return nil, fmt.Errorf("reading %s: %w (a symbolic link leading outside its folder); only regular files are read", path, regularfile.ErrNotRegular)
+	}
+	return regularfile.Read(path, MaxGoldenSize) // its error names path
+}
+
+// isEscape reports whether err is an os.Root's refusal of a path leading
+// out of it.
+func isEscape(err error) bool {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if e.Error() == "path escapes from parent" {
+			return true
+		}
+	}
+	return false
 }
 
 // updateGolden writes the golden file atomically if its content changed and
