@@ -129,6 +129,55 @@ func (r *Replay) WriteHTML(w io.Writer) error {
 	return writePage(w, replayPage(r))
 }
 
+// divergenceOnce is what stands for a divergence already shown in a row.
+const divergenceOnce = "(the divergence from the tape, shown above)"
+
+// showDivergenceOnce keeps a row's divergence from its tape (the run's
+// termination error, which the divergence failure, the termination
+// expectation and the transcript all quote) in the first place it appears
+// (the failures, else the expectations), and puts divergenceOnce in its
+// place elsewhere. The row's slices and transcript are copied, not changed.
+func showDivergenceOnce(rw *row) {
+	if len(rw.Trials) != 1 || rw.Trials[0].Transcript == nil {
+		return
+	}
+	div := rw.Trials[0].Transcript.TerminationError
+	if len(div) < 80 || !strings.Contains(div, "\n") {
+		return // a one-line error costs nothing to repeat
+	}
+	shown := false
+	once := func(text string) string {
+		if !strings.Contains(text, div) {
+			return text
+		}
+		if !shown {
+			shown = true
+			return text
+		}
+		return strings.ReplaceAll(text, div, divergenceOnce)
+	}
+	failures := make([]string, len(rw.Failures))
+	for i, f := range rw.Failures {
+		failures[i] = once(f)
+	}
+	rw.Failures = failures
+	exps := make([]Expectation, len(rw.Expectations))
+	for i, e := range rw.Expectations {
+		e.Messages = slices.Clone(e.Messages)
+		for j, m := range e.Messages {
+			e.Messages[j] = once(m)
+		}
+		exps[i] = e
+	}
+	rw.Expectations = exps
+	if shown {
+		tr := *rw.Trials[0].Transcript
+		tr.TerminationError = divergenceOnce
+		rw.Trials = []trialView{rw.Trials[0]}
+		rw.Trials[0].Transcript = &tr
+	}
+}
+
 // failuresFirst orders rows by status, failures and errors first, then
 // flaky rows, then passing ones, keeping the order within each, and
 // numbers their IDs in the new order.
@@ -193,6 +242,7 @@ func replayPage(r *Replay) *page {
 			rw.Trials = []trialView{{Label: "replay", Status: s.Status, Termination: s.Termination,
 				Iterations: s.Iterations, Transcript: s.Transcript}}
 		}
+		showDivergenceOnce(&rw)
 		p.Rows = append(p.Rows, rw)
 	}
 	for t := range tags {

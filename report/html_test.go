@@ -115,3 +115,30 @@ func TestReplayHTMLFailuresFirstNoPassAtK(t *testing.T) {
 		t.Errorf("rows %s; want s1 fail, s2 pass", got)
 	}
 }
+
+// TestReplayHTMLDivergenceOnce: a divergence from the tape is quoted by the
+// failure, the termination expectation and the transcript; the page shows
+// its diff once and refers to it elsewhere.
+func TestReplayHTMLDivergenceOnce(t *testing.T) {
+	div := "replay: x.yaml: request 2 differs from tape[1] at line 9 (- tape, + run):\n-  content: hello\n+  content: goodbye\n"
+	r := &Replay{Format: ReplayFormat, Scenarios: []ScenarioResult{{
+		Name: "x", Path: "x.yaml", Status: StatusFail, Termination: "model_error",
+		Failures:     []string{"x.yaml: the run diverged from the tape: " + div, "x.yaml:12: expect.termination: expected final_text, found model_error (" + div + ")"},
+		Expectations: []Expectation{{Key: "termination", Messages: []string{"x.yaml:12: expect.termination: expected final_text, found model_error (" + div + ")"}}},
+		Transcript:   &Transcript{TerminationError: div},
+	}}}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if n := strings.Count(out, "content: hello"); n != 1 {
+		t.Errorf("the divergence diff appears %d times; want once", n)
+	}
+	if n := strings.Count(out, divergenceOnce); n != 2 {
+		t.Errorf("%d references to the divergence shown above; want 2 (the expectation, the transcript)", n)
+	}
+	if r.Scenarios[0].Transcript.TerminationError != div {
+		t.Error("rendering changed the result's transcript")
+	}
+}
