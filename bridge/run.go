@@ -76,6 +76,10 @@ type RunOptions struct {
 	// Model answers the agent's model calls instead of the tape (a live
 	// run: recording, evaluation); nil replays the tape, failing closed.
 	Model llm.Model
+	// Replay, when set and Model is nil, replays instead of a model built
+	// from the scenario's tape (one in rebase mode, say); nil means
+	// replay.NewModel(s.ReplayTape(), nil).
+	Replay *replay.Model
 	// Dir is the workspace directory, which must be empty; "" means a new
 	// temporary directory, removed afterwards.
 	Dir string
@@ -121,7 +125,10 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 	var tape *replay.Model
 	model := opts.Model
 	if model == nil {
-		tape = replay.NewModel(s.ReplayTape(), nil)
+		tape = opts.Replay
+		if tape == nil {
+			tape = replay.NewModel(s.ReplayTape(), nil)
+		}
 		model = tape
 	}
 	tr, err := newTraffic(model, ws, rec.Observer(nil))

@@ -149,7 +149,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 		return fail("error", err.Error())
 	}
 	m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true})
-	o, err := harness.Run(ctx, s, &harness.RunOptions{Replay: m, Tools: e.tools})
+	o, err := e.run(ctx, s, &harness.RunOptions{Replay: m, Tools: e.tools})
 	if err != nil {
 		return fail("error", err.Error())
 	}
@@ -163,7 +163,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 	}
 	if !rb.Changed() {
 		// Nothing to rebase: say whether the scenario passes as it is.
-		v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Tools: e.tools})
+		v := e.verify(ctx, s, &harness.VerifyOptions{Tools: e.tools})
 		switch {
 		case v.Err != nil:
 			return fail("error", v.Err.Error())
@@ -188,7 +188,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 		return fail("error", fmt.Sprintf("the rebased file does not load: %v", err))
 	}
 	ns.RelPath = s.RelPath
-	no, err := harness.Run(ctx, ns, &harness.RunOptions{Tools: e.tools})
+	no, err := e.run(ctx, ns, &harness.RunOptions{Tools: e.tools})
 	if err != nil {
 		return fail("error", err.Error())
 	}
@@ -215,7 +215,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 	if err := writeScenario(s.Path, src, out); err != nil {
 		return fail("error", err.Error())
 	}
-	if v := harness.VerifyScenario(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools}); v.Err != nil || !v.Passed() {
+	if v := e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools}); v.Err != nil || !v.Passed() {
 		return fail("error", append([]string{"the scenario was rewritten, but blessing its golden failed:"}, append(v.Failures, fmt.Sprint(v.Err))...)...)
 	}
 	return r
