@@ -228,12 +228,6 @@ func (c *CallOutcome) showExecuted() bool {
 	return !jsonvalue.Same(c.Executed, c.Arguments)
 }
 
-// SameArguments reports whether two arguments texts are the same JSON value,
-// as the golden compares a call's arguments as emitted and as executed to
-// decide whether to show the latter: key order, whitespace and 1 vs 1.0 do
-// not matter; text that is not JSON is compared as is.
-func SameArguments(a, b string) bool { return jsonvalue.Same(a, b) }
-
 // fileState describes one file at the end of a run; untouched says that
 // it is as it was before.
 func fileState(path string, data []byte, untouched bool) FileState {
