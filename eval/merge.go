@@ -86,7 +86,14 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 			}
 			for j := range row.TrialsDetail {
 				t := row.TrialsDetail[j]
-				r.results[slot{index[row.Name], row.Model, t.Trial}] = &t
+				if err := checkTrial(&t, opts.Trials); err != nil {
+					return nil, fmt.Errorf("%w: %s: scenario %q, model %s: %w", report.ErrMerge, names[i], row.Name, row.Model, err)
+				}
+				k := slot{index[row.Name], row.Model, t.Trial}
+				if _, dup := r.results[k]; dup {
+					return nil, fmt.Errorf("%w: %s: scenario %q, model %s: trial %d is listed twice", report.ErrMerge, names[i], row.Name, row.Model, t.Trial)
+				}
+				r.results[k] = &t
 			}
 		}
 	}
@@ -100,6 +107,21 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 	}
 	r.results = remapped
 	return r.build(order, fromMS(summaryWall)), nil
+}
+
+// checkTrial refuses a trial record merging would miscount: a number
+// outside 1..trials, a status other than pass, fail and error, or a
+// status that contradicts passed.
+func checkTrial(t *report.EvalTrial, trials int) error {
+	switch {
+	case t.Trial < 1 || t.Trial > trials:
+		return fmt.Errorf("trial %d is not one of 1..%d", t.Trial, trials)
+	case t.Status != report.StatusPass && t.Status != report.StatusFail && t.Status != report.StatusError:
+		return fmt.Errorf("trial %d: unknown status %q (want %s, %s or %s)", t.Trial, t.Status, report.StatusPass, report.StatusFail, report.StatusError)
+	case t.Passed != (t.Status == report.StatusPass):
+		return fmt.Errorf("trial %d: status %q with passed %v", t.Trial, t.Status, t.Passed)
+	}
+	return nil
 }
 
 // fromMS turns milliseconds back into the duration ms made them from,
