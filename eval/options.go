@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
@@ -88,6 +89,10 @@ type Options struct {
 	// Tools are the user's tool factories scenarios may name beside the
 	// fixtures (harness.RunOptions.Tools); nil means the fixtures only.
 	Tools []*toolkit.Factory
+	// Run runs one trial of a scenario with the options given (the live
+	// model, recorded, in Model); nil means harness.Run. evalrun sets it to
+	// run bridged scenarios (setup.agent) through their agents.
+	Run func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
 	// Clock measures and waits (latency, backoff, rate limits) and is the
 	// runs' clock; nil means clock.Real{}.
 	Clock clock.Clock

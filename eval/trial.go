@@ -136,7 +136,11 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 		}
 		m.model = faulty
 	}
-	o, err := harness.Run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP})
+	run := r.opts.Run
+	if run == nil {
+		run = harness.Run
+	}
+	o, err := run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP})
 	recorded := rec.Tape().Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Entries: recorded}
 	if o != nil {

@@ -174,3 +174,29 @@ func TestEvalrunRecord(t *testing.T) {
 		t.Errorf("replay of the recording: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 }
+
+// TestEvalrunEval runs the bridged scenario live for two trials with
+// evalrun eval: each trial's calls go through the bridge to the model (a
+// scripted one behind a local Chat Completions server that answers by
+// the conversation so far), and both pass.
+func TestEvalrunEval(t *testing.T) {
+	live := llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		results := 0
+		for _, m := range req.Messages {
+			if m.Role == llm.RoleTool {
+				results++
+			}
+		}
+		return scripts["add-item"][min(results, 2)].(*llm.Response), nil
+	})
+	srv := httptest.NewServer(bridge.Handler(live, nil))
+	defer srv.Close()
+	var out, errb bytes.Buffer
+	code := evalrun.Main(t.Context(), []string{"eval", "--model", "openai-compatible/gpt-test", "--base-url", srv.URL + "/v1", "--trials", "2", filepath.Join("scenarios", "add-item.yaml")}, &out, &errb, &evalrun.Options{Agents: agents})
+	if testing.Verbose() {
+		t.Log(out.String())
+	}
+	if code != 0 || !strings.Contains(out.String(), "2/2") {
+		t.Errorf("eval: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
