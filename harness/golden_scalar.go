@@ -206,8 +206,10 @@ func plainText(s string, flow bool) bool {
 // something other than a string (in YAML 1.2 or 1.1): a number (with "_"
 // separators, "0x", "0o" or "0b"), a date or time, a sexagesimal (":").
 func numberLike(s string) bool {
-	if _, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64); err == nil {
-		return true
+	if strings.Trim(s, "0123456789_.eE+-") == "" {
+		if _, err := strconv.ParseFloat(strings.ReplaceAll(s, "_", ""), 64); err == nil {
+			return true
+		}
 	}
 	if len(s) > 1 && s[0] == '0' && strings.ContainsRune("xXoObB", rune(s[1])) {
 		return true
@@ -232,4 +234,9 @@ func singleLinePrintable(s string) bool {
 // printable reports whether r is written as itself in a scalar: a letter,
 // mark, number, punctuation, symbol or the ASCII space (unicode.IsPrint: no
 // tab, line break, other space, control or format character).
-func printable(r rune) bool { return r == ' ' || unicode.IsPrint(r) }
+func printable(r rune) bool {
+	if r < utf8.RuneSelf {
+		return r >= ' ' && r < 0x7f
+	}
+	return unicode.IsPrint(r)
+}
