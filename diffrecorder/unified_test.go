@@ -73,6 +73,7 @@ func TestQuote(t *testing.T) {
 		"a/tab\tnl\n": `"a/tab\tnl\n"`,
 		"a/café":      `"a/caf\303\251"`,
 		"a/\x01\x7f":  `"a/\001\177"`,
+		"a/del\x7f":   `"a/del\177"`, // DEL alone is reason enough to quote
 	}
 	for in, want := range tests {
 		if got := quote(in); got != want {

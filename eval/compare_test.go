@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -52,5 +53,40 @@ func TestDiffOrder(t *testing.T) {
 	if c.Scenarios != 6 || c.TrialsA != 42 || c.TrialsB != 42 || !near(c.PassRateA, 3.5/6) || !near(c.PassRateB, 2.6/6) ||
 		!near(c.Difference, -0.9/6) || c.Method != report.MethodHierarchicalBootstrap || c.Better != "" {
 		t.Errorf("comparison %+v", c)
+	}
+}
+
+// TestCompareBoundaries: an interval whose lower end is exactly 0 is not an
+// improvement (nor is one whose upper end is exactly 0 a regression), and a
+// row with zero trials, on either side, is neither paired nor counted.
+func TestCompareBoundaries(t *testing.T) {
+	var a, b report.Eval
+	// One scenario of ten gains a pass, the other nine are unchanged: most
+	// resamples miss the gain, so the interval is [0, x] with x > 0.
+	for i := range 10 {
+		name := string(rune('a' + i))
+		a.Scenarios = append(a.Scenarios, row(name, "m", 0, 1))
+		passed := 0
+		if i == 0 {
+			passed = 1
+		}
+		b.Scenarios = append(b.Scenarios, row(name, "n", passed, 1))
+	}
+	c := CompareReports(&a, &b, "m", "n")
+	if c.Scenarios != 10 || c.Low != 0 || !(c.High > 0) || c.Better != "" {
+		t.Errorf("gain in one of ten: %+v, want 10 scenarios, Low exactly 0, High > 0, Better \"\"", c)
+	}
+	if c := CompareReports(&b, &a, "n", "m"); c.High != 0 || !(c.Low < 0) || c.Better != "" {
+		t.Errorf("loss in one of ten: %+v, want High exactly 0, Low < 0, Better \"\"", c)
+	}
+	// Rows with zero trials: in a only, in b only, in both.
+	a.Scenarios = append(a.Scenarios, row("za", "m", 0, 0), row("zb", "m", 1, 1), row("zz", "m", 0, 0))
+	b.Scenarios = append(b.Scenarios, row("za", "n", 1, 1), row("zb", "n", 0, 0), row("zz", "n", 0, 0))
+	if c := CompareReports(&a, &b, "m", "n"); c.Scenarios != 10 || !near(c.PassRateA, 0) || !near(c.PassRateB, 0.1) {
+		t.Errorf("with zero-trial rows: %+v, want the same 10 scenarios, pass rates 0 and 0.1", c)
+	}
+	r := &report.Eval{Scenarios: append(slices.Clone(a.Scenarios), b.Scenarios...)}
+	if c := Compare(r, "m", "n"); c.Scenarios != 10 || !near(c.PassRateB, 0.1) {
+		t.Errorf("Compare with zero-trial rows: %+v, want 10 scenarios", c)
 	}
 }

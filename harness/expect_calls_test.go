@@ -59,6 +59,11 @@ func TestCheckCallsSaidAndPositions(t *testing.T) {
     calculator (any arguments)   calculator {"a":1,"b":0,"operation":"divide"} (failed)
   > echo {"passengers":1,…}      -
     -                            echo {"passengers":2,"user_id":"mia"}`}},
+		{name: "in_order: one call fits one item only", expect: "\n  calls: {match: in_order, only: [calculator], list: [calculator, calculator]}",
+			want: []string{`$FILE:$LINE: expect.calls: the calls made do not fit the list (match: in_order; only: [calculator]; > marks the first mismatch):
+    expected                     actual
+    calculator (any arguments)   calculator {"a":1,"b":0,"operation":"divide"} (failed)
+  > calculator (any arguments)   -`}},
 		{name: "any_order extra call", expect: "\n  calls: {match: any_order, only: [echo], list: [{name: echo, arguments: {passengers: 2, user_id: mia}}]}",
 			want: []string{`$FILE:$LINE: expect.calls: the calls made do not fit the list (match: any_order; only: [echo]; > marks the first mismatch):
     expected                                actual

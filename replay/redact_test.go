@@ -289,3 +289,16 @@ func TestSecretEnvNames(t *testing.T) {
 		t.Errorf("SecretEnvNames = %v, want %v", got, want)
 	}
 }
+
+// TestRedactorShortestSecret: a known value of exactly minSecretLen (8)
+// characters is redacted; one character shorter is ordinary text.
+func TestRedactorShortestSecret(t *testing.T) {
+	const eight, seven = "Qx7mP2vL", "Wd4nR8k"
+	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: eight}, {Value: seven}}, SecretEnv: []string{}})
+	if got, want := r.Redact("key "+eight+" end"), "key "+Redacted+" end"; got != want {
+		t.Errorf("Redact(8-character secret) = %q, want %q", got, want)
+	}
+	if got, want := r.Redact("key "+seven+" end"), "key "+seven+" end"; got != want {
+		t.Errorf("Redact(7-character value) = %q, want it unchanged", got)
+	}
+}

@@ -36,6 +36,10 @@ func TestValidationListsEveryFailure(t *testing.T) {
 			`{"a":1}`, `/a: type: 1 has type "integer", want "string"`},
 		{"a property's value is not an object", `{"type":"object","properties":{"o":{"type":"object","properties":{"p":{"type":"string"}}}}}`,
 			`{"o":[1]}`, `/o: type: [1] has type "array", want "object"`},
+		// properties and patternProperties both fail on a, with the same
+		// message: it is listed once.
+		{"same message twice", `{"type":"object","properties":{"a":{"type":"integer"}},"patternProperties":{"^a":{"type":"integer"}}}`,
+			`{"a":"x"}`, `/a: type: x has type "string", want "integer"`},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
