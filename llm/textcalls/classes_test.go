@@ -104,6 +104,10 @@ func TestExtractClasses(t *testing.T) {
 			"<tool_call>\n<function=lookup>\n<parameter=days>\n3\n</parameter>\n"}},
 		{"strict", extractCase{"cut off atem missing a required argument", `<atem:function_calls><atem:invoke name="lookup"><atem:parameter name="days">3</atem:parameter>`, "", nil,
 			`<atem:function_calls><atem:invoke name="lookup"><atem:parameter name="days">3</atem:parameter>`}},
+		{"strict", extractCase{"cut off hermes missing a required argument", `<tool_call>{"name": "lookup", "arguments": {"days": 3}}`, "", nil,
+			`<tool_call>{"name": "lookup", "arguments": {"days": 3}}`}},
+		{"strict", extractCase{"name line and arguments followed by text", "<tool_call>\nget_time\n{\"city\": \"Paris\"} or Oslo\n</tool_call>", "", nil,
+			"<tool_call>\nget_time\n{\"city\": \"Paris\"} or Oslo\n</tool_call>"}},
 		{"strict", extractCase{"cut off with the required argument", "<function=lookup>\n<parameter=city>\nOslo\n</parameter>\n", "qwen3_coder_xml",
 			[]wantCall{{"lookup", `{"city":"Oslo"}`}}, ""}},
 	}
