@@ -38,7 +38,7 @@ const (
 
 func runCompare(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "compare", "evalrun compare [--model-a M] [--model-b M] [--fail-on regression|drop|never] A.json B.json", compareDoc)
-	modelA := fs.String("model-a", "", "the model of A.json to compare (default: its only model, or the model both reports share)")
+	modelA := fs.String("model-a", "", "the model of A.json to compare (default: as --model-b when that is given, else its only model, or the model both reports share)")
 	modelB := fs.String("model-b", "", "the model of B.json to compare (default: as --model-a)")
 	failOn := fs.String("fail-on", failOnRegression, "when to exit 1: `regression` (a significant one), drop (any drop), never")
 	detect := fs.Float64("detect", 0.1, "the drop in a scenario's pass rate to size the trials for, in the closing line (0: no line)")

@@ -120,4 +120,25 @@ func TestEvalShardsMerged(t *testing.T) {
 	if wantErr := "evalrun merge: cannot merge: shard 1/3 is given twice: " + shards[0] + " and " + shards[0] + " (overlapping shards)\n"; code != exitUsage || errOut != wantErr {
 		t.Errorf("a repeated shard: exit %d, stderr %q, want %q", code, errOut, wantErr)
 	}
+
+	// A scenario moved from shard 1 to shard 2: in one shard only, but not
+	// the one its name belongs to.
+	one, two := readReport(t, split[0]), readReport(t, split[1])
+	moved := one.Scenarios[0].Name
+	var kept []report.EvalScenario
+	for _, s := range one.Scenarios {
+		if s.Name == moved {
+			two.Scenarios = append(two.Scenarios, s)
+		} else {
+			kept = append(kept, s)
+		}
+	}
+	one.Scenarios = kept
+	movedFrom, movedTo := filepath.Join(tmp, "moved1.json"), filepath.Join(tmp, "moved2.json")
+	writeEval(t, movedFrom, one)
+	writeEval(t, movedTo, two)
+	code, _, errOut = runCmd(t, "merge", movedFrom, movedTo, split[2], "--json", merged)
+	if wantErr := "evalrun merge: cannot merge: " + movedTo + ": scenario \"" + moved + "\" does not belong to shard 2/3\n"; code != exitUsage || errOut != wantErr {
+		t.Errorf("a scenario in another shard: exit %d, stderr %q, want %q", code, errOut, wantErr)
+	}
 }

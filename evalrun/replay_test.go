@@ -209,8 +209,19 @@ func TestReplayInputErrorsExitTwo(t *testing.T) {
 	if code != exitUsage || !strings.Contains(out, "ERROR") || !strings.Contains(out, `bad.yaml:12: unknown key "expcet"`) {
 		t.Errorf("exit %d, output:\n%s", code, out)
 	}
-	if code, _, _ := runCmd(t, "replay", "--parallel", "0", dir); code != exitUsage {
-		t.Errorf("--parallel 0: exit %d", code)
+	// A scenario that fails after one that could not run: still exit 2.
+	both := newScenarios(t, map[string]string{
+		"a-bad.yaml":  strings.Replace(okScenario, "expect:", "expcet:", 1),
+		"b-fail.yaml": strings.Replace(okScenario, "termination: final_text", "termination: max_iterations", 1),
+	})
+	code, out, _ = runCmd(t, "replay", both)
+	if code != exitUsage || !strings.Contains(out, "ERROR") || !strings.Contains(out, "expect.termination: expected max_iterations, found final_text") {
+		t.Errorf("an input error, then a failure: exit %d, output:\n%s", code, out)
+	}
+	for _, flag := range []string{"--parallel", "--repeat"} {
+		if code, _, errOut := runCmd(t, "replay", flag, "0", dir); code != exitUsage || !strings.Contains(errOut, "--parallel and --repeat must be at least 1") {
+			t.Errorf("%s 0: exit %d, stderr %q", flag, code, errOut)
+		}
 	}
 	if code, _, _ := runCmd(t, "replay", "--no-such-flag"); code != exitUsage {
 		t.Errorf("unknown flag: exit %d", code)

@@ -65,6 +65,9 @@ func TestMergeRefuses(t *testing.T) {
 	parts := shardsOf(syntheticReplay(40), 3)
 	other := shardsOf(syntheticReplay(40), 2)
 	stray := NewReplay(append(parts[0].Scenarios[:1:1], parts[1].Scenarios...), parts[1].Shard)
+	// The same stray scenario, gone from shard 1: it is in one shard only,
+	// but not the one its name belongs to.
+	rest := NewReplay(parts[0].Scenarios[1:], parts[0].Shard)
 	for _, c := range []struct {
 		name  string
 		names []string
@@ -76,6 +79,7 @@ func TestMergeRefuses(t *testing.T) {
 		{"totals", []string{"a", "b"}, []*Replay{parts[0], other[1]}, "cannot merge: b is shard 2/2 but a is shard 1/3: the totals differ"},
 		{"unsharded", []string{"a", "b"}, []*Replay{parts[0], syntheticReplay(3)}, "cannot merge: b is not a shard (run with --shard i/n); only shard results can be merged"},
 		{"overlap", []string{"a", "b", "c"}, []*Replay{parts[0], stray, parts[2]}, fmt.Sprintf("cannot merge: scenario %q is in both a and b (overlapping shards)", parts[0].Scenarios[0].Name)},
+		{"foreign", []string{"a", "b", "c"}, []*Replay{rest, stray, parts[2]}, fmt.Sprintf("cannot merge: b: scenario %q does not belong to shard 2/3 (sharded by another version or by hand?)", parts[0].Scenarios[0].Name)},
 		{"none", nil, nil, "cannot merge: no results given"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
