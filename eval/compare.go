@@ -68,13 +68,21 @@ func comparison(a, b string, pairs []ratePair) *report.EvalComparison {
 	c.PassRateB /= float64(len(pairs))
 	bs := HierarchicalBootstrap(xa, xb, comparisonResamples, comparisonConfidence, comparisonSeed)
 	c.Difference, c.Low, c.High = bs.Difference, bs.Low, bs.High
-	switch {
-	case c.Low > 0:
-		c.Better = "b"
-	case c.High < 0:
-		c.Better = "a"
-	}
+	c.Better = betterOf(c.Low, c.High)
 	return c
+}
+
+// betterOf names the run an interval [low, high] of b - a favours: "b" when
+// it lies wholly above zero, "a" wholly below, "" when it holds zero (an end
+// exactly at zero included).
+func betterOf(low, high float64) string {
+	switch {
+	case low > 0:
+		return "b"
+	case high < 0:
+		return "a"
+	}
+	return ""
 }
 
 func rate(s *report.EvalScenario) float64 {
