@@ -84,7 +84,9 @@ type Options struct {
 	MinPass *float64
 	// Resume is the report of an earlier, interrupted run of the same
 	// scenarios and models: its passed and failed trials are kept and not
-	// run again. Nil means start afresh.
+	// run again. A report of other scenarios or models, or of more trials
+	// per scenario than Trials, is refused with ErrResume and the reason.
+	// Nil means start afresh.
 	Resume *report.Eval
 	// Tools are the user's tool factories scenarios may name beside the
 	// fixtures (harness.RunOptions.Tools); nil means the fixtures only.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,6 +73,9 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 		if i > 0 && scenarios[i-1].Name == s.Name {
 			return nil, fmt.Errorf("%s and %s are both named %q: an eval report needs distinct names", scenarios[i-1].Path, s.Path, s.Name)
 		}
+	}
+	if err := checkResume(opts, scenarios); err != nil {
+		return nil, err
 	}
 	r := &runner{opts: opts, redactor: opts.redactor(), clock: cmp.Or[clock.Clock](opts.Clock, clock.Real{}), models: map[string]llm.Model{}, gates: map[string]*gate{},
 		results: map[slot]*report.EvalTrial{}, spans: map[string]*span{}, inFlight: map[string]int{}, spent: map[string]float64{}, costDone: map[string]int{}}
@@ -164,6 +168,44 @@ func (r *runner) graceful(ctx context.Context) (context.Context, context.CancelF
 		}
 	}()
 	return trialCtx, cancel
+}
+
+// checkResume refuses an Options.Resume report of another run: other
+// models, other scenarios, or more trials per scenario than this run has
+// (more trials than the report's extend it).
+func checkResume(opts *Options, scenarios []*scenario.Scenario) error {
+	prev := opts.Resume
+	if prev == nil {
+		return nil
+	}
+	var models []string
+	for _, m := range prev.Models {
+		models = append(models, m.Name)
+	}
+	if !slices.Equal(slices.Sorted(slices.Values(models)), slices.Sorted(slices.Values(opts.Models))) {
+		return fmt.Errorf("%w: the report ran the models %s, this run %s", ErrResume, strings.Join(models, ", "), strings.Join(opts.Models, ", "))
+	}
+	if prev.Summary.TrialsPerScenario > opts.trials() {
+		// More trials extend the run; fewer would drop what it finished.
+		return fmt.Errorf("%w: the report ran %d trials per scenario, this run only %d", ErrResume, prev.Summary.TrialsPerScenario, opts.trials())
+	}
+	names := map[string]bool{}
+	for _, s := range scenarios {
+		names[s.Name] = true
+	}
+	had := map[string]bool{}
+	for _, s := range prev.Scenarios {
+		had[s.Name] = true
+		if !names[s.Name] {
+			return fmt.Errorf("%w: the report ran scenario %q, which this run does not", ErrResume, s.Name)
+		}
+	}
+	for _, s := range scenarios {
+		if !had[s.Name] {
+			return fmt.Errorf("%w: this run has scenario %q, which the report did not run", ErrResume, s.Name)
+		}
+	}
+	return nil
 }
 
 // resumed returns the earlier run's passed or failed trial, or nil.
