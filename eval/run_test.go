@@ -113,6 +113,10 @@ func TestRunScoresTrials(t *testing.T) {
 		if tr.Trial != i+1 || tr.Seed != TrialSeed(7, i+1) || tr.Status != report.StatusFail || len(tr.Tape) != 2 || tr.Iterations != 2 {
 			t.Errorf("wrong trial %d: %+v", i+1, tr)
 		}
+		// The end state the expectation looked at comes with the trial.
+		if es := tr.EndState; es == nil || len(es.Files) != 1 || es.Files["notes.txt"] == nil || *es.Files["notes.txt"] != "world\n" || es.State != "" {
+			t.Errorf("wrong trial %d end state %+v; want notes.txt = world", i+1, es)
+		}
 		want := `files/append.yaml:13: expect.files: expected notes.txt to hold "hello\nworld\n", found "world\n"`
 		if len(tr.Failures) != 1 || tr.Failures[0] != want {
 			t.Errorf("wrong trial %d failures = %q; want [%q]", i+1, tr.Failures, want)

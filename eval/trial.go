@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"sync"
 	"time"
@@ -165,6 +166,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	et.Termination = string(o.Termination)
 	et.Iterations = o.Iterations
 	et.Transcript = fromharness.Transcript(o)
+	et.EndState = endState(sc, o)
 	et.Error = o.Error
 	if o.Termination == agent.ReasonModelError {
 		et.Status = report.StatusError
@@ -249,3 +251,33 @@ func providerOf(model string) string {
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// endState is the part of o's end state that sc's expect block checks: the
+// files expect.files names and the worlds' state when expect.state is set;
+// nil when it checks neither.
+func endState(sc *scenario.Scenario, o *harness.Outcome) *report.EndState {
+	if sc.Expect == nil || (len(sc.Expect.Files) == 0 && sc.Expect.State == nil) {
+		return nil
+	}
+	es := &report.EndState{}
+	if len(sc.Expect.Files) > 0 {
+		content := map[string]string{}
+		for _, f := range o.Workspace {
+			content[f.Path] = f.Content
+		}
+		es.Files = map[string]*string{}
+		for _, f := range sc.Expect.Files {
+			if c, ok := content[f.Path]; ok {
+				es.Files[f.Path] = &c
+			} else {
+				es.Files[f.Path] = nil
+			}
+		}
+	}
+	if sc.Expect.State != nil && o.State != nil {
+		if data, err := json.MarshalIndent(o.State, "", "  "); err == nil {
+			es.State = string(data)
+		}
+	}
+	return es
+}

@@ -193,6 +193,20 @@ type EvalTrial struct {
 	// results and each turn's workspace diff (what the HTML report shows);
 	// nil when the trial did not run.
 	Transcript *Transcript `json:"transcript,omitempty"`
+	// EndState is what the run left that the scenario's expect block
+	// checks (expect.files, expect.state); nil when it checks neither or
+	// the trial did not run.
+	EndState *EndState `json:"end_state,omitempty"`
+}
+
+// EndState is a trial's end state, as far as its expectations look.
+type EndState struct {
+	// Files maps each path expect.files names to its content at the end of
+	// the run; a null (nil) value: the file did not exist.
+	Files map[string]*string `json:"files,omitempty"`
+	// State is the worlds' end state (expect.state) as indented JSON text;
+	// empty when expect.state is not given.
+	State string `json:"state,omitempty"`
 }
 
 // EvalTapeEntry is one model call of a trial.

@@ -65,6 +65,16 @@ func evalPage(e *Eval) *page {
 			if tv.Transcript == nil {
 				tv.Transcript = tapeTranscript(t)
 			}
+			if es := t.EndState; es != nil {
+				for _, path := range slices.Sorted(maps.Keys(es.Files)) {
+					f := endFile{Path: path, Missing: es.Files[path] == nil}
+					if !f.Missing {
+						f.Content = *es.Files[path]
+					}
+					tv.EndFiles = append(tv.EndFiles, f)
+				}
+				tv.EndState = es.State
+			}
 			r.Trials = append(r.Trials, tv)
 		}
 		p.Rows = append(p.Rows, r)

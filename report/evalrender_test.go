@@ -17,6 +17,7 @@ func sampleEval(t *testing.T) *Eval {
 	t.Helper()
 	tr := suiteReplay(t, nil).Scenarios[1].Transcript
 	cost := 0.0125
+	endNotes := "world\n"
 	hostileAnswer := llm.AssistantMessage(hostile)
 	return &Eval{
 		Format: EvalFormat,
@@ -32,6 +33,7 @@ func sampleEval(t *testing.T) *Eval {
 				TrialsDetail: []EvalTrial{
 					{Trial: 1, Status: StatusPass, Passed: true, Termination: "final_text", Iterations: 3, Transcript: tr, DurationMS: 1500},
 					{Trial: 2, Status: StatusFail, Termination: "final_text", Iterations: 1, DurationMS: 500,
+						EndState: &EndState{Files: map[string]*string{"notes.txt": &endNotes, "gone.txt": nil}, State: `{"orders": {}}`},
 						Failures: []string{`script.yaml:19: expect.final: expected the final text to contain "goodbye"`}, FailureKeys: []string{"final"},
 						Tape: []EvalTapeEntry{{Tools: []string{"read_file"}, Response: &EvalResponse{Message: hostileAnswer}}}},
 				}},
@@ -61,6 +63,9 @@ func TestEvalHTML(t *testing.T) {
 		`data-status="flaky" data-model="openai/a"`,
 		`1/2 trials passed; final 1/2`,
 		`trial 1 · final_text · 3 model calls`, `trial 2 · final_text · 1 model calls`,
+		// trial 2's end state: the files its expectations name, then the state.
+		`<div class="turn-h">end state</div><div class="msg"><span class="who">gone.txt</span><pre class="note">(does not exist)</pre></div><div class="msg"><span class="who">notes.txt</span><pre>world`,
+		`<span class="who">state</span><pre>{&#34;orders&#34;: {}}</pre>`,
 		`<span class="d-add">&#43;&lt;script&gt;`, // trial 1's workspace diff, from its transcript
 		html.EscapeString(hostile),                // trial 2's answer, from its tape
 	} {

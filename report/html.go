@@ -88,6 +88,16 @@ type trialView struct {
 	Iterations                 int
 	Failures                   []string
 	Transcript                 *Transcript
+	// EndFiles and EndState are an eval trial's end state, as far as its
+	// expectations look (EvalTrial.EndState); empty otherwise.
+	EndFiles []endFile
+	EndState string
+}
+
+// endFile is one file of a trial's end state; Missing: it did not exist.
+type endFile struct {
+	Path, Content string
+	Missing       bool
 }
 
 // diffLine is one line of a unified diff and its class: add, del, hunk, file
