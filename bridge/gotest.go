@@ -20,6 +20,9 @@ type TestOptions struct {
 	Agent string
 	// Wire configures how answers are encoded; nil means wire's defaults.
 	Wire *wire.Options
+	// Checks are your checks, which scenarios call from expect.check (see
+	// harness.NewChecker); nil means none.
+	Checks []*harness.Checker
 }
 
 // Test replays every bridged scenario under dir with agent, each as a
@@ -51,14 +54,14 @@ func Test(t *testing.T, dir string, agent func(t *testing.T, r *Run) error, opts
 		case a == nil:
 			t.Skipf("%s: a native scenario (no setup.agent); harness.Test runs it", s.Path)
 		case len(a.Command) > 0:
-			return Verify(t.Context(), s, Command(s), &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir()})
+			return Verify(t.Context(), s, Command(s), &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir(), Checks: opts.Checks})
 		case agent == nil:
 			t.Skipf("%s: the scenario is for Go agent %q, and this test has no agent function", s.Path, a.Go)
 		case opts.Agent != "" && a.Go != opts.Agent:
 			t.Skipf("%s: the scenario is for agent %q, this test runs %q", s.Path, a.Go, opts.Agent)
 		}
 		run := func(ctx context.Context, r *Run) error { return agent(t, r) }
-		return Verify(t.Context(), s, run, &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir()})
+		return Verify(t.Context(), s, run, &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir(), Checks: opts.Checks})
 	})
 }
 
@@ -70,6 +73,9 @@ type VerifyOptions struct {
 	Dir string
 	// Wire configures how answers are encoded; nil means wire's defaults.
 	Wire *wire.Options
+	// Checks are the checks expect.check may name (harness.NewChecker);
+	// nil means none.
+	Checks []*harness.Checker
 }
 
 // Verify replays the bridged scenario s with agent and judges the outcome
@@ -82,5 +88,5 @@ func Verify(ctx context.Context, s *scenario.Scenario, agent Agent, opts *Verify
 	if err != nil {
 		return &harness.Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
-	return harness.Judge(s, o, &harness.VerifyOptions{Update: opts.Update})
+	return harness.Judge(s, o, &harness.VerifyOptions{Update: opts.Update, Checks: opts.Checks})
 }

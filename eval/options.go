@@ -95,6 +95,9 @@ type Options struct {
 	// model, recorded, in Model); nil means harness.Run. evalrun sets it to
 	// run bridged scenarios (setup.agent) through their agents.
 	Run func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
+	// Checks are the user's checks expect.check may name
+	// (harness.NewChecker); nil means none, and such an item fails.
+	Checks []*harness.Checker
 	// Clock measures and waits (latency, backoff, rate limits) and is the
 	// runs' clock; nil means clock.Real{}.
 	Clock clock.Clock

@@ -172,7 +172,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 		et.Status = report.StatusError
 		return t
 	}
-	for _, f := range harness.Failures(sc, o) {
+	for _, f := range harness.Failures(sc, o, r.opts.Checks...) {
 		et.Failures = append(et.Failures, f.Message)
 		et.FailureKeys = append(et.FailureKeys, f.Key)
 	}

@@ -153,7 +153,7 @@ func (f *evalFlags) options(e *env, red *replay.Redactor) (*eval.Options, error)
 	if *f.trials < 1 || *f.parallel < 1 || *f.retryErrors < 0 || *f.maxCost < 0 {
 		return nil, errors.New("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
 	}
-	opts := &eval.Options{Models: f.models, Tools: e.tools, Run: e.run, Trials: *f.trials, Parallel: *f.parallel, RetryErrors: *f.retryErrors, MaxCost: *f.maxCost,
+	opts := &eval.Options{Models: f.models, Tools: e.tools, Checks: e.checks, Run: e.run, Trials: *f.trials, Parallel: *f.parallel, RetryErrors: *f.retryErrors, MaxCost: *f.maxCost,
 		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red, Grace: evalGrace}
 	if baseURL := *f.baseURL; baseURL != "" {
 		opts.OpenHTTP = func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {

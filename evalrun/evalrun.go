@@ -74,6 +74,10 @@ type Options struct {
 	// package bridge with the agent registered under its name (a
 	// setup.agent.command needs none). Nil means none.
 	Agents map[string]bridge.Agent
+	// Checks are checks of your own that scenarios call from expect.check
+	// (see harness.NewChecker): lint configures each item against them and
+	// replay, eval and record call them. Nil means none.
+	Checks []*harness.Checker
 	// Stdin is what repair and extract read; nil means os.Stdin.
 	Stdin io.Reader
 }
@@ -89,6 +93,8 @@ type env struct {
 	tools []*toolkit.Factory
 	// agents are the caller's Go agents (Options.Agents).
 	agents map[string]bridge.Agent
+	// checks are the caller's checks (Options.Checks).
+	checks []*harness.Checker
 	// rerun runs a scenario again for replay --repeat; nil means
 	// (*scenario.Scenario).Run. Tests set it to feed a nondeterministic outcome.
 	rerun func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
@@ -127,7 +133,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts *Op
 	if opts == nil {
 		opts = &Options{}
 	}
-	e := &env{stdin: opts.Stdin, stdout: stdout, stderr: stderr, tools: opts.Tools, agents: opts.Agents}
+	e := &env{stdin: opts.Stdin, stdout: stdout, stderr: stderr, tools: opts.Tools, agents: opts.Agents, checks: opts.Checks}
 	if e.stdin == nil {
 		e.stdin = os.Stdin
 	}

@@ -43,7 +43,9 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		if _, skip, _ := t.load(e, "lint"); skip {
 			continue
 		}
-		s, problems := scenario.Lint(t.path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error { return harness.Validate(s, &harness.RunOptions{Tools: e.tools}) }})
+		s, problems := scenario.Lint(t.path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error {
+			return harness.Validate(s, &harness.RunOptions{Tools: e.tools, Checks: e.checks})
+		}})
 		var pins replay.Pinning
 		if s != nil {
 			pins = replay.PinningOf(s.ReplayTape())

@@ -163,7 +163,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 	}
 	if !rb.Changed() {
 		// Nothing to rebase: say whether the scenario passes as it is.
-		v := e.verify(ctx, s, &harness.VerifyOptions{Tools: e.tools})
+		v := e.verify(ctx, s, &harness.VerifyOptions{Tools: e.tools, Checks: e.checks})
 		switch {
 		case v.Err != nil:
 			return fail("error", v.Err.Error())
@@ -215,7 +215,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 	if err := writeScenario(s.Path, src, out); err != nil {
 		return fail("error", err.Error())
 	}
-	if v := e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools}); v.Err != nil || !v.Passed() {
+	if v := e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks}); v.Err != nil || !v.Passed() {
 		return fail("error", append([]string{"the scenario was rewritten, but blessing its golden failed:"}, append(v.Failures, fmt.Sprint(v.Err))...)...)
 	}
 	return r

@@ -266,7 +266,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		if ns, err := scenario.Load(t.path, t.root); err != nil {
 			r.verdict = &harness.Verdict{Path: t.path, Name: t.path, Golden: scenario.GoldenPath(t.path), Err: err}
 		} else {
-			r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools})
+			r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks})
 		}
 	}
 	return r

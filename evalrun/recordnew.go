@@ -62,7 +62,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 	}
 	s, err := scenario.Parse(src, path, scenario.DefaultName(path, ""))
 	if err == nil {
-		err = harness.Validate(s, &harness.RunOptions{Tools: e.tools})
+		err = harness.Validate(s, &harness.RunOptions{Tools: e.tools, Checks: e.checks})
 	}
 	if err != nil {
 		return fail(exitUsage, "%v", err)
@@ -90,7 +90,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 		} else {
 			r.written = true
 			if !c.noGolden {
-				r.verdict = harness.Verify(ctx, path, &harness.VerifyOptions{Update: true, Tools: e.tools})
+				r.verdict = harness.Verify(ctx, path, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks})
 			}
 		}
 	}

@@ -162,7 +162,7 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 			return harness.Run(ctx, s, opts)
 		}
 	}
-	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Command: progName()})
+	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Checks: e.checks, Command: progName()})
 	// A bridged agent's scheduling is its own: only native runs repeat.
 	if v.Outcome != nil && repeat > 1 && s.Setup.Agent == nil {
 		first, _ := v.Outcome.Golden()

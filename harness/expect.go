@@ -26,9 +26,10 @@ type Failure struct {
 // message per failed expectation, each naming the file and line of the
 // expectation and saying what was expected and what was found. No
 // expectations, or all holding, return nil. Failures returns the same with
-// each message's expectation key.
-func Check(s *scenario.Scenario, o *Outcome) []string {
-	fs := Failures(s, o)
+// each message's expectation key. checks are the registered checks
+// expect.check may name (an item naming none of them fails).
+func Check(s *scenario.Scenario, o *Outcome, checks ...*Checker) []string {
+	fs := Failures(s, o, checks...)
 	if fs == nil {
 		return nil
 	}
@@ -40,8 +41,9 @@ func Check(s *scenario.Scenario, o *Outcome) []string {
 }
 
 // Failures checks the outcome o against the expect block of the scenario s and returns
-// one Failure per failed expectation, in the order Check gives them.
-func Failures(s *scenario.Scenario, o *Outcome) []Failure {
+// one Failure per failed expectation, in the order Check gives them; the
+// expect.check items come last, each calling the check of checks it names.
+func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 	e := s.Expect
 	if e == nil {
 		return nil
@@ -147,6 +149,7 @@ func Failures(s *scenario.Scenario, o *Outcome) []Failure {
 			fail("state", "%s", msg)
 		}
 	}
+	out = append(out, checkFailures(s, o, checks)...)
 	return out
 }
 

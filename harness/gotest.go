@@ -24,6 +24,9 @@ type TestOptions struct {
 	// Tools are your tool factories, which scenarios name in setup.tools
 	// like fixtures (see RunOptions.Tools); nil means the fixtures only.
 	Tools []*toolkit.Factory
+	// Checks are your checks, which scenarios call from expect.check (see
+	// NewChecker); nil means none.
+	Checks []*Checker
 }
 
 // Test replays every scenario under dir (Discover) as a subtest of t named
@@ -52,7 +55,7 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 		if s.Setup.Agent != nil {
 			t.Skipf("%s: a bridged scenario (setup.agent go: %s); bridge.Test runs it", s.Path, s.Setup.Agent.Go)
 		}
-		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools, UpdateHint: hint})
+		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools, Checks: opts.Checks, UpdateHint: hint})
 	})
 }
 

@@ -52,6 +52,10 @@ type RunOptions struct {
 	// golden under state:. A factory named like a fixture, or twice, is an
 	// error. Nil means the fixtures only.
 	Tools []*toolkit.Factory
+	// Checks are the user's checks expect.check may name (NewChecker):
+	// Validate configures each item against them; a run does not call
+	// them (VerifyOptions.Checks and Failures do). Nil means none.
+	Checks []*Checker
 	// ConnectMCP connects a live run (Model set) to each server of the
 	// scenario's setup.mcp; a replay connects to none. Nil makes a live run
 	// of a scenario with setup.mcp fail with ErrNoMCP.
@@ -340,15 +344,18 @@ func (p *perturbed) PrepareArguments(raw string) string {
 }
 
 // Validate builds the scenario s's workspace and tools without running it, so
-// that a bad tool configuration or seed tree is found by a lint. opts.Tools
-// are the user's tool factories setup.tools may name; the other fields are
-// not used. A nil opts means the fixtures only.
+// that a bad tool configuration or seed tree is found by a lint, and
+// configures each expect.check item. opts.Tools are the user's tool
+// factories setup.tools may name, opts.Checks the checks expect.check may
+// name; the other fields are not used. A nil opts means the fixtures only.
 func Validate(s *scenario.Scenario, opts *RunOptions) error {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
-	_, _, err := setUp(s, &toolkit.Env{Seed: s.Setup.Seed, Clock: clock.NewVirtual(clock.Epoch)}, opts)
-	return err
+	if _, _, err := setUp(s, &toolkit.Env{Seed: s.Setup.Seed, Clock: clock.NewVirtual(clock.Epoch)}, opts); err != nil {
+		return err
+	}
+	return validateChecks(s, opts.Checks)
 }
 
 // setUp builds what a run starts from: the workspace (the from tree, then the

@@ -26,6 +26,9 @@ type VerifyOptions struct {
 	// Tools are the user's tool factories (see RunOptions.Tools); nil means
 	// the fixtures only.
 	Tools []*toolkit.Factory
+	// Checks are the user's checks expect.check may name (NewChecker); nil
+	// means none, and an expect.check item then fails.
+	Checks []*Checker
 	// Command is the program the user runs tapeloop's commands with (the
 	// name of evalrun, or of a main of their own), named in hints such as
 	// how to record a missing tape; empty means "evalrun".
@@ -116,8 +119,8 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 // Judge checks an outcome of s, however it was run (Run, or package bridge
 // for a bridged scenario): a divergence from the tape, what the run left
 // unused, the golden file (rewritten instead under opts.Update, unless the
-// run diverged) and the expect block. Only opts.Update, opts.Force and the
-// hints (Command, UpdateHint) are used; a nil opts is the zero value.
+// run diverged) and the expect block. Only opts.Update, opts.Force,
+// opts.Checks and the hints (Command, UpdateHint) are used; a nil opts is the zero value.
 func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
@@ -146,7 +149,7 @@ func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 			v.Failures = append(v.Failures, err.Error())
 		}
 	}
-	if failed := Check(s, o); opts.Update && opts.Force && !o.Diverged {
+	if failed := Check(s, o, opts.Checks...); opts.Update && opts.Force && !o.Diverged {
 		v.Forced = failed
 	} else {
 		v.Failures = append(v.Failures, failed...)

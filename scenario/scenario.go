@@ -189,7 +189,10 @@ type Expect struct {
 	Files []FileExpect
 	// State checks the worlds' end state (Outcome.State); nil means no check.
 	State *StateExpect
-	lines map[string]int
+	// Checks is expect.check: checks of the user's own, each called with
+	// the outcome (harness.NewChecker); nil means none.
+	Checks []CheckExpect
+	lines  map[string]int
 }
 
 // Line returns the line of expect.KEY in the scenario file (key as
@@ -222,7 +225,7 @@ var (
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
 	modelRetryKeys = []string{"attempts", "backoff", "max_backoff"}
 	retryKeys      = []string{"attempts", "backoff"}
-	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries"}
+	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries", "check"}
 	finalKeys      = []string{"equals", "contains", "matches"}
 )
 
@@ -640,6 +643,10 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 		case "state":
 			var err error
 			e.State, err = decodeStateExpect(d, v, path)
+			return err
+		case "check":
+			var err error
+			e.Checks, err = decodeChecks(d, v, path)
 			return err
 		}
 		return nil
