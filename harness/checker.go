@@ -131,16 +131,8 @@ func bindCheck(s *scenario.Scenario, ce scenario.CheckExpect, checks []*Checker)
 	}
 	fn, err := c.New(ce.With)
 	if err != nil {
-		var cfg *toolkit.ConfigError
-		if errors.As(err, &cfg) && cfg.Err != nil {
-			line, k := cfg.Line, key+".with"
-			if line == 0 {
-				line = ce.Line
-			}
-			if cfg.Key != "" {
-				k += "." + cfg.Key
-			}
-			return nil, scenario.Errorf("%s:%d: %s: %w", s.Path, line, k, cfg.Err)
+		if cerr := withError(s, err, key+".with", ce.Line); cerr != nil {
+			return nil, cerr
 		}
 		return nil, scenario.Errorf("%s:%d: %s: %w", s.Path, ce.Line, key, err)
 	}
@@ -182,4 +174,22 @@ func checkFailures(s *scenario.Scenario, o *Outcome, checks []*Checker) []Failur
 		}
 	}
 	return out
+}
+
+// withError is the scenario error for a *toolkit.ConfigError err about the
+// with: node at key (a tool's or a check's), as file:line: key.KEY: problem
+// (ConfigError's own text starts "line N: with.KEY:"; it is said once),
+// at line when the error names none; nil when err is no ConfigError.
+func withError(s *scenario.Scenario, err error, key string, line int) error {
+	var ce *toolkit.ConfigError
+	if !errors.As(err, &ce) || ce.Err == nil {
+		return nil
+	}
+	if ce.Line > 0 {
+		line = ce.Line
+	}
+	if ce.Key != "" {
+		key += "." + ce.Key
+	}
+	return scenario.Errorf("%s:%d: %s: %w", s.Path, line, key, ce.Err)
 }

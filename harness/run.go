@@ -2,7 +2,6 @@ package harness
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"runtime"
@@ -288,18 +287,8 @@ func buildTool(s *scenario.Scenario, ts scenario.ToolSetup, env *toolkit.Env, us
 	}
 	t, err := f.New(ts.Name, env, ts.With)
 	if err != nil {
-		var ce *toolkit.ConfigError
-		if errors.As(err, &ce) && ce.Err != nil {
-			// ConfigError's own text starts "line N: with.KEY:"; say it
-			// once, as file:line: key: problem.
-			line, key := ce.Line, "setup.tools["+ts.Name+"].with"
-			if line == 0 {
-				line = ts.Line
-			}
-			if ce.Key != "" {
-				key += "." + ce.Key
-			}
-			return nil, scenario.Errorf("%s:%d: %s: %w", s.Path, line, key, ce.Err)
+		if cerr := withError(s, err, "setup.tools["+ts.Name+"].with", ts.Line); cerr != nil {
+			return nil, cerr
 		}
 		return nil, scenario.Errorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
 	}
