@@ -61,6 +61,13 @@
 // A Spec that leaves Safety zero is treated as possibly changing the world
 // (see package tools): declare what is true of your tool.
 //
+// Checks of your own are registered the same way: NewChecker names a Go
+// function of the outcome and of a with: decoded strictly into a struct,
+// which a scenario calls from expect.check ({name, with} or a list). Hand
+// them to VerifyOptions.Checks, TestOptions.Checks, RunOptions.Checks (for
+// Validate, what lint calls) or evalrun.Options.Checks; an expect.check
+// naming no registered check fails (docs/scoring.md).
+//
 // examples/orders in the repository is a whole agent with two tools, three
 // scenarios and their goldens.
 //

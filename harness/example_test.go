@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // Verify replays one bundled scenario and checks it against its golden file
@@ -18,4 +19,38 @@ func ExampleVerify() {
 	// files/append-line true
 	// final_text 3
 	// [trailing_comma]
+}
+
+// NewChecker registers a check of your own that a scenario calls from
+// expect.check; its with: is decoded strictly into the config struct.
+func ExampleNewChecker() {
+	type minCalls struct {
+		N int `yaml:"n" fixture:"required"`
+	}
+	atLeast := harness.NewChecker("at_least_calls", "the run made at least with.n model calls",
+		func(o *harness.Outcome, with minCalls) error {
+			if o.Iterations < with.N {
+				return fmt.Errorf("made %d model calls, want at least %d", o.Iterations, with.N)
+			}
+			return nil
+		})
+	s, err := scenario.Parse([]byte(`format: tapeloop/v1
+input: [{role: user, content: "Say hi."}]
+tape:
+  - response: {content: "hi"}
+expect:
+  check: {name: at_least_calls, with: {n: 2}}
+`), "hi.yaml", "hi")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	o, err := harness.Run(context.Background(), s, nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(harness.Check(s, o, atLeast))
+	// Output:
+	// [hi.yaml:6: expect.check[at_least_calls]: made 1 model calls, want at least 2]
 }
