@@ -2,6 +2,7 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -24,13 +25,17 @@ import (
 // set to NAME/MODEL/trial-N (the model's slash made a dash), and
 // `setup.workspace.from` pointed at the same tree from the new place. It then
 // replays the saved scenario once to write its golden, and returns the
-// saved file's path: dir/NAME/MODEL/trial-N.yaml. tools are the user's tool
-// factories the scenario may name (nil: the fixtures only).
+// saved file's path: dir/NAME/MODEL/trial-N.yaml. opts says how to replay
+// it; nil means natively with the fixtures only.
 //
 // The replay checks the expect block too: a saved failing trial fails its
 // replay with the same expectation messages as the live trial did (naming
-// the saved file).
-func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*toolkit.Factory) (string, error) {
+// the saved file). A saved scenario whose replay leaves its tape (an agent
+// whose requests are not the same twice) is an error: it would not replay.
+func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (string, error) {
+	if opts == nil {
+		opts = &SaveOptions{}
+	}
 	s := t.Scenario
 	model := strings.ReplaceAll(t.Model, "/", "-")
 	name := fmt.Sprintf("%s/%s/trial-%d", s.Name, model, t.Report.Trial)
@@ -70,10 +75,35 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, tools []*toolkit.Facto
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: the saved scenario does not load: %w", name, err)
 	}
-	if v := harness.VerifyScenario(ctx, saved, &harness.VerifyOptions{Update: true, Tools: tools}); v.Err != nil {
+	verify := opts.Verify
+	if verify == nil {
+		verify = harness.VerifyScenario
+	}
+	v := verify(ctx, saved, &harness.VerifyOptions{Update: true, Tools: opts.Tools})
+	if v.Err != nil {
 		return "", fmt.Errorf("saving trial %s: writing its golden: %w", name, v.Err)
 	}
+	if v.Outcome != nil && v.Outcome.Diverged {
+		return "", fmt.Errorf("saving trial %s: %w: %s", name, ErrNotReplayable, v.Outcome.Error)
+	}
 	return path, nil
+}
+
+// ErrNotReplayable is wrapped by SaveTrial's error when the saved scenario's
+// replay left its tape, with the divergence.
+var ErrNotReplayable = errors.New("the saved scenario does not replay")
+
+// SaveOptions configures SaveTrial. A nil *SaveOptions is the zero value:
+// a native replay with the fixtures only.
+type SaveOptions struct {
+	// Tools are the user's tool factories the scenario may name; nil means
+	// the fixtures only.
+	Tools []*toolkit.Factory
+	// Verify replays the saved scenario and judges it, writing its golden
+	// (opts.Update is set); nil means harness.VerifyScenario. evalrun sets
+	// it to replay bridged scenarios (setup.agent) through their agents, as
+	// Options.Run ran their trials.
+	Verify func(ctx context.Context, s *scenario.Scenario, opts *harness.VerifyOptions) *harness.Verdict
 }
 
 // setSeed sets setup.seed, adding a setup block when the file has none.

@@ -19,7 +19,6 @@ import (
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
-	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
 func init() {
@@ -130,7 +129,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	// progress printer does: every write to stderr, and the saver's count,
 	// are under one lock.
 	stderr := &lockedWriter{w: e.stderr}
-	saver := &trialSaver{dir: *f.saveDir, failedOnly: *f.saveFailed, tools: e.tools, stderr: stderr}
+	saver := &trialSaver{dir: *f.saveDir, failedOnly: *f.saveFailed, opts: &eval.SaveOptions{Tools: e.tools, Verify: e.verify}, stderr: stderr}
 	if saver.dir != "" {
 		opts.Trial = saver.hook(ctx)
 	}
@@ -267,7 +266,7 @@ func (f *evalFlags) finish(e *env, r *report.Eval, shard *report.Shard, saveErro
 type trialSaver struct {
 	dir        string
 	failedOnly bool
-	tools      []*toolkit.Factory
+	opts       *eval.SaveOptions
 	stderr     *lockedWriter
 	// failed counts the trials that could not be saved, under stderr's lock.
 	failed int
@@ -279,7 +278,7 @@ func (s *trialSaver) hook(ctx context.Context) func(t *eval.Trial) error {
 		if s.failedOnly && t.Report.Status != report.StatusFail {
 			return nil
 		}
-		saved, err := eval.SaveTrial(context.WithoutCancel(ctx), s.dir, t, s.tools)
+		saved, err := eval.SaveTrial(context.WithoutCancel(ctx), s.dir, t, s.opts)
 		if err != nil {
 			// Warn and go on: the run's results are worth more than one
 			// saved trial; the exit status says something failed.
