@@ -28,6 +28,12 @@ type ConnectMCP func(ctx context.Context, reg *tools.Registry, server scenario.M
 // connectMCP connects the registry to the scenario's MCP servers (a live
 // run only) with connect and returns a function that closes the
 // connections, removing their tools.
+// StandInProvider is the registry's provider tag of the tools a scenario
+// builds from the recorded fixture: the stand-ins that record --capture
+// leaves for an MCP server's tools, which that server's own tools replace
+// in a live run (see eval.ConnectMCP).
+const StandInProvider = "stand-in"
+
 func connectMCP(ctx context.Context, s *scenario.Scenario, reg *tools.Registry, connect ConnectMCP) (func(), error) {
 	var closers []func()
 	closeAll := func() {

@@ -24,7 +24,7 @@ func TestMCPSetupDecodeErrors(t *testing.T) {
 		{"twice", "    - {name: a, url: 'http://x'}\n    - {name: a, url: 'http://y'}\n", `m.yaml:7: setup.mcp[1]: a second server named "a"`},
 		{"bad name", "    - {name: my files!, command: [srv]}\n", `m.yaml:6: setup.mcp[0].name: invalid connection name "my files!": want 1 to 32 of a-z, A-Z, 0-9, _ and -`},
 		{"bad url", "    - {name: a, url: not a url}\n", `m.yaml:6: setup.mcp[0].url: "not a url" is not an http or https URL`},
-		{"unknown key", "    - {name: a, cmd: [x]}\n", `m.yaml:6: setup.mcp[0]: unknown key "cmd" (want name, command, env, url, timeout)`},
+		{"unknown key", "    - {name: a, cmd: [x]}\n", `m.yaml:6: setup.mcp[0]: unknown key "cmd" (want name, command, env, url, timeout, replace)`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := scenario.Parse([]byte(head+c.entry), "m.yaml", "m")

@@ -378,7 +378,11 @@ func setUp(s *scenario.Scenario, env *toolkit.Env, opts *RunOptions) (workspace.
 		if rng != nil {
 			t = perturb(t, rng.Uint64())
 		}
-		if err := reg.Register(t); err != nil {
+		provider := ""
+		if ts.Fixture == "recorded" {
+			provider = StandInProvider
+		}
+		if err := reg.RegisterProvider(provider, t); err != nil {
 			return nil, nil, scenario.Errorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
 		}
 	}

@@ -89,7 +89,16 @@ type Options struct {
 	// name with an error, so that a server cannot silently take the place
 	// of a tool of yours (and remove it on Close).
 	Replace bool
+	// MayReplace, when set, decides instead of Replace, for each
+	// registered tool a server tool would take the place of, whether it
+	// may. A refusal is an error wrapping ErrCollision.
+	MayReplace func(holder tools.Spec) bool
 }
+
+// ErrCollision is wrapped by the error of a server tool whose name another
+// tool holds already and may not be replaced (Options.Replace,
+// Options.MayReplace).
+var ErrCollision = errors.New("tool name taken")
 
 // ErrConnect is matched by every error of Connect.
 var ErrConnect = errors.New("connecting to MCP server")
@@ -104,8 +113,9 @@ type Connection struct {
 	registry *tools.Registry
 	session  *mcp.ClientSession
 
-	changed func(error)
-	replace bool
+	changed    func(error)
+	replace    bool
+	mayReplace func(tools.Spec) bool
 	// dirty holds a pending re-listing; one worker serves it, so listings
 	// never overlap and the last one starts after the last notification.
 	dirty  chan struct{}
@@ -160,7 +170,7 @@ func ConnectTransport(ctx context.Context, reg *tools.Registry, name string, t m
 	}
 	c := &Connection{name: name, registry: reg, dirty: make(chan struct{}, 1)}
 	if opts != nil {
-		c.changed, c.replace = opts.ToolsChanged, opts.Replace
+		c.changed, c.replace, c.mayReplace = opts.ToolsChanged, opts.Replace, opts.MayReplace
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: clientName, Version: "v1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
@@ -276,12 +286,20 @@ func (c *Connection) list(ctx context.Context) error {
 	}
 	snap := c.registry.Snapshot()
 	for _, st := range fresh {
-		if spec, ok := snap.Spec(st.spec.Name); ok && spec.Provider != c.Provider() && !c.replace {
-			holder := "a tool with no provider tag"
+		spec, ok := snap.Spec(st.spec.Name)
+		if !ok || spec.Provider == c.Provider() {
+			continue
+		}
+		allowed := c.replace
+		if c.mayReplace != nil {
+			allowed = c.mayReplace(spec)
+		}
+		if !allowed {
+			holder := "a tool registered without a provider (setup.tools, or one of yours)"
 			if spec.Provider != "" {
 				holder = "a tool of provider " + spec.Provider
 			}
-			return fmt.Errorf("tool %q would register as %q, which %s holds already (Options.Replace replaces it)", st.remote, st.spec.Name, holder)
+			return fmt.Errorf("%w: server %q: tool %q would register as %q, which %s holds already", ErrCollision, c.name, st.remote, st.spec.Name, holder)
 		}
 	}
 	var names []string

@@ -319,7 +319,7 @@ func TestNameCollisions(t *testing.T) {
 	reg := tools.NewRegistry(nil)
 	reg.MustRegister(mine)
 	_, err = mcptools.ConnectTransport(context.Background(), reg, "notes", inMemoryNotes(t), nil)
-	if want := `connecting to MCP server "notes": listing tools: tool "sum" would register as "notes_sum", which a tool with no provider tag holds already (Options.Replace replaces it)`; err == nil || err.Error() != want {
+	if want := `connecting to MCP server "notes": listing tools: tool name taken: server "notes": tool "sum" would register as "notes_sum", which a tool registered without a provider (setup.tools, or one of yours) holds already`; err == nil || err.Error() != want {
 		t.Fatalf("Connect: %v\nwant %s", err, want)
 	}
 	if tl, ok := reg.Lookup("notes_sum"); !ok || tl.Spec().Description != "my own sum" || len(reg.AllDefinitions()) != 1 {

@@ -27,6 +27,11 @@ type MCPSetup struct {
 	// Timeout bounds connecting: starting the server, initialize and
 	// tools/list; zero means DefaultMCPTimeout.
 	Timeout time.Duration
+	// Replace names the tools of setup.tools (or of an earlier server) that
+	// this server's tools may take the place of (setup.mcp[].replace); nil
+	// means none but recorded stand-ins, so any other collision of names is
+	// an error naming both.
+	Replace []string
 	// Line is the entry's line in the scenario file.
 	Line int
 }
@@ -35,7 +40,7 @@ type MCPSetup struct {
 // tools/list) may take when setup.mcp[].timeout does not say.
 const DefaultMCPTimeout = 30 * time.Second
 
-var mcpKeys = []string{"name", "command", "env", "url", "timeout"}
+var mcpKeys = []string{"name", "command", "env", "url", "timeout", "replace"}
 
 func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 	if err := d.Want(n, "setup.mcp", yaml.SequenceNode); err != nil {
@@ -68,6 +73,8 @@ func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 						err = d.Errf(v, kp, "%q is not an http or https URL", m.URL)
 					}
 				}
+			case "replace":
+				m.Replace, err = d.Strs(v, kp)
 			case "timeout":
 				m.Timeout, err = d.Duration(v, kp)
 				if err == nil && m.Timeout <= 0 {
