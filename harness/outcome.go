@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -162,18 +163,21 @@ func (o *Outcome) Golden() ([]byte, error) {
 // was built from, so that a run of many scenarios builds it once.
 var policy struct {
 	mu      sync.Mutex
-	environ string
+	environ []string
 	r       *replay.Redactor
 }
 
 // policyRedactor returns replay.NewRedactor(nil) for the current
-// environment.
+// environment. It compares the environment entry by entry with the one
+// the cached Redactor was built from (no joined copy): an unchanged entry
+// shares its string, so the comparison costs little, and any change
+// (t.Setenv, os.Unsetenv) builds a new Redactor.
 func policyRedactor() *replay.Redactor {
-	environ := strings.Join(os.Environ(), "\x00")
+	environ := os.Environ()
 	policy.mu.Lock()
 	defer policy.mu.Unlock()
-	if policy.r == nil || policy.environ != environ {
-		policy.environ, policy.r = environ, replay.NewRedactor(nil)
+	if policy.r == nil || !slices.Equal(policy.environ, environ) {
+		policy.environ, policy.r = environ, replay.NewRedactor(&replay.RedactorOptions{Environ: environ})
 	}
 	return policy.r
 }

@@ -228,7 +228,7 @@ var keyShapes = sync.OnceValue(func() []keyShape {
 	return []keyShape{
 		{"anthropic key", []string{"sk-ant-"}, regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{16,}`)},
 		{"openai key", []string{"sk-"}, regexp.MustCompile(`\bsk-[A-Za-z0-9_-]{16,}`)},
-		{"github token", []string{"gh", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`)},
+		{"github token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`)},
 		{"aws key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
 		{"google key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
 		{"slack token", []string{"xox"}, regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`)},
@@ -246,9 +246,9 @@ type keyShape struct {
 }
 
 // containsAny reports whether s holds one of subs.
-func containsAny(s string, subs ...string) bool {
+func containsAny(s []byte, subs ...string) bool {
 	for _, sub := range subs {
-		if strings.Contains(s, sub) {
+		if bytes.Contains(s, []byte(sub)) {
 			return true
 		}
 	}
@@ -291,20 +291,21 @@ func (r *Redactor) redact(s string, count func(kind string)) string {
 		return s
 	}
 	v := newView(s)
+	defer v.release()
 	var found []finding
 	for _, k := range r.known {
 		found = k.find(v, found)
 	}
-	text := string(v.text)
+	text := v.text
 	// A match of a shape or pattern ends at a line break the view dropped:
 	// the next line is not part of the key.
 	for _, ks := range keyShapes() {
 		if !containsAny(text, ks.hints...) {
 			continue
 		}
-		for _, m := range ks.re.FindAllStringIndex(text, -1) {
+		for _, m := range ks.re.FindAllIndex(text, -1) {
 			if end := v.lineEnd(m[0], m[1]); end < m[1] {
-				cut := ks.re.FindStringIndex(text[m[0]:end])
+				cut := ks.re.FindIndex(text[m[0]:end])
 				if cut == nil || cut[0] != 0 {
 					continue
 				}
@@ -315,24 +316,24 @@ func (r *Redactor) redact(s string, count func(kind string)) string {
 	}
 	// Each expression runs only on a text holding a literal its matches
 	// hold (the folded text has no blanks and is in lower case).
-	folded := string(v.folded)
-	if strings.Contains(folded, "bearer") {
-		for _, m := range bearer().FindAllStringSubmatchIndex(text, -1) {
+	folded := v.folded
+	if bytes.Contains(folded, []byte("bearer")) {
+		for _, m := range bearer().FindAllSubmatchIndex(text, -1) {
 			end := v.lineEnd(m[2], m[3])
-			if end-m[2] >= 8 && strings.IndexFunc(text[m[2]:end], func(c rune) bool { return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') }) >= 0 {
+			if end-m[2] >= 8 && bytes.IndexFunc(text[m[2]:end], func(c rune) bool { return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') }) >= 0 {
 				found = append(found, finding{m[2], end, "bearer token", false})
 			}
 		}
 	}
 	if containsAny(folded, "authorization", "api-key") {
-		for _, m := range header().FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range header().FindAllSubmatchIndex(text, -1) {
 			if end := v.lineEnd(m[2], m[3]); end-m[2] >= 8 {
 				found = append(found, finding{m[2], end, "credential header", false})
 			}
 		}
 	}
-	if strings.Contains(text, "://") {
-		for _, m := range urlPassword().FindAllStringSubmatchIndex(text, -1) {
+	if bytes.Contains(text, []byte("://")) {
+		for _, m := range urlPassword().FindAllSubmatchIndex(text, -1) {
 			if v.lineEnd(m[0], m[3]) == m[3] {
 				found = append(found, finding{m[2], m[3], "url password", false})
 			}
@@ -346,7 +347,7 @@ func (r *Redactor) redact(s string, count func(kind string)) string {
 		}
 	}
 	for _, re := range r.patterns {
-		for _, m := range re.FindAllStringIndex(text, -1) {
+		for _, m := range re.FindAllIndex(text, -1) {
 			if end := v.lineEnd(m[0], m[1]); end > m[0] {
 				found = append(found, finding{m[0], end, "--redact", false})
 			}
@@ -434,6 +435,7 @@ type finding struct {
 func (k *knownSecret) find(v *view, found []finding) []finding {
 	// add records [start, end) of v.folded, in v.text's coordinates.
 	add := func(start, end int, piece bool) {
+		v.index()
 		found = append(found, finding{v.foldAt[start], v.foldAt[end-1] + 1, k.kind, piece})
 	}
 	for _, pat := range []string{k.folded, k.hexed} {
@@ -485,19 +487,31 @@ func (k *knownSecret) find(v *view, found []finding) []finding {
 // view is a text decoded for matching: JSON string escapes and %XX
 // decoded, line breaks (written or escaped) dropped with the spaces and tabs
 // around them. Each byte of text remembers the span of the original it
-// came from.
+// came from; that map is built only when something is found (index), since
+// most texts hold no secret and matching needs only text and folded.
 type view struct {
 	orig   string
 	text   []byte // decoded
 	folded []byte // text in ASCII lower case, white space dropped
 	// from[i] and to[i] bound the original bytes of text[i]; foldAt maps an
-	// index of folded to one of text.
+	// index of folded to one of text. Nil until index builds them.
 	from, to []int
 	foldAt   []int
 	// breaks holds, in order, the indexes of text before which a line
 	// break was dropped.
 	breaks []int
+	// buf holds text and folded's memory, from viewBufs; text may outgrow
+	// it only if decoding lengthened s, which it never does.
+	buf *[]byte
 }
+
+// viewBufs holds the memory of released views' text and folded, so that
+// redacting a text allocates nothing for them.
+var viewBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledView is the largest buffer a released view gives back; a
+// larger one (a huge text) is left to the garbage collector.
+const maxPooledView = 1 << 20
 
 // minWrappedLine is the shortest line a key wrapped over lines may go on
 // to: a line holding nothing else, of at least this many characters.
@@ -524,26 +538,72 @@ func (v *view) lineEnd(start, end int) int {
 
 // textSpan returns the span of text decoded from orig[start:end].
 func (v *view) textSpan(start, end int) (int, int) {
+	v.index()
 	i, _ := slices.BinarySearch(v.from, start)
 	j, _ := slices.BinarySearch(v.from, end)
 	return i, j
 }
 
+// newView returns s decoded for matching, without the map to the original
+// (see index). Release it when done with it.
 func newView(s string) *view {
-	v := &view{orig: s, text: make([]byte, 0, len(s)), from: make([]int, 0, len(s)), to: make([]int, 0, len(s))}
+	bp := viewBufs.Get().(*[]byte)
+	buf := slices.Grow((*bp)[:0], 2*len(s))
+	*bp = buf
+	v := &view{orig: s, buf: bp}
+	// text and folded share buf: neither is longer than s.
+	v.decode(buf[:0:len(s)], buf[len(s):len(s)], false)
+	return v
+}
+
+// release gives the view's memory back; v must not be used after it.
+func (v *view) release() {
+	if v.buf == nil {
+		return
+	}
+	if cap(*v.buf) <= maxPooledView {
+		viewBufs.Put(v.buf)
+	}
+	v.buf, v.text, v.folded = nil, nil, nil
+}
+
+// index builds from, to and foldAt, decoding orig again: the same pass as
+// newView, which yields the same text and folded.
+func (v *view) index() {
+	if v.foldAt != nil || len(v.orig) == 0 {
+		return
+	}
+	w := &view{orig: v.orig}
+	w.decode(make([]byte, 0, len(v.orig)), make([]byte, 0, len(v.orig)), true)
+	v.from, v.to, v.foldAt = w.from, w.to, w.foldAt
+}
+
+// decode fills text (into the memory of text) and folded (of folded), and
+// with maps also from, to and foldAt.
+func (v *view) decode(text, folded []byte, maps bool) {
+	s := v.orig
+	v.text, v.breaks = text, nil
+	if maps {
+		v.from, v.to = make([]int, 0, len(s)), make([]int, 0, len(s))
+	}
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c != '\r' && c != '\n' && c != '\\' && c != '%' { // the common case: the byte itself
 			v.text = append(v.text, c)
-			v.from = append(v.from, i)
-			v.to = append(v.to, i+1)
+			if maps {
+				v.from = append(v.from, i)
+				v.to = append(v.to, i+1)
+			}
 			i++
 			continue
 		}
 		b, nb, n, lineBreak := decodeAt(s, i)
 		if lineBreak { // drop it and the blanks around it
 			for len(v.text) > 0 && (v.text[len(v.text)-1] == ' ' || v.text[len(v.text)-1] == '\t') {
-				v.text, v.from, v.to = v.text[:len(v.text)-1], v.from[:len(v.from)-1], v.to[:len(v.to)-1]
+				v.text = v.text[:len(v.text)-1]
+				if maps {
+					v.from, v.to = v.from[:len(v.from)-1], v.to[:len(v.to)-1]
+				}
 			}
 			for i += n; i < len(s) && (s[i] == ' ' || s[i] == '\t'); i++ {
 			}
@@ -554,12 +614,17 @@ func newView(s string) *view {
 		}
 		for _, c := range b[:nb] {
 			v.text = append(v.text, c)
-			v.from = append(v.from, i)
-			v.to = append(v.to, i+n)
+			if maps {
+				v.from = append(v.from, i)
+				v.to = append(v.to, i+n)
+			}
 		}
 		i += n
 	}
-	v.folded, v.foldAt = make([]byte, 0, len(v.text)), make([]int, 0, len(v.text))
+	v.folded = folded
+	if maps {
+		v.foldAt = make([]int, 0, len(v.text))
+	}
 	for i, c := range v.text {
 		switch {
 		case c == ' ' || c == '\t':
@@ -568,9 +633,10 @@ func newView(s string) *view {
 			c += 'a' - 'A'
 		}
 		v.folded = append(v.folded, c)
-		v.foldAt = append(v.foldAt, i)
+		if maps {
+			v.foldAt = append(v.foldAt, i)
+		}
 	}
-	return v
 }
 
 // lineBreaks are the line breaks decodeAt knows, written and escaped.
@@ -672,6 +738,7 @@ func (v *view) replace(found []finding, count func(string)) string {
 	if len(found) == 0 {
 		return v.orig
 	}
+	v.index()
 	slices.SortStableFunc(found, func(a, b finding) int {
 		if a.start != b.start {
 			return a.start - b.start
