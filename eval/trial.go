@@ -26,8 +26,8 @@ type Trial struct {
 	Model string
 	// Report is the trial's entry of the report; the hook may set Saved.
 	Report *report.EvalTrial
-	// Tape is what the model answered, call by call, secrets redacted: a
-	// tape that replays this trial.
+	// Tape is what the model was offered (its Offered block) and answered,
+	// call by call, secrets redacted: a tape that replays this trial.
 	Tape *replay.Tape
 }
 
@@ -142,8 +142,9 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 		run = harness.Run
 	}
 	o, err := run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP})
-	recorded := rec.Tape().Entries
-	t.Tape = &replay.Tape{Name: sc.Name, Entries: recorded}
+	tape := rec.Tape()
+	recorded := tape.Entries
+	t.Tape = &replay.Tape{Name: sc.Name, Offered: tape.Offered, Entries: recorded}
 	if o != nil {
 		t.Tape.Entries = withUserTurns(o, recorded, r.redactor)
 	}

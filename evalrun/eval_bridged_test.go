@@ -72,6 +72,12 @@ func TestEvalSaveTrialsBridged(t *testing.T) {
 	if !strings.Contains(out, filepath.Join(saved, "b", "echo", "openai-compatible-gpt-test")) || !strings.Contains(out, ": expect."+liveFailure) {
 		t.Errorf("the replay does not fail as the live trial did (%q, naming the saved file):\n%s", liveFailure, out)
 	}
+	// The saved trials pin what the agent offered the model (the scenario
+	// had no offered: block): a changed system prompt fails their replay.
+	code, out, errOut = runAgentCmd(t, echoAgent("You are kind."), "replay", saved)
+	if code != exitFailed || !strings.Contains(out, "0 passed, 2 failed") || !strings.Contains(out, "+You are kind.") {
+		t.Errorf("replaying the saved trials with a changed system prompt: exit %d; want 1, both failing with the prompt's diff\n%s%s", code, out, errOut)
+	}
 }
 
 // TestEvalSaveTrialsBridgedNotReplayable: a bridged agent whose requests
