@@ -3,8 +3,6 @@ package eval
 import (
 	"context"
 	"errors"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -19,14 +17,7 @@ import (
 // record --capture leaves), or a tool the scenario's setup.mcp[].replace
 // names, and anything else is an error naming both.
 func TestMCPToolCollisions(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("skipped: no go command on PATH to build the test MCP server")
-	}
-	bin := filepath.Join(t.TempDir(), "notes-server")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "../mcptools/testdata/notes-server").CombinedOutput(); err != nil {
-		t.Fatalf("building the test server: %v\n%s", err, out)
-	}
+	bin := buildNotesServer(t)
 	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 		if last, _ := req.LastMessage(); last.Role == llm.RoleTool {
 			return &llm.Response{Message: llm.AssistantMessage("the sum is " + last.Content)}, nil
@@ -44,7 +35,7 @@ func TestMCPToolCollisions(t *testing.T) {
 	const fixture = "    - {name: notes_add, fixture: read_file}\n"
 	const standIn = "    - name: notes_add\n      fixture: recorded\n      with: {results: [{arguments: {a: 1, b: 1}, content: '2'}]}\n"
 
-	_, err = run(fixture, "")
+	_, err := run(fixture, "")
 	if err == nil || !strings.Contains(err.Error(), "m.yaml:6: setup.mcp[notes]") || !strings.Contains(err.Error(), `"notes_add"`) || !strings.Contains(err.Error(), "setup.tools") {
 		t.Errorf("an MCP tool named like a tool of setup.tools: %v; want an error naming the server, the tool and setup.tools", err)
 	}

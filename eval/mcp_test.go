@@ -18,14 +18,7 @@ import (
 // reaches the server through ConnectMCP and the registry; in a replay
 // nothing is connected.
 func TestConnectMCPInALiveRun(t *testing.T) {
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("skipped: no go command on PATH to build the test MCP server")
-	}
-	bin := filepath.Join(t.TempDir(), "notes-server")
-	if out, err := exec.Command(goTool, "build", "-o", bin, "../mcptools/testdata/notes-server").CombinedOutput(); err != nil {
-		t.Fatalf("building the test server: %v\n%s", err, out)
-	}
+	bin := buildNotesServer(t)
 	src := `format: tapeloop/v1
 setup:
   mcp:
@@ -65,4 +58,19 @@ tape:
 	if k := replayed.Turns[0].Calls[0].Failure; k != tools.KindNotFound {
 		t.Errorf("replay connected to the server: the call's failure is %q, want not_found", k)
 	}
+}
+
+// buildNotesServer builds mcptools' test MCP server (its tool add becomes
+// notes_add) into a temporary directory and returns the program's path.
+func buildNotesServer(t *testing.T) string {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("skipped: no go command on PATH to build the test MCP server")
+	}
+	bin := filepath.Join(t.TempDir(), "notes-server")
+	if out, err := exec.Command(goTool, "build", "-o", bin, "../mcptools/testdata/notes-server").CombinedOutput(); err != nil {
+		t.Fatalf("building the test server: %v\n%s", err, out)
+	}
+	return bin
 }
