@@ -7,43 +7,24 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-// row is one benchmark's figures for the closing table.
-type row struct {
-	name         string
-	usPerTurn    float64
-	allocsPerRun float64
-	bytesPerRun  float64
-	order        int
-}
-
-var (
-	mu   sync.Mutex
-	rows = map[string][]row{}
-)
+// table collects the rows TestMain prints.
+var table benchrow.Table
 
 // record keeps the figures of b's final run (the one go test reports) for
 // the table TestMain prints.
-func record(b *testing.B, order int, name string, allocsBefore, bytesBefore uint64) {
+func record(b *testing.B, order int, name string, before benchrow.Usage) {
 	b.Helper()
-	us := float64(b.Elapsed().Nanoseconds()) / 1e3 / float64(b.N*turns)
-	b.ReportMetric(us, "µs/turn")
-	allocs, bytes := readMem()
-	mu.Lock()
-	defer mu.Unlock()
-	rows[name] = append(rows[name], row{name: name, usPerTurn: us, order: order,
-		allocsPerRun: float64(allocs-allocsBefore) / float64(b.N),
-		bytesPerRun:  float64(bytes-bytesBefore) / float64(b.N)})
+	table.Record(b, order, name, turns, before)
 }
 
 // BenchmarkFloor is the reference workload done by the least code that could
@@ -87,14 +68,14 @@ func BenchmarkFloor(b *testing.B) {
 		return out.String()
 	}
 	want := run()
-	a, by := readMem()
+	before := benchrow.Read()
 	b.ResetTimer()
 	for b.Loop() {
 		if run() != want {
 			b.Fatal("the floor's golden changed")
 		}
 	}
-	record(b, 0, "hand-written in-memory loop (floor)", a, by)
+	record(b, 0, "hand-written in-memory loop (floor)", before)
 }
 
 // bareTape is the reference scenario's tape as the bare YAML row reads it.
@@ -190,7 +171,7 @@ func BenchmarkBareYAML(b *testing.B) {
 	if err := os.WriteFile(golden, want, 0o644); err != nil {
 		b.Fatal(err)
 	}
-	a, by := readMem()
+	before := benchrow.Read()
 	b.ResetTimer()
 	for b.Loop() {
 		got, err := bareRun(path)
@@ -202,23 +183,12 @@ func BenchmarkBareYAML(b *testing.B) {
 			b.Fatal("the bare golden changed")
 		}
 	}
-	record(b, 1, "YAML tape parsed each run + yaml.Marshal golden, bytes compared", a, by)
+	record(b, 1, "YAML tape parsed each run + yaml.Marshal golden, bytes compared", before)
 }
 
 // BenchmarkVerify is harness.Verify on the reference scenario: load, run,
 // diffs, golden encode and compare, expectations.
-func BenchmarkVerify(b *testing.B) {
-	path := writeScenario(b)
-	ctx := context.Background()
-	a, by := readMem()
-	b.ResetTimer()
-	for b.Loop() {
-		if v := harness.Verify(ctx, path, nil); !v.Passed() {
-			b.Fatal(v.Err, v.Failures)
-		}
-	}
-	record(b, 2, "tapeloop harness.Verify", a, by)
-}
+func BenchmarkVerify(b *testing.B) { table.Native(b, 2) }
 
 // replayOnce loads and replays the scenario at path once and returns the
 // scenario, its outcome and its golden.
@@ -246,44 +216,44 @@ func BenchmarkPhase(b *testing.B) {
 	s, o, golden := replayOnce(b, path)
 	goldenPath := scenario.GoldenPath(path)
 	b.Run("load", func(b *testing.B) {
-		a, by := readMem()
+		before := benchrow.Read()
 		b.ResetTimer()
 		for b.Loop() {
 			if _, err := scenario.Load(path, ""); err != nil {
 				b.Fatal(err)
 			}
 		}
-		record(b, 3, "phase: load", a, by)
+		record(b, 3, "phase: load", before)
 	})
 	b.Run("run", func(b *testing.B) {
-		a, by := readMem()
+		before := benchrow.Read()
 		b.ResetTimer()
 		for b.Loop() {
 			if _, err := harness.Run(ctx, s, nil); err != nil {
 				b.Fatal(err)
 			}
 		}
-		record(b, 4, "phase: run (loop, tools, diffs)", a, by)
+		record(b, 4, "phase: run (loop, tools, diffs)", before)
 	})
 	b.Run("golden", func(b *testing.B) {
-		a, by := readMem()
+		before := benchrow.Read()
 		b.ResetTimer()
 		for b.Loop() {
 			if _, err := o.Golden(); err != nil {
 				b.Fatal(err)
 			}
 		}
-		record(b, 5, "phase: golden encode", a, by)
+		record(b, 5, "phase: golden encode", before)
 	})
 	b.Run("compare", func(b *testing.B) {
-		a, by := readMem()
+		before := benchrow.Read()
 		b.ResetTimer()
 		for b.Loop() {
 			if err := harness.CompareGolden(goldenPath, golden); err != nil {
 				b.Fatal(err)
 			}
 		}
-		record(b, 6, "phase: compare (read golden file)", a, by)
+		record(b, 6, "phase: compare (read golden file)", before)
 	})
 }
 
@@ -295,54 +265,23 @@ func TestMain(m *testing.M) {
 }
 
 func printTable() {
-	mu.Lock()
-	defer mu.Unlock()
-	if len(rows) == 0 {
+	med, all := table.Medians()
+	if len(all) == 0 {
 		return
 	}
-	med := map[string]row{}
-	var all []row
-	for name, rs := range rows {
-		med[name] = median(rs)
-		all = append(all, med[name])
-	}
-	slices.SortFunc(all, func(a, b row) int { return a.order - b.order })
-	fmt.Printf("\nmedian of %d run(s) each (-count)\n", len(rows[all[0].name]))
-	fmt.Printf("\n| row | µs/turn | allocs/run | KB/run |\n|---|---|---|---|\n")
-	for _, r := range all {
-		fmt.Printf("| %s | %.1f | %.0f | %.0f |\n", r.name, r.usPerTurn, r.allocsPerRun, r.bytesPerRun/1024)
-	}
+	table.Print(os.Stdout)
 	floor, fok := med["hand-written in-memory loop (floor)"]
 	bare, bok := med["YAML tape parsed each run + yaml.Marshal golden, bytes compared"]
-	verify, vok := med["tapeloop harness.Verify"]
+	verify, vok := med[benchrow.NativeRow]
 	run, rok := med["phase: run (loop, tools, diffs)"]
-	fmt.Println()
 	if bok && vok {
-		fmt.Printf("harness vs bare YAML: %.2f× (target ≥ 1.0×: bare µs/turn ÷ harness µs/turn)\n", bare.usPerTurn/verify.usPerTurn)
+		fmt.Printf("harness vs bare YAML: %.2f× (target ≥ 1.0×: bare µs/turn ÷ harness µs/turn)\n", bare.Wall/verify.Wall)
 	}
 	if fok && rok {
-		fmt.Printf("run phase vs floor: %.1f× (target ≤ 8×)\n", run.usPerTurn/floor.usPerTurn)
-	}
-	if br, ok := med[bridgedRow]; ok && vok {
-		fmt.Printf("bridged (openai-go) vs native replay: %.2f× per turn (target ≤ 2×)\n", br.usPerTurn/verify.usPerTurn)
+		fmt.Printf("run phase vs floor: %.1f× (target ≤ 8×)\n", run.Wall/floor.Wall)
 	}
 	if g, ok := med["phase: golden encode"]; ok {
-		fmt.Printf("golden encode: %.1f µs/turn (target ≤ 15)\n", g.usPerTurn)
+		fmt.Printf("golden encode: %.1f µs/turn (target ≤ 15)\n", g.Wall)
 	}
-}
-
-// median returns the row with the median µs/turn (allocations are the same
-// from run to run).
-func median(rs []row) row {
-	s := slices.Clone(rs)
-	slices.SortFunc(s, func(a, b row) int {
-		switch {
-		case a.usPerTurn < b.usPerTurn:
-			return -1
-		case a.usPerTurn > b.usPerTurn:
-			return 1
-		}
-		return 0
-	})
-	return s[len(s)/2]
+	benchrow.PrintBridgeTargets(os.Stdout, med)
 }

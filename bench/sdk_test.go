@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/anthropic" // registers anthropic
@@ -153,12 +154,12 @@ func BenchmarkSDK(b *testing.B) {
 			if string(got) != string(want) {
 				b.Fatalf("the run over %s differs from the replay:\n%s", vendor.provider, harness.FirstDifference(string(want), string(got)))
 			}
-			a, by := readMem()
+			before := benchrow.Read()
 			b.ResetTimer()
 			for b.Loop() {
 				run()
 			}
-			record(b, vendor.order, vendor.name, a, by)
+			record(b, vendor.order, vendor.name, before)
 		})
 	}
 }

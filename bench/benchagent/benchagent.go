@@ -1,9 +1,11 @@
 // Package benchagent is the reference workload (ten turns of a read and an
 // append, then a final text) as an agent tapeloop did not write: a
 // hand-written loop on openai-go with read_file and append_file over a
-// directory, and the bridged scenario it replays. The bridge benchmark
-// (package bench) and the go-vcr comparison (module bench/vcr) both run it,
-// so they measure the same agent.
+// directory, and the bridged scenario it replays; beside it the same
+// workload as a native scenario (NativeText) and the agent's captured
+// answers served with no harness (Canned). The bridge benchmark (package
+// bench) and the go-vcr comparison (module bench/vcr) both run it, so they
+// measure the same agent.
 package benchagent
 
 import (

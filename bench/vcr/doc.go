@@ -5,7 +5,8 @@
 //
 //	cd bench/vcr && go test -run '^$' -bench . -benchmem -count 5
 //
-// prints both rows and their ratio. go-vcr replays HTTP exchanges matched
+// prints the native, agent-alone, bridge and go-vcr rows and the bridge's
+// targets (see package bench). go-vcr replays HTTP exchanges matched
 // by method, URL and body and checks nothing else; the bridge decodes each
 // request, matches it against the tape, diffs the workspace per turn and
 // compares the golden and the expectations.
