@@ -30,12 +30,14 @@ func (r *runner) batch(ctx context.Context, snap *tools.Snapshot, t *Turn, calls
 	}
 	pending := make([]pendingCall, len(calls))
 	recs := make([]CallRecord, len(calls))
+	attempts := make([]Attempt, len(calls)) // the first attempt of each call
 	t.Calls = slices.Grow(t.Calls, len(calls))
 	sequential := r.opts.Execution == tools.ExecutionSequential
 	changedBefore := false // a runnable call so far may change the world
 	for i, call := range calls {
 		p := &pending[i]
 		p.rec = &recs[i]
+		p.exec.attempts = attempts[i : i : i+1]
 		p.rec.Call = call
 		t.Calls = append(t.Calls, p.rec)
 		p.prep = snap.Prepare(call)

@@ -13,13 +13,15 @@ import (
 // goroutine and handed to it after the batch.
 type execution struct {
 	start, end time.Time
-	attempts   []Attempt
-	first      [1]Attempt // attempts' first backing array
-	result     *tools.Result
-	mu         sync.Mutex // guards updates, events and finished against late progress reports
-	updates    []string
-	events     []Event // tool_update and retry events, in the order they happened to this call
-	running    int     // the attempt running, 0 when none: late progress reports are dropped
+	// attempts starts empty with room for one attempt in an array the batch
+	// allocates for all its calls: the records keep it, so it must not live
+	// in the batch's working state, which would stay alive with it.
+	attempts []Attempt
+	result   *tools.Result
+	mu       sync.Mutex // guards updates, events and finished against late progress reports
+	updates  []string
+	events   []Event // tool_update and retry events, in the order they happened to this call
+	running  int     // the attempt running, 0 when none: late progress reports are dropped
 }
 
 // advance moves c forward to t when c is a clock that can be moved
@@ -42,7 +44,6 @@ func (r *runner) execute(ctx context.Context, p *pendingCall) {
 	if p.prep.Spec.Safety.Idempotent {
 		attempts = r.opts.Retry.attempts()
 	}
-	ex.attempts = ex.first[:0]
 	if attempts == 1 {
 		// One attempt needs no timeline of its own to wait on between
 		// attempts: it forks the run's clock, which it never moves.
