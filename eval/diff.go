@@ -145,13 +145,7 @@ type DiffText struct {
 // for people: regressions first, each change with its p-value, and for a
 // change the data cannot confirm the trials that would.
 func WriteDiff(w io.Writer, changes []Change, c *report.EvalComparison, opts DiffText) error {
-	la, lb := opts.LabelA, opts.LabelB
-	if la == "" {
-		la = c.A
-	}
-	if lb == "" {
-		lb = c.B
-	}
+	la, lb := cmp.Or(opts.LabelA, c.A), cmp.Or(opts.LabelB, c.B)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "change\tscenario\t%s\t%s\tp\n", la, lb)
 	for _, ch := range changes {
@@ -198,13 +192,18 @@ func WriteDiff(w io.Writer, changes []Change, c *report.EvalComparison, opts Dif
 	if _, err := fmt.Fprintln(w, comparisonLine(c, la, lb)); err != nil {
 		return err
 	}
-	if opts.Drop > 0 && c.Scenarios > 0 {
-		from := c.PassRateA
-		to := max(from-opts.Drop, 0)
-		if n := TrialsToDetect(from, to); n > 0 {
-			_, err := fmt.Fprintf(w, "a drop of %.2f in a scenario passing at %.2f (%s's mean) needs %d trials per run to detect (80%% power, p < 0.05)\n", opts.Drop, from, la, n)
-			return err
+	if d := Sizing(changes, c, opts.Drop); d != nil {
+		if d.ScenarioTrials > 0 {
+			if _, err := fmt.Fprintf(w, "a drop of %.2f in a scenario passing at %.2f (%s's mean) needs %d trials per run to detect (80%% power, p < 0.05)\n", d.Drop, d.PassRate, la, d.ScenarioTrials); err != nil {
+				return err
+			}
 		}
+		suite := "is out of reach of the suite's test at any number of trials (the scenarios' drops vary too much)"
+		if d.SuiteTrials > 0 {
+			suite = fmt.Sprintf("needs %d trials per scenario and run for the suite's test to detect (80%% power, 95%% interval)", d.SuiteTrials)
+		}
+		_, err := fmt.Fprintf(w, "a drop of %.2f in the suite's mean pass rate (each scenario losing the same share) %s\n", d.Drop, suite)
+		return err
 	}
 	return nil
 }

@@ -17,11 +17,13 @@ func TestDocExample(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, rest, ok := strings.Cut(string(doc), "```json\n")
+	// The json block that is an eval report (another is a comparison).
+	_, rest, ok := strings.Cut(string(doc), "```json\n{\n  \"format\": \""+report.EvalFormat+"\"")
 	block, _, closed := strings.Cut(rest, "\n```")
 	if !ok || !closed {
-		t.Fatal("docs/eval.md has no ```json block")
+		t.Fatal("docs/eval.md has no ```json block of an eval report")
 	}
+	block = "{\n  \"format\": \"" + report.EvalFormat + "\"" + block
 	r, err := report.ReadEval(strings.NewReader(block))
 	if err != nil {
 		t.Fatalf("docs/eval.md's example: %v", err)

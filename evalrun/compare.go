@@ -21,7 +21,11 @@ Fisher's exact test on its trials (Holm-corrected over the scenarios), and the
 suite's difference in mean pass rate gets a 95% interval from a hierarchical
 bootstrap (scenarios, then trials within each; fixed seed, so the output is the
 same on every run). "no significant change" means the trials cannot tell the
-runs apart; the table says how many trials per run would.
+runs apart; the table says how many trials per run would, and the closing
+lines how many would detect a drop of --detect in one scenario (Fisher) and
+in the suite's mean pass rate (the bootstrap). --json FILE also writes it all
+as JSON (tapeloop-compare/v1; - for standard output, the text then on
+standard error).
 
 --fail-on regression (the default) exits 1 only on a significant regression:
 a scenario whose drop is significant, or a suite interval wholly below zero.
@@ -37,11 +41,13 @@ const (
 )
 
 func runCompare(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "compare", "evalrun compare [--model-a M] [--model-b M] [--fail-on regression|drop|never] A.json B.json", compareDoc)
+	fs := newFlags(e, "compare", "evalrun compare [--model-a M] [--model-b M] [--fail-on regression|drop|never] [--json FILE] A.json B.json", compareDoc)
 	modelA := fs.String("model-a", "", "the model of A.json to compare (default: as --model-b when that is given, else its only model, or the model both reports share)")
 	modelB := fs.String("model-b", "", "the model of B.json to compare (default: as --model-a)")
 	failOn := fs.String("fail-on", failOnRegression, "when to exit 1: `regression` (a significant one), drop (any drop), never")
-	detect := fs.Float64("detect", 0.1, "the drop in a scenario's pass rate to size the trials for, in the closing line (0: no line)")
+	detect := fs.Float64("detect", 0.1, "the drop in pass rate to size the trials for, in one scenario and over the suite, in the closing lines (0: no lines)")
+	var jsonPath string
+	addJSONFlag(fs, &jsonPath, report.CompareFormat)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -86,21 +92,40 @@ func runCompare(ctx context.Context, e *env, args []string) int {
 	}
 	changes := eval.Diff(a, b, ma, mb)
 	comparison := eval.CompareReports(a, b, ma, mb)
-	if err := eval.WriteDiff(e.stdout, changes, comparison, opts); err != nil {
+	doc := eval.NewCompare(changes, comparison, opts)
+	doc.A.File, doc.B.File = args[0], args[1]
+	doc.FailOn, doc.Failed = *failOn, compareFails(*failOn, changes, comparison)
+	text := e.stdout
+	if jsonPath == "-" {
+		text = e.stderr
+	}
+	if err := eval.WriteDiff(text, changes, comparison, opts); err != nil {
 		fmt.Fprintf(e.stderr, "evalrun compare: %v\n", err)
 		return exitUsage
 	}
-	for _, c := range changes {
-		switch {
-		case *failOn == failOnRegression && c.Regressed(),
-			*failOn == failOnDrop && c.A != nil && c.B != nil && c.Delta < 0:
-			return exitFailed
-		}
+	if err := writeJSONOutput(e, jsonPath, doc.WriteJSON); err != nil {
+		fmt.Fprintf(e.stderr, "evalrun compare: --json: %v\n", err)
+		return exitUsage
 	}
-	if *failOn == failOnRegression && comparison.Better == "a" {
+	if doc.Failed {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// compareFails reports whether the --fail-on rule fails the comparison:
+// regression, on a significant drop in a scenario or a suite interval
+// wholly below zero; drop, on any drop in a scenario's pass rate; never,
+// never.
+func compareFails(failOn string, changes []eval.Change, c *report.EvalComparison) bool {
+	for _, ch := range changes {
+		switch {
+		case failOn == failOnRegression && ch.Regressed(),
+			failOn == failOnDrop && ch.A != nil && ch.B != nil && ch.Delta < 0:
+			return true
+		}
+	}
+	return failOn == failOnRegression && c.Better == "a"
 }
 
 // runLabels names two reports of the same model by their files: the base

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -23,13 +24,31 @@ type outputFlags struct {
 // is set. jsonFormat names the JSON document --json writes.
 func addOutputFlags(fs *flag.FlagSet, sharded bool, jsonFormat string) *outputFlags {
 	o := &outputFlags{}
-	fs.StringVar(&o.json, "json", "", "write the result as JSON ("+jsonFormat+") to this `FILE` (- for standard output, instead of the text)")
+	addJSONFlag(fs, &o.json, jsonFormat)
 	fs.StringVar(&o.junit, "junit", "", "also write a JUnit XML report to this file (- for standard output)")
 	fs.StringVar(&o.html, "html", "", "also write a self-contained HTML report to this file (- for standard output)")
 	if sharded {
 		addShardFlag(fs, &o.shard)
 	}
 	return o
+}
+
+// addJSONFlag adds --json FILE, stored in p: the command's result as JSON
+// (the document jsonFormat names) in FILE, or on standard output for "-".
+func addJSONFlag(fs *flag.FlagSet, p *string, jsonFormat string) {
+	fs.StringVar(p, "json", "", "write the result as JSON ("+jsonFormat+") to this `FILE` (- for standard output, instead of the text)")
+}
+
+// writeJSONOutput writes the --json output of a command whose result is
+// built here rather than by the harness or eval (which redact as they
+// record): as writeOutput does, through the default redaction policy
+// (replay.NewRedactor: the providers' keys, every variable named like a
+// secret, the key shapes), so that no secret in the input reaches the
+// file. write must write the whole document in as few writes as it can:
+// each write is redacted on its own.
+func writeJSONOutput(e *env, path string, write func(io.Writer) error) error {
+	red := replay.NewRedactor(nil)
+	return writeOutput(e, path, func(w io.Writer) error { return write(red.Writer(w)) })
 }
 
 // check refuses two outputs sent to standard output.
