@@ -42,7 +42,9 @@ func Check(s *scenario.Scenario, o *Outcome, checks ...*Checker) []string {
 
 // Failures checks the outcome o against the expect block of the scenario s and returns
 // one Failure per failed expectation, in the order Check gives them; the
-// expect.check items come last, each calling the check of checks it names.
+// expect.check items come next to last, each calling the check of checks it
+// names, and the expect.judge items last, each against its verdict in
+// o.Judged (none fails it).
 func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 	e := s.Expect
 	if e == nil {
@@ -150,6 +152,7 @@ func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 		}
 	}
 	out = append(out, checkFailures(s, o, checks)...)
+	out = append(out, judgeFailures(s, o)...)
 	return out
 }
 

@@ -55,6 +55,11 @@ type Outcome struct {
 	// answers never given. A replay fails with each whatever its golden
 	// says; nil means nothing was left.
 	Unused []string `yaml:"-"`
+	// Judged holds the verdict on each expect.judge item, in order: asked
+	// of the judge in a live run (JudgeLive), or re-used from the
+	// scenario's judge: section in a replay (Judge). Nil, or an item with
+	// no Verdict, fails the item (never a silent pass).
+	Judged []JudgeResult `yaml:"-"`
 }
 
 // Transcript returns the conversation as tape entries, in the order it

@@ -119,7 +119,10 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 // Judge checks an outcome of s, however it was run (Run, or package bridge
 // for a bridged scenario): a divergence from the tape, what the run left
 // unused, the golden file (rewritten instead under opts.Update, unless the
-// run diverged) and the expect block. Only opts.Update, opts.Force,
+// run diverged) and the expect block. An outcome not judged live (Judged
+// nil) takes the verdicts of its expect.judge items from the scenario's
+// judge: section when the judged text is unchanged (never calling a
+// judge); a changed text, a missing verdict or one no item uses fails. Only opts.Update, opts.Force,
 // opts.Checks and the hints (Command, UpdateHint) are used; a nil opts is the zero value.
 func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 	if opts == nil {
@@ -129,6 +132,9 @@ func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 	v := &Verdict{Path: path, Name: s.Name, Golden: scenario.GoldenPath(path), Scenario: s, Outcome: o}
 	if o.Diverged {
 		v.Failures = append(v.Failures, fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error))
+	}
+	if o.Judged == nil {
+		replayVerdicts(s, o, opts.command())
 	}
 	v.Failures = append(v.Failures, o.Unused...)
 	golden, err := o.Golden()

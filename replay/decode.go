@@ -17,7 +17,7 @@ import (
 
 // The keys each mapping of a tape may hold, in canonical order.
 var (
-	fileKeys     = []string{"format", "name", "offered", "tape"}
+	fileKeys     = []string{"format", "name", "offered", "tape", "judge"}
 	entryKeys    = []string{"response", "error", "user", "request"}
 	userKeys     = []string{"content", "name"}
 	responseKeys = []string{"content", "tool_calls", "finish_reason", "usage"}
@@ -38,7 +38,8 @@ func Load(path string) (*Tape, error) {
 }
 
 // Decode reads a standalone tape file: a mapping with `format: tapeloop/v1`,
-// an optional `name`, an optional `offered` block and the `tape` sequence. Filename is used in error
+// an optional `name`, an optional `offered` block, the `tape` sequence and
+// an optional `judge` section (DecodeVerdicts). Filename is used in error
 // messages and recorded as the tape's File; empty means unknown. Every error
 // about the contents wraps ErrFormat and names the file, line and key; input
 // larger than MaxFileSize is refused.
@@ -100,6 +101,8 @@ func decodeBytes(data []byte, filename string) (t *Tape, err error) {
 			t.Offered, err = d.offered(v, "offered")
 		case "tape":
 			tape = v
+		case "judge":
+			t.Verdicts, err = d.verdicts(v)
 		}
 		return err
 	})

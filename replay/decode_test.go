@@ -20,7 +20,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown key", head + "  - response:\n      content: hi\n  - response:\n      tool_call: []\n",
 			`tapes/x.yaml:6: tape[1].response: unknown key "tool_call" (want content, tool_calls, finish_reason, usage)`, 6, "tape[1].response"},
 		{"unknown top-level key", "format: tapeloop/v1\ncassette: 1\ntape: []\n",
-			`tapes/x.yaml:2: unknown key "cassette" (want format, name, offered, tape)`, 2, ""},
+			`tapes/x.yaml:2: unknown key "cassette" (want format, name, offered, tape, judge)`, 2, ""},
 		{"unknown entry key", head + "  - respnse: {}\n",
 			`tapes/x.yaml:3: tape[0]: unknown key "respnse" (want response, error, user, request)`, 3, "tape[0]"},
 		{"duplicate key", head + "  - response:\n      content: a\n      content: b\n",

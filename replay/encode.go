@@ -30,7 +30,8 @@ func Save(path string, t *Tape) error {
 }
 
 // Encode writes t as a standalone tape file in canonical form: `format`,
-// `name` (when set), `offered` (when recorded) and `tape`, keys in a fixed order, empty fields left
+// `name` (when set), `offered` (when recorded), `tape` and `judge` (when
+// there are verdicts), keys in a fixed order, empty fields left
 // out, literal blocks for multi-line text, tool-call arguments always as a
 // string. Decoding the output and encoding it again gives the same bytes.
 // A nil t encodes as an empty tape.
@@ -51,6 +52,13 @@ func Encode(w io.Writer, t *Tape) error {
 		yamlx.Add(root, "offered", EncodeOffered(t.Offered))
 	}
 	yamlx.Add(root, "tape", entries)
+	if len(t.Verdicts) > 0 {
+		judge, err := EncodeVerdicts(t.Verdicts)
+		if err != nil {
+			return err
+		}
+		yamlx.Add(root, "judge", judge)
+	}
 	enc := yaml.NewEncoder(w)
 	enc.SetIndent(2)
 	if err := enc.Encode(&yaml.Node{Kind: yaml.DocumentNode, Content: []*yaml.Node{root}}); err != nil {

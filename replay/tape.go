@@ -41,6 +41,9 @@ type Tape struct {
 	Offered *Offered
 	// Entries holds one entry per model call, in order.
 	Entries []Entry
+	// Verdicts are the recorded judgements of the scenario's model-graded
+	// rubrics (expect.judge), the `judge:` section; nil means none.
+	Verdicts []Verdict
 }
 
 // Entry is one recorded model call, or a user turn. Exactly one of Response,
@@ -132,6 +135,9 @@ func (t *Tape) Clone() *Tape {
 		return nil
 	}
 	c := &Tape{Name: t.Name, File: t.File, Offered: t.Offered.Clone()}
+	for _, v := range t.Verdicts {
+		c.Verdicts = append(c.Verdicts, v.Clone())
+	}
 	if t.Entries != nil {
 		c.Entries = make([]Entry, len(t.Entries))
 		for i, e := range t.Entries {

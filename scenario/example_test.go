@@ -28,5 +28,5 @@ expect:
 	fmt.Println(err)
 	// Output:
 	// notes [files] read_file 1 9
-	// bad.yaml:2: unknown key "setpu" (want format, name, description, tags, setup, input, offered, tape, expect, faults)
+	// bad.yaml:2: unknown key "setpu" (want format, name, description, tags, setup, input, offered, tape, expect, faults, judge)
 }

@@ -24,22 +24,13 @@ var checkKeys = []string{"name", "with"}
 // decodeChecks reads expect.check: one {name, with} mapping or a list of
 // them.
 func decodeChecks(d *yamlx.Decoder, n *yaml.Node, path string) ([]CheckExpect, error) {
-	items := []*yaml.Node{n}
-	if n.Kind == yaml.SequenceNode {
-		items = n.Content
-		if len(items) == 0 {
-			return nil, d.Errf(n, path, "empty (want {name: CHECK, with: {...}} or a list of them)")
-		}
+	items, paths, err := mappings(d, n, path, "{name: CHECK, with: {...}}")
+	if err != nil {
+		return nil, err
 	}
 	var out []CheckExpect
 	for i, c := range items {
-		p := path
-		if n.Kind == yaml.SequenceNode {
-			p = yamlx.Index(path, i)
-		}
-		if c.Kind != yaml.MappingNode {
-			return nil, d.Errf(c, p, "want a mapping {name: CHECK, with: {...}}, got %s", yamlx.Describe(c))
-		}
+		p := paths[i]
 		ce := CheckExpect{Line: c.Line}
 		seen, err := d.Fields(c, p, checkKeys, func(key string, v *yaml.Node) error {
 			var err error
@@ -63,4 +54,28 @@ func decodeChecks(d *yamlx.Decoder, n *yaml.Node, path string) ([]CheckExpect, e
 		out = append(out, ce)
 	}
 	return out, nil
+}
+
+// mappings reads a key that is one mapping or a non-empty list of them
+// (expect.check, expect.judge): the items and the path of each. want shows
+// an item's form in errors.
+func mappings(d *yamlx.Decoder, n *yaml.Node, path, want string) ([]*yaml.Node, []string, error) {
+	items := []*yaml.Node{n}
+	if n.Kind == yaml.SequenceNode {
+		items = n.Content
+		if len(items) == 0 {
+			return nil, nil, d.Errf(n, path, "empty (want %s or a list of them)", want)
+		}
+	}
+	paths := make([]string, len(items))
+	for i, c := range items {
+		paths[i] = path
+		if n.Kind == yaml.SequenceNode {
+			paths[i] = yamlx.Index(path, i)
+		}
+		if c.Kind != yaml.MappingNode {
+			return nil, nil, d.Errf(c, paths[i], "want a mapping %s, got %s", want, yamlx.Describe(c))
+		}
+	}
+	return items, paths, nil
 }

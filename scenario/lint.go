@@ -90,6 +90,7 @@ func Lint(file string, opts *LintOptions) (*Scenario, []Problem) {
 		l.addErr(err)
 		return nil, l.sorted()
 	}
+	l.verdicts(s)
 	if opts.Validate != nil {
 		if err := opts.Validate(s); err != nil {
 			l.addErr(err)
@@ -203,6 +204,22 @@ func (l *linter) emptyMatchers(n *yaml.Node, key string) {
 		if tag := v.ShortTag(); tag == "!!null" || (tag == "!!str" && v.Value == "") {
 			l.warn(v.Line, yamlx.Join(key, k), `"" matches every text, so this checks nothing; give the text to look for`)
 		}
+	}
+}
+
+// verdicts warns of each expect.judge item of a taped scenario that has no
+// recorded verdict, and of each recorded verdict no item uses: a replay
+// fails on both until the verdicts are recorded again.
+func (l *linter) verdicts(s *Scenario) {
+	paired, unpaired := s.MatchVerdicts()
+	for i, j := range paired {
+		if j < 0 && !s.NoTape {
+			item := s.Expect.Judges[i]
+			l.warn(item.Line, yamlx.Index("expect.judge", i), "no verdict recorded for this rubric in the judge: section; a replay fails until `evalrun record --mode judge` records one")
+		}
+	}
+	for _, j := range unpaired {
+		l.warn(s.Verdicts[j].Line, yamlx.Index("judge", j), "no expect.judge item uses this verdict (its rubric, on or model changed, or the item was removed); a replay fails until it is recorded again or removed")
 	}
 }
 

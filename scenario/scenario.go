@@ -78,6 +78,9 @@ type Scenario struct {
 	// model was offered (system prompts, tools); nil when absent.
 	Offered *replay.Offered
 	Tape    []replay.Entry
+	// Verdicts is the top-level `judge:` section: the recorded verdicts of
+	// the expect.judge items, which a replay re-uses; nil means none.
+	Verdicts []replay.Verdict
 	// NoTape reports that the file has no `tape:` key: a scenario written
 	// for live runs (evalrun eval, evalrun record), which a replay refuses
 	// until one is recorded. False for a tape, empty or not.
@@ -192,6 +195,9 @@ type Expect struct {
 	// Checks is expect.check: checks of the user's own, each called with
 	// the outcome (harness.NewChecker); nil means none.
 	Checks []CheckExpect
+	// Judges is expect.judge: rubrics a judge model grades the run
+	// against; nil means none.
+	Judges []JudgeExpect
 	lines  map[string]int
 }
 
@@ -218,14 +224,14 @@ type FileExpect struct {
 }
 
 var (
-	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "offered", "tape", "expect", "faults"}
+	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "offered", "tape", "expect", "faults", "judge"}
 	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp", "agent"}
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
 	modelRetryKeys = []string{"attempts", "backoff", "max_backoff"}
 	retryKeys      = []string{"attempts", "backoff"}
-	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries", "check"}
+	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries", "check", "judge"}
 	finalKeys      = []string{"equals", "contains", "matches"}
 )
 
@@ -358,6 +364,11 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	}
 	if n := nodes["tape"]; n != nil {
 		if s.Tape, err = replay.DecodeEntries(file, n); err != nil {
+			return nil, err
+		}
+	}
+	if n := nodes["judge"]; n != nil {
+		if s.Verdicts, err = replay.DecodeVerdicts(file, n); err != nil {
 			return nil, err
 		}
 	}
@@ -648,6 +659,10 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 			var err error
 			e.Checks, err = decodeChecks(d, v, path)
 			return err
+		case "judge":
+			var err error
+			e.Judges, err = decodeJudges(d, v, path)
+			return err
 		}
 		return nil
 	})
@@ -673,7 +688,7 @@ func (s *Scenario) UserTurns() []llm.Message {
 
 // ReplayTape returns the scenario's tape as a replay.Tape: its name, the
 // file relative to its scenarios folder (as goldens show it), the offered
-// block and the entries (shared, not copied).
+// block, the entries and the verdicts (shared, not copied).
 func (s *Scenario) ReplayTape() *replay.Tape {
-	return &replay.Tape{Name: s.Name, File: s.RelPath, Offered: s.Offered, Entries: s.Tape}
+	return &replay.Tape{Name: s.Name, File: s.RelPath, Offered: s.Offered, Entries: s.Tape, Verdicts: s.Verdicts}
 }

@@ -35,7 +35,7 @@ func TestLoadErrors(t *testing.T) {
 	}{
 		{name: "unknown top-level key",
 			text: "format: tapeloop/v1\n" + minimal + "expcet: {iterations: 1}\n",
-			want: `$FILE:4: unknown key "expcet" (want format, name, description, tags, setup, input, offered, tape, expect, faults)`},
+			want: `$FILE:4: unknown key "expcet" (want format, name, description, tags, setup, input, offered, tape, expect, faults, judge)`},
 		{name: "unknown nested key",
 			text: "format: tapeloop/v1\nsetup:\n  loop:\n    retyr: {attempts: 2}\n" + minimal,
 			want: `$FILE:4: setup.loop: unknown key "retyr" (want max_iterations, execution, retry, tool_timeout, memoize, text_calls, repair, model_retry, model_timeout)`},

@@ -317,6 +317,22 @@ func (d *Decoder) Int(n *yaml.Node, path string, min, max int64) (int64, error) 
 	return v, nil
 }
 
+// Unit decodes a number from 0 to 1 (an integer or a float), such as a
+// score or a threshold.
+func (d *Decoder) Unit(n *yaml.Node, path string) (float64, error) {
+	if err := d.Want(n, path, yaml.ScalarNode); err != nil {
+		return 0, err
+	}
+	if t := n.ShortTag(); t != "!!int" && t != "!!float" {
+		return 0, d.Errf(n, path, "want a number from 0 to 1, got %s", Describe(n))
+	}
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
+		return 0, d.Errf(n, path, "want a number from 0 to 1, got %s", n.Value)
+	}
+	return f, nil
+}
+
 // Bool decodes a boolean.
 func (d *Decoder) Bool(n *yaml.Node, path string) (bool, error) {
 	if err := d.Want(n, path, yaml.ScalarNode); err != nil {

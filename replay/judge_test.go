@@ -1,0 +1,59 @@
+package replay_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+)
+
+func TestVerdictsRoundTrip(t *testing.T) {
+	tape := &replay.Tape{
+		Entries: []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
+		Verdicts: []replay.Verdict{{
+			Rubric: "says it is done", Model: "openai/judge", On: "final", Judged: "done\nand more",
+			Score: 0.25, Pass: false, Reason: "half",
+			Request: &replay.RequestSummary{Messages: []llm.Message{llm.SystemMessage("grade"), llm.UserMessage("Rubric: says it is done")}},
+		}},
+	}
+	var b bytes.Buffer
+	if err := replay.Encode(&b, tape); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "judge:\n  - rubric: says it is done\n") || !strings.Contains(b.String(), "score: 0.25\n") {
+		t.Fatalf("encoded:\n%s\nwant a judge: section with the score", b.String())
+	}
+	back, err := replay.Decode(bytes.NewReader(b.Bytes()), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Verdicts) != 1 {
+		t.Fatalf("decoded verdicts = %+v", back.Verdicts)
+	}
+	v := back.Verdicts[0]
+	if v.Judged != "done\nand more" || v.Score != 0.25 || v.Pass || v.Reason != "half" || v.Request == nil || len(v.Request.Messages) != 2 || v.Line == 0 {
+		t.Errorf("decoded verdict = %+v", v)
+	}
+	var again bytes.Buffer
+	if err := replay.Encode(&again, back); err != nil {
+		t.Fatal(err)
+	}
+	if again.String() != b.String() {
+		t.Errorf("encoding the decoded tape changed it:\n%s\nwas\n%s", again.String(), b.String())
+	}
+}
+
+func TestRedactVerdict(t *testing.T) {
+	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+	r := replay.NewRedactor(&replay.RedactorOptions{Environ: []string{}})
+	v := replay.Verdict{Rubric: "r", Model: "openai/judge", On: "final", Judged: "the key is " + secret, Reason: "it leaked " + secret,
+		Request: &replay.RequestSummary{Messages: []llm.Message{llm.UserMessage("text: " + secret)}}}
+	r.RedactVerdict(&v)
+	for _, s := range []string{v.Judged, v.Reason, v.Request.Messages[0].Content} {
+		if strings.Contains(s, secret) || !strings.Contains(s, replay.Redacted) {
+			t.Errorf("redacted text %q still holds the secret or no %s", s, replay.Redacted)
+		}
+	}
+}
