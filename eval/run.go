@@ -93,6 +93,9 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 			r.gates[p] = newGate(r.clock, opts.Limits[p])
 		}
 	}
+	if err := r.openUsers(ctx, scenarios); err != nil {
+		return nil, err
+	}
 	start := r.clock.Now()
 	var jobs []trialSpec
 	for trial := 1; trial <= opts.trials(); trial++ {

@@ -141,7 +141,8 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	if run == nil {
 		run = harness.Run
 	}
-	o, err := run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP})
+	um, user := r.userMeter(sc)
+	o, err := run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP, User: user})
 	tape := rec.Tape()
 	recorded := tape.Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Offered: tape.Offered, Entries: recorded}
@@ -157,6 +158,13 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	}
 	if p, ok := r.opts.Prices[spec.model]; ok {
 		c := p.Cost(et.Tokens)
+		et.Cost = &c
+	}
+	if et.User = r.userSpent(sc, um, userTurns(o)); et.User != nil && et.User.Cost != nil {
+		c := *et.User.Cost
+		if et.Cost != nil {
+			c += *et.Cost
+		}
 		et.Cost = &c
 	}
 	if err != nil {

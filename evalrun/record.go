@@ -207,6 +207,10 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	}
 	var old []replay.Entry
 	if c.mode == modeExtend {
+		if s.Setup.User != nil && hasModelEntries {
+			r.status, r.reason = "error", fmt.Sprintf("%s: --mode extend: the scenario's user is a model (setup.user), whose recorded turns a live run does not go on from; re-record it with --mode all", s.At(s.Setup.User.Line))
+			return r
+		}
 		old = s.Tape
 	}
 	model, err := open()
@@ -223,7 +227,12 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 			return r
 		}
 	}
-	rec := c.run(ctx, e, s, model, old)
+	user, err := c.user(ctx, e, s)
+	if err != nil {
+		r.openErr = err
+		return r
+	}
+	rec := c.run(ctx, e, s, model, old, user)
 	r.calls, r.usage, r.elapsed = rec.calls, rec.usage, rec.elapsed
 	switch {
 	case ctx.Err() != nil:
@@ -326,7 +335,7 @@ type liveRun struct {
 // run runs s with model answering, after the model entries of old (extend
 // mode) have been replayed, and returns the tape: old's entries that were
 // used, the user turns as they were spoken, and the live calls, redacted.
-func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, model llm.Model, old []replay.Entry) *liveRun {
+func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, model llm.Model, old []replay.Entry, user harness.UserFunc) *liveRun {
 	start := time.Now()
 	if s.Setup.Loop.ModelRetryAttempts < 2 && len(s.Faults) == 0 {
 		// Transient failures are not the behaviour under test: wait them
@@ -345,6 +354,9 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 		lm.replay = replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: lm.old}, nil)
 	}
 	users := s.UserTurns()
+	if user != nil {
+		users = nil // the user model speaks; the tape's turns are an old recording
+	}
 	spoken := 0
 	speak := func(m llm.Message) {
 		lm.mu.Lock()
@@ -354,7 +366,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 		lm.tape = append(lm.tape, replay.Entry{User: &m})
 		spoken++
 	}
-	if len(s.Tape) > 0 && s.Tape[0].User != nil {
+	if len(users) > 0 && s.Tape[0].User != nil {
 		speak(s.Tape[0].User.Clone())
 	}
 	progress := newProgress(e, s.Name, start)
@@ -369,7 +381,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 			progress.update(calls, usage)
 		}
 	}
-	o, err := e.run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools, ConnectMCP: eval.ConnectMCP})
+	o, err := e.run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools, ConnectMCP: eval.ConnectMCP, User: user})
 	progress.done()
 	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
 	lr.calls, lr.usage = lm.counts()

@@ -55,6 +55,13 @@ type RunOptions struct {
 	// Validate configures each item against them; a run does not call
 	// them (VerifyOptions.Checks and Failures do). Nil means none.
 	Checks []*Checker
+	// User writes the user's messages of a live run (Model set) of a
+	// scenario with setup.user, after each final answer (eval.NewUser
+	// builds tapeloop's); the tape's user turns are then not spoken. A
+	// replay never calls it: the tape's user turns are the recording of
+	// what the user model wrote. Nil makes a live run of such a scenario
+	// fail with ErrNoUser.
+	User UserFunc
 	// ConnectMCP connects a live run (Model set) to each server of the
 	// scenario's setup.mcp; a replay connects to none. Nil makes a live run
 	// of a scenario with setup.mcp fail with ErrNoMCP.
@@ -95,9 +102,15 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
+	// sim is the user model of a live run of a scenario with setup.user;
+	// nil when the tape's user turns are the user.
+	var sim *simulatedUser
 	observer := rec.Observer(func(e agent.Event) {
 		if e.Kind == agent.EventTurnEnd {
 			iteration.Add(1)
+		}
+		if sim != nil {
+			sim.observe(e)
 		}
 		if opts.Observer != nil {
 			opts.Observer(e)
@@ -113,6 +126,15 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if opts.Model != nil {
 		model = opts.Model
 		nextUser = userScript(s)
+		if u := s.Setup.User; u != nil {
+			if opts.User == nil {
+				return nil, scenario.Errorf("%s: setup.user: %w", s.At(u.Line), ErrNoUser)
+			}
+			// The user model is the user: the tape's user turns (an
+			// earlier recording's) are not spoken.
+			sim = newSimulatedUser(opts.User, s.Input)
+			nextUser = func() (llm.Message, bool) { return llm.Message{}, false }
+		}
 	}
 	// A tape that starts with a user turn starts the conversation with it.
 	input := slices.Clone(s.Input)
@@ -122,7 +144,12 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 			rec.FirstUser(m)
 		}
 	}
-	loopOpts.NextUser = func(context.Context) (llm.Message, bool) { return nextUser() }
+	loopOpts.NextUser = func(ctx context.Context) (llm.Message, bool) {
+		if sim != nil {
+			return sim.next(ctx)
+		}
+		return nextUser()
+	}
 	if opts.Model != nil && len(s.Setup.MCP) > 0 {
 		closeMCP, err := connectMCP(ctx, s, reg, opts.ConnectMCP)
 		if err != nil {
@@ -134,6 +161,9 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	o, err := rec.Outcome(run, runErr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if sim != nil {
+		sim.end(s, o)
 	}
 	o.Unused = append(o.Unused, leftUnused(s, o, tape, nextUser, opts.Model != nil, reg)...)
 	return o, nil

@@ -179,9 +179,13 @@ type EvalTrial struct {
 	// Attempts counts the runs of this trial: more than 1 when an error
 	// trial was retried (--retry-errors).
 	Attempts int `json:"attempts"`
-	// Tokens and Cost are as in EvalModel, over this trial's calls.
+	// Tokens are as in EvalModel, over this trial's calls of the model
+	// evaluated; Cost is theirs plus the simulated user's (User.Cost).
 	Tokens Tokens   `json:"tokens"`
 	Cost   *float64 `json:"cost,omitempty"`
+	// User is what the simulated user's model (setup.user) spent; nil when
+	// the scenario has none.
+	User *EvalUser `json:"user,omitempty"`
 	// DurationMS is the trial's wall time in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
 	// Tape is what the model answered, call by call, secrets redacted.
@@ -197,6 +201,21 @@ type EvalTrial struct {
 	// checks (expect.files, expect.state); nil when it checks neither or
 	// the trial did not run.
 	EndState *EndState `json:"end_state,omitempty"`
+}
+
+// EvalUser is what a trial's simulated user (setup.user) spent: its model
+// calls are not the evaluated model's, so their tokens are not in the
+// trial's Tokens; their cost is in the trial's Cost.
+type EvalUser struct {
+	// Model is the user model, "PROVIDER/MODEL".
+	Model string `json:"model"`
+	// Calls counts its model calls (a retried call once); Turns the user
+	// messages it wrote.
+	Calls int `json:"calls"`
+	Turns int `json:"turns"`
+	// Tokens are its calls' tokens; Cost their price, nil without one.
+	Tokens Tokens   `json:"tokens"`
+	Cost   *float64 `json:"cost,omitempty"`
 }
 
 // EndState is a trial's end state, as far as its expectations look.

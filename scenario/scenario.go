@@ -107,6 +107,10 @@ type Setup struct {
 	// runs it through package bridge (setup.agent); nil means tapeloop's
 	// loop runs it.
 	Agent *AgentSetup
+	// User, when set, makes the user a model in live runs (setup.user):
+	// it writes the user's messages after each final answer. Nil means the
+	// tape's user turns, if any, are the user.
+	User *UserSetup
 }
 
 // WorkspaceSetup seeds the workspace: a tree copied first, then files.
@@ -225,7 +229,7 @@ type FileExpect struct {
 
 var (
 	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "offered", "tape", "expect", "faults", "judge"}
-	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp", "agent"}
+	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp", "agent", "user"}
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
@@ -382,6 +386,11 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 			return nil, err
 		}
 	}
+	if s.Setup.User != nil {
+		if err := checkUser(d, s, nodes); err != nil {
+			return nil, err
+		}
+	}
 	if s.Setup.Agent != nil {
 		if err := checkBridged(d, nodes); err != nil {
 			return nil, err
@@ -421,6 +430,10 @@ func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, file string) error {
 		case "agent":
 			var err error
 			s.Agent, err = decodeAgent(d, v)
+			return err
+		case "user":
+			var err error
+			s.User, err = decodeUser(d, v)
 			return err
 		}
 		return nil

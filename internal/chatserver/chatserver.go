@@ -19,6 +19,10 @@
 //	garbage    answers every request with a body that is not JSON
 //	steps-N    reads notes.txt N-2 times before writing (N model calls)
 //
+// Other models hold conversations instead (an agent that answers each user
+// message, simulated users that write N messages and stop, or fail): see
+// converse.
+//
 // Answers are encoded by llm/wire. Options.RateLimited answers that many requests, first, with HTTP 429 and
 // Retry-After. Options.Latency sleeps in the handler before answering (for
 // benchmarks; never in a test's assertions).
@@ -59,13 +63,14 @@ type Server struct {
 	mu            sync.Mutex
 	opts          Options
 	conversations map[string]int
+	byModel       map[string]int
 	requests      int
 	limited       int
 }
 
 // New starts a server.
 func New(opts *Options) *Server {
-	s := &Server{conversations: map[string]int{}}
+	s := &Server{conversations: map[string]int{}, byModel: map[string]int{}}
 	if opts != nil {
 		s.opts = *opts
 	}
@@ -79,6 +84,14 @@ func (s *Server) Requests() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.requests
+}
+
+// RequestsFor returns the number of requests served for model (the
+// request's model name, without the provider), 429s excluded.
+func (s *Server) RequestsFor(model string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byModel[model]
 }
 
 // RateLimitedRequests returns the number of requests answered with 429.
@@ -108,6 +121,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 		secs, _ := strconv.Atoi(s.opts.RetryAfter)
 		(&wire.Error{Status: http.StatusTooManyRequests, Message: "rate limited", RetryAfter: time.Duration(secs) * time.Second}).Write(w, wire.OpenAI)
+		return
+	}
+	s.byModel[call.Model]++
+	if msg, fail, ok := converse(call.Model, &call.Request); ok {
+		s.mu.Unlock()
+		if fail {
+			(&wire.Error{Status: http.StatusBadRequest, Message: "this model refuses every request"}).Write(w, wire.OpenAI)
+			return
+		}
+		wire.WriteResponse(w, call, &llm.Response{Message: msg, Usage: usage}, &wire.Options{Chunk: 1 << 20, ID: "chatcmpl-1"})
 		return
 	}
 	toolAnswers := 0

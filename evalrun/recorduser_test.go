@@ -1,0 +1,132 @@
+package evalrun
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/internal/chatserver"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/simuser's recorded scenario and golden")
+
+// simUserScenario is a conversation whose user is a model: the scripted
+// server's user-3 writes three messages, then its stop text.
+const simUserScenario = `# A conversation whose user is a model.
+format: tapeloop/v1
+setup:
+  user:
+    model: openai-compatible/user-3
+    instructions: |
+      You are Mia. Ask the assistant three things, one at a time.
+    max_turns: 5   # a bound; user-3 stops after three
+input:
+  - {role: user, content: "Hello."}
+tape: []   # recorded by evalrun record
+expect:
+  termination: final_text
+  iterations: 4
+  final: {equals: "You said: message 3"}
+`
+
+// TestRecordSimulatedUser records a conversation of three simulated user
+// turns from the scripted local server, writes exactly the reviewed
+// scenario and golden of testdata/simuser, and replays it with the server
+// gone, byte for byte; a changed conversation fails closed.
+func TestRecordSimulatedUser(t *testing.T) {
+	srv := chatserver.New(nil)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	dir := newScenarios(t, map[string]string{"chat.yaml": simUserScenario})
+	path := filepath.Join(dir, "chat.yaml")
+	golden := filepath.Join(dir, "chat.golden.yaml")
+	code, out, errOut := recordLive(context.Background(), "--model", "openai-compatible/echo", "--base-url", srv.URL, dir)
+	if code != exitOK {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	}
+	want := "recorded  chat  4 model calls, 200 tokens in, 40 out, $T\n" +
+		"    PASS  replaying the recording (golden written: " + golden + ")\n"
+	if !strings.HasPrefix(out, want) {
+		t.Errorf("stdout\n%s\nwant it to start\n%s", out, want)
+	}
+	// The agent was asked 4 times, the user model 4 (three messages and
+	// the stop, which is not sent).
+	if srv.RequestsFor("echo") != 4 || srv.RequestsFor("user-3") != 4 {
+		t.Errorf("requests: echo %d, user-3 %d; want 4 and 4", srv.RequestsFor("echo"), srv.RequestsFor("user-3"))
+	}
+	recorded, _ := os.ReadFile(path)
+	blessed, _ := os.ReadFile(golden)
+	for _, f := range []struct {
+		name string
+		data []byte
+	}{{"chat.yaml", recorded}, {"chat.golden.yaml", blessed}} {
+		ref := filepath.Join("testdata", "simuser", f.name)
+		if *update {
+			if err := os.WriteFile(ref, f.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if want, err := os.ReadFile(ref); err != nil || !bytes.Equal(f.data, want) {
+			t.Errorf("%s differs from %s (%v); go test ./evalrun -run TestRecordSimulatedUser -update rewrites it, for review:\n%s", f.name, ref, err, f.data)
+		}
+	}
+	// Replay offline: no request reaches the server (the user model is
+	// never called), it passes, and the golden stays byte for byte.
+	requests := srv.Requests()
+	defer srv.Close()
+	for range 2 {
+		code, out, errOut = runCmd(t, "replay", dir)
+		if code != exitOK || !strings.Contains(out, "1 passed, 0 failed") {
+			t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
+		}
+		if again, _ := os.ReadFile(golden); !bytes.Equal(again, blessed) {
+			t.Errorf("the replay rewrote the golden")
+		}
+	}
+	if srv.Requests() != requests {
+		t.Errorf("the replays made %d requests", srv.Requests()-requests)
+	}
+	// The conversation diverges (the user's opening changed): the replay
+	// fails closed, naming the entry.
+	if err := os.WriteFile(path, bytes.Replace(recorded, []byte(`content: "Hello."`), []byte(`content: "Hi."`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runCmd(t, "replay", dir)
+	if code != exitFailed || !strings.Contains(out, "chat.yaml:") || !strings.Contains(out, "Hi.") {
+		t.Errorf("a diverged conversation: exit %d\n%s", code, out)
+	}
+}
+
+// TestRecordSimulatedUserErrors: a user model that fails makes the
+// recording fail, naming it, and writes nothing; --mode extend is refused
+// for a recorded simulated conversation.
+func TestRecordSimulatedUserErrors(t *testing.T) {
+	srv := chatserver.New(nil)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	failing := strings.Replace(simUserScenario, "user-3", "user-fail", 1)
+	dir := newScenarios(t, map[string]string{"chat.yaml": failing})
+	path := filepath.Join(dir, "chat.yaml")
+	code, out, errOut := recordLive(context.Background(), "--model", "openai-compatible/echo", "--base-url", srv.URL, path)
+	if code != exitFailed || !strings.Contains(out, "the recording failed: the run ended with model_error: user model openai-compatible/user-fail failed after turn 1: ") {
+		t.Errorf("a failing user model: exit %d\n%s%s", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(path); string(data) != failing {
+		t.Errorf("a failed recording wrote the file:\n%s", data)
+	}
+	recorded, err := os.ReadFile(filepath.Join("testdata", "simuser", "chat.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, recorded, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	requests := srv.Requests()
+	code, out, _ = recordLive(context.Background(), "--model", "openai-compatible/echo", "--base-url", srv.URL, "--mode", "extend", path)
+	if code != exitUsage || !strings.Contains(out, "chat.yaml:5: --mode extend: the scenario's user is a model (setup.user)") || srv.Requests() != requests {
+		t.Errorf("--mode extend: exit %d, %d requests\n%s", code, srv.Requests()-requests, out)
+	}
+}
