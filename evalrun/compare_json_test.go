@@ -110,68 +110,13 @@ func TestCompareJSONRedacted(t *testing.T) {
 // evalDocPath is the eval and compare documentation.
 const evalDocPath = "../docs/eval.md"
 
-// docBlock returns the fenced block of the doc at path whose text holds
-// marker; lang is the block's language ("" for none).
-func docBlock(t *testing.T, path, lang, marker string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body strings.Builder
-	in := false
-	for _, line := range strings.SplitAfter(string(data), "\n") {
-		switch {
-		case !in && strings.TrimSpace(line) == "```"+lang:
-			in = true
-			body.Reset()
-		case in && strings.TrimSpace(line) == "```":
-			in = false
-			if strings.Contains(body.String(), marker) {
-				return body.String()
-			}
-		case in:
-			body.WriteString(line)
-		}
-	}
-	t.Fatalf("%s has no ```%s block holding %q", path, lang, marker)
-	return ""
-}
-
-// docNamesJSONKeys fails for each JSON key of the types (structs, through
-// pointers, slices and nested structs) that the doc at path does not name
-// as `key`.
-func docNamesJSONKeys(t *testing.T, path string, values ...any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range jsonKeys(values...) {
-		if !bytes.Contains(data, []byte("`"+key+"`")) {
-			t.Errorf("%s does not document the JSON key `%s`", path, key)
-		}
-	}
-}
-
 // TestCompareJSONDoc: the comparison documented in docs/eval.md, its text
 // and its JSON, is what compare writes for the documented reports, and the
 // JSON decodes into report.Compare with no key left over; the doc names
 // every key.
 func TestCompareJSONDoc(t *testing.T) {
-	wantText := docBlock(t, evalDocPath, "", "tuesday.json - monday.json")
-	wantJSON := docBlock(t, evalDocPath, "json", `"format": "`+report.CompareFormat+`"`)
-	dec := json.NewDecoder(strings.NewReader(wantJSON))
-	dec.DisallowUnknownFields()
-	var c report.Compare
-	if err := dec.Decode(&c); err != nil {
-		t.Fatalf("the documented comparison does not decode into report.Compare: %v", err)
-	}
-	if c.Format != report.CompareFormat || len(c.Scenarios) != 2 || c.Detect == nil || c.Comparison == nil {
-		t.Errorf("the documented comparison: %+v", c)
-	}
-	docNamesJSONKeys(t, evalDocPath, report.Compare{})
-
+	doc := absDoc(t, evalDocPath)
+	wantText := docBlock(t, doc, "", "tuesday.json - monday.json")
 	dir := t.TempDir()
 	t.Chdir(dir)
 	writeRun(t, "monday.json", "openai/gpt-x", map[string][2]int{"one": {3, 5}, "two": {4, 5}})
@@ -187,7 +132,9 @@ func TestCompareJSONDoc(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(got) != wantJSON {
-		t.Errorf("compare writes:\n%s\nthe doc shows:\n%s", got, wantJSON)
+	var c report.Compare
+	checkDocJSON(t, doc, report.CompareFormat, got, &c)
+	if len(c.Scenarios) != 2 || c.Detect == nil || c.Comparison == nil {
+		t.Errorf("the documented comparison: %+v", c)
 	}
 }

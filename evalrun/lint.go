@@ -25,11 +25,14 @@ says per scenario which parts of the requests its tape pins (the system prompt,
 the tools' descriptions and schemas, each model call's messages): a part not
 pinned is not compared on replay, and --strict-requests makes it an error
 (evalrun rebase --all pins them). Exit 0 when every file is a valid scenario and
-no golden is orphaned, 2 otherwise.`
+no golden is orphaned, 2 otherwise. --json FILE also writes it all as JSON
+(tapeloop-lint/v1; - for standard output, the text then on standard error).`
 
 func runLint(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "lint", "evalrun lint [flags] [scenario files or folders (default: scenarios)]", lintDoc)
+	fs := newFlags(e, "lint", "evalrun lint [--strict-requests] [--json FILE] [scenario files or folders (default: scenarios)]", lintDoc)
 	strict := fs.Bool("strict-requests", false, "make a request part the tape does not pin an error")
+	var jsonPath string
+	addJSONFlag(fs, &jsonPath, lintFormat)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -38,6 +41,13 @@ func runLint(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
+	// With --json -, the JSON takes standard output and the text goes to
+	// standard error.
+	text := e.stdout
+	if jsonPath == "-" {
+		text = e.stderr
+	}
+	res := &lintResult{Format: lintFormat, Scenarios: []lintFile{}, Orphans: []string{}}
 	bad := 0
 	for _, t := range targets {
 		if _, skip, _ := t.load(e, "lint"); skip {
@@ -46,11 +56,12 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		s, problems := scenario.Lint(t.path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error {
 			return harness.Validate(s, &harness.RunOptions{Tools: e.tools, Checks: e.checks})
 		}})
-		var pins replay.Pinning
+		var pins *replay.Pinning
 		if s != nil {
-			pins = replay.PinningOf(s.ReplayTape())
+			p := replay.PinningOf(s.ReplayTape())
+			pins = &p
 			if *strict {
-				problems = append(problems, unpinned(s, pins)...)
+				problems = append(problems, unpinned(s, p)...)
 			}
 		}
 		errs := 0
@@ -60,11 +71,12 @@ func runLint(ctx context.Context, e *env, args []string) int {
 				errs++
 			}
 		}
+		res.add(t.path, s, problems, pins, errs == 0)
 		if errs > 0 {
 			bad++
 			continue
 		}
-		fmt.Fprintf(e.stdout, "ok    %s\n      requests: %s\n", report.Printable(s.Name), pins)
+		fmt.Fprintf(text, "ok    %s\n      requests: %s\n", report.Printable(s.Name), *pins)
 	}
 	orphans, err := scenario.Orphans(folders(args)...)
 	if err != nil {
@@ -74,12 +86,18 @@ func runLint(ctx context.Context, e *env, args []string) int {
 	for _, o := range orphans {
 		bad++
 		fmt.Fprintln(e.stderr, orphanMessage(o))
+		res.Orphans = append(res.Orphans, o)
 	}
 	files := "scenario files"
 	if len(targets) == 1 {
 		files = "scenario file"
 	}
-	fmt.Fprintf(e.stdout, "%d %s, %d with errors\n", len(targets), files, bad)
+	fmt.Fprintf(text, "%d %s, %d with errors\n", len(targets), files, bad)
+	res.Files, res.WithErrors, res.OK = len(targets), bad, bad == 0
+	if err := writeJSONOutput(e, jsonPath, res.WriteJSON); err != nil {
+		fmt.Fprintf(e.stderr, "evalrun lint: --json: %v\n", err)
+		return exitUsage
+	}
 	if bad > 0 {
 		return exitUsage
 	}

@@ -13,6 +13,13 @@ import (
 // cost of a tenth of a microdollar and a latency of 0.1 ms over 10 seconds.
 const floatDigits = 6
 
+// WriteJSON writes v to w as every document of the family is written:
+// indented by two spaces, followed by a newline, HTML characters not
+// escaped, and every non-integer number rounded to six significant digits.
+// It is for the JSON outputs of commands (evalrun lint --json, ...) that
+// have no type in this package.
+func WriteJSON(w io.Writer, v any) error { return writeJSON(w, v, false) }
+
 // writeJSON writes v to w as JSON indented by two spaces and followed by a
 // newline, HTML characters escaped when escapeHTML is set, with every
 // non-integer number rounded to floatDigits significant digits (integers,
