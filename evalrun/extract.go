@@ -167,7 +167,9 @@ for an integer): "tools": [{"name": "add", "parameters": {...}}], names and
 objects mixed, or a --tools-file holding such a list. The file's schemas also
 type the tools that a line names alone, and a tool both named and defined is
 offered once, with its schema. A schema that does not compile, or does not
-describe an object, is an input error naming the tool.`
+describe an object, is an input error naming the tool. The results go to
+standard output, or with --json FILE to FILE (written whole once the input is
+read; - is standard output); either way a secret in them is redacted.`
 
 // runExtract reads a model's text on stdin and prints the calls found in it.
 // Exit 0 once every text was read, 2 on a usage, input or output error.
@@ -176,12 +178,14 @@ describe an object, is an input error naming the tool.`
 //	evalrun extract --tools-file tools.json < text   # [{"name": "add", "parameters": {...}}, "get_time"]
 //	evalrun extract --jsonl [--tools ...] < lines   # {"text": ..., "tools": [...]} a line
 func runExtract(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "extract", "evalrun extract [--tools a,b] [--tools-file tools.json] [--family name] [--jsonl] < input", extractDoc)
+	fs := newFlags(e, "extract", "evalrun extract [--tools a,b] [--tools-file tools.json] [--family name] [--jsonl] [--json FILE] < input", extractDoc)
 	var names stringList
 	fs.Var(&names, "tools", "names of the offered tools (repeatable, or comma-separated; with --jsonl: the default for lines without \"tools\")")
 	toolsFile := fs.String("tools-file", "", `a JSON list of offered tools, each a name or {"name": ..., "parameters": {JSON Schema}}`)
 	family := fs.String("family", "", "optional model family or envelope name tried first")
 	jsonl := fs.Bool("jsonl", false, `read one {"text": ..., "tools": [...]} object a line and write one result a line`)
+	var jsonPath string
+	addJSONFlag(fs, &jsonPath, "the results, one a line")
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -204,36 +208,44 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 	}
 	defaults = once(defaults)
 	opts := &textcalls.Options{Family: *family}
-	if *jsonl {
-		return eachJSONLine(ctx, e, "extract", func(_ int, line []byte) (any, error) {
-			var in extractInput // other fields are ignored, so corpus records pipe in as they are
-			if err := json.Unmarshal(line, &in); err != nil {
-				return nil, err
-			}
-			if in.Text == nil {
-				return nil, errors.New(`missing "text"`)
-			}
-			tools := defaults
-			if in.Tools != nil {
-				tools = withSchemas(*in.Tools, known)
-			}
-			return extractOne(*in.Text, tools, opts), nil
-		})
-	}
-	text, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinText+1))
-	if err != nil {
-		fmt.Fprintf(e.stderr, "evalrun extract: reading stdin: %v\n", err)
-		return exitUsage
-	}
-	if len(text) > maxStdinText {
-		fmt.Fprintf(e.stderr, "evalrun extract: stdin is larger than %d MiB, the limit for one text\n", maxStdinText>>20)
-		return exitUsage
-	}
-	if err := writeJSONLine(e.stdout, extractOne(string(text), defaults, opts)); err != nil {
-		fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
-		return exitUsage
-	}
-	return exitOK
+	return jsonResults(e, "extract", jsonPath, func(w io.Writer) int {
+		if *jsonl {
+			return extractLines(ctx, e, w, defaults, known, opts)
+		}
+		text, err := io.ReadAll(io.LimitReader(e.stdin, maxStdinText+1))
+		if err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: reading stdin: %v\n", err)
+			return exitUsage
+		}
+		if len(text) > maxStdinText {
+			fmt.Fprintf(e.stderr, "evalrun extract: stdin is larger than %d MiB, the limit for one text\n", maxStdinText>>20)
+			return exitUsage
+		}
+		if err := writeJSONLine(w, extractOne(string(text), defaults, opts)); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
+			return exitUsage
+		}
+		return exitOK
+	})
+}
+
+// extractLines handles --jsonl, each line's tools defaulting to defaults
+// and typed by known's schemas.
+func extractLines(ctx context.Context, e *env, w io.Writer, defaults, known toolList, opts *textcalls.Options) int {
+	return eachJSONLine(ctx, e, "extract", w, func(_ int, line []byte) (any, error) {
+		var in extractInput // other fields are ignored, so corpus records pipe in as they are
+		if err := json.Unmarshal(line, &in); err != nil {
+			return nil, err
+		}
+		if in.Text == nil {
+			return nil, errors.New(`missing "text"`)
+		}
+		tools := defaults
+		if in.Tools != nil {
+			tools = withSchemas(*in.Tools, known)
+		}
+		return extractOne(*in.Text, tools, opts), nil
+	})
 }
 
 func extractOne(text string, tools toolList, opts *textcalls.Options) extractOutput {

@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -44,11 +45,19 @@ func addJSONFlag(fs *flag.FlagSet, p *string, jsonFormat string) {
 // record): as writeOutput does, through the default redaction policy
 // (replay.NewRedactor: the providers' keys, every variable named like a
 // secret, the key shapes), so that no secret in the input reaches the
-// file. write must write the whole document in as few writes as it can:
-// each write is redacted on its own.
+// file. Each write of write is redacted on its own: write a document, or a
+// line, in one write.
 func writeJSONOutput(e *env, path string, write func(io.Writer) error) error {
 	red := replay.NewRedactor(nil)
-	return writeOutput(e, path, func(w io.Writer) error { return write(red.Writer(w)) })
+	return writeOutput(e, path, func(w io.Writer) error {
+		// The redactor sees each write whole; the buffer gathers them.
+		bw := bufio.NewWriter(w)
+		err := write(red.Writer(bw))
+		if ferr := bw.Flush(); err == nil {
+			err = ferr
+		}
+		return err
+	})
 }
 
 // check refuses two outputs sent to standard output.

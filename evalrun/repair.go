@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/replay"
 )
 
 func init() {
@@ -53,15 +54,19 @@ const repairDoc = `Repairs broken JSON with the repair cascade. Prints {"output"
 or, when the input cannot be repaired, {"error": "..."} (and, without --jsonl, the
 message on stderr). Exit 0 when every input was repaired, 1 when one was refused,
 2 on a usage, input or output error (a malformed or too long --jsonl line is
-reported as stdin:N).`
+reported as stdin:N). The results go to standard output, or with --json FILE
+to FILE (written whole once the input is read; - is standard output); either
+way a secret in them (a key, a variable named like one) is redacted.`
 
 // runRepair repairs standard input: the whole of it, or with --jsonl one
 // {"input": "…"} object a line, writing one result a line in input order.
 // Exit 0 when every input was repaired, 1 when one was refused, 2 on a usage,
 // input or output error.
 func runRepair(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "repair", "evalrun repair [--jsonl] < input", repairDoc)
+	fs := newFlags(e, "repair", "evalrun repair [--jsonl] [--json FILE] < input", repairDoc)
 	jsonl := fs.Bool("jsonl", false, `read one {"input": "..."} object a line and write one result a line`)
+	var jsonPath string
+	addJSONFlag(fs, &jsonPath, "the results, one a line")
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -70,30 +75,32 @@ func runRepair(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "evalrun repair: unexpected argument %q (input is read from stdin)\n", args[0])
 		return exitUsage
 	}
-	if *jsonl {
-		return repairLines(ctx, e)
-	}
-	data, err := io.ReadAll(e.stdin)
-	if err != nil {
-		fmt.Fprintf(e.stderr, "evalrun repair: reading stdin: %v\n", err)
-		return exitUsage
-	}
-	res := newRepairResult(string(data))
-	if err := writeJSONLine(e.stdout, res.line()); err != nil {
-		fmt.Fprintf(e.stderr, "evalrun repair: %v\n", err)
-		return exitUsage
-	}
-	if res.err != nil {
-		fmt.Fprintf(e.stderr, "evalrun repair: %v\n", res.err)
-		return exitFailed
-	}
-	return exitOK
+	return jsonResults(e, "repair", jsonPath, func(w io.Writer) int {
+		if *jsonl {
+			return repairLines(ctx, e, w)
+		}
+		data, err := io.ReadAll(e.stdin)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "evalrun repair: reading stdin: %v\n", err)
+			return exitUsage
+		}
+		res := newRepairResult(string(data))
+		if err := writeJSONLine(w, res.line()); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun repair: %v\n", err)
+			return exitUsage
+		}
+		if res.err != nil {
+			fmt.Fprintf(e.stderr, "evalrun repair: %v\n", replay.NewRedactor(nil).Quiet(res.err.Error()))
+			return exitFailed
+		}
+		return exitOK
+	})
 }
 
 // repairLines handles --jsonl: exit 1 when an input was refused.
-func repairLines(ctx context.Context, e *env) int {
+func repairLines(ctx context.Context, e *env, w io.Writer) int {
 	refused := false
-	code := eachJSONLine(ctx, e, "repair", func(_ int, line []byte) (any, error) {
+	code := eachJSONLine(ctx, e, "repair", w, func(_ int, line []byte) (any, error) {
 		var in struct {
 			Input *string `json:"input"`
 		}
