@@ -104,13 +104,13 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	}
 	// sim is the user model of a live run of a scenario with setup.user;
 	// nil when the tape's user turns are the user.
-	var sim *simulatedUser
+	var sim *SimulatedUser
 	observer := rec.Observer(func(e agent.Event) {
 		if e.Kind == agent.EventTurnEnd {
 			iteration.Add(1)
 		}
 		if sim != nil {
-			sim.observe(e)
+			sim.Observe(e)
 		}
 		if opts.Observer != nil {
 			opts.Observer(e)
@@ -132,7 +132,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 			}
 			// The user model is the user: the tape's user turns (an
 			// earlier recording's) are not spoken.
-			sim = newSimulatedUser(opts.User, s.Input)
+			sim = NewSimulatedUser(opts.User, s)
 			nextUser = func() (llm.Message, bool) { return llm.Message{}, false }
 		}
 	}
@@ -146,7 +146,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	}
 	loopOpts.NextUser = func(ctx context.Context) (llm.Message, bool) {
 		if sim != nil {
-			return sim.next(ctx)
+			return sim.Next(ctx)
 		}
 		return nextUser()
 	}
@@ -163,7 +163,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	if sim != nil {
-		sim.end(s, o)
+		sim.End(o)
 	}
 	o.Unused = append(o.Unused, leftUnused(s, o, tape, nextUser, opts.Model != nil, reg)...)
 	return o, nil

@@ -25,11 +25,15 @@ type UserFunc func(ctx context.Context, conversation []llm.Message) (next llm.Me
 // answer.
 var ErrNoUser = errors.New("the scenario's user is a model (setup.user), but the run has no user model (RunOptions.User)")
 
-// simulatedUser serves the user turns of a live run from a UserFunc: it
-// keeps the conversation the user has seen from the loop's events, and the
-// user model's error, which ends the run.
-type simulatedUser struct {
-	fn UserFunc
+// SimulatedUser plays a UserFunc as the user of one live run: it keeps the
+// conversation the user has seen from the run's events (Observe), asks the
+// UserFunc for each next message (Next, in agent.Options.NextUser's
+// shape), and makes a run the user model failed end with model_error
+// (End). Run uses one for a scenario with setup.user; a loop that is not
+// tapeloop's (package bridge) is driven the same way.
+type SimulatedUser struct {
+	fn    UserFunc
+	model string
 	// conversation is what the user has seen so far; last is the latest
 	// model response, the final answer when the loop asks for the user.
 	conversation []llm.Message
@@ -37,18 +41,22 @@ type simulatedUser struct {
 	err          error
 }
 
-// newSimulatedUser starts the conversation from the visible messages of
-// input: its user messages and the assistant's text answers.
-func newSimulatedUser(fn UserFunc, input []llm.Message) *simulatedUser {
-	u := &simulatedUser{fn: fn}
-	for _, m := range input {
+// NewSimulatedUser starts the conversation of the user of s (setup.user),
+// played by fn, from the visible messages of s's input: its user messages
+// and the assistant's text answers.
+func NewSimulatedUser(fn UserFunc, s *scenario.Scenario) *SimulatedUser {
+	u := &SimulatedUser{fn: fn}
+	if s.Setup.User != nil {
+		u.model = s.Setup.User.Model
+	}
+	for _, m := range s.Input {
 		u.see(m)
 	}
 	return u
 }
 
 // see adds m to the conversation when the user sees it.
-func (u *simulatedUser) see(m llm.Message) {
+func (u *SimulatedUser) see(m llm.Message) {
 	switch {
 	case m.Role == llm.RoleUser:
 		u.conversation = append(u.conversation, llm.Message{Role: llm.RoleUser, Content: m.Content, Name: m.Name})
@@ -57,18 +65,19 @@ func (u *simulatedUser) see(m llm.Message) {
 	}
 }
 
-// observe notes each model response; it runs on the loop's goroutine, as
-// next does.
-func (u *simulatedUser) observe(e agent.Event) {
+// Observe notes each model response (model_response events). Call it
+// from the goroutine that calls Next, in the run's order.
+func (u *SimulatedUser) Observe(e agent.Event) {
 	if e.Kind == agent.EventModelResponse && e.Response != nil {
 		m := e.Response.Message
 		u.last = &m
 	}
 }
 
-// next asks the user model for its message after a final answer; false
-// ends the conversation (the user is done, or failed: see err).
-func (u *simulatedUser) next(ctx context.Context) (llm.Message, bool) {
+// Next asks the user model for its message after a final answer (the
+// latest model response); false ends the conversation: the user is done,
+// or its model failed (End reports it).
+func (u *SimulatedUser) Next(ctx context.Context) (llm.Message, bool) {
 	if u.last != nil {
 		u.see(llm.Message{Role: llm.RoleAssistant, Content: u.last.Content})
 		u.last = nil
@@ -86,12 +95,13 @@ func (u *simulatedUser) next(ctx context.Context) (llm.Message, bool) {
 	return m, true
 }
 
-// end makes a run the user model failed end with model_error, naming the
-// user model and the turn it failed after.
-func (u *simulatedUser) end(s *scenario.Scenario, o *Outcome) {
-	if u.err == nil {
+// End makes o, the outcome of a run whose user model failed, end with
+// model_error, naming the user model and the turn it failed after; it
+// leaves any other outcome alone.
+func (u *SimulatedUser) End(o *Outcome) {
+	if u.err == nil || o == nil {
 		return
 	}
 	o.Termination = agent.ReasonModelError
-	o.Error = fmt.Sprintf("user model %s failed after turn %d: %v", s.Setup.User.Model, o.Iterations, u.err)
+	o.Error = fmt.Sprintf("user model %s failed after turn %d: %v", u.model, o.Iterations, u.err)
 }
