@@ -143,6 +143,13 @@ func DecodeEntries(filename string, node *yaml.Node) (entries []Entry, err error
 	return entries, formatError(err)
 }
 
+// DecodeEntry decodes item i of a scenario file's `tape:` sequence, as
+// DecodeEntries does each, for a caller that parses the items one at a time.
+func DecodeEntry(filename string, i int, node *yaml.Node) (Entry, error) {
+	e, err := newDecoder(filename).entry(node, yamlx.Index("tape", i))
+	return e, formatError(err)
+}
+
 // decoder walks yaml.v3 nodes, so that every error carries file and line.
 // Its errors are *yamlx.Error; the exported functions turn them into
 // *FormatError (see formatError).

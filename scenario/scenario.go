@@ -300,14 +300,32 @@ func isFile(path string) bool {
 
 // Parse decodes a scenario from data; file names it in errors and locates
 // setup.workspace.from; name is the default name.
+//
+// The tape is parsed one entry at a time (yamlx.Decoder.ParseCut), so that a
+// long one never exists as YAML nodes all at once; text that cannot be cut
+// safely is parsed whole.
 func Parse(data []byte, file, name string) (s *Scenario, err error) {
 	defer func() {
 		if err != nil && !errors.Is(err, ErrScenario) {
 			err = &scenarioError{err: err}
 		}
 	}()
+	s, err = parse(data, file, name, true)
+	if errors.Is(err, yamlx.ErrCut) {
+		s, err = parse(data, file, name, false)
+	}
+	return s, err
+}
+
+// parse is Parse, cutting the tape out of the text when cut is set.
+func parse(data []byte, file, name string, cut bool) (s *Scenario, err error) {
 	d := &yamlx.Decoder{File: file}
-	root, err := d.Parse(data)
+	var root *yaml.Node
+	if cut {
+		root, err = d.ParseCut(data, "tape")
+	} else {
+		root, err = d.Parse(data)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -366,7 +384,15 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 			return nil, err
 		}
 	}
-	if n := nodes["tape"]; n != nil {
+	if n := nodes["tape"]; n != nil && d.IsCut(n) {
+		if err := d.EachItem(n, func(i int, item *yaml.Node) error {
+			e, err := replay.DecodeEntry(file, i, item)
+			s.Tape = append(s.Tape, e)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	} else if n != nil {
 		if s.Tape, err = replay.DecodeEntries(file, n); err != nil {
 			return nil, err
 		}

@@ -59,6 +59,8 @@ type Decoder struct {
 	// In names what the file holds, for messages such as "aliases are not
 	// supported in a tape"; empty leaves the phrase out.
 	In string
+
+	cut *cut // what ParseCut took out of the document, for EachItem
 }
 
 // Errf returns an *Error at n's line.
