@@ -2,7 +2,6 @@ package evalrun
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -11,9 +10,7 @@ import (
 
 func runExtractCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code = run(context.Background(), append([]string{"extract"}, args...), &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb})
-	return code, out.String(), errb.String()
+	return runWithStdin(t, stdin, append([]string{"extract"}, args...)...)
 }
 
 func TestExtractCommand(t *testing.T) {

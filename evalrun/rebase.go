@@ -29,13 +29,17 @@ one), rewrites the request parts of the tape in place (comments and key order
 kept, atomically), re-blesses the golden and prints the diff of each change.
 A scenario whose recorded response no longer applies is refused: it must be
 recorded again (the entry is named). So is one whose run fails for another
-reason (an expectation, entries left unused). No model is called.`
+reason (an expectation, entries left unused). No model is called. --json FILE
+also writes the results as JSON (tapeloop-rebase/v1; - for standard output,
+the text then on standard error).`
 
 func runRebase(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "rebase", "evalrun rebase [--run REGEXP] [--dry-run] [--all] FILE|DIR...", rebaseDoc)
+	fs := newFlags(e, "rebase", "evalrun rebase [--run REGEXP] [--dry-run] [--all] [--json FILE] FILE|DIR...", rebaseDoc)
 	runRE := fs.String("run", "", "rebase only scenarios whose name matches this regular expression")
 	dry := fs.Bool("dry-run", false, "print the changes, write nothing")
 	all := fs.Bool("all", false, "pin every part of every request (the offered block, each entry's new messages), not only the parts the tape states")
+	var jsonPath string
+	addJSONFlag(fs, &jsonPath, rebaseFormat)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -56,6 +60,14 @@ func runRebase(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
+	out := e // where --json - goes
+	if jsonPath == "-" {
+		// The JSON takes standard output; the text goes to standard error.
+		text := *e
+		text.stdout = e.stderr
+		e = &text
+	}
+	doc := &rebaseDocument{Format: rebaseFormat, DryRun: *dry, Scenarios: []rebaseScenario{}}
 	counts := map[string]int{}
 	code = exitOK
 	selected := 0
@@ -70,6 +82,7 @@ func runRebase(ctx context.Context, e *env, args []string) int {
 		case err != nil:
 			if re == nil || re.MatchString(t.path) {
 				fmt.Fprintf(e.stdout, "ERROR     %s\n    %s\n", report.Printable(t.path), indent(report.Printable(err.Error())))
+				doc.add(t.path, &rebaseResult{name: t.path, status: "error", reasons: []string{err.Error()}})
 				counts["error"]++
 				code = exitUsage
 				selected++
@@ -81,6 +94,7 @@ func runRebase(ctx context.Context, e *env, args []string) int {
 		selected++
 		r := rebaseOne(ctx, e, s, *dry, *all)
 		r.print(e, *dry)
+		doc.add(t.path, r)
 		counts[r.status]++
 		switch {
 		case r.status == "error":
@@ -98,6 +112,11 @@ func runRebase(ctx context.Context, e *env, args []string) int {
 		verb = "to rebase"
 	}
 	fmt.Fprintf(e.stdout, "%d %s, %d unchanged, %d refused, %d failed\n", counts["rebased"], verb, counts["unchanged"], counts["refused"], counts["failed"]+counts["error"])
+	doc.Interrupted = ctx.Err() != nil
+	if err := writeJSONOutput(out, jsonPath, doc.WriteJSON); err != nil {
+		fmt.Fprintf(e.stderr, "evalrun rebase: --json: %v\n", err)
+		return exitUsage
+	}
 	return code
 }
 

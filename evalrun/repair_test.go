@@ -11,10 +11,7 @@ import (
 // runRepairCmd runs evalrun repair with args on stdin.
 func runRepairCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb}
-	code = run(context.Background(), append([]string{"repair"}, args...), e)
-	return code, out.String(), errb.String()
+	return runWithStdin(t, stdin, append([]string{"repair"}, args...)...)
 }
 
 func TestRepairCommand(t *testing.T) {
