@@ -48,7 +48,9 @@ func (p *Prepared) Ready() bool { return p.Result == nil && p.tool != nil }
 // Prepare looks the call's tool up and turns its raw argument text into
 // validated arguments: the tool's ArgumentPreparer first, then strict JSON
 // parsing, the repairer only when that fails, coercion to the schema, and
-// validation that reports every failing field at once.
+// validation that reports every failing field at once. A text that parsed
+// strictly and was valid against the same schema before is prepared from
+// what the schema remembers of it, with the same result (see memo.go).
 func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 	p := &Prepared{Execution: Execution{Call: call}}
 	e, ok := s.byName[call.Name]
@@ -68,7 +70,13 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 	if prep, ok := e.tool.(ArgumentPreparer); ok {
 		raw = prep.PrepareArguments(raw)
 	}
-	value, repairs, failure := s.parse(call.Name, raw)
+	if a, ok := e.schema.remembered(raw); ok {
+		a.apply(p)
+		p.ArgumentsUnchanged = raw == call.Arguments && len(p.Coercions) == 0 && strings.TrimSpace(raw) != ""
+		p.tool = e.tool
+		return p
+	}
+	value, repairs, strict, failure := s.parse(call.Name, raw)
 	p.Repairs = repairs
 	if failure != nil {
 		p.Result = failure
@@ -98,15 +106,22 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 		p.Result.Details = map[string]string{"fields": fields}
 		return p
 	}
+	if strict {
+		e.schema.remember(raw, canonical, p.Coercions)
+	}
 	p.tool = e.tool
 	return p
 }
 
 // parse decodes the argument text with ParseJSON; empty text means no
-// arguments. A failure is a validation result for the model.
-func (s *Snapshot) parse(name, raw string) (any, []string, *Result) {
+// arguments. strict says the text parsed as it is, without the repairer. A
+// failure is a validation result for the model.
+func (s *Snapshot) parse(name, raw string) (v any, fixes []string, strict bool, failure *Result) {
 	if strings.TrimSpace(raw) == "" {
-		return map[string]any{}, nil, nil
+		return map[string]any{}, nil, true, nil
+	}
+	if v, err := jsoncoerce.Decode(raw); err == nil {
+		return v, nil, true, nil
 	}
 	v, fixes, err := ParseJSON(raw, s.repairer)
 	if err != nil {
@@ -114,9 +129,9 @@ func (s *Snapshot) parse(name, raw string) (any, []string, *Result) {
 		if errors.Is(err, errNotRepaired) {
 			fix = "" // the repairer's message already says what to fix
 		}
-		return nil, fixes, ValidationFailure(fmt.Sprintf("the arguments of %s are %v", name, err), fix)
+		return nil, fixes, false, ValidationFailure(fmt.Sprintf("the arguments of %s are %v", name, err), fix)
 	}
-	return v, fixes, nil
+	return v, fixes, false, nil
 }
 
 // errNotRepaired marks a ParseJSON error that comes from the repairer.
