@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/tapeloop/tapeloop/bridge"
@@ -22,6 +23,9 @@ import (
 type notesAgent struct {
 	system   string
 	readDesc string
+	// edit, when set, changes what the agent sends at a step (0 is its
+	// first model call): the messages so far and the tools.
+	edit func(step int, msgs []chatMessage, tools []any) ([]chatMessage, []any)
 }
 
 func newNotesAgent() *notesAgent {
@@ -57,8 +61,12 @@ func (a *notesAgent) tools() []any {
 // run answers the user's message and returns its final text.
 func (a *notesAgent) run(ctx context.Context, client *http.Client, baseURL, dir, user string) (string, error) {
 	msgs := []chatMessage{{Role: "system", Content: a.system}, {Role: "user", Content: user}}
-	for range 10 {
-		body, _ := json.Marshal(map[string]any{"model": "gpt-test", "messages": msgs, "tools": a.tools()})
+	for step := range 10 {
+		send, tools := msgs, a.tools()
+		if a.edit != nil {
+			send, tools = a.edit(step, slices.Clone(msgs), tools)
+		}
+		body, _ := json.Marshal(map[string]any{"model": "gpt-test", "messages": send, "tools": tools})
 		var resp struct {
 			Choices []struct {
 				Message chatMessage `json:"message"`

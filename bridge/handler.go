@@ -44,6 +44,7 @@ func Handler(model llm.Model, opts *wire.Options) http.Handler {
 type handler struct {
 	model llm.Model
 	opts  *wire.Options
+	dec   wire.Decoder // requests extend the previous one: it decodes only what they add
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +61,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		(&wire.Error{Status: http.StatusBadRequest, Message: "bridge: reading the request: " + err.Error()}).Write(w, f)
 		return
 	}
-	call, err := wire.Decode(r.URL.Path, body)
+	call, err := h.dec.Decode(r.URL.Path, body)
 	switch {
 	case errors.Is(err, wire.ErrPath):
 		(&wire.Error{Status: http.StatusNotFound, Message: "bridge: " + err.Error()}).Write(w, f)

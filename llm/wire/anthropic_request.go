@@ -9,16 +9,18 @@ import (
 )
 
 type anthropicRequest struct {
-	Model    string             `json:"model"`
-	System   json.RawMessage    `json:"system"`
-	Messages []anthropicMessage `json:"messages"`
-	Tools    []struct {
-		Type        string          `json:"type"`
-		Name        string          `json:"name"`
-		Description string          `json:"description"`
-		InputSchema json.RawMessage `json:"input_schema"`
-	} `json:"tools"`
-	Stream bool `json:"stream"`
+	Model    string            `json:"model"`
+	System   json.RawMessage   `json:"system"`
+	Messages []json.RawMessage `json:"messages"`
+	Tools    json.RawMessage   `json:"tools"`
+	Stream   bool              `json:"stream"`
+}
+
+type anthropicTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
 }
 
 type anthropicMessage struct {
@@ -47,7 +49,11 @@ type anthropicBlock struct {
 // an assistant message's text blocks are joined, its tool_use inputs kept as
 // compact JSON text, its thinking blocks kept as reasoning. Image and
 // document blocks are dropped. The error wraps ErrRequest.
-func DecodeAnthropic(body []byte) (*Call, error) {
+func DecodeAnthropic(body []byte) (*Call, error) { return decodeAnthropic(body, &decoded{}) }
+
+// decodeAnthropic decodes body reusing what last holds of the previous
+// request (see Decoder), and on success makes last this request's.
+func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 	var r anthropicRequest
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, requestErrorf("messages body: %v", err)
@@ -62,64 +68,88 @@ func DecodeAnthropic(body []byte) (*Call, error) {
 			c.Request.Messages = append(c.Request.Messages, llm.SystemMessage(b.Text))
 		}
 	}
-	names := map[string]string{}
-	for i, m := range r.Messages {
-		blocks, err := anthropicBlocks(m.Content)
-		if err != nil {
-			return nil, requestErrorf("messages[%d].content: %v", i, err)
-		}
-		switch m.Role {
-		case "user":
-			var text []string
-			flush := func() {
-				if text != nil {
-					c.Request.Messages = append(c.Request.Messages, llm.UserMessage(strings.Join(text, "\n")))
-					text = nil
-				}
-			}
-			for j, b := range blocks {
-				switch b.Type {
-				case "text":
-					text = append(text, b.Text)
-				case "tool_result":
-					flush()
-					content, err := anthropicResultText(b.Content)
-					if err != nil {
-						return nil, requestErrorf("messages[%d].content[%d].content: %v", i, j, err)
-					}
-					c.Request.Messages = append(c.Request.Messages, llm.Message{
-						Role: llm.RoleTool, ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError,
-					})
-				}
-			}
-			flush()
-		case "assistant":
-			msg := llm.Message{Role: llm.RoleAssistant}
-			for _, b := range blocks {
-				switch b.Type {
-				case "text":
-					msg.Content += b.Text
-				case "thinking":
-					msg.Reasoning = append(msg.Reasoning, llm.Reasoning{Text: b.Thinking, Signature: b.Signature})
-				case "redacted_thinking":
-					msg.Reasoning = append(msg.Reasoning, llm.Reasoning{Redacted: b.Data})
-				case "tool_use":
-					msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: string(compact(b.Input))})
-					names[b.ID] = b.Name
-				}
-			}
-			c.Request.Messages = append(c.Request.Messages, msg)
-		default:
-			return nil, requestErrorf("messages[%d].role: unknown role %q (want user or assistant)", i, m.Role)
-		}
+	if err := last.request(c, r.Messages, r.Tools, anthropicElement, anthropicTools); err != nil {
+		return nil, err
 	}
-	for i, t := range r.Tools {
+	return c, nil
+}
+
+// anthropicElement decodes messages[i]: an assistant message, or a user
+// turn's tool results and text, in block order.
+func anthropicElement(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error) {
+	var m anthropicMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, requestErrorf("messages[%d]: %v", i, err)
+	}
+	blocks, err := anthropicBlocks(m.Content)
+	if err != nil {
+		return nil, requestErrorf("messages[%d].content: %v", i, err)
+	}
+	var out []llm.Message
+	switch m.Role {
+	case "user":
+		var text []string
+		flush := func() {
+			if text != nil {
+				out = append(out, llm.UserMessage(strings.Join(text, "\n")))
+				text = nil
+			}
+		}
+		for j, b := range blocks {
+			switch b.Type {
+			case "text":
+				text = append(text, b.Text)
+			case "tool_result":
+				flush()
+				content, err := anthropicResultText(b.Content)
+				if err != nil {
+					return nil, requestErrorf("messages[%d].content[%d].content: %v", i, j, err)
+				}
+				out = append(out, llm.Message{
+					Role: llm.RoleTool, ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError,
+				})
+			}
+		}
+		flush()
+	case "assistant":
+		msg := llm.Message{Role: llm.RoleAssistant}
+		for _, b := range blocks {
+			switch b.Type {
+			case "text":
+				msg.Content += b.Text
+			case "thinking":
+				msg.Reasoning = append(msg.Reasoning, llm.Reasoning{Text: b.Thinking, Signature: b.Signature})
+			case "redacted_thinking":
+				msg.Reasoning = append(msg.Reasoning, llm.Reasoning{Redacted: b.Data})
+			case "tool_use":
+				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: b.ID, Name: b.Name, Arguments: string(compact(b.Input))})
+				names[b.ID] = b.Name
+			}
+		}
+		out = append(out, msg)
+	default:
+		return nil, requestErrorf("messages[%d].role: unknown role %q (want user or assistant)", i, m.Role)
+	}
+	return out, nil
+}
+
+// anthropicTools decodes the tools array.
+func anthropicTools(raw json.RawMessage) ([]llm.ToolDefinition, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var tools []anthropicTool
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, requestErrorf("tools: %v", err)
+	}
+	var defs []llm.ToolDefinition
+	for i, t := range tools {
 		if t.Type != "" && t.Type != "custom" {
 			return nil, requestErrorf("tools[%d].type: %q tools are not supported (only custom tools)", i, t.Type)
 		}
-		c.Request.Tools = append(c.Request.Tools, llm.ToolDefinition{Name: t.Name, Description: t.Description, Parameters: compact(t.InputSchema)})
+		defs = append(defs, llm.ToolDefinition{Name: t.Name, Description: t.Description, Parameters: compact(t.InputSchema)})
 	}
-	return c, nil
+	return defs, nil
 }
 
 // anthropicBlocks reads content given as a string (one text block), null

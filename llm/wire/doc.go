@@ -18,6 +18,11 @@
 //	wire.WriteResponse(w, call, resp, nil)       // JSON or SSE, as call asked
 //	(&wire.Error{Kind: llm.ErrRateLimited, RetryAfter: 2 * time.Second}).Write(w, call.Format)
 //
+// A Decoder decodes a conversation's requests one after another, decoding
+// only the messages a request adds to the previous one (an agent resends
+// its whole conversation each call); what it returns is Decode's, value for
+// value.
+//
 // What the formats cannot carry is documented where it is lost: images and
 // other non-text parts of a request are dropped; a non-streamed Anthropic
 // answer holds a call's input as JSON, so its spacing is not kept, and

@@ -9,10 +9,10 @@ import (
 )
 
 type openAIRequest struct {
-	Model         string          `json:"model"`
-	Messages      []openAIMessage `json:"messages"`
-	Tools         []openAITool    `json:"tools"`
-	Stream        bool            `json:"stream"`
+	Model         string            `json:"model"`
+	Messages      []json.RawMessage `json:"messages"`
+	Tools         json.RawMessage   `json:"tools"`
+	Stream        bool              `json:"stream"`
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
@@ -56,7 +56,11 @@ type openAITool struct {
 // messages become system messages in place; content given as parts keeps
 // its text parts (joined by newlines); a tool message without a name gets
 // the name of the call it answers. The error wraps ErrRequest.
-func DecodeOpenAI(body []byte) (*Call, error) {
+func DecodeOpenAI(body []byte) (*Call, error) { return decodeOpenAI(body, &decoded{}) }
+
+// decodeOpenAI decodes body reusing what last holds of the previous
+// request (see Decoder), and on success makes last this request's.
+func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 	var r openAIRequest
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, requestErrorf("chat completions body: %v", err)
@@ -68,53 +72,76 @@ func DecodeOpenAI(body []byte) (*Call, error) {
 	if rf := r.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
 		c.Request.ResponseSchema = compact(rf.JSONSchema.Schema)
 	}
-	names := map[string]string{} // call id -> tool name
-	c.Request.Messages = make([]llm.Message, 0, len(r.Messages))
-	for i, m := range r.Messages {
-		text, err := openAIText(m.Content)
-		if err != nil {
-			return nil, requestErrorf("messages[%d].content: %v", i, err)
-		}
-		msg := llm.Message{Content: text}
-		switch m.Role {
-		case "system", "developer":
-			msg.Role = llm.RoleSystem
-		case "user":
-			msg.Role = llm.RoleUser
-		case "assistant":
-			msg.Role = llm.RoleAssistant
-			if m.ReasoningContent != "" {
-				msg.Reasoning = []llm.Reasoning{{Text: m.ReasoningContent}}
-			}
-			for j, tc := range m.ToolCalls {
-				args, err := openAIArguments(tc.Function.Arguments)
-				if err != nil {
-					return nil, requestErrorf("messages[%d].tool_calls[%d].function.arguments: %v", i, j, err)
-				}
-				msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
-				names[tc.ID] = tc.Function.Name
-			}
-		case "tool":
-			msg.Role = llm.RoleTool
-			msg.ToolCallID = m.ToolCallID
-			msg.Name = m.Name
-			if msg.Name == "" {
-				msg.Name = names[m.ToolCallID]
-			}
-		default:
-			return nil, requestErrorf("messages[%d].role: unknown role %q", i, m.Role)
-		}
-		c.Request.Messages = append(c.Request.Messages, msg)
+	if err := last.request(c, r.Messages, r.Tools, openAIElement, openAITools); err != nil {
+		return nil, err
 	}
-	for i, t := range r.Tools {
+	if c.Request.Messages == nil {
+		c.Request.Messages = []llm.Message{}
+	}
+	return c, nil
+}
+
+// openAIElement decodes messages[i].
+func openAIElement(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error) {
+	var m openAIMessage
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, requestErrorf("messages[%d]: %v", i, err)
+	}
+	text, err := openAIText(m.Content)
+	if err != nil {
+		return nil, requestErrorf("messages[%d].content: %v", i, err)
+	}
+	msg := llm.Message{Content: text}
+	switch m.Role {
+	case "system", "developer":
+		msg.Role = llm.RoleSystem
+	case "user":
+		msg.Role = llm.RoleUser
+	case "assistant":
+		msg.Role = llm.RoleAssistant
+		if m.ReasoningContent != "" {
+			msg.Reasoning = []llm.Reasoning{{Text: m.ReasoningContent}}
+		}
+		for j, tc := range m.ToolCalls {
+			args, err := openAIArguments(tc.Function.Arguments)
+			if err != nil {
+				return nil, requestErrorf("messages[%d].tool_calls[%d].function.arguments: %v", i, j, err)
+			}
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+			names[tc.ID] = tc.Function.Name
+		}
+	case "tool":
+		msg.Role = llm.RoleTool
+		msg.ToolCallID = m.ToolCallID
+		msg.Name = m.Name
+		if msg.Name == "" {
+			msg.Name = names[m.ToolCallID]
+		}
+	default:
+		return nil, requestErrorf("messages[%d].role: unknown role %q", i, m.Role)
+	}
+	return []llm.Message{msg}, nil
+}
+
+// openAITools decodes the tools array.
+func openAITools(raw json.RawMessage) ([]llm.ToolDefinition, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var tools []openAITool
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, requestErrorf("tools: %v", err)
+	}
+	var defs []llm.ToolDefinition
+	for i, t := range tools {
 		if t.Type != "" && t.Type != "function" {
 			return nil, requestErrorf("tools[%d].type: %q tools are not supported (only function tools)", i, t.Type)
 		}
-		c.Request.Tools = append(c.Request.Tools, llm.ToolDefinition{
+		defs = append(defs, llm.ToolDefinition{
 			Name: t.Function.Name, Description: t.Function.Description, Parameters: compact(t.Function.Parameters),
 		})
 	}
-	return c, nil
+	return defs, nil
 }
 
 // openAIText reads a message's content: a string, null, or an array of

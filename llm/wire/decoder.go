@@ -1,0 +1,125 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// Decoder decodes requests as Decode does, remembering the last request of
+// each format so that the next one costs only what it adds. An agent sends
+// its whole conversation every call, the previous call's messages first:
+// a message whose bytes equal the one at the same place in the last
+// request, with every message before it equal too, decodes to what that
+// one did (decoding is a function of those bytes and of the messages
+// before it), so its decoded value is reused; so are the tools when their
+// bytes equal the last request's. Everything else is decoded, and the
+// result is the same as Decode's, value for value. A reused value is a copy:
+// changing a decoded request changes nothing a later one gets.
+//
+// The zero Decoder is ready to use; its methods are safe for concurrent use
+// (requests of other conversations only make it reuse less).
+type Decoder struct {
+	mu   sync.Mutex
+	last [2]decoded // by Format
+}
+
+// decoded is what a request's messages and tools decoded to, element by
+// element.
+type decoded struct {
+	raw   []json.RawMessage // each element of messages, as sent
+	msgs  [][]llm.Message   // what each became (a Messages user turn may become several)
+	tools json.RawMessage   // the tools array, as sent
+	defs  []llm.ToolDefinition
+}
+
+// Decode decodes body in the format path names, as the package's Decode.
+func (d *Decoder) Decode(path string, body []byte) (*Call, error) {
+	f, ok := FormatOf(path)
+	if !ok {
+		return Decode(path, body)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if f == Anthropic {
+		return decodeAnthropic(body, &d.last[Anthropic])
+	}
+	return decodeOpenAI(body, &d.last[OpenAI])
+}
+
+// request decodes a request's messages and tools into c, after what c
+// holds (the system prompt of a Messages request), reusing last's, and on
+// success makes last this request's.
+func (last *decoded) request(c *Call, raws []json.RawMessage, tools json.RawMessage, one elementFunc, decodeTools func(json.RawMessage) ([]llm.ToolDefinition, error)) error {
+	msgs, per, err := last.messages(raws, one)
+	if err != nil {
+		return err
+	}
+	c.Request.Messages = append(c.Request.Messages, msgs...)
+	if string(bytes.TrimSpace(tools)) == "null" {
+		tools = nil
+	}
+	defs, out, err := last.toolsOf(tools, decodeTools)
+	if err != nil {
+		return err
+	}
+	c.Request.Tools = out
+	*last = decoded{raw: raws, msgs: per, tools: tools, defs: defs}
+	return nil
+}
+
+// elementFunc decodes messages element i: the messages it becomes, given
+// names (call id -> tool name) of the calls made before it, which it adds
+// its own calls to.
+type elementFunc func(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error)
+
+// messages decodes raws after last's: the leading elements byte-equal to
+// last's are its decoded messages (copies), the rest decoded by one. It
+// returns the messages in order and the next decoded state's elements.
+func (last *decoded) messages(raws []json.RawMessage, one elementFunc) ([]llm.Message, [][]llm.Message, error) {
+	names := map[string]string{}
+	var out []llm.Message
+	per := make([][]llm.Message, len(raws))
+	same := true
+	for i, raw := range raws {
+		if same = same && i < len(last.raw) && bytes.Equal(raw, last.raw[i]); same {
+			per[i] = last.msgs[i]
+			for _, m := range per[i] {
+				if m.Role == llm.RoleAssistant {
+					for _, c := range m.ToolCalls {
+						names[c.ID] = c.Name
+					}
+				}
+			}
+		} else {
+			ms, err := one(i, raw, names)
+			if err != nil {
+				return nil, nil, err
+			}
+			per[i] = ms
+		}
+		for _, m := range per[i] {
+			out = append(out, m.Clone())
+		}
+	}
+	return out, per, nil
+}
+
+// toolsOf returns the tools raw decodes to: last's when raw equals last's,
+// else decode's; and a copy of them for the call.
+func (last *decoded) toolsOf(raw json.RawMessage, decode func(json.RawMessage) ([]llm.ToolDefinition, error)) (defs, out []llm.ToolDefinition, err error) {
+	defs = last.defs
+	if last.tools == nil || !bytes.Equal(raw, last.tools) {
+		if defs, err = decode(raw); err != nil {
+			return nil, nil, err
+		}
+	}
+	out = slices.Clone(defs)
+	for i := range out {
+		out[i].Parameters = bytes.Clone(out[i].Parameters)
+	}
+	return defs, out, nil
+}

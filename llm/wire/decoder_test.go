@@ -1,0 +1,198 @@
+package wire_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
+)
+
+// conversation builds request bodies the way an agent does: each one the
+// previous one's messages and one turn more.
+type conversation struct {
+	path   string
+	head   string   // everything before the messages, "{" ... ","
+	msgs   []string // each message's JSON
+	tools  string   // the tools array's JSON, "" for none
+	stream bool
+}
+
+func (c *conversation) body() []byte {
+	var b strings.Builder
+	b.WriteString(c.head)
+	b.WriteString(`"messages":[`)
+	b.WriteString(strings.Join(c.msgs, ","))
+	b.WriteString("]")
+	if c.tools != "" {
+		b.WriteString(`,"tools":` + c.tools)
+	}
+	fmt.Fprintf(&b, `,"stream":%v}`, c.stream)
+	return []byte(b.String())
+}
+
+func openAIConversation() *conversation {
+	return &conversation{
+		path: "/v1/chat/completions",
+		head: `{"model":"gpt-test",`,
+		msgs: []string{`{"role":"system","content":"You keep notes."}`, `{"role":"user","content":"Note the date."}`},
+		tools: `[{"type":"function","function":{"name":"read","description":"Read a note.","parameters":{"type":"object","properties":{"path":{"type":"string"}}}}},` +
+			`{"type":"function","function":{"name":"write","description":"Write a note.","parameters":{"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"}}}}}]`,
+	}
+}
+
+// openAITurn appends an assistant message calling name with id, and its
+// result (a tool message without a name: the decoder names it after the
+// call).
+func openAITurn(c *conversation, id, name, result string) {
+	c.msgs = append(c.msgs,
+		fmt.Sprintf(`{"role":"assistant","content":"Calling %s.","tool_calls":[{"id":%q,"type":"function","function":{"name":%q,"arguments":"{\"path\":\"a\"}"}}]}`, name, id, name),
+		fmt.Sprintf(`{"role":"tool","tool_call_id":%q,"content":%q}`, id, result))
+}
+
+func anthropicConversation() *conversation {
+	return &conversation{
+		path: "/v1/messages",
+		head: `{"model":"claude-test","max_tokens":1024,"system":"You keep notes.",`,
+		msgs: []string{`{"role":"user","content":"Note the date."}`},
+		tools: `[{"name":"read","description":"Read a note.","input_schema":{"type":"object","properties":{"path":{"type":"string"}}}},` +
+			`{"name":"write","description":"Write a note.","input_schema":{"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"}}}}]`,
+	}
+}
+
+func anthropicTurn(c *conversation, id, name, result string) {
+	c.msgs = append(c.msgs,
+		fmt.Sprintf(`{"role":"assistant","content":[{"type":"text","text":"Calling %s."},{"type":"tool_use","id":%q,"name":%q,"input":{"path":"a"}}]}`, name, id, name),
+		fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q},{"type":"text","text":"Go on."}]}`, id, result))
+}
+
+// decodeBoth decodes body with the warm decoder and afresh, and fails
+// unless both give the same call; it returns the call.
+func decodeBoth(t *testing.T, d *wire.Decoder, c *conversation) *wire.Call {
+	t.Helper()
+	body := c.body()
+	warm, err := d.Decode(c.path, body)
+	if err != nil {
+		t.Fatalf("warm decode: %v\n%s", err, body)
+	}
+	cold, err := wire.Decode(c.path, body)
+	if err != nil {
+		t.Fatalf("decode: %v\n%s", err, body)
+	}
+	if !reflect.DeepEqual(warm, cold) {
+		t.Fatalf("the decoder's call differs from Decode's\nwarm %+v\ncold %+v", warm, cold)
+	}
+	return warm
+}
+
+// TestDecoderIsDecode grows a conversation in both formats, interleaved,
+// through one Decoder, and changes what the decoder could reuse (an earlier
+// message, the call a later unchanged result answers, a tool's schema and
+// description, the conversation cut short): every call must be Decode's.
+func TestDecoderIsDecode(t *testing.T) {
+	var d wire.Decoder
+	for _, f := range []struct {
+		name string
+		conv func() *conversation
+		turn func(c *conversation, id, name, result string)
+	}{{"openai", openAIConversation, openAITurn}, {"anthropic", anthropicConversation, anthropicTurn}} {
+		t.Run(f.name, func(t *testing.T) {
+			c := f.conv()
+			decodeBoth(t, &d, c)
+			for i := range 4 {
+				f.turn(c, fmt.Sprintf("call_%d", i), "read", fmt.Sprintf("note %d", i))
+				decodeBoth(t, &d, c)
+			}
+			last := len(c.msgs) - 1
+
+			// An early message changes: the change is decoded, not reused.
+			k := slices.IndexFunc(c.msgs, func(m string) bool { return strings.Contains(m, "Note the date.") })
+			first := c.msgs[k]
+			c.msgs[k] = strings.Replace(first, "date", "time", 1)
+			if got := decodeBoth(t, &d, c); !slices.ContainsFunc(got.Request.Messages, func(m llm.Message) bool { return m.Content == "Note the time." }) {
+				t.Errorf("the edited first message was not decoded: %+v", got.Request.Messages[:2])
+			}
+			c.msgs[k] = first
+			decodeBoth(t, &d, c)
+
+			// The call a result answers is renamed while the result's bytes
+			// stay: the result's name (taken from the call) must follow.
+			c.msgs[last-1] = strings.ReplaceAll(c.msgs[last-1], `"read"`, `"write"`)
+			got := decodeBoth(t, &d, c)
+			if m := got.Request.Messages[len(got.Request.Messages)-1]; f.name == "openai" && m.Name != "write" {
+				t.Errorf("the unchanged result after a renamed call is named %q, want write", m.Name)
+			}
+			if m := got.Request.Messages[len(got.Request.Messages)-2]; f.name == "anthropic" && m.Name != "write" {
+				t.Errorf("the unchanged result after a renamed call is named %q, want write", m.Name)
+			}
+
+			// A tool's schema changes, then its description: both decoded.
+			c.tools = strings.Replace(c.tools, `"path":{"type":"string"}}`, `"path":{"type":"integer"}}`, 1)
+			if got := decodeBoth(t, &d, c); !strings.Contains(string(got.Request.Tools[0].Parameters), "integer") {
+				t.Errorf("the changed schema was not decoded: %s", got.Request.Tools[0].Parameters)
+			}
+			c.tools = strings.Replace(c.tools, "Read a note.", "Read a note aloud.", 1)
+			if got := decodeBoth(t, &d, c); got.Request.Tools[0].Description != "Read a note aloud." {
+				t.Errorf("the changed description was not decoded: %q", got.Request.Tools[0].Description)
+			}
+			c.tools = ""
+			if got := decodeBoth(t, &d, c); got.Request.Tools != nil {
+				t.Errorf("tools %+v after they were dropped", got.Request.Tools)
+			}
+
+			// Cut short, then a different last message, then streamed.
+			c.msgs = c.msgs[:3]
+			decodeBoth(t, &d, c)
+			c.msgs[2] = strings.Replace(c.msgs[2], "call_0", "call_x", -1)
+			decodeBoth(t, &d, c)
+			c.stream = true
+			decodeBoth(t, &d, c)
+		})
+	}
+}
+
+// TestDecoderCopies: changing a decoded request (its calls, its tools'
+// schemas) changes nothing the next request decodes to.
+func TestDecoderCopies(t *testing.T) {
+	var d wire.Decoder
+	c := openAIConversation()
+	openAITurn(c, "call_1", "read", "one")
+	first := decodeBoth(t, &d, c)
+	first.Request.Messages[2].ToolCalls[0].Name = "mangled"
+	first.Request.Messages[3].Content = "mangled"
+	first.Request.Tools[0].Parameters[0] = '['
+	first.Request.Tools[1].Name = "mangled"
+	openAITurn(c, "call_2", "read", "two")
+	decodeBoth(t, &d, c)
+}
+
+// TestDecoderAfterAnError: a request that cannot be decoded is reported and
+// leaves the decoder as it was.
+func TestDecoderAfterAnError(t *testing.T) {
+	var d wire.Decoder
+	c := openAIConversation()
+	openAITurn(c, "call_1", "read", "one")
+	decodeBoth(t, &d, c)
+	bad := *c
+	bad.msgs = append(append([]string(nil), c.msgs...), `{"role":"wizard","content":"x"}`)
+	if _, err := d.Decode(bad.path, bad.body()); err == nil || !strings.Contains(err.Error(), `messages[4].role: unknown role "wizard"`) {
+		t.Errorf("decoding an unknown role: %v", err)
+	}
+	bad.msgs = append(append([]string(nil), c.msgs...), `{"role":"user","content":7}`)
+	if _, err := d.Decode(bad.path, bad.body()); err == nil || !strings.Contains(err.Error(), "messages[4].content") {
+		t.Errorf("decoding a number as content: %v", err)
+	}
+	if _, err := d.Decode(bad.path, []byte(`{"messages":`)); err == nil {
+		t.Error("a cut body decoded")
+	}
+	openAITurn(c, "call_2", "read", "two")
+	decodeBoth(t, &d, c)
+	var v any
+	if err := json.Unmarshal(c.body(), &v); err != nil {
+		t.Fatalf("the test's body is not JSON: %v", err)
+	}
+}
