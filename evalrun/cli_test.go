@@ -3,6 +3,7 @@ package evalrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -64,6 +65,12 @@ func TestVersion(t *testing.T) {
 	if code != exitOK || !strings.HasPrefix(out, "evalrun (devel) (go1.") {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	code, out, errOut = runCmd(t, "version", "--json", "-")
+	var v versionDocument
+	if err := json.Unmarshal([]byte(out), &v); code != exitOK || err != nil || v.Module != modulePath || v.Version != "(devel)" || !strings.HasPrefix(v.Go, "go1.") {
+		t.Errorf("--json -: exit %d, %v, stdout %q, stderr %q", code, err, out, errOut)
+	}
+	docNamesJSONKeys(t, "../docs/reports.md", v)
 }
 
 // userScenario names a tool of the caller's own.

@@ -37,7 +37,9 @@ recorded tape into the scenario file in place (comments, key order and
 expect: kept), then its golden, checking expect: (unless --no-golden).
 Secrets are redacted before anything is written; the summary counts them
 by kind. A failed recording writes nothing unless --keep-failed; Ctrl-C
-leaves the scenario being recorded as it was. See docs/record.md.`
+leaves the scenario being recorded as it was. --json FILE also writes the
+results as JSON (tapeloop-record/v1; - for standard output, the text then on
+standard error). See docs/record.md.`
 
 // openFunc opens a live model by name, as llm.Open does; tests pass their own.
 type openFunc func(ctx context.Context, name string, opts *llm.OpenOptions) (llm.Model, error)
@@ -57,6 +59,10 @@ type recordConfig struct {
 	capture  []string
 	redactor *replay.Redactor
 	open     openFunc
+	// jsonPath is --json; jsonOut is where "-" writes (standard output,
+	// while the text goes to standard error).
+	jsonPath string
+	jsonOut  *env
 	// For --new.
 	newPath, prompt, system, workspace string
 	tools                              []string
@@ -85,6 +91,7 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs.StringVar(&c.workspace, "workspace", "", "with --new: a folder the workspace starts as a copy of (setup.workspace.from)")
 	var shardFlag string
 	addShardFlag(fs, &shardFlag)
+	addJSONFlag(fs, &c.jsonPath, recordFormat)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
@@ -108,6 +115,12 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 		return usage("%v", err)
 	}
 	e = e.redacting(c.redactor)
+	c.jsonOut = e
+	if c.jsonPath == "-" {
+		text := *e
+		text.stdout = e.stderr
+		e = &text
+	}
 
 	if c.newPath != "" {
 		if len(args) > 0 {
@@ -572,6 +585,11 @@ func (c *recordConfig) summary(ctx context.Context, e *env, results []*recordRes
 	}
 	fmt.Fprintln(e.stdout, line)
 	fmt.Fprintln(e.stdout, redactionSummary(c.redactor.Counts()))
+	doc := newRecordDocument(c, results, total, ctx.Err() != nil)
+	if err := writeJSONOutput(c.jsonOut, c.jsonPath, doc.WriteJSON); err != nil {
+		fmt.Fprintf(e.stderr, "evalrun record: --json: %v\n", err)
+		return exitUsage
+	}
 	return code
 }
 
