@@ -48,6 +48,11 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
+	// The author's scenario is copied: a secret written inline in a
+	// workspace file is redacted as the tape is.
+	if out, err = scenario.RedactStrings(out, s.Path, []string{"setup", "workspace", "files"}, opts.redactor().Quiet); err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
 	if t.Tape.Offered != nil {
 		if out, err = scenario.SetValue(out, s.Path, []string{"offered"}, replay.EncodeOffered(t.Tape.Offered)); err != nil {
 			return "", fmt.Errorf("saving trial %s: %w", name, err)
@@ -104,6 +109,19 @@ type SaveOptions struct {
 	// it to replay bridged scenarios (setup.agent) through their agents, as
 	// Options.Run ran their trials.
 	Verify func(ctx context.Context, s *scenario.Scenario, opts *harness.VerifyOptions) *harness.Verdict
+	// Redactor redacts what the saved scenario copies from the author's
+	// (the contents of setup.workspace.files); nil means
+	// replay.NewRedactor(nil), tapeloop's redaction policy. evalrun gives
+	// the one its --redact-env and --redact flags built.
+	Redactor *replay.Redactor
+}
+
+// redactor is o.Redactor, or the default policy's.
+func (o *SaveOptions) redactor() *replay.Redactor {
+	if o.Redactor != nil {
+		return o.Redactor
+	}
+	return replay.NewRedactor(nil)
 }
 
 // setSeed sets setup.seed, adding a setup block when the file has none.

@@ -129,7 +129,7 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	// progress printer does: every write to stderr, and the saver's count,
 	// are under one lock.
 	stderr := &lockedWriter{w: e.stderr}
-	saver := &trialSaver{dir: *f.saveDir, failedOnly: *f.saveFailed, opts: &eval.SaveOptions{Tools: e.tools, Verify: e.verify}, stderr: stderr}
+	saver := &trialSaver{dir: *f.saveDir, failedOnly: *f.saveFailed, opts: &eval.SaveOptions{Tools: e.tools, Verify: e.verify, Redactor: red}, stderr: stderr}
 	if saver.dir != "" {
 		opts.Trial = saver.hook(ctx)
 	}
