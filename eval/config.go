@@ -22,11 +22,15 @@ const MaxConfigSize = 1 << 20
 //	  openai/gpt-4.1-mini: {input: 0.40, output: 1.60, cached: 0.10}
 //	limits:                       # per provider
 //	  openai: {rpm: 500, tpm: 200000}
+//	judge_model: openai/gpt-4.1   # expect.judge items that name no model
 type Config struct {
 	// Prices by model name; nil means none.
 	Prices map[string]Price
 	// Limits by provider name; nil means none.
 	Limits map[string]Limit
+	// JudgeModel is the judge model of the expect.judge items that name
+	// none (Options.JudgeModel); empty means none.
+	JudgeModel string
 }
 
 // LoadConfig reads an evalrun.yaml file. Every problem is an error naming
@@ -55,8 +59,16 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 		return &Config{}, err
 	}
 	c := &Config{}
-	_, err = d.Fields(root, "", []string{"prices", "limits"}, func(key string, v *yaml.Node) error {
+	_, err = d.Fields(root, "", []string{"prices", "limits", "judge_model"}, func(key string, v *yaml.Node) error {
 		switch key {
+		case "judge_model":
+			var err error
+			if c.JudgeModel, err = d.Str(v, key); err == nil {
+				if _, _, perr := splitModel(c.JudgeModel); perr != nil {
+					err = d.Errf(v, key, "%v", perr)
+				}
+			}
+			return err
 		case "prices":
 			c.Prices = map[string]Price{}
 			return d.Pairs(v, key, func(model string, k, pv *yaml.Node) error {

@@ -15,13 +15,15 @@ func TestParseConfig(t *testing.T) {
   anthropic/claude: {input: 3, output: 15}
 limits:
   openai: {rpm: 500, tpm: 200000}
+judge_model: openai/gpt-4.1
 `), "evalrun.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &Config{
-		Prices: map[string]Price{"openai/gpt-4.1-mini": {Input: 0.4, Output: 1.6, Cached: 0.1}, "anthropic/claude": {Input: 3, Output: 15}},
-		Limits: map[string]Limit{"openai": {RPM: 500, TPM: 200000}},
+		Prices:     map[string]Price{"openai/gpt-4.1-mini": {Input: 0.4, Output: 1.6, Cached: 0.1}, "anthropic/claude": {Input: 3, Output: 15}},
+		Limits:     map[string]Limit{"openai": {RPM: 500, TPM: 200000}},
+		JudgeModel: "openai/gpt-4.1",
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("got %+v; want %+v", c, want)
@@ -34,7 +36,8 @@ func TestParseConfigErrors(t *testing.T) {
 		{"prices:\n  nomodel: {input: 1}\n", `evalrun.yaml:2: prices.nomodel: model name must be "PROVIDER/MODEL", got "nomodel"`},
 		{"limits:\n  openai: {rpm: -1}\n", `evalrun.yaml:2: limits.openai.rpm: want an integer from 0 to 2147483647, got -1`},
 		{"limits:\n  openai: {rps: 1}\n", `evalrun.yaml:2: limits.openai: unknown key "rps" (want rpm, tpm)`},
-		{"price: {}\n", `evalrun.yaml:1: unknown key "price" (want prices, limits)`},
+		{"judge_model: gpt\n", `evalrun.yaml:1: judge_model: model name must be "PROVIDER/MODEL", got "gpt"`},
+		{"price: {}\n", `evalrun.yaml:1: unknown key "price" (want prices, limits, judge_model)`},
 	} {
 		_, err := ParseConfig([]byte(tc.in), "evalrun.yaml")
 		if err == nil || err.Error() != tc.want || !errors.Is(err, yamlx.ErrFormat) {

@@ -95,6 +95,13 @@ type Options struct {
 	// model, recorded, in Model); nil means harness.Run. evalrun sets it to
 	// run bridged scenarios (setup.agent) through their agents.
 	Run func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
+	// JudgeModel is the judge model, "PROVIDER/MODEL", of the expect.judge
+	// items that name none; empty means such an item is an error
+	// (harness.ErrNoJudgeModel) before any trial runs. Judge models are
+	// opened as Models are (Open, OpenHTTP), share their provider's rate
+	// gate (Limits) and retries (ModelRetries), and their price (Prices)
+	// is added to each trial's cost.
+	JudgeModel string
 	// Checks are the user's checks expect.check may name
 	// (harness.NewChecker); nil means none, and such an item fails.
 	Checks []*harness.Checker

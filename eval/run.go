@@ -22,6 +22,9 @@ type runner struct {
 	opts   *Options
 	clock  clock.Clock
 	models map[string]llm.Model
+	// judges are the judge models of the scenarios' expect.judge items,
+	// by name.
+	judges map[string]llm.Model
 	gates  map[string]*gate
 	// redactor redacts every string a trial keeps (Options.Redactor).
 	redactor *replay.Redactor
@@ -77,7 +80,7 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 	if err := checkResume(opts, scenarios); err != nil {
 		return nil, err
 	}
-	r := &runner{opts: opts, redactor: opts.redactor(), clock: cmp.Or[clock.Clock](opts.Clock, clock.Real{}), models: map[string]llm.Model{}, gates: map[string]*gate{},
+	r := &runner{opts: opts, redactor: opts.redactor(), clock: cmp.Or[clock.Clock](opts.Clock, clock.Real{}), models: map[string]llm.Model{}, judges: map[string]llm.Model{}, gates: map[string]*gate{},
 		results: map[slot]*report.EvalTrial{}, spans: map[string]*span{}, inFlight: map[string]int{}, spent: map[string]float64{}, costDone: map[string]int{}}
 	for _, name := range opts.Models {
 		if _, dup := r.models[name]; dup {
@@ -94,6 +97,9 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 		}
 	}
 	if err := r.openUsers(ctx, scenarios); err != nil {
+		return nil, err
+	}
+	if err := r.openJudges(ctx, scenarios); err != nil {
 		return nil, err
 	}
 	start := r.clock.Now()

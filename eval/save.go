@@ -21,7 +21,8 @@ import (
 // SaveTrial writes trial t as a complete scenario under dir, so that
 // `evalrun replay` reproduces it with no model: the original file with its
 // setup and expect block as written, `tape:` replaced by the trial's tape
-// (with request summaries), `setup.seed` set to the trial's seed, `name`
+// (with request summaries), `judge:` by the judges' verdicts (when its
+// expect.judge items were judged), `setup.seed` set to the trial's seed, `name`
 // set to NAME/MODEL/trial-N (the model's slash made a dash), and
 // `setup.workspace.from` pointed at the same tree from the new place. It then
 // replays the saved scenario once to write its golden, and returns the
@@ -55,6 +56,15 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	}
 	if t.Tape.Offered != nil {
 		if out, err = scenario.SetValue(out, s.Path, []string{"offered"}, replay.EncodeOffered(t.Tape.Offered)); err != nil {
+			return "", fmt.Errorf("saving trial %s: %w", name, err)
+		}
+	}
+	if len(t.Tape.Verdicts) > 0 {
+		judge, err := replay.EncodeVerdicts(t.Tape.Verdicts)
+		if err == nil {
+			out, err = scenario.SetValue(out, s.Path, []string{"judge"}, judge)
+		}
+		if err != nil {
 			return "", fmt.Errorf("saving trial %s: %w", name, err)
 		}
 	}

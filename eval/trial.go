@@ -27,7 +27,8 @@ type Trial struct {
 	// Report is the trial's entry of the report; the hook may set Saved.
 	Report *report.EvalTrial
 	// Tape is what the model was offered (its Offered block) and answered,
-	// call by call, secrets redacted: a tape that replays this trial.
+	// call by call, and the judges' verdicts on its expect.judge items,
+	// secrets redacted: a tape that replays this trial.
 	Tape *replay.Tape
 }
 
@@ -181,6 +182,13 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 		et.Status = report.StatusError
 		return t
 	}
+	verdicts, err := r.judge(ctx, sc, o, et)
+	if err != nil {
+		et.Status = report.StatusError
+		et.Error = err.Error()
+		return t
+	}
+	t.Tape.Verdicts = verdicts
 	for _, f := range harness.Failures(sc, o, r.opts.Checks...) {
 		et.Failures = append(et.Failures, f.Message)
 		et.FailureKeys = append(et.FailureKeys, f.Key)

@@ -56,7 +56,7 @@ type evalFlags struct {
 	trials, parallel, retryErrors     *int
 	out                               *outputFlags
 	baseURL, saveDir, minPass, resume *string
-	runRE, config                     *string
+	runRE, config, judgeModel         *string
 	saveFailed                        *bool
 	maxCost                           *float64
 	redact                            *redactFlags
@@ -78,6 +78,7 @@ func newEvalFlags(fs *flag.FlagSet) *evalFlags {
 	f.runRE = fs.String("run", "", "run only scenarios whose name matches this regular expression")
 	fs.Var(&f.tags, "tag", "run only scenarios with this tag (repeatable, or comma-separated)")
 	f.retryErrors = fs.Int("retry-errors", 0, "run an error trial (a failed model call ended it) again up to this many times")
+	f.judgeModel = fs.String("judge-model", "", "the judge model, PROVIDER/MODEL, of expect.judge items that name none (default: judge_model of the config file)")
 	f.config = fs.String("config", "", "read prices and rate limits from this file (default: "+defaultConfig+" when it exists)")
 	fs.Var(&f.prices, "price", "a model's price, MODEL=INPUT,OUTPUT[,CACHED] in US dollars per million tokens (repeatable)")
 	fs.Var(&f.rpms, "rpm", "requests per minute, N for every provider or PROVIDER=N (repeatable)")
@@ -168,6 +169,12 @@ func (f *evalFlags) options(e *env, red *replay.Redactor) (*eval.Options, error)
 	}
 	if err := loadConfig(*f.config, opts); err != nil {
 		return nil, err
+	}
+	if *f.judgeModel != "" {
+		if _, _, err := llm.ParseModelName(*f.judgeModel); err != nil {
+			return nil, fmt.Errorf("--judge-model: %w", err)
+		}
+		opts.JudgeModel = *f.judgeModel
 	}
 	for _, p := range f.prices {
 		m, price, err := eval.ParsePrice(p)
@@ -312,6 +319,7 @@ func loadConfig(path string, opts *eval.Options) error {
 	for p, l := range c.Limits {
 		opts.Limits[p] = l
 	}
+	opts.JudgeModel = c.JudgeModel
 	return nil
 }
 

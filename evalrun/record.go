@@ -54,6 +54,9 @@ const (
 // recordConfig is what the record command's flags say.
 type recordConfig struct {
 	model, baseURL, mode string
+	// judgeModel is --judge-model: the judge of expect.judge items that
+	// name none.
+	judgeModel           string
 	noGolden, keepFailed bool
 	// capture names the tools whose results become recorded stand-ins.
 	capture  []string
@@ -77,8 +80,9 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	fs := newFlags(e, "record", "evalrun record --model PROVIDER/MODEL [flags] FILE|DIR...\n       evalrun record --new FILE --model PROVIDER/MODEL --tools a,b --prompt TEXT [--workspace DIR]", recordDoc)
 	c := &recordConfig{open: open}
 	fs.StringVar(&c.model, "model", "", "the live model, PROVIDER/MODEL (required)")
-	fs.StringVar(&c.baseURL, "base-url", "", "the provider's API root (default: its environment variable, then its default)")
-	fs.StringVar(&c.mode, "mode", modeOnce, "once: record scenarios without a tape; all: re-record every scenario; extend: replay the tape, then go on live and append")
+	fs.StringVar(&c.baseURL, "base-url", "", "the provider's API root, for the judge models too (default: its environment variable, then its default)")
+	fs.StringVar(&c.mode, "mode", modeOnce, "once: record scenarios without a tape; all: re-record every scenario; extend: replay the tape, then go on live and append; judge: replay the tape and record only the judges' verdicts (expect.judge)")
+	fs.StringVar(&c.judgeModel, "judge-model", "", "the judge model, PROVIDER/MODEL, of expect.judge items that name none")
 	fs.BoolVar(&c.noGolden, "no-golden", false, "do not write the golden or check expect: after recording")
 	fs.BoolVar(&c.keepFailed, "keep-failed", false, "write the tape of a failed recording (provider error, iteration limit) too")
 	var tools, capture stringList
@@ -101,14 +105,17 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 		fmt.Fprintf(e.stderr, "evalrun record: "+format+"\n", args...)
 		return exitUsage
 	}
-	if c.model == "" {
+	if c.model == "" && c.mode != modeJudge {
 		return usage("--model is required (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
 	}
-	if _, _, err := llm.ParseModelName(c.model); err != nil {
+	if _, _, err := llm.ParseModelName(c.model); err != nil && c.model != "" {
 		return usage("--model: %v", err)
 	}
-	if c.mode != modeOnce && c.mode != modeAll && c.mode != modeExtend {
-		return usage("--mode %q: want once, all or extend", c.mode)
+	if _, _, err := llm.ParseModelName(c.judgeModel); err != nil && c.judgeModel != "" {
+		return usage("--judge-model: %v", err)
+	}
+	if c.mode != modeOnce && c.mode != modeAll && c.mode != modeExtend && c.mode != modeJudge {
+		return usage("--mode %q: want once, all, extend or judge", c.mode)
 	}
 	var err error
 	if c.redactor, err = redact.newRedactor(); err != nil {
@@ -187,7 +194,10 @@ type recordResult struct {
 	calls   int
 	usage   llm.Usage
 	elapsed time.Duration
-	verdict *harness.Verdict
+	// judgeCalls and judgeUsage count the judge models' calls.
+	judgeCalls int
+	judgeUsage llm.Usage
+	verdict    *harness.Verdict
 	// openErr is set when the model could not be opened: nothing can be
 	// recorded.
 	openErr error
@@ -206,6 +216,9 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	if err != nil {
 		r.status, r.reason = "error", err.Error()
 		return r
+	}
+	if c.mode == modeJudge {
+		return c.judgeFile(ctx, e, t, s, src, r)
 	}
 	hasModelEntries := slices.ContainsFunc(s.Tape, func(e replay.Entry) bool { return e.User == nil })
 	if c.mode == modeOnce && hasModelEntries {
@@ -264,6 +277,17 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	default:
 		r.status = "recorded"
 	}
+	var verdicts []replay.Verdict
+	if rec.failure == "" {
+		var calls int
+		var usage llm.Usage
+		verdicts, calls, usage, err = c.judgeRecording(ctx, e, s, rec.outcome)
+		r.judgeCalls, r.judgeUsage = calls, usage
+		if err != nil {
+			r.status, r.reason = "failed", fmt.Sprintf("%v; nothing written", err)
+			return r
+		}
+	}
 	var out []byte
 	if n := len(old); n > 0 && len(rec.tape) >= n && slices.EqualFunc(rec.tape[:n], old, sameEntry) {
 		out, err = scenario.AppendTape(src, t.path, rec.tape[n:])
@@ -272,6 +296,9 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	}
 	if err == nil && rec.offeredBlock != nil && (c.mode != modeExtend || s.Offered == nil) {
 		out, err = scenario.SetValue(out, t.path, []string{"offered"}, replay.EncodeOffered(rec.offeredBlock))
+	}
+	if err == nil {
+		out, err = setVerdicts(out, t.path, verdicts)
 	}
 	if err == nil && len(c.capture) > 0 {
 		out, err = captureTools(out, t.path, c.capture, rec.outcome.Run, rec.offered, c.redactor, s.Setup.MCP)
@@ -284,14 +311,21 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		return r
 	}
 	r.written = true
-	if !c.noGolden {
-		if ns, err := scenario.Load(t.path, t.root); err != nil {
-			r.verdict = &harness.Verdict{Path: t.path, Name: t.path, Golden: scenario.GoldenPath(t.path), Err: err}
-		} else {
-			r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks})
-		}
-	}
+	c.verifyWritten(ctx, e, t, r)
 	return r
+}
+
+// verifyWritten replays the scenario just written at t, writing its golden
+// and checking expect:, unless --no-golden.
+func (c *recordConfig) verifyWritten(ctx context.Context, e *env, t target, r *recordResult) {
+	if c.noGolden {
+		return
+	}
+	if ns, err := scenario.Load(t.path, t.root); err != nil {
+		r.verdict = &harness.Verdict{Path: t.path, Name: t.path, Golden: scenario.GoldenPath(t.path), Err: err}
+	} else {
+		r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks})
+	}
 }
 
 // sameEntry reports whether b, an entry of a new tape, is a, the old
@@ -535,6 +569,9 @@ func (r *recordResult) print(e *env) {
 	fmt.Fprintf(e.stdout, "%-9s %s  %s\n", word, report.Printable(r.name), callsAndTokens(r.calls, r.usage, r.elapsed))
 	if r.reason != "" {
 		fmt.Fprintf(e.stdout, "    %s\n", indent(r.reason))
+	}
+	if r.judgeCalls > 0 {
+		fmt.Fprintf(e.stdout, "    judged: %d judge call(s), %d tokens in, %d out\n", r.judgeCalls, r.judgeUsage.InputTokens, r.judgeUsage.OutputTokens)
 	}
 	if r.status == "failed" && r.written {
 		fmt.Fprintf(e.stdout, "    written anyway (--keep-failed)\n")

@@ -417,7 +417,7 @@ func TestRecordUsageErrors(t *testing.T) {
 	}{
 		{[]string{dir}, "evalrun record: --model is required (PROVIDER/MODEL, such as openai/gpt-4.1-mini)\n"},
 		{[]string{"--model", "gpt-4", dir}, "evalrun record: --model: model name must be \"PROVIDER/MODEL\", got \"gpt-4\"\n"},
-		{[]string{"--model", "fake/m", "--mode", "sometimes", dir}, "evalrun record: --mode \"sometimes\": want once, all or extend\n"},
+		{[]string{"--model", "fake/m", "--mode", "sometimes", dir}, "evalrun record: --mode \"sometimes\": want once, all, extend or judge\n"},
 		{[]string{"--model", "fake/m"}, "evalrun record: name the scenario files or folders to record\n"},
 		{[]string{"--model", "fake/m", "--redact", "a(", dir}, "evalrun record: --redact: error parsing regexp: missing closing ): `a(`\n"},
 		{[]string{"--model", "fake/m", "--prompt", "hi", dir}, "evalrun record: --tools, --prompt, --system and --workspace go with --new\n"},

@@ -57,6 +57,10 @@ func ParseVerdict(answer string) (score float64, pass bool, reason string, err e
 	if err != nil {
 		return 0, false, "", fmt.Errorf("%w: %v: %q", ErrVerdict, err, clip(answer))
 	}
+	fixed = strings.TrimSpace(fixed)
+	if !strings.HasPrefix(fixed, "{") {
+		return 0, false, "", fmt.Errorf("%w: want a JSON object {\"score\", \"pass\", \"reason\"}, got %q", ErrVerdict, clip(answer))
+	}
 	var v struct {
 		Score  *float64 `json:"score"`
 		Pass   *bool    `json:"pass"`
@@ -65,6 +69,10 @@ func ParseVerdict(answer string) (score float64, pass bool, reason string, err e
 	dec := json.NewDecoder(bytes.NewReader([]byte(fixed)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			err = fmt.Errorf("%q is not a %s", te.Field, te.Type)
+		}
 		return 0, false, "", fmt.Errorf("%w: %v: %q", ErrVerdict, err, clip(answer))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {

@@ -35,10 +35,10 @@ func TestParseVerdict(t *testing.T) {
 		`{"pass": true, "reason": "r"}`:                            `no "score"`,
 		`{"score": 0.5, "reason": "r"}`:                            `no "pass"`,
 		`{"score": 1.5, "pass": true, "reason": "r"}`:              "score 1.5 is not from 0 to 1",
-		`{"score": 0.5, "pass": "yes", "reason": "r"}`:             "cannot unmarshal",
+		`{"score": 0.5, "pass": "yes", "reason": "r"}`:             `"pass" is not a bool`,
 		`{"score": 0.5, "pass": true, "reason": "r", "extra": 1}`:  "unknown field",
 		`{"score": 0.5, "pass": true, "reason": "r"} {"score": 1}`: "",
-		`[{"score": 0.5, "pass": true, "reason": "r"}]`:            "cannot unmarshal",
+		`[{"score": 0.5, "pass": true, "reason": "r"}]`:            "want a JSON object",
 	}
 	for answer, want := range bad {
 		_, _, _, err := ParseVerdict(answer)

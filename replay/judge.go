@@ -102,7 +102,7 @@ func EncodeVerdicts(vs []Verdict) (*yaml.Node, error) {
 		yamlx.Add(n, "model", yamlx.Text(v.Model))
 		yamlx.Add(n, "on", yamlx.Text(v.On))
 		yamlx.Add(n, "judged", yamlx.Text(v.Judged))
-		yamlx.Add(n, "score", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: strconv.FormatFloat(v.Score, 'g', -1, 64)})
+		yamlx.Add(n, "score", &yaml.Node{Kind: yaml.ScalarNode, Value: strconv.FormatFloat(v.Score, 'g', -1, 64)})
 		yamlx.Add(n, "pass", yamlx.Bool(v.Pass))
 		yamlx.Add(n, "reason", yamlx.Text(v.Reason))
 		if v.Request != nil {

@@ -201,6 +201,13 @@ type EvalTrial struct {
 	// checks (expect.files, expect.state); nil when it checks neither or
 	// the trial did not run.
 	EndState *EndState `json:"end_state,omitempty"`
+	// Judge holds the verdict on each expect.judge item, in order; nil
+	// when the scenario has none or the trial was not judged.
+	Judge []Verdict `json:"judge,omitempty"`
+	// JudgeTokens sums the judge models' calls of this trial (not in
+	// Tokens, which counts the model under evaluation); their price, when
+	// known, is in Cost.
+	JudgeTokens *Tokens `json:"judge_tokens,omitempty"`
 }
 
 // EvalUser is what a trial's simulated user (setup.user) spent: its model

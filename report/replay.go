@@ -66,6 +66,10 @@ type ScenarioResult struct {
 	Expectations []Expectation `json:"expectations,omitempty"`
 	// Transcript is nil when the scenario did not run.
 	Transcript *Transcript `json:"transcript,omitempty"`
+	// Judge holds the verdict on each expect.judge item, in order, as the
+	// replay re-used it from the scenario's judge: section; nil when the
+	// scenario has none.
+	Judge []Verdict `json:"judge,omitempty"`
 }
 
 // Expectation is one key of a scenario's expect block and whether it held.

@@ -23,12 +23,23 @@
 // message, simulated users that write N messages and stop, or fail): see
 // converse.
 //
+// Two more models are judges (expect.judge), answering a judge request
+// with a verdict in one text answer:
+//
+//	judge          {"score": 1, "pass": true, ...} when the request's last
+//	               message holds `hello\nworld` (the right write, as a
+//	               transcript shows its arguments) or the word "secret",
+//	               else {"score": 0, "pass": false, ...}; the reason quotes
+//	               the last line of the last message
+//	judge-garbage  "I would say it passes." (no verdict)
+//
 // Answers are encoded by llm/wire. Options.RateLimited answers that many requests, first, with HTTP 429 and
 // Retry-After. Options.Latency sleeps in the handler before answering (for
 // benchmarks; never in a test's assertions).
 package chatserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -145,6 +156,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	conversation := s.conversations[call.Model]
 	s.mu.Unlock()
 
+	if strings.HasPrefix(call.Model, "judge") {
+		wire.WriteResponse(w, call, &llm.Response{Message: llm.AssistantMessage(verdict(call)), Usage: usage}, &wire.Options{Chunk: 1 << 20, ID: "chatcmpl-1"})
+		return
+	}
 	if call.Model == "garbage" {
 		w.Header().Set("Content-Type", wire.ContentJSON)
 		fmt.Fprint(w, `{"id": "x", "choices": [{"index": 0, "message": {"role": "assis`)
@@ -174,6 +189,20 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// The whole text and each call's arguments in one fragment.
 	wire.WriteResponse(w, call, &llm.Response{Message: msg, Usage: usage}, &wire.Options{Chunk: 1 << 20, ID: "chatcmpl-1"})
+}
+
+// verdict is a judge model's answer to call.
+func verdict(call *wire.Call) string {
+	if call.Model == "judge-garbage" {
+		return "I would say it passes."
+	}
+	last, _ := call.Request.LastMessage()
+	lines := strings.Split(strings.TrimRight(last.Content, "\n"), "\n")
+	reason, _ := json.Marshal("the text ends with " + lines[len(lines)-1])
+	if strings.Contains(last.Content, `hello\nworld`) || strings.Contains(last.Content, "secret") {
+		return `{"score": 1, "pass": true, "reason": ` + string(reason) + `}`
+	}
+	return `{"score": 0, "pass": false, "reason": ` + string(reason) + `}`
 }
 
 // usage is what every answer reports.

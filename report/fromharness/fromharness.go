@@ -16,6 +16,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -30,6 +31,9 @@ func ScenarioResult(v *harness.Verdict, elapsed time.Duration) report.ScenarioRe
 	if v.Outcome != nil {
 		r.Termination, r.Iterations = string(v.Outcome.Termination), v.Outcome.Iterations
 		r.Transcript = Transcript(v.Outcome)
+		if v.Scenario != nil {
+			r.Judge = Verdicts(v.Scenario, v.Outcome)
+		}
 	}
 	switch {
 	case v.Err != nil:
@@ -146,6 +150,29 @@ func userMessagesByTurn(msgs []llm.Message) [][]string {
 			out = append(out, pending)
 			pending = nil
 		}
+	}
+	return out
+}
+
+// Verdicts returns the report's verdict on each expect.judge item of s, from
+// o.Judged: the judge's answer and whether the item held, or why there is
+// no verdict. Nil when s has no expect.judge item.
+func Verdicts(s *scenario.Scenario, o *harness.Outcome) []report.Verdict {
+	if s.Expect == nil || len(s.Expect.Judges) == 0 {
+		return nil
+	}
+	out := make([]report.Verdict, len(s.Expect.Judges))
+	for i, item := range s.Expect.Judges {
+		rv := report.Verdict{Index: i, Rubric: item.Rubric, On: item.On, Threshold: item.Threshold, Problem: "not judged"}
+		if i < len(o.Judged) {
+			r := o.Judged[i]
+			rv.Problem = r.Problem
+			if v := r.Verdict; v != nil {
+				rv.Model, rv.Judged, rv.Score, rv.JudgePass, rv.Reason = v.Model, v.Judged, v.Score, v.Pass, v.Reason
+				rv.Passed = r.Passed(item)
+			}
+		}
+		out[i] = rv
 	}
 	return out
 }

@@ -1,0 +1,85 @@
+package evalrun
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/internal/chatserver"
+)
+
+// judgeSecret is in the judged scenario's input, so in its transcript.
+const judgeSecret = "sk-proj-abcdefghijklmnopqrstuvwxyz0123"
+
+// unjudged is unrecorded, scored by a rubric on its transcript.
+var unjudged = strings.Replace(unrecorded, "  files: {notes.txt: \"hello\\nworld\\n\"}\n",
+	"  judge: {rubric: \"appends world on a line of its own\", on: transcript}\n", 1)
+
+// TestRecordJudgeReplay: record asks the judge and writes its verdict into
+// the file (redacted); replay re-uses it with no request at all; an edited
+// final text fails closed until --mode judge records the verdict again;
+// a verdict no item uses fails; eval --judge-model scores with the judge.
+func TestRecordJudgeReplay(t *testing.T) {
+	srv := chatserver.New(nil)
+	defer srv.Close()
+	src := strings.Replace(unjudged, "Append 'world' to notes.txt.", "Append 'world' to notes.txt. My key is "+judgeSecret+".", 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": src})
+	path := filepath.Join(dir, "files", "append.yaml")
+	code, out, errOut := recordLive(context.Background(), "--model", "openai-compatible/right", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, path)
+	if code != exitOK || !strings.Contains(out, "    judged: 1 judge call(s), 50 tokens in, 10 out\n") || !strings.Contains(out, "PASS  replaying the recording") {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	_, judge, ok := strings.Cut(string(data), "\njudge:\n")
+	if !ok || strings.Contains(judge, judgeSecret) || !strings.Contains(judge, "    model: openai-compatible/judge\n    on: transcript\n") || !strings.Contains(judge, "    pass: true\n") {
+		t.Fatalf("the recorded file has no judge: section, or it keeps the secret:\n%s", data)
+	}
+
+	requests := srv.Requests()
+	if code, out, _ := runCmd(t, "replay", path); code != exitOK {
+		t.Errorf("replay: exit %d\n%s", code, out)
+	}
+	edited := strings.Replace(string(data), "content: done\n", "content: done, I think\n", 1)
+	if edited == string(data) {
+		t.Fatalf("no final text to edit:\n%s", data)
+	}
+	os.WriteFile(path, []byte(edited), 0o644)
+	code, out, _ = runCmd(t, "replay", path)
+	if code != exitFailed || !strings.Contains(out, ": judge[0]: the judged text changed: re-record the verdict with `evalrun record --mode judge --judge-model PROVIDER/MODEL "+path+"`") ||
+		!strings.Contains(out, "+assistant: done, I think") {
+		t.Errorf("replay of the edited tape: exit %d\n%s", code, out)
+	}
+	if n := srv.Requests() - requests; n != 0 {
+		t.Errorf("the replays made %d requests; want none", n)
+	}
+
+	// --mode judge records the verdict on the tape as it now is.
+	code, out, errOut = recordLive(context.Background(), "--mode", "judge", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, path)
+	if code != exitOK || !strings.Contains(out, "    judged: 1 judge call(s)") || srv.Requests()-requests != 1 {
+		t.Fatalf("--mode judge: exit %d, %d requests\n%s\n%s", code, srv.Requests()-requests, out, errOut)
+	}
+	if code, out, _ := runCmd(t, "replay", path); code != exitOK {
+		t.Errorf("replay after --mode judge: exit %d\n%s", code, out)
+	}
+
+	// The item removed: its verdict is left unused, and the replay fails.
+	data, _ = os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(data), "  judge: {rubric: \"appends world on a line of its own\", on: transcript}\n", "", 1)), 0o644)
+	if code, out, _ := runCmd(t, "replay", path); code != exitFailed || !strings.Contains(out, ": judge[0]: no expect.judge item uses this recorded verdict") {
+		t.Errorf("replay with the item removed: exit %d\n%s", code, out)
+	}
+
+	// eval: the judge scores live trials.
+	os.WriteFile(path, []byte(src), 0o644)
+	jsonOut := filepath.Join(t.TempDir(), "eval.json")
+	code, out, errOut = runCmd(t, "eval", "--model", "openai-compatible/right", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, "--trials", "2", "--json", jsonOut, path)
+	report, _ := os.ReadFile(jsonOut)
+	if code != exitOK || !strings.Contains(string(report), `"judge": [`) || !strings.Contains(string(report), `"judge_pass": true`) || strings.Contains(string(report), judgeSecret) {
+		t.Errorf("eval: exit %d\n%s\n%s\n%s", code, out, errOut, report)
+	}
+	if code, _, errOut := runCmd(t, "eval", "--model", "openai-compatible/right", "--base-url", srv.URL, path); code != exitUsage || !strings.Contains(errOut, "expect.judge[0]: no judge model") {
+		t.Errorf("eval without a judge model: exit %d\n%s", code, errOut)
+	}
+}
