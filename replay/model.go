@@ -168,7 +168,8 @@ func (m *Model) check(e *Entry, req *llm.Request, st step) error {
 	var fields []string
 	var diff strings.Builder
 	if m.track {
-		f, d := compareOffered(m.expect, st.offered, m.file)
+		// As for the messages, the tape's redaction is applied first.
+		f, d := compareOffered(m.expect, redactedOffered(m.expect, st.offered), m.file)
 		fields = append(fields, f...)
 		diff.WriteString(d)
 		if e.Request != nil {

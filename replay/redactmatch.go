@@ -1,6 +1,8 @@
 package replay
 
 import (
+	"bytes"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -134,5 +136,87 @@ func applyRedactionNew(recorded, added []llm.Message, calls map[string]bool) {
 		if fixed, changed := redactedMessage(recorded[i], added[i], calls); changed {
 			added[i] = fixed
 		}
+	}
+}
+
+// redactedOffered returns got with each system prompt, tool description
+// and schema that want (what the tape says was offered) holds redacted,
+// and that matches it, replaced by want's: what applyRedaction does for
+// the messages. got itself is returned when nothing is replaced; it is
+// never changed.
+func redactedOffered(want, got *Offered) *Offered {
+	if want.empty() || got == nil {
+		return got
+	}
+	var out *Offered // a copy of got, made on the first change
+	own := func() *Offered {
+		if out == nil {
+			out = &Offered{System: slices.Clone(got.System), Tools: slices.Clone(got.Tools), Line: got.Line}
+		}
+		return out
+	}
+	for i := range min(len(want.System), len(got.System)) {
+		if w := want.System[i]; w != got.System[i] && strings.Contains(w, Redacted) && MatchesRedacted(w, got.System[i]) {
+			own().System[i] = w
+		}
+	}
+	for _, w := range want.Tools {
+		i := slices.IndexFunc(got.Tools, func(t llm.ToolDefinition) bool { return t.Name == w.Name })
+		if i < 0 {
+			continue
+		}
+		g := got.Tools[i]
+		if w.Description != g.Description && strings.Contains(w.Description, Redacted) && MatchesRedacted(w.Description, g.Description) {
+			own().Tools[i].Description = w.Description
+		}
+		if bytes.Contains(w.Parameters, []byte(Redacted)) && !sameJSON(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters) {
+			own().Tools[i].Parameters = w.Parameters
+		}
+	}
+	if out == nil {
+		return got
+	}
+	return out
+}
+
+// matchesRedactedJSON reports whether the JSON values want and got are
+// equal with each string of want holding Redacted matching got's as
+// MatchesRedacted does.
+func matchesRedactedJSON(want, got []byte) bool {
+	w, okW := decodeJSON(want)
+	g, okG := decodeJSON(got)
+	return okW && okG && matchesRedactedValue(w, g)
+}
+
+func matchesRedactedValue(w, g any) bool {
+	switch w := w.(type) {
+	case string:
+		g, ok := g.(string)
+		return ok && MatchesRedacted(w, g)
+	case map[string]any:
+		g, ok := g.(map[string]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for k, v := range w {
+			gv, ok := g[k]
+			if !ok || !matchesRedactedValue(v, gv) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		g, ok := g.([]any)
+		if !ok || len(g) != len(w) {
+			return false
+		}
+		for i := range w {
+			if !matchesRedactedValue(w[i], g[i]) {
+				return false
+			}
+		}
+		return true
+	default:
+		return reflect.DeepEqual(w, g)
 	}
 }

@@ -1,0 +1,49 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// TestReplayAppliesTheTapesRedactionToWhatWasOffered: a secret in the
+// system prompt, a tool's description or its schema was recorded as
+// Redacted; the live request, which holds it, still replays, while any
+// other change of the prompt or the tool still diverges with its diff
+// (issue 22).
+func TestReplayAppliesTheTapesRedactionToWhatWasOffered(t *testing.T) {
+	tape := &Tape{
+		Offered: &Offered{
+			System: []string{"You deploy with the key [REDACTED]; never say it."},
+			Tools: []llm.ToolDefinition{{Name: "deploy", Description: "Deploys with the token [REDACTED].",
+				Parameters: []byte(`{"type":"object","properties":{"env":{"type":"string","description":"like [REDACTED]"}}}`)}},
+		},
+		Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
+	}
+	req := func(system, desc, schemaDesc string) *llm.Request {
+		return &llm.Request{
+			Messages: []llm.Message{llm.SystemMessage(system), llm.UserMessage("go")},
+			Tools: []llm.ToolDefinition{{Name: "deploy", Description: desc,
+				Parameters: []byte(`{"properties": {"env": {"description": "` + schemaDesc + `", "type": "string"}}, "type": "object"}`)}},
+		}
+	}
+	const key = "sk-proj-Lk9QmZ2xW7pRs4TuV8yNa3Bc6De1Fg5Hj"
+	if _, err := NewModel(tape, nil).Generate(context.Background(), req("You deploy with the key "+key+"; never say it.", "Deploys with the token "+key+".", "like "+key)); err != nil {
+		t.Fatalf("the redacted secrets did not match: %v", err)
+	}
+	for _, c := range []struct {
+		name, system, desc, schemaDesc, want string
+	}{
+		{"prompt", "You deploy with the key " + key + "; say it.", "Deploys with the token " + key + ".", "like " + key, "offered.system"},
+		{"description", "You deploy with the key " + key + "; never say it.", "Deploys with " + key + ".", "like " + key, "offered.tools"},
+		{"schema", "You deploy with the key " + key + "; never say it.", "Deploys with the token " + key + ".", "as " + key, "offered.tools"},
+	} {
+		_, err := NewModel(tape, nil).Generate(context.Background(), req(c.system, c.desc, c.schemaDesc))
+		if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s changed: %v; want a divergence in %s", c.name, err, c.want)
+		}
+	}
+}
