@@ -60,6 +60,20 @@ func TestTest(t *testing.T) {
 	if passed || !strings.Contains(out, "updated "+filepath.Join(dir, "files", "ok.golden.yaml")) {
 		t.Fatalf("-update:\n%s", out)
 	}
+	// -update writes a failing scenario's golden but does not bless it: the
+	// scenario still fails, saying so (issue 22); the others pass.
+	for _, want := range []string{
+		"--- PASS: TestHelperHarnessTest/files/ok ",
+		"--- FAIL: TestHelperHarnessTest/files/bad ",
+		"the golden " + filepath.Join(dir, "files", "bad.golden.yaml") + " was written, but the scenario fails: it is not blessed until the failures above are fixed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("-update: the output lacks %q:\n%s", want, out)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "files", "bad.golden.yaml")); err != nil || !strings.Contains(string(data), "final: hello") {
+		t.Errorf("-update did not write the failing scenario's golden (%v):\n%s", err, data)
+	}
 	out, passed = goTest(t, dir)
 	for _, want := range []string{
 		"--- PASS: TestHelperHarnessTest/files/ok ",
