@@ -27,7 +27,7 @@ func TestTapeReadEntryByEntry(t *testing.T) {
 		if werr != nil || whole.NoTape {
 			return nil // not a scenario, or one of a test of bad input
 		}
-		cut, cerr := Parse(data, path, "s")
+		cut, cerr := parseCutFrom(data, path, "s", 0)
 		if cerr != nil || !reflect.DeepEqual(cut, whole) {
 			t.Errorf("%s: read entry by entry, it differs from reading it whole (%v)", path, cerr)
 		}
@@ -45,7 +45,7 @@ func TestTapeReadEntryByEntry(t *testing.T) {
 		"format: tapeloop/v1\ninput: &in [{role: user, content: go}]\ntape:\n  - response: {content: a}\n  - response: {content: *in}\n",
 	} {
 		whole, werr := parse([]byte(src), "s.yaml", "s", false)
-		cut, cerr := Parse([]byte(src), "s.yaml", "s")
+		cut, cerr := parseCutFrom([]byte(src), "s.yaml", "s", 0)
 		if werr == nil || cerr == nil || cerr.Error() != werr.Error() || cut != nil || whole != nil {
 			t.Errorf("%q:\nread in pieces: %v\nread whole: %v", src, cerr, werr)
 		}
