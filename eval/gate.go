@@ -124,21 +124,39 @@ func backoff(n int) time.Duration {
 	return d
 }
 
-// Retrying returns model behind the admission and retry that every eval
-// trial's calls go through (the same gate and policy): each call waits at
-// one gate shared by the calls of the returned model, a 429 pauses them all
-// for the server's Retry-After (or a backoff doubling from 1 s), and a call
-// that failed with a retryable error (rate limit, overload, timeout,
-// malformed response) is made again up to retries times, an unreachable
-// server once, after the server's Retry-After or the backoff. A transient
-// failure that a retry overcame never reaches the caller; the last failure
-// does. c waits; nil means the real clock. evalrun record uses it so that
-// a recording waits out a 429 as eval does.
-func Retrying(model llm.Model, c clock.Clock, retries int) llm.Model {
+// Gate is the admission control of one provider's calls outside eval.Run,
+// the one eval's trials use: it holds every call of the models wrapped
+// with it (Retrying) while the provider asked for a pause (a 429's
+// Retry-After, or a backoff doubling from 1 s over consecutive rate
+// limits). A recording of many scenarios shares one, so that a pause a
+// scenario ran into holds the next scenario's first call too, and the
+// backoff's strikes go on rather than starting again. Its clock waits; a
+// nil clock is the real one. The zero Gate is not usable: use NewGate.
+type Gate struct{ g *gate }
+
+// NewGate returns a Gate that waits on c (nil: the real clock).
+func NewGate(c clock.Clock) *Gate {
 	if c == nil {
 		c = clock.Real{}
 	}
-	return &retrying{m: &meter{model: model, gate: newGate(c, Limit{}), clock: c, retries: retries}}
+	return &Gate{g: newGate(c, Limit{})}
+}
+
+// Retrying returns model behind the gate and the retry that every eval
+// trial's calls go through: each call waits at g, a 429 pauses every model
+// of g for the server's Retry-After (or the backoff), and a call that
+// failed with a retryable error (rate limit, overload, timeout, malformed
+// response) is made again up to retries times, an unreachable server once,
+// after the server's Retry-After or the backoff. A transient failure that a
+// retry overcame never reaches the caller; the last failure does.
+func (g *Gate) Retrying(model llm.Model, retries int) llm.Model {
+	return &retrying{m: &meter{model: model, gate: g.g, clock: g.g.clock, retries: retries}}
+}
+
+// Retrying returns model behind a Gate of its own on clock c (nil: the
+// real clock), as NewGate(c).Retrying(model, retries).
+func Retrying(model llm.Model, c clock.Clock, retries int) llm.Model {
+	return NewGate(c).Retrying(model, retries)
 }
 
 // retrying is a meter that keeps no measurements.

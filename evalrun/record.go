@@ -62,6 +62,9 @@ type recordConfig struct {
 	capture  []string
 	redactor *replay.Redactor
 	open     openFunc
+	// gates are the providers' gates, one per provider, shared by every
+	// scenario of the run (gateFor).
+	gates map[string]*eval.Gate
 	// jsonPath is --json; jsonOut is where "-" writes (standard output,
 	// while the text goes to standard error).
 	jsonPath string
@@ -328,6 +331,23 @@ func (c *recordConfig) verifyWritten(ctx context.Context, e *env, t target, r *r
 	}
 }
 
+// gateFor returns the gate of model's provider (PROVIDER/MODEL), made on
+// first use: every call of the run to that provider, in every scenario and
+// by the simulated user and the judges too, waits at the same gate, as
+// eval's trials do.
+func (c *recordConfig) gateFor(e *env, model string) *eval.Gate {
+	provider, _, _ := llm.ParseModelName(model)
+	if c.gates == nil {
+		c.gates = map[string]*eval.Gate{}
+	}
+	g := c.gates[provider]
+	if g == nil {
+		g = eval.NewGate(e.clock)
+		c.gates[provider] = g
+	}
+	return g
+}
+
 // sameEntry reports whether b, an entry of a new tape, is a, the old
 // tape's entry: the same model entry, or a user turn with the same message.
 func sameEntry(b, a replay.Entry) bool {
@@ -389,7 +409,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 		// out as eval does (a 429's Retry-After, a backoff) and record only
 		// the answer. A scenario whose setup.loop.model_retry asks for
 		// retries, or that scripts faults, records every failure.
-		model = eval.Retrying(model, e.clock, eval.DefaultModelRetries)
+		model = c.gateFor(e, c.model).Retrying(model, eval.DefaultModelRetries)
 	}
 	lm := &liveModel{rec: replay.NewRecorder(model, &replay.RecorderOptions{Redactor: c.redactor})}
 	for _, en := range old {

@@ -53,7 +53,7 @@ func (c *recordConfig) judgeRecording(ctx context.Context, e *env, s *scenario.S
 		if err != nil {
 			return nil, err
 		}
-		j := &judgeCounter{m: eval.Retrying(m, e.clock, eval.DefaultModelRetries)}
+		j := &judgeCounter{m: c.gateFor(e, name).Retrying(m, eval.DefaultModelRetries)}
 		opened[name] = j
 		return j, nil
 	}

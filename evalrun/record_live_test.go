@@ -14,7 +14,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/builtin" // the providers llm.Open finds by name
 )
@@ -33,6 +35,14 @@ type chatServer struct {
 	block func(n int, r *http.Request)
 	// anthropic makes it speak the Messages API instead.
 	anthropic bool
+	// limited, when set, is asked for each request by number (from 1)
+	// whether to answer it with HTTP 429: its Retry-After in seconds, or
+	// "" to answer from the script (whose answers are numbered without
+	// the 429s). clock, when set, stamps each request's arrival in at.
+	limited func(n int) string
+	clock   clock.Clock
+	at      []time.Time
+	served  int
 }
 
 // chatAnswer is a text or one tool call, with its usage.
@@ -58,6 +68,24 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if s.block != nil {
 		s.block(n, r)
+	}
+	if s.clock != nil {
+		s.mu.Lock()
+		s.at = append(s.at, s.clock.Now())
+		s.mu.Unlock()
+	}
+	if s.limited != nil {
+		if after := s.limited(n); after != "" {
+			w.Header().Set("Retry-After", after)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}`)
+			return
+		}
+		s.mu.Lock()
+		s.served++
+		n = s.served
+		s.mu.Unlock()
 	}
 	want := "/v1/chat/completions"
 	if s.anthropic {

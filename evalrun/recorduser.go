@@ -22,5 +22,5 @@ func (c *recordConfig) user(ctx context.Context, e *env, s *scenario.Scenario) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: setup.user.model: %w", s.At(u.Line), err)
 	}
-	return eval.NewUser(eval.Retrying(m, e.clock, eval.DefaultModelRetries), u), nil
+	return eval.NewUser(c.gateFor(e, u.Model).Retrying(m, eval.DefaultModelRetries), u), nil
 }
