@@ -58,7 +58,7 @@ func evalPage(e *Eval) *page {
 		for _, t := range s.TrialsDetail {
 			r.Seconds += t.DurationMS / 1000
 			tv := trialView{Label: fmt.Sprintf("trial %d", t.Trial), Status: t.Status, Termination: t.Termination,
-				Iterations: t.Iterations, Failures: t.Failures, Transcript: t.Transcript}
+				Iterations: t.Iterations, Failures: t.Failures, Transcript: t.Transcript, Verdicts: t.Judge}
 			if t.Error != "" && t.Status == StatusError {
 				tv.Failures = append(tv.Failures, t.Error)
 			}

@@ -92,6 +92,9 @@ type trialView struct {
 	// expectations look (EvalTrial.EndState); empty otherwise.
 	EndFiles []endFile
 	EndState string
+	// Verdicts are the judges' verdicts on the scenario's expect.judge
+	// items, shown beside the final answer they judged; nil when none.
+	Verdicts []Verdict
 }
 
 // endFile is one file of a trial's end state; Missing: it did not exist.
@@ -250,7 +253,7 @@ func replayPage(r *Replay) *page {
 		}
 		if s.Transcript != nil {
 			rw.Trials = []trialView{{Label: "replay", Status: s.Status, Termination: s.Termination,
-				Iterations: s.Iterations, Transcript: s.Transcript}}
+				Iterations: s.Iterations, Transcript: s.Transcript, Verdicts: s.Judge}}
 		}
 		showDivergenceOnce(&rw)
 		p.Rows = append(p.Rows, rw)
