@@ -587,14 +587,19 @@ func (v *view) decode(text, folded []byte, maps bool) {
 		v.from, v.to = make([]int, 0, len(s)), make([]int, 0, len(s))
 	}
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c != '\r' && c != '\n' && c != '\\' && c != '%' { // the common case: the byte itself
-			v.text = append(v.text, c)
-			if maps {
-				v.from = append(v.from, i)
-				v.to = append(v.to, i+1)
+		if !special[s[i]] { // the common case: a run of bytes that are themselves
+			j := i + 1
+			for j < len(s) && !special[s[j]] {
+				j++
 			}
-			i++
+			v.text = append(v.text, s[i:j]...)
+			if maps {
+				for k := i; k < j; k++ {
+					v.from = append(v.from, k)
+					v.to = append(v.to, k+1)
+				}
+			}
+			i = j
 			continue
 		}
 		b, nb, n, lineBreak := decodeAt(s, i)
@@ -639,6 +644,10 @@ func (v *view) decode(text, folded []byte, maps bool) {
 	}
 }
 
+// special marks the bytes that may start something decodeAt decodes: a
+// line break, an escape or a %XX; every other byte stands for itself.
+var special = [256]bool{'\r': true, '\n': true, '\\': true, '%': true}
+
 // lineBreaks are the line breaks decodeAt knows, written and escaped.
 var lineBreaks = []string{"\r\n", `\r\n`, "\n", "\r", `\n`, `\r`, `\u000a`, `\u000A`, `\u000d`, `\u000D`}
 
@@ -646,6 +655,9 @@ var lineBreaks = []string{"\r\n", `\r\n`, "\n", "\r", `\n`, `\r`, `\u000a`, `\u0
 // it takes in s, and whether it is a line break (written, escaped as \n,
 // \r or \u000a, or CR LF either way).
 func decodeAt(s string, i int) (b [utf8.UTFMax]byte, nb, n int, lineBreak bool) {
+	if s[i] == '\n' { // the commonest, and no other line break starts with it
+		return b, 0, 1, true
+	}
 	rest := s[i:]
 	for _, br := range lineBreaks {
 		if strings.HasPrefix(rest, br) {

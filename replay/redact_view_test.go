@@ -1,6 +1,9 @@
 package replay
 
 import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,5 +46,72 @@ func TestGitHubTokenPrefixes(t *testing.T) {
 	tok := "github_pat_" + strings.Repeat("aB3_", 12)
 	if got := r.Quiet(tok); got != Redacted {
 		t.Errorf("github_pat_: got %q", got)
+	}
+}
+
+// goldenLike is a text shaped like a golden file: short indented lines of
+// YAML, prose, JSON arguments and diffs, about 7 KB, holding no secret.
+func goldenLike() string {
+	var b strings.Builder
+	b.WriteString("name: ten-turns\ntermination: final_text\niterations: 11\nturns:\n")
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, "  - turn: %d\n    response:\n      content: 'Turn %d: reading and appending.'\n    calls:\n", i, i)
+		fmt.Fprintf(&b, "      - id: r%d\n        name: read_file\n        arguments: '{\"path\": \"log.txt\"}'\n        result: |\n          start\n", i)
+		fmt.Fprintf(&b, "      - id: w%d\n        name: append_file\n        arguments: '{\"path\": \"log.txt\", \"content\": \"line %d\\n\"}'\n", i, i)
+		fmt.Fprintf(&b, "        result: appended 7 bytes to log.txt (%d bytes)\n    diff: |\n      diff --git a/log.txt b/log.txt\n      --- a/log.txt\n      +++ b/log.txt\n       start\n      +line %d\n", 6+7*i, i)
+	}
+	b.WriteString("final: Done.\nworkspace:\n  - path: log.txt\n    content: |\n      start\n")
+	return b.String()
+}
+
+// BenchmarkRedactGolden measures the default policy's redaction of a
+// golden-sized text that holds no secret: what every golden pays.
+func BenchmarkRedactGolden(b *testing.B) {
+	r := NewRedactor(&RedactorOptions{Environ: []string{}})
+	text := goldenLike()
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if r.Quiet(text) != text {
+			b.Fatal("a text without secrets was changed")
+		}
+	}
+}
+
+// TestViewDecodesAlikeWithAndWithoutMaps: the text and folded text a view
+// matches on are decoded once without the map to the original and again
+// with it (index) when something is found; both passes must give the same
+// text, folded text and line breaks, and the map must lead each decoded
+// byte back to what it came from.
+func TestViewDecodesAlikeWithAndWithoutMaps(t *testing.T) {
+	pieces := []string{"a", "Z", " ", "\t", "\n", "\r\n", "\r", `\n`, `\r\n`, `\u000a`, `\"`, `\\`, `\/`, `\t`,
+		`\u0041`, `\ud83d\ude00`, `\ud83d`, "%41", "%4", "%", `\`, `\u00`, "é", "sk-", "line of text "}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(40) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		s := b.String()
+		v := newView(s)
+		text, folded, breaks := string(v.text), string(v.folded), slices.Clone(v.breaks)
+		v.index()
+		w := &view{orig: s}
+		w.decode(nil, nil, true)
+		if string(w.text) != text || string(w.folded) != folded || !slices.Equal(w.breaks, breaks) {
+			t.Fatalf("%q: without maps %q %q %v, with maps %q %q %v", s, text, folded, breaks, w.text, w.folded, w.breaks)
+		}
+		if len(v.from) != len(text) || len(v.to) != len(text) || len(v.foldAt) != len(folded) {
+			t.Fatalf("%q: maps of %d, %d and %d entries for %d bytes of text and %d folded", s, len(v.from), len(v.to), len(v.foldAt), len(text), len(folded))
+		}
+		for i := range text {
+			if v.from[i] >= v.to[i] || v.to[i] > len(s) || i > 0 && v.from[i] < v.from[i-1] {
+				t.Fatalf("%q: text[%d] comes from [%d, %d)", s, i, v.from[i], v.to[i])
+			}
+			if v.to[i]-v.from[i] == 1 && s[v.from[i]] != text[i] {
+				t.Fatalf("%q: text[%d] = %q comes from %q", s, i, text[i], s[v.from[i]:v.to[i]])
+			}
+		}
+		v.release()
 	}
 }
