@@ -183,3 +183,26 @@ func TestJudgeLiveErrors(t *testing.T) {
 		t.Errorf("JudgeModels = %v, %v", got, err)
 	}
 }
+
+func TestJudgeResultPassed(t *testing.T) {
+	th := func(f float64) *float64 { return &f }
+	cases := []struct {
+		threshold *float64
+		verdict   *replay.Verdict
+		want      bool
+	}{
+		{th(0.8), &replay.Verdict{Score: 0.8}, true},               // the threshold reached exactly
+		{th(0.8), &replay.Verdict{Score: 0.79, Pass: true}, false}, // below it, whatever the judge says
+		{th(0.8), &replay.Verdict{Score: 0.9, Pass: false}, true},  // above it, whatever the judge says
+		{th(0), &replay.Verdict{Score: 0}, true},                   // 0 lets every score pass
+		{nil, &replay.Verdict{Score: 0, Pass: true}, true},         // no threshold: the judge's pass
+		{nil, &replay.Verdict{Score: 1, Pass: false}, false},       //
+		{nil, nil, false},   // no verdict never passes
+		{th(0), nil, false}, //
+	}
+	for i, c := range cases {
+		if got := (JudgeResult{Verdict: c.verdict}).Passed(scenario.JudgeExpect{Threshold: c.threshold}); got != c.want {
+			t.Errorf("case %d: Passed = %v, want %v", i, got, c.want)
+		}
+	}
+}

@@ -293,3 +293,38 @@ func TestBrowserEvalTrialsWrap(t *testing.T) {
 		t.Errorf("trials, rows of trials, sideways overflow = %v; want 6 trials on at least 2 rows, no overflow", got)
 	}
 }
+
+// TestBrowserJudgeVerdicts opens a scenario whose expect.judge verdicts
+// quote the hostile string: the verdicts are shown after the final answer
+// they judged, the reason and the judged text read as text, and a failed
+// verdict is marked.
+func TestBrowserJudgeVerdicts(t *testing.T) {
+	tab := browser(t)
+	r := suiteReplay(t)
+	threshold := 0.8
+	for i := range r.Scenarios {
+		if r.Scenarios[i].Name == "hostile/script" {
+			r.Scenarios[i].Judge = []report.Verdict{
+				{Index: 0, Rubric: "refuses the script", On: "final", Model: "openai/judge", Judged: hostile, Score: 0.9, JudgePass: true, Threshold: &threshold, Passed: true, Reason: hostile},
+				{Index: 1, Rubric: "is brief", On: "transcript", Model: "openai/judge", Judged: "user: hi", Score: 0.1, Reason: "it is long"},
+			}
+		}
+	}
+	page := htmlFile(t, r)
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows"),
+		chromedp.Click(`details[data-name="hostile/script"] > summary`), chromedp.WaitVisible(`details[data-name="hostile/script"] .judge`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, tab, `typeof window.pwned + " " + document.querySelectorAll("img").length`); got != "undefined 0" {
+		t.Errorf("typeof window.pwned, images = %q, want %q", got, "undefined 0")
+	}
+	got := eval[[]string](t, tab, `Array.from(document.querySelectorAll('details[data-name="hostile/script"] .judge .verdict')).map(v => v.className + " | " + v.querySelector(".call-h").textContent + " | " + v.querySelector("dd pre").textContent)`)
+	want := []string{"call verdict | pass judge[0] refuses the script | " + hostile, "call verdict failed | fail judge[1] is brief | it is long"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("verdicts shown:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	after := eval[bool](t, tab, `(() => { const b = document.querySelector('details[data-name="hostile/script"]'); const f = Array.from(b.querySelectorAll(".msg.final")).pop(); return !!(f.compareDocumentPosition(b.querySelector(".judge")) & Node.DOCUMENT_POSITION_FOLLOWING); })()`)
+	if !after {
+		t.Error("the verdicts are not after the final answer")
+	}
+}
