@@ -26,6 +26,12 @@ type Offered struct {
 	// offered; they compare as a set, by name. Nil means not recorded; an
 	// empty non-nil slice records that none was offered.
 	Tools []llm.ToolDefinition
+	// ResponseSchema is the JSON Schema the request asked the answer to
+	// match (llm.Request.ResponseSchema: a structured finish). Nil means not
+	// recorded (not compared); an empty non-nil value records that the
+	// request asked for none. A tape's offered block states it only when the
+	// first request asked for one; an entry's request states its changes.
+	ResponseSchema json.RawMessage
 	// Line is the line of the block in its source file; 0 if not from a
 	// file. It is not encoded.
 	Line int
@@ -34,18 +40,19 @@ type Offered struct {
 // offeredKeys and toolDefKeys are the keys of an `offered:` block and of
 // each of its tools, in canonical order.
 var (
-	offeredKeys = []string{"system", "tools"}
+	offeredKeys = []string{"system", "tools", "response_schema"}
 	toolDefKeys = []string{"name", "description", "parameters"}
 )
 
 // OfferedOf returns what req offers the model: the content of its leading
-// system messages and copies of its tool definitions. Both fields are
-// non-nil; a nil req offers nothing.
+// system messages, copies of its tool definitions and of its response
+// schema. Every field is non-nil; a nil req offers nothing.
 func OfferedOf(req *llm.Request) *Offered {
-	o := &Offered{System: []string{}, Tools: []llm.ToolDefinition{}}
+	o := &Offered{System: []string{}, Tools: []llm.ToolDefinition{}, ResponseSchema: json.RawMessage{}}
 	if req == nil {
 		return o
 	}
+	o.ResponseSchema = append(o.ResponseSchema, req.ResponseSchema...)
 	for _, m := range req.Messages {
 		if m.Role != llm.RoleSystem {
 			break
@@ -79,6 +86,9 @@ func (o *Offered) Clone() *Offered {
 		return nil
 	}
 	c := &Offered{System: slices.Clone(o.System), Line: o.Line}
+	if o.ResponseSchema != nil {
+		c.ResponseSchema = append(json.RawMessage{}, o.ResponseSchema...)
+	}
 	if o.Tools != nil {
 		c.Tools = make([]llm.ToolDefinition, len(o.Tools))
 		for i, t := range o.Tools {
@@ -90,7 +100,19 @@ func (o *Offered) Clone() *Offered {
 }
 
 // empty reports whether o records nothing.
-func (o *Offered) empty() bool { return o == nil || o.System == nil && o.Tools == nil }
+func (o *Offered) empty() bool {
+	return o == nil || o.System == nil && o.Tools == nil && o.ResponseSchema == nil
+}
+
+// block returns o as a tape's offered block states it: without a response
+// schema when the request asked for none, so that a tape of a run without
+// a structured finish says nothing of it.
+func (o *Offered) block() *Offered {
+	if o != nil && o.ResponseSchema != nil && len(o.ResponseSchema) == 0 {
+		o.ResponseSchema = nil
+	}
+	return o
+}
 
 // with returns base with the parts over records replaced by over's: what a
 // request offered after an entry recorded a change. Either may be nil.
@@ -100,13 +122,16 @@ func (base *Offered) with(over *Offered) *Offered {
 	}
 	out := &Offered{Line: over.Line}
 	if base != nil {
-		out.System, out.Tools = base.System, base.Tools
+		out.System, out.Tools, out.ResponseSchema = base.System, base.Tools, base.ResponseSchema
 	}
 	if over.System != nil {
 		out.System = over.System
 	}
 	if over.Tools != nil {
 		out.Tools = over.Tools
+	}
+	if over.ResponseSchema != nil {
+		out.ResponseSchema = over.ResponseSchema
 	}
 	return out
 }
@@ -121,6 +146,11 @@ func changes(was, now, stated *Offered) *Offered {
 	}
 	if (stated == nil || stated.Tools != nil) && (was == nil || !sameTools(was.Tools, now.Tools)) {
 		out.Tools = now.Tools
+	}
+	// A tape's block states a response schema only when the first request
+	// had one: a block that pins anything pins the schema's changes too.
+	if (stated == nil || !stated.empty()) && now.ResponseSchema != nil && (was == nil || !sameSchema(was.ResponseSchema, now.ResponseSchema)) {
+		out.ResponseSchema = now.ResponseSchema
 	}
 	if out.empty() {
 		return nil
@@ -144,6 +174,15 @@ func sameTools(a, b []llm.ToolDefinition) bool {
 
 func sameTool(a, b llm.ToolDefinition) bool {
 	return a.Name == b.Name && a.Description == b.Description && sameJSON(a.Parameters, b.Parameters)
+}
+
+// sameSchema compares two response schemas: none (empty) equals none, and
+// schemas compare as JSON values.
+func sameSchema(a, b json.RawMessage) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return sameJSON(a, b)
 }
 
 // sameJSON compares two JSON texts as values (key order and spacing do not
@@ -209,6 +248,13 @@ func EncodeOffered(o *Offered) *yaml.Node {
 		}
 		yamlx.Add(n, "tools", seq)
 	}
+	switch {
+	case o.ResponseSchema == nil:
+	case len(o.ResponseSchema) == 0:
+		yamlx.Add(n, "response_schema", &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!null", Value: "null"})
+	default:
+		yamlx.Add(n, "response_schema", schemaNode(o.ResponseSchema))
+	}
 	return n
 }
 
@@ -266,6 +312,11 @@ func (d *decoder) offered(n *yaml.Node, path string) (*Offered, error) {
 			}
 		case "tools":
 			o.Tools, err = d.toolDefs(v, p)
+		case "response_schema":
+			o.ResponseSchema = json.RawMessage{} // null: none was asked for
+			if !yamlx.IsNull(v) {
+				o.ResponseSchema, err = d.schema(v, p)
+			}
 		}
 		return err
 	})

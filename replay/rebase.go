@@ -170,7 +170,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	t := out.Tape
 	var stated *Offered // the parts of the offered block the rebased tape states
 	if m.offered != nil || o.All {
-		now := restrict(m.x.first, m.offered, o.All)
+		now := restrict(m.x.first, m.offered, o.All).block()
 		redactOffered(red, now)
 		if m.offered != nil {
 			now.Line = m.offered.Line
@@ -252,6 +252,9 @@ func restrict(o, stated *Offered, all bool) *Offered {
 	if stated.Tools == nil {
 		c.Tools = nil
 	}
+	if stated.ResponseSchema == nil {
+		c.ResponseSchema = nil
+	}
 	return c
 }
 
@@ -261,11 +264,12 @@ func sameOffered(a, b *Offered) bool {
 		return a == b
 	}
 	return (a.System == nil) == (b.System == nil) && slices.Equal(a.System, b.System) &&
-		(a.Tools == nil) == (b.Tools == nil) && sameTools(a.Tools, b.Tools)
+		(a.Tools == nil) == (b.Tools == nil) && sameTools(a.Tools, b.Tools) &&
+		(a.ResponseSchema == nil) == (b.ResponseSchema == nil) && sameSchema(a.ResponseSchema, b.ResponseSchema)
 }
 
-// redactOffered redacts every string of o in place: the system prompts and
-// each tool's name, description and parameters.
+// redactOffered redacts every string of o in place: the system prompts,
+// each tool's name, description and parameters, and the response schema.
 func redactOffered(r *Redactor, o *Offered) {
 	if o == nil {
 		return
@@ -279,5 +283,8 @@ func redactOffered(r *Redactor, o *Offered) {
 		if len(t.Parameters) > 0 {
 			t.Parameters = []byte(r.Redact(string(t.Parameters)))
 		}
+	}
+	if len(o.ResponseSchema) > 0 {
+		o.ResponseSchema = []byte(r.Redact(string(o.ResponseSchema)))
 	}
 }

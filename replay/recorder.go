@@ -117,7 +117,7 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 func (r *Recorder) follow(req *llm.Request) step {
 	st := r.x.next(req)
 	if r.offered == nil {
-		r.offered = st.offered.Clone()
+		r.offered = st.offered.Clone().block()
 		redactOffered(r.redactor, r.offered)
 	}
 	return st

@@ -151,7 +151,7 @@ func redactedOffered(want, got *Offered) *Offered {
 	var out *Offered // a copy of got, made on the first change
 	own := func() *Offered {
 		if out == nil {
-			out = &Offered{System: slices.Clone(got.System), Tools: slices.Clone(got.Tools), Line: got.Line}
+			out = &Offered{System: slices.Clone(got.System), Tools: slices.Clone(got.Tools), ResponseSchema: got.ResponseSchema, Line: got.Line}
 		}
 		return out
 	}
@@ -172,6 +172,9 @@ func redactedOffered(want, got *Offered) *Offered {
 		if bytes.Contains(w.Parameters, []byte(Redacted)) && !sameJSON(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters) {
 			own().Tools[i].Parameters = w.Parameters
 		}
+	}
+	if w := want.ResponseSchema; bytes.Contains(w, []byte(Redacted)) && len(got.ResponseSchema) > 0 && !sameJSON(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema) {
+		own().ResponseSchema = w
 	}
 	if out == nil {
 		return got

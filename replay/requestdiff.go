@@ -38,7 +38,21 @@ func compareOffered(want, got *Offered, file string) (fields []string, diff stri
 		fmt.Fprintf(&b, "offered.tools%s: the tools changed:\n", at)
 		b.WriteString(toolsDiff(want.Tools, got.Tools))
 	}
+	if want.ResponseSchema != nil && !sameSchema(want.ResponseSchema, got.ResponseSchema) {
+		fields = append(fields, "offered.response_schema")
+		fmt.Fprintf(&b, "offered.response_schema%s: the response schema changed, as JSON:\n", at)
+		b.WriteString(divergenceDiff(responseSchemaText(want.ResponseSchema), responseSchemaText(got.ResponseSchema)))
+	}
 	return fields, b.String()
+}
+
+// responseSchemaText renders a response schema for a diff: its indented
+// JSON, or "(none)" when the request asked for none.
+func responseSchemaText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "(none)\n"
+	}
+	return schemaText(raw)
 }
 
 // systemText renders system prompts for a diff: one as its text, several
