@@ -202,3 +202,51 @@ func TestEachItemDropsEachItem(t *testing.T) {
 		t.Fatalf("EachItem gave %d items, %v; want 3", seen, err)
 	}
 }
+
+// FuzzParseCut checks on any text that ParseCut and EachItem read what
+// Parse reads, or refuse it as Parse does, or ask for the whole parse.
+//
+//	go test ./internal/yamlx -run '^$' -fuzz FuzzParseCut -fuzztime 60s
+func FuzzParseCut(f *testing.F) {
+	f.Add("format: tapeloop/v1\ntape:\n  - response: {content: a}\n  - response:\n      content: |\n        b\n")
+	f.Add("tape:\n- a\n- \"b\n- c\"\nx: 1\n")
+	f.Add("a: &x 1\ntape:\n  - *x\n  # c\n  - [1,\n  2]\n")
+	f.Fuzz(func(t *testing.T, src string) {
+		want, werr := (&Decoder{File: "f.yaml"}).Parse([]byte(src))
+		d := &Decoder{File: "f.yaml"}
+		root, cerr := d.ParseCut([]byte(src), "tape")
+		if werr != nil || cerr != nil {
+			if cerr == nil && d.cut == nil {
+				t.Fatalf("Parse refused it (%v), ParseCut read it whole", werr)
+			}
+			if cerr != nil && (werr == nil || cerr.Error() != werr.Error()) {
+				t.Fatalf("ParseCut refused it with %v, Parse with %v", cerr, werr)
+			}
+			if cerr == nil && werr == nil {
+				t.Fatal("unreachable")
+			}
+			if cerr == nil { // cut, and Parse refuses it: an item must ask for the whole parse
+				err := d.EachItem(d.cut.placeholder, func(int, *yaml.Node) error { return nil })
+				if !errors.Is(err, ErrCut) {
+					t.Fatalf("Parse refused it with %v; ParseCut and EachItem read it", werr)
+				}
+			}
+			return
+		}
+		if want == nil || root == nil {
+			if (want == nil) != (root == nil) {
+				t.Fatalf("Parse gave %v, ParseCut %v", want, root)
+			}
+			return
+		}
+		got, _, fellBack := cutOutcome(t, src)
+		if fellBack {
+			return
+		}
+		var b strings.Builder
+		dump(&b, want, 0)
+		if got != b.String() {
+			t.Fatalf("ParseCut read\n%s\nParse read\n%s", got, b.String())
+		}
+	})
+}
