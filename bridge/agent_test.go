@@ -61,10 +61,16 @@ func (a *notesAgent) tools() []any {
 // run answers the user's message and returns its final text.
 func (a *notesAgent) run(ctx context.Context, client *http.Client, baseURL, dir, user string) (string, error) {
 	msgs := []chatMessage{{Role: "system", Content: a.system}, {Role: "user", Content: user}}
+	return a.answer(ctx, client, baseURL, dir, &msgs)
+}
+
+// answer runs the loop on the conversation *msgs until the model answers
+// in text, appending each message to it, and returns the answer.
+func (a *notesAgent) answer(ctx context.Context, client *http.Client, baseURL, dir string, msgs *[]chatMessage) (string, error) {
 	for step := range 10 {
-		send, tools := msgs, a.tools()
+		send, tools := *msgs, a.tools()
 		if a.edit != nil {
-			send, tools = a.edit(step, slices.Clone(msgs), tools)
+			send, tools = a.edit(step, slices.Clone(*msgs), tools)
 		}
 		body, _ := json.Marshal(map[string]any{"model": "gpt-test", "messages": send, "tools": tools})
 		var resp struct {
@@ -79,15 +85,43 @@ func (a *notesAgent) run(ctx context.Context, client *http.Client, baseURL, dir,
 			return "", errors.New("no choices")
 		}
 		m := resp.Choices[0].Message
-		msgs = append(msgs, m)
+		*msgs = append(*msgs, m)
 		if len(m.ToolCalls) == 0 {
 			return m.Content, nil
 		}
 		for _, c := range m.ToolCalls {
-			msgs = append(msgs, chatMessage{Role: "tool", ToolCallID: c.ID, Content: runTool(dir, c.Function.Name, c.Function.Arguments)})
+			*msgs = append(*msgs, chatMessage{Role: "tool", ToolCallID: c.ID, Content: runTool(dir, c.Function.Name, c.Function.Arguments)})
 		}
 	}
 	return "", errors.New("too many steps")
+}
+
+// converse runs a as an application does a conversation: one history
+// across the user's turns, the input first, and after each answer the
+// user's next message (bridge.Run.NextUser) until there is none. With
+// turns > 0 it stops after that many answers whatever the user says.
+func (a *notesAgent) converse(turns int) bridge.Agent {
+	return func(ctx context.Context, r *bridge.Run) error {
+		msgs := []chatMessage{{Role: "system", Content: a.system}}
+		for _, m := range r.Input {
+			msgs = append(msgs, chatMessage{Role: string(m.Role), Content: m.Content})
+		}
+		for n := 1; ; n++ {
+			answer, err := a.answer(ctx, r.HTTPClient, r.OpenAIBaseURL, r.Dir, &msgs)
+			if err != nil {
+				return err
+			}
+			r.Final(answer)
+			if n == turns {
+				return nil
+			}
+			next, ok := r.NextUser(ctx)
+			if !ok {
+				return nil
+			}
+			msgs = append(msgs, chatMessage{Role: "user", Content: next.Content})
+		}
+	}
 }
 
 // post sends one request, retrying once after a 429.

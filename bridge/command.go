@@ -34,12 +34,22 @@ var ErrCommand = errors.New("the agent command failed")
 
 // CommandInput is what a setup.agent.command reads on its standard input:
 // one JSON object, {"scenario": NAME, "messages": [{"role": ROLE,
-// "content": TEXT}, ...]}, the scenario's input messages in order.
+// "content": TEXT}, ...]}, the scenario's input messages in order, on one
+// line. In a conversation (the tape holds user turns after the first, or
+// the user is simulated) it also holds "conversation": true, and stdin
+// stays open: the command prints each answer as a line {"final": TEXT}
+// (CommandAnswer) and reads the user's next message as a line
+// {"role": "user", "content": TEXT} (CommandMessage), until stdin ends:
+// the conversation is over and the command exits. Otherwise stdin ends
+// after the object and stdout, whole, is the final answer.
 type CommandInput struct {
 	// Scenario is the scenario's name.
 	Scenario string `json:"scenario"`
 	// Messages are the scenario's input messages.
 	Messages []CommandMessage `json:"messages"`
+	// Conversation is true when the user may speak again after an answer;
+	// false (left out) means one answer on stdout.
+	Conversation bool `json:"conversation,omitempty"`
 }
 
 // CommandMessage is one input message as a command reads it.
@@ -58,7 +68,9 @@ type CommandMessage struct {
 // set to a dummy key (a real key in tapeloop's environment never reaches
 // the agent), and setup.agent.env added. It writes a CommandInput to the
 // command's stdin and takes everything the command prints on stdout, less
-// one trailing newline, as the final answer. In the command, its arguments
+// one trailing newline, as the final answer; in a conversation it reads
+// each answer as a line and writes each user message back (see
+// CommandInput). In the command, its arguments
 // and env values, $SCENARIO_DIR stands for the directory of the scenario
 // file, so a script beside the scenario is [node, $SCENARIO_DIR/agent.js].
 //
@@ -126,14 +138,20 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	if err != nil {
 		return fmt.Errorf("%s: %w: %v", where, ErrCommand, err)
 	}
-	cmd.Stdin = bytes.NewReader(append(in, '\n'))
 	stdout := &cappedBuffer{max: MaxCommandOutput}
 	stderr := &tailBuffer{max: commandStderrTail}
-	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.Stderr = stderr
 	killGroup(cmd)
 	cmd.WaitDelay = 5 * time.Second
 
-	err = cmd.Run()
+	var talkErr error
+	if r.conversation {
+		err, talkErr = converse(ctx, cmd, r, in)
+	} else {
+		cmd.Stdin = bytes.NewReader(append(in, '\n'))
+		cmd.Stdout = stdout
+		err = cmd.Run()
+	}
 	tail := strings.TrimSpace(strings.ReplaceAll(stderr.String(), r.Dir, "$WORK"))
 	if tail != "" {
 		tail = "; its stderr ends:\n" + tail
@@ -143,6 +161,8 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 		return fmt.Errorf("%s %q: %w: it did not finish within %s and was killed%s", where, a.Command, ErrCommand, timeout, tail)
 	case stdout.over:
 		return fmt.Errorf("%s %q: %w: it printed more than %d bytes on stdout (its final answer)", where, a.Command, ErrCommand, MaxCommandOutput)
+	case talkErr != nil:
+		return fmt.Errorf("%s %q: %w: %v%s", where, a.Command, ErrCommand, talkErr, tail)
 	case err != nil:
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
@@ -150,13 +170,15 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 		}
 		return fmt.Errorf("%s %q: %w: %v", where, a.Command, ErrCommand, err)
 	}
-	final := strings.TrimSuffix(stdout.String(), "\n")
-	r.Final(strings.TrimSuffix(final, "\r"))
+	if !r.conversation {
+		final := strings.TrimSuffix(stdout.String(), "\n")
+		r.Final(strings.TrimSuffix(final, "\r"))
+	}
 	return nil
 }
 
 func commandInput(name string, r *Run) CommandInput {
-	in := CommandInput{Scenario: name, Messages: []CommandMessage{}}
+	in := CommandInput{Scenario: name, Messages: []CommandMessage{}, Conversation: r.conversation}
 	for _, m := range r.Input {
 		in.Messages = append(in.Messages, CommandMessage{Role: string(m.Role), Content: m.Content})
 	}

@@ -22,7 +22,15 @@ func (t *traffic) finish(r *Run, agentErr error) (*agent.RunResult, error, error
 		return nil, nil, err
 	}
 	run := &agent.RunResult{Messages: cloneMessages(r.Input)}
+	users := t.users
+	speak := func(before int) {
+		for len(users) > 0 && users[0].at <= before {
+			run.Messages = append(run.Messages, users[0].msg.Clone())
+			users = users[1:]
+		}
+	}
 	for i, ex := range t.log {
+		speak(i)
 		if !ex.retry {
 			run.ModelCalls++
 		}
@@ -50,6 +58,7 @@ func (t *traffic) finish(r *Run, agentErr error) (*agent.RunResult, error, error
 		}
 		run.Turns = append(run.Turns, turn)
 	}
+	speak(len(t.log))
 	final, reportedFinal := "", r.final != nil
 	if reportedFinal {
 		final = *r.final

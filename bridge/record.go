@@ -23,8 +23,10 @@ type RecordOptions struct {
 
 // Record runs agent on the bridged scenario s with model (a live one)
 // answering its calls through a replay.Recorder, and returns the outcome
-// and the tape recorded: what the model saw, redacted, and each answer or
-// provider error. WriteRecording puts the tape into the scenario's file.
+// and the tape recorded: what the model saw, redacted, each answer or
+// provider error, and in a conversation each user turn where it was
+// spoken (the tape's user turns drive a live run, see Run.NextUser).
+// WriteRecording puts the tape into the scenario's file.
 func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Model, opts *RecordOptions) (*harness.Outcome, *replay.Tape, error) {
 	if opts == nil {
 		opts = &RecordOptions{}
@@ -39,7 +41,22 @@ func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Mo
 	if err != nil {
 		return nil, nil, err
 	}
-	return o, rec.Tape(), nil
+	tape := rec.Tape()
+	tape.Entries = o.WithUserTurns(tape.Entries, rec.Redactor())
+	if ro.User == nil {
+		// The tape's user turns the run never reached stay, at its end.
+		spoken := 0
+		for _, t := range o.Turns {
+			if t.User != nil {
+				spoken++
+			}
+		}
+		for _, u := range s.UserTurns()[min(spoken, len(s.UserTurns())):] {
+			rec.Redactor().RedactMessage(&u)
+			tape.Entries = append(tape.Entries, replay.Entry{User: &u})
+		}
+	}
+	return o, tape, nil
 }
 
 // WriteRecording replaces the tape (and the offered block, when the tape

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
@@ -20,6 +21,7 @@ import (
 // Agent runs your agent on one scenario: it points its model client at r
 // (HTTPClient and a base URL), starts from r.Input in the directory r.Dir,
 // reports its final answer with r.Final (and any end state with r.State),
+// in a conversation goes on with r.NextUser's message after each answer,
 // and returns nil, or the error it ended with.
 type Agent func(ctx context.Context, r *Run) error
 
@@ -45,9 +47,13 @@ type Run struct {
 	// model calls are each turn's diff.
 	Dir string
 
-	mu    sync.Mutex
-	final *string
-	state map[string]any
+	mu      sync.Mutex
+	final   *string
+	state   map[string]any
+	traffic *traffic
+	users   *userSide
+	// conversation is set when the user may speak after an answer.
+	conversation bool
 }
 
 // Final reports the agent's final answer: the golden's final and what
@@ -85,6 +91,22 @@ type RunOptions struct {
 	Dir string
 	// Wire configures how answers are encoded; nil means wire's defaults.
 	Wire *wire.Options
+	// User, when set, writes the user's messages instead of the tape's user
+	// turns (a simulated user: setup.user), as harness.RunOptions.User
+	// does: after each answer it gets the conversation the user has seen
+	// (the input's user messages, each answer as the agent reported it
+	// with Run.Final, else the model's last text, and each user message),
+	// and its error ends the run with model_error naming the user model.
+	// Nil means the tape's user turns: served by the replay, which fails
+	// closed, or with Model set, in order (harness.UserScript).
+	User harness.UserFunc
+	// Observer, when set, sees the events the bridge makes of the traffic,
+	// in order: each model request (model_request, or model_retry for a
+	// failed request sent again unchanged), its answer (model_response, or
+	// model_error for every failed call, retried later or not), each user
+	// message (user_message), each turn's file effects (tool_end) and end
+	// (turn_end). Nil means none.
+	Observer agent.Observer
 }
 
 // ErrNotBridged is wrapped by the error of RunScenario for a scenario
@@ -131,7 +153,7 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		}
 		model = tape
 	}
-	tr, err := newTraffic(model, ws, rec.Observer(nil))
+	tr, err := newTraffic(model, ws, rec.Observer(opts.Observer))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
@@ -140,6 +162,18 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		Scenario: s, HTTPClient: Client(h), Handler: h,
 		OpenAIBaseURL: OpenAIBaseURL, AnthropicBaseURL: AnthropicBaseURL, APIKey: APIKey,
 		Input: cloneMessages(s.Input), Dir: dir,
+		traffic: tr, conversation: conversation(s, opts),
+	}
+	if r.users, err = userSource(s, tape, opts); err != nil {
+		return nil, err
+	}
+	// A tape that starts with a user turn starts the conversation with it,
+	// as a native run's does: it ends the input.
+	if len(s.Tape) > 0 && s.Tape[0].User != nil && r.users.sim == nil {
+		if m, ok := r.users.next(ctx); ok {
+			r.Input = append(r.Input, m)
+			rec.FirstUser(m)
+		}
 	}
 	agentErr := agent(ctx, r)
 	run, runErr, err := tr.finish(r, agentErr)
@@ -154,11 +188,7 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	o.Diverged = tr.diverged != nil
-	if tape != nil && !o.Diverged {
-		if err := tape.Unused(); err != nil {
-			o.Unused = append(o.Unused, fmt.Sprintf("%s: %v", s.Path, err))
-		}
-	}
+	o.Unused = append(o.Unused, r.users.unused(s, o, tape)...)
 	return o, nil
 }
 

@@ -41,6 +41,7 @@ type traffic struct {
 	open     bool // a turn answered and its diff not yet closed
 	attempts int  // failed attempts of the current call so far
 	diverged error
+	users    []spoken // the user turns the agent went on with
 }
 
 func newTraffic(model llm.Model, ws workspace.FS, observe agent.Observer) (*traffic, error) {
@@ -65,12 +66,7 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 		prev := t.log[n-1]
 		t.attempts++
 		ex.retry = true
-		kind := llm.ErrorKind("")
-		var pe *llm.ProviderError
-		if errors.As(prev.err, &pe) {
-			kind = pe.Kind
-		}
-		t.observe(agent.Event{Kind: agent.EventModelRetry, Attempt: t.attempts, ErrorKind: kind, Error: prev.err.Error()})
+		t.observe(agent.Event{Kind: agent.EventModelRetry, Attempt: t.attempts, ErrorKind: errorKind(prev.err), Error: prev.err.Error()})
 	} else {
 		t.attempts = 0
 		t.observe(agent.Event{Kind: agent.EventModelRequest, Request: req})
@@ -81,6 +77,11 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 	}
 	t.open = ex.err == nil
 	t.log = append(t.log, ex)
+	if ex.err != nil {
+		t.observe(agent.Event{Kind: agent.EventModelError, Attempt: t.attempts + 1, ErrorKind: errorKind(ex.err), Error: ex.err.Error()})
+	} else {
+		t.observe(agent.Event{Kind: agent.EventModelResponse, Response: ex.resp, Attempt: t.attempts + 1})
+	}
 	return ex.resp, ex.err
 }
 
@@ -117,6 +118,15 @@ func (t *traffic) closeTurn() error {
 	t.observe(agent.Event{Kind: agent.EventTurnEnd})
 	t.open = false
 	return nil
+}
+
+// errorKind is a failed call's kind when a provider classified it.
+func errorKind(err error) llm.ErrorKind {
+	var pe *llm.ProviderError
+	if errors.As(err, &pe) {
+		return pe.Kind
+	}
+	return ""
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -148,7 +148,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	recorded := tape.Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Offered: tape.Offered, Entries: recorded}
 	if o != nil {
-		t.Tape.Entries = withUserTurns(o, recorded, r.redactor)
+		t.Tape.Entries = o.WithUserTurns(recorded, r.redactor)
 	}
 	m.mu.Lock()
 	calls := m.calls
@@ -209,34 +209,6 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 		et.Status = report.StatusPass
 	}
 	return t
-}
-
-// withUserTurns puts the conversation's user turns between the recorded
-// model calls, where they were spoken: before the model call of the turn
-// they started, redacted by red. recorded holds, per model call in order, the attempts the
-// loop retried (error entries) and then the response; the outcome has one
-// turn per answered call.
-func withUserTurns(o *harness.Outcome, recorded []replay.Entry, red *replay.Redactor) []replay.Entry {
-	var out []replay.Entry
-	i := 0
-	for _, t := range o.Turns {
-		if t.User != nil {
-			u := t.User.Clone()
-			red.RedactMessage(&u)
-			out = append(out, replay.Entry{User: &u})
-		}
-		// A turn's model call is its failed attempts (error entries, when
-		// the loop retried) and then its response.
-		for i < len(recorded) {
-			e := recorded[i]
-			out = append(out, e)
-			i++
-			if e.Response != nil {
-				break
-			}
-		}
-	}
-	return append(out, recorded[i:]...)
 }
 
 // tapeEntries pairs the recorded tape with the measured calls (both have

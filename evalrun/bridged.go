@@ -36,8 +36,9 @@ func (e *env) agentFor(s *scenario.Scenario) (bridge.Agent, error) {
 }
 
 // run runs s once, natively or, for a bridged scenario, through its agent
-// (opts.Model answering, or opts.Replay replaying, when set; the other
-// options are the native loop's).
+// (opts.Model answering, or opts.Replay replaying, when set, opts.User
+// the user model, and opts.Observer seeing the events the bridge makes of
+// the traffic; the other options are the native loop's).
 func (e *env) run(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
 	if s.Setup.Agent == nil {
 		return harness.Run(ctx, s, opts)
@@ -46,7 +47,7 @@ func (e *env) run(ctx context.Context, s *scenario.Scenario, opts *harness.RunOp
 	if err != nil {
 		return nil, err
 	}
-	return bridge.RunScenario(ctx, s, agent, &bridge.RunOptions{Model: opts.Model, Replay: opts.Replay})
+	return bridge.RunScenario(ctx, s, agent, &bridge.RunOptions{Model: opts.Model, Replay: opts.Replay, Observer: opts.Observer, User: opts.User})
 }
 
 // verify replays s and judges it, natively or through its bridged agent.

@@ -62,6 +62,37 @@ type Outcome struct {
 	Judged []JudgeResult `yaml:"-"`
 }
 
+// WithUserTurns returns the tape of a live run: recorded, the model
+// calls as a replay.Recorder recorded them, with the conversation's user
+// turns put where they were spoken, before the model call of the turn they
+// started, each redacted by red (nil: as they are). recorded holds, per
+// model call in order, the attempts that failed (error entries) and then
+// the response; o has one turn per answered call.
+func (o *Outcome) WithUserTurns(recorded []replay.Entry, red *replay.Redactor) []replay.Entry {
+	var out []replay.Entry
+	i := 0
+	for _, t := range o.Turns {
+		if t.User != nil {
+			u := t.User.Clone()
+			if red != nil {
+				red.RedactMessage(&u)
+			}
+			out = append(out, replay.Entry{User: &u})
+		}
+		// A turn's model call is its failed attempts (error entries, when
+		// the loop retried) and then its response.
+		for i < len(recorded) {
+			e := recorded[i]
+			out = append(out, e)
+			i++
+			if e.Response != nil {
+				break
+			}
+		}
+	}
+	return append(out, recorded[i:]...)
+}
+
 // Transcript returns the conversation as tape entries, in the order it
 // happened: each user turn, then each model response that followed, as
 // received. It is the shape a recording writes into a scenario's tape (the

@@ -125,7 +125,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	nextUser := tape.NextUser
 	if opts.Model != nil {
 		model = opts.Model
-		nextUser = userScript(s)
+		nextUser = UserScript(s)
 		if u := s.Setup.User; u != nil {
 			if opts.User == nil {
 				return nil, scenario.Errorf("%s: setup.user: %w", s.At(u.Line), ErrNoUser)
@@ -240,10 +240,10 @@ func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []string {
 // startsWithUser reports whether the tape's first entry is a user turn.
 func startsWithUser(s *scenario.Scenario) bool { return len(s.Tape) > 0 && s.Tape[0].User != nil }
 
-// userScript serves the tape's user turns in order, for a live run: the
-// live model answers, and the tape's user turns still drive the
-// conversation.
-func userScript(s *scenario.Scenario) func() (llm.Message, bool) {
+// UserScript serves the user turns of s's tape in order, then false, for a
+// live run: the live model answers, and the tape's user turns still drive
+// the conversation (bridge uses it for bridged agents too).
+func UserScript(s *scenario.Scenario) func() (llm.Message, bool) {
 	turns := s.UserTurns()
 	return func() (llm.Message, bool) {
 		if len(turns) == 0 {

@@ -64,6 +64,10 @@ func NewRecorder(m llm.Model, opts *RecorderOptions) *Recorder {
 	return &Recorder{model: m, messages: o.RecordMessages, redactor: r}
 }
 
+// Redactor returns the redactor the recording goes through, to redact
+// what is written beside it (a conversation's user turns) the same way.
+func (r *Recorder) Redactor() *Redactor { return r.redactor }
+
 // Redactions returns how many secrets of each kind have been redacted from
 // the recording (see Redactor.Counts); never the values.
 func (r *Recorder) Redactions() map[string]int { return r.redactor.Counts() }

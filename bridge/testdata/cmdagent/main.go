@@ -2,7 +2,10 @@
 // tapeloop did not link, speaking the Chat Completions API over HTTP to
 // $OPENAI_BASE_URL with two tools on the files of its working directory.
 //
-//	cmdagent notes   answer the input (the normal agent)
+//	cmdagent notes   answer the input (the normal agent); in a conversation
+//	                 print each answer as {"final": TEXT} and read the next
+//	                 user message from stdin until it ends
+//	cmdagent plain   answer in plain text even in a conversation
 //	cmdagent hang    block forever without calling the model
 //	cmdagent fail    print to stderr and exit with status 3
 package main
@@ -47,29 +50,54 @@ func main() {
 		fmt.Fprintf(os.Stderr, "cmdagent: cannot go on in %s\n", mustGetwd())
 		os.Exit(3)
 	}
+	dec := json.NewDecoder(os.Stdin)
 	var in struct {
-		Messages []message `json:"messages"`
+		Messages     []message `json:"messages"`
+		Conversation bool      `json:"conversation"`
 	}
-	if err := json.NewDecoder(os.Stdin).Decode(&in); err != nil {
+	if err := dec.Decode(&in); err != nil {
 		fail(err)
+	}
+	if mode == "plain" {
+		in.Conversation = false
 	}
 	system := "You keep notes in files."
 	if s := os.Getenv("NOTES_SYSTEM"); s != "" {
 		system = s
 	}
 	msgs := append([]message{{Role: "system", Content: system}}, in.Messages...)
-	for range 10 {
-		m := complete(msgs)
-		msgs = append(msgs, m)
-		if len(m.ToolCalls) == 0 {
-			fmt.Println(m.Content)
+	for {
+		answer := answer(&msgs)
+		if !in.Conversation {
+			fmt.Println(answer)
 			return
 		}
+		line, _ := json.Marshal(map[string]string{"final": answer})
+		fmt.Println(string(line))
+		var next message
+		if err := dec.Decode(&next); err == io.EOF {
+			return
+		} else if err != nil {
+			fail(err)
+		}
+		msgs = append(msgs, next)
+	}
+}
+
+// answer runs the loop on *msgs until the model answers in text.
+func answer(msgs *[]message) string {
+	for range 10 {
+		m := complete(*msgs)
+		*msgs = append(*msgs, m)
+		if len(m.ToolCalls) == 0 {
+			return m.Content
+		}
 		for _, c := range m.ToolCalls {
-			msgs = append(msgs, message{Role: "tool", ToolCallID: c.ID, Content: runTool(c.Function.Name, c.Function.Arguments)})
+			*msgs = append(*msgs, message{Role: "tool", ToolCallID: c.ID, Content: runTool(c.Function.Name, c.Function.Arguments)})
 		}
 	}
 	fail(fmt.Errorf("too many steps"))
+	return ""
 }
 
 func complete(msgs []message) message {

@@ -1,4 +1,4 @@
-package eval
+package harness_test
 
 import (
 	"testing"
@@ -17,7 +17,7 @@ func TestWithUserTurnsAfterRetriedCalls(t *testing.T) {
 	r2 := &llm.Response{Message: llm.AssistantMessage("two")}
 	o := &harness.Outcome{Turns: []harness.TurnOutcome{{Index: 1, User: &u1}, {Index: 2, User: &u2}}}
 	recorded := []replay.Entry{{Error: "overloaded"}, {Response: r1}, {Error: "rate limited"}, {Response: r2}}
-	got := withUserTurns(o, recorded, replay.NewRedactor(nil))
+	got := o.WithUserTurns(recorded, replay.NewRedactor(nil))
 	want := []string{"user first", "error overloaded", "response one", "user second", "error rate limited", "response two"}
 	if len(got) != len(want) {
 		t.Fatalf("got %d entries, want %d", len(got), len(want))
