@@ -137,6 +137,25 @@ func TestMatchVerdicts(t *testing.T) {
 	for _, p := range problems {
 		got = append(got, strings.TrimPrefix(p.String(), path))
 	}
+	// An unrecorded tape (none, or only user turns) has no verdicts yet:
+	// no warning.
+	for _, tape := range []string{"tape: [{response: {content: done}}]\n", "tape: [{user: hi}]\n"} {
+		unrec := strings.Replace(src, "tape: [{response: {content: done}}]\n", tape, 1)
+		unrec, _, _ = strings.Cut(unrec, "judge:\n  - rubric")
+		if tape == "tape: [{response: {content: done}}]\n" {
+			unrec = strings.Replace(unrec, tape, "", 1)
+		}
+		os.WriteFile(path, []byte(unrec), 0o644)
+		if _, p := scenario.Lint(path, nil); len(p) != 0 {
+			t.Errorf("unrecorded %q: Lint = %v, want no problem", tape, p)
+		}
+	}
+	os.WriteFile(path, []byte(src), 0o644)
+	_, problems = scenario.Lint(path, nil)
+	got = nil
+	for _, p := range problems {
+		got = append(got, strings.TrimPrefix(p.String(), path))
+	}
 	want := []string{
 		":7: warning: expect.judge[1]: no verdict recorded",
 		":8: warning: expect.judge[2]: no verdict recorded",

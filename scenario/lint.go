@@ -13,6 +13,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -207,13 +208,15 @@ func (l *linter) emptyMatchers(n *yaml.Node, key string) {
 	}
 }
 
-// verdicts warns of each expect.judge item of a taped scenario that has no
-// recorded verdict, and of each recorded verdict no item uses: a replay
-// fails on both until the verdicts are recorded again.
+// verdicts warns of each expect.judge item of a recorded scenario (its tape
+// has a model entry) that has no recorded verdict, and of each recorded
+// verdict no item uses: a replay fails on both until the verdicts are
+// recorded again.
 func (l *linter) verdicts(s *Scenario) {
 	paired, unpaired := s.MatchVerdicts()
+	recorded := slices.ContainsFunc(s.Tape, func(e replay.Entry) bool { return e.User == nil })
 	for i, j := range paired {
-		if j < 0 && !s.NoTape {
+		if j < 0 && recorded {
 			item := s.Expect.Judges[i]
 			l.warn(item.Line, yamlx.Index("expect.judge", i), "no verdict recorded for this rubric in the judge: section; a replay fails until `evalrun record --mode judge` records one")
 		}
