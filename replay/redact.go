@@ -245,6 +245,49 @@ type keyShape struct {
 	re    *regexp.Regexp
 }
 
+// shapeHint is one hint of the key shape at index shape of keyShapes.
+type shapeHint struct {
+	lit   string
+	shape int
+}
+
+// hintIndex holds the key shapes' hints by their first byte, so that one
+// pass over a text finds the shapes worth searching (hintedShapes) where a
+// search for each hint would pass over it fourteen times.
+type hintIndex struct {
+	starts [256]bool // whether a hint starts with the byte
+	hints  [256][]shapeHint
+}
+
+var shapeHints = sync.OnceValue(func() *hintIndex {
+	idx := new(hintIndex)
+	for i, ks := range keyShapes() {
+		for _, h := range ks.hints {
+			idx.starts[h[0]] = true
+			idx.hints[h[0]] = append(idx.hints[h[0]], shapeHint{h, i})
+		}
+	}
+	return idx
+})
+
+// hintedShapes returns the key shapes one of whose hints text holds, as
+// bits by their index in keyShapes: the shapes containsAny(text,
+// shape.hints...) picks. Every hint is at least two bytes long.
+func hintedShapes(text []byte) (found uint64) {
+	idx := shapeHints()
+	for i, c := range text {
+		if !idx.starts[c] {
+			continue
+		}
+		for _, h := range idx.hints[c] {
+			if found&(1<<h.shape) == 0 && len(text)-i >= len(h.lit) && text[i+1] == h.lit[1] && string(text[i:i+len(h.lit)]) == h.lit {
+				found |= 1 << h.shape
+			}
+		}
+	}
+	return found
+}
+
 // containsAny reports whether s holds one of subs.
 func containsAny(s []byte, subs ...string) bool {
 	for _, sub := range subs {
@@ -299,8 +342,9 @@ func (r *Redactor) redact(s string, count func(kind string)) string {
 	text := v.text
 	// A match of a shape or pattern ends at a line break the view dropped:
 	// the next line is not part of the key.
-	for _, ks := range keyShapes() {
-		if !containsAny(text, ks.hints...) {
+	hinted := hintedShapes(text)
+	for i, ks := range keyShapes() {
+		if hinted&(1<<i) == 0 {
 			continue
 		}
 		for _, m := range ks.re.FindAllIndex(text, -1) {
@@ -626,23 +670,38 @@ func (v *view) decode(text, folded []byte, maps bool) {
 		}
 		i += n
 	}
-	v.folded = folded
+	if cap(folded) < len(v.text) {
+		folded = make([]byte, 0, len(v.text))
+	}
+	f, n := folded[:len(v.text)], 0
 	if maps {
-		v.foldAt = make([]int, 0, len(v.text))
-	}
-	for i, c := range v.text {
-		switch {
-		case c == ' ' || c == '\t':
-			continue
-		case 'A' <= c && c <= 'Z':
-			c += 'a' - 'A'
+		v.foldAt = make([]int, len(v.text))
+		for i, c := range v.text {
+			f[n], v.foldAt[n] = foldByte[c], i
+			n += int(foldKeeps[c])
 		}
-		v.folded = append(v.folded, c)
-		if maps {
-			v.foldAt = append(v.foldAt, i)
+		v.foldAt = v.foldAt[:n]
+	} else {
+		for _, c := range v.text {
+			f[n] = foldByte[c]
+			n += int(foldKeeps[c])
 		}
 	}
+	v.folded = f[:n]
 }
+
+// foldByte is each byte in ASCII lower case; foldKeeps is 1 for the bytes
+// folded text keeps, 0 for the blanks it drops (space and tab).
+var foldByte, foldKeeps = func() (lower, keeps [256]byte) {
+	for c := range 256 {
+		lower[c], keeps[c] = byte(c), 1
+		if 'A' <= c && c <= 'Z' {
+			lower[c] += 'a' - 'A'
+		}
+	}
+	keeps[' '], keeps['\t'] = 0, 0
+	return lower, keeps
+}()
 
 // special marks the bytes that may start something decodeAt decodes: a
 // line break, an escape or a %XX; every other byte stands for itself.

@@ -115,3 +115,28 @@ func TestViewDecodesAlikeWithAndWithoutMaps(t *testing.T) {
 		v.release()
 	}
 }
+
+// TestHintedShapesAreThoseHoldingAHint: the one pass that picks the key
+// shapes to search picks exactly those one of whose hints the text holds.
+func TestHintedShapesAreThoseHoldingAHint(t *testing.T) {
+	shapes := keyShapes()
+	if len(shapes) > 64 {
+		t.Fatalf("%d key shapes do not fit the 64 bits of hintedShapes", len(shapes))
+	}
+	pieces := []string{"a", " ", "\n", "s", "k", "-", "g", "h", "p", "_", "A", "K", "I", "S", "z", "x", "o", "f", "e", "y", "J",
+		"sk", "gh", "github_pa", "AKI", "AS", "AIz", "xo", "hf", "eyJ", "sk-", "ghr_", "github_pat_", "ASIA", "hf_", "xox"}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 5000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		text := []byte(b.String())
+		got := hintedShapes(text)
+		for i, ks := range shapes {
+			if want := containsAny(text, ks.hints...); (got&(1<<i) != 0) != want {
+				t.Fatalf("%q: %s picked %v, holds one of its hints %v", text, ks.kind, got&(1<<i) != 0, want)
+			}
+		}
+	}
+}
