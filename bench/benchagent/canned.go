@@ -15,21 +15,29 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 )
 
-// Answer is one HTTP answer the agent got: its status, content type and
-// body, as the bytes a server sent.
+// Answer is one model call of the agent: the request's path and body as it
+// sent them, and the answer's status, content type and body as the bytes
+// a server sent.
 type Answer struct {
+	Path        string
+	Request     []byte
 	Status      int
 	ContentType string
 	Body        []byte
 }
 
 // Capture runs the agent once against Script through the bridge's handler
-// (in process) and returns the answers it got, in order: what Canned
-// serves back.
+// (in process) and returns its calls and the answers it got, in order:
+// what Canned serves back.
 func Capture(ctx context.Context) ([]Answer, error) {
 	inner := bridge.Client(bridge.Handler(Script(), nil)).Transport
 	var got []Answer
 	capture := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		req, err := io.ReadAll(r.Body)
+		if err != nil {
+			return nil, err
+		}
+		r.Body = io.NopCloser(bytes.NewReader(req))
 		resp, err := inner.RoundTrip(r)
 		if err != nil {
 			return nil, err
@@ -39,7 +47,7 @@ func Capture(ctx context.Context) ([]Answer, error) {
 		if err != nil {
 			return nil, err
 		}
-		got = append(got, Answer{Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body})
+		got = append(got, Answer{Path: r.URL.Path, Request: req, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body})
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return resp, nil
 	})

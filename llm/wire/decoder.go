@@ -58,7 +58,13 @@ func (last *decoded) request(c *Call, raws []json.RawMessage, tools json.RawMess
 	if err != nil {
 		return err
 	}
-	c.Request.Messages = append(c.Request.Messages, msgs...)
+	switch {
+	case len(msgs) == 0:
+	case c.Request.Messages == nil:
+		c.Request.Messages = msgs
+	default:
+		c.Request.Messages = append(c.Request.Messages, msgs...)
+	}
 	if string(bytes.TrimSpace(tools)) == "null" {
 		tools = nil
 	}
@@ -81,7 +87,7 @@ type elementFunc func(i int, raw json.RawMessage, names map[string]string) ([]ll
 // returns the messages in order and the next decoded state's elements.
 func (last *decoded) messages(raws []json.RawMessage, one elementFunc) ([]llm.Message, [][]llm.Message, error) {
 	names := map[string]string{}
-	var out []llm.Message
+	out := make([]llm.Message, 0, len(raws)+1)
 	per := make([][]llm.Message, len(raws))
 	same := true
 	for i, raw := range raws {
