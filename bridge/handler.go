@@ -1,12 +1,12 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
@@ -53,7 +53,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		(&wire.Error{Status: http.StatusMethodNotAllowed, Message: "the bridge answers POST model calls only"}).Write(w, f)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	body, err := readBody(r)
 	if err == nil && len(body) > maxBody {
 		err = fmt.Errorf("the request body is larger than %d bytes", maxBody)
 	}
@@ -78,6 +78,21 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	wire.WriteResponse(w, call, resp, h.opts)
 }
 
+// readBody reads at most maxBody+1 bytes of r's body, in one buffer of
+// the declared length when it has one.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil {
+		return nil, nil
+	}
+	if n := r.ContentLength; n > 0 && n <= maxBody {
+		var b bytes.Buffer
+		b.Grow(int(n) + bytes.MinRead)
+		_, err := b.ReadFrom(io.LimitReader(r.Body, maxBody+1))
+		return b.Bytes(), err
+	}
+	return io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+}
+
 // errorOf is the wire error a failed model call is answered with: a
 // divergence or an exhausted tape as a 400 the client does not retry, a
 // recorded provider error as itself.
@@ -99,19 +114,49 @@ func Client(h http.Handler) *http.Client {
 
 type transport struct{ h http.Handler }
 
-// RoundTrip serves the request with the handler into a recorder.
+// RoundTrip serves the request with the handler into a response held in
+// memory: the status, headers and body it wrote.
 func (t transport) RoundTrip(r *http.Request) (*http.Response, error) {
 	if err := r.Context().Err(); err != nil {
 		return nil, err
 	}
-	rec := httptest.NewRecorder()
-	t.h.ServeHTTP(rec, r)
+	w := &memWriter{header: http.Header{}}
+	t.h.ServeHTTP(w, r)
 	if r.Body != nil {
 		r.Body.Close()
 	}
-	resp := rec.Result()
-	// The SDKs read the request back from a response (Anthropic's stream
-	// errors, say).
-	resp.Request = r
-	return resp, nil
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return &http.Response{
+		Status: fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)), StatusCode: w.status,
+		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+		Header: w.header, Body: io.NopCloser(bytes.NewReader(w.body.Bytes())), ContentLength: int64(w.body.Len()),
+		// The SDKs read the request back from a response (Anthropic's
+		// stream errors, say).
+		Request: r,
+	}, nil
+}
+
+// memWriter is an http.ResponseWriter that keeps what the handler wrote.
+type memWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+// Header returns the headers to send.
+func (w *memWriter) Header() http.Header { return w.header }
+
+// WriteHeader keeps the first status written.
+func (w *memWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+// Write keeps p, after a 200 status when none was written.
+func (w *memWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	return w.body.Write(p)
 }
