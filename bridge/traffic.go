@@ -1,13 +1,14 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"io/fs"
 	"maps"
 	"reflect"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/llm"
@@ -37,19 +38,22 @@ type traffic struct {
 	observe  agent.Observer
 	mu       sync.Mutex
 	log      []exchange
-	files    map[string][]byte
-	open     bool // a turn answered and its diff not yet closed
-	attempts int  // failed attempts of the current call so far
+	files    map[string]fileStat // the workspace at the last scan
+	scanned  time.Time           // when the last scan began
+	open     bool                // a turn answered and its diff not yet closed
+	attempts int                 // failed attempts of the current call so far
 	diverged error
 	users    []spoken // the user turns the agent went on with
 }
 
 func newTraffic(model llm.Model, ws workspace.FS, observe agent.Observer) (*traffic, error) {
-	files, err := workspace.Snapshot(ws)
+	t := &traffic{model: model, ws: ws, observe: observe}
+	files, at, err := t.scan()
 	if err != nil {
 		return nil, err
 	}
-	return &traffic{model: model, ws: ws, observe: observe, files: files}, nil
+	t.files, t.scanned = files, at
+	return t, nil
 }
 
 // Generate answers one request: it closes the previous turn's diff, notes
@@ -85,14 +89,17 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 	return ex.resp, ex.err
 }
 
-// closeTurn ends the open turn, if any: what changed in the workspace since
-// the last snapshot becomes its file effects. Changes made while no turn is
-// open (before the first call, after a failed one) are left to the next.
+// closeTurn ends the open turn, if any: the files that may have changed in
+// the workspace since the last scan become its file effects, which the
+// recorder compares by content (a file reported that did not change shows
+// no diff; one that changed and is not reported would be lost, so in doubt
+// a file is reported). Changes made while no turn is open (before the
+// first call, after a failed one) are left to the next.
 func (t *traffic) closeTurn() error {
 	if !t.open {
 		return nil
 	}
-	files, err := workspace.Snapshot(t.ws)
+	files, at, err := t.scan()
 	if err != nil {
 		return err
 	}
@@ -101,9 +108,9 @@ func (t *traffic) closeTurn() error {
 		old, existed := t.files[p]
 		switch {
 		case !existed:
-			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpCreate, Path: p, Bytes: int64(len(files[p]))}})
-		case !bytes.Equal(old, files[p]):
-			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpModify, Path: p, Bytes: int64(len(files[p]))}})
+			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpCreate, Path: p, Bytes: files[p].size}})
+		case t.mayDiffer(old, files[p]):
+			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpModify, Path: p, Bytes: files[p].size}})
 		}
 	}
 	for _, p := range sortedKeys(t.files) {
@@ -111,7 +118,7 @@ func (t *traffic) closeTurn() error {
 			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpDelete, Path: p}})
 		}
 	}
-	t.files = files
+	t.files, t.scanned = files, at
 	if len(effects) > 0 {
 		t.observe(agent.Event{Kind: agent.EventToolEnd, Result: &tools.Result{Effects: effects}})
 	}
@@ -127,6 +134,55 @@ func errorKind(err error) llm.ErrorKind {
 		return pe.Kind
 	}
 	return ""
+}
+
+// fileStat is what a scan notes of a file, instead of reading it.
+type fileStat struct {
+	size  int64
+	mode  fs.FileMode
+	mtime int64  // modification time, ns
+	ctime int64  // status change time, ns; with ino only when known
+	ino   uint64 // inode number
+	known bool   // ctime and ino are known
+}
+
+// racyWindow is how far before a scan a file's last change must lie for
+// an unchanged status to prove unchanged content: file times are coarse
+// (a clock tick on Linux, 2 s on FAT), so a file changed just before a scan
+// can change again after it within the same tick, keeping size and times.
+// Such a file is always reported.
+const racyWindow = 2 * time.Second
+
+// mayDiffer reports whether a file noted as old at the last scan may have
+// other content now: its status differs, its change time is unknown, or it
+// last changed within racyWindow of that scan.
+func (t *traffic) mayDiffer(old, cur fileStat) bool {
+	return !old.known || !cur.known || old != cur ||
+		old.ctime >= t.scanned.Add(-racyWindow).UnixNano()
+}
+
+// scan notes the status of every regular file of the workspace, and when
+// it began. A file gone between listing and status is left out (deleted).
+func (t *traffic) scan() (map[string]fileStat, time.Time, error) {
+	at := time.Now()
+	files := map[string]fileStat{}
+	err := t.ws.Walk(func(p string, d fs.DirEntry) error {
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		fi, err := t.ws.Stat(p)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return nil
+		case err != nil:
+			return err
+		}
+		st := fileStat{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime().UnixNano()}
+		st.ctime, st.ino, st.known = changeOf(fi)
+		files[p] = st
+		return nil
+	})
+	return files, at, err
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,145 @@
+package bridge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/workspace"
+)
+
+// touched returns the paths of the file effects among events.
+func touched(events []agent.Event) []string {
+	var out []string
+	for _, e := range events {
+		if e.Kind == agent.EventToolEnd && e.Result != nil {
+			for _, f := range e.Result.Effects {
+				out = append(out, string(f.File.Op)+" "+f.File.Path)
+			}
+		}
+	}
+	return out
+}
+
+// TestTurnEndsByStatus: a turn's end reports the files whose status
+// changed and, while their last change is recent (within racyWindow of the
+// previous scan), every file, since a rewrite may keep size and times; a
+// file that changed long before the scan and kept its status is not
+// reported.
+func TestTurnEndsByStatus(t *testing.T) {
+	dir := t.TempDir()
+	ws, err := workspace.NewDisk(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	for _, name := range []string{"a.txt", "b.txt", "gone.txt"} {
+		if err := ws.WriteFile(name, []byte(name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var events []agent.Event
+	tr, err := newTraffic(nil, ws, func(e agent.Event) { events = append(events, e) })
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The files changed long before the scan: only what changes is reported.
+	tr.scanned = time.Now().Add(time.Hour)
+	tr.open = true
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a.txt, longer"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "new.txt"), []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "gone.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.closeTurn(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := touched(events), []string{"modify a.txt", "create new.txt", "delete gone.txt"}; !slices.Equal(got, want) {
+		t.Errorf("long-settled files: reported %q, want %q", got, want)
+	}
+
+	// Just changed: every file is reported, changed or not.
+	events = nil
+	tr.open = true
+	if err := tr.closeTurn(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := touched(events), []string{"modify a.txt", "modify b.txt", "modify new.txt"}; !slices.Equal(got, want) {
+		t.Errorf("recently changed files: reported %q, want %q", got, want)
+	}
+}
+
+// TestSameSizeRewriteWithTimesKept: an agent that rewrites a file with the
+// same number of bytes within a turn and sets its modification time back
+// still shows the change in that turn's diff.
+func TestSameSizeRewriteWithTimesKept(t *testing.T) {
+	text := `format: tapeloop/v1
+setup:
+  agent: {go: rewrite}
+  workspace:
+    files: {note.txt: "aaaa\n"}
+input:
+  - {role: user, content: "Rewrite the note."}
+tape: []
+`
+	path := filepath.Join(t.TempDir(), "rewrite.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agentFn := func(ctx context.Context, r *Run) error {
+		note := filepath.Join(r.Dir, "note.txt")
+		for i, content := range []string{"bbbb\n", "cccc\n", ""} {
+			resp, err := r.HTTPClient.Post(r.OpenAIBaseURL+"/chat/completions", "application/json",
+				strings.NewReader(fmt.Sprintf(`{"model":"m","messages":[{"role":"user","content":"turn %d"}]}`, i)))
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if content == "" {
+				return nil
+			}
+			fi, err := os.Stat(note)
+			if err != nil {
+				return err
+			}
+			if err := os.WriteFile(note, []byte(content), 0o644); err != nil {
+				return err
+			}
+			if err := os.Chtimes(note, fi.ModTime(), fi.ModTime()); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	o, err := RunScenario(t.Context(), s, agentFn, &RunOptions{Model: llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage("ok"), FinishReason: llm.FinishStop}, nil
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Turns) != 3 {
+		t.Fatalf("%d turns, want 3", len(o.Turns))
+	}
+	for i, want := range []string{"+bbbb", "+cccc"} {
+		if !strings.Contains(o.Turns[i].Diff, want) {
+			t.Errorf("turn %d's diff does not hold %q:\n%s", i+1, want, o.Turns[i].Diff)
+		}
+	}
+}
