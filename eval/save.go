@@ -83,6 +83,24 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 			return "", fmt.Errorf("saving trial %s: %w", name, err)
 		}
 	}
+	if s.Setup.Agent != nil {
+		// $SCENARIO_DIR in the agent's command and env names the author's
+		// folder, relative to the saved file's.
+		rel, err := relativeFrom(filepath.Dir(path), filepath.Dir(s.Path))
+		if err == nil {
+			out, err = scenario.RedactStrings(out, s.Path, []string{"setup", "agent"}, func(v string) string {
+				return os.Expand(v, func(name string) string {
+					if name == "SCENARIO_DIR" {
+						return "${SCENARIO_DIR}/" + rel
+					}
+					return "$" + name // as the bridge leaves it
+				})
+			})
+		}
+		if err != nil {
+			return "", fmt.Errorf("saving trial %s: setup.agent: %w", name, err)
+		}
+	}
 	if err := writeConfined(dir, filepath.FromSlash(name)+".yaml", out); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
@@ -101,11 +119,15 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	if v.Outcome != nil && v.Outcome.Diverged {
 		return "", fmt.Errorf("saving trial %s: %w: %s", name, ErrNotReplayable, v.Outcome.Error)
 	}
+	if live := t.Report.Termination; v.Outcome != nil && live != "" && string(v.Outcome.Termination) != live {
+		return "", fmt.Errorf("saving trial %s: %w: the trial ended with %s, its replay with %s: %s", name, ErrNotReplayable, live, v.Outcome.Termination, v.Outcome.Error)
+	}
 	return path, nil
 }
 
 // ErrNotReplayable is wrapped by SaveTrial's error when the saved scenario's
-// replay left its tape, with the divergence.
+// replay left its tape, with the divergence, or ended otherwise than the
+// trial did (an agent program that cannot start there, say).
 var ErrNotReplayable = errors.New("the saved scenario does not replay")
 
 // SaveOptions configures SaveTrial. A nil *SaveOptions is the zero value:
