@@ -27,6 +27,11 @@ type TestOptions struct {
 	// Checks are your checks, which scenarios call from expect.check (see
 	// NewChecker); nil means none.
 	Checks []*Checker
+	// Command is the program your module runs tapeloop's commands with (a
+	// main of your own around evalrun.Main, such as supportrun, or
+	// "go run ./cmd/supportrun"), named in hints such as how to record a
+	// scenario's missing tape; empty means evalrun.
+	Command string
 }
 
 // Test replays every scenario under dir (Discover) as a subtest of t named
@@ -50,12 +55,14 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 		opts = &TestOptions{}
 	}
 	update := opts.Update || UpdateFlag()
+	pkg, _ := packageDir()
 	hint := goTestHint()
 	Suite(t, dir, func(t *testing.T, s *scenario.Scenario) *Verdict {
 		if s.Setup.Agent != nil {
 			t.Skipf("%s: a bridged scenario (setup.agent go: %s); bridge.Test runs it", s.Path, s.Setup.Agent.Go)
 		}
-		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools, Checks: opts.Checks, UpdateHint: hint})
+		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools, Checks: opts.Checks,
+			Command: opts.Command, UpdateHint: hint, HintDir: pkg})
 	})
 }
 
@@ -123,27 +130,42 @@ func fail(t *testing.T, msg string) {
 }
 
 // goTestHint is the go test command that rewrites the goldens of the
-// package under test: `go test ./DIR -update`, DIR the working directory
-// (go test runs a test in its package's folder) relative to the module
-// root, found by its go.mod. Without a go.mod above, `go test -update`.
+// package under test: `go test ./DIR -update`, DIR the package's folder
+// relative to the module root (packageDir). Without a go.mod above,
+// `go test -update`.
 func goTestHint() string {
+	rel, ok := packageDir()
+	switch {
+	case !ok:
+		return "go test -update"
+	case rel == "":
+		return "go test . -update"
+	}
+	return "go test ./" + rel + " -update"
+}
+
+// packageDir is the working directory (go test runs a test in its
+// package's folder) relative to the module root, found by its go.mod, with
+// slashes: "support", or "" at the root. ok is false without a go.mod
+// above.
+func packageDir() (rel string, ok bool) {
 	wd, err := os.Getwd()
 	if err != nil {
-		return "go test -update"
+		return "", false
 	}
 	for dir := wd; ; dir = filepath.Dir(dir) {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
 			rel, err := filepath.Rel(dir, wd)
 			if err != nil {
-				return "go test -update"
+				return "", false
 			}
 			if rel == "." {
-				return "go test . -update"
+				return "", true
 			}
-			return "go test ./" + filepath.ToSlash(rel) + " -update"
+			return filepath.ToSlash(rel), true
 		}
 		if filepath.Dir(dir) == dir {
-			return "go test -update"
+			return "", false
 		}
 	}
 }

@@ -13,21 +13,32 @@ import (
 var _ = flag.Bool("update", false, "rewrite the golden files")
 
 // TestHelperHarnessTest is run by TestTest in a child process: it calls Test
-// on the folder named by TAPELOOP_TEST_DIR.
+// on the folder named by TAPELOOP_TEST_DIR, in TAPELOOP_TEST_WD when set,
+// with TAPELOOP_TEST_COMMAND as TestOptions.Command.
 func TestHelperHarnessTest(t *testing.T) {
 	dir := os.Getenv("TAPELOOP_TEST_DIR")
 	if dir == "" {
 		t.Skip("run by TestTest in a child process")
 	}
-	Test(t, dir, nil)
+	if wd := os.Getenv("TAPELOOP_TEST_WD"); wd != "" {
+		t.Chdir(wd) // where go test would run a test of that package
+	}
+	Test(t, dir, &TestOptions{Command: os.Getenv("TAPELOOP_TEST_COMMAND")})
 }
 
 // goTest runs this test binary's TestHelperHarnessTest on dir with the extra
 // arguments, returning its verbose output and whether it passed.
 func goTest(t *testing.T, dir string, args ...string) (string, bool) {
 	t.Helper()
+	return goTestIn(t, "", "", dir, args...)
+}
+
+// goTestIn is goTest with the child's working directory wd ("" for this
+// one's) and TestOptions.Command command.
+func goTestIn(t *testing.T, wd, command, dir string, args ...string) (string, bool) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperHarnessTest$", "-test.v"}, args...)...)
-	cmd.Env = append(os.Environ(), "TAPELOOP_TEST_DIR="+dir)
+	cmd.Env = append(os.Environ(), "TAPELOOP_TEST_DIR="+dir, "TAPELOOP_TEST_WD="+wd, "TAPELOOP_TEST_COMMAND="+command)
 	out, err := cmd.CombinedOutput()
 	if _, isExit := err.(*exec.ExitError); err != nil && !isExit {
 		t.Fatal(err)
@@ -113,5 +124,32 @@ func TestTest(t *testing.T) {
 	out, passed = goTest(t, dir, "-test.run=^TestHelperHarnessTest$/^files$/^ok$")
 	if passed || !strings.Contains(out, "golden file "+filepath.Join(dir, "math", "gone.golden.yaml")+" has no scenario: delete it, or restore its scenario") {
 		t.Errorf("orphan:\n%s", out)
+	}
+}
+
+// TestTestHintsNameTheUsersCommand: in a user's module, go test of the
+// package ./support names that package in the golden's hint, and the hint
+// for a scenario without a tape names the user's program (TestOptions.Command)
+// and the scenario's path from the module root, where that program runs.
+func TestTestHintsNameTheUsersCommand(t *testing.T) {
+	if os.Getenv("TAPELOOP_TEST_DIR") != "" {
+		t.Skip("the child process")
+	}
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/support\n")
+	pkg := filepath.Join(root, "support")
+	writeFile(t, filepath.Join(pkg, "scenarios", "live.yaml"), "format: tapeloop/v1\ninput: [{role: user, content: hi}]\nexpect: {termination: final_text}\n")
+	writeFile(t, filepath.Join(pkg, "scenarios", "ok.yaml"), "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\n")
+	out, passed := goTestIn(t, pkg, "supportrun", "scenarios")
+	for _, want := range []string{
+		"scenarios/live.yaml: the scenario has no tape to replay: record one with `supportrun record --model PROVIDER/MODEL support/scenarios/live.yaml` (or run it live with `supportrun eval`)",
+		"run `go test ./support -update` to write it",
+	} {
+		if !strings.Contains(out, filepath.FromSlash(want)) {
+			t.Errorf("the output lacks %q:\n%s", want, out)
+		}
+	}
+	if passed {
+		t.Error("passed with a scenario that has no tape")
 	}
 }

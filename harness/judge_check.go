@@ -68,12 +68,13 @@ func formatScore(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 // compares requests); otherwise, or when none was recorded, the item has
 // no verdict and its Problem says how to record one. A recorded verdict no
 // item uses goes to o.Unused. The judge is never called. command names the
-// program in hints ("evalrun").
-func replayVerdicts(s *scenario.Scenario, o *Outcome, command string) {
+// program in hints ("evalrun") and path the scenario file, as the user
+// names it where they run command.
+func replayVerdicts(s *scenario.Scenario, o *Outcome, command, path string) {
 	if (s.Expect == nil || len(s.Expect.Judges) == 0) && len(s.Verdicts) == 0 {
 		return
 	}
-	rerecord := fmt.Sprintf("`%s record --mode judge --judge-model PROVIDER/MODEL %s`", command, s.Path)
+	rerecord := fmt.Sprintf("`%s record --mode judge --judge-model PROVIDER/MODEL %s`", command, path)
 	paired, unpaired := s.MatchVerdicts()
 	o.Judged = make([]JudgeResult, len(paired))
 	red := policyRedactor()

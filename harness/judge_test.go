@@ -127,7 +127,7 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs, ro := parseRun(t, string(src))
-	replayVerdicts(rs, ro, "evalrun")
+	replayVerdicts(rs, ro, "evalrun", rs.Path)
 	if len(ro.Judged) != 2 || ro.Judged[0].Verdict == nil || ro.Judged[1].Verdict == nil || len(ro.Unused) != 0 {
 		t.Fatalf("replayed Judged = %+v, Unused %v; want both verdicts re-used", ro.Judged, ro.Unused)
 	}
@@ -139,7 +139,7 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 	// judge entry's line, with a diff; the transcript's too.
 	edited := strings.Replace(string(src), `content: "the key is`, `content: "the door is`, 1)
 	es, eo := parseRun(t, edited)
-	replayVerdicts(es, eo, "evalrun")
+	replayVerdicts(es, eo, "evalrun", es.Path)
 	ef := Failures(es, eo)
 	if len(ef) != 2 {
 		t.Fatalf("edited: Failures = %+v, want both items failing", ef)
@@ -152,7 +152,7 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 	// A rubric changed: no verdict for it, and the old one is unused.
 	changed := strings.Replace(string(src), `{rubric: "names the key"}`, `{rubric: "names the door"}`, 1)
 	cs, co := parseRun(t, changed)
-	replayVerdicts(cs, co, "evalrun")
+	replayVerdicts(cs, co, "evalrun", cs.Path)
 	cf := Failures(cs, co)
 	if len(cf) != 2 || !strings.HasPrefix(cf[0].Message, "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric (a replay never calls the judge): record one with `evalrun record --mode judge") {
 		t.Errorf("changed rubric: Failures = %+v", cf)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -37,6 +38,12 @@ type VerifyOptions struct {
 	// its failure ("supportrun replay --update", "go test ./support
 	// -update"); empty means Command followed by "replay --update".
 	UpdateHint string
+	// HintDir is the folder, as named from where the user runs Command
+	// (their module's root), that relative scenario paths start from; hints
+	// name a scenario as HintDir/path. Test sets it to go test's package
+	// folder ("support"), since go test runs there; empty names paths as
+	// they are.
+	HintDir string
 }
 
 // ErrNoTape is wrapped by the error for replaying a scenario that has no
@@ -49,6 +56,15 @@ func (opts *VerifyOptions) command() string {
 		return "evalrun"
 	}
 	return opts.Command
+}
+
+// hintPath is path as the user names it from where they run Command:
+// under HintDir when it is relative.
+func (opts *VerifyOptions) hintPath(path string) string {
+	if opts.HintDir == "" || filepath.IsAbs(path) {
+		return path
+	}
+	return filepath.Join(filepath.FromSlash(opts.HintDir), path)
 }
 
 // updateHint is opts.UpdateHint, or the command's replay --update.
@@ -107,7 +123,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if s.NoTape {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s,
 			Err: fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s` (or run it live with `%s eval`)",
-				s.Path, ErrNoTape, opts.command(), s.Path, opts.command())}
+				s.Path, ErrNoTape, opts.command(), opts.hintPath(s.Path), opts.command())}
 	}
 	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
 	if err != nil {
@@ -134,7 +150,7 @@ func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 		v.Failures = append(v.Failures, fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error))
 	}
 	if o.Judged == nil {
-		replayVerdicts(s, o, opts.command())
+		replayVerdicts(s, o, opts.command(), opts.hintPath(s.Path))
 	}
 	v.Failures = append(v.Failures, o.Unused...)
 	golden, err := o.Golden()
