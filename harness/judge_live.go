@@ -65,8 +65,8 @@ func contains(names []string, name string) bool {
 // of s, in order, about the outcome o of a live run: one request per item
 // (JudgeRequest), its answer read by ParseVerdict. It sets o.Judged and
 // returns the verdicts, redacted, as a scenario's judge: section records
-// them (each with its request's user message; the system message is always
-// JudgePrompt). A model that cannot be opened, a call that fails, or an answer
+// them, each with the request's messages (JudgePrompt and the user
+// message). A model that cannot be opened, a call that fails, or an answer
 // that is not a verdict is an error naming the item's file and line (the
 // trial is an error, never a pass); o.Judged is then left nil.
 func JudgeLive(ctx context.Context, s *scenario.Scenario, o *Outcome, opts *JudgeOptions) ([]replay.Verdict, error) {
@@ -104,7 +104,7 @@ func JudgeLive(ctx context.Context, s *scenario.Scenario, o *Outcome, opts *Judg
 			return nil, fmt.Errorf("%s: the judge %s: %w", at, name, err)
 		}
 		v := replay.Verdict{Rubric: item.Rubric, Model: name, On: item.On, Judged: text, Score: score, Pass: pass, Reason: reason,
-			Request: &replay.RequestSummary{LastMessage: &user}}
+			Request: &replay.RequestSummary{Messages: []llm.Message{req.Messages[0].Clone(), user}}}
 		red.RedactVerdict(&v)
 		verdicts = append(verdicts, v)
 		c := v.Clone()

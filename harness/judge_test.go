@@ -103,7 +103,7 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 		t.Fatalf("judge calls = %d to %v, want 2: the default, then the item's model", calls.Load(), models)
 	}
 	for _, v := range verdicts {
-		if strings.Contains(v.Judged+v.Reason+v.Request.LastMessage.Content, "sk-proj-") {
+		if strings.Contains(v.Judged+v.Reason+v.Request.Messages[1].Content, "sk-proj-") {
 			t.Errorf("a verdict keeps the secret: %+v", v)
 		}
 	}
