@@ -11,7 +11,17 @@ import (
 // golden format (see golden_scalar.go): a fixed key order, empty fields left
 // out. The error wraps ErrGoldenText.
 func (o *Outcome) writeGolden() ([]byte, error) {
-	w := &goldenWriter{buf: make([]byte, 0, 512+256*len(o.Turns))}
+	// Room for about what each turn and call takes (a call's keys,
+	// indentation and quotes are ~70 bytes besides its texts), so that the
+	// golden of many calls is not built by doubling, which leaves up to
+	// twice its size allocated and as much again as garbage.
+	size := 512 + 256*len(o.Turns)
+	for i := range o.Turns {
+		for _, c := range o.Turns[i].Calls {
+			size += 80 + len(c.ID) + len(c.Name) + len(c.Arguments) + len(c.Result)
+		}
+	}
+	w := &goldenWriter{buf: make([]byte, 0, size)}
 	textField(w, 0, "name", o.Name)
 	textField(w, 0, "termination", string(o.Termination))
 	if o.Error != "" {
