@@ -68,3 +68,35 @@ func writeTestFile(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// TestHintsNameTheProgram: the hints of replay name the program the user
+// runs (a main of their own such as supportrun), from os.Args[0]; a test
+// binary or go run's temporary name is evalrun.
+func TestHintsNameTheProgram(t *testing.T) {
+	old := os.Args[0]
+	t.Cleanup(func() { os.Args[0] = old })
+	for arg, want := range map[string]string{
+		"/usr/local/bin/supportrun":   "supportrun",
+		"supportrun.exe":              "supportrun",
+		"/tmp/go-build1/evalrun.test": "evalrun",
+	} {
+		os.Args[0] = filepath.FromSlash(arg)
+		if got := progName(); got != want {
+			t.Errorf("progName() with os.Args[0] = %q: %q; want %q", arg, got, want)
+		}
+	}
+	os.Args[0] = "/usr/local/bin/supportrun"
+	dir := newScenarios(t, map[string]string{"one.yaml": okScenario, "live.yaml": "format: tapeloop/v1\ninput: [{role: user, content: hi}]\nexpect: {termination: final_text}\n"})
+	code, out, errOut := runCmd(t, "replay", dir)
+	for _, want := range []string{
+		"run `supportrun replay --update` to write it",
+		"record one with `supportrun record --model PROVIDER/MODEL " + filepath.Join(dir, "live.yaml") + "`",
+	} {
+		if !strings.Contains(out+errOut, want) {
+			t.Errorf("the output lacks %q:\n%s%s", want, out, errOut)
+		}
+	}
+	if code == exitOK {
+		t.Error("replay passed without a golden and a tape")
+	}
+}

@@ -3,6 +3,9 @@ package evalrun
 import (
 	"bytes"
 	"context"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -51,5 +54,42 @@ func TestRecordSharesOneGate(t *testing.T) {
 	}
 	if d := at[limited].Sub(at[limited-1]); d != 30*time.Second {
 		t.Errorf("b's first request went out %v after a's last 429 (Retry-After: 30); want 30s, the shared pause", d)
+	}
+}
+
+// TestRecordWaitsOut503: a 503 with Retry-After: 7 from the server is
+// waited out (7 s of a virtual clock) and tried again; the tape holds only
+// the answers, no error entry.
+func TestRecordWaitsOut503(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefABCDEF")
+	c := clock.NewVirtual(clock.Epoch)
+	write := chatAnswer{callID: "call_w1", name: "write_file", arguments: `{"path": "notes.txt", "content": "hello\nworld\n"}`, inTok: 40, outTok: 12}
+	srv := newChatServer(t, write, chatAnswer{text: "Done.", inTok: 60, outTok: 9})
+	srv.clock, srv.limitedStatus = c, http.StatusServiceUnavailable
+	srv.limited = func(n int) string {
+		if n == 1 {
+			return "7"
+		}
+		return ""
+	}
+	dir := newScenarios(t, map[string]string{"a.yaml": unrecorded})
+	var out, errb bytes.Buffer
+	code := recordCommand(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: c},
+		[]string{"--model", "openai/gpt-test", "--base-url", srv.URL + "/v1", "--no-golden", dir}, llm.Open)
+	if code != exitOK || !strings.Contains(out.String(), "1 recorded, 0 skipped, 0 failed") {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	srv.mu.Lock()
+	at := append([]time.Time(nil), srv.at...)
+	srv.mu.Unlock()
+	if len(at) != 3 || at[1].Sub(at[0]) != 7*time.Second {
+		t.Errorf("requests at %v; want 3, the retry 7s after the 503", at)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "a.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), "error:") || !strings.Contains(string(data), "content: Done.") {
+		t.Errorf("the tape holds an error entry, or lacks the answer:\n%s", data)
 	}
 }

@@ -38,11 +38,13 @@ type chatServer struct {
 	// limited, when set, is asked for each request by number (from 1)
 	// whether to answer it with HTTP 429: its Retry-After in seconds, or
 	// "" to answer from the script (whose answers are numbered without
-	// the 429s). clock, when set, stamps each request's arrival in at.
-	limited func(n int) string
-	clock   clock.Clock
-	at      []time.Time
-	served  int
+	// the 429s). limitedStatus answers them with another status (503);
+	// 0 means 429. clock, when set, stamps each request's arrival in at.
+	limited       func(n int) string
+	limitedStatus int
+	clock         clock.Clock
+	at            []time.Time
+	served        int
 }
 
 // chatAnswer is a text or one tool call, with its usage.
@@ -78,6 +80,11 @@ func (s *chatServer) serve(w http.ResponseWriter, r *http.Request) {
 		if after := s.limited(n); after != "" {
 			w.Header().Set("Retry-After", after)
 			w.Header().Set("Content-Type", "application/json")
+			if s.limitedStatus != 0 {
+				w.WriteHeader(s.limitedStatus)
+				fmt.Fprint(w, `{"error": {"message": "The server is overloaded", "type": "server_error"}}`)
+				return
+			}
 			w.WriteHeader(http.StatusTooManyRequests)
 			fmt.Fprint(w, `{"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}`)
 			return
