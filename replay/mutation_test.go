@@ -30,3 +30,28 @@ func TestArgumentsMappingBecomesJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestArgumentsScalarsBecomeJSON(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		// !!binary is base64 in YAML; the argument is the decoded text.
+		{"{b: !!binary aGVsbG8=, d: 2001-12-14}", `{"b":"hello","d":"2001-12-14"}`},
+		// Floats YAML writes in forms JSON has no room for are rewritten.
+		{"[.5, +1e3, 1_000.25]", `[0.5,1000,1000.25]`},
+	} {
+		if got := decodeArguments(t, tc.src); got != tc.want {
+			t.Errorf("arguments: %s became %s, want %s", tc.src, got, tc.want)
+		}
+	}
+}
+
+// A tape of exactly MaxFileSize bytes is read, not refused as too large
+// (one byte more is: TestDecodeRefusesHugeInput). Its first line is not
+// YAML, so that decoding stops there instead of parsing
+// 64 MiB.
+func TestDecodeReadsMaxFileSize(t *testing.T) {
+	src := "\tx\n" + strings.Repeat("#", MaxFileSize-3)
+	_, err := Decode(strings.NewReader(src), "big.yaml")
+	if err == nil || strings.Contains(err.Error(), "larger than") || !strings.HasPrefix(err.Error(), "big.yaml: invalid YAML: ") {
+		t.Errorf("Decode(%d bytes) error = %v, want the YAML error", len(src), err)
+	}
+}
