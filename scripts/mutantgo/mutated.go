@@ -46,17 +46,28 @@ func mutatedLine(dir, srcDir string) (string, int, error) {
 	return "", 0, fmt.Errorf("%s: %w", dir, errNoMutation)
 }
 
+// scan returns the next token of s that is not a semicolon the scanner
+// added at a line end: a reprinted file may break lines elsewhere.
+func scan(s *scanner.Scanner) (token.Pos, token.Token, string) {
+	for {
+		pos, tok, lit := s.Scan()
+		if tok != token.SEMICOLON || lit != "\n" {
+			return pos, tok, lit
+		}
+	}
+}
+
 // firstDifference returns the line in orig of the first token that differs
-// from the token at the same place in mutated, ignoring spacing and
-// comments; false when the two hold the same tokens.
+// from the token at the same place in mutated, ignoring spacing,
+// line breaks and comments; false when the two hold the same tokens.
 func firstDifference(orig, mutated []byte) (int, bool) {
 	var a, b scanner.Scanner
 	fa, fb := token.NewFileSet(), token.NewFileSet()
 	a.Init(fa.AddFile("a", -1, len(orig)), orig, nil, 0)
 	b.Init(fb.AddFile("b", -1, len(mutated)), mutated, nil, 0)
 	for {
-		pa, ta, la := a.Scan()
-		_, tb, lb := b.Scan()
+		pa, ta, la := scan(&a)
+		_, tb, lb := scan(&b)
 		if ta != tb || la != lb {
 			return fa.Position(pa).Line, true
 		}
