@@ -3,6 +3,8 @@ package replay
 import (
 	"strings"
 	"testing"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // Tests here close mutants that scripts/mutation found alive in replay.
@@ -53,5 +55,45 @@ func TestDecodeReadsMaxFileSize(t *testing.T) {
 	_, err := Decode(strings.NewReader(src), "big.yaml")
 	if err == nil || strings.Contains(err.Error(), "larger than") || !strings.HasPrefix(err.Error(), "big.yaml: invalid YAML: ") {
 		t.Errorf("Decode(%d bytes) error = %v, want the YAML error", len(src), err)
+	}
+}
+
+func TestDecodeRootThatIsNotAMapping(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		// A document that is only null is an empty file; any other
+		// scalar or a sequence is the wrong kind of root.
+		{"~\n", "x.yaml:1: empty file (want format: tapeloop/v1 and tape: [...])"},
+		{"# a comment\nnull\n", "x.yaml:2: empty file (want format: tapeloop/v1 and tape: [...])"},
+		{"hello\n", `x.yaml:1: want a mapping, got a string ("hello")`},
+		{"[a]\n", "x.yaml:1: want a mapping, got a sequence"},
+	} {
+		_, err := Decode(strings.NewReader(tc.src), "x.yaml")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Decode(%q) error = %v, want %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+// DecodeEntries takes the sequence node itself or the document holding it.
+func TestDecodeEntriesFromDocumentNode(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("- response: {content: a}\n- user: b\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := DecodeEntries("t.yaml", &doc)
+	if err != nil || len(entries) != 2 || entries[1].Line != 2 {
+		t.Errorf("DecodeEntries(document) = %+v, %v; want 2 entries, the second on line 2", entries, err)
+	}
+}
+
+// Zero is a count like any other (a negative one is refused: TestDecodeErrors).
+func TestDecodeZeroCount(t *testing.T) {
+	src := "format: tapeloop/v1\ntape:\n  - response:\n      usage: {input_tokens: 0, output_tokens: 7}\n"
+	tp, err := Decode(strings.NewReader(src), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := tp.Entries[0].Response.Usage; u.InputTokens != 0 || u.OutputTokens != 7 {
+		t.Errorf("usage = %+v, want 0 input and 7 output tokens", u)
 	}
 }
