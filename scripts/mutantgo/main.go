@@ -8,6 +8,8 @@
 // file does not matter), looks the line up in a map of which top-level tests
 // cover it, and runs the real go with -run naming those tests. Every other
 // go command (gremlins' coverage run, go list, ...) passes through unchanged.
+// A mutant that does not compile exits 2, which gremlins counts as NOT
+// VIABLE; go test itself exits 1, which gremlins would count as KILLED.
 // A test that covers no line of the mutant cannot see it, so the verdict is
 // the one the whole test suite would give, except for a test that reaches the
 // line only in a process it starts (its coverage is not counted): such a
@@ -27,11 +29,14 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -49,30 +54,53 @@ func main() {
 		os.Exit(2)
 	}
 	args := os.Args[1:]
+	mutant := isMutantRun(args)
 	if run, ok := selectTests(args); ok {
 		args = withRun(args, run)
 	}
 	cmd := exec.Command(realGo, args...)
+	var out bytes.Buffer
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if mutant {
+		cmd.Stdout = io.MultiWriter(os.Stdout, &out)
+		cmd.Stderr = io.MultiWriter(os.Stderr, &out)
+	}
 	if err := cmd.Run(); err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			os.Exit(exit.ExitCode())
+			os.Exit(exitCode(mutant, exit.ExitCode(), out.Bytes()))
 		}
 		fmt.Fprintln(os.Stderr, "mutantgo:", err)
 		os.Exit(2)
 	}
 }
 
+// exitCode returns the exit code for gremlins: go test exits 1 both when a
+// test fails and when the mutant does not compile, and gremlins would count
+// both as KILLED; a mutant that does not build exits 2, which gremlins counts
+// as NOT VIABLE.
+func exitCode(mutant bool, code int, out []byte) int {
+	if mutant && code == 1 && (bytes.Contains(out, []byte(" [build failed]")) || bytes.Contains(out, []byte(" [setup failed]"))) {
+		return 2
+	}
+	return code
+}
+
+// isMutantRun reports whether args are those of gremlins' run of a mutant's
+// tests, "go test ... PKG" without -cover (its coverage run has -cover).
+func isMutantRun(args []string) bool {
+	return len(args) >= 2 && args[0] == "test" && !slices.Contains(args, "-cover")
+}
+
 // selectTests returns the -run pattern for a mutant's "go test ... PKG" run,
 // and false for any other go command or when the mutated line is not in the
 // map (then every test runs, as without mutantgo).
 func selectTests(args []string) (string, bool) {
-	if len(args) < 2 || args[0] != "test" {
+	if !isMutantRun(args) {
 		return "", false
 	}
 	for _, a := range args {
-		if a == "-cover" || a == "-run" || strings.HasPrefix(a, "-run=") {
+		if a == "-run" || strings.HasPrefix(a, "-run=") {
 			return "", false
 		}
 	}

@@ -90,3 +90,22 @@ func TestSelectTestsPassesOtherCommandsThrough(t *testing.T) {
 		}
 	}
 }
+
+func TestExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		mutant bool
+		code   int
+		out    string
+		want   int
+	}{
+		{true, 1, "--- FAIL: TestA (0.00s)\nFAIL\nFAIL\texample.com/m/p\t0.01s\n", 1},
+		{true, 1, "# example.com/m/p\np/a.go:3:9: invalid operation\nFAIL\texample.com/m/p [build failed]\n", 2},
+		{true, 1, "FAIL\t. [setup failed]\n", 2},
+		{false, 1, "FAIL\texample.com/m/p [build failed]\n", 1},
+		{true, 2, "", 2},
+	} {
+		if got := exitCode(tc.mutant, tc.code, []byte(tc.out)); got != tc.want {
+			t.Errorf("exitCode(%v, %d, %q) = %d, want %d", tc.mutant, tc.code, tc.out, got, tc.want)
+		}
+	}
+}
