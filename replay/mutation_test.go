@@ -1,10 +1,14 @@
 package replay
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/llm"
 )
 
 // Tests here close mutants that scripts/mutation found alive in replay.
@@ -95,5 +99,55 @@ func TestDecodeZeroCount(t *testing.T) {
 	}
 	if u := tp.Entries[0].Response.Usage; u.InputTokens != 0 || u.OutputTokens != 7 {
 		t.Errorf("usage = %+v, want 0 input and 7 output tokens", u)
+	}
+}
+
+// A response may hold MaxCallsPerResponse calls, not one more.
+func TestDecodeMaxCallsPerResponse(t *testing.T) {
+	tape := func(n int) string {
+		return "format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n" + strings.Repeat("        - name: f\n", n)
+	}
+	tp, err := Decode(strings.NewReader(tape(MaxCallsPerResponse)), "x.yaml")
+	if err != nil || len(tp.Entries[0].Response.Message.ToolCalls) != MaxCallsPerResponse {
+		t.Errorf("Decode(%d calls) error = %v", MaxCallsPerResponse, err)
+	}
+	_, err = Decode(strings.NewReader(tape(MaxCallsPerResponse+1)), "x.yaml")
+	if want := "x.yaml:5: tape[0].response.tool_calls: 1001 calls, more than the 1000 one response may hold"; err == nil || err.Error() != want {
+		t.Errorf("Decode(%d calls) error = %v, want %s", MaxCallsPerResponse+1, err, want)
+	}
+}
+
+// A tape with no offered block whose requests record only new: still checks
+// the messages added between requests.
+func TestModelChecksNewWithoutOffered(t *testing.T) {
+	src := `format: tapeloop/v1
+tape:
+  - response:
+      tool_calls: [{id: c1, name: read_file, arguments: "{}"}]
+  - request:
+      new:
+        - {role: tool, tool_call_id: c1, name: read_file, content: hello}
+    response: {content: done}
+`
+	call := llm.ToolCall{ID: "c1", Name: "read_file", Arguments: "{}"}
+	run := func(result string) error {
+		tp, err := Decode(strings.NewReader(src), "new.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewModel(tp, nil)
+		user := llm.UserMessage("read it")
+		if _, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{user}}); err != nil {
+			return err
+		}
+		_, err = m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{
+			user, llm.AssistantMessage("", call), llm.ToolMessage("c1", "read_file", result)}})
+		return err
+	}
+	if err := run("hello"); err != nil {
+		t.Fatalf("the recorded result: %v", err)
+	}
+	if err := run("goodbye"); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "new differs") {
+		t.Errorf("another tool result: err = %v, want a divergence naming new", err)
 	}
 }
