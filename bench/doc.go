@@ -13,7 +13,9 @@
 // that agent alone (BenchmarkAgentAlone: its HTTP client returns the answer
 // bytes the bridge once served and does nothing else, so the row is the
 // agent's own SDK and tool work, which is inside both the bridge and go-vcr
-// rows). The package has no code of its own; run
+// rows), and the bridge's request decoding alone (BenchmarkBridgeDecode:
+// the workload's eleven captured requests through one wire.Decoder). The
+// package has no code of its own; run
 //
 //	go test -run '^$' -bench . -benchmem -count 5 ./bench
 //
