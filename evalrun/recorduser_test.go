@@ -130,3 +130,34 @@ func TestRecordSimulatedUserErrors(t *testing.T) {
 		t.Errorf("--mode extend: exit %d, %d requests\n%s", code, srv.Requests()-requests, out)
 	}
 }
+
+// TestEvalSimulatedUserSavesTrials runs the command's eval with a
+// simulated user on the scripted server: every trial passes, the report
+// says what the user model spent, and the saved trials replay with no
+// request to the server.
+func TestEvalSimulatedUserSavesTrials(t *testing.T) {
+	srv := chatserver.New(nil)
+	defer srv.Close()
+	t.Setenv("OPENAI_BASE_URL", srv.URL)
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	dir := newScenarios(t, map[string]string{"chat.yaml": simUserScenario})
+	saved := filepath.Join(t.TempDir(), "trials")
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	code, out, errOut := runCmd(t, "eval", "--model", "openai-compatible/echo", "--trials", "2", "--save-trials", saved,
+		"--price", "openai-compatible/user-3=1,2", "--json", jsonPath, dir)
+	if code != exitOK {
+		t.Fatalf("eval: exit %d\n%s%s", code, out, errOut)
+	}
+	r := readReport(t, jsonPath)
+	for _, tr := range r.Scenarios[0].TrialsDetail {
+		u := tr.User
+		if tr.Status != "pass" || tr.Saved == "" || u == nil || u.Model != "openai-compatible/user-3" || u.Calls != 4 || u.Turns != 3 || u.Cost == nil || tr.Cost == nil || *tr.Cost != *u.Cost {
+			t.Errorf("trial %d: %s, saved %q, user %+v, cost %v", tr.Trial, tr.Status, tr.Saved, u, tr.Cost)
+		}
+	}
+	requests := srv.Requests()
+	code, out, errOut = runCmd(t, "replay", saved)
+	if code != exitOK || !strings.Contains(out, "2 passed, 0 failed") || srv.Requests() != requests {
+		t.Errorf("replaying the saved trials: exit %d, %d requests\n%s%s", code, srv.Requests()-requests, out, errOut)
+	}
+}
