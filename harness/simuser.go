@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/llm"
@@ -34,6 +36,8 @@ var ErrNoUser = errors.New("the scenario's user is a model (setup.user), but the
 type SimulatedUser struct {
 	fn    UserFunc
 	model string
+
+	mu sync.Mutex
 	// conversation is what the user has seen so far; last is the latest
 	// model response, the final answer when the loop asks for the user.
 	conversation []llm.Message
@@ -65,12 +69,14 @@ func (u *SimulatedUser) see(m llm.Message) {
 	}
 }
 
-// Observe notes each model response (model_response events). Call it
-// from the goroutine that calls Next, in the run's order.
+// Observe notes each model response (model_response events), in the
+// run's order; it may be called from another goroutine than Next.
 func (u *SimulatedUser) Observe(e agent.Event) {
 	if e.Kind == agent.EventModelResponse && e.Response != nil {
 		m := e.Response.Message
+		u.mu.Lock()
 		u.last = &m
+		u.mu.Unlock()
 	}
 }
 
@@ -78,11 +84,16 @@ func (u *SimulatedUser) Observe(e agent.Event) {
 // latest model response); false ends the conversation: the user is done,
 // or its model failed (End reports it).
 func (u *SimulatedUser) Next(ctx context.Context) (llm.Message, bool) {
+	u.mu.Lock()
 	if u.last != nil {
 		u.see(llm.Message{Role: llm.RoleAssistant, Content: u.last.Content})
 		u.last = nil
 	}
-	m, ok, err := u.fn(ctx, u.conversation)
+	conversation := slices.Clone(u.conversation)
+	u.mu.Unlock()
+	m, ok, err := u.fn(ctx, conversation)
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	if err != nil {
 		u.err = err
 		return llm.Message{}, false
@@ -99,6 +110,8 @@ func (u *SimulatedUser) Next(ctx context.Context) (llm.Message, bool) {
 // model_error, naming the user model and the turn it failed after; it
 // leaves any other outcome alone.
 func (u *SimulatedUser) End(o *Outcome) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	if u.err == nil || o == nil {
 		return
 	}
