@@ -48,10 +48,25 @@ func TestBuildAggregatesRowsOfUnequalTrials(t *testing.T) {
 	if len(em.PassHatK) != 2 || !near(em.PassHatK[1], 7.0/12) || !near(em.PassHatK[2], 1.0/6) {
 		t.Errorf("pass^k = %v, want {1: 7/12, 2: 1/6}", em.PassHatK)
 	}
+	if !near(em.PassRate, 3.0/5) {
+		t.Errorf("pass rate = %v, want 3/5", em.PassRate)
+	}
 	if em.LatencyMS.P95 != 100 {
 		t.Errorf("latency p95 = %v, want 100 (the failed call left out)", em.LatencyMS.P95)
 	}
 	if s := out.Summary; s.Trials != 5 || s.Passed != 3 || s.Failed != 2 || s.Errors != 3 || s.NotRun != 1 || s.MaxCost != nil {
 		t.Errorf("summary = %+v; want 5 trials, 3 passed, 2 failed, 3 errors, 1 not run, no max cost", s)
+	}
+}
+
+// A model none of whose trials was scored has a pass rate of 0, not NaN, and
+// does not meet the minimum.
+func TestBuildModelWithoutScoredTrials(t *testing.T) {
+	r := &runner{opts: &Options{Models: []string{"m"}, Trials: 2}, results: map[slot]*report.EvalTrial{
+		{0, "m", 1}: {Status: report.StatusError}, {0, "m", 2}: {Status: report.StatusError},
+	}}
+	em := r.build([]*scenario.Scenario{{Name: "a"}}, time.Second).Models[0]
+	if em.PassRate != 0 || em.MeetsMinPass || len(em.PassAtK) != 0 {
+		t.Errorf("pass rate %v, meets min pass %v, pass@k %v; want 0, false, none", em.PassRate, em.MeetsMinPass, em.PassAtK)
 	}
 }
