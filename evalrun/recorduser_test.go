@@ -161,3 +161,39 @@ func TestEvalSimulatedUserSavesTrials(t *testing.T) {
 		t.Errorf("replaying the saved trials: exit %d, %d requests\n%s%s", code, srv.Requests()-requests, out, errOut)
 	}
 }
+
+// TestBridgedSimulatedUser: a bridged agent (converseAgent, asking
+// Run.NextUser after each answer) whose user is a model: record writes
+// the three simulated turns, the recording replays through the agent with
+// no request to the server, and eval's saved trials replay too.
+func TestBridgedSimulatedUser(t *testing.T) {
+	srv := chatserver.New(nil)
+	defer srv.Close()
+	t.Setenv("OPENAI_API_KEY", "test-key")
+	bridged := strings.Replace(simUserScenario, "setup:\n", "setup:\n  agent: {go: echo}\n", 1)
+	dir := newScenarios(t, map[string]string{"chat.yaml": bridged})
+	path := filepath.Join(dir, "chat.yaml")
+	code, out, errOut := runAgentCmd(t, converseAgent, "record", "--model", "openai-compatible/echo", "--base-url", srv.URL, path)
+	if code != exitOK || !strings.Contains(out, "PASS  replaying the recording") {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	if got := strings.Count(string(data), "\n  - user: message "); got != 3 || srv.RequestsFor("user-3") != 4 {
+		t.Errorf("%d user turns recorded, %d user model calls; want 3 and 4:\n%s", got, srv.RequestsFor("user-3"), data)
+	}
+	requests := srv.Requests()
+	code, out, errOut = runAgentCmd(t, converseAgent, "replay", dir)
+	if code != exitOK || !strings.Contains(out, "1 passed, 0 failed") || srv.Requests() != requests {
+		t.Errorf("replay: exit %d, %d requests\n%s%s", code, srv.Requests()-requests, out, errOut)
+	}
+	saved := filepath.Join(t.TempDir(), "trials")
+	code, out, errOut = runAgentCmd(t, converseAgent, "eval", "--model", "openai-compatible/echo", "--base-url", srv.URL, "--trials", "2", "--save-trials", saved, path)
+	if code != exitOK || !strings.Contains(out, "2/2 pass") {
+		t.Fatalf("eval: exit %d\n%s%s", code, out, errOut)
+	}
+	requests = srv.Requests()
+	code, out, errOut = runAgentCmd(t, converseAgent, "replay", saved)
+	if code != exitOK || !strings.Contains(out, "2 passed, 0 failed") || srv.Requests() != requests {
+		t.Errorf("replaying the saved trials: exit %d, %d requests\n%s%s", code, srv.Requests()-requests, out, errOut)
+	}
+}

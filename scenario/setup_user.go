@@ -91,9 +91,6 @@ func checkUser(d *yamlx.Decoder, s *Scenario, nodes map[string]*yaml.Node) error
 			at = setup.Content[i]
 		}
 	}
-	if s.Setup.Agent != nil {
-		return d.Errf(at, "setup.user", "not yet for a bridged scenario (setup.agent): its agent takes no user turns from tapeloop")
-	}
 	if !slices.ContainsFunc(s.Input, func(m llm.Message) bool { return m.Role == llm.RoleUser }) {
 		return d.Errf(at, "setup.user", "input holds no user message: the conversation starts from input's user message, and the user model writes the next ones")
 	}

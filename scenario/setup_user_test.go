@@ -58,8 +58,6 @@ func TestSetupUserErrors(t *testing.T) {
 			`x.yaml:3: setup.user: input holds no user message: the conversation starts from input's user message, and the user model writes the next ones`},
 		{"a script of user turns", user(ok) + input + "tape: [{user: hi again}]\n",
 			`x.yaml:3: setup.user: the tape holds only user turns (a conversation script), which a live run with setup.user never speaks`},
-		{"bridged", "format: tapeloop/v1\nsetup:\n  agent: {go: notes}\n  user:\n" + ok + input,
-			`x.yaml:4: setup.user: not yet for a bridged scenario (setup.agent)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
