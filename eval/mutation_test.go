@@ -70,3 +70,16 @@ func TestBuildModelWithoutScoredTrials(t *testing.T) {
 		t.Errorf("pass rate %v, meets min pass %v, pass@k %v; want 0, false, none", em.PassRate, em.MeetsMinPass, em.PassAtK)
 	}
 }
+
+// A price may be zero, and the cached price may be left out.
+func TestParsePriceBoundaries(t *testing.T) {
+	for s, want := range map[string]Price{
+		"openai/m=0,0":     {},
+		"openai/m=0.5,1.5": {Input: 0.5, Output: 1.5},
+		"openai/m=1,2,0":   {Input: 1, Output: 2},
+	} {
+		if _, got, err := ParsePrice(s); err != nil || got != want {
+			t.Errorf("ParsePrice(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+}
