@@ -89,3 +89,35 @@ func TestEvalSaveTrialsCommand(t *testing.T) {
 		t.Errorf("replaying the saved trials offline: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestRecordCommand: evalrun record of a scenario whose agent is a
+// program proxies its calls to the live model (a scripted one behind a
+// local server), writes the tape in place, and the tape then replays
+// offline with the server closed.
+func TestRecordCommand(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the test agent with")
+	}
+	dir := newScenarios(t, map[string]string{"b/notes.yaml": commandNotes})
+	if out, err := exec.Command(goTool, "build", "-o", filepath.Join(dir, "b", "cmdagent"), "../bridge/testdata/cmdagent").CombinedOutput(); err != nil {
+		t.Fatalf("building the test agent: %v\n%s", err, out)
+	}
+	path := filepath.Join(dir, "b", "notes.yaml")
+	srv := httptest.NewServer(bridge.Handler(notesByResults, nil))
+	code, stdout, stderr := runAgentCmd(t, nil, "record", "--model", "openai-compatible/gpt-test", "--base-url", srv.URL+"/v1", path)
+	srv.Close()
+	if code != exitOK || !strings.Contains(stdout, "recorded  b/notes  3 model calls") {
+		t.Fatalf("record: exit %d\n%s%s", code, stdout, stderr)
+	}
+	s, err := scenario.Load(path, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Tape) != 3 || s.Offered == nil || s.Offered.System == nil {
+		t.Errorf("the recorded tape has %d entries, offered %+v; want 3 and the program's system prompt", len(s.Tape), s.Offered)
+	}
+	if code, stdout, stderr := runAgentCmd(t, nil, "replay", path); code != exitOK || !strings.Contains(stdout, "1 passed, 0 failed") {
+		t.Errorf("replaying the recording offline: exit %d\n%s%s", code, stdout, stderr)
+	}
+}

@@ -1,0 +1,64 @@
+package bridge_test
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/replay"
+)
+
+// TestRecordRedacts: what a bridged recording writes goes through the
+// recording's redactor (here an extra rule for a made-up secret in the
+// agent's system prompt): the scenario file never holds the secret.
+func TestRecordRedacts(t *testing.T) {
+	const secret = "hunter2-hunter2-hunter2"
+	path := writeScenario(t, notesScenario)
+	s := load(t, path)
+	a := newNotesAgent()
+	a.system = "You keep notes in files. The vault key is " + secret + "."
+	opts := &bridge.RecordOptions{Recorder: &replay.RecorderOptions{Redact: func(v string) string {
+		return strings.ReplaceAll(v, secret, "[REDACTED:vault]")
+	}}}
+	_, tape, err := bridge.Record(t.Context(), s, a.agentFunc(), notesScript(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bridge.WriteRecording(path, tape); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), secret) || !strings.Contains(string(b), "The vault key is [REDACTED:vault].") {
+		t.Errorf("the recorded scenario is not redacted:\n%s", b)
+	}
+}
+
+// TestRequestAfterTheTape: a model call after the tape's last entry is
+// answered with an error and fails the scenario, naming the file and
+// quoting the request the tape has no answer for.
+func TestRequestAfterTheTape(t *testing.T) {
+	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
+	again := func(ctx context.Context, r *bridge.Run) error {
+		a := newNotesAgent()
+		if err := a.agentFunc()(ctx, r); err != nil {
+			return err
+		}
+		_, err := a.run(ctx, r.HTTPClient, r.OpenAIBaseURL, r.Dir, "And once more.")
+		return err
+	}
+	v := verify(t, path, again, false)
+	if v.Passed() {
+		t.Fatal("a run that asked the model after the tape's end passed")
+	}
+	all := strings.Join(v.Failures, "\n")
+	for _, w := range []string{"notes.yaml", "after 3 entries", "And once more."} {
+		if !strings.Contains(all, w) {
+			t.Errorf("the failures do not say %q:\n%s", w, all)
+		}
+	}
+}
