@@ -83,3 +83,11 @@ func TestParsePriceBoundaries(t *testing.T) {
 		}
 	}
 }
+
+// A price of 0 in the config file is a price (a free model), not an error.
+func TestParseConfigZeroPrice(t *testing.T) {
+	c, err := ParseConfig([]byte("prices:\n  local/free: {input: 0, output: 0.0}\n"), "evalrun.yaml")
+	if err != nil || c.Prices["local/free"] != (Price{}) {
+		t.Errorf("ParseConfig(price 0) = %+v, %v; want a zero price", c, err)
+	}
+}
