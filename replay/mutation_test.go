@@ -151,3 +151,17 @@ tape:
 		t.Errorf("another tool result: err = %v, want a divergence naming new", err)
 	}
 }
+
+// quoteLast quotes a last message of up to 200 bytes whole and shortens a
+// longer one to its first 200.
+func TestQuoteLastShortensPast200Bytes(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{200, strings.Repeat("a", 200)}, {201, strings.Repeat("a", 200) + "..."}} {
+		req := &llm.Request{Messages: []llm.Message{llm.UserMessage(strings.Repeat("a", tc.n))}}
+		if got, want := quoteLast(req), `user message "`+tc.want+`"`; got != want {
+			t.Errorf("quoteLast(%d bytes) = %s, want %s", tc.n, got, want)
+		}
+	}
+}
