@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"errors"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -12,6 +13,8 @@ import (
 	ooption "github.com/openai/openai-go/v3/option"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/llm"
+	_ "github.com/tapeloop/tapeloop/llm/openai" // openai-compatible/, the live side
 )
 
 // claudeAgent is the notes agent on anthropic-sdk-go: the same two tools,
@@ -131,7 +134,8 @@ func (a *gptAgent) run(ctx context.Context, r *bridge.Run) error {
 }
 
 // TestOfficialSDKs records each SDK agent (streamed, then replayed both
-// streamed and whole), replays it offline, and fails closed when its system
+// streamed and whole) against a scripted local server reached over HTTP,
+// replays it with the server closed, and fails closed when its system
 // prompt or a tool's description changes.
 func TestOfficialSDKs(t *testing.T) {
 	const system, desc = "You keep notes in files.", "Read a file."
@@ -147,7 +151,13 @@ func TestOfficialSDKs(t *testing.T) {
 	}
 	for _, sdk := range sdks {
 		t.Run(sdk.name, func(t *testing.T) {
-			path := record(t, notesScenario, sdk.make(system, desc, true).run, notesScript())
+			srv := httptest.NewServer(bridge.Handler(notesScript(), nil))
+			live, err := llm.Open(t.Context(), "openai-compatible/gpt-test", &llm.OpenOptions{BaseURL: srv.URL + "/v1", APIKey: "sk-local-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := record(t, notesScenario, sdk.make(system, desc, true).run, live)
+			srv.Close()
 			for _, stream := range []bool{true, false} {
 				if v := verify(t, path, sdk.make(system, desc, stream).run, stream); !v.Passed() {
 					t.Fatalf("stream %v: the replay fails:\n%s", stream, strings.Join(v.Failures, "\n"))
