@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -162,6 +163,20 @@ func TestQuoteLastShortensPast200Bytes(t *testing.T) {
 		req := &llm.Request{Messages: []llm.Message{llm.UserMessage(strings.Repeat("a", tc.n))}}
 		if got, want := quoteLast(req), `user message "`+tc.want+`"`; got != want {
 			t.Errorf("quoteLast(%d bytes) = %s, want %s", tc.n, got, want)
+		}
+	}
+}
+
+// offered.system is one text or a list of them (each system message);
+// system: [] records that the run had none.
+func TestDecodeOfferedSystemList(t *testing.T) {
+	for src, want := range map[string][]string{"[Be terse., Use tools.]": {"Be terse.", "Use tools."}, "[]": {}} {
+		tp, err := Decode(strings.NewReader("format: tapeloop/v1\noffered:\n  system: "+src+"\ntape:\n  - response: {content: hi}\n"), "x.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tp.Offered == nil || tp.Offered.System == nil || !slices.Equal(tp.Offered.System, want) {
+			t.Errorf("system: %s decoded as %+v, want %q", src, tp.Offered, want)
 		}
 	}
 }
