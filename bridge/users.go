@@ -44,7 +44,7 @@ func (r *Run) NextUser(ctx context.Context) (llm.Message, bool) {
 	var m llm.Message
 	var ok bool
 	if sim := r.users.sim; sim != nil {
-		m, ok = sim.next(ctx, r.answer())
+		m, ok = sim.NextAfter(ctx, r.answer())
 	} else {
 		m, ok = r.users.next(ctx)
 	}
@@ -76,7 +76,7 @@ type userSide struct {
 	next   func(context.Context) (llm.Message, bool)
 	script bool
 	// sim is the user model (RunOptions.User); nil when the tape speaks.
-	sim *simulated
+	sim *harness.SimulatedUser
 }
 
 // userSource is where a run of s gets its user turns: opts.User when set,
@@ -86,14 +86,7 @@ type userSide struct {
 func userSource(s *scenario.Scenario, tape *replay.Model, opts *RunOptions) (*userSide, error) {
 	switch {
 	case opts.User != nil:
-		sim := &simulated{fn: opts.User, model: "the user model"}
-		if u := s.Setup.User; u != nil {
-			sim.model = "user model " + u.Model
-		}
-		for _, m := range s.Input {
-			sim.see(m)
-		}
-		return &userSide{sim: sim}, nil
+		return &userSide{sim: harness.NewSimulatedUser(opts.User, s)}, nil
 	case tape != nil:
 		return &userSide{next: func(context.Context) (llm.Message, bool) { return tape.NextUser() }}, nil
 	case s.Setup.User != nil:
@@ -111,10 +104,7 @@ func userSource(s *scenario.Scenario, tape *replay.Model, opts *RunOptions) (*us
 func (u *userSide) unused(s *scenario.Scenario, o *harness.Outcome, tape *replay.Model) []string {
 	switch {
 	case u.sim != nil:
-		if err := u.sim.err; err != nil {
-			o.Termination = agent.ReasonModelError
-			o.Error = fmt.Sprintf("%s failed after turn %d: %v", u.sim.model, o.Iterations, err)
-		}
+		u.sim.End(o)
 	case tape != nil && !o.Diverged:
 		err := tape.Unused()
 		if err == nil {
@@ -132,46 +122,6 @@ func (u *userSide) unused(s *scenario.Scenario, o *harness.Outcome, tape *replay
 		}
 	}
 	return nil
-}
-
-// simulated is a user model as the user of a run: the conversation it has
-// seen and the error it failed with.
-type simulated struct {
-	fn    harness.UserFunc
-	model string // names it in the error
-	seen  []llm.Message
-	err   error
-}
-
-// see adds m to the conversation when the user sees it: user messages and
-// the assistant's text answers.
-func (u *simulated) see(m llm.Message) {
-	switch {
-	case m.Role == llm.RoleUser:
-		u.seen = append(u.seen, llm.Message{Role: llm.RoleUser, Content: m.Content, Name: m.Name})
-	case m.Role == llm.RoleAssistant && len(m.ToolCalls) == 0 && m.Content != "":
-		u.seen = append(u.seen, llm.Message{Role: llm.RoleAssistant, Content: m.Content})
-	}
-}
-
-// next asks the user model for its message after answer; false ends the
-// conversation (the user is done, or failed: see err).
-func (u *simulated) next(ctx context.Context, answer string) (llm.Message, bool) {
-	if u.err != nil {
-		return llm.Message{}, false
-	}
-	u.see(llm.AssistantMessage(answer))
-	m, ok, err := u.fn(ctx, cloneMessages(u.seen))
-	if err != nil {
-		u.err = err
-		return llm.Message{}, false
-	}
-	if !ok {
-		return llm.Message{}, false
-	}
-	m.Role = llm.RoleUser
-	u.see(m)
-	return m, true
 }
 
 // spoken is a user message and where it came in the traffic: before the

@@ -45,9 +45,10 @@ type SimulatedUser struct {
 	err          error
 }
 
-// NewSimulatedUser starts the conversation of the user of s (setup.user),
-// played by fn, from the visible messages of s's input: its user messages
-// and the assistant's text answers.
+// NewSimulatedUser starts the conversation of the user of s (setup.user;
+// without it, errors name "the user model"), played by fn, from the
+// visible messages of s's input: its user messages and the assistant's
+// text answers.
 func NewSimulatedUser(fn UserFunc, s *scenario.Scenario) *SimulatedUser {
 	u := &SimulatedUser{fn: fn}
 	if s.Setup.User != nil {
@@ -85,10 +86,25 @@ func (u *SimulatedUser) Observe(e agent.Event) {
 // or its model failed (End reports it).
 func (u *SimulatedUser) Next(ctx context.Context) (llm.Message, bool) {
 	u.mu.Lock()
+	answer := ""
 	if u.last != nil {
-		u.see(llm.Message{Role: llm.RoleAssistant, Content: u.last.Content})
-		u.last = nil
+		answer = u.last.Content
 	}
+	u.mu.Unlock()
+	return u.NextAfter(ctx, answer)
+}
+
+// NextAfter is Next after the answer the agent gave (a bridged agent's
+// reported answer, rather than the latest model response); "" shows the
+// user no answer. After the user model failed it is not asked again.
+func (u *SimulatedUser) NextAfter(ctx context.Context, answer string) (llm.Message, bool) {
+	u.mu.Lock()
+	u.last = nil
+	if u.err != nil {
+		u.mu.Unlock()
+		return llm.Message{}, false
+	}
+	u.see(llm.Message{Role: llm.RoleAssistant, Content: answer})
 	conversation := slices.Clone(u.conversation)
 	u.mu.Unlock()
 	m, ok, err := u.fn(ctx, conversation)
@@ -115,6 +131,10 @@ func (u *SimulatedUser) End(o *Outcome) {
 	if u.err == nil || o == nil {
 		return
 	}
+	name := "the user model"
+	if u.model != "" {
+		name = "user model " + u.model
+	}
 	o.Termination = agent.ReasonModelError
-	o.Error = fmt.Sprintf("user model %s failed after turn %d: %v", u.model, o.Iterations, u.err)
+	o.Error = fmt.Sprintf("%s failed after turn %d: %v", name, o.Iterations, u.err)
 }
