@@ -180,3 +180,23 @@ func TestDecodeOfferedSystemList(t *testing.T) {
 		}
 	}
 }
+
+// An offered block recording only tools is checked: a run offering other
+// tools diverges.
+func TestModelChecksToolsOnlyOffered(t *testing.T) {
+	src := "format: tapeloop/v1\noffered:\n  tools:\n    - name: read_file\n      description: Read a file.\ntape:\n  - response: {content: hi}\n"
+	run := func(tools []llm.ToolDefinition) error {
+		tp, err := Decode(strings.NewReader(src), "t.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}, Tools: tools})
+		return err
+	}
+	if err := run([]llm.ToolDefinition{{Name: "read_file", Description: "Read a file."}}); err != nil {
+		t.Fatalf("the recorded tools: %v", err)
+	}
+	if err := run([]llm.ToolDefinition{{Name: "read_file", Description: "Read any file."}}); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "offered.tools differs") {
+		t.Errorf("another description: err = %v, want a divergence naming offered.tools", err)
+	}
+}
