@@ -164,3 +164,46 @@ func TestEvalSaveTrialsBridgedConversation(t *testing.T) {
 		t.Errorf("replaying the saved trials: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestRecordExtendBridged: record --mode extend of a bridged conversation
+// replays the tape's model answers through the agent and goes on live from
+// the first user turn with no answer, appending the rest: one live call.
+func TestRecordExtendBridged(t *testing.T) {
+	partial := strings.Replace(converseScenario, `tape:
+  - user: "Say hello."
+  - user: "Now say goodbye."
+`, `tape:
+  - user: "Say hello."
+  - response: {content: "Hello there."}
+  - user: "Now say goodbye."
+`, 1)
+	dir := newScenarios(t, map[string]string{"b/talk.yaml": partial})
+	path := filepath.Join(dir, "b", "talk.yaml")
+	f := scripted(&llm.Response{Message: llm.AssistantMessage("Goodbye now."), FinishReason: llm.FinishStop})
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: map[string]bridge.Agent{"echo": converseAgent}}
+	if code := recordCommand(context.Background(), e, []string{"--model", "fake/m", "--mode", "extend", path}, f.open); code != exitOK {
+		t.Fatalf("record --mode extend: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	if len(f.requests) != 1 {
+		t.Errorf("the live model was called %d times, want 1 (the first answer is replayed)", len(f.requests))
+	}
+	s, err := scenario.Load(path, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var order []string
+	for _, en := range s.Tape {
+		if en.User != nil {
+			order = append(order, "user: "+en.User.Content)
+		} else if en.Response != nil {
+			order = append(order, "model: "+en.Response.Message.Content)
+		}
+	}
+	if got, want := strings.Join(order, " | "), "user: Say hello. | model: Hello there. | user: Now say goodbye. | model: Goodbye now."; got != want {
+		t.Errorf("the extended tape: %s\nwant %s", got, want)
+	}
+	if code, out, errOut := runAgentCmd(t, converseAgent, "replay", path); code != exitOK {
+		t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+}
