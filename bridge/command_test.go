@@ -99,6 +99,33 @@ func TestCommand(t *testing.T) {
 		failsClosed(t, verify(t, path, command(path), false), "notes.yaml:", "Be brief.")
 	})
 
+	t.Run("the Messages API over the loopback", func(t *testing.T) {
+		path := writeScenario(t, commandText(bin, "claude", "60s"))
+		s := load(t, path)
+		o, tape, err := bridge.Record(t.Context(), s, bridge.Command(s), notesScript(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.Termination != "final_text" {
+			t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+		}
+		if err := bridge.WriteRecording(path, tape); err != nil {
+			t.Fatal(err)
+		}
+		if v := verify(t, path, bridge.Command(load(t, path)), true); !v.Passed() {
+			t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changed := strings.Replace(string(b), `NOTES_SYSTEM: "You keep notes in files."`, `NOTES_SYSTEM: "You keep notes. Be brief."`, 1)
+		if err := os.WriteFile(path, []byte(changed), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		failsClosed(t, verify(t, path, bridge.Command(load(t, path)), false), "notes.yaml:", "Be brief.")
+	})
+
 	for _, tc := range []struct {
 		mode, timeout string
 		wants         []string

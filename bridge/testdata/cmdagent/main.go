@@ -6,6 +6,7 @@
 //	                 print each answer as {"final": TEXT} and read the next
 //	                 user message from stdin until it ends
 //	cmdagent plain   answer in plain text even in a conversation
+//	cmdagent claude  answer once over the Messages API at $ANTHROPIC_BASE_URL
 //	cmdagent hang    block forever without calling the model
 //	cmdagent fail    print to stderr and exit with status 3
 package main
@@ -64,6 +65,10 @@ func main() {
 	system := "You keep notes in files."
 	if s := os.Getenv("NOTES_SYSTEM"); s != "" {
 		system = s
+	}
+	if mode == "claude" {
+		fmt.Println(claudeAnswer(system, in.Messages))
+		return
 	}
 	msgs := append([]message{{Role: "system", Content: system}}, in.Messages...)
 	for {
