@@ -57,8 +57,11 @@ func TestOutputReplacesOnlyRegularFiles(t *testing.T) {
 				got <- err.Error()
 				return
 			}
-			defer f.Close()
 			data, _ := io.ReadAll(f)
+			// Closed before answering: a reader still open when the
+			// next Output opens the pipe would take its write, and the
+			// next reader would wait for a writer forever.
+			f.Close()
 			got <- string(data)
 		}()
 		if err := Output(p, writeText("through "+p)); err != nil {
