@@ -1,0 +1,52 @@
+package toolkit_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/tools/toolkit"
+	"go.yaml.in/yaml/v3"
+)
+
+// Tests that close mutants scripts/mutation found alive: each checks a
+// behaviour the other tests left open.
+
+// TestConfigErrorWithoutLine: an unknown line (0) is left out of the text.
+func TestConfigErrorWithoutLine(t *testing.T) {
+	e := &toolkit.ConfigError{Key: "delay", Err: errors.New("bad")}
+	if got, want := e.Error(), "with.delay: bad"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// TestDurationZero: a zero duration is allowed; a negative one is not.
+func TestDurationZero(t *testing.T) {
+	var d toolkit.Duration
+	if err := d.UnmarshalYAML(node(t, "0s")); err != nil || d != 0 {
+		t.Errorf("0s: %v, %v", d, err)
+	}
+	if err := d.UnmarshalYAML(node(t, "-1s")); err == nil {
+		t.Error("-1s accepted")
+	}
+}
+
+// TestFactoryPassesTheEnv: a factory's builder gets the env it was given,
+// and an empty one (never nil) when given nil.
+func TestFactoryPassesTheEnv(t *testing.T) {
+	var got []*toolkit.Env
+	f := toolkit.NewFactory("t", "a test tool", false, func(name string, env *toolkit.Env, with *yaml.Node) (tools.Tool, error) {
+		got = append(got, env)
+		return tools.New(tools.Spec{Name: name}, func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("ok"), nil })
+	})
+	env := &toolkit.Env{Seed: 7}
+	for _, e := range []*toolkit.Env{env, nil} {
+		if _, err := f.New("t", e, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(got) != 2 || got[0] != env || got[1] == nil || got[1].Seed != 0 {
+		t.Errorf("builder got %+v; want the given env, then an empty one", got)
+	}
+}
