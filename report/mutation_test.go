@@ -1,0 +1,42 @@
+package report
+
+import (
+	"testing"
+)
+
+// Tests that close mutants scripts/mutation found alive: each checks a
+// behaviour the other tests left open.
+
+// TestShardBounds: the shards at the ends of the range are valid: 1/1, 1/n
+// and n/n; from the environment, index 0 of 1.
+func TestShardBounds(t *testing.T) {
+	for in, want := range map[string]Shard{"1/1": {1, 1}, "1/4": {1, 4}, "4/4": {4, 4}} {
+		if s, err := ParseShard(in); err != nil || *s != want {
+			t.Errorf("%s: %v %v, want %v", in, s, err, want)
+		}
+	}
+	env := map[string]string{JobIndexVar: "0", ShardTotalVar: "1"}
+	if s, err := ShardFromEnv(func(k string) string { return env[k] }); err != nil || *s != (Shard{1, 1}) {
+		t.Errorf("index 0 of 1: %v %v, want shard 1/1", s, err)
+	}
+}
+
+// TestTextOptionalFields: the optional lines of a call and a turn (repairs,
+// attempts, failure, diff) and the termination error appear exactly when
+// they have a value.
+func TestTextOptionalFields(t *testing.T) {
+	bare := &Transcript{Turns: []Turn{{Index: 1, Calls: []Call{{ID: "c1", Name: "read", Arguments: "{}", Attempts: 1, Result: "ok"}}}}, Final: "done"}
+	if got, want := bare.Text(), "turn 1\n  call c1 read {}\n    result: ok\nfinal: done\n"; got != want {
+		t.Errorf("bare transcript:\n%s\nwant:\n%s", got, want)
+	}
+	full := &Transcript{
+		Turns: []Turn{{Index: 1, Calls: []Call{{ID: "c1", Name: "write", Arguments: "{}", Repairs: []string{"closed a brace"},
+			Attempts: 2, Failure: "disk full", Result: "failed"}}, Diff: "diff --git a/x b/x"}},
+		TerminationError: "model error",
+	}
+	want := "turn 1\n  call c1 write {}\n    repairs: closed a brace\n    attempts: 2\n    failure: disk full\n    result: failed\n" +
+		"  diff: diff --git a/x b/x\nerror: model error\nfinal: \n"
+	if got := full.Text(); got != want {
+		t.Errorf("full transcript:\n%s\nwant:\n%s", got, want)
+	}
+}
