@@ -1,6 +1,7 @@
 package report
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -38,5 +39,52 @@ func TestTextOptionalFields(t *testing.T) {
 		"  diff: diff --git a/x b/x\nerror: model error\nfinal: \n"
 	if got := full.Text(); got != want {
 		t.Errorf("full transcript:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestMergeMissingLastShard: the last shard of the total is required too.
+func TestMergeMissingLastShard(t *testing.T) {
+	parts := shardsOf(syntheticReplay(40), 3)
+	_, err := MergeReplay([]string{"a", "b"}, parts[:2])
+	if want := "cannot merge: missing shard 3/3 of 3"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// TestMergeSingleUnshardedResult: one result without a shard is returned
+// re-summarised, not refused as "not a shard".
+func TestMergeSingleUnshardedResult(t *testing.T) {
+	r := syntheticReplay(5)
+	merged, err := MergeReplay([]string{"a"}, []*Replay{r})
+	if err != nil || merged.Shard != nil || len(merged.Scenarios) != 5 || merged.Summary != r.Summary {
+		t.Fatalf("merged %+v, %v; want the result itself", merged, err)
+	}
+}
+
+// TestJUnitPropertiesAndEnd: only a scenario with a termination gets
+// properties, and the document ends with a newline.
+func TestJUnitPropertiesAndEnd(t *testing.T) {
+	r := NewReplay([]ScenarioResult{
+		{Name: "g/ended", Status: StatusPass, Termination: "final_text", Iterations: 2},
+		{Name: "g/plain", Status: StatusPass},
+	}, nil)
+	var b strings.Builder
+	if err := r.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "<properties>"); n != 1 || !strings.Contains(out, `<property name="termination" value="final_text"></property>`) {
+		t.Errorf("%d properties blocks in:\n%s\nwant one, for g/ended", n, out)
+	}
+	if !strings.HasSuffix(out, "</testsuites>\n") {
+		t.Errorf("the document does not end with a newline:\n%q", out[max(0, len(out)-40):])
+	}
+}
+
+// TestFailureMessageOfOneFailure: a single failure is its first line, with
+// no "(and 0 more)".
+func TestFailureMessageOfOneFailure(t *testing.T) {
+	if got := failureMessage(ScenarioResult{Failures: []string{"expect.calls: read missing\ndetails"}}); got != "expect.calls: read missing" {
+		t.Errorf("failureMessage = %q", got)
 	}
 }
