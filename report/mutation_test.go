@@ -1,8 +1,11 @@
 package report
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
 )
 
 // Tests that close mutants scripts/mutation found alive: each checks a
@@ -86,5 +89,55 @@ func TestJUnitPropertiesAndEnd(t *testing.T) {
 func TestFailureMessageOfOneFailure(t *testing.T) {
 	if got := failureMessage(ScenarioResult{Failures: []string{"expect.calls: read missing\ndetails"}}); got != "expect.calls: read missing" {
 		t.Errorf("failureMessage = %q", got)
+	}
+}
+
+// evalWithAnErrorTrial is one scenario × model with a passed trial and an
+// error trial whose tape holds a failed call after a user message.
+func evalWithAnErrorTrial() *Eval {
+	return &Eval{Scenarios: []EvalScenario{{
+		Name: "g/s", Path: "scenarios/g/s.yaml", Model: "m", Trials: 1, Passed: 1, Errors: 1, Class: ClassError,
+		TrialsDetail: []EvalTrial{
+			{Trial: 1, Status: StatusPass, DurationMS: 1500},
+			{Trial: 2, Status: StatusError, Error: "provider down", DurationMS: 500, Tape: []EvalTapeEntry{
+				{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "do it"}, Error: "provider down"},
+			}},
+		},
+	}}}
+}
+
+// TestEvalPageCountsAndTrials: the headline counts trials and errors
+// (Trials + Errors), rows are numbered from s1, a row's seconds add its
+// trials' milliseconds, an error trial shows its error among its failures,
+// and a trial without a transcript gets one from its tape.
+func TestEvalPageCountsAndTrials(t *testing.T) {
+	p := evalPage(evalWithAnErrorTrial())
+	if p.Counts.Total != 2 || len(p.Rows) != 1 {
+		t.Fatalf("counts %+v, %d rows; want total 2 and one row", p.Counts, len(p.Rows))
+	}
+	r := p.Rows[0]
+	if r.ID != "s1" || r.Seconds != 2 || len(r.Trials) != 2 {
+		t.Fatalf("row %s: %v seconds, %d trials; want s1, 2, 2", r.ID, r.Seconds, len(r.Trials))
+	}
+	if f := r.Trials[1].Failures; !slices.Equal(f, []string{"provider down"}) {
+		t.Errorf("error trial failures %q, want the error", f)
+	}
+	if f := r.Trials[0].Failures; len(f) != 0 {
+		t.Errorf("passed trial failures %q, want none", f)
+	}
+	tr := r.Trials[1].Transcript
+	if tr == nil || len(tr.Turns) != 1 || !slices.Equal(tr.Turns[0].User, []string{"do it"}) || tr.Turns[0].Content != "model call failed: provider down" {
+		t.Errorf("tape transcript %+v; want one turn: the user message and the failed call", tr)
+	}
+}
+
+// TestEvalJUnitErrorBody: an error trial's error is in the testcase body.
+func TestEvalJUnitErrorBody(t *testing.T) {
+	var b strings.Builder
+	if err := evalWithAnErrorTrial().WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "trial 2: error: provider down") || strings.Contains(out, "trial 1: error") {
+		t.Errorf("JUnit:\n%s\nwant trial 2's error in the body, and only it", out)
 	}
 }
