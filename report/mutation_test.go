@@ -141,3 +141,55 @@ func TestEvalJUnitErrorBody(t *testing.T) {
 		t.Errorf("JUnit:\n%s\nwant trial 2's error in the body, and only it", out)
 	}
 }
+
+// TestRoundFloatsAtTheEdges: a number or an unclosed string that ends the
+// text is kept whole (no read past the end), and digits inside a string are
+// never rounded.
+func TestRoundFloatsAtTheEdges(t *testing.T) {
+	for in, want := range map[string]string{
+		`1.5`:                             `1.5`,
+		`[0.1234567890]`:                  `[0.123457]`,
+		`"abc`:                            `"abc`,
+		`{"a":"x 0.1234567890123","b":1}`: `{"a":"x 0.1234567890123","b":1}`,
+	} {
+		if got := string(roundFloats([]byte(in))); got != want {
+			t.Errorf("roundFloats(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// TestSortScenariosByPathThenName: the path decides first; the name only
+// between scenarios of one path.
+func TestSortScenariosByPathThenName(t *testing.T) {
+	s := []ScenarioResult{{Name: "b", Path: "x.yaml"}, {Name: "z", Path: "a.yaml"}, {Name: "a", Path: "x.yaml"}}
+	SortScenarios(s)
+	var got []string
+	for _, sc := range s {
+		got = append(got, sc.Path+":"+sc.Name)
+	}
+	if want := []string{"a.yaml:z", "x.yaml:a", "x.yaml:b"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+// TestReplayPageCountsAndGoldenFailures: the headline counts every
+// scenario, and a golden-difference failure is left out of a row's failures
+// (its diff is shown instead) only when the scenario has a golden diff.
+func TestReplayPageCountsAndGoldenFailures(t *testing.T) {
+	golden := goldenDifferencePrefix + "x.golden.yaml"
+	p := replayPage(NewReplay([]ScenarioResult{
+		{Name: "with", Path: "a.yaml", Status: StatusFail, GoldenDifference: "-a\n+b\n", Failures: []string{golden, "other"}},
+		{Name: "without", Path: "b.yaml", Status: StatusFail, Failures: []string{golden}},
+		{Name: "ok", Path: "c.yaml", Status: StatusPass},
+	}, nil))
+	if p.Counts.Total != 3 || p.Counts.Failed != 2 || p.Counts.Passed != 1 {
+		t.Errorf("counts %+v, want 3 total, 2 failed, 1 passed", p.Counts)
+	}
+	failures := map[string][]string{}
+	for _, r := range p.Rows {
+		failures[r.Name] = r.Failures
+	}
+	if !slices.Equal(failures["with"], []string{"other"}) || !slices.Equal(failures["without"], []string{golden}) {
+		t.Errorf("row failures %q", failures)
+	}
+}
