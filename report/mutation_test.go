@@ -193,3 +193,20 @@ func TestReplayPageCountsAndGoldenFailures(t *testing.T) {
 		t.Errorf("row failures %q", failures)
 	}
 }
+
+// TestShowDivergenceOnceFrom80Bytes: a multi-line divergence of 80 bytes is
+// long enough to be shown once; at 79 bytes it is repeated as it is.
+func TestShowDivergenceOnceFrom80Bytes(t *testing.T) {
+	for _, n := range []int{79, 80} {
+		div := "first line\n" + strings.Repeat("x", n-len("first line\n"))
+		rw := row{Failures: []string{div}, Trials: []trialView{{Transcript: &Transcript{TerminationError: div}}}}
+		showDivergenceOnce(&rw)
+		want := divergenceOnce
+		if n < 80 {
+			want = div
+		}
+		if got := rw.Trials[0].Transcript.TerminationError; got != want || rw.Failures[0] != div {
+			t.Errorf("%d bytes: transcript error %q, failure %q; want %q and the divergence", n, got, rw.Failures[0], want)
+		}
+	}
+}

@@ -41,3 +41,13 @@ func TestVerdictsOnlyForJudgeItems(t *testing.T) {
 		t.Errorf("one judge item: %+v", v)
 	}
 }
+
+// TestTranscriptWithoutTheConversation: an outcome whose turns outnumber the
+// user messages it has (here: no run, so none) still gives a transcript,
+// with no user lines.
+func TestTranscriptWithoutTheConversation(t *testing.T) {
+	tr := Transcript(&harness.Outcome{Turns: []harness.TurnOutcome{{Index: 1}, {Index: 2}}})
+	if len(tr.Turns) != 2 || tr.Turns[0].User != nil || tr.Turns[1].Index != 2 {
+		t.Errorf("transcript %+v; want two turns without user messages", tr)
+	}
+}
