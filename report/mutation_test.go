@@ -112,8 +112,8 @@ func evalWithAnErrorTrial() *Eval {
 // and a trial without a transcript gets one from its tape.
 func TestEvalPageCountsAndTrials(t *testing.T) {
 	p := evalPage(evalWithAnErrorTrial())
-	if p.Counts.Total != 2 || len(p.Rows) != 1 {
-		t.Fatalf("counts %+v, %d rows; want total 2 and one row", p.Counts, len(p.Rows))
+	if p.Counts.Total != 2 || p.Pairs.Total != 1 || p.Pairs.Errors != 1 || len(p.Rows) != 1 {
+		t.Fatalf("counts %+v, pairs %+v, %d rows; want total 2, one error pair and one row", p.Counts, p.Pairs, len(p.Rows))
 	}
 	r := p.Rows[0]
 	if r.ID != "s1" || r.Seconds != 2 || len(r.Trials) != 2 {
@@ -137,8 +137,9 @@ func TestEvalJUnitErrorBody(t *testing.T) {
 	if err := evalWithAnErrorTrial().WriteJUnit(&b); err != nil {
 		t.Fatal(err)
 	}
-	if out := b.String(); !strings.Contains(out, "trial 2: error: provider down") || strings.Contains(out, "trial 1: error") {
-		t.Errorf("JUnit:\n%s\nwant trial 2's error in the body, and only it", out)
+	if out := b.String(); !strings.Contains(out, "trial 2: error: provider down") || strings.Contains(out, "trial 1: error") ||
+		!strings.Contains(out, `errors="1"`) || strings.Contains(out, `errors="-1"`) {
+		t.Errorf("JUnit:\n%s\nwant trial 2's error in the body, and only it, and one error counted", out)
 	}
 }
 
