@@ -67,17 +67,7 @@ func TestCommand(t *testing.T) {
 
 	t.Run("record, replay, fail closed", func(t *testing.T) {
 		path := writeScenario(t, commandText(bin, "notes", "60s"))
-		s := load(t, path)
-		o, tape, err := bridge.Record(t.Context(), s, bridge.Command(s), notesScript(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if o.Termination != "final_text" {
-			t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
-		}
-		if err := bridge.WriteRecording(path, tape); err != nil {
-			t.Fatal(err)
-		}
+		recordCommand(t, path)
 		command := func(path string) bridge.Agent { return bridge.Command(load(t, path)) }
 		if v := verify(t, path, command(path), true); !v.Passed() {
 			t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
@@ -101,17 +91,7 @@ func TestCommand(t *testing.T) {
 
 	t.Run("the Messages API over the loopback", func(t *testing.T) {
 		path := writeScenario(t, commandText(bin, "claude", "60s"))
-		s := load(t, path)
-		o, tape, err := bridge.Record(t.Context(), s, bridge.Command(s), notesScript(), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if o.Termination != "final_text" {
-			t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
-		}
-		if err := bridge.WriteRecording(path, tape); err != nil {
-			t.Fatal(err)
-		}
+		recordCommand(t, path)
 		if v := verify(t, path, bridge.Command(load(t, path)), true); !v.Passed() {
 			t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
 		}
@@ -180,4 +160,22 @@ func writeScenario(t *testing.T, text string) string {
 		t.Fatal(err)
 	}
 	return path
+}
+
+// recordCommand records the command agent of the scenario at path against
+// notesScript and writes its tape in place; the recording must end with a
+// final text.
+func recordCommand(t *testing.T, path string) {
+	t.Helper()
+	s := load(t, path)
+	o, tape, err := bridge.Record(t.Context(), s, bridge.Command(s), notesScript(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" {
+		t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+	}
+	if err := bridge.WriteRecording(path, tape); err != nil {
+		t.Fatal(err)
+	}
 }
