@@ -107,19 +107,7 @@ func TestRecordBridgedConversation(t *testing.T) {
 		"\r\x1b[K"; progress != want {
 		t.Errorf("the progress line: %q, want %q", progress, want)
 	}
-	s, err := scenario.Load(path, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var order []string
-	for _, en := range s.Tape {
-		if en.User != nil {
-			order = append(order, "user: "+en.User.Content)
-		} else if en.Response != nil {
-			order = append(order, "model: "+en.Response.Message.Content)
-		}
-	}
-	if got, want := strings.Join(order, " | "), "user: Say hello. | model: Hello there. | user: Now say goodbye. | model: Goodbye now."; got != want {
+	if got, want := tapeOrder(t, path, dir), "user: Say hello. | model: Hello there. | user: Now say goodbye. | model: Goodbye now."; got != want {
 		t.Errorf("the recorded tape: %s\nwant %s", got, want)
 	}
 	if code, out, errOut := runAgentCmd(t, converseAgent, "replay", "--update", path); code != exitOK {
@@ -188,6 +176,18 @@ func TestRecordExtendBridged(t *testing.T) {
 	if len(f.requests) != 1 {
 		t.Errorf("the live model was called %d times, want 1 (the first answer is replayed)", len(f.requests))
 	}
+	if got, want := tapeOrder(t, path, dir), "user: Say hello. | model: Hello there. | user: Now say goodbye. | model: Goodbye now."; got != want {
+		t.Errorf("the extended tape: %s\nwant %s", got, want)
+	}
+	if code, out, errOut := runAgentCmd(t, converseAgent, "replay", path); code != exitOK {
+		t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+// tapeOrder loads the scenario at path and lists its tape's user turns and
+// model answers in order, joined by " | ".
+func tapeOrder(t *testing.T, path, dir string) string {
+	t.Helper()
 	s, err := scenario.Load(path, dir)
 	if err != nil {
 		t.Fatal(err)
@@ -200,10 +200,5 @@ func TestRecordExtendBridged(t *testing.T) {
 			order = append(order, "model: "+en.Response.Message.Content)
 		}
 	}
-	if got, want := strings.Join(order, " | "), "user: Say hello. | model: Hello there. | user: Now say goodbye. | model: Goodbye now."; got != want {
-		t.Errorf("the extended tape: %s\nwant %s", got, want)
-	}
-	if code, out, errOut := runAgentCmd(t, converseAgent, "replay", path); code != exitOK {
-		t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
-	}
+	return strings.Join(order, " | ")
 }
