@@ -14,8 +14,9 @@ import (
 // tapeloop can read: not JSON, a field of the wrong type, an unknown format.
 var ErrResult = errors.New("not a tapeloop result")
 
-// maxResultBytes bounds a result file read whole.
-const maxResultBytes = 1 << 30
+// maxResultBytes bounds a result file read whole: a larger file is refused
+// before it is read. A variable so that a test can lower it.
+var maxResultBytes int64 = 1 << 30
 
 // FormatOf returns the format field of a JSON result ("" when absent).
 func FormatOf(name string, data []byte) (string, error) {

@@ -1,6 +1,9 @@
 package report
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -208,6 +211,64 @@ func TestShowDivergenceOnceFrom80Bytes(t *testing.T) {
 		}
 		if got := rw.Trials[0].Transcript.TerminationError; got != want || rw.Failures[0] != div {
 			t.Errorf("%d bytes: transcript error %q, failure %q; want %q and the divergence", n, got, rw.Failures[0], want)
+		}
+	}
+}
+
+// TestReadResultSizeLimit: a result file of exactly the size limit is read;
+// one byte over it is refused, naming the file, before it is read.
+func TestReadResultSizeLimit(t *testing.T) {
+	src := filepath.Join("testdata", "suite.json")
+	info, err := os.Stat(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(old int64) { maxResultBytes = old }(maxResultBytes)
+
+	maxResultBytes = info.Size()
+	if _, err := ReadReplay(src); err != nil {
+		t.Errorf("a file of exactly the limit (%d bytes): %v, want it read", info.Size(), err)
+	}
+	if _, err := Read(src); err != nil {
+		t.Errorf("Read of a file of exactly the limit: %v, want it read", err)
+	}
+
+	maxResultBytes = info.Size() - 1
+	for name, read := range map[string]func(string) error{
+		"ReadReplay": func(p string) error { _, err := ReadReplay(p); return err },
+		"Read":       func(p string) error { _, err := Read(p); return err },
+	} {
+		err := read(src)
+		if !errors.Is(err, ErrResult) || !strings.Contains(err.Error(), src) || !strings.Contains(err.Error(), "over the limit") {
+			t.Errorf("%s of a file one byte over the limit: %v, want an ErrResult naming %s and the limit", name, err, src)
+		}
+	}
+}
+
+// TestJUnitClassnameOfARootScenario: a scenario whose name is a path in the
+// file system's root folder ("/smoke.yaml": an input error or an orphaned
+// golden is named by the path as given on the command line, e.g. `evalrun
+// replay /smoke.yaml`) is in the root folder's class, "", not grouped with
+// the run's top-level scenarios ("scenarios"); a path further down keeps its
+// folders, dotted.
+func TestJUnitClassnameOfARootScenario(t *testing.T) {
+	r := NewReplay([]ScenarioResult{
+		{Name: "/smoke.yaml", Status: StatusError, Error: "cannot read"},
+		{Name: "top", Status: StatusPass},
+		{Name: "/srv/suite/deep.yaml", Status: StatusPass},
+	}, nil)
+	var b strings.Builder
+	if err := r.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`name="/smoke.yaml" classname=""`,
+		`name="top" classname="scenarios"`,
+		`name="/srv/suite/deep.yaml" classname=".srv.suite"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JUnit lacks %s:\n%s", want, out)
 		}
 	}
 }
