@@ -65,29 +65,50 @@ var tools = []openai.ChatCompletionToolUnionParam{
 // Run answers request: it calls the model, runs the tools it asks for, and
 // returns the model's final answer.
 func (a *Agent) Run(ctx context.Context, request string) (string, error) {
+	return a.Chat().Say(ctx, request)
+}
+
+// Chat is one conversation with the agent: each Say continues the same
+// history, so the model sees every earlier request, tool call and answer.
+type Chat struct {
+	agent  *Agent
+	params openai.ChatCompletionNewParams
+}
+
+// Chat starts a conversation whose history holds only the system prompt.
+func (a *Agent) Chat() *Chat {
 	params := openai.ChatCompletionNewParams{
 		Model:    a.Model,
-		Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(SystemPrompt), openai.UserMessage(request)},
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.SystemMessage(SystemPrompt)},
 		Tools:    tools,
 	}
 	if params.Model == "" {
 		params.Model = "gpt-4.1-mini"
 	}
+	return &Chat{agent: a, params: params}
+}
+
+// Say answers the user's next message: it calls the model, runs the tools
+// it asks for, and returns the model's final answer, which stays in the
+// history.
+func (c *Chat) Say(ctx context.Context, text string) (string, error) {
+	a := c.agent
+	c.params.Messages = append(c.params.Messages, openai.UserMessage(text))
 	steps := a.MaxSteps
 	if steps == 0 {
 		steps = 10
 	}
 	for range steps {
-		msg, err := a.complete(ctx, params)
+		msg, err := a.complete(ctx, c.params)
 		if err != nil {
 			return "", err
 		}
-		params.Messages = append(params.Messages, msg.ToParam())
+		c.params.Messages = append(c.params.Messages, msg.ToParam())
 		if len(msg.ToolCalls) == 0 {
 			return msg.Content, nil
 		}
-		for _, c := range msg.ToolCalls {
-			params.Messages = append(params.Messages, openai.ToolMessage(a.call(c.Function.Name, c.Function.Arguments), c.ID))
+		for _, call := range msg.ToolCalls {
+			c.params.Messages = append(c.params.Messages, openai.ToolMessage(a.call(call.Function.Name, call.Function.Arguments), call.ID))
 		}
 	}
 	return "", fmt.Errorf("no answer after %d model calls", steps)

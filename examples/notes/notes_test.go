@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -25,8 +26,9 @@ var _ = flag.Bool("update", false, "rewrite the golden files")
 var record = flag.Bool("record", false, "record the scenarios' tapes against the scripted model")
 
 // runNotes runs the notes agent on a bridged run: its openai-go client
-// pointed at the bridge, its folder the run's workspace, its request the
-// scenario's input.
+// pointed at the bridge, its folder the run's workspace, its first request
+// the scenario's input. It answers the user's turns one after another, in
+// one conversation, until the user has nothing more to say.
 func runNotes(ctx context.Context, r *bridge.Run, stream bool) error {
 	a := notes.New(r.Dir,
 		option.WithBaseURL(r.OpenAIBaseURL),
@@ -34,12 +36,20 @@ func runNotes(ctx context.Context, r *bridge.Run, stream bool) error {
 		option.WithAPIKey(r.APIKey),
 		option.WithMaxRetries(0))
 	a.Stream = stream
-	answer, err := a.Run(ctx, r.Input[len(r.Input)-1].Content)
-	if err != nil {
-		return err
+	chat := a.Chat() // one history for the whole conversation
+	text := r.Input[len(r.Input)-1].Content
+	for {
+		answer, err := chat.Say(ctx, text)
+		if err != nil {
+			return err
+		}
+		r.Final(answer)
+		next, ok := r.NextUser(ctx)
+		if !ok {
+			return nil // the conversation is over
+		}
+		text = next.Content
 	}
-	r.Final(answer)
-	return nil
 }
 
 // TestScenarios replays scenarios/ with the agent streaming its answers:
@@ -70,6 +80,13 @@ var scripts = map[string][]any{
 	"missing-note": {
 		call("call_1", "read_note", `{"name":"todo"}`),
 		answer("You have no note called todo."),
+	},
+	"two-requests": {
+		call("call_1", "read_note", `{"name":"shopping"}`),
+		call("call_2", "write_note", `{"name":"shopping","text":"milk\neggs\n"}`),
+		answer("Added eggs to your shopping note: milk, eggs."),
+		call("call_3", "write_note", `{"name":"shopping","text":"milk\neggs\nbread\n"}`),
+		answer("Added bread: milk, eggs, bread."),
 	},
 	"model-down": {
 		&llm.ProviderError{Kind: llm.ErrOverloaded, StatusCode: 503, Message: "The server is overloaded; try again later."},
@@ -131,7 +148,7 @@ var agents = map[string]bridge.Agent{
 func TestEvalrunReplay(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := evalrun.Main(t.Context(), []string{"scenarios"}, &out, &errb, &evalrun.Options{Agents: agents})
-	if code != 0 || !strings.Contains(out.String(), "3 passed, 0 failed") {
+	if code != 0 || !strings.Contains(out.String(), "4 passed, 0 failed") {
 		t.Errorf("exit %d\n%s%s", code, out.String(), errb.String())
 	}
 	out.Reset()
@@ -198,5 +215,46 @@ func TestEvalrunEval(t *testing.T) {
 	}
 	if code != 0 || !strings.Contains(out.String(), "2/2") {
 		t.Errorf("eval: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
+
+// TestConversationForgetful: the tape of a conversation holds what the
+// model saw on each turn, so an agent that starts a new history for the
+// user's second request (the model would not see the note it read, nor
+// its first answer) fails closed on that request, naming it.
+func TestConversationForgetful(t *testing.T) {
+	s, err := scenario.Load(filepath.Join("scenarios", "two-requests.yaml"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	forgetful := func(ctx context.Context, r *bridge.Run) error {
+		a := notes.New(r.Dir, option.WithBaseURL(r.OpenAIBaseURL), option.WithHTTPClient(r.HTTPClient),
+			option.WithAPIKey(r.APIKey), option.WithMaxRetries(0))
+		text := r.Input[len(r.Input)-1].Content
+		for {
+			answer, err := a.Chat().Say(ctx, text) // a new history each time
+			if err != nil {
+				return err
+			}
+			r.Final(answer)
+			next, ok := r.NextUser(ctx)
+			if !ok {
+				return nil
+			}
+			text = next.Content
+		}
+	}
+	v := bridge.Verify(t.Context(), s, forgetful, nil)
+	if v.Passed() {
+		t.Fatal("an agent that forgets the conversation passed")
+	}
+	all := strings.Join(append(v.Failures, fmt.Sprint(v.Err)), "\n")
+	for _, want := range []string{"two-requests.yaml:81: request diverged from the recording", "does not extend the previous request's conversation"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the failure does not say %q:\n%s", want, all)
+		}
+	}
+	if testing.Verbose() {
+		t.Log(all)
 	}
 }
