@@ -23,6 +23,11 @@ type TestOptions struct {
 	// Checks are your checks, which scenarios call from expect.check (see
 	// harness.NewChecker); nil means none.
 	Checks []*harness.Checker
+	// Command is the program your module runs tapeloop's commands with (a
+	// main of your own around evalrun.Main that registers your agents,
+	// such as supportrun), named in hints such as how to record a
+	// scenario's missing tape; empty means evalrun.
+	Command string
 }
 
 // Test replays every bridged scenario under dir with agent, each as a
@@ -48,20 +53,24 @@ func Test(t *testing.T, dir string, agent func(t *testing.T, r *Run) error, opts
 	if opts == nil {
 		opts = &TestOptions{}
 	}
-	update := opts.Update || harness.UpdateFlag()
+	hints := harness.GoTestHints(opts.Command)
+	vopts := func() *VerifyOptions {
+		return &VerifyOptions{Update: opts.Update || harness.UpdateFlag(), Wire: opts.Wire, Dir: t.TempDir(), Checks: opts.Checks,
+			Command: hints.Command, UpdateHint: hints.UpdateHint, HintDir: hints.HintDir}
+	}
 	harness.Suite(t, dir, func(t *testing.T, s *scenario.Scenario) *harness.Verdict {
 		switch a := s.Setup.Agent; {
 		case a == nil:
 			t.Skipf("%s: a native scenario (no setup.agent); harness.Test runs it", s.Path)
 		case len(a.Command) > 0:
-			return Verify(t.Context(), s, Command(s), &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir(), Checks: opts.Checks})
+			return Verify(t.Context(), s, Command(s), vopts())
 		case agent == nil:
 			t.Skipf("%s: the scenario is for Go agent %q, and this test has no agent function", s.Path, a.Go)
 		case opts.Agent != "" && a.Go != opts.Agent:
 			t.Skipf("%s: the scenario is for agent %q, this test runs %q", s.Path, a.Go, opts.Agent)
 		}
 		run := func(ctx context.Context, r *Run) error { return agent(t, r) }
-		return Verify(t.Context(), s, run, &VerifyOptions{Update: update, Wire: opts.Wire, Dir: t.TempDir(), Checks: opts.Checks})
+		return Verify(t.Context(), s, run, vopts())
 	})
 }
 
@@ -76,6 +85,10 @@ type VerifyOptions struct {
 	// Checks are the checks expect.check may name (harness.NewChecker);
 	// nil means none.
 	Checks []*harness.Checker
+	// Command, UpdateHint and HintDir name the user's commands in hints, as
+	// harness.VerifyOptions' fields of those names do; empty means
+	// evalrun's.
+	Command, UpdateHint, HintDir string
 }
 
 // Verify replays the bridged scenario s with agent and judges the outcome
@@ -84,9 +97,13 @@ func Verify(ctx context.Context, s *scenario.Scenario, agent Agent, opts *Verify
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
+	hints := &harness.VerifyOptions{Update: opts.Update, Checks: opts.Checks, Command: opts.Command, UpdateHint: opts.UpdateHint, HintDir: opts.HintDir}
+	if s.NoTape {
+		return &harness.Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: hints.NoTapeError(s.Path)}
+	}
 	o, err := RunScenario(ctx, s, agent, &RunOptions{Dir: opts.Dir, Wire: opts.Wire})
 	if err != nil {
 		return &harness.Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
-	return harness.Judge(s, o, &harness.VerifyOptions{Update: opts.Update, Checks: opts.Checks})
+	return harness.Judge(s, o, hints)
 }

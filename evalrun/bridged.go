@@ -2,7 +2,6 @@ package evalrun
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -59,7 +58,11 @@ func (e *env) verify(ctx context.Context, s *scenario.Scenario, opts *harness.Ve
 		return &harness.Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
 	if s.NoTape {
-		return failed(fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s`", s.Path, harness.ErrNoTape, progName(), s.Path))
+		hints := *opts
+		if hints.Command == "" {
+			hints.Command = progName()
+		}
+		return failed(hints.NoTapeError(s.Path))
 	}
 	agent, err := e.agentFor(s)
 	if err != nil {

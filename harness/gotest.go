@@ -54,15 +54,14 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 	if opts == nil {
 		opts = &TestOptions{}
 	}
-	update := opts.Update || UpdateFlag()
-	pkg, _ := packageDir()
-	hint := goTestHint()
+	vopts := GoTestHints(opts.Command)
+	vopts.Update = opts.Update || UpdateFlag()
+	vopts.Tools, vopts.Checks = opts.Tools, opts.Checks
 	Suite(t, dir, func(t *testing.T, s *scenario.Scenario) *Verdict {
 		if s.Setup.Agent != nil {
 			t.Skipf("%s: a bridged scenario (setup.agent go: %s); bridge.Test runs it", s.Path, s.Setup.Agent.Go)
 		}
-		return VerifyScenario(t.Context(), s, &VerifyOptions{Update: update, Tools: opts.Tools, Checks: opts.Checks,
-			Command: opts.Command, UpdateHint: hint, HintDir: pkg})
+		return VerifyScenario(t.Context(), s, vopts)
 	})
 }
 
@@ -127,6 +126,16 @@ func Suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scena
 func fail(t *testing.T, msg string) {
 	fmt.Fprintln(t.Output(), msg)
 	t.Fail()
+}
+
+// GoTestHints returns the options that make a verdict's hints right under
+// go test of the package under test (Test and bridge.Test use it): Command
+// as given (empty means evalrun), UpdateHint the go test command that
+// rewrites this package's goldens, and HintDir the package's folder from
+// the module root.
+func GoTestHints(command string) *VerifyOptions {
+	pkg, _ := packageDir()
+	return &VerifyOptions{Command: command, UpdateHint: goTestHint(), HintDir: pkg}
 }
 
 // goTestHint is the go test command that rewrites the goldens of the

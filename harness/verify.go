@@ -67,6 +67,14 @@ func (opts *VerifyOptions) hintPath(path string) string {
 	return filepath.Join(filepath.FromSlash(opts.HintDir), path)
 }
 
+// NoTapeError is the error for replaying the scenario at path, which has no
+// tape (Scenario.NoTape): it wraps ErrNoTape, and its hint names how to
+// record one with opts.Command.
+func (opts *VerifyOptions) NoTapeError(path string) error {
+	return fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s` (or run it live with `%s eval`)",
+		path, ErrNoTape, opts.command(), opts.hintPath(path), opts.command())
+}
+
 // updateHint is opts.UpdateHint, or the command's replay --update.
 func (opts *VerifyOptions) updateHint() string {
 	if opts.UpdateHint == "" {
@@ -121,9 +129,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 		opts = &VerifyOptions{}
 	}
 	if s.NoTape {
-		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s,
-			Err: fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s` (or run it live with `%s eval`)",
-				s.Path, ErrNoTape, opts.command(), opts.hintPath(s.Path), opts.command())}
+		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.NoTapeError(s.Path)}
 	}
 	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
 	if err != nil {
