@@ -49,8 +49,9 @@ func (p *Prepared) Ready() bool { return p.Result == nil && p.tool != nil }
 // validated arguments: the tool's ArgumentPreparer first, then strict JSON
 // parsing, the repairer only when that fails, coercion to the schema, and
 // validation that reports every failing field at once. A text that parsed
-// strictly and was valid against the same schema before is prepared from
-// what the schema remembers of it, with the same result (see memo.go).
+// strictly and was valid for the same registration of the tool before is
+// prepared from what the registration remembers of it, with the same result
+// (see memo.go).
 func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 	p := &Prepared{Execution: Execution{Call: call}}
 	e, ok := s.byName[call.Name]
@@ -70,7 +71,7 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 	if prep, ok := e.tool.(ArgumentPreparer); ok {
 		raw = prep.PrepareArguments(raw)
 	}
-	if a, ok := e.schema.remembered(raw); ok {
+	if a, ok := e.memo.remembered(raw); ok {
 		a.apply(p)
 		p.ArgumentsUnchanged = raw == call.Arguments && len(p.Coercions) == 0 && strings.TrimSpace(raw) != ""
 		p.tool = e.tool
@@ -107,7 +108,7 @@ func (s *Snapshot) Prepare(call llm.ToolCall) *Prepared {
 		return p
 	}
 	if strict {
-		e.schema.remember(raw, canonical, p.Coercions)
+		e.memo.remember(raw, canonical, p.Coercions)
 	}
 	p.tool = e.tool
 	return p

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -117,19 +116,56 @@ func TestArgumentsUnchangedWhenRemembered(t *testing.T) {
 	}
 }
 
-// TestRememberedTextsGoWithTheCollector: what a schema remembers does not
-// outlive a garbage collection, so a finished run's texts are never kept
-// alive by it.
-func TestRememberedTextsGoWithTheCollector(t *testing.T) {
+// remembers reports whether the registration of name in r remembers the
+// argument text raw as valid.
+func remembers(r *Registry, name, raw string) bool {
+	_, ok := r.Snapshot().byName[name].memo.remembered(raw)
+	return ok
+}
+
+// TestARepeatWithinARegistryIsRemembered: a valid text sent again to the
+// same registration is prepared from what it remembers; an invalid one is
+// not remembered.
+func TestARepeatWithinARegistryIsRemembered(t *testing.T) {
 	r := NewRegistry(nil)
 	r.MustRegister(uniqueSchemaTool(t, "t"))
-	s := r.Snapshot().byName["t"].schema
-	s.remember(`{"path": "a"}`, json.RawMessage(`{"path":"a"}`), nil)
-	if _, ok := s.remembered(`{"path": "a"}`); !ok {
-		t.Fatal("a text just remembered is not")
+	valid, invalid := `{"path": "a"}`, `{"path": 1, "extra": true}`
+	for _, args := range []string{valid, invalid} {
+		if remembers(r, "t", args) {
+			t.Fatalf("%s is remembered before any call", args)
+		}
+		r.Execute(context.Background(), llm.ToolCall{Name: "t", Arguments: args})
 	}
-	runtime.GC()
-	if _, ok := s.remembered(`{"path": "a"}`); ok {
-		t.Error("a text is still remembered after a collection")
+	if !remembers(r, "t", valid) {
+		t.Errorf("the valid text %s is not remembered after a call", valid)
+	}
+	if remembers(r, "t", invalid) {
+		t.Errorf("the invalid text %s is remembered", invalid)
+	}
+}
+
+// TestANewRegistryRemembersNothing: what one registry (one run of a
+// harness) prepared is not carried to the next, though both compile the
+// same schema (the process-wide cache shares it), nor to a new
+// registration of the tool in the same registry.
+func TestANewRegistryRemembersNothing(t *testing.T) {
+	args := `{"path": "a"}`
+	first := NewRegistry(nil)
+	first.MustRegister(uniqueSchemaTool(t, "t"))
+	first.Execute(context.Background(), llm.ToolCall{Name: "t", Arguments: args})
+	if !remembers(first, "t", args) {
+		t.Fatal("the first registry does not remember the text it prepared")
+	}
+	next := NewRegistry(nil)
+	next.MustRegister(uniqueSchemaTool(t, "t"))
+	if next.Snapshot().byName["t"].schema != first.Snapshot().byName["t"].schema {
+		t.Fatal("the two registries do not share the compiled schema; the test proves nothing")
+	}
+	if remembers(next, "t", args) {
+		t.Error("a new registry remembers a text another registry prepared")
+	}
+	first.MustRegister(uniqueSchemaTool(t, "t"))
+	if remembers(first, "t", args) {
+		t.Error("a new registration of the tool remembers what the one it replaced prepared")
 	}
 }

@@ -33,6 +33,7 @@ type entry struct {
 	schema   *Schema
 	def      llm.ToolDefinition
 	provider string
+	memo     memoTable // the argument texts found valid (see memo.go)
 }
 
 // NewRegistry returns an empty registry.

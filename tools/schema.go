@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"weak"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -45,9 +44,6 @@ type Schema struct {
 
 	split  sync.Once
 	pieces []piece // built on the first failing validation; nil if the schema cannot be split
-
-	memoMu sync.Mutex
-	memo   weak.Pointer[memoTable] // the argument texts found valid (see memo.go)
 }
 
 // compiled caches compiled schemas by their text. A compiled schema is

@@ -21,6 +21,10 @@ func position(data []byte, i int) (line, col int) {
 // only escaped in a double-quoted string.
 func (d *Decoder) checkText(data []byte) error {
 	for i := 0; i < len(data); {
+		if c := data[i]; c < utf8.RuneSelf && !asciiRefused[c] {
+			i++ // the common case: printable ASCII, tab or a line break
+			continue
+		}
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {
 			line, col := position(data, i)
@@ -34,6 +38,15 @@ func (d *Decoder) checkText(data []byte) error {
 	}
 	return nil
 }
+
+// asciiRefused marks the ASCII bytes checkText refuses: the controls but
+// tab, line feed and carriage return, and DEL.
+var asciiRefused = func() (t [utf8.RuneSelf]bool) {
+	for c := range t {
+		t[c] = (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f
+	}
+	return t
+}()
 
 // parserProblems are the problems of yaml.v3's parser (not its scanner)
 // whose line it reports counted from 0, or not at all on the first line.

@@ -41,3 +41,20 @@ func TestParseErrorsHaveTheirLine(t *testing.T) {
 		t.Errorf("valid text refused: %v", err)
 	}
 }
+
+// TestCheckTextRefusesEachControlByte checks every ASCII byte, alone and
+// after multi-byte text, at the start, middle and end of a line: YAML allows
+// tab, line feed and carriage return raw, and no other C0 control nor DEL;
+// C1 controls (U+0080 to U+009F) are refused but U+0085 (next line).
+func TestCheckTextRefusesEachControlByte(t *testing.T) {
+	d := &Decoder{File: "f.yaml"}
+	for c := rune(0); c < 0xa0; c++ {
+		refused := (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f || (c >= 0x80 && c != 0x85)
+		for _, text := range []string{string(c), "a: x" + string(c) + "y\n", "é: ✓\n" + string(c), "ab\n" + string(c) + "\n"} {
+			err := d.checkText([]byte(text))
+			if refused != (err != nil) {
+				t.Errorf("checkText(%q) = %v; want refused %v", text, err, refused)
+			}
+		}
+	}
+}
