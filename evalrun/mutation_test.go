@@ -1,9 +1,15 @@
 package evalrun
 
 import (
+	"bytes"
+	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/report"
 )
 
 // Tests here close mutants that scripts/mutation found alive in evalrun.
@@ -26,5 +32,127 @@ func TestCompareDetectBounds(t *testing.T) {
 		if tc.code == exitUsage && !strings.Contains(errOut, "want a drop in pass rate from 0 to 1") {
 			t.Errorf("--detect %s: stderr %q does not say the range", tc.detect, errOut)
 		}
+	}
+}
+
+// eval --min-pass takes a rate from 0 to 1 inclusive: 0 lets a flaky model
+// pass, 1 asks for every trial to pass; outside that it is a usage error.
+func TestEvalMinPassBounds(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	args := []string{"eval", "--model", "scripted/alternate", "--trials", "4", "--parallel", "1"}
+	for _, tc := range []struct {
+		minPass string
+		code    int
+	}{{"0", exitOK}, {"1", exitFailed}, {"-0.01", exitUsage}, {"1.01", exitUsage}} {
+		code, out, errOut := runCmd(t, append(args, "--min-pass", tc.minPass, dir)...)
+		if code != tc.code {
+			t.Errorf("--min-pass %s on a model passing 2/4: exit %d, want %d\n%s%s", tc.minPass, code, tc.code, out, errOut)
+		}
+	}
+}
+
+// eval --rpm and --tpm take N or PROVIDER=N with N at least 1: a limit of 1
+// is a limit, 0 is a usage error. The clock is virtual, so the waits the
+// limits impose take no time.
+func TestEvalRateLimitsOfOne(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	for _, tc := range []struct {
+		flags []string
+		code  int
+	}{
+		{[]string{"--rpm", "1"}, exitOK},
+		{[]string{"--tpm", "scripted=1"}, exitOK},
+		{[]string{"--rpm", "0"}, exitUsage},
+		{[]string{"--tpm", "scripted=0"}, exitUsage},
+	} {
+		args := append([]string{"eval", "--model", "scripted/right", "--trials", "2", "--parallel", "1"}, tc.flags...)
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(args, dir), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: clock.NewVirtual(clock.Epoch)})
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s%s", tc.flags, code, tc.code, out.String(), errb.String())
+		}
+		if tc.code == exitUsage && !strings.Contains(errb.String(), "want N or PROVIDER=N with N at least 1") {
+			t.Errorf("%v: stderr %q does not say what a limit must be", tc.flags, errb.String())
+		}
+	}
+}
+
+// Off a terminal, eval prints a progress line at most every 10 seconds of
+// the run, and always for the last trial: trials that end at the same
+// instant (a virtual clock that no one advances) print the first and the
+// last line only.
+func TestEvalProgressLinesAreSpaced(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"eval", "--model", "scripted/right", "--trials", "4", "--parallel", "1", dir},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: clock.NewVirtual(clock.Epoch)})
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	var lines []string
+	for l := range strings.SplitSeq(errb.String(), "\n") {
+		if strings.Contains(l, "/4 trials") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "1/4 trials") || !strings.HasPrefix(lines[1], "4/4 trials") {
+		t.Errorf("progress lines %q, want the first trial's and the last's\nstderr:\n%s", lines, errb.String())
+	}
+}
+
+// An eval shard that holds no selected scenario writes its empty report
+// (so that merge finds the shard) and exits 0 without running anything.
+func TestEvalEmptyShard(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	jsonPath := filepath.Join(t.TempDir(), "shard.json")
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--run", "^nothing$", "--shard", "2/2", "--json", jsonPath, dir)
+	if code != exitOK || !strings.Contains(errOut, "shard 2/2 holds no selected scenario") {
+		t.Fatalf("exit %d, want 0 and the empty shard named\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "trials") || strings.Contains(out, "trials") {
+		t.Errorf("an empty shard ran trials:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	r := readReport(t, jsonPath)
+	if r.Shard == nil || *r.Shard != (report.Shard{Index: 2, Total: 2}) || len(r.Scenarios) != 0 || len(r.Models) != 0 || !r.Summary.OK {
+		t.Errorf("report %+v, want the empty report of shard 2/2", r)
+	}
+}
+
+// progName, the name hints give the program, is the base name it was run
+// by, without .exe, or evalrun for go test's and go run's binaries.
+func TestProgName(t *testing.T) {
+	defer func(old string) { os.Args[0] = old }(os.Args[0])
+	for arg0, want := range map[string]string{
+		"/usr/local/bin/supportrun":        "supportrun",
+		`supportrun.exe`:                   "supportrun",
+		"./evalrun":                        "evalrun",
+		"/tmp/go-build1/b001/evalrun.test": "evalrun",
+		"":                                 "evalrun",
+	} {
+		os.Args[0] = arg0
+		if got := progName(); got != want {
+			t.Errorf("run as %q: progName %q, want %q", arg0, got, want)
+		}
+	}
+}
+
+// Main reads standard input from Options.Stdin when it is set, not from the
+// process's own.
+func TestMainReadsOptionsStdin(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"repair"}, &out, &errb, &Options{Stdin: strings.NewReader(`{"a": 1,}`)})
+	if code != exitOK || out.String() != `{"output":"{\"a\": 1}","fixes":["trailing_comma"]}`+"\n" {
+		t.Errorf("repair of Options.Stdin: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// Run with no arguments, evalrun replays ./scenarios; when there is none it
+// says so and exits 2 (no panic on the missing first argument).
+func TestMainWithoutArguments(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), nil, &out, &errb, &Options{Stdin: strings.NewReader("")})
+	if code != exitUsage || !strings.Contains(errb.String(), "scenarios") {
+		t.Errorf("no arguments, no ./scenarios: exit %d, stdout %q, stderr %q; want 2 naming scenarios", code, out.String(), errb.String())
 	}
 }
