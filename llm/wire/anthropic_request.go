@@ -49,13 +49,34 @@ type anthropicBlock struct {
 // an assistant message's text blocks are joined, its tool_use inputs kept as
 // compact JSON text, its thinking blocks kept as reasoning. Image and
 // document blocks are dropped. The error wraps ErrRequest.
-func DecodeAnthropic(body []byte) (*Call, error) { return decodeAnthropic(body, &decoded{}) }
+func DecodeAnthropic(body []byte) (*Call, error) { return decodeAnthropic(body, nil) }
+
+// anthropicCounted is anthropicRequest with its messages read for the
+// Decoder.
+type anthropicCounted struct {
+	anthropicRequest
+	Messages rawList `json:"messages"`
+}
 
 // decodeAnthropic decodes body reusing what last holds of the previous
-// request (see Decoder), and on success makes last this request's.
+// request (see Decoder), and on success makes last this request's; a nil
+// last decodes it whole.
 func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 	var r anthropicRequest
-	if err := json.Unmarshal(body, &r); err != nil {
+	sent, err := last.unmarshal(body, bodyFuncs{
+		counted: func(text []byte) (*rawList, error) {
+			var c anthropicCounted
+			err := json.Unmarshal(text, &c)
+			r = c.anthropicRequest
+			return &c.Messages, err
+		},
+		plain: func() ([]json.RawMessage, error) {
+			r = anthropicRequest{}
+			err := json.Unmarshal(body, &r)
+			return r.Messages, err
+		},
+	})
+	if err != nil {
 		return nil, requestErrorf("messages body: %v", err)
 	}
 	c := &Call{Format: Anthropic, Model: r.Model, Stream: r.Stream, IncludeUsage: true}
@@ -68,7 +89,7 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 			c.Request.Messages = append(c.Request.Messages, llm.SystemMessage(b.Text))
 		}
 	}
-	if err := last.request(c, r.Messages, r.Tools, anthropicElement, anthropicTools); err != nil {
+	if err := last.request(c, sent, r.Tools, anthropicElement, anthropicTools); err != nil {
 		return nil, err
 	}
 	return c, nil

@@ -30,10 +30,12 @@ type Decoder struct {
 // decoded is what a request's messages and tools decoded to, element by
 // element.
 type decoded struct {
-	raw   []json.RawMessage // each element of messages, as sent
-	msgs  [][]llm.Message   // what each became (a Messages user turn may become several)
-	tools json.RawMessage   // the tools array, as sent
-	defs  []llm.ToolDefinition
+	head    []byte            // the body up to its messages array's '[' (see skip.go); nil when unknown
+	raw     []json.RawMessage // each element of messages, as sent
+	skipped int               // how many of raw were not scanned again (see skip.go)
+	msgs    [][]llm.Message   // what each became (a Messages user turn may become several)
+	tools   json.RawMessage   // the tools array, as sent
+	defs    []llm.ToolDefinition
 }
 
 // Decode decodes body in the format path names, as the package's Decode.
@@ -50,11 +52,15 @@ func (d *Decoder) Decode(path string, body []byte) (*Call, error) {
 	return decodeOpenAI(body, &d.last[OpenAI])
 }
 
-// request decodes a request's messages and tools into c, after what c
-// holds (the system prompt of a Messages request), reusing last's, and on
-// success makes last this request's.
-func (last *decoded) request(c *Call, raws []json.RawMessage, tools json.RawMessage, one elementFunc, decodeTools func(json.RawMessage) ([]llm.ToolDefinition, error)) error {
-	msgs, per, err := last.messages(raws, one)
+// request decodes a request's messages (body.raw) and tools into c, after
+// what c holds (the system prompt of a Messages request), reusing last's,
+// and on success makes last this request's (body, what it decoded to). A
+// nil last reuses nothing and keeps nothing.
+func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, one elementFunc, decodeTools func(json.RawMessage) ([]llm.ToolDefinition, error)) error {
+	if last == nil {
+		last = &decoded{}
+	}
+	msgs, per, err := last.messages(body.raw, one)
 	if err != nil {
 		return err
 	}
@@ -73,7 +79,8 @@ func (last *decoded) request(c *Call, raws []json.RawMessage, tools json.RawMess
 		return err
 	}
 	c.Request.Tools = out
-	*last = decoded{raw: raws, msgs: per, tools: tools, defs: defs}
+	body.msgs, body.tools, body.defs = per, tools, defs
+	*last = body
 	return nil
 }
 

@@ -56,13 +56,33 @@ type openAITool struct {
 // messages become system messages in place; content given as parts keeps
 // its text parts (joined by newlines); a tool message without a name gets
 // the name of the call it answers. The error wraps ErrRequest.
-func DecodeOpenAI(body []byte) (*Call, error) { return decodeOpenAI(body, &decoded{}) }
+func DecodeOpenAI(body []byte) (*Call, error) { return decodeOpenAI(body, nil) }
+
+// openAICounted is openAIRequest with its messages read for the Decoder.
+type openAICounted struct {
+	openAIRequest
+	Messages rawList `json:"messages"`
+}
 
 // decodeOpenAI decodes body reusing what last holds of the previous
-// request (see Decoder), and on success makes last this request's.
+// request (see Decoder), and on success makes last this request's; a nil
+// last decodes it whole.
 func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 	var r openAIRequest
-	if err := json.Unmarshal(body, &r); err != nil {
+	sent, err := last.unmarshal(body, bodyFuncs{
+		counted: func(text []byte) (*rawList, error) {
+			var c openAICounted
+			err := json.Unmarshal(text, &c)
+			r = c.openAIRequest
+			return &c.Messages, err
+		},
+		plain: func() ([]json.RawMessage, error) {
+			r = openAIRequest{}
+			err := json.Unmarshal(body, &r)
+			return r.Messages, err
+		},
+	})
+	if err != nil {
 		return nil, requestErrorf("chat completions body: %v", err)
 	}
 	c := &Call{Format: OpenAI, Model: r.Model, Stream: r.Stream}
@@ -72,7 +92,7 @@ func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 	if rf := r.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
 		c.Request.ResponseSchema = compact(rf.JSONSchema.Schema)
 	}
-	if err := last.request(c, r.Messages, r.Tools, openAIElement, openAITools); err != nil {
+	if err := last.request(c, sent, r.Tools, openAIElement, openAITools); err != nil {
 		return nil, err
 	}
 	if c.Request.Messages == nil {

@@ -1,0 +1,153 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// A request body repeats the previous one's messages before its new ones.
+// The Decoder does not scan them again: it decodes a shorter text in which
+// the messages array's leading elements that are byte for byte the
+// previous request's are replaced by the one element 0, and puts the
+// previous request's elements back in their place. The shortcut is taken
+// only when it provably gives what decoding the whole body gives:
+//
+//   - the body starts with the previous body's head: the bytes up to and
+//     including the '[' that opened its messages array, found by where
+//     encoding/json handed that array to the decoder (so the parser is in
+//     the same state there, inside the array of the key that fills the
+//     messages field);
+//   - each skipped element is the previous one's bytes, a complete JSON
+//     value, separated as JSON separates elements and followed by white
+//     space, ',' or ']', so that it ends where that value ends (a number
+//     1 followed by .5 would not);
+//   - then the shorter text is JSON exactly when the body is (a valid value
+//     ending in a delimiter stands where valid values stood), and decodes to
+//     the same fields, but for that one array;
+//   - and the messages field was filled exactly once, from the array that
+//     starts where the head ends: no other key (a duplicate "messages", a
+//     case variant such as "Messages") filled it, which would make the
+//     later one win in the whole body.
+//
+// Anything else (an error, another key filling the field, a body that does
+// not start with the head) decodes the whole body; an error is always the
+// plain decode's, so its text is Decode's.
+
+// rawList is a messages field read for the Decoder: each element as sent,
+// how many times encoding/json filled the field (once per key naming it)
+// and the last value it was given, as a slice of the decoded text.
+type rawList struct {
+	elems []json.RawMessage
+	n     int
+	at    []byte
+}
+
+// UnmarshalJSON keeps b's elements as []json.RawMessage would, counts the
+// call and keeps b.
+func (l *rawList) UnmarshalJSON(b []byte) error {
+	l.n++
+	l.at = b
+	var elems []json.RawMessage
+	if err := json.Unmarshal(b, &elems); err != nil {
+		return err
+	}
+	l.elems = elems
+	return nil
+}
+
+// bodyFuncs decode a request body of one format into the caller's request
+// struct. counted decodes text into a struct whose messages field is a
+// rawList, and returns it; plain decodes the whole body as json.Unmarshal
+// into the format's request struct does, and returns its messages.
+type bodyFuncs struct {
+	counted func(text []byte) (*rawList, error)
+	plain   func() ([]json.RawMessage, error)
+}
+
+// unmarshal decodes body with f, skipping the messages it shares with last
+// when it can (see above), and returns the messages' elements (raw), the
+// head to remember for the next request (nil when unknown) and how many
+// elements it skipped. A nil last decodes plainly.
+func (last *decoded) unmarshal(body []byte, f bodyFuncs) (decoded, error) {
+	if last == nil {
+		raws, err := f.plain()
+		return decoded{raw: raws}, err
+	}
+	if k, text := last.skip(body); k > 0 {
+		l, err := f.counted(text)
+		if err == nil && l.n == 1 && at(text, l.at) == len(last.head)-1 && len(l.elems) > 0 && string(l.elems[0]) == "0" {
+			raws := make([]json.RawMessage, 0, k+len(l.elems)-1)
+			raws = append(append(raws, last.raw[:k]...), l.elems[1:]...)
+			return decoded{head: last.head, raw: raws, skipped: k}, nil
+		}
+	}
+	l, err := f.counted(body)
+	if err != nil {
+		raws, err := f.plain()
+		return decoded{raw: raws}, err
+	}
+	var head []byte
+	if l.n == 1 && len(l.at) > 0 && l.at[0] == '[' {
+		if i := at(body, l.at); i >= 0 {
+			head = bytes.Clone(body[:i+1])
+		}
+	}
+	return decoded{head: head, raw: l.elems}, nil
+}
+
+// skip returns how many leading elements of body's messages array are
+// last's, and the text that has them replaced by 0; 0 and nil when none
+// can be skipped.
+func (last *decoded) skip(body []byte) (int, []byte) {
+	if len(last.head) == 0 || !bytes.HasPrefix(body, last.head) {
+		return 0, nil
+	}
+	p, k := len(last.head), 0
+	for ; k < len(last.raw); k++ {
+		q := p
+		if k > 0 {
+			if q = skipSpace(body, q); q == len(body) || body[q] != ',' {
+				break
+			}
+			q++
+		}
+		q = skipSpace(body, q)
+		if !bytes.HasPrefix(body[q:], last.raw[k]) {
+			break
+		}
+		if q += len(last.raw[k]); q == len(body) || !endsValue(body[q]) {
+			break
+		}
+		p = q
+	}
+	if k == 0 {
+		return 0, nil
+	}
+	text := make([]byte, 0, len(last.head)+1+len(body)-p)
+	return k, append(append(append(text, last.head...), '0'), body[p:]...)
+}
+
+// skipSpace returns the offset of the first byte at or after i in b that is
+// not JSON white space.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	return i
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// endsValue reports whether c may follow an array element: white space, a
+// comma or the closing bracket.
+func endsValue(c byte) bool { return isSpace(c) || c == ',' || c == ']' }
+
+// at returns where sub starts in s when sub is a slice of s's memory (as
+// encoding/json hands an Unmarshaler its value), else -1.
+func at(s, sub []byte) int {
+	i := cap(s) - cap(sub)
+	if len(sub) == 0 || i < 0 || i >= len(s) || &s[i] != &sub[0] {
+		return -1
+	}
+	return i
+}

@@ -1,0 +1,174 @@
+package wire_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm/wire"
+)
+
+// sameAsDecode decodes prev and then next with one Decoder, and fails
+// unless next's call or error is exactly Decode's (the plain, whole-body
+// decode), error text included.
+func sameAsDecode(t *testing.T, path string, prev, next []byte) {
+	t.Helper()
+	var d wire.Decoder
+	_, _ = d.Decode(path, prev)
+	warm, werr := d.Decode(path, next)
+	cold, cerr := wire.Decode(path, next)
+	switch {
+	case (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()):
+		t.Fatalf("after %s\nnext %s\ndecoder error %v\nDecode error  %v", prev, next, werr, cerr)
+	case !reflect.DeepEqual(warm, cold):
+		t.Fatalf("after %s\nnext %s\ndecoder %+v\nDecode  %+v", prev, next, warm, cold)
+	}
+}
+
+// skipCase is a previous body and the next ones to check after it.
+type skipCase struct {
+	name, path string
+	prev       string
+	next       []string
+}
+
+func skipCases() []skipCase {
+	sys := `{"content":"You append lines.","role":"system"}`
+	user := `{"content":"Append.","role":"user"}`
+	call := `{"content":"Reading.","tool_calls":[{"id":"r1","function":{"arguments":"{\"path\":\"log.txt\"}","name":"read_file"},"type":"function"}],"role":"assistant"}`
+	result := `{"content":"start\n","tool_call_id":"r1","role":"tool"}`
+	tools := `"tools":[{"function":{"name":"read_file","description":"Read.","parameters":{"type":"object"}},"type":"function"}]`
+	oa := func(msgs ...string) string {
+		return `{"messages":[` + strings.Join(msgs, ",") + `],"model":"m",` + tools + `}`
+	}
+	aUser := `{"role":"user","content":"Append."}`
+	aCall := `{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"read_file","input":{"path":"log.txt"}}]}`
+	aResult := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"start"}]}`
+	an := func(msgs ...string) string {
+		return `{"max_tokens":64,"messages":[` + strings.Join(msgs, ",") + `],"model":"c","system":"S"}`
+	}
+	return []skipCase{
+		{"openai", "/v1/chat/completions", oa(sys, user), []string{
+			oa(sys, user, call, result),
+			oa(sys, user),
+			oa(sys),
+			oa(),
+			oa(user, sys),
+			`{"messages":[ ` + sys + ` , ` + user + ` ,` + call + "\n]" + `,"model":"m"}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"model":"m","messages":[` + user + `]}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"Messages":[` + user + `]}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"MESSAGES":null}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"meſſages":[]}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"messages":5}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"messages":[0,` + user + `]}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"messages":[` + sys + `,` + user + `]}`,
+			`{"messages":[` + sys + `,` + user + `,]}`,
+			`{"messages":[` + sys + `,` + user + `}`,
+			`{"messages":[` + sys + `,` + user + `,0]}`,
+			`{"messages":[` + sys + `,` + user + `,` + result + `],"model":5,` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `,{"role":"wizard"}]}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"stream":true,"stream_options":{"include_usage":true}}`,
+			`{"messages":[` + sys + sys + `]}`,
+			`{"messages":[` + sys + `]` + `]}`,
+		}},
+		// Elements that are numbers: 1 must not be taken for 1.5 or 10.
+		{"numbers", "/v1/chat/completions", `{"messages":[1,2]}`, []string{
+			`{"messages":[1.5,2]}`, `{"messages":[10,2]}`, `{"messages":[1,2e3]}`, `{"messages":[1,2,3]}`,
+			`{"messages":[1,2 ,{"role":"user","content":"x"}]}`, `{"messages":[1 , 2]}`, `{"messages":[1]}`,
+		}},
+		// A head with another key before messages, and the messages key
+		// spelled in another case.
+		{"anthropic", "/v1/messages", an(aUser), []string{
+			an(aUser, aCall, aResult),
+			an(aUser, aCall),
+			`{"max_tokens":64,"messages":[` + aUser + `,` + aCall + `],"messages":[` + aUser + `]}`,
+			`{"max_tokens":64,"messages":[` + aUser + `],"system":[{"type":"text","text":"S"}],"Messages":[]}`,
+			`{"max_tokens":64,"messages":[` + aUser + `,` + aCall + `],"system":7}`,
+		}},
+		{"case-variant head", "/v1/chat/completions", `{"Messages":[` + sys + `]}`, []string{
+			`{"Messages":[` + sys + `,` + user + `]}`,
+			`{"Messages":[` + sys + `,` + user + `],"messages":[]}`,
+		}},
+		// The previous body had two messages keys: nothing is remembered.
+		{"duplicate in prev", "/v1/chat/completions", `{"messages":[` + sys + `],"messages":[` + user + `]}`, []string{
+			`{"messages":[` + sys + `],"messages":[` + user + `,` + call + `]}`,
+			`{"messages":[` + sys + `,` + user + `]}`,
+		}},
+	}
+}
+
+// TestSkipIsDecode: after each previous body, each next body (grown,
+// shrunk, with white space, duplicate and case-variant messages keys,
+// numbers that a prefix would confuse, bad JSON, bad fields), every prefix
+// of it, and it with every byte replaced by each of a few JSON
+// punctuation characters, decodes through a warm Decoder exactly as Decode
+// decodes it.
+func TestSkipIsDecode(t *testing.T) {
+	for _, c := range skipCases() {
+		t.Run(c.name, func(t *testing.T) {
+			prev := []byte(c.prev)
+			for _, n := range c.next {
+				next := []byte(n)
+				sameAsDecode(t, c.path, prev, next)
+				for i := range next {
+					sameAsDecode(t, c.path, prev, next[:i])
+					for _, b := range []byte(` ,]["0}.`) {
+						m := append([]byte(nil), next...)
+						m[i] = b
+						sameAsDecode(t, c.path, prev, m)
+					}
+				}
+			}
+		})
+	}
+}
+
+// FuzzDecoderSkip decodes three bodies in turn with one Decoder; each must
+// decode exactly as Decode decodes it. The seeds are conversations that
+// grow, so that the fuzzer's changes to one body keep much of what it
+// shares with the one before.
+func FuzzDecoderSkip(f *testing.F) {
+	for _, c := range skipCases() {
+		for i := 0; i+1 < len(c.next); i += 2 {
+			f.Add(c.path == "/v1/messages", []byte(c.prev), []byte(c.next[i]), []byte(c.next[i+1]))
+		}
+	}
+	f.Fuzz(func(t *testing.T, anthropic bool, a, b, c []byte) {
+		path := "/v1/chat/completions"
+		if anthropic {
+			path = "/v1/messages"
+		}
+		var d wire.Decoder
+		for i, body := range [][]byte{a, b, c} {
+			warm, werr := d.Decode(path, body)
+			cold, cerr := wire.Decode(path, body)
+			if (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()) || !reflect.DeepEqual(warm, cold) {
+				t.Fatalf("body %d %q: decoder %+v, %v; Decode %+v, %v", i, body, warm, werr, cold, cerr)
+			}
+		}
+	})
+}
+
+// TestSkipTaken: on a conversation as openai-go sends it, the Decoder
+// skips every message the previous request sent (a check that the
+// shortcut the tests above hold to Decode is the one taken).
+func TestSkipTaken(t *testing.T) {
+	var d wire.Decoder
+	msgs := []string{`{"content":"S","role":"system"}`, `{"content":"U","role":"user"}`}
+	for turn := range 4 {
+		body := []byte(`{"messages":[` + strings.Join(msgs, ",") + `],"model":"m"}`)
+		skipped, err := wire.SkippedForTest(&d, "/v1/chat/completions", body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := len(msgs) - 2
+		if turn == 0 {
+			want = 0
+		}
+		if skipped != want {
+			t.Errorf("turn %d: %d messages skipped, want %d", turn, skipped, want)
+		}
+		msgs = append(msgs, fmt.Sprintf(`{"content":"A%d","role":"assistant"}`, turn), fmt.Sprintf(`{"content":"U%d","role":"user"}`, turn))
+	}
+}
