@@ -16,9 +16,11 @@ import (
 // request, with every message before it equal too, decodes to what that
 // one did (decoding is a function of those bytes and of the messages
 // before it), so its decoded value is reused; so are the tools when their
-// bytes equal the last request's. Everything else is decoded, and the
-// result is the same as Decode's, value for value. A reused value is a copy:
-// changing a decoded request changes nothing a later one gets.
+// bytes equal the last request's; and the elements it repeats are not
+// even scanned again when that provably changes nothing (see skip.go).
+// Everything else is decoded, and the result is the same as Decode's,
+// value for value. A reused value is a copy: changing a decoded request
+// changes nothing a later one gets.
 //
 // The zero Decoder is ready to use; its methods are safe for concurrent use
 // (requests of other conversations only make it reuse less).
