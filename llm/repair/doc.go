@@ -90,11 +90,12 @@
 // Where a string ends: a closing quote ends a string only when what follows fits
 // (the end, a comma and a next key or value, a closing bracket); otherwise the
 // quote is text and is escaped: {"a": "John is "good", hah"} keeps
-// `John is "good", hah`. A quote after a comma that does not fit means the
-// string's own closing quote is missing before that comma: {"a":"b,"c":1}. A
-// string that is never closed runs to the end of the input (a cut), except that
-// when the input ends with a bracket it stops at the first bracket or line
-// break, or a comma before a next member: {"a":"b} gives {"a":"b"}, and
+// `John is "good", hah`. A next key cut by the end of the input fits too:
+// {"a": "x", "b gives {"a": "x", "b":null}. A quote after a comma that does
+// not fit means the string's own closing quote is missing before that comma:
+// {"a":"b,"c":1}. A string that is never closed runs to the end of the input
+// (a cut), except that when the input ends with a bracket it stops at the
+// first bracket or line break, or a comma before a next member: {"a":"b} gives {"a":"b"}, and
 // {"a": "x, y} keeps "x, y". A string whose text is JSON, "{"x": 1}", ends at
 // the quote after its closing bracket. Text after a string's closing quote
 // that fits nothing is junk and dropped: {"b": "ok" true} gives {"b": "ok"}. A string without its closing quote

@@ -321,7 +321,7 @@ func (p *parser) endsString(i int, ctx context) fit {
 			return fitStrong
 		case c == ',':
 			k := gapAt(s, j+1).end
-			if k >= len(s) || s[k] == '}' || s[k] == ']' || p.keyStarts(k) || p.arrayMissingOpen(k) {
+			if k >= len(s) || s[k] == '}' || s[k] == ']' || p.keyStarts(k) || p.keyCut(k) || p.arrayMissingOpen(k) {
 				return fitStrong
 			}
 			return fitNone
@@ -422,6 +422,26 @@ func (p *parser) keyStarts(i int) bool {
 	}
 	j = gapAt(s, j).end
 	return j < len(s) && s[j] == ':'
+}
+
+// keyCut reports whether a key cut short by the end of the input starts at
+// i: {"a": "x", "b or {"a": "x", "b" at the end is a next member, so the quote
+// before the comma closed "x". The key is quoted and not closed on its line,
+// or closed with only whitespace after it, or a name running to the end.
+func (p *parser) keyCut(i int) bool {
+	s := p.in[:p.n]
+	if k, size := quoteAt(s, i); k != qNone {
+		end, ok := p.quotedEnd(i, k, size)
+		if !ok {
+			return strings.IndexByte(s[i:], '\n') < 0
+		}
+		return gapAt(s, end).end >= len(s)
+	}
+	j := i
+	for j < len(s) && (isWordByte(s[j]) || s[j] == '-') {
+		j++
+	}
+	return j > i && j >= len(s)
 }
 
 // concatenate joins "a" + "b" into "ab" after a string was written in the
