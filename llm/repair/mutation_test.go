@@ -223,3 +223,239 @@ func TestMembersInArrays(t *testing.T) {
 		{"brackets mismatched inside an array", "[{[}]", "[{},[]]", []string{FixMissingComma, FixCloseBrackets}},
 	})
 }
+
+// TestCutInsideCharacter: output cut in the middle of a multi-byte
+// character (a length limit counts bytes) is closed like any cut string; the
+// bytes written are kept.
+func TestCutInsideCharacter(t *testing.T) {
+	closeFixes := []string{FixCloseString, FixCloseBrackets}
+	checkExact(t, []exactCase{
+		{"first byte of a two-byte character (£)", "{\"price\": \"\xc2", "{\"price\": \"\xc2\"}", closeFixes},
+		{"two bytes of a three-byte character (…)", "{\"a\": \"wait\xe2\x80", "{\"a\": \"wait\xe2\x80\"}", closeFixes},
+		{"two bytes of a fullwidth character (：)", "{\"a\": \"x\xef\xbc", "{\"a\": \"x\xef\xbc\"}", closeFixes},
+	})
+}
+
+// TestQuoteKinds: a string ends only at a quote of its own kind (or the
+// matching curly or straight one); a double quote inside a single-quoted,
+// curly-quoted or backticked string is text.
+func TestQuoteKinds(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"double quotes inside single quotes", `{"q": 'say "hi" now'}`, `{"q": "say \"hi\" now"}`, []string{FixSingleQuotes}},
+		{"double quotes inside curly single quotes", `{‘q’: ‘say "hi"’}`, `{"q": "say \"hi\""}`, []string{FixCurlyQuotes}},
+		{"double quotes inside backticks", "{\"q\": `say \"hi\"`}", `{"q": "say \"hi\""}`, []string{FixCurlyQuotes}},
+		{"a straight quote closed by a curly one", "['Rounded ’]", `["Rounded "]`, []string{FixCurlyQuotes, FixSingleQuotes}},
+		{"a lone single quote", "'", `""`, []string{FixSingleQuotes, FixCloseString}},
+		{"a lone backtick", "`", `""`, []string{FixCurlyQuotes, FixCloseString}},
+		{"three double quotes", `{"k": """}`, `{"k": "\""}`, []string{FixInnerQuotes}},
+		{"a single-quoted string holding an ellipsis", "{'a': 'wait…'}", `{"a": "wait…"}`, []string{FixSingleQuotes}},
+	})
+}
+
+// TestWords: bare words are letters a to z in either case, digits, _ and $,
+// and any non-ASCII character.
+func TestWords(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"a word with z", `{"mode": zoom}`, `{"mode": "zoom"}`, []string{FixUnquotedStrings}},
+		{"a word starting with a non-ASCII letter", `{"name": Àlex}`, `{"name": "Àlex"}`, []string{FixUnquotedStrings}},
+		{"a name with a stray byte is no bare member's name", "ab\x80: x", "\"ab\x80: x\"", []string{FixUnquotedStrings}},
+	})
+}
+
+// TestUnicodeEscapesValid: \u escapes with hex letters a to f, in either
+// case, are valid JSON and returned unchanged.
+func TestUnicodeEscapesValid(t *testing.T) {
+	for _, in := range []string{`{"c":"\u00a9 \u00FF \u00Ea"}`, `["\uABCD","\uface"]`} {
+		out, fixes, err := Repair(in)
+		if err != nil || out != in || fixes != nil {
+			t.Errorf("Repair(%q) = %q, %q, %v; want it unchanged", in, out, fixes, err)
+		}
+	}
+}
+
+// TestComments: a comment is dropped wherever it stands; an unterminated
+// block comment runs to the end of the input; "/*/" opens a comment, it
+// does not close one.
+func TestComments(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"a line comment after the value", `{"a": 1} // the end`, `{"a": 1} `, []string{FixComments}},
+		{"a block comment before the value", `/* note */ {"a": 1}`, ` {"a": 1}`, []string{FixComments}},
+		{"a block comment cut", `{"a": 1 /* cut`, `{"a": 1 }`, []string{FixComments, FixCloseBrackets}},
+		{"slash star slash opens a comment", `[1 /*/ 2]`, `[1 ]`, []string{FixComments, FixCloseBrackets}},
+	})
+	checkRefusals(t, []refusalCase{
+		{"only a line comment", "//",
+			"re-emit the call as valid JSON: the input holds no JSON value at line 1, column 3 (tried: comments)"},
+		{"only an opened block comment", "/*",
+			"re-emit the call as valid JSON: the input holds no JSON value at line 1, column 3 (tried: comments)"},
+	})
+}
+
+// TestOddSpaces: a non-ASCII space between tokens becomes a plain space;
+// invisible characters (BOM, zero-width space, joiners, word joiner) are
+// dropped.
+func TestOddSpaces(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"no-break space", "{\"a\":\u00a01}", `{"a": 1}`, []string{FixStripBOM}},
+		{"ideographic space", "[1,\u30002]", `[1, 2]`, []string{FixStripBOM}},
+		{"byte-order mark inside", "{\"a\":\ufeff1}", `{"a":1}`, []string{FixStripBOM}},
+		{"zero-width space", "{\"a\":\u200b1}", `{"a":1}`, []string{FixStripBOM}},
+		{"zero-width non-joiner", "{\"a\":\u200c1}", `{"a":1}`, []string{FixStripBOM}},
+		{"zero-width joiner", "{\"a\":\u200d1}", `{"a":1}`, []string{FixStripBOM}},
+		{"word joiner", "{\"a\":\u20601}", `{"a":1}`, []string{FixStripBOM}},
+	})
+}
+
+// TestStringsCut: a string cut by the end of the input is closed where the
+// input ends; junk after a closed string is dropped.
+func TestStringsCut(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"cut after an opening brace in a value", `{"a": "{`, `{"a": "{"}`, []string{FixCloseString, FixCloseBrackets}},
+		{"a top-level string ending in a brace", `"a}`, `"a}"`, []string{FixCloseString}},
+		{"a comma at the end of a cut item", `["x", "y,]`, `["x", "y"]`, []string{FixTrailingComma, FixCloseString}},
+		{"a hash comment after an item, cut", `["a" # note`, `["a"]`, []string{FixTrim, FixCloseBrackets}},
+		{"a letter after a closed value, cut", `{"a": "ok"x`, `{"a": "ok"}`, []string{FixTrim, FixCloseBrackets}},
+		{"JSON text in a string, cut after a key", `{"c": "{"x":`, `{"c": "{\"x\":"}`, []string{FixInnerQuotes, FixCloseString, FixCloseBrackets}},
+		{"a backslash before the closing brace", `{"a":"b\}`, `{"a":"b}"}`, []string{FixEscapeBackslashes, FixCloseString, FixCloseBrackets}},
+		{"an empty key, cut", `{""`, `{"":null}`, []string{FixMissingValue, FixCloseBrackets}},
+		{"an empty pair of single quotes", "''", `""`, []string{FixSingleQuotes}},
+	})
+}
+
+// TestMoreQuoteKinds: the acute accent ´ delimits a string like a backtick;
+// a double quote at the end of a cut curly-quoted or backticked string is
+// text (6" is six inches), not its end.
+func TestMoreQuoteKinds(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"acute accents", `{"a": ´x´}`, `{"a": "x"}`, []string{FixCurlyQuotes}},
+		{"a lone acute accent", "´", `""`, []string{FixCurlyQuotes, FixCloseString}},
+		{"inches in curly quotes, cut", `{"size": ‘6"`, `{"size": "6\""}`, []string{FixCurlyQuotes, FixCloseString, FixCloseBrackets}},
+		{"inches in backticks, cut", "{\"size\": `6\"", `{"size": "6\""}`, []string{FixCurlyQuotes, FixCloseString, FixCloseBrackets}},
+		{"three double quotes at the top", `"""`, `"\""`, []string{FixInnerQuotes}},
+	})
+}
+
+// TestObjectEdges: keys and brackets at the edges of an object.
+func TestObjectEdges(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"a stray parenthesis after a member", "{a:2)}", `{"a":2}`, []string{FixUnquotedKeys, FixCloseBrackets}},
+		{"a cut key holding a comma", `{"a,b"`, `{"a,b":null}`, []string{FixMissingValue, FixCloseBrackets}},
+		{"a single-quoted value, then a cut key", "{a:'foo',b", `{"a":"foo","b":null}`,
+			[]string{FixSingleQuotes, FixUnquotedKeys, FixMissingValue, FixCloseBrackets}},
+	})
+	checkRefusals(t, []refusalCase{
+		{"an object opening an object", `{{"a": 1}}`,
+			"re-emit the call as valid JSON: unexpected '{' where a key should be at line 1, column 2"},
+		{"a key then a comma at the end", `{"k",`,
+			"re-emit the call as valid JSON: unexpected ',' where ':' should follow the key at line 1, column 5"},
+		{"a key, a comma and a number", `{"name",1`,
+			"re-emit the call as valid JSON: unexpected ',' where ':' should follow the key at line 1, column 8"},
+	})
+}
+
+// TestNumbersFix: the numbers fix completes the forms the package doc
+// lists, alone and inside containers.
+func TestNumbersFix(t *testing.T) {
+	nums := []string{FixNumbers}
+	checkExact(t, []exactCase{
+		{"a point alone", ".", "0.0", nums},
+		{"a leading point", ".0", "0.0", nums},
+		{"a leading point in a member", `{"n": .5}`, `{"n": 0.5}`, nums},
+		{"a trailing point, cut", `{"n": 2.`, `{"n": 2.0}`, []string{FixNumbers, FixCloseBrackets}},
+		{"an exponent without digits", "1e", "1e0", nums},
+		{"a minus alone", "-", "-0", nums},
+		{"a minus alone in an array", "[-]", "[-0]", nums},
+		{"a point before a line comment", ".//", "0.0", []string{FixComments, FixNumbers}},
+		{"a number cut before a comment", "[1.// one", "[1.0]", []string{FixComments, FixNumbers, FixCloseBrackets}},
+		{"a minus before a block comment", "-/*", "-0", []string{FixComments, FixNumbers}},
+	})
+}
+
+// TestLiteralsFix: Python's spellings become JSON literals; a literal cut
+// short is completed only from its first letters (None from three: N alone
+// is a word).
+func TestLiteralsFix(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"True", "True", "true", []string{FixPythonLiterals}},
+		{"None cut to three letters", "Non", "null", []string{FixCloseLiteral}},
+		{"N alone is a word", "N", `"N"`, []string{FixUnquotedStrings}},
+		{"an unclosed object alone", "{", "{}", []string{FixCloseBrackets}},
+	})
+}
+
+// TestCutEscapes: an escape cut by the end of the input is dropped, and the
+// string closed; a complete escaped backslash stays.
+func TestCutEscapes(t *testing.T) {
+	cs := []string{FixCloseString}
+	checkExact(t, []exactCase{
+		{"a backslash at the end", `{"a": "line\`, `{"a": "line"}`, []string{FixCloseString, FixCloseBrackets}},
+		{"a backslash alone in a string", `"\`, `""`, cs},
+		{"a backslash in a single-quoted string", `'\`, `""`, []string{FixSingleQuotes, FixCloseString}},
+		{"an escaped backslash at the end", `"\\`, `"\\"`, cs},
+		{"an escaped backslash and a letter", `"\\u`, `"\\u"`, cs},
+		{"a path of escaped backslashes", `{"p":"\\se`, `{"p":"\\se"}`, []string{FixCloseString, FixCloseBrackets}},
+		{"a \\u escape cut after the u", `"\u`, `""`, cs},
+		{"a \\u escape cut after one digit", `"\u2`, `""`, cs},
+		{"a \\u escape cut after three digits", `"\u260`, `""`, cs},
+		{"a \\u escape cut in a word", `{"a": "caf\u00`, `{"a": "caf"}`, []string{FixCloseString, FixCloseBrackets}},
+		{"a complete \\u escape at the end", `"\u0000`, `"\u0000"`, cs},
+	})
+	checkRefusals(t, []refusalCase{
+		{"a \\u escape without digits", `{"a": "\u"}`,
+			`re-emit the call as valid JSON: invalid \u escape: \u must be followed by four hex digits at line 1, column 8`},
+	})
+}
+
+// TestStringEnds: where a string ends after commas, line breaks and
+// escaped quotes.
+func TestStringEnds(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"a value, a comma, cut", `{"a":"x",`, `{"a":"x"}`, []string{FixTrailingComma, FixCloseBrackets}},
+		{"an empty value, a comma, cut", `{"a":"",`, `{"a":""}`, []string{FixTrailingComma, FixCloseBrackets}},
+		{"a top-level string and a comma", `"done",`, `"done"`, []string{FixTrailingComma}},
+		{"a space before a comma in a cut array", `["a" ,2`, `["a", 2]`, []string{FixCloseBrackets}},
+		{"spaces only, cut before a bracket", `["  ]`, `[""]`, []string{FixCloseString}},
+		{"a line break before the closing quote", "\"\n\"", `""`, []string{FixEscapeControlChars}},
+		{"a line break before a value's closing quote", "{\"a\": \"x\n\"}", `{"a": "x"}`, []string{FixEscapeControlChars}},
+		{"an escaped quote opening the value", `\"`, `""`, []string{FixInnerQuotes, FixCloseString}},
+		{"an escaped quote and a word", `\"hi`, `"hi"`, []string{FixInnerQuotes, FixCloseString}},
+		{"a lone closing quote after a key in an array", `[a": 1]`, `[{"a": 1}]`, []string{FixUnquotedKeys, FixCloseBrackets}},
+		{"a tuple and a semicolon", `("a", "b");`, `["a", "b"]`, []string{FixTrim, FixPythonLiterals}},
+		{"a tuple of one string and a semicolon", `("foo");`, `["foo"]`, []string{FixTrim, FixPythonLiterals}},
+	})
+}
+
+// TestPrefixedStrings: a word of one or two letters joined to a string is
+// dropped; Python's r or R prefix keeps the backslashes.
+func TestPrefixedStrings(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"two letters", `{"a": th"that"}`, `{"a": "that"}`, []string{FixTrim}},
+		{"two letters at the top", `th"quotes"]`, `"quotes"`, []string{FixTrim}},
+		{"raw string, upper case", `{"re": R"\d"}`, `{"re": "\\d"}`, []string{FixTrim, FixEscapeBackslashes}},
+		{"raw string, lower case", `{"re": r"\d"}`, `{"re": "\\d"}`, []string{FixTrim, FixEscapeBackslashes}},
+		{"one letter and a quote", `t"`, `"t"`, []string{FixUnquotedStrings}},
+	})
+}
+
+// TestBareText: text with parentheses, slashes and stars that are not
+// calls or comments stays text.
+func TestBareText(t *testing.T) {
+	us := []string{FixUnquotedStrings}
+	checkExact(t, []exactCase{
+		{"a word and an opening parenthesis", "g (", `"g ("`, us},
+		{"a closing parenthesis", "a)", `"a)"`, us},
+		{"a star", "t*", `"t*"`, us},
+		{"a slash at the end", "t/", `"t/"`, us},
+		{"star slash after a number", "2*/]", `"2*/"`, []string{FixTrim, FixUnquotedStrings}},
+		{"a parenthesis inside an item", "[2(e ", `["2(e"]`, []string{FixUnquotedStrings, FixCloseBrackets}},
+		{"nested calls cut", "f(g(h", `"g(h"`, []string{FixUnquotedStrings, FixFunctionCall}},
+		{"a call closed twice", `{"_id":ObjectId("123"))}`, `{"_id":"123"}`, []string{FixFunctionCall, FixCloseBrackets}},
+	})
+	checkRefusals(t, []refusalCase{
+		{"a word and an object", "a{}",
+			`re-emit the call as valid JSON: unexpected '{' after the text "a"; send only the JSON value, without prose at line 1, column 2 (tried: unquoted_strings)`},
+		{"a word opening an array after a value", `{"v": a[`,
+			"re-emit the call as valid JSON: unexpected '[' where a key should be at line 1, column 8 (tried: missing_comma, unquoted_strings)"},
+		{"a slash alone", "/", "re-emit the call as valid JSON: unexpected '/' at line 1, column 1"},
+	})
+}

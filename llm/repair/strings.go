@@ -433,15 +433,15 @@ func (p *parser) keyCut(i int) bool {
 	if k, size := quoteAt(s, i); k != qNone {
 		end, ok := p.quotedEnd(i, k, size)
 		if !ok {
-			return strings.IndexByte(s[i:], '\n') < 0
+			return !strings.Contains(s[i:], "\n")
 		}
 		return gapAt(s, end).end >= len(s)
 	}
-	j := i
+	j := i // i < len(s): the caller checked
 	for j < len(s) && (isWordByte(s[j]) || s[j] == '-') {
 		j++
 	}
-	return j > i && j >= len(s)
+	return j >= len(s)
 }
 
 // concatenate joins "a" + "b" into "ab" after a string was written in the
