@@ -38,7 +38,7 @@ const maxValidDepth = 10000
 
 // value recognises one value, nested at most maxValidDepth deep.
 func (v *validator) value(depth int) bool {
-	if v.i >= len(v.s) || depth >= maxValidDepth {
+	if v.i >= len(v.s) || depth > maxValidDepth {
 		return false
 	}
 	switch c := v.s[v.i]; {
