@@ -174,11 +174,9 @@ func SetValue(src []byte, file string, path []string, value *yaml.Node) ([]byte,
 			return nil, editErrorf(file, k.Line, keyPath, "%v", err)
 		}
 		start := lineOffset(lines, k.Line-1) + col
-		endLine := k.Line
-		if v.Line > k.Line || v.Kind != yaml.ScalarNode || v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-			endLine = valueEnd(lines, k.Line, col, v.Kind == yaml.SequenceNode)
-		}
-		end := lineOffset(lines, endLine)
+		// The value ends where the lines indented deeper than the key end:
+		// a scalar on the key's line may go on over the next lines too.
+		end := lineOffset(lines, valueEnd(lines, k.Line, col, v.Kind == yaml.SequenceNode))
 		block := indent(text, strings.Repeat(" ", col), false)
 		if end == len(src) && !bytes.HasSuffix(src, []byte("\n")) {
 			block = strings.TrimSuffix(block, "\n")

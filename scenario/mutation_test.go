@@ -331,3 +331,28 @@ func TestWorkspaceFilesErrors(t *testing.T) {
 		"setup:\n  workspace:\n    files: {a: [x]}\n":                  "s.yaml:6: setup.workspace.files.a: want a string",
 	})
 }
+
+// TestSetValueReplacesAMultiLineScalar: a value written on its key's line
+// that goes on over the next lines (a plain or quoted scalar folded over
+// lines) is replaced whole.
+func TestSetValueReplacesAMultiLineScalar(t *testing.T) {
+	for _, src := range []string{
+		"format: tapeloop/v1\ndescription: a plain text\n  that goes on\ninput: []\n",
+		"format: tapeloop/v1\ndescription: \"a quoted text\n  that goes on\"  # why\ninput: []\n",
+	} {
+		out, err := scenario.SetValue([]byte(src), "s.yaml", []string{"description"}, yamlx.Text("new"))
+		if want := "format: tapeloop/v1\ndescription: new\ninput: []\n"; err != nil || string(out) != want {
+			t.Errorf("SetValue(description) of\n%s= %q, %v; want %q", src, out, err, want)
+		}
+	}
+}
+
+// TestSetValueUnderASequence: the last key of a path is a mapping key, so a
+// path whose last parent is a sequence item list is refused.
+func TestSetValueUnderASequence(t *testing.T) {
+	src := "format: tapeloop/v1\ntape:\n  - response: {content: a}\n"
+	out, err := scenario.SetValue([]byte(src), "s.yaml", []string{"tape", "0"}, yamlx.Text("new"))
+	if want := "cannot edit the scenario file: s.yaml:1: tape: missing or not a mapping"; err == nil || err.Error() != want {
+		t.Errorf("SetValue(tape.0) = %q, %v; want %s", out, err, want)
+	}
+}
