@@ -75,6 +75,8 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 			err := json.Unmarshal(body, &r)
 			return r.Messages, err
 		},
+		keep:  func() any { return r },
+		reuse: func(v any) { r = v.(anthropicRequest) },
 	})
 	if err != nil {
 		return nil, requestErrorf("messages body: %v", err)

@@ -34,7 +34,10 @@ type Decoder struct {
 type decoded struct {
 	head    []byte            // the body up to its messages array's '[' (see skip.go); nil when unknown
 	raw     []json.RawMessage // each element of messages, as sent
+	tail    []byte            // the body from its messages array's ']' on (see skip.go)
+	req     any               // the request struct as decoded from head and tail, messages aside
 	skipped int               // how many of raw were not scanned again (see skip.go)
+	kept    bool              // req was the previous request's: only the new messages were scanned
 	msgs    [][]llm.Message   // what each became (a Messages user turn may become several)
 	tools   json.RawMessage   // the tools array, as sent
 	defs    []llm.ToolDefinition

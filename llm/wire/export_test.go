@@ -1,11 +1,12 @@
 package wire
 
 // SkippedForTest decodes body with d and returns how many of its messages
-// the decoder did not scan again (see skip.go).
-func SkippedForTest(d *Decoder, path string, body []byte) (int, error) {
-	_, err := d.Decode(path, body)
+// the decoder did not scan again, and whether it scanned nothing but the
+// new ones (see skip.go).
+func SkippedForTest(d *Decoder, path string, body []byte) (skipped int, onlyNew bool, err error) {
+	_, err = d.Decode(path, body)
 	f, _ := FormatOf(path)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.last[f].skipped, err
+	return d.last[f].skipped, d.last[f].kept, err
 }

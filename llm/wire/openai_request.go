@@ -81,6 +81,8 @@ func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 			err := json.Unmarshal(body, &r)
 			return r.Messages, err
 		},
+		keep:  func() any { return r },
+		reuse: func(v any) { r = v.(openAIRequest) },
 	})
 	if err != nil {
 		return nil, requestErrorf("chat completions body: %v", err)

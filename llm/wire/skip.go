@@ -29,6 +29,8 @@ import (
 //     case variant such as "Messages") filled it, which would make the
 //     later one win in the whole body.
 //
+// When the body also ends as the previous one did, from the ']' that closed
+// its messages array on, only the new messages are read (see between).
 // Anything else (an error, another key filling the field, a body that does
 // not start with the head) decodes the whole body; an error is always the
 // plain decode's, so its text is Decode's.
@@ -58,27 +60,37 @@ func (l *rawList) UnmarshalJSON(b []byte) error {
 // bodyFuncs decode a request body of one format into the caller's request
 // struct. counted decodes text into a struct whose messages field is a
 // rawList, and returns it; plain decodes the whole body as json.Unmarshal
-// into the format's request struct does, and returns its messages.
+// into the format's request struct does, and returns its messages; keep
+// returns the struct as decoded (its messages aside), and reuse sets it to
+// one keep returned.
 type bodyFuncs struct {
 	counted func(text []byte) (*rawList, error)
 	plain   func() ([]json.RawMessage, error)
+	keep    func() any
+	reuse   func(any)
 }
 
 // unmarshal decodes body with f, skipping the messages it shares with last
-// when it can (see above), and returns the messages' elements (raw), the
-// head to remember for the next request (nil when unknown) and how many
-// elements it skipped. A nil last decodes plainly.
+// when it can (see above), and returns what it decoded: the messages'
+// elements (raw), the head and tail to remember for the next request (nil
+// when unknown), the struct as decoded (req) and how many elements it
+// skipped. A nil last decodes plainly.
 func (last *decoded) unmarshal(body []byte, f bodyFuncs) (decoded, error) {
 	if last == nil {
 		raws, err := f.plain()
 		return decoded{raw: raws}, err
 	}
-	if k, text := last.skip(body); k > 0 {
+	if k, p := last.prefix(body); k > 0 {
+		if next, ok := last.between(body, k, p, f); ok {
+			return next, nil
+		}
+		text := make([]byte, 0, len(last.head)+1+len(body)-p)
+		text = append(append(append(text, last.head...), '0'), body[p:]...)
 		l, err := f.counted(text)
 		if err == nil && l.n == 1 && at(text, l.at) == len(last.head)-1 && len(l.elems) > 0 && string(l.elems[0]) == "0" {
 			raws := make([]json.RawMessage, 0, k+len(l.elems)-1)
 			raws = append(append(raws, last.raw[:k]...), l.elems[1:]...)
-			return decoded{head: last.head, raw: raws, skipped: k}, nil
+			return decoded{head: last.head, tail: bytes.Clone(text[len(last.head)+len(l.at)-2:]), req: f.keep(), raw: raws, skipped: k}, nil
 		}
 	}
 	l, err := f.counted(body)
@@ -86,23 +98,47 @@ func (last *decoded) unmarshal(body []byte, f bodyFuncs) (decoded, error) {
 		raws, err := f.plain()
 		return decoded{raw: raws}, err
 	}
-	var head []byte
+	next := decoded{raw: l.elems}
 	if l.n == 1 && len(l.at) > 0 && l.at[0] == '[' {
 		if i := at(body, l.at); i >= 0 {
-			head = bytes.Clone(body[:i+1])
+			next.head, next.tail, next.req = bytes.Clone(body[:i+1]), bytes.Clone(body[i+len(l.at)-1:]), f.keep()
 		}
 	}
-	return decoded{head: head, raw: l.elems}, nil
+	return next, nil
 }
 
-// skip returns how many leading elements of body's messages array are
-// last's, and the text that has them replaced by 0; 0 and nil when none
-// can be skipped.
-func (last *decoded) skip(body []byte) (int, []byte) {
-	if len(last.head) == 0 || !bytes.HasPrefix(body, last.head) {
-		return 0, nil
+// between decodes body, whose first k messages (up to p) are last's, when
+// it also ends with last's tail (from the ']' that closed the previous
+// messages array to the end): the body is then JSON exactly when its
+// elements between p and the tail, in brackets after a 0, are a JSON
+// array (they continue the array from the same state, and the tail closes
+// it and goes on as it did before, from the same state), and everything
+// but the messages decodes to what the previous body's did (the same bytes
+// around the one messages key). Only those elements are read.
+func (last *decoded) between(body []byte, k, p int, f bodyFuncs) (decoded, bool) {
+	end := len(body) - len(last.tail)
+	if last.tail == nil || p > end || !bytes.HasSuffix(body, last.tail) {
+		return decoded{}, false
 	}
-	p, k := len(last.head), 0
+	text := make([]byte, 0, end-p+3)
+	text = append(append(append(text, '[', '0'), body[p:end]...), ']')
+	var elems []json.RawMessage
+	if json.Unmarshal(text, &elems) != nil || len(elems) == 0 || string(elems[0]) != "0" {
+		return decoded{}, false
+	}
+	f.reuse(last.req)
+	raws := make([]json.RawMessage, 0, k+len(elems)-1)
+	raws = append(append(raws, last.raw[:k]...), elems[1:]...)
+	return decoded{head: last.head, tail: last.tail, req: last.req, raw: raws, skipped: k, kept: true}, true
+}
+
+// prefix returns how many leading elements of body's messages array are
+// last's, and the offset just after the last of them; 0 when none are.
+func (last *decoded) prefix(body []byte) (k, p int) {
+	if len(last.head) == 0 || !bytes.HasPrefix(body, last.head) {
+		return 0, 0
+	}
+	p = len(last.head)
 	for ; k < len(last.raw); k++ {
 		q := p
 		if k > 0 {
@@ -120,11 +156,7 @@ func (last *decoded) skip(body []byte) (int, []byte) {
 		}
 		p = q
 	}
-	if k == 0 {
-		return 0, nil
-	}
-	text := make([]byte, 0, len(last.head)+1+len(body)-p)
-	return k, append(append(append(text, last.head...), '0'), body[p:]...)
+	return k, p
 }
 
 // skipSpace returns the offset of the first byte at or after i in b that is

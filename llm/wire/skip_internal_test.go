@@ -23,8 +23,22 @@ func TestSkipEndsWithTheValue(t *testing.T) {
 		`{"messages": [1,{}]}`:      0,
 		`{"model":"m","messages":[`: 0,
 	} {
-		if k, _ := last.skip([]byte(body)); k != want {
+		if k, _ := last.prefix([]byte(body)); k != want {
 			t.Errorf("%s: skipped %d, want %d", body, k, want)
 		}
+	}
+}
+
+// TestBetweenNeedsRoom: a tail that would overlap the skipped messages is
+// not taken (the body cannot be the one before with messages between).
+func TestBetweenNeedsRoom(t *testing.T) {
+	last := decoded{head: []byte(`{"messages":[`), raw: []json.RawMessage{json.RawMessage(`{}`)}, tail: []byte(`{} ]}`)}
+	body := []byte(`{"messages":[{} ]}`)
+	k, p := last.prefix(body)
+	if k != 1 {
+		t.Fatalf("prefix %d, want 1", k)
+	}
+	if _, ok := last.between(body, k, p, bodyFuncs{reuse: func(any) {}}); ok {
+		t.Error("between took a tail that overlaps the skipped message")
 	}
 }

@@ -70,6 +70,16 @@ func skipCases() []skipCase {
 			`{"messages":[` + sys + `,` + user + `,{"role":"wizard"}]}`,
 			`{"messages":[` + sys + `,` + user + `,` + call + `],"stream":true,"stream_options":{"include_usage":true}}`,
 			`{"messages":[` + sys + sys + `]}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"model":"n",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `],"model":"m",` + tools + `,"stream":true}`,
+			`{"messages":[` + sys + `,` + user + `],"x":[],"model":"m",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `,[` + `],"model":"m",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `,"],"model":"m",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `],"messages":[` + call + `],"model":"m",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `],"Messages":[0` + `],"model":"m",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `,` + call + `,` + user + `],"model":"m",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + ` ],"model":"m",` + tools + `}`,
+			`{"messages":[` + sys + `,` + user + `,` + result + `],"model":"m",` + tools + `}`,
 			`{"messages":[` + sys + `]` + `]}`,
 		}},
 		// Elements that are numbers: 1 must not be taken for 1.5 or 10.
@@ -151,14 +161,21 @@ func FuzzDecoderSkip(f *testing.F) {
 }
 
 // TestSkipTaken: on a conversation as openai-go sends it, the Decoder
-// skips every message the previous request sent (a check that the
-// shortcut the tests above hold to Decode is the one taken).
+// skips every message the previous request sent and scans only the new
+// ones; after a request whose fields around the messages changed (the
+// model), it scans those fields once and then again only the new messages
+// (a check that the shortcuts the tests above hold to Decode are the ones
+// taken).
 func TestSkipTaken(t *testing.T) {
 	var d wire.Decoder
 	msgs := []string{`{"content":"S","role":"system"}`, `{"content":"U","role":"user"}`}
-	for turn := range 4 {
-		body := []byte(`{"messages":[` + strings.Join(msgs, ",") + `],"model":"m"}`)
-		skipped, err := wire.SkippedForTest(&d, "/v1/chat/completions", body)
+	model := "m"
+	for turn := range 6 {
+		if turn == 3 {
+			model = "n"
+		}
+		body := []byte(`{"messages":[` + strings.Join(msgs, ",") + `],"model":"` + model + `","tools":[]}`)
+		skipped, onlyNew, err := wire.SkippedForTest(&d, "/v1/chat/completions", body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,8 +183,8 @@ func TestSkipTaken(t *testing.T) {
 		if turn == 0 {
 			want = 0
 		}
-		if skipped != want {
-			t.Errorf("turn %d: %d messages skipped, want %d", turn, skipped, want)
+		if skipped != want || onlyNew != (turn > 0 && turn != 3) {
+			t.Errorf("turn %d: %d messages skipped (want %d), only the new ones scanned %v", turn, skipped, want, onlyNew)
 		}
 		msgs = append(msgs, fmt.Sprintf(`{"content":"A%d","role":"assistant"}`, turn), fmt.Sprintf(`{"content":"U%d","role":"user"}`, turn))
 	}
