@@ -3,6 +3,7 @@ package harness
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -12,14 +13,28 @@ import (
 // out. The error wraps ErrGoldenText.
 func (o *Outcome) writeGolden() ([]byte, error) {
 	// Room for about what each turn and call takes (a call's keys,
-	// indentation and quotes are ~70 bytes besides its texts), so that the
-	// golden of many calls is not built by doubling, which leaves up to
-	// twice its size allocated and as much again as garbage.
-	size := 512 + 256*len(o.Turns)
+	// indentation and quotes are ~70 bytes besides its texts), so that a
+	// golden is not built by doubling, which leaves up to twice its size
+	// allocated and as much again as garbage. Texts are counted with the
+	// indentation of their lines as literal blocks (a diff, a file read),
+	// which in a small golden is as much again as the text.
+	size := 256 + len(o.Final) + 96*len(o.Turns)
 	for i := range o.Turns {
-		for _, c := range o.Turns[i].Calls {
-			size += 80 + len(c.ID) + len(c.Name) + len(c.Arguments) + len(c.Result)
+		t := &o.Turns[i]
+		if t.Response != nil {
+			size += blockSize(t.Response.Message.Content, 8)
 		}
+		size += blockSize(t.Diff, 6)
+		for _, c := range t.Calls {
+			size += 72 + len(c.ID) + len(c.Name) + len(c.Arguments) + blockSize(c.Result, 10) + 64*len(c.Effects)
+		}
+	}
+	for i := range o.Workspace {
+		if o.Workspace[i].Untouched {
+			size += 64 + len(o.Workspace[i].Path) // listed by size and hash
+			continue
+		}
+		size += 16 + len(o.Workspace[i].Path) + blockSize(o.Workspace[i].Content, 4)
 	}
 	w := &goldenWriter{buf: make([]byte, 0, size)}
 	textField(w, 0, "name", o.Name)
@@ -65,6 +80,12 @@ func (o *Outcome) writeGolden() ([]byte, error) {
 		return nil, w.err
 	}
 	return w.buf, nil
+}
+
+// blockSize is about what s takes written as a literal block whose lines
+// are indented by indent.
+func blockSize(s string, indent int) int {
+	return len(s) + strings.Count(s, "\n")*indent
 }
 
 // textField writes "key: " and Text(s) on a line of its own, the key at

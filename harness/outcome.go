@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
@@ -242,7 +243,10 @@ func redactGolden(b []byte, r *replay.Redactor) []byte {
 				end = len(b)
 			}
 		}
-		chunk := string(b[start:end])
+		// The chunk is b's memory seen as a string, not a copy: b is not
+		// changed while it is in use, and nothing keeps it after (an
+		// unchanged chunk is dropped, a changed one copied into out).
+		chunk := unsafe.String(&b[start], end-start)
 		if red := r.Quiet(chunk); red != chunk || out != nil {
 			if out == nil {
 				out = append(make([]byte, 0, len(b)), b[:start]...)

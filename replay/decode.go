@@ -109,7 +109,7 @@ func decodeBytes(data []byte, filename string) (t *Tape, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if !seen["format"] {
+	if !seen.Has("format") {
 		return nil, d.Errf(root, "", "missing required key %q (want format: %s)", "format", Format)
 	}
 	f, err := d.Str(format, "format")
@@ -119,7 +119,7 @@ func decodeBytes(data []byte, filename string) (t *Tape, err error) {
 	if f != Format {
 		return nil, d.Errf(format, "format", "unsupported format %q (want %s)", f, Format)
 	}
-	if !seen["tape"] {
+	if !seen.Has("tape") {
 		return nil, d.Errf(root, "", "missing required key %q", "tape")
 	}
 	if t.Entries, err = d.entries(tape); err != nil {
@@ -225,7 +225,7 @@ func (d *decoder) entry(n *yaml.Node, path string) (Entry, error) {
 	}
 	var kinds []string
 	for _, k := range []string{"response", "error", "user"} {
-		if seen[k] {
+		if seen.Has(k) {
 			kinds = append(kinds, k)
 		}
 	}
@@ -234,9 +234,9 @@ func (d *decoder) entry(n *yaml.Node, path string) (Entry, error) {
 		return Entry{}, d.Errf(n, path, "both %s and %s (want exactly one of response, error and user)", kinds[0], kinds[1])
 	case len(kinds) == 0:
 		return Entry{}, d.Errf(n, path, "missing required key %q (or %q, or %q for a user turn)", "response", "error", "user")
-	case seen["user"] && seen["request"]:
+	case seen.Has("user") && seen.Has("request"):
 		return Entry{}, d.Errf(n, path, "a user turn has no request (request: belongs to the model call after it)")
-	case seen["error"] && e.Error == "":
+	case seen.Has("error") && e.Error == "":
 		return Entry{}, d.Errf(errNode, yamlx.Join(path, "error"), "empty error text")
 	}
 	return e, nil
@@ -265,7 +265,7 @@ func (d *decoder) user(n *yaml.Node, path string) (*llm.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !seen["content"] {
+	if !seen.Has("content") {
 		return nil, d.Errf(n, path, "missing required key %q", "content")
 	}
 	return &m, nil
@@ -344,7 +344,7 @@ func (d *decoder) calls(n *yaml.Node, path string) ([]llm.ToolCall, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !seen["name"] {
+		if !seen.Has("name") {
 			return nil, d.Errf(c, p, "missing required key %q", "name")
 		}
 		calls = append(calls, tc)
@@ -421,7 +421,7 @@ func (d *decoder) message(n *yaml.Node, path string) (llm.Message, error) {
 	if err != nil {
 		return llm.Message{}, err
 	}
-	if !seen["role"] {
+	if !seen.Has("role") {
 		return llm.Message{}, d.Errf(n, path, "missing required key %q", "role")
 	}
 	if !m.Role.Valid() {
@@ -469,10 +469,10 @@ func (d *decoder) entryError(n *yaml.Node, path string, e *Entry) error {
 	if err != nil {
 		return err
 	}
-	if !seen["message"] {
+	if !seen.Has("message") {
 		return d.Errf(n, path, "missing required key %q", "message")
 	}
-	if !seen["kind"] && (seen["status"] || seen["retry_after"]) {
+	if !seen.Has("kind") && (seen.Has("status") || seen.Has("retry_after")) {
 		return d.Errf(n, path, "status and retry_after need a kind (want one of %s)", strings.Join(errorKinds, ", "))
 	}
 	return nil

@@ -82,7 +82,7 @@ func (d *decoder) verdicts(n *yaml.Node) ([]Verdict, error) {
 			return nil, err
 		}
 		for _, k := range verdictKeys[:7] {
-			if !seen[k] {
+			if !seen.Has(k) {
 				return nil, d.Errf(c, path, "missing required key %q", k)
 			}
 		}

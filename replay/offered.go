@@ -350,7 +350,7 @@ func (d *decoder) toolDefs(n *yaml.Node, path string) ([]llm.ToolDefinition, err
 		if err != nil {
 			return nil, err
 		}
-		if !seen["name"] {
+		if !seen.Has("name") {
 			return nil, d.Errf(c, p, "missing required key %q", "name")
 		}
 		if names[t.Name] {

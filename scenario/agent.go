@@ -81,11 +81,11 @@ func decodeAgent(d *yamlx.Decoder, n *yaml.Node) (*AgentSetup, error) {
 		return nil, err
 	}
 	switch {
-	case seen["go"] && seen["command"]:
+	case seen.Has("go") && seen.Has("command"):
 		return nil, d.Errf(n, "setup.agent", "both go: and command: (an agent is either a Go function or a program)")
-	case !seen["go"] && !seen["command"]:
+	case !seen.Has("go") && !seen.Has("command"):
 		return nil, d.Errf(n, "setup.agent", "missing go: (the name of your Go agent, run by bridge.Test or a registered evalrun agent) or command: (a program, e.g. [node, agent.js])")
-	case seen["go"] && (seen["env"] || seen["timeout"]):
+	case seen.Has("go") && (seen.Has("env") || seen.Has("timeout")):
 		return nil, d.Errf(n, "setup.agent", "env: and timeout: apply to a command: agent, not to a Go one")
 	}
 	return a, nil

@@ -71,7 +71,7 @@ func callRefPairs(d *yamlx.Decoder, n *yaml.Node, path string, fn func(ref strin
 			if err != nil {
 				return err
 			}
-			if !seenPos["turn"] || !seenPos["call"] {
+			if !seenPos.Has("turn") || !seenPos.Has("call") {
 				return d.Errf(k, path, "a call named by position needs both turn and call, as {turn: 3, call: 1}")
 			}
 			ref = CallAt(int(turn), int(call))

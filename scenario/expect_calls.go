@@ -80,7 +80,7 @@ func decodeCallsExpect(d *yamlx.Decoder, n *yaml.Node, path string) (*CallsExpec
 	if err != nil {
 		return nil, err
 	}
-	if !seen["list"] {
+	if !seen.Has("list") {
 		return nil, d.Errf(n, path, "missing key \"list\" (the expected calls; list: [] with only: means none of those tools was called)")
 	}
 	if ce.Match == "" {
@@ -112,7 +112,7 @@ func decodeCallItem(d *yamlx.Decoder, n *yaml.Node, path string) (CallExpect, er
 	if err != nil {
 		return item, err
 	}
-	if !seen["name"] {
+	if !seen.Has("name") {
 		return item, d.Errf(n, path, "missing key \"name\"")
 	}
 	if item.Partial {

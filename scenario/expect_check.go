@@ -48,7 +48,7 @@ func decodeChecks(d *yamlx.Decoder, n *yaml.Node, path string) ([]CheckExpect, e
 		if err != nil {
 			return nil, err
 		}
-		if !seen["name"] {
+		if !seen.Has("name") {
 			return nil, d.Errf(c, p, "missing key \"name\" (the registered check to call)")
 		}
 		out = append(out, ce)

@@ -77,7 +77,7 @@ func decodeJudges(d *yamlx.Decoder, n *yaml.Node, path string) ([]JudgeExpect, e
 		if err != nil {
 			return nil, err
 		}
-		if !seen["rubric"] {
+		if !seen.Has("rubric") {
 			return nil, d.Errf(c, p, "missing key \"rubric\" (what the judged text must meet)")
 		}
 		out = append(out, je)

@@ -94,11 +94,11 @@ func decodeMCP(d *yamlx.Decoder, n *yaml.Node) ([]MCPSetup, error) {
 			return nil, err
 		}
 		switch {
-		case !seen["name"]:
+		case !seen.Has("name"):
 			return nil, d.Errf(item, path, "missing required key %q", "name")
-		case seen["command"] == seen["url"]:
+		case seen.Has("command") == seen.Has("url"):
 			return nil, d.Errf(item, path, "give exactly one of command and url")
-		case seen["env"] && !seen["command"]:
+		case seen.Has("env") && !seen.Has("command"):
 			return nil, d.Errf(item, path, "env goes with command")
 		}
 		if slices.ContainsFunc(out, func(o MCPSetup) bool { return o.Name == m.Name }) {

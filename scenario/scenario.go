@@ -365,10 +365,10 @@ func parse(data []byte, file, name string, cut bool) (s *Scenario, err error) {
 	} else if f != Format {
 		return nil, d.Errf(nodes["format"], "format", "unknown format %q: this version of tapeloop reads %s", f, Format)
 	}
-	if !seen["input"] {
+	if !seen.Has("input") {
 		return nil, d.Errf(root, "input", "missing (a scenario needs input; a tape, unless it only runs live)")
 	}
-	s.NoTape = !seen["tape"]
+	s.NoTape = !seen.Has("tape")
 	if n := nodes["name"]; n != nil {
 		if s.Name, err = d.Str(n, "name"); err != nil {
 			return nil, err
@@ -527,10 +527,10 @@ func decodeTools(d *yamlx.Decoder, n *yaml.Node, s *Setup) error {
 			if err != nil {
 				return err
 			}
-			if !seen["name"] {
+			if !seen.Has("name") {
 				return d.Errf(c, path, "missing key \"name\"")
 			}
-			if !seen["fixture"] {
+			if !seen.Has("fixture") {
 				t.Fixture = t.Name
 			}
 		}
@@ -689,7 +689,7 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 				}
 				return nil
 			})
-			if err == nil && len(seen) == 0 {
+			if err == nil && seen.Len() == 0 {
 				return d.Errf(v, path, "empty (want equals, contains or matches)")
 			}
 			return err

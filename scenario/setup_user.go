@@ -72,7 +72,7 @@ func decodeUser(d *yamlx.Decoder, n *yaml.Node) (*UserSetup, error) {
 		return nil, err
 	}
 	for _, key := range []string{"model", "instructions", "max_turns"} {
-		if !seen[key] {
+		if !seen.Has(key) {
 			return nil, d.Errf(n, path, "missing key %q (setup.user needs model, instructions and max_turns)", key)
 		}
 	}

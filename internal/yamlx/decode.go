@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -189,32 +191,69 @@ func (d *Decoder) Want(n *yaml.Node, key string, kind yaml.Kind) error {
 	return nil
 }
 
+// Keys is the set of keys Fields saw in a mapping, out of the ones it
+// allowed. The zero value holds no key.
+type Keys struct {
+	allowed []string
+	bits    uint64          // bit i: allowed[i] was seen, for i < 64
+	more    map[string]bool // the keys seen past the 64th allowed; nil when none
+}
+
+// Has reports whether the mapping held key.
+func (k Keys) Has(key string) bool {
+	for i, a := range k.allowed {
+		if a == key {
+			if i < 64 {
+				return k.bits&(1<<i) != 0
+			}
+			return k.more[key]
+		}
+	}
+	return false
+}
+
+// Len returns the number of keys the mapping held.
+func (k Keys) Len() int { return bits.OnesCount64(k.bits) + len(k.more) }
+
+// add records that the mapping holds allowed[i] and reports whether it was
+// seen before.
+func (k *Keys) add(i int) (again bool) {
+	if i < 64 {
+		again = k.bits&(1<<i) != 0
+		k.bits |= 1 << i
+		return again
+	}
+	key := k.allowed[i]
+	if k.more == nil {
+		k.more = map[string]bool{}
+	}
+	again = k.more[key]
+	k.more[key] = true
+	return again
+}
+
 // Fields calls fn for each key of mapping n in document order, rejecting a
 // non-scalar key and an unknown key (both naming the allowed ones) and a
 // duplicate. It returns the keys seen.
-func (d *Decoder) Fields(n *yaml.Node, path string, allowed []string, fn func(key string, v *yaml.Node) error) (map[string]bool, error) {
+func (d *Decoder) Fields(n *yaml.Node, path string, allowed []string, fn func(key string, v *yaml.Node) error) (Keys, error) {
 	if err := d.Want(n, path, yaml.MappingNode); err != nil {
-		return nil, err
+		return Keys{}, err
 	}
-	seen := make(map[string]bool, len(allowed))
+	seen := Keys{allowed: allowed}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode {
-			return nil, d.Errf(k, path, "want a plain key, got %s (want %s)", Describe(k), strings.Join(allowed, ", "))
+			return Keys{}, d.Errf(k, path, "want a plain key, got %s (want %s)", Describe(k), strings.Join(allowed, ", "))
 		}
-		known := false
-		for _, a := range allowed {
-			known = known || a == k.Value
+		known := slices.Index(allowed, k.Value)
+		if known < 0 {
+			return Keys{}, d.Errf(k, path, "unknown key %q (want %s)", k.Value, strings.Join(allowed, ", "))
 		}
-		if !known {
-			return nil, d.Errf(k, path, "unknown key %q (want %s)", k.Value, strings.Join(allowed, ", "))
+		if seen.add(known) {
+			return Keys{}, d.Errf(k, path, "duplicate key %q", k.Value)
 		}
-		if seen[k.Value] {
-			return nil, d.Errf(k, path, "duplicate key %q", k.Value)
-		}
-		seen[k.Value] = true
 		if err := fn(k.Value, v); err != nil {
-			return nil, err
+			return Keys{}, err
 		}
 	}
 	return seen, nil

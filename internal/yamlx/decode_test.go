@@ -2,6 +2,8 @@ package yamlx
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
@@ -115,5 +117,48 @@ func TestDurationTooLarge(t *testing.T) {
 		if _, err := d.Duration(root, "retry_after"); err == nil || err.Error() != want {
 			t.Errorf("Duration(%q) = %v, want %s", src, err, want)
 		}
+	}
+}
+
+// TestFieldsKeys: the keys Fields returns are those the mapping held, in
+// lists of allowed keys of every length (past the 64th too), and a key
+// given twice is a duplicate wherever it is in the list.
+func TestFieldsKeys(t *testing.T) {
+	d := &Decoder{File: "f.yaml"}
+	for _, n := range []int{1, 2, 63, 64, 65, 130} {
+		allowed := make([]string, n)
+		for i := range allowed {
+			allowed[i] = fmt.Sprintf("k%d", i)
+		}
+		held := map[string]bool{}
+		var src strings.Builder
+		for i := 0; i < n; i += 3 { // every third key, the last always
+			held[allowed[i]] = true
+			fmt.Fprintf(&src, "%s: x\n", allowed[i])
+		}
+		if !held[allowed[n-1]] {
+			held[allowed[n-1]] = true
+			fmt.Fprintf(&src, "%s: x\n", allowed[n-1])
+		}
+		keys, err := d.Fields(parse(t, src.String()), "", allowed, func(string, *yaml.Node) error { return nil })
+		if err != nil {
+			t.Fatalf("%d allowed: %v", n, err)
+		}
+		for _, k := range append(allowed, "other") {
+			if keys.Has(k) != held[k] {
+				t.Errorf("%d allowed: Has(%s) = %v, want %v", n, k, keys.Has(k), held[k])
+			}
+		}
+		if keys.Len() != len(held) {
+			t.Errorf("%d allowed: Len() = %d, want %d", n, keys.Len(), len(held))
+		}
+		last := allowed[n-1]
+		_, err = d.Fields(parse(t, src.String()+last+": y\n"), "", allowed, func(string, *yaml.Node) error { return nil })
+		if want := fmt.Sprintf("duplicate key %q", last); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%d allowed, %s twice: error %v, want %s", n, last, err, want)
+		}
+	}
+	if (Keys{}).Has("a") || (Keys{}).Len() != 0 {
+		t.Error("the zero Keys holds a key")
 	}
 }

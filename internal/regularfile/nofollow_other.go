@@ -1,0 +1,15 @@
+//go:build !unix
+
+package regularfile
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ReadNoFollow is Read of a path whose last element is not a symbolic
+// link. This platform cannot open a file without following a link, so it
+// always fails (errors.ErrUnsupported): callers fall back to ReadIn.
+func ReadNoFollow(path string, limit int64) ([]byte, error) {
+	return nil, fmt.Errorf("reading %s: %w", path, errors.ErrUnsupported)
+}
