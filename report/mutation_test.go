@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -226,11 +227,17 @@ func TestReadResultSizeLimit(t *testing.T) {
 	defer func(old int64) { maxResultBytes = old }(maxResultBytes)
 
 	maxResultBytes = info.Size()
-	if _, err := ReadReplay(src); err != nil {
-		t.Errorf("a file of exactly the limit (%d bytes): %v, want it read", info.Size(), err)
+	want, err := ReadReplay(src)
+	if err != nil {
+		t.Fatalf("a file of exactly the limit (%d bytes): %v, want it read", info.Size(), err)
 	}
-	if _, err := Read(src); err != nil {
+	if len(want.Scenarios) == 0 {
+		t.Fatalf("%s holds no scenario: the test would prove little", src)
+	}
+	if r, err := Read(src); err != nil {
 		t.Errorf("Read of a file of exactly the limit: %v, want it read", err)
+	} else if got, ok := r.(*Replay); !ok || !reflect.DeepEqual(got, want) {
+		t.Errorf("Read of a replay result: %#v, want the replay ReadReplay reads", r)
 	}
 
 	maxResultBytes = info.Size() - 1
