@@ -49,9 +49,10 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
-	// The author's scenario is copied: a secret written inline in a
-	// workspace file is redacted as the tape is.
-	if out, err = scenario.RedactStrings(out, s.Path, []string{"setup", "workspace", "files"}, opts.redactor().Quiet); err != nil {
+	// The author's scenario is copied: a secret written inline anywhere in
+	// it (a workspace file, the input, the description) is redacted as the
+	// tape is.
+	if out, err = scenario.RedactAllStrings(out, s.Path, opts.redactor().Quiet); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
 	if t.Tape.Offered != nil {
@@ -142,7 +143,7 @@ type SaveOptions struct {
 	// Options.Run ran their trials.
 	Verify func(ctx context.Context, s *scenario.Scenario, opts *harness.VerifyOptions) *harness.Verdict
 	// Redactor redacts what the saved scenario copies from the author's
-	// (the contents of setup.workspace.files); nil means
+	// (every string value of it); nil means
 	// replay.NewRedactor(nil), tapeloop's redaction policy. evalrun gives
 	// the one its --redact-env and --redact flags built.
 	Redactor *replay.Redactor

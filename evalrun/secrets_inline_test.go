@@ -10,8 +10,10 @@ import (
 // inlineSecretScenario is secretScenario with the secrets written by the
 // author in the scenario itself: one file's content is plain text holding
 // the key (which, redacted as raw text, would read as a flow sequence), one
-// is a block text holding the password.
+// is a block text holding the password; the description and the user's
+// message hold them too.
 const inlineSecretScenario = `format: tapeloop/v1
+description: The agent must not copy ` + leakKey + ` anywhere.
 setup:
   workspace:
     files:
@@ -21,16 +23,16 @@ setup:
         password: ` + dbPassword + `
   tools: [read_file, write_file]
 input:
-  - {role: user, content: "Copy the key from secret.env to out.txt."}
+  - {role: user, content: "Copy the key from secret.env to out.txt. The database password is ` + dbPassword + `."}
 tape: []
 expect:
   termination: final_text
 `
 
 // TestSavedTrialsHoldNoInlineSecret: eval --save-trials copies the author's
-// scenario into each saved trial, and a secret written inline in
-// setup.workspace.files is redacted there as everywhere else, keeping the
-// file's structure; the saved trial still replays.
+// scenario into each saved trial, and a secret written inline anywhere in
+// it (workspace files, description, input) is redacted there as everywhere
+// else, keeping the file's structure; the saved trial still replays.
 func TestSavedTrialsHoldNoInlineSecret(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", leakKey)
 	t.Setenv("APP_DB_PASSWORD", dbPassword)
@@ -54,6 +56,8 @@ func TestSavedTrialsHoldNoInlineSecret(t *testing.T) {
 	for _, want := range []string{
 		"      secret.env: \"OPENAI_API_KEY=[REDACTED]\"\n",
 		"      notes/db.txt: |\n        user: app\n        password: [REDACTED]\n",
+		"description: \"The agent must not copy [REDACTED] anywhere.\"\n",
+		"The database password is [REDACTED].",
 	} {
 		if !strings.Contains(string(data), want) {
 			t.Errorf("the saved trial lacks %q:\n%s", want, data)

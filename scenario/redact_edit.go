@@ -61,3 +61,20 @@ func redactValues(n *yaml.Node, redact func(string) string) bool {
 	}
 	return changed
 }
+
+// RedactAllStrings is RedactStrings over the value of each top-level key
+// in turn: every string value of the file passes through redact, and only
+// the top-level values redact changes are rewritten.
+func RedactAllStrings(src []byte, file string, redact func(string) string) ([]byte, error) {
+	doc, err := parseForEdit(src, file)
+	if err != nil {
+		return nil, err
+	}
+	top := doc.Content[0].Content
+	for i := 0; i+1 < len(top); i += 2 {
+		if src, err = RedactStrings(src, file, []string{top[i].Value}, redact); err != nil {
+			return nil, err
+		}
+	}
+	return src, nil
+}

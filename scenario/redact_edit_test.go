@@ -44,3 +44,27 @@ func TestRedactStrings(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactAllStrings: every top-level value is redacted as RedactStrings
+// redacts one, and a value nothing changes in keeps its bytes (comments,
+// flow style, quoting).
+func TestRedactAllStrings(t *testing.T) {
+	red := func(s string) string { return strings.ReplaceAll(s, "sk-1234", "[REDACTED]") }
+	in := "format: tapeloop/v1 # kept\n" +
+		"description: never print sk-1234\n" +
+		"setup:\n  workspace:\n    files: {a.env: KEY=sk-1234} # kept, the value quoted\n  seed: 3 # kept\n" +
+		"input: [{role: user, content: 'use sk-1234'}]\n" +
+		"expect: {final: {contains: \"ok\"}} # kept\n"
+	want := "format: tapeloop/v1 # kept\n" +
+		"description: \"never print [REDACTED]\"\n" +
+		"setup:\n  workspace:\n    files: {a.env: \"KEY=[REDACTED]\"} # kept, the value quoted\n  seed: 3 # kept\n" +
+		"input: [{role: user, content: 'use [REDACTED]'}]\n" +
+		"expect: {final: {contains: \"ok\"}} # kept\n"
+	got, err := scenario.RedactAllStrings([]byte(in), "s.yaml", red)
+	if err != nil || string(got) != want {
+		t.Errorf("got %v\n%s\nwant\n%s", err, got, want)
+	}
+	if _, err := scenario.RedactAllStrings([]byte("- a\n"), "s.yaml", red); err == nil {
+		t.Error("a file that is not a mapping was accepted")
+	}
+}
