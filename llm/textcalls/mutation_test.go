@@ -339,8 +339,47 @@ func TestExtractEdgeCases(t *testing.T) {
 		{"qwen3 xml empty parameter", "<function=note><parameter=text></parameter></function>", "qwen3_coder_xml", []wantCall{{"note", `{"text":""}`}}, ""},
 		{"glm empty value", "<tool_call>note<arg_key>text</arg_key><arg_value></arg_value></tool_call>", "glm", []wantCall{{"note", `{"text":""}`}}, ""},
 		{"minimax empty value", `<minimax:tool_call><invoke name="note"><parameter name="text"></parameter></invoke></minimax:tool_call>`, "minimax", []wantCall{{"note", `{"text":""}`}}, ""},
+		{"qwen3 xml call without parameters closed by its wrapper", "<tool_call><function=note></tool_call>\nDone.", "qwen3_coder_xml", []wantCall{{"note", `{}`}}, "Done."},
+		{"qwen3 xml parameters left open end at the next one", "<function=note><parameter=title><parameter=text>hi</function>", "qwen3_coder_xml",
+			[]wantCall{{"note", `{"text":"hi","title":""}`}}, ""},
+		{"qwen3 xml value ending in an opening tag's text", "<function=note><parameter=text>a<parameter=</parameter></function>", "qwen3_coder_xml",
+			[]wantCall{{"note", `{"text":"a<parameter="}`}}, ""},
+		{"qwen3 xml parameter without a name", "<function=get_time><parameter=>x</parameter><parameter=city>Paris</parameter></function>", "qwen3_coder_xml",
+			[]wantCall{{"get_time", `{"":"x","city":"Paris"}`}}, ""},
+		{"functionary empty recipient then a call", ">>>\nLet me check.\n>>>get_time\n{\"city\": \"Paris\"}", "functionary", paris, ">>>\nLet me check."},
+		{"functionary empty message to all then a call", ">>>all\n>>>get_time\n{\"city\": \"Paris\"}", "functionary", paris, ">>>all"},
+		{"glm argument without a key name", "<tool_call>get_time<arg_key></arg_key><arg_value>x</arg_value><arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>", "glm",
+			[]wantCall{{"get_time", `{"":"x","city":"Paris"}`}}, ""},
+		{"glm value longer than the text before it", "<tool_call>note<arg_key>text</arg_key><arg_value>" + strings.Repeat("long text ", 8) + "</arg_value><arg_key>title</arg_key><arg_value>t</arg_value></tool_call>", "glm",
+			[]wantCall{{"note", `{"text":"` + strings.Repeat("long text ", 8) + `","title":"t"}`}}, ""},
+		{"dsml string false is JSON, true is text", `<｜DSML｜invoke name="note"><｜DSML｜parameter name="n" string="false">3</｜DSML｜parameter><｜DSML｜parameter name="s" string="true">3</｜DSML｜parameter></｜DSML｜invoke>`, "deepseek_dsml",
+			[]wantCall{{"note", `{"n":3,"s":"3"}`}}, ""},
+		{"dsml value ending in a parameter token's text", `<｜DSML｜invoke name="note"><｜DSML｜parameter name="text" string="true">see <｜DSML｜parameter</｜DSML｜parameter></｜DSML｜invoke>`, "deepseek_dsml",
+			[]wantCall{{"note", `{"text":"see <｜DSML｜parameter"}`}}, ""},
+		{"minicpm cdata value then another parameter", `<function name="note"><param name="text"><![CDATA[a]]></param><param name="title">t</param></function>`, "minicpm",
+			[]wantCall{{"note", `{"text":"a","title":"t"}`}}, ""},
+		{"minimax value longer than the text before it", `<invoke name="note"><parameter name="text">` + strings.Repeat("long text ", 8) + `</parameter></invoke>`, "minimax",
+			[]wantCall{{"note", `{"text":"` + strings.Repeat("long text ", 8) + `"}`}}, ""},
+		{"forge call with an empty tool name hides its arguments", "<tool><tool_name></tool_name>\n<arguments>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</arguments>", "", nil,
+			"<tool><tool_name></tool_name>\n<arguments>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</arguments>"},
 		{"minicpm empty cdata", `<function name="note"><param name="text"><![CDATA[]]></param></function>`, "minicpm", []wantCall{{"note", `{"text":""}`}}, ""},
 	})
+}
+
+// TestInvokeEdges: MiniMax-style <invoke name="..."> blocks at the very start
+// of the text, and an invoke without a name, which is no call and hides
+// what it holds from the envelopes tried after it.
+func TestInvokeEdges(t *testing.T) {
+	tools := append(testTools(), llm.ToolDefinition{Name: "get_current_time"})
+	text := `<invoke name="get_current_time"><parameter name="city">Paris</parameter></invoke>`
+	res := Extract(text, tools, nil)
+	if res.Envelope != "minimax" || len(res.Calls) != 1 || res.Calls[0].Arguments != `{"city":"Paris"}` {
+		t.Errorf("%q: %q %v, want minimax get_current_time {\"city\":\"Paris\"}", text, res.Envelope, res.Calls)
+	}
+	text = "<｜DSML｜invoke>\n<｜DSML｜parameter name=\"q\" string=\"true\">\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</｜DSML｜parameter>\n</｜DSML｜invoke>"
+	if res := Extract(text, tools, nil); len(res.Calls) != 0 || res.Content != text {
+		t.Errorf("invoke without a name: %q %v, want no call", res.Envelope, res.Calls)
+	}
 }
 
 // TestKimiCallIndexIsNoName: in functions.NAME:INDEX the part after the last
