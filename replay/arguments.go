@@ -59,7 +59,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 			}
 			b = appendJSONString(b, key)
 			b = append(b, ':')
-			if b, err = d.json(b, v, yamlx.Join(path, key)); err != nil {
+			if b, err = d.json(b, v, d.join(path, key)); err != nil {
 				return nil, err
 			}
 		}
@@ -71,7 +71,7 @@ func (d *decoder) json(b []byte, n *yaml.Node, path string) ([]byte, error) {
 				b = append(b, ',')
 			}
 			var err error
-			if b, err = d.json(b, c, yamlx.Index(path, i)); err != nil {
+			if b, err = d.json(b, c, d.index(path, i)); err != nil {
 				return nil, err
 			}
 		}

@@ -146,7 +146,7 @@ func DecodeEntries(filename string, node *yaml.Node) (entries []Entry, err error
 // DecodeEntry decodes item i of a scenario file's `tape:` sequence, as
 // DecodeEntries does each, for a caller that parses the items one at a time.
 func DecodeEntry(filename string, i int, node *yaml.Node) (Entry, error) {
-	e, err := newDecoder(filename).entry(node, yamlx.Index("tape", i))
+	e, err := newDecoder(filename).entryAt(node, i)
 	return e, formatError(err)
 }
 
@@ -155,10 +155,43 @@ func DecodeEntry(filename string, i int, node *yaml.Node) (Entry, error) {
 // *FormatError (see formatError).
 type decoder struct {
 	yamlx.Decoder
+	// pathless leaves the keys of the values decoded out of their errors
+	// (join and index give ""), so that a valid entry builds none of the
+	// strings only an error needs. Only entryAt sets it, and decodes again
+	// with keys to report an error.
+	pathless bool
+}
+
+// join is yamlx.Join, or "" when d is pathless.
+func (d *decoder) join(path, key string) string {
+	if d.pathless {
+		return ""
+	}
+	return yamlx.Join(path, key)
+}
+
+// index is yamlx.Index, or "" when d is pathless.
+func (d *decoder) index(path string, i int) string {
+	if d.pathless {
+		return ""
+	}
+	return yamlx.Index(path, i)
+}
+
+// entryAt decodes item i of the tape. Decoding is a function of the node
+// alone, so it decodes without keys first and, only for an entry that
+// fails, again with them: the same error, with its key.
+func (d *decoder) entryAt(n *yaml.Node, i int) (Entry, error) {
+	quick := *d
+	quick.pathless = true
+	if e, err := quick.entry(n, ""); err == nil {
+		return e, nil
+	}
+	return d.entry(n, yamlx.Index("tape", i))
 }
 
 func newDecoder(filename string) *decoder {
-	return &decoder{yamlx.Decoder{File: filename, In: "a tape"}}
+	return &decoder{Decoder: yamlx.Decoder{File: filename, In: "a tape"}}
 }
 
 // formatError returns err as a *FormatError when it is a *yamlx.Error.
@@ -193,7 +226,7 @@ func (d *decoder) entries(n *yaml.Node) ([]Entry, error) {
 	}
 	entries := make([]Entry, 0, len(n.Content))
 	for i, c := range n.Content {
-		e, err := d.entry(c, yamlx.Index("tape", i))
+		e, err := d.entryAt(c, i)
 		if err != nil {
 			return nil, err
 		}
@@ -209,14 +242,14 @@ func (d *decoder) entry(n *yaml.Node, path string) (Entry, error) {
 		var err error
 		switch key {
 		case "response":
-			e.Response, err = d.response(v, yamlx.Join(path, key))
+			e.Response, err = d.response(v, d.join(path, key))
 		case "error":
 			errNode = v
-			err = d.entryError(v, yamlx.Join(path, key), &e)
+			err = d.entryError(v, d.join(path, key), &e)
 		case "user":
-			e.User, err = d.user(v, yamlx.Join(path, key))
+			e.User, err = d.user(v, d.join(path, key))
 		case "request":
-			e.Request, err = d.request(v, yamlx.Join(path, key))
+			e.Request, err = d.request(v, d.join(path, key))
 		}
 		return err
 	})
@@ -237,7 +270,7 @@ func (d *decoder) entry(n *yaml.Node, path string) (Entry, error) {
 	case seen.Has("user") && seen.Has("request"):
 		return Entry{}, d.Errf(n, path, "a user turn has no request (request: belongs to the model call after it)")
 	case seen.Has("error") && e.Error == "":
-		return Entry{}, d.Errf(errNode, yamlx.Join(path, "error"), "empty error text")
+		return Entry{}, d.Errf(errNode, d.join(path, "error"), "empty error text")
 	}
 	return e, nil
 }
@@ -256,9 +289,9 @@ func (d *decoder) user(n *yaml.Node, path string) (*llm.Message, error) {
 		var err error
 		switch key {
 		case "content":
-			m.Content, err = d.Str(v, yamlx.Join(path, key))
+			m.Content, err = d.Str(v, d.join(path, key))
 		case "name":
-			m.Name, err = d.Str(v, yamlx.Join(path, key))
+			m.Name, err = d.Str(v, d.join(path, key))
 		}
 		return err
 	})
@@ -275,7 +308,7 @@ func (d *decoder) response(n *yaml.Node, path string) (*llm.Response, error) {
 	r := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}}
 	_, err := d.Fields(n, path, responseKeys, func(key string, v *yaml.Node) error {
 		var err error
-		p := yamlx.Join(path, key)
+		p := d.join(path, key)
 		switch key {
 		case "content":
 			r.Message.Content, err = d.Str(v, p)
@@ -302,15 +335,15 @@ func (d *decoder) usage(n *yaml.Node, path string) (llm.Usage, error) {
 		var err error
 		switch key {
 		case "input_tokens":
-			u.InputTokens, err = d.count(v, yamlx.Join(path, key))
+			u.InputTokens, err = d.count(v, d.join(path, key))
 		case "output_tokens":
-			u.OutputTokens, err = d.count(v, yamlx.Join(path, key))
+			u.OutputTokens, err = d.count(v, d.join(path, key))
 		case "cached_input_tokens":
-			u.CachedInputTokens, err = d.count(v, yamlx.Join(path, key))
+			u.CachedInputTokens, err = d.count(v, d.join(path, key))
 		case "cache_write_tokens":
-			u.CacheWriteTokens, err = d.count(v, yamlx.Join(path, key))
+			u.CacheWriteTokens, err = d.count(v, d.join(path, key))
 		case "reasoning_tokens":
-			u.ReasoningTokens, err = d.count(v, yamlx.Join(path, key))
+			u.ReasoningTokens, err = d.count(v, d.join(path, key))
 		}
 		return err
 	})
@@ -327,17 +360,17 @@ func (d *decoder) calls(n *yaml.Node, path string) ([]llm.ToolCall, error) {
 	}
 	var calls []llm.ToolCall
 	for i, c := range n.Content {
-		p := yamlx.Index(path, i)
+		p := d.index(path, i)
 		var tc llm.ToolCall
 		seen, err := d.Fields(c, p, callKeys, func(key string, v *yaml.Node) error {
 			var err error
 			switch key {
 			case "id":
-				tc.ID, err = d.Str(v, yamlx.Join(p, key))
+				tc.ID, err = d.Str(v, d.join(p, key))
 			case "name":
-				tc.Name, err = d.Str(v, yamlx.Join(p, key))
+				tc.Name, err = d.Str(v, d.join(p, key))
 			case "arguments":
-				tc.Arguments, err = d.arguments(v, yamlx.Join(p, key))
+				tc.Arguments, err = d.arguments(v, d.join(p, key))
 			}
 			return err
 		})
@@ -356,7 +389,7 @@ func (d *decoder) request(n *yaml.Node, path string) (*RequestSummary, error) {
 	s := &RequestSummary{}
 	_, err := d.Fields(n, path, requestKeys, func(key string, v *yaml.Node) error {
 		var err error
-		p := yamlx.Join(path, key)
+		p := d.join(path, key)
 		switch key {
 		case "offered":
 			s.Offered, err = d.offered(v, p)
@@ -386,7 +419,7 @@ func (d *decoder) messages(n *yaml.Node, path string) ([]llm.Message, error) {
 	}
 	out := make([]llm.Message, 0, len(n.Content))
 	for i, c := range n.Content {
-		m, err := d.message(c, yamlx.Index(path, i))
+		m, err := d.message(c, d.index(path, i))
 		if err != nil {
 			return nil, err
 		}
@@ -400,7 +433,7 @@ func (d *decoder) message(n *yaml.Node, path string) (llm.Message, error) {
 	var roleNode *yaml.Node
 	seen, err := d.Fields(n, path, messageKeys, func(key string, v *yaml.Node) error {
 		var err error
-		p := yamlx.Join(path, key)
+		p := d.join(path, key)
 		switch key {
 		case "role":
 			roleNode = v
@@ -425,7 +458,7 @@ func (d *decoder) message(n *yaml.Node, path string) (llm.Message, error) {
 		return llm.Message{}, d.Errf(n, path, "missing required key %q", "role")
 	}
 	if !m.Role.Valid() {
-		return llm.Message{}, d.Errf(roleNode, yamlx.Join(path, "role"), "invalid role %q (want system, user, assistant, tool)", m.Role)
+		return llm.Message{}, d.Errf(roleNode, d.join(path, "role"), "invalid role %q (want system, user, assistant, tool)", m.Role)
 	}
 	return m, nil
 }
@@ -452,17 +485,17 @@ func (d *decoder) entryError(n *yaml.Node, path string, e *Entry) error {
 		var err error
 		switch key {
 		case "message":
-			e.Error, err = d.Str(v, yamlx.Join(path, key))
+			e.Error, err = d.Str(v, d.join(path, key))
 		case "kind":
 			var k string
-			k, err = d.Enum(v, yamlx.Join(path, key), errorKinds...)
+			k, err = d.Enum(v, d.join(path, key), errorKinds...)
 			e.ErrorKind = llm.ErrorKind(k)
 		case "status":
 			var st int64
-			st, err = d.Int(v, yamlx.Join(path, key), 100, 599)
+			st, err = d.Int(v, d.join(path, key), 100, 599)
 			e.ErrorStatus = int(st)
 		case "retry_after":
-			e.RetryAfter, err = d.Duration(v, yamlx.Join(path, key))
+			e.RetryAfter, err = d.Duration(v, d.join(path, key))
 		}
 		return err
 	})

@@ -297,7 +297,7 @@ func (d *decoder) offered(n *yaml.Node, path string) (*Offered, error) {
 	o := &Offered{Line: n.Line}
 	_, err := d.Fields(n, path, offeredKeys, func(key string, v *yaml.Node) error {
 		var err error
-		p := yamlx.Join(path, key)
+		p := d.join(path, key)
 		switch key {
 		case "system":
 			if v.Kind == yaml.ScalarNode {
@@ -333,17 +333,17 @@ func (d *decoder) toolDefs(n *yaml.Node, path string) ([]llm.ToolDefinition, err
 	out := make([]llm.ToolDefinition, 0, len(n.Content))
 	names := map[string]bool{}
 	for i, c := range n.Content {
-		p := yamlx.Index(path, i)
+		p := d.index(path, i)
 		var t llm.ToolDefinition
 		seen, err := d.Fields(c, p, toolDefKeys, func(key string, v *yaml.Node) error {
 			var err error
 			switch key {
 			case "name":
-				t.Name, err = d.Str(v, yamlx.Join(p, key))
+				t.Name, err = d.Str(v, d.join(p, key))
 			case "description":
-				t.Description, err = d.Str(v, yamlx.Join(p, key))
+				t.Description, err = d.Str(v, d.join(p, key))
 			case "parameters":
-				t.Parameters, err = d.schema(v, yamlx.Join(p, key))
+				t.Parameters, err = d.schema(v, d.join(p, key))
 			}
 			return err
 		})
@@ -354,7 +354,7 @@ func (d *decoder) toolDefs(n *yaml.Node, path string) ([]llm.ToolDefinition, err
 			return nil, d.Errf(c, p, "missing required key %q", "name")
 		}
 		if names[t.Name] {
-			return nil, d.Errf(c, yamlx.Join(p, "name"), "tool %q is offered twice", t.Name)
+			return nil, d.Errf(c, d.join(p, "name"), "tool %q is offered twice", t.Name)
 		}
 		names[t.Name] = true
 		out = append(out, t)
