@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -354,5 +355,76 @@ func TestSetValueUnderASequence(t *testing.T) {
 	out, err := scenario.SetValue([]byte(src), "s.yaml", []string{"tape", "0"}, yamlx.Text("new"))
 	if want := "cannot edit the scenario file: s.yaml:1: tape: missing or not a mapping"; err == nil || err.Error() != want {
 		t.Errorf("SetValue(tape.0) = %q, %v; want %s", out, err, want)
+	}
+}
+
+// TestExpectDecoded: the scalar and mapping keys of expect keep their
+// values, and Line gives each key's line (0 for a key not there, or no
+// expect block at all).
+func TestExpectDecoded(t *testing.T) {
+	s := parseBody(t, `expect:
+  termination: final_text
+  model_retries: 2
+  iterations: 3
+  tool_calls: [read_file]
+  retries: {read_file: 1}
+  errors: {call_1: validation}
+  final: {equals: done, contains: do, matches: '^d'}
+  files:
+    gone.txt: null
+    notes.txt: hello
+`)
+	e := s.Expect
+	if *e.Termination != agent.ReasonFinalText || *e.ModelRetries != 2 || *e.Iterations != 3 || strings.Join(*e.ToolCalls, ",") != "read_file" || e.Retries["read_file"] != 1 || e.Errors["call_1"] != tools.KindValidation {
+		t.Errorf("expect = %+v", e)
+	}
+	if *e.Final.Equals != "done" || *e.Final.Contains != "do" || e.Final.Matches.String() != "^d" {
+		t.Errorf("expect.final = %+v", e.Final)
+	}
+	if len(e.Files) != 2 || e.Files[0].Path != "gone.txt" || e.Files[0].Content != nil || e.Files[1].Content == nil || *e.Files[1].Content != "hello" {
+		t.Errorf("expect.files = %+v; want gone.txt absent and notes.txt holding hello", e.Files)
+	}
+	if e.Line("termination") != 5 || e.Line("files") != 13 || e.Line("state") != 0 {
+		t.Errorf("Line(termination, files, state) = %d, %d, %d; want 5, 13, 0", e.Line("termination"), e.Line("files"), e.Line("state"))
+	}
+	var none *scenario.Expect
+	if none.Line("final") != 0 {
+		t.Errorf("a nil Expect's Line = %d, want 0", none.Line("final"))
+	}
+	checkParseErrors(t, map[string]string{
+		"expect:\n  errors: {call_1: broken}\n":   "s.yaml:5: expect.errors.call_1:",
+		"expect:\n  errors: {call_1: [failed]}\n": "s.yaml:5: expect.errors.call_1: want a string",
+		"expect:\n  final: {}\n":                  "s.yaml:5: expect.final: empty (want equals, contains or matches)",
+		"expect:\n  final: {equals: [a]}\n":       "s.yaml:5: expect.final.equals: want a string",
+		"expect:\n  files: {a.txt: [x]}\n":        "s.yaml:5: expect.files.a.txt: want a string",
+		"expect:\n  retries: {read_file: -1}\n":   "s.yaml:5: expect.retries.read_file: want an integer from 0 to 1000",
+	})
+}
+
+// TestSetupToolsDecoded: setup.tools takes a name (the fixture of that
+// name) or {name, fixture, with}; fixture defaults to the name.
+func TestSetupToolsDecoded(t *testing.T) {
+	s := parseBody(t, "setup:\n  seed: -7\n  tools:\n    - read_file\n    - {name: notes, fixture: echo, with: {x: 1}}\n    - {name: search}\n")
+	ts := s.Setup.Tools
+	if s.Setup.Seed != -7 || len(ts) != 3 {
+		t.Fatalf("setup = %+v", s.Setup)
+	}
+	if ts[0].Name != "read_file" || ts[0].Fixture != "read_file" || ts[1].Fixture != "echo" || ts[1].With == nil || ts[2].Fixture != "search" || ts[2].Line != 9 {
+		t.Errorf("tools = %+v", ts)
+	}
+	if s := parseBody(t, "setup: {seed: 4611686018427387904}\n"); s.Setup.Seed != 1<<62 {
+		t.Errorf("seed: 2^62 = %d", s.Setup.Seed)
+	}
+	checkParseErrors(t, map[string]string{
+		"setup:\n  tools: read_file\n":           "s.yaml:5: setup.tools: want a sequence",
+		"setup:\n  tools: [[read_file]]\n":       "s.yaml:5: setup.tools[0]: want a mapping",
+		"setup:\n  tools: [{fixture: echo}]\n":   `s.yaml:5: setup.tools[0]: missing key "name"`,
+		"setup:\n  tools: [{name: [a]}]\n":       "s.yaml:5: setup.tools[0].name: want a string",
+		"setup:\n  tools: ['bad name']\n":        "s.yaml:5: setup.tools[0]:",
+		"setup:\n  seed: 4611686018427387905\n":  "s.yaml:5: setup.seed: want an integer from -4611686018427387904 to 4611686018427387904",
+		"setup:\n  seed: -4611686018427387905\n": "s.yaml:5: setup.seed: want an integer from -4611686018427387904 to 4611686018427387904",
+	})
+	if _, err := scenario.Parse([]byte("format: tapeloop/v1\nsetup:\n  tools: ['bad name']\n"+minimal), "s.yaml", "s"); err == nil || !strings.Contains(err.Error(), "bad name") {
+		t.Errorf("a tool name with a space: %v", err)
 	}
 }
