@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 )
 
@@ -154,5 +156,35 @@ func TestMainWithoutArguments(t *testing.T) {
 	code := Main(context.Background(), nil, &out, &errb, &Options{Stdin: strings.NewReader("")})
 	if code != exitUsage || !strings.Contains(errb.String(), "scenarios") {
 		t.Errorf("no arguments, no ./scenarios: exit %d, stdout %q, stderr %q; want 2 naming scenarios", code, out.String(), errb.String())
+	}
+}
+
+// extract reads a text of exactly the stdin limit (16 MiB) whole; only a
+// longer one is refused.
+func TestExtractStdinAtTheLimit(t *testing.T) {
+	code, out, errOut := runExtractCmd(t, strings.Repeat("x", maxStdinText), "--tools", "get_time")
+	if code != exitOK || errOut != "" || !strings.HasPrefix(out, `{"calls":[],"content":"xxx`) || strings.Count(out, "x") != maxStdinText {
+		t.Errorf("a text of exactly %d bytes: exit %d, %d bytes of stdout, stderr %q; want it extracted", maxStdinText, code, len(out), errOut)
+	}
+}
+
+// The expect block record --new writes pins the final text with equals when
+// it is one line of at most 200 bytes; a longer one is left out.
+func TestExpectNodeFinalUpTo200Bytes(t *testing.T) {
+	red := replay.NewRedactor(nil)
+	for _, tc := range []struct {
+		final string
+		want  bool
+	}{{strings.Repeat("a", 200), true}, {strings.Repeat("a", 201), false}, {"two\nlines", false}} {
+		n := expectNode(&harness.Outcome{Termination: "final_text", Iterations: 1, Final: tc.final}, red)
+		got := false
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == "final" {
+				got = true
+			}
+		}
+		if got != tc.want {
+			t.Errorf("a final text of %d bytes: final pinned %v, want %v", len(tc.final), got, tc.want)
+		}
 	}
 }
