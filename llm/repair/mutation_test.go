@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -472,4 +473,47 @@ func TestValidAgreesAtNestingLimit(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestAcuteAccentKeys: a key between acute accents is a key, in an object
+// after a string value and in an array.
+func TestAcuteAccentKeys(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"after a string value", `{"a": "x", ´b´: 1}`, `{"a": "x", "b": 1}`, []string{FixCurlyQuotes}},
+		{"in an array", `[´k´: 1]`, `[{"k": 1}]`, []string{FixCurlyQuotes, FixCloseBrackets}},
+	})
+}
+
+// TestCallDepthLimit: calls are unwrapped up to 8 deep; past that the
+// name and its parenthesis are text, not a ninth call.
+func TestCallDepthLimit(t *testing.T) {
+	eight := "[" + strings.Repeat("f(", 8) + "1" + strings.Repeat(")", 8) + "]"
+	checkExact(t, []exactCase{{"eight calls", eight, "[1]", []string{FixFunctionCall}}})
+	nine := "[" + strings.Repeat("f(", 9) + "1" + strings.Repeat(")", 9) + "]"
+	out, fixes, err := Repair(nine)
+	if err != nil || out == "[1]" || !slices.Contains(fixes, FixUnquotedStrings) {
+		t.Errorf("Repair(%q) = %q, %q, %v; want the ninth call kept as text", nine, out, fixes, err)
+	}
+	checkRefusals(t, []refusalCase{
+		{"a parenthesis on its own line after bare items", "[\na,\nb\n(]",
+			"re-emit the call as valid JSON: unexpected '(' at line 4, column 1 (tried: unquoted_strings)"},
+	})
+}
+
+// TestTextAfterNumbers: a ')' after a number outside a call ends it only
+// before a delimiter; otherwise the number and what follows are text.
+func TestTextAfterNumbers(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"a parenthesis between digits", `{"a": 1)2}`, `{"a": "1)2"}`, []string{FixUnquotedStrings}},
+		{"a minus and a stray parenthesis before a comma", `{"a": -), "b": 1}`, `{"a": -0, "b": 1}`, []string{FixNumbers, FixCloseBrackets}},
+	})
+}
+
+// TestUnclosedKeyIsNoSetItem: an object whose first key is not closed on
+// its line is not read as a set ({'a', 'b'}), whatever precedes it.
+func TestUnclosedKeyIsNoSetItem(t *testing.T) {
+	checkRefusals(t, []refusalCase{
+		{"after an empty object", `{}, {"a, b}`,
+			"re-emit the call as valid JSON: unexpected '}' where ':' should follow the key at line 1, column 11 (tried: multiple_values, close_string)"},
+	})
 }
