@@ -41,11 +41,16 @@ type goldenWriter struct {
 	err error // the first error met
 }
 
+// spaces is what pad appends from, at most this much at a time.
+const spaces = "                                "
+
 // pad appends n spaces.
 func (w *goldenWriter) pad(n int) {
-	for range n {
-		w.buf = append(w.buf, ' ')
+	for n > len(spaces) {
+		w.buf = append(w.buf, spaces...)
+		n -= len(spaces)
 	}
+	w.buf = append(w.buf, spaces[:max(n, 0)]...)
 }
 
 // raw appends s as is.
@@ -128,12 +133,17 @@ func (w *goldenWriter) literal(s string, indent int) {
 		w.raw("2")
 	}
 	w.raw("\n")
-	for line := range strings.SplitSeq(body, "\n") {
+	for {
+		line, rest, more := strings.Cut(body, "\n")
 		if line != "" {
 			w.pad(indent)
 			w.raw(line)
 		}
-		w.raw("\n")
+		w.buf = append(w.buf, '\n')
+		if !more {
+			return
+		}
+		body = rest
 	}
 }
 
@@ -170,6 +180,24 @@ var keywords = map[string]bool{
 // flowPlain are the characters of plain text inside a flow collection.
 const flowPlain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./+=@%()- "
 
+// flowPlainByte marks the bytes of flowPlain.
+var flowPlainByte = func() (t [256]bool) {
+	for i := range len(flowPlain) {
+		t[flowPlain[i]] = true
+	}
+	return t
+}()
+
+// onlyFlowPlain reports whether every byte of s is one of flowPlain.
+func onlyFlowPlain(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !flowPlainByte[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
 // plainText reports whether s is written plain (see the format above).
 func plainText(s string, flow bool) bool {
 	if s == "" {
@@ -188,7 +216,7 @@ func plainText(s string, flow bool) bool {
 	if strings.Contains(s, ": ") || strings.Contains(s, " #") || strings.HasSuffix(s, ":") || strings.HasSuffix(s, " ") {
 		return false
 	}
-	if flow && strings.Trim(s, flowPlain) != "" {
+	if flow && !onlyFlowPlain(s) {
 		return false
 	}
 	if len(s) <= 5 && keywords[strings.ToLower(s)] {

@@ -421,3 +421,50 @@ func TestJSONFloat(t *testing.T) {
 		}
 	}
 }
+
+// TestOnlyFlowPlain: a text is flow-plain when every character of it is
+// one of flowPlain, checked byte by byte: each byte alone, in the middle
+// of plain text, and multi-byte characters, none of which is.
+func TestOnlyFlowPlain(t *testing.T) {
+	for c := range 256 {
+		want := strings.IndexByte(flowPlain, byte(c)) >= 0
+		for _, s := range []string{string([]byte{byte(c)}), "ab" + string([]byte{byte(c)}) + "cd"} {
+			if got := onlyFlowPlain(s); got != want {
+				t.Errorf("onlyFlowPlain(%q) = %v, want %v", s, got, want)
+			}
+		}
+	}
+	for _, s := range []string{"é", "a✓b", "log\u00a0txt"} {
+		if onlyFlowPlain(s) {
+			t.Errorf("onlyFlowPlain(%q) = true, want false", s)
+		}
+	}
+	if !onlyFlowPlain("") || !onlyFlowPlain("sub/dir/a-b_c.txt") {
+		t.Error("plain paths are not flow-plain")
+	}
+}
+
+// TestPadAndLiteralLines: pad appends exactly n spaces, past the length of
+// what it appends from too, and a literal block writes each line of its
+// text, empty ones without indentation.
+func TestPadAndLiteralLines(t *testing.T) {
+	for _, n := range []int{0, 1, 31, 32, 33, 64, 70} {
+		w := &goldenWriter{}
+		w.pad(n)
+		if string(w.buf) != strings.Repeat(" ", n) {
+			t.Errorf("pad(%d) wrote %q", n, w.buf)
+		}
+	}
+	for text, want := range map[string]string{
+		"a\nb":       "|-\n    a\n    b\n",
+		"a\n\nb\n":   "|\n    a\n\n    b\n",
+		"a\nb\n\n":   "|+\n    a\n    b\n\n",
+		"\n  x\ny\n": "|2\n\n      x\n    y\n",
+	} {
+		w := &goldenWriter{}
+		w.literal(text, 4)
+		if string(w.buf) != want {
+			t.Errorf("literal(%q) wrote %q, want %q", text, w.buf, want)
+		}
+	}
+}
