@@ -428,3 +428,13 @@ func TestSetupToolsDecoded(t *testing.T) {
 		t.Errorf("a tool name with a space: %v", err)
 	}
 }
+
+// TestSetTapeOnTheFirstLine: a tape whose key is the file's first line is
+// replaced in place like any other.
+func TestSetTapeOnTheFirstLine(t *testing.T) {
+	src := "tape: [{error: boom}]\nformat: tapeloop/v1\ninput: [{role: user, content: hi}]\n"
+	out, err := scenario.SetTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
+	if want := "tape:\n  - response:\n      content: hi\nformat: tapeloop/v1\ninput: [{role: user, content: hi}]\n"; err != nil || string(out) != want {
+		t.Errorf("SetTape = %q, %v; want %q", out, err, want)
+	}
+}
