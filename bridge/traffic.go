@@ -163,14 +163,16 @@ func (t *traffic) mayDiffer(old, cur fileStat) bool {
 
 // scan notes the status of every regular file of the workspace, and when
 // it began. A file gone between listing and status is left out (deleted).
+// The status is the listing's (fs.DirEntry.Info: a regular file's own,
+// which the listing of a disk workspace may already hold, saving a stat).
 func (t *traffic) scan() (map[string]fileStat, time.Time, error) {
 	at := time.Now()
-	files := map[string]fileStat{}
+	files := make(map[string]fileStat, len(t.files))
 	err := t.ws.Walk(func(p string, d fs.DirEntry) error {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		fi, err := t.ws.Stat(p)
+		fi, err := d.Info()
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil
