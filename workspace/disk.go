@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -29,6 +30,9 @@ import (
 // [Disk.Close].
 type Disk struct {
 	root *os.Root
+
+	mu  sync.Mutex
+	top *os.File // the root directory, open for ReadDir("."); nil until then
 }
 
 var _ FS = (*Disk)(nil)
@@ -44,6 +48,12 @@ func NewDisk(dir string) (*Disk, error) {
 
 // Close releases the root directory. Operations after Close fail.
 func (d *Disk) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.top != nil {
+		d.top.Close()
+		d.top = nil
+	}
 	return d.root.Close()
 }
 
@@ -179,17 +189,45 @@ func (d *Disk) ReadDir(name string) ([]fs.DirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := d.root.Open(c)
-	if err != nil {
-		return nil, diskError("readdir", name, err)
+	var entries []fs.DirEntry
+	if c == "." {
+		entries, err = d.readTop()
+	} else {
+		entries, err = d.readDir(c)
 	}
-	defer f.Close()
-	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, diskError("readdir", name, err)
 	}
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, nil
+}
+
+// readDir lists the directory c.
+func (d *Disk) readDir(c string) ([]fs.DirEntry, error) {
+	f, err := d.root.Open(c)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.ReadDir(-1)
+}
+
+// readTop lists the root directory through one handle, kept open and
+// rewound before each listing: a harness lists the root at every model
+// call, and a seek costs less than an open, its setup and a close.
+func (d *Disk) readTop() ([]fs.DirEntry, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.top == nil {
+		f, err := d.root.Open(".")
+		if err != nil {
+			return nil, err
+		}
+		d.top = f
+	} else if _, err := d.top.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return d.top.ReadDir(-1)
 }
 
 // Walk implements [FS].
