@@ -3,10 +3,14 @@ package harness
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
@@ -40,5 +44,42 @@ func TestCheckConfigErrorWithoutLine(t *testing.T) {
 	err := Validate(s, &RunOptions{Checks: []*Checker{strict}})
 	if want := "check.yaml:" + strconv.Itoa(line) + ": expect.check[strict].with: bad option"; err == nil || err.Error() != want {
 		t.Errorf("Validate = %v, want %s", err, want)
+	}
+}
+
+// TestRetriesListsOnlyRetriedTools: Retries sums the attempts after the
+// first per tool, and a tool called without a retry has no entry.
+func TestRetriesListsOnlyRetriedTools(t *testing.T) {
+	call := func(name string, attempts int) *agent.CallRecord {
+		return &agent.CallRecord{Call: llm.ToolCall{Name: name}, Attempts: make([]agent.Attempt, attempts)}
+	}
+	run := &agent.RunResult{Turns: []*agent.Turn{
+		{Calls: []*agent.CallRecord{call("search", 3), call("read_file", 1)}},
+		{Calls: []*agent.CallRecord{call("search", 2)}},
+	}}
+	got := Retries(run)
+	if len(got) != 1 || got["search"] != 3 {
+		t.Errorf("Retries = %v, want map[search:3]", got)
+	}
+}
+
+// TestFailureQuotesA200ByteTextWhole: a failure message quotes a text of
+// up to 200 bytes whole, and cuts a longer one there with "...".
+func TestFailureQuotesA200ByteTextWhole(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  said: [{contains: zzz}]\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{200, 201} {
+		text := strings.Repeat("a", n)
+		o := &Outcome{Run: &agent.RunResult{Messages: []llm.Message{llm.AssistantMessage(text)}}}
+		fs := Failures(s, o)
+		want := `"` + text[:200] + `"`
+		if n > 200 {
+			want = `"` + text[:200] + `..."`
+		}
+		if len(fs) != 1 || !strings.HasSuffix(fs[0].Message, want) {
+			t.Errorf("a %d-byte text: failures %v, want the message to end with %s", n, fs, want)
+		}
 	}
 }

@@ -438,3 +438,19 @@ func TestSetTapeOnTheFirstLine(t *testing.T) {
 		t.Errorf("SetTape = %q, %v; want %q", out, err, want)
 	}
 }
+
+// TestSetValueAddsATopLevelKeyInFormatOrder: a missing top-level key goes
+// after the last key that comes before it in the format's order (format
+// itself included), after all of that key's value, whatever its layout.
+func TestSetValueAddsATopLevelKeyInFormatOrder(t *testing.T) {
+	src := "format: tapeloop/v1\ninput: [{role: user, content: hi}]\n"
+	out, err := scenario.SetValue([]byte(src), "s.yaml", []string{"name"}, yamlx.Text("x"))
+	if want := "format: tapeloop/v1\nname: x\ninput: [{role: user, content: hi}]\n"; err != nil || string(out) != want {
+		t.Errorf("SetValue(name) = %q, %v; want %q", out, err, want)
+	}
+	src = "format: tapeloop/v1\ninput:\n- {role: user, content: hi}\n- {role: user, content: again}\nexpect: {iterations: 1}\n"
+	out, err = scenario.SetTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
+	if want := strings.Replace(src, "expect:", "tape:\n  - response:\n      content: hi\nexpect:", 1); err != nil || string(out) != want {
+		t.Errorf("SetTape after input items at column 0 = %q, %v; want %q", out, err, want)
+	}
+}
