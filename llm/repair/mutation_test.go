@@ -162,6 +162,11 @@ func TestRefusalQuotesProse(t *testing.T) {
 		{"40 bytes quoted whole", forty + ` "x": 1`,
 			`re-emit the call as valid JSON: unexpected '"' after the text "` + forty +
 				`"; send only the JSON value, without prose at line 1, column 42 (tried: unquoted_strings)`},
+		{"cut on a character boundary", forty[:39] + `ék "x": 1`,
+			`re-emit the call as valid JSON: unexpected '"' after the text "` + forty[:39] +
+				`…"; send only the JSON value, without prose at line 1, column 43 (tried: unquoted_strings)`},
+		{"no character boundary at all: nothing quoted", strings.Repeat("\x80", 41) + ` "x": 1`,
+			`re-emit the call as valid JSON: unexpected '"' after the text "…"; send only the JSON value, without prose at line 1, column 43 (tried: unquoted_strings)`},
 		{"41 bytes cut at 40", forty + `k "x": 1`,
 			`re-emit the call as valid JSON: unexpected '"' after the text "` + forty +
 				`…"; send only the JSON value, without prose at line 1, column 43 (tried: unquoted_strings)`},
@@ -515,5 +520,24 @@ func TestUnclosedKeyIsNoSetItem(t *testing.T) {
 	checkRefusals(t, []refusalCase{
 		{"after an empty object", `{}, {"a, b}`,
 			"re-emit the call as valid JSON: unexpected '}' where ':' should follow the key at line 1, column 11 (tried: multiple_values, close_string)"},
+	})
+}
+
+// TestDoubledQuotes: doubled quotes ""x"" are read as one pair, in keys,
+// values and arrays; a doubled quote cut by the end closes what is open.
+func TestDoubledQuotes(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"key and value", `{""a"": ""x""}`, `{"a": "x"}`, []string{FixInnerQuotes}},
+		{"array items", `[""x"", ""y""]`, `["x", "y"]`, []string{FixInnerQuotes}},
+		{"an empty string, cut", `{"a": ""`, `{"a": ""}`, []string{FixCloseBrackets}},
+		{"three quotes in an array, cut", `["""`, `[""]`, []string{FixCloseString, FixCloseBrackets}},
+		{"three quotes in a value, cut", `{"a": """`, `{"a": "\""}`, []string{FixInnerQuotes, FixCloseBrackets}},
+		{"a stray quote after an item's missing quote, then a number", `["q,"7]`, `["q",7]`, []string{FixInnerQuotes, FixCloseString}},
+		{"a stray quote, then a string", `["a,""b"]`, `["a","b"]`, []string{FixInnerQuotes, FixCloseString}},
+		{"a stray quote ending the input", `["q,""`, `["q",""]`, []string{FixInnerQuotes, FixCloseString, FixCloseBrackets}},
+	})
+	checkRefusals(t, []refusalCase{
+		{"an unclosed first key with a line break is no set item", "{}, {\"a, b\n}",
+			"re-emit the call as valid JSON: unexpected '}' where ':' should follow the key at line 2, column 1 (tried: multiple_values, close_string)"},
 	})
 }
