@@ -544,14 +544,20 @@ type view struct {
 	// breaks holds, in order, the indexes of text before which a line
 	// break was dropped.
 	breaks []int
-	// buf holds text and folded's memory, from viewBufs; text may outgrow
-	// it only if decoding lengthened s, which it never does.
-	buf *[]byte
+	// mem holds text, folded and breaks's memory, from viewBufs; text may
+	// outgrow it only if decoding lengthened s, which it never does.
+	mem *viewMem
 }
 
-// viewBufs holds the memory of released views' text and folded, so that
-// redacting a text allocates nothing for them.
-var viewBufs = sync.Pool{New: func() any { return new([]byte) }}
+// viewMem is the memory a view decodes into: text and folded share buf.
+type viewMem struct {
+	buf    []byte
+	breaks []int
+}
+
+// viewBufs holds the memory of released views' text, folded and breaks, so
+// that redacting a text allocates nothing for them.
+var viewBufs = sync.Pool{New: func() any { return new(viewMem) }}
 
 // maxPooledView is the largest buffer a released view gives back; a
 // larger one (a huge text) is left to the garbage collector.
@@ -591,24 +597,25 @@ func (v *view) textSpan(start, end int) (int, int) {
 // newView returns s decoded for matching, without the map to the original
 // (see index). Release it when done with it.
 func newView(s string) *view {
-	bp := viewBufs.Get().(*[]byte)
-	buf := slices.Grow((*bp)[:0], 2*len(s))
-	*bp = buf
-	v := &view{orig: s, buf: bp}
+	m := viewBufs.Get().(*viewMem)
+	m.buf = slices.Grow(m.buf[:0], 2*len(s))
+	v := &view{orig: s, mem: m, breaks: m.breaks}
 	// text and folded share buf: neither is longer than s.
-	v.decode(buf[:0:len(s)], buf[len(s):len(s)], false)
+	v.decode(m.buf[:0:len(s)], m.buf[len(s):len(s)], false)
 	return v
 }
 
 // release gives the view's memory back; v must not be used after it.
 func (v *view) release() {
-	if v.buf == nil {
+	if v.mem == nil {
 		return
 	}
-	if cap(*v.buf) <= maxPooledView {
-		viewBufs.Put(v.buf)
+	if cap(v.mem.buf) <= maxPooledView {
+		// breaks has one index a line at most: no larger than buf.
+		v.mem.breaks = v.breaks
+		viewBufs.Put(v.mem)
 	}
-	v.buf, v.text, v.folded = nil, nil, nil
+	v.mem, v.text, v.folded, v.breaks = nil, nil, nil, nil
 }
 
 // index builds from, to and foldAt, decoding orig again: the same pass as
@@ -626,7 +633,7 @@ func (v *view) index() {
 // with maps also from, to and foldAt.
 func (v *view) decode(text, folded []byte, maps bool) {
 	s := v.orig
-	v.text, v.breaks = text, nil
+	v.text, v.breaks = text, v.breaks[:0] // breaks: newView's memory, or none
 	if maps {
 		v.from, v.to = make([]int, 0, len(s)), make([]int, 0, len(s))
 	}
