@@ -1,6 +1,8 @@
 package bridge_test
 
 import (
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -24,5 +26,26 @@ func TestCommandErrorQuotesStderr(t *testing.T) {
 		if !strings.HasSuffix(o.Error, tc.suffix) {
 			t.Errorf("%s: the outcome's error is\n%s\nwant it to end with\n%s", tc.mode, o.Error, tc.suffix)
 		}
+	}
+}
+
+// TestConversationCommandBadLine: in a conversation, a command's stdout
+// line that is not an answer fails the run naming that line's number, and
+// the command is killed at once rather than left to run to its timeout.
+func TestConversationCommandBadLine(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to run the command with")
+	}
+	script := `read -r input; echo '{"final": "a"}'; read -r next; echo; echo oops; exec sleep 60`
+	text := "format: tapeloop/v1\nsetup:\n  agent:\n    command: [" + sh + ", -c, " + strconv.Quote(script) + "]\n    timeout: 30s\n" +
+		"input: [{role: user, content: hi}]\ntape:\n  - response: {content: a}\n  - user: more\n"
+	s := load(t, writeScenario(t, text))
+	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `stdout line 3 is not an answer {"final": TEXT}`; !strings.Contains(o.Error, want) {
+		t.Errorf("the outcome's error is\n%s\nwant it to say %s", o.Error, want)
 	}
 }

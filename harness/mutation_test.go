@@ -83,3 +83,19 @@ func TestFailureQuotesA200ByteTextWhole(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectCallsComparesExecutedArguments: expect.calls compares the
+// arguments a call ran with (after repair) when it ran, and the emitted
+// ones when it never ran.
+func TestExpectCallsComparesExecutedArguments(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls:\n    list:\n      - {name: read_file, arguments: {path: a.txt}}\n      - {name: search, arguments: {q: x}}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repaired := &agent.CallRecord{Call: llm.ToolCall{Name: "read_file", Arguments: `{"path": "a.txt",}`}, Arguments: []byte(`{"path":"a.txt"}`)}
+	neverRan := &agent.CallRecord{Call: llm.ToolCall{Name: "search", Arguments: `{"q": "x"}`}}
+	o := &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{{Calls: []*agent.CallRecord{repaired, neverRan}}}}}
+	if fs := Failures(s, o); len(fs) != 0 {
+		t.Errorf("Failures = %v, want none", fs)
+	}
+}
