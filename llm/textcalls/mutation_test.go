@@ -224,6 +224,8 @@ func TestExtractEdgeCases(t *testing.T) {
 			[]wantCall{{"add", `{"a":-9007199254740993,"b":9.50}`}}, ""},
 		{"pythonic number with a plus sign", "[add(a=+5, b=.5)]", "pythonic",
 			[]wantCall{{"add", `{"a":5,"b":0.5}`}}, ""},
+		{"pythonic number that is no JSON keeps its digits", "[add(a=1, b=.25)]", "pythonic",
+			[]wantCall{{"add", `{"a":1,"b":0.25}`}}, ""},
 
 		// ATEM: the call block's tokens are cut with the calls, also when the
 		// block opens the text or a stray closing token comes first.
@@ -252,11 +254,14 @@ func TestExtractEdgeCases(t *testing.T) {
 		{"inline code at the start", "`" + hermes + "` is how a call looks.", "", nil, "`" + hermes + "` is how a call looks."},
 		{"inline code after a fence", "```python\nx = 1\n```\nUse `" + hermes + "` to call.", "", nil, "```python\nx = 1\n```\nUse `" + hermes + "` to call."},
 		{"inline code after a lone backtick", "a stray `\nthen `" + hermes + "` quoted", "", nil, "a stray `\nthen `" + hermes + "` quoted"},
+		{"backtick opening the text left open on its line", "` is a backtick\nthen `" + hermes + "` quoted", "", nil, "` is a backtick\nthen `" + hermes + "` quoted"},
 		{"call between inline code", "`x` " + hermes + " `y`", "hermes", paris, "`x`  `y`"},
 		{"two inline spans around a call", "Use `a` then\n" + hermes + "\nthen `b`.", "hermes", paris, "Use `a` then\n\nthen `b`."},
 
 		// Reasoning around calls.
 		{"call between two reasoning blocks", "<think>first</think>\n" + hermes + "\n<think>second</think>", "hermes", paris, "<think>first</think>\n\n<think>second</think>"},
+		{"call inside the first of two reasoning blocks", "<think>maybe " + hermes + "</think>\nNo call after all.\n<think>done</think>", "", nil,
+			"<think>maybe " + hermes + "</think>\nNo call after all.\n<think>done</think>"},
 		{"call before reasoning", hermes + "\n<think>reflect</think>", "hermes", paris, "<think>reflect</think>"},
 		{"call before a lone closer is reasoning", hermes + "\n</think>\nThe answer.", "", nil, hermes + "\n</think>\nThe answer."},
 		{"doubled closer", "<think>a</think></think>\n" + hermes, "hermes", paris, "<think>a</think></think>"},
@@ -301,6 +306,8 @@ func TestExtractEdgeCases(t *testing.T) {
 
 		// DeepSeek.
 		{"deepseek call at the start", `<｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜>`, "deepseek", paris, ""},
+		{"deepseek two calls", `<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>add<｜tool▁sep｜>{"a": 1, "b": 2}<｜tool▁call▁end｜><｜tool▁calls▁end｜>`, "deepseek",
+			[]wantCall{{"get_time", `{"city":"Paris"}`}, {"add", `{"a":1,"b":2}`}}, ""},
 		{"deepseek begin token doubled", `<｜tool▁call▁begin｜><｜tool▁call▁begin｜>get_time<｜tool▁sep｜>{"city": "Paris"}<｜tool▁call▁end｜>`, "deepseek", paris, "<｜tool▁call▁begin｜>"},
 		{"deepseek without a type before the separator", "<｜tool▁call▁begin｜><｜tool▁sep｜>get_time\n```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜>", "deepseek", paris, ""},
 
@@ -347,6 +354,14 @@ func TestExtractEdgeCases(t *testing.T) {
 		{"qwen3 xml parameter without a name", "<function=get_time><parameter=>x</parameter><parameter=city>Paris</parameter></function>", "qwen3_coder_xml",
 			[]wantCall{{"get_time", `{"":"x","city":"Paris"}`}}, ""},
 		{"functionary empty recipient then a call", ">>>\nLet me check.\n>>>get_time\n{\"city\": \"Paris\"}", "functionary", paris, ">>>\nLet me check."},
+		{"qwen3 xml function left open inside its wrapper", "<tool_call>\n<function=note>\n<parameter=text>\nhi\n</parameter>\n</tool_call>\nDone.", "qwen3_coder_xml",
+			[]wantCall{{"note", `{"text":"hi"}`}}, "Done."},
+		{"qwen3 xml parameter with a value left open before the next", "<function=note><parameter=title>Hello<parameter=text>hi</function>", "qwen3_coder_xml",
+			[]wantCall{{"note", `{"text":"hi","title":"Hello"}`}}, ""},
+		{"qwen3 xml long value left open before the next", "<function=note><parameter=title>" + strings.Repeat("long text ", 5) + "<parameter=text>hi</function>", "qwen3_coder_xml",
+			[]wantCall{{"note", `{"text":"hi","title":"` + strings.Repeat("long text ", 5) + `"}`}}, ""},
+		{"functionary two calls", ">>>get_time\n{\"city\": \"Paris\"}\n>>>add\n{\"a\": 1, \"b\": 2}", "functionary",
+			[]wantCall{{"get_time", `{"city":"Paris"}`}, {"add", `{"a":1,"b":2}`}}, ""},
 		{"functionary empty message to all then a call", ">>>all\n>>>get_time\n{\"city\": \"Paris\"}", "functionary", paris, ">>>all"},
 		{"glm argument without a key name", "<tool_call>get_time<arg_key></arg_key><arg_value>x</arg_value><arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>", "glm",
 			[]wantCall{{"get_time", `{"":"x","city":"Paris"}`}}, ""},
