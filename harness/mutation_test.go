@@ -99,3 +99,28 @@ func TestExpectCallsComparesExecutedArguments(t *testing.T) {
 		t.Errorf("Failures = %v, want none", fs)
 	}
 }
+
+// TestExpectCallsExactFailsOnAnyDifference: with match: exact, a call in
+// the place of another, or a call missing at the end, fails expect.calls.
+func TestExpectCallsExactFailsOnAnyDifference(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {list: [read_file, search]}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := func(names ...string) *Outcome {
+		turn := &agent.Turn{}
+		for _, n := range names {
+			turn.Calls = append(turn.Calls, &agent.CallRecord{Call: llm.ToolCall{Name: n, Arguments: "{}"}})
+		}
+		return &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}}
+	}
+	if fs := Failures(s, made("read_file", "search")); len(fs) != 0 {
+		t.Errorf("the same calls: %v", fs)
+	}
+	for _, names := range [][]string{{"read_file", "write_file"}, {"read_file"}} {
+		fs := Failures(s, made(names...))
+		if len(fs) != 1 || fs[0].Key != "calls" || !strings.Contains(fs[0].Message, "> search (any arguments)") {
+			t.Errorf("calls %v: failures %v; want expect.calls to fail at search", names, fs)
+		}
+	}
+}
