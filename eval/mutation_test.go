@@ -157,3 +157,72 @@ func TestDiffSignificanceIsStrict(t *testing.T) {
 		t.Errorf("%+v: want p = %v exactly and not significant", c, Significance)
 	}
 }
+
+// A rise from a pass rate of 0 needs as many trials to detect as the same
+// drop to 0: the sizing is symmetric, and 0 is a rate like any other.
+func TestTrialsToDetectFromZero(t *testing.T) {
+	if up, down := TrialsToDetect(0, 1), TrialsToDetect(1, 0); up != 4 || down != 4 {
+		t.Errorf("TrialsToDetect(0, 1) = %d, (1, 0) = %d; want 4 both (4/4 against 0/4: Fisher p = 2/70)", up, down)
+	}
+}
+
+// One resample gives an interval: the difference of that one resample at
+// both ends, not the observed difference, which only zero resamples give.
+func TestHierarchicalBootstrapOneResample(t *testing.T) {
+	a, b := []Counts{{5, 10}, {3, 10}}, []Counts{{5, 10}, {3, 10}}
+	if none := HierarchicalBootstrap(a, b, 0, 0.95, 1); none.Low != 0 || none.High != 0 || none.Difference != 0 {
+		t.Errorf("no resample: %+v, want the observed difference 0 at both ends", none)
+	}
+	resampled := false
+	for seed := uint64(1); seed <= 5; seed++ {
+		one := HierarchicalBootstrap(a, b, 1, 0.95, seed)
+		if one.Low != one.High || one.Difference != 0 {
+			t.Errorf("seed %d, one resample: %+v, want one value at both ends and the observed difference 0", seed, one)
+		}
+		resampled = resampled || one.Low != 0
+	}
+	if !resampled {
+		t.Errorf("one resample gave the observed difference 0 for every seed: the resample was not drawn")
+	}
+}
+
+// A scenario that never passes (rate 0) is part of the suite's mean and is
+// sized with the rest; so is a drop of the whole mean, to 0 (the documented
+// range is (0, mean]).
+func TestSuiteTrialsToDetectEdges(t *testing.T) {
+	if n := SuiteTrialsToDetect([]float64{0, 1, 1}, 0.2); n == 0 {
+		t.Errorf("a suite with a scenario at rate 0: no sizing, want one")
+	}
+	if n := SuiteTrialsToDetect([]float64{0.5, 0.5}, 0.5); n == 0 {
+		t.Errorf("a drop of the whole mean 0.5: no sizing, want one")
+	}
+	if n := SuiteTrialsToDetect([]float64{0.5, 0.5}, 0.5000001); n != 0 {
+		t.Errorf("a drop past the mean: %d trials, want 0", n)
+	}
+}
+
+// Off a terminal, a progress line is printed once the interval has passed
+// since the last one: exactly at the interval counts.
+func TestProgressPrinterAtTheInterval(t *testing.T) {
+	var b strings.Builder
+	progress, done := ProgressPrinter(&b, false, 10*time.Second)
+	for _, p := range []Progress{{Done: 1, Total: 4}, {Done: 2, Total: 4, Elapsed: 9 * time.Second}, {Done: 3, Total: 4, Elapsed: 10 * time.Second}} {
+		progress(p)
+	}
+	done()
+	if got := strings.Count(b.String(), "\n"); got != 2 || !strings.Contains(b.String(), "3/4 trials") || strings.Contains(b.String(), "2/4 trials") {
+		t.Errorf("lines:\n%s\nwant 1/4 and 3/4 (10 s after it), not 2/4 (9 s)", b.String())
+	}
+}
+
+// A progress line names only what there is: no pass rate before a trial is
+// scored, no errors, cost or time left when there are none; a bar with no
+// trials to run is empty (no division by zero).
+func TestProgressLineLeavesOutZeros(t *testing.T) {
+	if got, want := line(Progress{Done: 1, Total: 1}), "1/1 trials, 0 tokens"; got != want {
+		t.Errorf("line = %q, want %q", got, want)
+	}
+	if got, want := bar(Progress{}), "[........................] 0/0 trials, 0 tokens"; got != want {
+		t.Errorf("bar of no trials = %q, want %q", got, want)
+	}
+}
