@@ -1,6 +1,9 @@
 package bridge_test
 
 import (
+	"bytes"
+	"io"
+	"net/http"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -70,6 +73,25 @@ func TestConversationCommandBadLineQuoted(t *testing.T) {
 		}
 		if !strings.HasSuffix(got, want) {
 			t.Errorf("a %d-byte line: the outcome's error is\n%s\nwant it to end with %s", n, got, want)
+		}
+	}
+}
+
+// TestHandlerRefusesAnOversizedBody: a request body over 64 MiB is refused
+// with a 400 that says so, before anything decodes it; one of exactly
+// 64 MiB is decoded (here it is no JSON request).
+func TestHandlerRefusesAnOversizedBody(t *testing.T) {
+	client := bridge.Client(bridge.Handler(notesScript(), nil))
+	for _, size := range []int{64 << 20, 64<<20 + 1} {
+		resp, err := client.Post(bridge.OpenAIBaseURL+"/chat/completions", "application/json", bytes.NewReader(bytes.Repeat([]byte(" "), size)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		refused := strings.Contains(string(msg), "the request body is larger than 67108864 bytes")
+		if resp.StatusCode != http.StatusBadRequest || refused != (size > 64<<20) {
+			t.Errorf("a body of %d bytes: %d %s", size, resp.StatusCode, msg)
 		}
 	}
 }

@@ -124,3 +124,21 @@ func TestExpectCallsExactFailsOnAnyDifference(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectCallsMarksTheFirstMissingItem: when the first expected call
+// has no match, the side-by-side view marks it, not a later unexpected
+// call.
+func TestExpectCallsMarksTheFirstMissingItem(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {match: any_order, list: [search, read_file]}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := &agent.Turn{Calls: []*agent.CallRecord{
+		{Call: llm.ToolCall{Name: "read_file", Arguments: "{}"}},
+		{Call: llm.ToolCall{Name: "write_file", Arguments: "{}"}},
+	}}
+	fs := Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "> search (any arguments)") || strings.Contains(fs[0].Message, "> -") {
+		t.Errorf("failures %v; want the mark on the missing search", fs)
+	}
+}
