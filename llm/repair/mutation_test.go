@@ -369,6 +369,8 @@ func TestNumbersFix(t *testing.T) {
 		{"a leading point in a member", `{"n": .5}`, `{"n": 0.5}`, nums},
 		{"a trailing point, cut", `{"n": 2.`, `{"n": 2.0}`, []string{FixNumbers, FixCloseBrackets}},
 		{"an exponent without digits", "1e", "1e0", nums},
+		{"an exponent's plus sign without digits", `{"n": 1e+}`, `{"n": 1e+0}`, nums},
+		{"an exponent's minus sign without digits, cut", `{"n": 1.5e-`, `{"n": 1.5e-0}`, []string{FixNumbers, FixCloseBrackets}},
 		{"a minus alone", "-", "-0", nums},
 		{"a minus alone in an array", "[-]", "[-0]", nums},
 		{"a point before a line comment", ".//", "0.0", []string{FixComments, FixNumbers}},
