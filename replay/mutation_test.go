@@ -278,3 +278,32 @@ func TestRebaseKeepsACallToAToolNeverOffered(t *testing.T) {
 		t.Errorf("Generate = %+v, %v; want the recorded call to ghost", resp, err)
 	}
 }
+
+// An offered change replaces only the parts it records: a new system prompt
+// keeps the tools offered before, and new tools keep the system prompt.
+func TestOfferedChangeKeepsUnrecordedParts(t *testing.T) {
+	base := &Offered{System: []string{"old"}, Tools: []llm.ToolDefinition{{Name: "read_file"}}}
+	if got := base.with(&Offered{System: []string{"new"}}); !slices.Equal(got.System, []string{"new"}) || len(got.Tools) != 1 || got.Tools[0].Name != "read_file" {
+		t.Errorf("a new system prompt: %+v, want system [new] and the tools kept", got)
+	}
+	if got := base.with(&Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}}); !slices.Equal(got.System, []string{"old"}) || len(got.Tools) != 1 || got.Tools[0].Name != "write_file" {
+		t.Errorf("new tools: %+v, want system [old] kept and the tools [write_file]", got)
+	}
+}
+
+// Several system prompts are written as a block sequence, one a line; an
+// empty list as [].
+func TestEncodeOfferedSystemLists(t *testing.T) {
+	for _, tc := range []struct {
+		system []string
+		want   string
+	}{
+		{[]string{"one", "two"}, "system:\n    - one\n    - two\n"},
+		{[]string{}, "system: []\n"},
+	} {
+		out, err := yaml.Marshal(EncodeOffered(&Offered{System: tc.system}))
+		if err != nil || string(out) != tc.want {
+			t.Errorf("system %q: %q, %v; want %q", tc.system, out, err, tc.want)
+		}
+	}
+}
