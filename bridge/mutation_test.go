@@ -95,3 +95,28 @@ func TestHandlerRefusesAnOversizedBody(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlerAnswersARequestOfExactly64MiB: a request body of exactly the
+// 64 MiB limit is read whole and answered, whether its length is declared
+// or not; a declared length far past the limit is not trusted.
+func TestHandlerAnswersARequestOfExactly64MiB(t *testing.T) {
+	client := bridge.Client(bridge.Handler(notesScript(), nil))
+	req := `{"model": "m", "messages": [{"role": "user", "content": "Append world to notes.txt."}]}`
+	body := append(bytes.Repeat([]byte(" "), 64<<20-len(req)), req...)
+	for _, declared := range []int64{64 << 20, 1 << 40} {
+		r, err := http.NewRequest(http.MethodPost, bridge.OpenAIBaseURL+"/chat/completions", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.ContentLength = declared
+		resp, err := client.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("a 64 MiB request declared as %d bytes: %d %s", declared, resp.StatusCode, msg)
+		}
+	}
+}

@@ -470,3 +470,14 @@ judge:
 		t.Errorf("MatchVerdicts = %v, %v; want [1], [0]", paired, unpaired)
 	}
 }
+
+// TestProblemStringWithoutLine: a problem about the whole file (line 0)
+// names the file alone, with no ":0".
+func TestProblemStringWithoutLine(t *testing.T) {
+	if got := (scenario.Problem{File: "s.yaml", Message: "cannot read it"}).String(); got != "s.yaml: cannot read it" {
+		t.Errorf("String = %q, want %q", got, "s.yaml: cannot read it")
+	}
+	if got := (scenario.Problem{File: "s.yaml", Line: 3, Key: "tape", Message: "m", Warning: true}).String(); got != "s.yaml:3: warning: tape: m" {
+		t.Errorf("String = %q", got)
+	}
+}
