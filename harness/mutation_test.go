@@ -142,3 +142,21 @@ func TestExpectCallsMarksTheFirstMissingItem(t *testing.T) {
 		t.Errorf("failures %v; want the mark on the missing search", fs)
 	}
 }
+
+// TestExpectCallsShowsEveryCall: the side-by-side view of a failed
+// expect.calls shows every call made, the first included, and an extra
+// call past the end of an exact list is the marked mismatch.
+func TestExpectCallsShowsEveryCall(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {list: [read_file]}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := &agent.Turn{Calls: []*agent.CallRecord{
+		{Call: llm.ToolCall{Name: "read_file", Arguments: "{}"}},
+		{Call: llm.ToolCall{Name: "search", Arguments: "{}"}},
+	}}
+	fs := Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "read_file (any arguments)   read_file {}") || !strings.Contains(fs[0].Message, "> -") || !strings.HasSuffix(fs[0].Message, "search {}") {
+		t.Errorf("failures %v; want both calls shown and the extra search marked", fs)
+	}
+}

@@ -481,3 +481,16 @@ func TestProblemStringWithoutLine(t *testing.T) {
 		t.Errorf("String = %q", got)
 	}
 }
+
+// TestLintNotAScenario: a YAML file without a format line is one problem
+// for the whole file that says what it is.
+func TestLintNotAScenario(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("retries: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := scenario.Lint(path, nil)
+	if want := path + ": not a tapeloop scenario: it has no `format: tapeloop/v1` line"; len(problems) != 1 || problems[0].String() != want {
+		t.Errorf("Lint = %v, want %s", problems, want)
+	}
+}
