@@ -160,3 +160,20 @@ func TestExpectCallsShowsEveryCall(t *testing.T) {
 		t.Errorf("failures %v; want both calls shown and the extra search marked", fs)
 	}
 }
+
+// TestExpectCallsShowsEachCallOnce: in the any_order view, a call paired
+// with a later expected item is shown once, beside that item.
+func TestExpectCallsShowsEachCallOnce(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {match: any_order, list: [search, read_file, write_file]}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := &agent.Turn{Calls: []*agent.CallRecord{
+		{Call: llm.ToolCall{Name: "read_file", Arguments: "{}"}},
+		{Call: llm.ToolCall{Name: "search", Arguments: "{}"}},
+	}}
+	fs := Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+	if len(fs) != 1 || strings.Count(fs[0].Message, "read_file {}") != 1 || strings.Count(fs[0].Message, "search {}") != 1 || !strings.Contains(fs[0].Message, "> write_file (any arguments)") {
+		t.Errorf("failures %v; want each call shown once and write_file marked", fs)
+	}
+}
