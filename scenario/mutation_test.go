@@ -494,3 +494,15 @@ func TestLintNotAScenario(t *testing.T) {
 		t.Errorf("Lint = %v, want %s", problems, want)
 	}
 }
+
+// TestLintToolsAndGeneratedIDs: a tape calling a tool when setup.tools
+// sets up none says so; a generated call ID (call_gen_N) in an expectation
+// is accepted only when the loop may generate one: a call without an id,
+// or a text turn while text calls are extracted.
+func TestLintToolsAndGeneratedIDs(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response: {tool_calls: [{id: c1, name: search, arguments: {}}]}\n  - response: {content: done}\n")
+	checkLint(t, got, []string{`$FILE:4: tape: calls tool "search", which setup.tools does not set up (it sets up none); expect.errors: {{turn: 1, call: 1}: not_found} if that is the point`})
+	const text = "format: tapeloop/v1\nsetup:\n  loop: {text_calls: TC}\ninput: [{role: user, content: hi}]\ntape:\n  - response: {content: done}\nexpect:\n  errors: {call_gen_1: failed}\n"
+	checkLint(t, lintText(t, strings.Replace(text, "TC", "true", 1)), nil)
+	checkLint(t, lintText(t, strings.Replace(text, "TC", "false", 1)), []string{`$FILE:8: expect.errors: names call "call_gen_1", but the tape makes no call`})
+}
