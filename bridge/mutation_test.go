@@ -120,3 +120,17 @@ func TestHandlerAnswersARequestOfExactly64MiB(t *testing.T) {
 		}
 	}
 }
+
+// TestClientRefusesAGet: the in-process client answers a request without a
+// body (a GET) with the handler's 405, not a crash.
+func TestClientRefusesAGet(t *testing.T) {
+	resp, err := bridge.Client(bridge.Handler(notesScript(), nil)).Get(bridge.OpenAIBaseURL + "/chat/completions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(string(msg), "the bridge answers POST model calls only") {
+		t.Errorf("GET: %d %s", resp.StatusCode, msg)
+	}
+}
