@@ -505,4 +505,7 @@ func TestLintToolsAndGeneratedIDs(t *testing.T) {
 	const text = "format: tapeloop/v1\nsetup:\n  loop: {text_calls: TC}\ninput: [{role: user, content: hi}]\ntape:\n  - response: {content: done}\nexpect:\n  errors: {call_gen_1: failed}\n"
 	checkLint(t, lintText(t, strings.Replace(text, "TC", "true", 1)), nil)
 	checkLint(t, lintText(t, strings.Replace(text, "TC", "false", 1)), []string{`$FILE:8: expect.errors: names call "call_gen_1", but the tape makes no call`})
+	const calls = "format: tapeloop/v1\nsetup:\n  tools: [echo]\n  loop: {text_calls: false}\ninput: [{role: user, content: hi}]\ntape:\n  - response: {tool_calls: [CALL]}\n  - response: {content: done}\nexpect:\n  errors: {call_gen_1: failed}\n"
+	checkLint(t, lintText(t, strings.Replace(calls, "CALL", "{name: echo, arguments: {}}", 1)), nil)
+	checkLint(t, lintText(t, strings.Replace(calls, "CALL", "{id: c1, name: echo, arguments: {}}", 1)), []string{`$FILE:10: expect.errors: names call "call_gen_1", which the tape does not make (its call ids: c1)`})
 }
