@@ -509,3 +509,14 @@ func TestLintToolsAndGeneratedIDs(t *testing.T) {
 	checkLint(t, lintText(t, strings.Replace(calls, "CALL", "{name: echo, arguments: {}}", 1)), nil)
 	checkLint(t, lintText(t, strings.Replace(calls, "CALL", "{id: c1, name: echo, arguments: {}}", 1)), []string{`$FILE:10: expect.errors: names call "call_gen_1", which the tape does not make (its call ids: c1)`})
 }
+
+// TestLintUnknownToolsInExpectations: expect.retries and both forms of an
+// expect.calls list item are checked against the tools set up or called.
+func TestLintUnknownToolsInExpectations(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\nsetup:\n  tools: [echo]\ninput: [{role: user, content: hi}]\ntape: [{response: {content: done}}]\nexpect:\n  retries: {nope: 1}\n  calls:\n    list:\n      - nope2\n      - {name: nope3}\n")
+	checkLint(t, got, []string{
+		`$FILE:7: expect.retries: no tool "nope" in setup.tools or the tape (it sets up echo)`,
+		`$FILE:10: expect.calls.list: no tool "nope2" in setup.tools or the tape (it sets up echo)`,
+		`$FILE:11: expect.calls.list: no tool "nope3" in setup.tools or the tape (it sets up echo)`,
+	})
+}
