@@ -289,6 +289,9 @@ func TestOfferedChangeKeepsUnrecordedParts(t *testing.T) {
 	if got := base.with(&Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}}); !slices.Equal(got.System, []string{"old"}) || len(got.Tools) != 1 || got.Tools[0].Name != "write_file" {
 		t.Errorf("new tools: %+v, want system [old] kept and the tools [write_file]", got)
 	}
+	if got := base.with(&Offered{ResponseSchema: []byte(`{"type":"object"}`)}); string(got.ResponseSchema) != `{"type":"object"}` || !slices.Equal(got.System, []string{"old"}) {
+		t.Errorf("a new response schema alone: %+v, want it recorded and system [old] kept", got)
+	}
 }
 
 // Several system prompts are written as a block sequence, one a line; an
