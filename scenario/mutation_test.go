@@ -520,3 +520,11 @@ func TestLintUnknownToolsInExpectations(t *testing.T) {
 		`$FILE:11: expect.calls.list: no tool "nope3" in setup.tools or the tape (it sets up echo)`,
 	})
 }
+
+// TestIsStaleTempNeedsAGoldenName: a temporary file is a golden update's
+// only when a name comes before .golden.yaml.
+func TestIsStaleTempNeedsAGoldenName(t *testing.T) {
+	if !scenario.IsStaleTemp(".a.golden.yaml.tmp5") || scenario.IsStaleTemp("..golden.yaml.tmp5") {
+		t.Errorf("IsStaleTemp(.a.golden.yaml.tmp5, ..golden.yaml.tmp5) = %v, %v; want true, false", scenario.IsStaleTemp(".a.golden.yaml.tmp5"), scenario.IsStaleTemp("..golden.yaml.tmp5"))
+	}
+}
