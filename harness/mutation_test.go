@@ -129,15 +129,7 @@ func TestExpectCallsExactFailsOnAnyDifference(t *testing.T) {
 // has no match, the side-by-side view marks it, not a later unexpected
 // call.
 func TestExpectCallsMarksTheFirstMissingItem(t *testing.T) {
-	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {match: any_order, list: [search, read_file]}\n"), "s.yaml", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn := &agent.Turn{Calls: []*agent.CallRecord{
-		{Call: llm.ToolCall{Name: "read_file", Arguments: "{}"}},
-		{Call: llm.ToolCall{Name: "write_file", Arguments: "{}"}},
-	}}
-	fs := Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+	fs := callsFailures(t, "{match: any_order, list: [search, read_file]}", "read_file", "write_file")
 	if len(fs) != 1 || !strings.Contains(fs[0].Message, "> search (any arguments)") || strings.Contains(fs[0].Message, "> -") {
 		t.Errorf("failures %v; want the mark on the missing search", fs)
 	}
@@ -147,15 +139,7 @@ func TestExpectCallsMarksTheFirstMissingItem(t *testing.T) {
 // expect.calls shows every call made, the first included, and an extra
 // call past the end of an exact list is the marked mismatch.
 func TestExpectCallsShowsEveryCall(t *testing.T) {
-	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {list: [read_file]}\n"), "s.yaml", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn := &agent.Turn{Calls: []*agent.CallRecord{
-		{Call: llm.ToolCall{Name: "read_file", Arguments: "{}"}},
-		{Call: llm.ToolCall{Name: "search", Arguments: "{}"}},
-	}}
-	fs := Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+	fs := callsFailures(t, "{list: [read_file]}", "read_file", "search")
 	if len(fs) != 1 || !strings.Contains(fs[0].Message, "read_file (any arguments)   read_file {}") || !strings.Contains(fs[0].Message, "> -") || !strings.HasSuffix(fs[0].Message, "search {}") {
 		t.Errorf("failures %v; want both calls shown and the extra search marked", fs)
 	}
@@ -164,16 +148,23 @@ func TestExpectCallsShowsEveryCall(t *testing.T) {
 // TestExpectCallsShowsEachCallOnce: in the any_order view, a call paired
 // with a later expected item is shown once, beside that item.
 func TestExpectCallsShowsEachCallOnce(t *testing.T) {
-	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {match: any_order, list: [search, read_file, write_file]}\n"), "s.yaml", "s")
-	if err != nil {
-		t.Fatal(err)
-	}
-	turn := &agent.Turn{Calls: []*agent.CallRecord{
-		{Call: llm.ToolCall{Name: "read_file", Arguments: "{}"}},
-		{Call: llm.ToolCall{Name: "search", Arguments: "{}"}},
-	}}
-	fs := Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+	fs := callsFailures(t, "{match: any_order, list: [search, read_file, write_file]}", "read_file", "search")
 	if len(fs) != 1 || strings.Count(fs[0].Message, "read_file {}") != 1 || strings.Count(fs[0].Message, "search {}") != 1 || !strings.Contains(fs[0].Message, "> write_file (any arguments)") {
 		t.Errorf("failures %v; want each call shown once and write_file marked", fs)
 	}
+}
+
+// callsFailures checks a scenario whose expect.calls is calls against one
+// turn that called names, each with {}, and returns the failures.
+func callsFailures(t *testing.T, calls string, names ...string) []Failure {
+	t.Helper()
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: "+calls+"\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := &agent.Turn{}
+	for _, name := range names {
+		turn.Calls = append(turn.Calls, &agent.CallRecord{Call: llm.ToolCall{Name: name, Arguments: "{}"}})
+	}
+	return Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
 }
