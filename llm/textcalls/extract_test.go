@@ -77,6 +77,12 @@ func TestExtractEnvelopes(t *testing.T) {
 			[]wantCall{{"config", `{"cfg":{"level":2}}`}, {"todo", `{"items":[1,2]}`}}, ""},
 		{"qwen3 coder xml string stays", "<function=get_time>\n<parameter=city>\n42\n</parameter>\n</function>", "qwen3_coder_xml", []wantCall{{"get_time", `{"city":"42"}`}}, ""},
 		{"qwen3 coder xml no schema", "<function=note>\n<parameter=text>\n42\n</parameter>\n</function>", "qwen3_coder_xml", []wantCall{{"note", `{"text":"42"}`}}, ""},
+		// A parameter left open ends where the next one starts, as the
+		// closing tag would have ended it: the next parameter is not its value.
+		{"qwen3 coder xml parameter left open", "<function=note>\n<parameter=title>\n<parameter=text>\nhi\n</parameter>\n</function>", "qwen3_coder_xml",
+			[]wantCall{{"note", `{"text":"hi","title":""}`}}, ""},
+		{"qwen3 coder xml parameter left open with a value", "<function=note>\n<parameter=title>\nDraft\n<parameter=text>\nhi\n</parameter>\n</function>", "qwen3_coder_xml",
+			[]wantCall{{"note", `{"text":"hi","title":"Draft"}`}}, ""},
 		{"mistral list", `[TOOL_CALLS][{"name": "get_time", "arguments": {"city": "Paris"}, "id": "abc123xyz"}]`, "mistral", paris, ""},
 		{"mistral name json", `[TOOL_CALLS]get_time{"city": "Paris"}`, "mistral", paris, ""},
 		{"mistral args", `Sure.[TOOL_CALLS]get_time[ARGS]{"city": "Paris"}[TOOL_CALLS]add[CALL_ID]000000002[ARGS]{"a": 1, "b": 2}`, "mistral",

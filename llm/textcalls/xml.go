@@ -95,12 +95,17 @@ func scanQwenXML(s *source, jsonBody bool, within []span, wrapOpen, wrapClose st
 			}
 			key := strings.TrimSpace(text[ks : ks+kg])
 			vs := ks + kg + 1
+			// A value ends at its closing tag or, when the model left it
+			// open, where the next parameter starts, whichever comes first
+			// (as the format's reference parsers read it).
 			ve := limit
 			next := vs
-			if c := strings.Index(text[vs:limit], "</parameter>"); c >= 0 {
-				ve, next = vs+c, vs+c+len("</parameter>")
-			} else if c := strings.Index(text[vs:limit], "<parameter="); c >= 0 {
-				ve, next = vs+c, vs+c
+			closing := strings.Index(text[vs:limit], "</parameter>")
+			opening := nextParameterTag(text[vs:limit])
+			if closing >= 0 && (opening < 0 || closing < opening) {
+				ve, next = vs+closing, vs+closing+len("</parameter>")
+			} else if opening >= 0 {
+				ve, next = vs+opening, vs+opening
 			} else {
 				if s.cutOff(limit) {
 					truncated = true
@@ -115,6 +120,23 @@ func scanQwenXML(s *source, jsonBody bool, within []span, wrapOpen, wrapClose st
 		}
 	})
 	return f
+}
+
+// nextParameterTag returns where the first opening tag <parameter=name> in t
+// starts, or -1. Text that only looks like one, "<parameter=" without a '>'
+// closing a name free of '<', is value text.
+func nextParameterTag(t string) int {
+	for at := 0; ; {
+		k := strings.Index(t[at:], "<parameter=")
+		if k < 0 {
+			return -1
+		}
+		name := t[at+k+len("<parameter="):]
+		if gt := strings.IndexByte(name, '>'); gt >= 0 && !strings.Contains(name[:gt], "<") {
+			return at + k
+		}
+		at += k + len("<parameter=")
+	}
 }
 
 func findQwenXML(s *source) found { return scanQwenXML(s, false, nil, "<tool_call>", "</tool_call>") }
