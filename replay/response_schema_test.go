@@ -113,3 +113,17 @@ func TestResponseSchemaIsRecordedAndCompared(t *testing.T) {
 		t.Errorf("the old schema against the rebased tape: err = %v, want a divergence", err)
 	}
 }
+
+// A response schema compares as a JSON value, not by its length: another
+// schema of the same length diverges.
+func TestAnotherResponseSchemaOfTheSameLengthDiverges(t *testing.T) {
+	tp, _ := recordStructured(t)
+	other := strings.Replace(answerSchema, `"boolean"`, `"integer"`, 1)
+	if len(other) != len(answerSchema) || other == answerSchema {
+		t.Fatalf("want another schema of the same length, got %s", other)
+	}
+	err := structuredRun(NewModel(tp, nil), other)
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "offered.response_schema differs") {
+		t.Errorf("err = %v, want the response schema to differ", err)
+	}
+}

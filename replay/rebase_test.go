@@ -1,0 +1,303 @@
+package replay
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// Tests of what Model.Rebased writes: which parts of which entries it
+// restates, and that it leaves alone what did not change.
+
+// rebased runs a against tp in rebase mode and returns Rebased(opts).
+func rebased(t *testing.T, tp *Tape, a agentSetup, opts *RebaseOptions) *Rebase {
+	t.Helper()
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	if err := a.run(m); err != nil {
+		t.Fatalf("the run in rebase mode: %v", err)
+	}
+	rb, err := m.Rebased(opts)
+	if err != nil {
+		t.Fatalf("Rebased: %v", err)
+	}
+	return rb
+}
+
+// encoded is t as a tape file holds it.
+func encoded(t *testing.T, tp *Tape) string {
+	t.Helper()
+	var b strings.Builder
+	if err := Encode(&b, tp); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// recordWith records a's run of the three responses recordAgent's tape
+// holds, with opts.
+func recordWith(t *testing.T, a agentSetup, opts RecorderOptions) *Tape {
+	t.Helper()
+	opts.Getenv = func(string) string { return "" }
+	rec := NewRecorder(scriptedModel(
+		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
+		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path": "notes.txt"}`})},
+		&llm.Response{Message: llm.AssistantMessage("Done.")},
+	), &opts)
+	if err := a.run(rec); err != nil {
+		t.Fatal(err)
+	}
+	return rec.Tape()
+}
+
+// An agent that sends what it sent when recorded rebases to the same tape:
+// nothing changed, nothing added.
+func TestRebaseOfAnUnchangedRunChangesNothing(t *testing.T) {
+	full := recordWith(t, baseAgent(), RecorderOptions{RecordMessages: true})
+	noRequests := recordAgent(t) // the offered block, but no entry states its request
+	for i := range noRequests.Entries {
+		noRequests.Entries[i].Request = nil
+	}
+	for name, tp := range map[string]*Tape{"new": recordAgent(t), "every part": full, "offered only": noRequests} {
+		rb := rebased(t, tp, baseAgent(), nil)
+		if rb.Changed() || rb.Offered || len(rb.Entries) != 0 {
+			t.Errorf("%s: Changed() = %v (offered %v, entries %v), want nothing changed", name, rb.Changed(), rb.Offered, rb.Entries)
+		}
+		if got, want := encoded(t, rb.Tape), encoded(t, tp); got != want {
+			t.Errorf("%s: the rebased tape differs from the recording:\n%s\nwant\n%s", name, got, want)
+		}
+	}
+}
+
+// Rebasing a tape after a change gives what recording the changed agent
+// gives, part for part, whatever parts the recording stated.
+func TestRebaseRestatesWhatTheRecordingStated(t *testing.T) {
+	changed := baseAgent()
+	changed.tools = append(changed.tools, llm.ToolDefinition{Name: "list_files", Description: "List the files."})
+	changed.result = func(c llm.ToolCall) string { return "done: " + c.Name }
+	for _, c := range []struct {
+		opts RecorderOptions
+		want []int // the entries whose request changed
+	}{
+		// The first request added nothing new; the tool results changed.
+		{RecorderOptions{}, []int{1, 2}},
+		// Every request names the tools, and a new one is offered.
+		{RecorderOptions{RecordMessages: true}, []int{0, 1, 2}},
+	} {
+		opts := c.opts
+		tp := recordWith(t, baseAgent(), opts)
+		rb := rebased(t, tp, changed, nil)
+		if !rb.Offered || !slices.Equal(rb.Entries, c.want) {
+			t.Errorf("messages %v: offered changed %v, entries %v; want the offered block and entries %v", opts.RecordMessages, rb.Offered, rb.Entries, c.want)
+		}
+		if got, want := encoded(t, rb.Tape), encoded(t, recordWith(t, changed, opts)); got != want {
+			t.Errorf("messages %v: the rebased tape differs from a new recording:\n%s\nwant\n%s", opts.RecordMessages, got, want)
+		}
+	}
+}
+
+// The offered block keeps the line it was read from, so that a divergence
+// against the rebased tape still names where it is.
+func TestRebaseKeepsTheOfferedBlockLine(t *testing.T) {
+	tp := recordAgent(t)
+	a := baseAgent()
+	a.system = "You keep notes.\nAnswer in full sentences."
+	rb := rebased(t, tp, a, nil)
+	if !rb.Offered || rb.Tape.Offered.Line == 0 || rb.Tape.Offered.Line != tp.Offered.Line {
+		t.Errorf("offered %v, line %d; want the changed block at line %d", rb.Offered, rb.Tape.Offered.Line, tp.Offered.Line)
+	}
+}
+
+// RebaseOptions.All adds an offered block to a tape that had none, and
+// states each entry's request.
+func TestRebaseAllPinsATapeThatStatedNothing(t *testing.T) {
+	tp := recordAgent(t)
+	tp.Offered = nil
+	for i := range tp.Entries {
+		tp.Entries[i].Request = nil
+	}
+	rb := rebased(t, tp, baseAgent(), &RebaseOptions{All: true})
+	if !rb.Offered || rb.Tape.Offered == nil || len(rb.Tape.Offered.Tools) != 2 || !slices.Equal(rb.Entries, []int{0, 1, 2}) {
+		t.Fatalf("offered %v %+v, entries %v; want the block and all three entries added", rb.Offered, rb.Tape.Offered, rb.Entries)
+	}
+	for i, e := range rb.Tape.Entries {
+		if e.Request == nil || e.Request.New == nil || e.Request.Messages != nil {
+			t.Errorf("tape[%d].request = %+v, want the new messages stated", i, e.Request)
+		}
+	}
+	a := baseAgent()
+	a.tools = a.tools[:1]
+	if err := a.run(NewModel(rb.Tape, nil)); err == nil || !strings.Contains(err.Error(), "offered.tools differs") {
+		t.Errorf("another tool set against the pinned tape: %v, want the tools to differ", err)
+	}
+}
+
+// toolsAgent sends one request per element of tools, each offering the
+// tools named, and answers the calls with "ok".
+func toolsAgent(m llm.Model, tools ...[]string) error {
+	req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}}
+	for _, names := range tools {
+		req.Tools = nil
+		for _, n := range names {
+			req.Tools = append(req.Tools, llm.ToolDefinition{Name: n})
+		}
+		resp, err := m.Generate(context.Background(), req)
+		if err != nil {
+			return err
+		}
+		req.Messages = append(req.Messages, resp.Message)
+		for _, c := range resp.Message.ToolCalls {
+			req.Messages = append(req.Messages, llm.ToolMessage(c.ID, c.Name, "ok"))
+		}
+	}
+	return nil
+}
+
+// toolsTape records toolsAgent's requests offering tools, answered by a
+// call to tool a each.
+func toolsTape(t *testing.T, tools ...[]string) *Tape {
+	t.Helper()
+	var script []*llm.Response
+	for i := range tools {
+		script = append(script, &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c" + string(rune('1'+i)), Name: "a", Arguments: "{}"}), FinishReason: llm.FinishToolCalls})
+	}
+	rec := NewRecorder(scriptedModel(script...), &RecorderOptions{Getenv: func(string) string { return "" }})
+	if err := toolsAgent(rec, tools...); err != nil {
+		t.Fatal(err)
+	}
+	tp := rec.Tape()
+	for i := range tp.Entries {
+		tp.Entries[i].Line = 10 * (i + 1)
+		if o := tp.Entries[i].Request.Offered; o != nil {
+			o.Line = 10*(i+1) + 1
+		}
+	}
+	return tp
+}
+
+// rebaseTools runs toolsAgent with tools against tp in rebase mode and
+// returns the rebase.
+func rebaseTools(t *testing.T, tp *Tape, tools ...[]string) *Rebase {
+	t.Helper()
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	if err := toolsAgent(m, tools...); err != nil {
+		t.Fatalf("the run in rebase mode: %v", err)
+	}
+	rb, err := m.Rebased(nil)
+	if err != nil {
+		t.Fatalf("Rebased: %v", err)
+	}
+	return rb
+}
+
+// offeredTools names the tools o offers; nil when o is nil.
+func offeredTools(o *Offered) []string {
+	if o == nil {
+		return nil
+	}
+	names := []string{}
+	for _, d := range o.Tools {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+// A request that now changes what is offered mid-run, where the recording
+// did not, gets the change on its entry; the agent then replays cleanly.
+func TestRebaseRecordsANewMidRunChange(t *testing.T) {
+	tp := toolsTape(t, []string{"a"}, []string{"a"})
+	rb := rebaseTools(t, tp, []string{"a"}, []string{"a", "b"})
+	if rb.Offered || !slices.Equal(rb.Entries, []int{1}) {
+		t.Fatalf("offered changed %v, entries %v; want entry 1 only", rb.Offered, rb.Entries)
+	}
+	if got := offeredTools(rb.Tape.Entries[1].Request.Offered); !slices.Equal(got, []string{"a", "b"}) {
+		t.Errorf("tape[1] offers %v, want [a b]", got)
+	}
+	if err := toolsAgent(NewModel(rb.Tape, nil), []string{"a"}, []string{"a", "b"}); err != nil {
+		t.Errorf("the agent against the rebased tape: %v", err)
+	}
+	// A tape that states no request for the entry gets one.
+	for i := range tp.Entries {
+		tp.Entries[i].Request = nil
+	}
+	rb = rebaseTools(t, tp, []string{"a"}, []string{"a", "b"})
+	if !slices.Equal(rb.Entries, []int{1}) || rb.Tape.Entries[0].Request != nil || !slices.Equal(offeredTools(rb.Tape.Entries[1].Request.Offered), []string{"a", "b"}) {
+		t.Errorf("no requests stated: entries %v, tape[1].request %+v; want only tape[1] to state the change", rb.Entries, rb.Tape.Entries[1].Request)
+	}
+}
+
+// A recorded change that the run now makes differently is restated, at
+// the change's line; one the run no longer makes (the agent offers the
+// same tools from the start) keeps the parts it stated, as they are now.
+func TestRebaseRestatesARecordedMidRunChange(t *testing.T) {
+	tp := toolsTape(t, []string{"a"}, []string{"a", "b"})
+	for _, c := range []struct {
+		name  string
+		tools [][]string
+		want  []string
+	}{
+		{"made differently", [][]string{{"a"}, {"a", "c"}}, []string{"a", "c"}},
+		{"no longer made", [][]string{{"a", "b"}, {"a", "b"}}, []string{"a", "b"}},
+	} {
+		rb := rebaseTools(t, tp, c.tools...)
+		o := rb.Tape.Entries[1].Request.Offered
+		if o == nil {
+			t.Errorf("%s: tape[1] states no offered change, want %v", c.name, c.want)
+		} else if got := offeredTools(o); !slices.Equal(got, c.want) || o.Line != 21 {
+			t.Errorf("%s: tape[1] offers %v at line %d, want %v at 21", c.name, got, o.Line, c.want)
+		}
+		if err := toolsAgent(NewModel(rb.Tape, nil), c.tools...); err != nil {
+			t.Errorf("%s: the agent against the rebased tape: %v", c.name, err)
+		}
+	}
+}
+
+// Only the parts the offered block states are followed mid-run: with a
+// block that states the tools alone, a new system prompt is not recorded;
+// with one that states the system prompt, it is.
+func TestRebaseFollowsOnlyTheStatedParts(t *testing.T) {
+	run := func(m llm.Model, second string) error {
+		req := &llm.Request{Messages: []llm.Message{llm.SystemMessage("one"), llm.UserMessage("go")}, Tools: []llm.ToolDefinition{{Name: "a"}}}
+		if _, err := m.Generate(context.Background(), req); err != nil {
+			return err
+		}
+		req.Messages = append(req.Messages, llm.AssistantMessage("ok"), llm.UserMessage("more"))
+		req.Messages[0] = llm.SystemMessage(second)
+		_, err := m.Generate(context.Background(), req)
+		return err
+	}
+	for _, c := range []struct {
+		name   string
+		stated *Offered
+		want   []string
+	}{
+		{"tools only", &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}}, nil},
+		{"system only", &Offered{System: []string{"one"}}, []string{"two"}},
+		{"both", &Offered{System: []string{"one"}, Tools: []llm.ToolDefinition{{Name: "a"}}}, []string{"two"}},
+	} {
+		tp := &Tape{Offered: c.stated, Entries: []Entry{
+			{Response: &llm.Response{Message: llm.AssistantMessage("ok")}},
+			{Response: &llm.Response{Message: llm.AssistantMessage("done")}},
+		}}
+		m := NewModel(tp, &ModelOptions{Rebase: true})
+		if err := run(m, "two"); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		rb, err := m.Rebased(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		var got []string
+		if r := rb.Tape.Entries[1].Request; r != nil && r.Offered != nil {
+			got = r.Offered.System
+			if r.Offered.Tools != nil {
+				t.Errorf("%s: tape[1] states the unchanged tools %v", c.name, offeredTools(r.Offered))
+			}
+		}
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: tape[1] records the system prompt %q, want %q", c.name, got, c.want)
+		}
+	}
+}
