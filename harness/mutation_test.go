@@ -10,6 +10,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
@@ -167,4 +168,96 @@ func callsFailures(t *testing.T, calls string, names ...string) []Failure {
 		turn.Calls = append(turn.Calls, &agent.CallRecord{Call: llm.ToolCall{Name: name, Arguments: "{}"}})
 	}
 	return Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+}
+
+// TestExpectSaidWithNoAssistantText: a said item against a run that
+// wrote no assistant text says so, instead of listing none.
+func TestExpectSaidWithNoAssistantText(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  said: [{contains: zzz}]\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Failures(s, &Outcome{Run: &agent.RunResult{}})
+	if len(fs) != 1 || !strings.HasSuffix(fs[0].Message, `expected an assistant message to contain "zzz", the run has no assistant text`) {
+		t.Errorf("failures %v; want the run to have no assistant text", fs)
+	}
+}
+
+// TestExpectCallsAnyOrderRepairsAPairing: with match: any_order, an item
+// that took a call another item needs moves to a call it also fits, so
+// both are paired.
+func TestExpectCallsAnyOrderRepairsAPairing(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls:\n    match: any_order\n    list:\n      - read_file\n      - {name: read_file, arguments: {path: x.txt}}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) *agent.CallRecord {
+		args := `{"path":"` + path + `"}`
+		return &agent.CallRecord{Call: llm.ToolCall{Name: "read_file", Arguments: args}}
+	}
+	o := &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{{Calls: []*agent.CallRecord{read("x.txt"), read("y.txt")}}}}}
+	if fs := Failures(s, o); len(fs) != 0 {
+		t.Errorf("failures %v; want read_file(y.txt) for the first item and read_file(x.txt) for the second", fs)
+	}
+}
+
+// TestExpectCallsViewClipsAfter100Bytes: the side-by-side view shows a
+// call of 100 bytes whole and cuts a longer one to 99 bytes and "…".
+func TestExpectCallsViewClipsAfter100Bytes(t *testing.T) {
+	for _, n := range []int{100, 101} {
+		name := strings.Repeat("s", n-len(" {}"))
+		fs := callsFailures(t, "{list: [read_file]}", name)
+		shown := name + " {}"
+		if n > 100 {
+			shown = shown[:99] + "…"
+		}
+		if len(fs) != 1 || !strings.Contains(fs[0].Message, "   "+shown+"\n") && !strings.HasSuffix(fs[0].Message, "   "+shown) {
+			t.Errorf("a %d-byte call: failures %v; want it shown as %q", n, fs, shown)
+		}
+	}
+}
+
+// TestJudgeScoresAreShownExactly: a failing judge item shows the score
+// and the threshold as written, all their digits.
+func TestJudgeScoresAreShownExactly(t *testing.T) {
+	s, o := parseRun(t, strings.Replace(judgeScenario, "threshold: 0.8", "threshold: 0.85", 1))
+	o.Judged = []JudgeResult{
+		{Verdict: &replay.Verdict{Model: "test/judge", Score: 1, Pass: true}},
+		{Verdict: &replay.Verdict{Model: "test/strict", Score: 0.75, Reason: "unsure"}},
+	}
+	fs := Failures(s, o)
+	if len(fs) != 1 || fs[0].Message != "j.yaml:11: expect.judge[1]: the judge (test/strict) scored 0.75, below the threshold 0.85: unsure" {
+		t.Errorf("failures %+v", fs)
+	}
+}
+
+// TestReplayVerdictsWithNothingRecorded: a replay of judge items with no
+// verdict recorded fails each saying how to record one; a recorded
+// verdict with no item is reported unused.
+func TestReplayVerdictsWithNothingRecorded(t *testing.T) {
+	s, o := parseRun(t, judgeScenario)
+	replayVerdicts(s, o, "evalrun", s.Path)
+	fs := Failures(s, o)
+	if len(fs) != 2 || !strings.HasPrefix(fs[0].Message, "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric") {
+		t.Errorf("no verdicts: failures %+v", fs)
+	}
+
+	noItems := judgeScenario[:strings.Index(judgeScenario, "expect:")] +
+		"judge:\n  - {rubric: r, model: test/judge, on: final, judged: x, score: 1, pass: true, reason: ok}\n"
+	s, o = parseRun(t, noItems)
+	replayVerdicts(s, o, "evalrun", s.Path)
+	if len(o.Unused) != 1 || !strings.HasPrefix(o.Unused[0], "j.yaml:9: judge[0]: no expect.judge item uses this recorded verdict") {
+		t.Errorf("no items: Unused = %q, want the recorded verdict", o.Unused)
+	}
+}
+
+// TestJudgeRequestNamesWhatIsJudged: the judge is told whether it grades
+// the final answer or the transcript.
+func TestJudgeRequestNamesWhatIsJudged(t *testing.T) {
+	for on, what := range map[string]string{scenario.JudgeFinal: "final answer", scenario.JudgeTranscript: "transcript"} {
+		req := JudgeRequest("be kind", on, "hello")
+		if got, want := req.Messages[1].Content, "Rubric:\nbe kind\n\nThe "+what+" to judge:\nhello"; got != want {
+			t.Errorf("on %s: %q, want %q", on, got, want)
+		}
+	}
 }

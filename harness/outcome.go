@@ -33,7 +33,9 @@ type Outcome struct {
 	// ModelRetries are the failed model-call attempts that were retried, in
 	// order; nil when none.
 	ModelRetries []ModelRetryOutcome
-	Turns        []TurnOutcome
+	// Turns are the model calls in order, each with what its tool calls
+	// did; nil when the run made none.
+	Turns []TurnOutcome
 	// Final is the last assistant text.
 	Final string
 	// Workspace is the end state, by path: every file, untouched ones
@@ -128,7 +130,9 @@ type TurnOutcome struct {
 	Response  *llm.Response
 	// Envelope names the text envelope the calls were extracted from, if any.
 	Envelope string
-	Calls    []CallOutcome
+	// Calls are the tool calls of the response, in order; nil when it made
+	// none.
+	Calls []CallOutcome
 	// Diff is the turn's change to the workspace as unified diffs.
 	Diff string
 }

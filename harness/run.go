@@ -296,7 +296,7 @@ func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
 func Workspace(s *scenario.Scenario) (workspace.FS, error) {
 	ws := workspace.NewMemory()
 	if w := &s.Setup.Workspace; w.From != "" {
-		if err := copySeedTree(ws, w); err != nil {
+		if err := copySeedTree(ws, w, MaxSeedTreeSize); err != nil {
 			return nil, scenario.Errorf("%s: setup.workspace.from: %w", s.At(w.FromLine), err)
 		}
 	}

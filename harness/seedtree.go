@@ -18,9 +18,10 @@ const (
 
 // copySeedTree copies every regular file of the seed tree into ws, each read
 // only when it is a regular file of at most MaxSeedFileSize bytes, all of them
-// at most MaxSeedTreeSize. Symbolic links, named pipes and devices are never
-// opened; a symbolic link to a folder is not followed.
-func copySeedTree(ws workspace.FS, w *scenario.WorkspaceSetup) error {
+// at most maxTree bytes (MaxSeedTreeSize; a test lowers it). Symbolic links,
+// named pipes and devices are never opened; a symbolic link to a folder is
+// not followed.
+func copySeedTree(ws workspace.FS, w *scenario.WorkspaceSetup, maxTree int64) error {
 	root, err := w.OpenFrom()
 	if err != nil {
 		return err
@@ -38,8 +39,8 @@ func copySeedTree(ws workspace.FS, w *scenario.WorkspaceSetup) error {
 		if err != nil {
 			return err
 		}
-		if total += int64(len(data)); total > MaxSeedTreeSize {
-			return fmt.Errorf("reading %s: %w: the seed tree holds more than the limit of %d bytes", p, regularfile.ErrTooLarge, MaxSeedTreeSize)
+		if total += int64(len(data)); total > maxTree {
+			return fmt.Errorf("reading %s: %w: the seed tree holds more than the limit of %d bytes", p, regularfile.ErrTooLarge, maxTree)
 		}
 		if err := ws.WriteFile(p, data); err != nil {
 			return fmt.Errorf("copying %s: %w", p, err)
