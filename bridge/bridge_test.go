@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,7 +17,18 @@ import (
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "tapeloop-bridge-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cmdAgent.dir = dir
+	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
+		_ = os.RemoveAll(dir)
+		os.Exit(code)
+	}))
+}
 
 const notesScenario = `format: tapeloop/v1
 description: The notes agent appends a line to a file.

@@ -32,6 +32,16 @@ const commandStderrTail = 2 << 10
 // finish within its timeout.
 var ErrCommand = errors.New("the agent command failed")
 
+// commandReadHeaderTimeout is how long the model server of a
+// setup.agent.command waits for a request's headers before it drops the
+// connection, so a client that stalls cannot hold it open; a test lowers it.
+var commandReadHeaderTimeout = 10 * time.Second
+
+// commandWaitDelay is how long a command that exited is waited for while a
+// process it started still holds its stdout or stderr open; then the run
+// fails rather than waiting for that process to end. A test lowers it.
+var commandWaitDelay = 5 * time.Second
+
 // CommandInput is what a setup.agent.command reads on its standard input:
 // one JSON object, {"scenario": NAME, "messages": [{"role": ROLE,
 // "content": TEXT}, ...]}, the scenario's input messages in order, on one
@@ -96,7 +106,7 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	if err != nil {
 		return fmt.Errorf("%s: %w: no loopback port to serve the model on: %v", where, ErrCommand, err)
 	}
-	srv := &http.Server{Handler: r.Handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: r.Handler, ReadHeaderTimeout: commandReadHeaderTimeout}
 	served := make(chan struct{})
 	go func() { defer close(served); _ = srv.Serve(ln) }()
 	defer func() { _ = srv.Close(); <-served }()
@@ -142,7 +152,7 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	stderr := &tailBuffer{max: commandStderrTail}
 	cmd.Stderr = stderr
 	killGroup(cmd)
-	cmd.WaitDelay = 5 * time.Second
+	cmd.WaitDelay = commandWaitDelay
 
 	var talkErr error
 	if r.conversation {
@@ -163,6 +173,8 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 		return fmt.Errorf("%s %q: %w: it printed more than %d bytes on stdout (its final answer)", where, a.Command, ErrCommand, MaxCommandOutput)
 	case talkErr != nil:
 		return fmt.Errorf("%s %q: %w: %v%s", where, a.Command, ErrCommand, talkErr, tail)
+	case errors.Is(err, exec.ErrWaitDelay):
+		return fmt.Errorf("%s %q: %w: it exited, but a process it started kept its stdout or stderr open for more than %s%s", where, a.Command, ErrCommand, commandWaitDelay, tail)
 	case err != nil:
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {

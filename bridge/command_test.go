@@ -2,10 +2,12 @@ package bridge_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
@@ -39,19 +41,40 @@ expect:
     notes.txt: "hello\nworld\n"
 `
 
-// buildCommandAgent builds testdata/cmdagent into a temporary directory.
+// cmdAgent is testdata/cmdagent, built once for all of the package's
+// tests into dir (made and removed by TestMain).
+var cmdAgent struct {
+	dir  string
+	once sync.Once
+	bin  string
+	skip string // why there is no binary, when go is missing
+	err  error
+}
+
+// buildCommandAgent returns the path of testdata/cmdagent, built on the
+// first call.
 func buildCommandAgent(t *testing.T) string {
 	t.Helper()
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build the test agent with")
+	cmdAgent.once.Do(func() {
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			cmdAgent.skip = "no go command to build the test agent with"
+			return
+		}
+		bin := filepath.Join(cmdAgent.dir, "cmdagent")
+		if out, err := exec.Command(goTool, "build", "-o", bin, "./testdata/cmdagent").CombinedOutput(); err != nil {
+			cmdAgent.err = fmt.Errorf("building the test agent: %v\n%s", err, out)
+			return
+		}
+		cmdAgent.bin = bin
+	})
+	if cmdAgent.skip != "" {
+		t.Skip(cmdAgent.skip)
 	}
-	bin := filepath.Join(t.TempDir(), "cmdagent")
-	out, err := exec.Command(goTool, "build", "-o", bin, "./testdata/cmdagent").CombinedOutput()
-	if err != nil {
-		t.Fatalf("building the test agent: %v\n%s", err, out)
+	if cmdAgent.err != nil {
+		t.Fatal(cmdAgent.err)
 	}
-	return bin
+	return cmdAgent.bin
 }
 
 func commandText(bin, mode, timeout string) string {

@@ -9,6 +9,14 @@
 //	cmdagent claude  answer once over the Messages API at $ANTHROPIC_BASE_URL
 //	cmdagent hang    block forever without calling the model
 //	cmdagent fail    print to stderr and exit with status 3
+//	cmdagent stall   send the model server half a request's headers, then
+//	                 print "dropped" once the server closes the connection
+//	cmdagent orphan ADDR  start "cmdagent hold ADDR" on its own stdout,
+//	                 print "answer" and exit at once
+//	cmdagent group ADDR   start "cmdagent hold ADDR" and block forever
+//	cmdagent hold ADDR    connect to ADDR (a test's listener) and exit when
+//	                 the connection ends; that it ended tells the test this
+//	                 process died
 package main
 
 import (
@@ -16,8 +24,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/url"
 	"os"
+	"os/exec"
 )
 
 type message struct {
@@ -43,13 +54,47 @@ func main() {
 	}
 	switch mode {
 	case "hang":
-		r, _, err := os.Pipe()
-		if err == nil {
-			io.ReadAll(r) // the write end stays open: this never returns
-		}
+		blockForever()
 	case "fail":
 		fmt.Fprintf(os.Stderr, "cmdagent: cannot go on in %s\n", mustGetwd())
 		os.Exit(3)
+	case "stall":
+		u, err := url.Parse(os.Getenv("OPENAI_BASE_URL"))
+		if err != nil {
+			fail(err)
+		}
+		c, err := net.Dial("tcp", u.Host)
+		if err != nil {
+			fail(err)
+		}
+		fmt.Fprintf(c, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\n", u.Host)
+		_, _ = io.Copy(io.Discard, c) // until the server drops the connection
+		fmt.Println("dropped")
+		return
+	case "orphan", "group":
+		self, err := os.Executable()
+		if err != nil {
+			fail(err)
+		}
+		c := exec.Command(self, "hold", arg(2))
+		if mode == "orphan" {
+			c.Stdout = os.Stdout
+		}
+		if err := c.Start(); err != nil {
+			fail(err)
+		}
+		if mode == "orphan" {
+			fmt.Println("answer")
+			os.Exit(0)
+		}
+		blockForever()
+	case "hold":
+		c, err := net.Dial("tcp", arg(2))
+		if err != nil {
+			fail(err)
+		}
+		_, _ = io.Copy(io.Discard, c)
+		return
 	}
 	dec := json.NewDecoder(os.Stdin)
 	var in struct {
@@ -155,6 +200,22 @@ func runTool(name, args string) string {
 		return fmt.Sprintf("wrote %d bytes", len(a.Content))
 	}
 	return "error: unknown tool " + name
+}
+
+// blockForever blocks until the process is killed.
+func blockForever() {
+	r, _, err := os.Pipe()
+	if err == nil {
+		io.ReadAll(r) // the write end stays open: this never returns
+	}
+}
+
+// arg is the program's argument i; its absence is a failure.
+func arg(i int) string {
+	if len(os.Args) <= i {
+		fail(fmt.Errorf("%s needs an argument", os.Args[1]))
+	}
+	return os.Args[i]
 }
 
 func mustGetwd() string {
