@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestScriptInterruptStopsGremlins runs scripts/mutation (the script that
+// puts mutantgo on gremlins' PATH) with a stand-in gremlins that never ends,
+// interrupts it the way a terminal's Ctrl-C does, and checks that the stand-in
+// is gone. The package timeout runs gremlins in a process group of its own,
+// which a terminal's SIGINT does not reach, so the script must pass it on.
+func TestScriptInterruptStopsGremlins(t *testing.T) {
+	if _, err := exec.LookPath("timeout"); err != nil {
+		t.Skip("no timeout command on this machine")
+	}
+	gobin := t.TempDir()
+	// The stand-in says it started on stdout (the script sends gremlins'
+	// output to the package's log, so it writes to fd 3 instead) and then
+	// waits forever, holding fd 4 open: fd 4 reaches EOF for the test only
+	// when every process holding it, the stand-in among them, has ended.
+	fake := "#!/bin/sh\necho started $$ >&3\nexec 3>&-\nexec sleep 3600\n"
+	if err := os.WriteFile(filepath.Join(gobin, "gremlins"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	started, startedW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	alive, aliveW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts", "mutation"), "--all-tests", "--out", t.TempDir(), "diffrecorder")
+	cmd.Env = append(os.Environ(), "MUTATION_GOBIN="+gobin)
+	cmd.ExtraFiles = []*os.File{startedW, aliveW}
+	// A process group of its own, as a shell gives a foreground job, so
+	// that the interrupt below reaches what a terminal's would.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	startedW.Close()
+	aliveW.Close()
+	group := cmd.Process.Pid
+	stray := 0 // the stand-in's process ID, once it said it started
+	var mu sync.Mutex
+	// A guard, not a wait: if the stand-in outlives the script, the reads
+	// below would block forever; after a minute the guard kills the script's
+	// group and the stand-in's.
+	guard := time.AfterFunc(time.Minute, func() {
+		syscall.Kill(-group, syscall.SIGKILL)
+		mu.Lock()
+		defer mu.Unlock()
+		if stray != 0 {
+			if pgid, err := syscall.Getpgid(stray); err == nil {
+				syscall.Kill(-pgid, syscall.SIGKILL)
+			}
+			syscall.Kill(stray, syscall.SIGKILL)
+		}
+	})
+	defer guard.Stop()
+
+	line, err := bufio.NewReader(started).ReadString('\n')
+	word, pid, _ := strings.Cut(strings.TrimSpace(line), " ")
+	n, convErr := strconv.Atoi(pid)
+	if word != "started" || convErr != nil {
+		t.Fatalf("the stand-in gremlins did not start: %q, %v", line, err)
+	}
+	mu.Lock()
+	stray = n
+	mu.Unlock()
+	if err := syscall.Kill(-group, syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err == nil {
+		t.Error("the interrupted script exited 0")
+	}
+	if _, err := io.ReadAll(alive); err != nil {
+		t.Fatal(err)
+	}
+	if !guard.Stop() {
+		t.Fatal("gremlins outlived the interrupted script; the guard killed it after a minute")
+	}
+}
