@@ -3,6 +3,7 @@ package evalrun
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,6 +186,51 @@ func TestExpectNodeFinalUpTo200Bytes(t *testing.T) {
 		}
 		if got != tc.want {
 			t.Errorf("a final text of %d bytes: final pinned %v, want %v", len(tc.final), got, tc.want)
+		}
+	}
+}
+
+// compare --fail-on drop fails on any scenario whose pass rate fell, however
+// small the drop, and only then: a pass rate that held or rose exits 0.
+func TestCompareFailOnDropOnlyOnADrop(t *testing.T) {
+	tmp := t.TempDir()
+	base := filepath.Join(tmp, "a.json")
+	writeRun(t, base, "openai/gpt-x", map[string][2]int{"one": {2, 4}, "two": {3, 4}})
+	for _, tc := range []struct {
+		name   string
+		counts map[string][2]int
+		code   int
+	}{
+		{"held", map[string][2]int{"one": {2, 4}, "two": {3, 4}}, exitOK},
+		{"rose", map[string][2]int{"one": {3, 4}, "two": {4, 4}}, exitOK},
+		{"fell by one trial", map[string][2]int{"one": {2, 4}, "two": {2, 4}}, exitFailed},
+	} {
+		later := filepath.Join(tmp, "b.json")
+		writeRun(t, later, "openai/gpt-x", tc.counts)
+		if code, out, errOut := runCmd(t, "compare", "--fail-on", "drop", base, later); code != tc.code {
+			t.Errorf("pass rates %s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errOut)
+		}
+	}
+}
+
+// An extract tool given as an object without "parameters", or with
+// "parameters": null, is a tool named alone: its XML values stay strings,
+// and a --tools-file schema of that name types them as for a bare name.
+func TestExtractToolObjectWithoutSchema(t *testing.T) {
+	toolsFile := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(toolsFile, []byte(`[{"name": "add", "parameters": `+addSchema+`}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := json.Marshal(addXML)
+	untyped := `{"calls":[{"name":"add","arguments":{"a":"3","b":"2.5"}}],"content":"","envelope":"qwen3_coder_xml"}` + "\n"
+	typed := `{"calls":[{"name":"add","arguments":{"a":3,"b":2.5}}],"content":"","envelope":"qwen3_coder_xml"}` + "\n"
+	for _, tool := range []string{`{"name": "add"}`, `{"name": "add", "parameters": null}`} {
+		stdin := `{"text": ` + string(text) + `, "tools": [` + tool + `]}` + "\n"
+		if code, out, errOut := runExtractCmd(t, stdin, "--jsonl"); code != exitOK || out != untyped {
+			t.Errorf("tool %s: exit %d, stdout %q, stderr %q; want %q", tool, code, out, errOut, untyped)
+		}
+		if code, out, errOut := runExtractCmd(t, stdin, "--jsonl", "--tools-file", toolsFile); code != exitOK || out != typed {
+			t.Errorf("tool %s with a --tools-file schema: exit %d, stdout %q, stderr %q; want %q", tool, code, out, errOut, typed)
 		}
 	}
 }
