@@ -183,4 +183,7 @@ func TestRecordedErrorAndRetry(t *testing.T) {
 	if o.Iterations != 3 || len(o.ModelRetries) != 1 || o.ModelRetries[0].Kind != "rate_limited" || !strings.Contains(o.ModelRetries[0].Error, "slow down") {
 		t.Errorf("iterations %d, model retries %+v", o.Iterations, o.ModelRetries)
 	}
+	if o.Run.ModelRetries != 1 || o.Run.ModelCalls != 3 {
+		t.Errorf("the run's record counts %d model calls and %d retries, want 3 and 1, as a native run counts them", o.Run.ModelCalls, o.Run.ModelRetries)
+	}
 }

@@ -55,20 +55,8 @@ func conversationScript() llm.Model {
 // where the user speaks, or (live) leaves a user turn unspoken.
 func TestConversation(t *testing.T) {
 	path := record(t, conversationScenario, newNotesAgent().converse(0), conversationScript())
-	s := load(t, path)
-	var order []string
-	for _, e := range s.Tape {
-		switch {
-		case e.User != nil:
-			order = append(order, "user "+e.User.Content)
-		case e.Response != nil && len(e.Response.Message.ToolCalls) > 0:
-			order = append(order, "call "+e.Response.Message.ToolCalls[0].Name)
-		case e.Response != nil:
-			order = append(order, "text "+e.Response.Message.Content)
-		}
-	}
 	want := "user Append world to notes.txt.|call read_file|call write_file|text Done: notes.txt now says hello and world.|user Now append again.|call write_file|text Done: again."
-	if got := strings.Join(order, "|"); got != want {
+	if got := tapeOrder(load(t, path)); got != want {
 		t.Fatalf("the recorded tape is\n%s\nwant\n%s", got, want)
 	}
 
@@ -260,4 +248,33 @@ func TestCommandConversation(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestRecordKeepsUnspokenUserTurns: recording a conversation whose agent
+// ends before the tape's last user turn writes the turns it did speak where
+// they were spoken and keeps the unspoken one at the tape's end, so the
+// replay reports it as never served instead of losing it.
+func TestRecordKeepsUnspokenUserTurns(t *testing.T) {
+	path := record(t, conversationScenario, newNotesAgent().converse(1), conversationScript())
+	want := "user Append world to notes.txt.|call read_file|call write_file|text Done: notes.txt now says hello and world.|user Now append again."
+	if got := tapeOrder(load(t, path)); got != want {
+		t.Errorf("the recorded tape is\n%s\nwant\n%s", got, want)
+	}
+}
+
+// tapeOrder lists s's tape entries as "user TEXT", "call NAME" (its first
+// call) or "text TEXT", joined by "|".
+func tapeOrder(s *scenario.Scenario) string {
+	var order []string
+	for _, e := range s.Tape {
+		switch {
+		case e.User != nil:
+			order = append(order, "user "+e.User.Content)
+		case e.Response != nil && len(e.Response.Message.ToolCalls) > 0:
+			order = append(order, "call "+e.Response.Message.ToolCalls[0].Name)
+		case e.Response != nil:
+			order = append(order, "text "+e.Response.Message.Content)
+		}
+	}
+	return strings.Join(order, "|")
 }
