@@ -197,6 +197,16 @@ func (r *Recorder) collect(p string, files map[string]struct{}, current map[stri
 			}
 		}
 	}
+	// Read p as a file first, and ask for its status only when that fails:
+	// a touched path is most often a file, and on disk each question is a
+	// system call. The status then decides as if it had been asked first:
+	// gone, a directory, or a file whose read error is returned.
+	data, readErr := r.w.ReadFile(p)
+	if readErr == nil {
+		files[p] = struct{}{}
+		current[p] = data
+		return nil
+	}
 	fi, err := r.w.Stat(p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -206,13 +216,7 @@ func (r *Recorder) collect(p string, files map[string]struct{}, current map[stri
 	case fi.IsDir():
 		return r.collectDir(p, files, current)
 	}
-	data, err := r.w.ReadFile(p)
-	if err != nil {
-		return err
-	}
-	files[p] = struct{}{}
-	current[p] = data
-	return nil
+	return readErr
 }
 
 // collectDir adds every regular file beneath the directory dir.
