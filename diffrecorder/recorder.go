@@ -54,12 +54,29 @@ func New(w workspace.FS) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("diffrecorder: taking the baseline: %w", err)
 	}
-	r := &Recorder{w: w, baseline: snap, beneath: map[string]int{}, touched: map[string]struct{}{},
+	return newRecorder(w, snap), nil
+}
+
+// NewFrom returns a Recorder for w whose baseline is snap: the content of
+// every regular file of w by path, as [workspace.Snapshot] returns it, for
+// a caller that takes that snapshot anyway (on disk, each file read is
+// system calls). The Recorder copies the map and never changes the
+// contents, so snap stays as it was. A nil snap is an empty workspace.
+func NewFrom(w workspace.FS, snap map[string][]byte) *Recorder {
+	return newRecorder(w, maps.Clone(snap))
+}
+
+// newRecorder returns a Recorder for w with baseline, which it owns.
+func newRecorder(w workspace.FS, baseline map[string][]byte) *Recorder {
+	if baseline == nil {
+		baseline = map[string][]byte{}
+	}
+	r := &Recorder{w: w, baseline: baseline, beneath: map[string]int{}, touched: map[string]struct{}{},
 		files: map[string]struct{}{}, current: map[string][]byte{}}
-	for p := range snap {
+	for p := range baseline {
 		r.countBeneath(p, 1)
 	}
-	return r, nil
+	return r
 }
 
 // Record notes the paths that the file effects touched: Path, and From for

@@ -631,3 +631,39 @@ func TestEarlierTurnsPathsAreNotCompared(t *testing.T) {
 		t.Errorf("turn 4:\n%s\nwant b against its content at the end of turn 1:\n%s", got, want)
 	}
 }
+
+// TestNewFromSnapshot: a Recorder made from a snapshot the caller took
+// diffs as one that took it itself, and leaves the caller's map as it was.
+func TestNewFromSnapshot(t *testing.T) {
+	w := workspace.NewMemory()
+	for p, data := range map[string]string{"a": "a1\n", "d/b": "b1\n"} {
+		if err := w.WriteFile(p, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap, err := workspace.Snapshot(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	from := diffrecorder.NewFrom(w, snap)
+	own, err := diffrecorder.New(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteFile("a", []byte("a2\n"))
+	w.Remove("d/b")
+	w.WriteFile("c", []byte("c1\n"))
+	effects := []tools.Effect{tools.FileChange(tools.OpModify, "a", 3), tools.FileChange(tools.OpDelete, "d/b", 0), tools.FileChange(tools.OpCreate, "c", 3)}
+	for turn := 1; turn <= 2; turn++ {
+		from.Record(effects)
+		own.Record(effects)
+		got, err := from.EndTurn()
+		want, werr := own.EndTurn()
+		if err != nil || werr != nil || got.String() != want.String() {
+			t.Errorf("turn %d: NewFrom's diff %q (%v), New's %q (%v)", turn, got, err, want, werr)
+		}
+	}
+	if len(snap) != 2 || string(snap["a"]) != "a1\n" || string(snap["d/b"]) != "b1\n" {
+		t.Errorf("the snapshot changed: %q", snap)
+	}
+}

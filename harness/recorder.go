@@ -70,14 +70,11 @@ func NewRecorder(ws workspace.FS, opts *RecorderOptions) (*Recorder, error) {
 	if opts == nil {
 		opts = &RecorderOptions{}
 	}
-	d, err := diffrecorder.New(ws)
-	if err != nil {
-		return nil, fmt.Errorf("recording the workspace: %w", err)
-	}
 	base, err := workspace.Snapshot(ws)
 	if err != nil {
 		return nil, fmt.Errorf("recording the workspace: %w", err)
 	}
+	d := diffrecorder.NewFrom(ws, base)
 	return &Recorder{name: opts.Name, ws: ws, env: opts.Env, diffs: d, base: base, users: map[int]*llm.Message{}, backoffs: map[callKey][]time.Duration{}}, nil
 }
 
