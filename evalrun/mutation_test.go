@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
@@ -231,6 +233,82 @@ func TestExtractToolObjectWithoutSchema(t *testing.T) {
 		}
 		if code, out, errOut := runExtractCmd(t, stdin, "--jsonl", "--tools-file", toolsFile); code != exitOK || out != typed {
 			t.Errorf("tool %s with a --tools-file schema: exit %d, stdout %q, stderr %q; want %q", tool, code, out, errOut, typed)
+		}
+	}
+}
+
+// replay --repeat N runs a deterministic scenario N times in all: the
+// verified run and N-1 reruns, perturbed by 1 to N-1.
+func TestReplayRepeatRunsNTimes(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+	}
+	reruns := &rerunLog{}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"replay", "--repeat", "3", dir}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, rerun: reruns.rerun})
+	if code != exitOK {
+		t.Errorf("exit %d, want 0\n%s%s", code, out.String(), errb.String())
+	}
+	if got, want := reruns.perturbs(), []uint64{1, 2}; !slices.Equal(got, want) {
+		t.Errorf("--repeat 3: reruns with perturb %v, want %v", got, want)
+	}
+}
+
+// record --new with only a prompt writes no setup block (no tools, no
+// workspace), and the expect block of a run that changed no file has no
+// files key: the scenario holds only what the run had.
+func TestRecordNewWithOnlyAPrompt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scenarios", "chat", "hello.yaml")
+	code, out, errOut := runRecordCmd(t, context.Background(), scripted(textResponse("Hello.")), "--new", path, "--model", "fake/m", "--prompt", "Say hello.")
+	if code != exitOK {
+		t.Fatalf("--new: exit %d\n%s\n%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	if strings.Contains(s, "setup:") || strings.Contains(s, "files:") {
+		t.Errorf("the new scenario has a setup or files key for a run without tools, workspace or file changes:\n%s", s)
+	}
+	if want := "expect:\n  termination: final_text\n  iterations: 1\n  tool_calls: []\n  final:\n    equals: Hello.\n"; !strings.HasSuffix(s, want) {
+		t.Errorf("the new scenario does not end with\n%s\nin\n%s", want, s)
+	}
+}
+
+// record's --json document of an interrupted run counts as not started the
+// scenario it stopped in and every one it did not get to, as its text does,
+// and gives each scenario's wall time in milliseconds (no more than the
+// whole command took).
+func TestRecordJSONOfAnInterruptedRun(t *testing.T) {
+	other := strings.Replace(unrecorded, "Append 'world'", "Append 'there'", 1)
+	dir := newScenarios(t, map[string]string{"a/first.yaml": unrecorded, "b/second.yaml": other, "c/third.yaml": other})
+	jsonPath := filepath.Join(t.TempDir(), "record.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The second scenario's first call: the user presses Ctrl-C.
+	f := interruptedAfter(cancel, callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`), textResponse("Done."))
+	start := time.Now()
+	code, out, errOut := runRecordCmd(t, ctx, f, "--model", "fake/m", "--json", jsonPath, dir)
+	took := float64(time.Since(start).Microseconds()) / 1000
+	if code != exitFailed || !strings.Contains(out, "1 recorded, 0 skipped, 0 failed; interrupted, 2 not started\n") {
+		t.Fatalf("exit %d, want 1 and 2 not started\n%s%s", code, out, errOut)
+	}
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d recordDocument
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if !d.Interrupted || d.Recorded != 1 || d.Failed != 0 || d.NotStarted != 2 {
+		t.Errorf("interrupted %v, recorded %d, failed %d, not started %d; want true, 1, 0, 2\n%s", d.Interrupted, d.Recorded, d.Failed, d.NotStarted, data)
+	}
+	for _, sc := range d.Scenarios {
+		if sc.WallMS < 0 || sc.WallMS > took {
+			t.Errorf("%s: wall_ms %g, want from 0 to the %g ms the command took", sc.Name, sc.WallMS, took)
 		}
 	}
 }

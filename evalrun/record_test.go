@@ -322,24 +322,30 @@ func TestRecordFailureWritesNothing(t *testing.T) {
 	}
 }
 
-func TestRecordInterruptedLeavesEveryFileOldOrNew(t *testing.T) {
-	other := strings.Replace(unrecorded, "Append 'world'", "Append 'there'", 1)
-	dir := newScenarios(t, map[string]string{"a/first.yaml": unrecorded, "b/second.yaml": other})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	f := &fakeLive{answer: func(ctx context.Context, n int, _ *llm.Request) (*llm.Response, error) {
-		switch n {
-		case 1:
-			return callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`), nil
-		case 2:
-			return textResponse("Done."), nil
-		case 3: // the second scenario's first call: the user presses Ctrl-C
-			return callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nthere\n"}`), nil
+// interruptedAfter is a live model that gives answers in order, one a call,
+// and on the call after the last cancels the command's context (the user
+// presses Ctrl-C) and fails with the cancellation.
+func interruptedAfter(cancel context.CancelFunc, answers ...*llm.Response) *fakeLive {
+	return &fakeLive{answer: func(ctx context.Context, n int, _ *llm.Request) (*llm.Response, error) {
+		if n <= len(answers) {
+			return answers[n-1], nil
 		}
 		cancel()
 		<-ctx.Done()
 		return nil, ctx.Err()
 	}}
+}
+
+func TestRecordInterruptedLeavesEveryFileOldOrNew(t *testing.T) {
+	other := strings.Replace(unrecorded, "Append 'world'", "Append 'there'", 1)
+	dir := newScenarios(t, map[string]string{"a/first.yaml": unrecorded, "b/second.yaml": other})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f := interruptedAfter(cancel,
+		callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`),
+		textResponse("Done."),
+		// The second scenario's first call; the user presses Ctrl-C in its second.
+		callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nthere\n"}`))
 	code, out, _ := runRecordCmd(t, ctx, f, "--model", "fake/m", dir)
 	if code != exitFailed {
 		t.Errorf("exit %d, want 1", code)

@@ -341,6 +341,33 @@ func TestReplayEscapesControlCharacters(t *testing.T) {
 	}
 }
 
+// rerunLog is a replay env's rerun seam that runs the scenario natively,
+// lets change (nil: none) alter each outcome by its Perturb, and keeps the
+// Perturb values it was called with.
+type rerunLog struct {
+	change func(o *harness.Outcome, perturb uint64)
+	mu     sync.Mutex
+	seen   []uint64
+}
+
+func (l *rerunLog) rerun(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
+	l.mu.Lock()
+	l.seen = append(l.seen, opts.Perturb)
+	l.mu.Unlock()
+	o, err := harness.Run(ctx, s, opts)
+	if err == nil && l.change != nil {
+		l.change(o, opts.Perturb)
+	}
+	return o, err
+}
+
+// perturbs returns the Perturb values of the reruns so far, in call order.
+func (l *rerunLog) perturbs() []uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.seen)
+}
+
 // TestReplayRepeatComparesRuns feeds --repeat a scenario whose fourth run
 // ends differently (through the env's rerun seam): the replay fails and says
 // which repeat differed, and how.
@@ -349,20 +376,13 @@ func TestReplayRepeatComparesRuns(t *testing.T) {
 	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
 		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
 	}
-	var perturbs []uint64
-	var mu sync.Mutex
-	rerun := func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
-		mu.Lock()
-		perturbs = append(perturbs, opts.Perturb)
-		mu.Unlock()
-		o, err := harness.Run(ctx, s, opts)
-		if err == nil && opts.Perturb == 3 {
+	reruns := &rerunLog{change: func(o *harness.Outcome, perturb uint64) {
+		if perturb == 3 {
 			o.Final = "6"
 		}
-		return o, err
-	}
+	}}
 	var out, errb bytes.Buffer
-	code := run(context.Background(), []string{"replay", "--repeat", "5", dir}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, rerun: rerun})
+	code := run(context.Background(), []string{"replay", "--repeat", "5", dir}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, rerun: reruns.rerun})
 	if code != exitFailed {
 		t.Errorf("exit %d, want %d\n%s%s", code, exitFailed, out.String(), errb.String())
 	}
@@ -370,8 +390,8 @@ func TestReplayRepeatComparesRuns(t *testing.T) {
 		!strings.Contains(out.String(), "final: '6'") {
 		t.Errorf("the output does not name repeat 4 and show its final text:\n%s", out.String())
 	}
-	if want := []uint64{1, 2, 3}; !slices.Equal(perturbs, want) {
-		t.Errorf("reruns with perturb %v, want %v (stop at the first difference)", perturbs, want)
+	if got, want := reruns.perturbs(), []uint64{1, 2, 3}; !slices.Equal(got, want) {
+		t.Errorf("reruns with perturb %v, want %v (stop at the first difference)", got, want)
 	}
 }
 
