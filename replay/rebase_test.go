@@ -301,3 +301,59 @@ func TestRebaseFollowsOnlyTheStatedParts(t *testing.T) {
 		}
 	}
 }
+
+// The offered block's response schema is restated when the block states
+// one, and left out when it does not.
+func TestRebaseRestatesTheResponseSchemaOnlyWhereStated(t *testing.T) {
+	const was, now = `{"type":"object"}`, `{"type":"array"}`
+	for _, c := range []struct {
+		name   string
+		block  *Offered
+		want   string // the rebased block's response schema
+		change bool
+	}{
+		{"stated", &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(was)}, now, true},
+		{"not stated", &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}}, "", false},
+	} {
+		tp := &Tape{Offered: c.block, Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage(`[]`)}}}}
+		m := NewModel(tp, &ModelOptions{Rebase: true})
+		req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}, Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(now)}
+		if _, err := m.Generate(context.Background(), req); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		rb, err := m.Rebased(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if got := string(rb.Tape.Offered.ResponseSchema); got != c.want || rb.Offered != c.change {
+			t.Errorf("%s: block's response schema %q (changed %v), want %q (changed %v)", c.name, got, rb.Offered, c.want, c.change)
+		}
+	}
+}
+
+// A rebase redacts what it restates: a secret in a tool's description or
+// parameter schema, or in the response schema, is not written to the tape.
+func TestRebaseRedactsTheOfferedBlock(t *testing.T) {
+	const key = "sk-test-Qx7mP2vLw9"
+	red := NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "TEST_KEY", Value: key}}, SecretEnv: []string{}})
+	tp := &Tape{Offered: &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(`{"type":"object"}`)},
+		Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage(`{}`)}}}}
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}, Tools: []llm.ToolDefinition{{
+		Name: "a", Description: "Uses " + key + ".", Parameters: []byte(`{"type":"object","properties":{"key":{"const":"` + key + `"}}}`),
+	}}, ResponseSchema: []byte(`{"type":"object","description":"` + key + `"}`)}
+	if _, err := m.Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := m.Rebased(&RebaseOptions{Redactor: red})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := encoded(t, rb.Tape)
+	if strings.Contains(text, key) || strings.Count(text, Redacted) != 3 {
+		t.Errorf("the rebased tape holds the key, or not 3 redactions:\n%s", text)
+	}
+	if got := red.Counts()["TEST_KEY"]; got != 3 {
+		t.Errorf("counted %d redactions of TEST_KEY, want 3", got)
+	}
+}

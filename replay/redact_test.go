@@ -302,3 +302,21 @@ func TestRedactorShortestSecret(t *testing.T) {
 		t.Errorf("Redact(7-character value) = %q, want it unchanged", got)
 	}
 }
+
+// TestRedactorCountsASharedPieceAsTheLongerSecret: a text that is a piece
+// of two known secrets is redacted once and counted as the longer one,
+// whatever order the secrets are given in.
+func TestRedactorCountsASharedPieceAsTheLongerSecret(t *testing.T) {
+	const piece = "defgh123"
+	short := Secret{Kind: "SHORT_KEY", Value: "x7" + piece}
+	long := Secret{Kind: "LONG_KEY", Value: "Kp4" + piece + "Zq9w"}
+	for _, secrets := range [][]Secret{{short, long}, {long, short}} {
+		r := NewRedactor(&RedactorOptions{Secrets: secrets, SecretEnv: []string{}})
+		if got := r.Redact(piece); got != Redacted {
+			t.Errorf("Redact(%q) = %q, want it redacted", piece, got)
+		}
+		if got := r.Counts(); len(got) != 1 || got["LONG_KEY"] != 1 {
+			t.Errorf("secrets %s, %s: Counts = %v, want LONG_KEY once", secrets[0].Kind, secrets[1].Kind, got)
+		}
+	}
+}
