@@ -8,17 +8,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
-// rawRun runs a scenario with no tape whose agent posts each of bodies (the
+// rawScenario is a scenario with no tape for an agent posting raw requests.
+const rawScenario = "format: tapeloop/v1\nsetup:\n  agent: {go: raw}\ninput: [{role: user, content: go}]\ntape: []\n"
+
+// rawRun runs rawScenario with an agent that posts each of bodies (the
 // JSON "messages" arrays of Chat Completions requests) in turn against
 // model, and returns the error the agent returns after the last.
 func rawRun(t *testing.T, model llm.Model, agentErr error, bodies ...string) *harness.Outcome {
 	t.Helper()
-	s := load(t, writeScenario(t, "format: tapeloop/v1\nsetup:\n  agent: {go: raw}\ninput: [{role: user, content: go}]\ntape: []\n"))
+	s := load(t, writeScenario(t, rawScenario))
 	agentFn := func(ctx context.Context, r *bridge.Run) error {
 		for i, msgs := range bodies {
 			resp, err := r.HTTPClient.Post(r.OpenAIBaseURL+"/chat/completions", "application/json",
@@ -114,5 +118,52 @@ func TestAgentGivingUpAfterAModelError(t *testing.T) {
 		if string(o.Termination) != tc.want || !strings.Contains(o.Error, "gives up") {
 			t.Errorf("%s: the run ended with %s (%s), want %s", tc.name, o.Termination, o.Error, tc.want)
 		}
+	}
+}
+
+// TestRetriedCallAttempts: a request the agent repeats unchanged after each
+// failure is one model call whose attempts are numbered: each failure and
+// the answer carry their attempt's number, each retry the number of the
+// attempt that failed before it; the outcome lists the retries with the
+// same numbers.
+func TestRetriedCallAttempts(t *testing.T) {
+	s := load(t, writeScenario(t, rawScenario))
+	agentFn := func(ctx context.Context, r *bridge.Run) error {
+		for range 3 {
+			resp, err := r.HTTPClient.Post(r.OpenAIBaseURL+"/chat/completions", "application/json",
+				strings.NewReader(`{"model":"m","messages":[`+userGo+`]}`))
+			if err != nil {
+				return err
+			}
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return nil
+			}
+		}
+		return fmt.Errorf("three failures")
+	}
+	var events []string
+	observe := func(e agent.Event) {
+		if strings.HasPrefix(string(e.Kind), "model_") {
+			events = append(events, fmt.Sprintf("%s %d", e.Kind, e.Attempt))
+		}
+	}
+	o, err := bridge.RunScenario(t.Context(), s, agentFn, &bridge.RunOptions{Model: script(rateLimited, rateLimited, text("done")), Observer: observe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "model_request 0|model_error 1|model_retry 1|model_error 2|model_retry 2|model_response 3"
+	if got := strings.Join(events, "|"); got != want {
+		t.Errorf("the model events (kind, attempt) are\n%s\nwant\n%s", got, want)
+	}
+	var retries []string
+	for _, r := range o.ModelRetries {
+		retries = append(retries, fmt.Sprintf("turn %d attempt %d", r.Turn, r.Attempt))
+	}
+	if got, want := strings.Join(retries, ", "), "turn 1 attempt 1, turn 1 attempt 2"; got != want {
+		t.Errorf("the outcome's model retries: %s, want %s", got, want)
+	}
+	if o.Iterations != 1 || o.Run.ModelRetries != 2 {
+		t.Errorf("%d model calls with %d retries, want 1 with 2", o.Iterations, o.Run.ModelRetries)
 	}
 }
