@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"testing"
@@ -43,15 +44,22 @@ func TestGoldenIsBuiltInPlace(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var before, after runtime.MemStats
-			runtime.GC()
-			runtime.ReadMemStats(&before)
-			b, err := o.writeGolden()
-			runtime.ReadMemStats(&after)
-			if err != nil {
-				t.Fatal(err)
+			// The least of a few writes: the counter is the process's, and
+			// something else (a goroutine the run left finishing, a loaded
+			// machine's scheduling of it) may allocate during one of them.
+			var b []byte
+			allocated := uint64(math.MaxUint64)
+			for range 5 {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				b, err = o.writeGolden()
+				runtime.ReadMemStats(&after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				allocated = min(allocated, after.TotalAlloc-before.TotalAlloc)
 			}
-			allocated := after.TotalAlloc - before.TotalAlloc
 			t.Logf("golden %d bytes, allocated %d", len(b), allocated)
 			if limit := uint64(len(b)) * 3 / 2; allocated > limit {
 				t.Errorf("writing a golden of %d bytes allocated %d bytes, more than %d", len(b), allocated, limit)
