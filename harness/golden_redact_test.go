@@ -50,3 +50,55 @@ func TestGoldenIsRedacted(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenRedactsAPrivateKeyAcrossChunks: a private key in a golden
+// longer than a chunk is redacted whole wherever it stands, its END line
+// and every line of its body included, even when a chunk's end falls
+// inside it.
+func TestGoldenRedactsAPrivateKeyAcrossChunks(t *testing.T) {
+	const body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj"
+	key := "-----BEGIN RSA PRIVATE KEY-----\n" + strings.Repeat(body+"\n", 30) + "-----END RSA PRIVATE KEY-----\n"
+	line := "a line of a file that holds nothing secret\n"
+	lines := goldenChunk / (len(line) + 4) // as indented in the golden
+	for _, n := range []int{lines - 60, lines - 20, lines - 5, lines} {
+		o := &Outcome{Name: "pem", Termination: "final_text", Workspace: []FileState{
+			{Path: "a.txt", Content: strings.Repeat(line, n)},
+			{Path: "id_rsa", Content: key},
+			{Path: "z.txt", Content: strings.Repeat(line, 10)},
+		}}
+		got, err := o.Golden()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(got), body) || strings.Contains(string(got), "END RSA PRIVATE KEY") || !strings.Contains(string(got), "  id_rsa: |\n    "+replay.Redacted+"\n  z.txt: |\n") {
+			i := max(strings.Index(string(got), "id_rsa"), 0)
+			t.Errorf("a key after %d lines is not redacted whole:\n%s", n, got[i:min(i+400, len(got))])
+		}
+	}
+}
+
+// TestPrivateKeyEnd: a chunk is extended past a private key block it
+// opens, to the end of the END marker's line, or of the text when there
+// is none; a chunk that opens none, or closes the one it opens, is kept.
+func TestPrivateKeyEnd(t *testing.T) {
+	const begin, end = "-----BEGIN EC PRIVATE KEY-----\n", "-----END EC PRIVATE KEY-----\n"
+	for _, c := range []struct {
+		name, chunk, rest string
+		want              int // bytes of rest taken into the chunk
+	}{
+		{"no key", "a\n", "b\n", 0},
+		{"a closed key", "a\n" + begin + "k\n" + end, "b\n", 0},
+		{"an open key", "a\n" + begin + "k\n", "k\n" + end + "b\n", len("k\n" + end)},
+		{"two open keys", begin + "k\n", begin + "k\n" + end + "b\n", len(begin + "k\n" + end)},
+		{"an END marker with no line break", begin, "k\n" + strings.TrimSuffix(end, "\n"), len("k\n"+end) - 1},
+		{"no END marker", begin, "k\nk\n", len("k\nk\n")},
+		{"a marker with no BEGIN", "a PRIVATE KEY-----\n", "b\n", 0},
+		{"an open key, a bare marker after it", begin, "PRIVATE KEY-----\n" + end + "b\n", len("PRIVATE KEY-----\n" + end)},
+		{"an END marker with text after it", begin, "k\n-----END EC PRIVATE KEY----- x\nb\n", len("k\n-----END EC PRIVATE KEY----- x\n")},
+	} {
+		b := []byte("x\n" + c.chunk + c.rest)
+		if got := privateKeyEnd(b, 2, 2+len(c.chunk)); got != 2+len(c.chunk)+c.want {
+			t.Errorf("%s: end %d, want %d", c.name, got, 2+len(c.chunk)+c.want)
+		}
+	}
+}

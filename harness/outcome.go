@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -246,6 +247,7 @@ func redactGolden(b []byte, r *replay.Redactor) []byte {
 			} else {
 				end = len(b)
 			}
+			end = privateKeyEnd(b, start, end)
 		}
 		// The chunk is b's memory seen as a string, not a copy: b is not
 		// changed while it is in use, and nothing keeps it after (an
@@ -263,6 +265,38 @@ func redactGolden(b []byte, r *replay.Redactor) []byte {
 		return b
 	}
 	return out
+}
+
+// privateKeyMarker matches the BEGIN and END lines of a PEM private key
+// block, as replay's redaction does, which takes a block whole across
+// lines: from BEGIN to the first END after it, or to the end of the text.
+var (
+	privateKeyMarker = regexp.MustCompile(`-----(BEGIN|END) (?:[A-Z0-9]+ )*PRIVATE KEY-----`)
+	privateKeyEndTag = regexp.MustCompile(`-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----`)
+)
+
+// privateKeyEnd returns where the chunk b[start:end] ends so that it does
+// not end inside a PEM private key block: end itself, or the end of the
+// line that holds the END marker closing the block (the end of b when
+// none does).
+func privateKeyEnd(b []byte, start, end int) int {
+	chunk := b[start:end]
+	if !bytes.Contains(chunk, []byte("PRIVATE KEY-----")) {
+		return end
+	}
+	// The block is open when the chunk's last marker is a BEGIN one.
+	ms := privateKeyMarker.FindAllSubmatchIndex(chunk, -1)
+	if len(ms) == 0 || chunk[ms[len(ms)-1][2]] != 'B' {
+		return end
+	}
+	m := privateKeyEndTag.FindIndex(b[end:])
+	if m == nil {
+		return len(b)
+	}
+	if nl := bytes.IndexByte(b[end+m[1]:], '\n'); nl >= 0 {
+		return end + m[1] + nl + 1
+	}
+	return len(b)
 }
 
 // showExecuted reports whether the golden shows Executed: the call ran and
