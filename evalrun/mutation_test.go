@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"os"
 	"path/filepath"
 	"slices"
@@ -309,6 +310,37 @@ func TestRecordJSONOfAnInterruptedRun(t *testing.T) {
 	for _, sc := range d.Scenarios {
 		if sc.WallMS < 0 || sc.WallMS > took {
 			t.Errorf("%s: wall_ms %g, want from 0 to the %g ms the command took", sc.Name, sc.WallMS, took)
+		}
+	}
+}
+
+// replay prints each scenario's time rounded to 10 µs, so that the line
+// does not carry the clock's noise in nanoseconds.
+func TestReplayTimesRoundedTo10Microseconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		1234567 * time.Nanosecond: "1.23ms",
+		1235000 * time.Nanosecond: "1.24ms",
+		4 * time.Microsecond:      "0s",
+		2 * time.Second:           "2s",
+	} {
+		if got := formatElapsed(d); got != want {
+			t.Errorf("formatElapsed(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// A subcommand's usage shows its description after the usage line, set off
+// by a blank line, and no blank paragraph when it has none.
+func TestUsageShowsTheDescription(t *testing.T) {
+	fs := flag.NewFlagSet("x", flag.ContinueOnError)
+	for _, tc := range []struct{ description, want string }{
+		{"Does y.", "usage: evalrun x\n\nDoes y.\n" + exitCodes + "\n"},
+		{"", "usage: evalrun x\n" + exitCodes + "\n"},
+	} {
+		var b strings.Builder
+		printUsage(&b, fs, "evalrun x", tc.description)
+		if b.String() != tc.want {
+			t.Errorf("description %q: usage\n%q\nwant\n%q", tc.description, b.String(), tc.want)
 		}
 	}
 }
