@@ -143,3 +143,47 @@ tape: []
 		}
 	}
 }
+
+// TestChangedExactlyAtTheRacyWindow: a file whose status last changed
+// exactly racyWindow before the previous scan may still differ (the window
+// includes its edge); one that changed a nanosecond earlier and kept its
+// status is settled.
+func TestChangedExactlyAtTheRacyWindow(t *testing.T) {
+	tr := &traffic{scanned: time.Unix(1000, 0)}
+	edge := tr.scanned.Add(-racyWindow).UnixNano()
+	st := fileStat{size: 1, mtime: edge, ctime: edge, ino: 7, known: true}
+	if !tr.mayDiffer(st, st) {
+		t.Error("a file changed exactly racyWindow before the scan is taken as unchanged")
+	}
+	st.mtime, st.ctime = edge-1, edge-1
+	if tr.mayDiffer(st, st) {
+		t.Error("a file settled before the racy window, with its status kept, is taken as changed")
+	}
+}
+
+// TestTurnWithoutChangesHasNoToolEnd: a turn that changed no file ends
+// with turn_end alone: an observer sees no tool_end with an empty list of
+// effects.
+func TestTurnWithoutChangesHasNoToolEnd(t *testing.T) {
+	ws, err := workspace.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	if err := ws.WriteFile("a.txt", []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	var kinds []string
+	tr, err := newTraffic(nil, ws, func(e agent.Event) { kinds = append(kinds, string(e.Kind)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.scanned = time.Now().Add(time.Hour) // a.txt is settled
+	tr.open = true
+	if err := tr.closeTurn(); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(kinds, " "); got != string(agent.EventTurnEnd) {
+		t.Errorf("a turn that changed nothing ended with the events %q, want turn_end alone", got)
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -277,4 +279,21 @@ func tapeOrder(s *scenario.Scenario) string {
 		}
 	}
 	return strings.Join(order, "|")
+}
+
+// TestUnusedOfALongerReplay: a replay given as RunOptions.Replay whose tape
+// runs past the scenario's is reported as unused where the scenario's tape
+// ends, without the user-turn hint, which only a scenario's user turn gets.
+func TestUnusedOfALongerReplay(t *testing.T) {
+	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
+	s := load(t, path)
+	tape := s.ReplayTape()
+	tape.Entries = append(slices.Clone(tape.Entries), replay.Entry{Response: text("more")})
+	o, err := bridge.RunScenario(t.Context(), s, newNotesAgent().agentFunc(), &bridge.RunOptions{Replay: replay.NewModel(tape, nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Unused) != 1 || !strings.Contains(o.Unused[0], "was never served") || strings.Contains(o.Unused[0], "user turn") {
+		t.Errorf("the outcome's unused: %q, want the extra entry, with no user-turn hint", o.Unused)
+	}
 }
