@@ -2,6 +2,7 @@ package replay
 
 import (
 	"encoding/hex"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,49 @@ func TestRedactorPolicy(t *testing.T) {
 	got := r.Redact("a openai-value-1234 b password-value-1234 c token-value-1234 d extra-value-1234 e plain-value-1234")
 	if want := "a [REDACTED] b [REDACTED] c [REDACTED] d [REDACTED] e plain-value-1234"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
+	}
+}
+
+// TestRedactEveryOccurrence: a text holding two secrets of one kind (two
+// keys of a shape, two bearer tokens, ...) has both redacted, not only the
+// first.
+func TestRedactEveryOccurrence(t *testing.T) {
+	pem := "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkQ9Zr2sX\n-----END EC PRIVATE KEY-----"
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}, Patterns: []*regexp.Regexp{regexp.MustCompile(`pin-[0-9]{4}`)}})
+	for _, tc := range []struct{ kind, in, want string }{
+		{"openai key", "a sk-" + strings.Repeat("Ab3_", 5) + " b sk-" + strings.Repeat("Zy9-", 5) + " c", "a [REDACTED] b [REDACTED] c"},
+		{"bearer token", "Bearer abc.def-123456 then Bearer xyz.uvw-987654", "Bearer [REDACTED] then Bearer [REDACTED]"},
+		{"credential header", "x-api-key: 0123abcd4567 and api-key: 9876zyxw5432", "x-api-key: [REDACTED] and api-key: [REDACTED]"},
+		{"url password", "https://a:pw-one-1@x.example and https://b:pw-two-2@y.example", "https://a:[REDACTED]@x.example and https://b:[REDACTED]@y.example"},
+		{"private key", pem + "\nand\n" + pem, "[REDACTED]\nand\n[REDACTED]"},
+		{"--redact", "pin-1234 and pin-5678", "[REDACTED] and [REDACTED]"},
+	} {
+		if got := r.Redact(tc.in); got != tc.want {
+			t.Errorf("two of %s: Redact(%q)\n got %q\nwant %q", tc.kind, tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRedactCredentialCutAtLineBreak: a bearer token or header value ends
+// at a line break, and is a credential only when what is left of it is 8
+// characters or more, and a bearer token only when it is not one word of
+// letters.
+func TestRedactCredentialCutAtLineBreak(t *testing.T) {
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	for _, tc := range []struct{ in, want string }{
+		{"Bearer abcd1234\nnext line here", "Bearer [REDACTED]\nnext line here"},
+		{"Bearer abc1234\nnext line here", "Bearer abc1234\nnext line here"},
+		{"x-api-key: abcd1234\nnext line here", "x-api-key: [REDACTED]\nnext line here"},
+		{"x-api-key: abc1234\nnext line here", "x-api-key: abc1234\nnext line here"},
+		// Words of letters, in either case, after "bearer" are prose.
+		{"a bearer authorize token", "a bearer authorize token"},
+		{"Bearer Abcdefghij", "Bearer Abcdefghij"},
+		{"Bearer abcdefghiZ", "Bearer abcdefghiZ"},
+		{"Bearer abcdefghiz", "Bearer abcdefghiz"},
+		{"Bearer abcdefghi9", "Bearer [REDACTED]"},
+	} {
+		if got := r.Redact(tc.in); got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
 	}
 }
