@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/base64"
 	"encoding/hex"
 	"regexp"
 	"strings"
@@ -123,6 +124,31 @@ func TestRedactCredentialCutAtLineBreak(t *testing.T) {
 	} {
 		if got := r.Redact(tc.in); got != tc.want {
 			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestRedactPatternThatMayMatchNothing: a --redact pattern that can match
+// the empty string redacts only the text it matches, once per match.
+func TestRedactPatternThatMayMatchNothing(t *testing.T) {
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}, Patterns: []*regexp.Regexp{regexp.MustCompile(`[0-9]*`)}})
+	if got, want := r.Redact("ab12cd"), "ab[REDACTED]cd"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	if got := r.Counts(); len(got) != 1 || got["--redact"] != 1 {
+		t.Errorf("Counts = %v, want one --redact", got)
+	}
+}
+
+// TestRedactEncodedSecretAtTextStart: a known secret in base64 is found
+// where the text begins with it, as anywhere else.
+func TestRedactEncodedSecretAtTextStart(t *testing.T) {
+	const secret = "Qx7mP2vLw9-Zt4"
+	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	enc := base64.StdEncoding.EncodeToString([]byte(secret))
+	for _, in := range []string{enc, enc + " tail", "head " + enc} {
+		if got := r.Redact(in); strings.Contains(got, enc[:16]) || !strings.Contains(got, Redacted) {
+			t.Errorf("Redact(%q) = %q, want the encoded secret redacted", in, got)
 		}
 	}
 }
