@@ -135,3 +135,35 @@ func TestMeterRetriesRateLimits(t *testing.T) {
 		t.Errorf("unreachable: err %v after %d calls, %d measured; want it after 2 calls, measured once", err, calls, len(m.calls))
 	}
 }
+
+// A window that has used exactly the TPM limit holds the next call until
+// its first call leaves the window.
+func TestGateTPMHoldsAtExactlyTheLimit(t *testing.T) {
+	c := clock.NewVirtual(clock.Epoch)
+	g := newGate(c, Limit{TPM: 100})
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	g.done(100, nil, 1)
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Now().Sub(clock.Epoch); got != time.Minute {
+		t.Errorf("100 of 100 tokens used: waited %v; want 1m", got)
+	}
+}
+
+// Without a TPM limit the gate keeps no token history, however many
+// calls finish: a long run does not grow it.
+func TestGateWithoutTPMKeepsNoHistory(t *testing.T) {
+	g := newGate(clock.NewVirtual(clock.Epoch), Limit{RPM: 600})
+	for range 1000 {
+		if err := g.wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		g.done(50, nil, 1)
+	}
+	if len(g.window) != 0 {
+		t.Errorf("the gate holds %d token uses without a TPM limit; want none", len(g.window))
+	}
+}
