@@ -1,7 +1,9 @@
 package harness
 
 import (
+	"context"
 	"errors"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -259,5 +262,59 @@ func TestJudgeRequestNamesWhatIsJudged(t *testing.T) {
 		if got, want := req.Messages[1].Content, "Rubric:\nbe kind\n\nThe "+what+" to judge:\nhello"; got != want {
 			t.Errorf("on %s: %q, want %q", on, got, want)
 		}
+	}
+}
+
+// TestUnknownToolListsTheFixtures: naming no known tool, with no tools
+// of your own, lists the fixtures alone.
+func TestUnknownToolListsTheFixtures(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\nsetup:\n  tools: [abacus]\ninput: [{role: user, content: hi}]\ntape: []\n"), "u.yaml", "u")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Run(context.Background(), s, nil)
+	if err == nil || !strings.HasSuffix(err.Error(), `unknown tool "abacus" (known: fixtures `+strings.Join(fixtures.Names(), ", ")+")") {
+		t.Errorf("Run = %v, want the fixtures listed alone", err)
+	}
+}
+
+// TestJudgeTakesRecordedVerdictsOnlyInAReplay: Judge re-uses the
+// scenario's recorded verdicts for an outcome not judged live, and keeps
+// the verdicts of one that was.
+func TestJudgeTakesRecordedVerdictsOnlyInAReplay(t *testing.T) {
+	recorded, err := replay.EncodeVerdicts([]replay.Verdict{
+		{Rubric: "names the key", Model: "test/judge", On: "final", Judged: "the key is [REDACTED]", Score: 1, Pass: true, Reason: "yes"},
+		{Rubric: "is confident", Model: "test/strict", On: "transcript", Judged: "-", Score: 0.7, Pass: true, Reason: "unsure"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "j.yaml")
+	src, err := scenario.SetValue([]byte(judgeScenario), path, []string{"judge"}, recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Parse(src, path, "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() *Outcome {
+		o, err := Run(context.Background(), s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	// A replay: the first verdict is re-used (the final text is the one
+	// judged); the transcript changed, so the second item has none.
+	v := Judge(s, run(), &VerifyOptions{Update: true})
+	if v.Err != nil || len(v.Failures) != 1 || !strings.Contains(v.Failures[0], "expect.judge[1]") || !strings.Contains(v.Failures[0], "the judged text changed") {
+		t.Errorf("replay: %v %q; want only judge[1] failing on its changed text", v.Err, v.Failures)
+	}
+	// Judged live: both verdicts stand as given.
+	live := run()
+	live.Judged = []JudgeResult{{Verdict: &replay.Verdict{Model: "test/judge", Score: 1, Pass: true}}, {Verdict: &replay.Verdict{Model: "test/strict", Score: 0.9}}}
+	if v := Judge(s, live, &VerifyOptions{Update: true}); v.Err != nil || len(v.Failures) != 0 {
+		t.Errorf("live: %v %q; want the live verdicts to pass", v.Err, v.Failures)
 	}
 }
