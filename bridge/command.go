@@ -197,21 +197,26 @@ func commandInput(name string, r *Run) CommandInput {
 	return in
 }
 
-// cappedBuffer keeps up to max bytes and notes that more came.
+// cappedBuffer keeps up to max bytes and notes that more came. Its only
+// way in is Write: the buffer is not embedded, since io.Copy (exec's copy
+// of a command's stdout) would take bytes.Buffer's ReadFrom and bypass the
+// cap.
 type cappedBuffer struct {
-	bytes.Buffer
+	buf  bytes.Buffer
 	max  int
 	over bool
 }
 
 func (b *cappedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); len(p) > room {
+	if room := b.max - b.buf.Len(); len(p) > room {
 		b.over = true
-		b.Buffer.Write(p[:max(room, 0)])
+		b.buf.Write(p[:max(room, 0)])
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+func (b *cappedBuffer) String() string { return b.buf.String() }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

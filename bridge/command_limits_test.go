@@ -128,3 +128,25 @@ func TestCommandLeavingAProcessOnItsStdout(t *testing.T) {
 		t.Errorf("the run ended with\n%s\nwant an agent error saying %q", got, want)
 	}
 }
+
+// TestCommandOutputLimit: a command's stdout, its final answer, is taken
+// whole up to MaxCommandOutput bytes; one byte more fails the run, saying
+// so, rather than being kept in memory however large it grows.
+func TestCommandOutputLimit(t *testing.T) {
+	for _, n := range []int{bridge.MaxCommandOutput, bridge.MaxCommandOutput + 1} {
+		s := modeScenario(t, "60s", "print", strconv.Itoa(n))
+		o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n <= bridge.MaxCommandOutput {
+			if o.Termination != "final_text" || len(o.Final) != n {
+				t.Errorf("%d bytes on stdout: the run ended with %s (%s), a final of %d bytes", n, o.Termination, o.Error, len(o.Final))
+			}
+			continue
+		}
+		if want := "it printed more than 1048576 bytes on stdout"; o.Termination == "final_text" || !strings.Contains(o.Error, want) {
+			t.Errorf("%d bytes on stdout: the run ended with %s (%s, a final of %d bytes), want an error saying %q", n, o.Termination, o.Error, len(o.Final), want)
+		}
+	}
+}

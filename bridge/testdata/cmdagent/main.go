@@ -9,6 +9,7 @@
 //	cmdagent claude  answer once over the Messages API at $ANTHROPIC_BASE_URL
 //	cmdagent hang    block forever without calling the model
 //	cmdagent fail    print to stderr and exit with status 3
+//	cmdagent print N print N bytes "x" on stdout and exit
 //	cmdagent stall   send the model server half a request's headers, then
 //	                 print "dropped" once the server closes the connection
 //	cmdagent orphan ADDR  start "cmdagent hold ADDR" on its own stdout,
@@ -29,6 +30,7 @@ import (
 	"net/url"
 	"os"
 	"os/exec"
+	"strconv"
 )
 
 type message struct {
@@ -58,6 +60,13 @@ func main() {
 	case "fail":
 		fmt.Fprintf(os.Stderr, "cmdagent: cannot go on in %s\n", mustGetwd())
 		os.Exit(3)
+	case "print":
+		n, err := strconv.Atoi(arg(2))
+		if err != nil {
+			fail(err)
+		}
+		os.Stdout.Write(bytes.Repeat([]byte("x"), n))
+		return
 	case "stall":
 		u, err := url.Parse(os.Getenv("OPENAI_BASE_URL"))
 		if err != nil {
