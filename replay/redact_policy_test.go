@@ -152,3 +152,32 @@ func TestRedactEncodedSecretAtTextStart(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactSecretPieceOfTheShortestLength: a text that is a piece of 6
+// characters (minSplitPiece) from inside a known secret is redacted; one
+// of 5 is ordinary text.
+func TestRedactSecretPieceOfTheShortestLength(t *testing.T) {
+	const secret = "Qx7mP2vLw9-Zt4"
+	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	if got := r.Redact(secret[3:9]); got != Redacted {
+		t.Errorf("Redact(6-character piece %q) = %q, want it redacted", secret[3:9], got)
+	}
+	if got := r.Redact(secret[3:8]); got != secret[3:8] {
+		t.Errorf("Redact(5-character piece %q) = %q, want it unchanged", secret[3:8], got)
+	}
+}
+
+// TestRedactShapeWrappedOntoAShortestLine: a key wrapped onto a line of
+// exactly minWrappedLine (16) characters that holds nothing else goes on
+// there, and is redacted whole.
+func TestRedactShapeWrappedOntoAShortestLine(t *testing.T) {
+	key := "sk-proj-" + strings.Repeat("Ab3_", 7) // 36 characters
+	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	in := key[:20] + "\n" + key[20:]
+	if len(key[20:]) != 16 {
+		t.Fatalf("the wrapped line has %d characters, want 16", len(key[20:]))
+	}
+	if got := r.Redact(in); got != Redacted {
+		t.Errorf("Redact(%q) = %q, want the whole key redacted", in, got)
+	}
+}
