@@ -167,3 +167,25 @@ func TestGateWithoutTPMKeepsNoHistory(t *testing.T) {
 		t.Errorf("the gate holds %d token uses without a TPM limit; want none", len(g.window))
 	}
 }
+
+// A call that failed for another reason than a rate limit is retried
+// after the wait its server asked for, or else after a backoff of 1s
+// doubled for each attempt before, up to a minute.
+func TestGateRetryWaitOfAFailedCall(t *testing.T) {
+	g := newGate(clock.NewVirtual(clock.Epoch), Limit{})
+	unavailable := &llm.ProviderError{Kind: llm.ErrOverloaded, StatusCode: 503}
+	for _, c := range []struct {
+		err     error
+		attempt int
+		want    time.Duration
+	}{
+		{unavailable, 1, time.Second},
+		{unavailable, 3, 4 * time.Second},
+		{unavailable, 20, time.Minute},
+		{&llm.ProviderError{Kind: llm.ErrOverloaded, StatusCode: 503, RetryAfter: 5 * time.Second}, 1, 5 * time.Second},
+	} {
+		if got := g.done(0, c.err, c.attempt); got != c.want {
+			t.Errorf("attempt %d failed with %v: retry after %v, want %v", c.attempt, c.err, got, c.want)
+		}
+	}
+}
