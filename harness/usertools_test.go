@@ -194,6 +194,7 @@ func TestResolve(t *testing.T) {
 		ok   bool
 	}{
 		{"", `{"":1,"a/b":{"~x":[10,20]}}`, true},
+		{"/a~1b/~0x/0", "10", true},
 		{"/a~1b/~0x/1", "20", true},
 		{"/", "1", true},
 		{"/a~1b/~0x/2", "", false},
