@@ -18,6 +18,8 @@ func TestRedactShapeEndsAtLineBreak(t *testing.T) {
 		{"key " + key + "\r\nnext line stays", "key [REDACTED]\r\nnext line stays"},
 		{`{"a":"key ` + key + `\nnext line stays"}`, `{"a":"key [REDACTED]\nnext line stays"}`},
 		{"Authorization: Bearer abc.def-123456\nnext", "Authorization: Bearer [REDACTED]\nnext"},
+		// Every line break counts, not only the first.
+		{"first line\nkey " + key + "\nnext line stays", "first line\nkey [REDACTED]\nnext line stays"},
 	} {
 		if got := r.Redact(tc.in); got != tc.want {
 			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
