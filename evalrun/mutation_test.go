@@ -344,3 +344,18 @@ func TestUsageShowsTheDescription(t *testing.T) {
 		}
 	}
 }
+
+// Flags may come before and after the paths in one command line: a flag
+// after a path is still a flag when another flag came first, and after --
+// every word is a path, a flag-looking one included.
+func TestFlagsBeforeAndAfterPaths(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "files/read.yaml": otherScenario})
+	code, out, errOut := runCmd(t, "replay", "--update", dir, "--run", "^math/")
+	if code != exitOK || !strings.Contains(out, "math/add") || strings.Contains(out, "files/read") || !strings.Contains(out, "1 passed, 0 failed") {
+		t.Errorf("replay --update DIR --run ^math/: exit %d\n%s%s", code, out, errOut)
+	}
+	code, _, errOut = runCmd(t, "lint", "--", dir, "--strict-requests")
+	if code != exitUsage || !strings.Contains(errOut, "--strict-requests: no such file or directory") {
+		t.Errorf("lint -- DIR --strict-requests: exit %d, want 2 naming the path --strict-requests\n%s", code, errOut)
+	}
+}
