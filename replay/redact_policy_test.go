@@ -183,3 +183,18 @@ func TestRedactShapeWrappedOntoAShortestLine(t *testing.T) {
 		t.Errorf("Redact(%q) = %q, want the whole key redacted", in, got)
 	}
 }
+
+// TestRedactQuotedSecretPiece: a piece of a known secret in quotes or
+// brackets, the whole text, is found inside them and redacted there.
+func TestRedactQuotedSecretPiece(t *testing.T) {
+	const secret = "Qx7mP2vLw9-Zt4"
+	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	for in, want := range map[string]string{
+		`"` + secret[3:12] + `"`:  `"` + Redacted + `"`,
+		`(` + secret[3:12] + `).`: `(` + Redacted + `).`,
+	} {
+		if got := r.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
