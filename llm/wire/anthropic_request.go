@@ -77,6 +77,7 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 		},
 		keep:  func() any { return r },
 		reuse: func(v any) { r = v.(anthropicRequest) },
+		fresh: anthropicElements.fresh,
 	})
 	if err != nil {
 		return nil, requestErrorf("messages body: %v", err)
@@ -91,19 +92,23 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 			c.Request.Messages = append(c.Request.Messages, llm.SystemMessage(b.Text))
 		}
 	}
-	if err := last.request(c, sent, r.Tools, anthropicElement, anthropicTools); err != nil {
+	if err := last.request(c, sent, r.Tools, anthropicElements, anthropicTools); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// anthropicElement decodes messages[i]: an assistant message, or a user
-// turn's tool results and text, in block order.
-func anthropicElement(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error) {
-	var m anthropicMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, requestErrorf("messages[%d]: %v", i, err)
-	}
+// anthropicElements decodes a Messages request's messages.
+var anthropicElements = elements{
+	fresh: func() any { return new(anthropicMessage) },
+	messages: func(i int, v any, names map[string]string) ([]llm.Message, error) {
+		return anthropicElement(i, v.(*anthropicMessage), names)
+	},
+}
+
+// anthropicElement makes messages[i], decoded as m: an assistant message,
+// or a user turn's tool results and text, in block order.
+func anthropicElement(i int, m *anthropicMessage, names map[string]string) ([]llm.Message, error) {
 	blocks, err := anthropicBlocks(m.Content)
 	if err != nil {
 		return nil, requestErrorf("messages[%d].content: %v", i, err)

@@ -37,6 +37,8 @@ type decoded struct {
 	tail    []byte            // the body from its messages array's ']' on (see skip.go)
 	req     any               // the request struct as decoded from head and tail, messages aside
 	skipped int               // how many of raw were not scanned again (see skip.go)
+	pre     []any             // by index, an element of raw already decoded (see between); nil where not
+	once    int               // how many elements were made from pre, each scanned once
 	kept    bool              // req was the previous request's: only the new messages were scanned
 	msgs    [][]llm.Message   // what each became (a Messages user turn may become several)
 	tools   json.RawMessage   // the tools array, as sent
@@ -61,11 +63,11 @@ func (d *Decoder) Decode(path string, body []byte) (*Call, error) {
 // what c holds (the system prompt of a Messages request), reusing last's,
 // and on success makes last this request's (body, what it decoded to). A
 // nil last reuses nothing and keeps nothing.
-func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, one elementFunc, decodeTools func(json.RawMessage) ([]llm.ToolDefinition, error)) error {
+func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, elems elements, decodeTools func(json.RawMessage) ([]llm.ToolDefinition, error)) error {
 	if last == nil {
 		last = &decoded{}
 	}
-	msgs, per, err := last.messages(body.raw, one)
+	msgs, per, once, err := last.messages(body.raw, body.pre, elems)
 	if err != nil {
 		return err
 	}
@@ -84,23 +86,39 @@ func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, one e
 		return err
 	}
 	c.Request.Tools = out
-	body.msgs, body.tools, body.defs = per, tools, defs
+	body.msgs, body.tools, body.defs, body.pre, body.once = per, tools, defs, nil, once
 	*last = body
 	return nil
 }
 
-// elementFunc decodes messages element i: the messages it becomes, given
-// names (call id -> tool name) of the calls made before it, which it adds
-// its own calls to.
-type elementFunc func(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error)
+// elements decodes the messages array's elements of one format.
+type elements struct {
+	// fresh returns a new value (a pointer) to decode one element into.
+	fresh func() any
+	// messages returns the messages element i becomes, from v (decoded
+	// into a value fresh returned), given names (call id -> tool name) of
+	// the calls made before it, which it adds its own calls to.
+	messages func(i int, v any, names map[string]string) ([]llm.Message, error)
+}
+
+// decode returns the messages element i, raw, becomes (see messages).
+func (e elements) decode(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error) {
+	v := e.fresh()
+	if err := json.Unmarshal(raw, v); err != nil {
+		return nil, requestErrorf("messages[%d]: %v", i, err)
+	}
+	return e.messages(i, v, names)
+}
 
 // messages decodes raws after last's: the leading elements byte-equal to
-// last's are its decoded messages (copies), the rest decoded by one. It
-// returns the messages in order and the next decoded state's elements.
-func (last *decoded) messages(raws []json.RawMessage, one elementFunc) ([]llm.Message, [][]llm.Message, error) {
+// last's are its decoded messages (copies), the rest made by elems, from
+// pre[i] when the element is already decoded there, else from raws[i]. It
+// returns the messages in order, the next decoded state's elements and how
+// many were made from pre.
+func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements) (out []llm.Message, per [][]llm.Message, once int, err error) {
 	names := map[string]string{}
-	out := make([]llm.Message, 0, len(raws)+1)
-	per := make([][]llm.Message, len(raws))
+	out = make([]llm.Message, 0, len(raws)+1)
+	per = make([][]llm.Message, len(raws))
 	same := true
 	for i, raw := range raws {
 		if same = same && i < len(last.raw) && bytes.Equal(raw, last.raw[i]); same {
@@ -113,9 +131,15 @@ func (last *decoded) messages(raws []json.RawMessage, one elementFunc) ([]llm.Me
 				}
 			}
 		} else {
-			ms, err := one(i, raw, names)
+			var ms []llm.Message
+			if i < len(pre) && pre[i] != nil {
+				ms, err = elems.messages(i, pre[i], names)
+				once++
+			} else {
+				ms, err = elems.decode(i, raw, names)
+			}
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, 0, err
 			}
 			per[i] = ms
 		}
@@ -123,7 +147,7 @@ func (last *decoded) messages(raws []json.RawMessage, one elementFunc) ([]llm.Me
 			out = append(out, m.Clone())
 		}
 	}
-	return out, per, nil
+	return out, per, once, nil
 }
 
 // toolsOf returns the tools raw decodes to: last's when raw equals last's,

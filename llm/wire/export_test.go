@@ -10,3 +10,13 @@ func SkippedForTest(d *Decoder, path string, body []byte) (skipped int, onlyNew 
 	defer d.mu.Unlock()
 	return d.last[f].skipped, d.last[f].kept, err
 }
+
+// DecodedOnceForTest returns how many messages of the last request in
+// path's format were made from their elements as the decoder read them
+// once (see afterZero), instead of unmarshaling their bytes again.
+func DecodedOnceForTest(d *Decoder, path string) int {
+	f, _ := FormatOf(path)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.last[f].once
+}

@@ -83,6 +83,7 @@ func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 		},
 		keep:  func() any { return r },
 		reuse: func(v any) { r = v.(openAIRequest) },
+		fresh: openAIElements.fresh,
 	})
 	if err != nil {
 		return nil, requestErrorf("chat completions body: %v", err)
@@ -94,7 +95,7 @@ func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 	if rf := r.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
 		c.Request.ResponseSchema = compact(rf.JSONSchema.Schema)
 	}
-	if err := last.request(c, sent, r.Tools, openAIElement, openAITools); err != nil {
+	if err := last.request(c, sent, r.Tools, openAIElements, openAITools); err != nil {
 		return nil, err
 	}
 	if c.Request.Messages == nil {
@@ -103,12 +104,16 @@ func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 	return c, nil
 }
 
-// openAIElement decodes messages[i].
-func openAIElement(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error) {
-	var m openAIMessage
-	if err := json.Unmarshal(raw, &m); err != nil {
-		return nil, requestErrorf("messages[%d]: %v", i, err)
-	}
+// openAIElements decodes a Chat Completions request's messages.
+var openAIElements = elements{
+	fresh: func() any { return new(openAIMessage) },
+	messages: func(i int, v any, names map[string]string) ([]llm.Message, error) {
+		return openAIElement(i, v.(*openAIMessage), names)
+	},
+}
+
+// openAIElement makes messages[i], decoded as m.
+func openAIElement(i int, m *openAIMessage, names map[string]string) ([]llm.Message, error) {
 	text, err := openAIText(m.Content)
 	if err != nil {
 		return nil, requestErrorf("messages[%d].content: %v", i, err)

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 )
 
 // A request body repeats the previous one's messages before its new ones.
@@ -62,12 +63,14 @@ func (l *rawList) UnmarshalJSON(b []byte) error {
 // rawList, and returns it; plain decodes the whole body as json.Unmarshal
 // into the format's request struct does, and returns its messages; keep
 // returns the struct as decoded (its messages aside), and reuse sets it to
-// one keep returned.
+// one keep returned; fresh returns a new value to decode one element of
+// the messages into (see elements).
 type bodyFuncs struct {
 	counted func(text []byte) (*rawList, error)
 	plain   func() ([]json.RawMessage, error)
 	keep    func() any
 	reuse   func(any)
+	fresh   func() any
 }
 
 // unmarshal decodes body with f, skipping the messages it shares with last
@@ -114,7 +117,8 @@ func (last *decoded) unmarshal(body []byte, f bodyFuncs) (decoded, error) {
 // array (they continue the array from the same state, and the tail closes
 // it and goes on as it did before, from the same state), and everything
 // but the messages decodes to what the previous body's did (the same bytes
-// around the one messages key). Only those elements are read.
+// around the one messages key). Only those elements are read, each once
+// (see afterZero), and the messages are made from them as decoded there.
 func (last *decoded) between(body []byte, k, p int, f bodyFuncs) (decoded, bool) {
 	end := len(body) - len(last.tail)
 	if last.tail == nil || p > end || !bytes.HasSuffix(body, last.tail) {
@@ -122,14 +126,58 @@ func (last *decoded) between(body []byte, k, p int, f bodyFuncs) (decoded, bool)
 	}
 	text := make([]byte, 0, end-p+3)
 	text = append(append(append(text, '[', '0'), body[p:end]...), ']')
-	var elems []json.RawMessage
-	if json.Unmarshal(text, &elems) != nil || len(elems) == 0 || string(elems[0]) != "0" {
+	elems, vals, ok := afterZero(text, f.fresh)
+	if !ok {
 		return decoded{}, false
 	}
 	f.reuse(last.req)
-	raws := make([]json.RawMessage, 0, k+len(elems)-1)
-	raws = append(append(raws, last.raw[:k]...), elems[1:]...)
-	return decoded{head: last.head, tail: last.tail, req: last.req, raw: raws, skipped: k, kept: true}, true
+	raws := make([]json.RawMessage, 0, k+len(elems))
+	raws = append(append(raws, last.raw[:k]...), elems...)
+	pre := make([]any, k, k+len(vals))
+	pre = append(pre, vals...)
+	return decoded{head: last.head, tail: last.tail, req: last.req, raw: raws, pre: pre, skipped: k, kept: true}, true
+}
+
+// afterZero reads text when it is a JSON array whose first element is 0:
+// the other elements, each as its bytes in text and as decoded into a value
+// fresh returned; ok is false when text is not such an array, or an element
+// does not decode into its value. A json.Decoder validates each element as
+// it reads it and decodes it from there, so that an element is scanned
+// twice (checked, decoded), where splitting the array into raw elements
+// and unmarshaling each would scan it four times. What it decodes is what
+// json.Unmarshal of the element's bytes gives: the same decoding of the
+// same bytes, which the decoder checked are one JSON value.
+func afterZero(text []byte, fresh func() any) (elems []json.RawMessage, vals []any, ok bool) {
+	dec := json.NewDecoder(bytes.NewReader(text))
+	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
+		return nil, nil, false
+	}
+	var zero json.RawMessage
+	if dec.Decode(&zero) != nil || string(zero) != "0" {
+		return nil, nil, false
+	}
+	for dec.More() {
+		from := int(dec.InputOffset()) // just after the element before
+		v := fresh()
+		if dec.Decode(v) != nil {
+			return nil, nil, false
+		}
+		// The element starts after the white space and the comma that the
+		// decoder went past, and ends where it stopped.
+		from = skipSpace(text, from)
+		if from < len(text) && text[from] == ',' {
+			from = skipSpace(text, from+1)
+		}
+		elems = append(elems, text[from:dec.InputOffset()])
+		vals = append(vals, v)
+	}
+	if t, err := dec.Token(); err != nil || t != json.Delim(']') {
+		return nil, nil, false
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, false
+	}
+	return elems, vals, true
 }
 
 // prefix returns how many leading elements of body's messages array are

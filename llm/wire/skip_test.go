@@ -174,7 +174,7 @@ func TestSkipTaken(t *testing.T) {
 		if turn == 3 {
 			model = "n"
 		}
-		body := []byte(`{"messages":[` + strings.Join(msgs, ",") + `],"model":"` + model + `","tools":[]}`)
+		body := []byte(`{"messages":[` + strings.Join(msgs, ", ") + `],"model":"` + model + `","tools":[]}`) // spaced as some clients send
 		skipped, onlyNew, err := wire.SkippedForTest(&d, "/v1/chat/completions", body)
 		if err != nil {
 			t.Fatal(err)
@@ -185,6 +185,9 @@ func TestSkipTaken(t *testing.T) {
 		}
 		if skipped != want || onlyNew != (turn > 0 && turn != 3) {
 			t.Errorf("turn %d: %d messages skipped (want %d), only the new ones scanned %v", turn, skipped, want, onlyNew)
+		}
+		if once, want := wire.DecodedOnceForTest(&d, "/v1/chat/completions"), map[bool]int{true: 2}[onlyNew]; once != want {
+			t.Errorf("turn %d: %d new messages decoded as they were read, want %d", turn, once, want)
 		}
 		msgs = append(msgs, fmt.Sprintf(`{"content":"A%d","role":"assistant"}`, turn), fmt.Sprintf(`{"content":"U%d","role":"user"}`, turn))
 	}
