@@ -198,3 +198,16 @@ func TestRedactQuotedSecretPiece(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactEscapedSecretCharacters: a known secret written with %XX in
+// lower-case hex, or with a \uXXXX escape as its last characters, is
+// found as the secret.
+func TestRedactEscapedSecretCharacters(t *testing.T) {
+	const secret = "Qx7mP2vLw9-Zt4"
+	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	for _, in := range []string{"k=Qx7mP2vLw9%2dZt4 end", `Qx7mP2vLw9-Zt\u0034`} {
+		if got := r.Redact(in); strings.Contains(got, "Qx7mP2") || !strings.Contains(got, Redacted) {
+			t.Errorf("Redact(%q) = %q, want the secret redacted", in, got)
+		}
+	}
+}
