@@ -296,14 +296,7 @@ func TestRecordJSONOfAnInterruptedRun(t *testing.T) {
 	if code != exitFailed || !strings.Contains(out, "1 recorded, 0 skipped, 0 failed; interrupted, 2 not started\n") {
 		t.Fatalf("exit %d, want 1 and 2 not started\n%s%s", code, out, errOut)
 	}
-	data, err := os.ReadFile(jsonPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d recordDocument
-	if err := json.Unmarshal(data, &d); err != nil {
-		t.Fatal(err)
-	}
+	d, data := readRecordJSON(t, jsonPath)
 	if !d.Interrupted || d.Recorded != 1 || d.Failed != 0 || d.NotStarted != 2 {
 		t.Errorf("interrupted %v, recorded %d, failed %d, not started %d; want true, 1, 0, 2\n%s", d.Interrupted, d.Recorded, d.Failed, d.NotStarted, data)
 	}

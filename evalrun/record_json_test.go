@@ -19,14 +19,7 @@ func TestRecordJSON(t *testing.T) {
 	if code != exitOK || !strings.Contains(text, "1 recorded, 0 skipped, 0 failed") {
 		t.Fatalf("exit %d\n%s%s", code, text, errOut)
 	}
-	data, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var d recordDocument
-	if err := json.Unmarshal(data, &d); err != nil {
-		t.Fatal(err)
-	}
+	d, data := readRecordJSON(t, out)
 	path := filepath.Join(dir, "files", "append.yaml")
 	if d.Format != recordFormat || d.Model != "fake/m1" || d.Mode != "once" || d.Recorded != 1 || d.Failed != 0 || d.Interrupted || len(d.Scenarios) != 1 || d.Redacted == nil {
 		t.Fatalf("document:\n%s", data)
@@ -44,6 +37,21 @@ func TestRecordJSON(t *testing.T) {
 	if !strings.Contains(stderr, "0 recorded, 1 skipped") {
 		t.Errorf("--json -: the text is not on stderr:\n%s", stderr)
 	}
+}
+
+// readRecordJSON reads the --json document record wrote to path, and its
+// bytes for failure messages.
+func readRecordJSON(t *testing.T, path string) (recordDocument, []byte) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d recordDocument
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	return d, data
 }
 
 // TestRecordJSONDoc: the example in docs/record.md decodes into the
