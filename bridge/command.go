@@ -162,6 +162,7 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 		cmd.Stdout = stdout
 		err = cmd.Run()
 	}
+	endGroup(cmd)
 	tail := strings.TrimSpace(strings.ReplaceAll(stderr.String(), r.Dir, "$WORK"))
 	if tail != "" {
 		tail = "; its stderr ends:\n" + tail

@@ -33,20 +33,28 @@ func converse(ctx context.Context, cmd *exec.Cmd, r *Run, in []byte) (waitErr, t
 	if err != nil {
 		return err, nil
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err, nil
-	}
+	// stdout is read through a pipe of ours while the command is waited
+	// for, so its end is the command's exit (and cmd.WaitDelay for what
+	// holds it after that), not the exit of every process holding it.
+	stdout, w := io.Pipe()
+	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
 		return err, nil
 	}
+	waited := make(chan error, 1)
+	go func() {
+		err := cmd.Wait()
+		w.Close()
+		waited <- err
+	}()
 	_, _ = stdin.Write(append(in, '\n'))
 	talkErr = talk(ctx, stdin, stdout, r)
 	stdin.Close()
+	stdout.Close() // what the command still prints is not read
 	if talkErr != nil && cmd.Cancel != nil {
 		_ = cmd.Cancel()
 	}
-	return cmd.Wait(), talkErr
+	return <-waited, talkErr
 }
 
 // talk reads the answers on out and writes the user's messages to in until

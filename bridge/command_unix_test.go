@@ -5,6 +5,9 @@ package bridge_test
 import (
 	"context"
 	"io"
+	"net"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,4 +50,68 @@ func TestCommandKilledWithItsChildren(t *testing.T) {
 	if _, err := io.Copy(io.Discard, child); err != nil {
 		t.Errorf("the command's child outlived its stopped run: %v", err)
 	}
+}
+
+// childEnds reads the connection of the first child on h until it ends,
+// reporting a child still alive a minute later (the bound only turns a
+// child that outlives the run into a failure instead of a hang).
+func childEnds(t *testing.T, h *holders, what string) {
+	t.Helper()
+	var c net.Conn
+	select {
+	case c = <-h.conns:
+	case <-time.After(time.Minute):
+		t.Fatalf("%s: the command's child never connected", what)
+	}
+	if err := c.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Errorf("%s: the command's child outlived the run: %v", what, err)
+	}
+}
+
+// TestCommandEndsWhatItLeftRunning: when a command has answered and
+// exited, a process it started and left running (its stdout elsewhere, so
+// nothing waits for it) is killed with the command's process group: it
+// cannot go on touching the workspace after the run.
+func TestCommandEndsWhatItLeftRunning(t *testing.T) {
+	h := newHolders(t)
+	s := modeScenario(t, "60s", "detach", h.addr())
+	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" || o.Final != "answer" {
+		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"answer\"", o.Termination, o.Final, o.Error)
+	}
+	childEnds(t, h, "a child on /dev/null")
+}
+
+// TestCommandLeftOnItsStdoutIsKilled: a process left holding the
+// command's stdout is killed too once the run has failed for it.
+func TestCommandLeftOnItsStdoutIsKilled(t *testing.T) {
+	setDuration(t, bridge.CommandWaitDelay, 50*time.Millisecond)
+	h := newHolders(t)
+	s := modeScenario(t, "60s", "orphan", h.addr())
+	if _, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()}); err != nil {
+		t.Fatal(err)
+	}
+	childEnds(t, h, "a child on the command's stdout")
+}
+
+// TestConversationLeavingAProcessOnItsStdout: in a conversation too, a
+// command that exits while a process it started holds its stdout fails the
+// run soon after, saying so, instead of waiting out setup.agent.timeout
+// (30s here) for a next answer that cannot come.
+func TestConversationLeavingAProcessOnItsStdout(t *testing.T) {
+	setDuration(t, bridge.CommandWaitDelay, 50*time.Millisecond)
+	h := newHolders(t)
+	bin := buildCommandAgent(t)
+	got := conversationCommand(t, `read -r input; `+strconv.Quote(bin)+` hold `+h.addr()+` & echo '{"final": "a"}'`)
+	want := "it exited, but a process it started kept its stdout or stderr open"
+	if !strings.Contains(got, want) {
+		t.Errorf("the outcome's error is\n%s\nwant it to say %q", got, want)
+	}
+	childEnds(t, h, "a child on the conversation's stdout")
 }

@@ -13,11 +13,14 @@
 //	cmdagent stall   send the model server half a request's headers, then
 //	                 print "dropped" once the server closes the connection
 //	cmdagent orphan ADDR  start "cmdagent hold ADDR" on its own stdout,
-//	                 print "answer" and exit at once
+//	                 print "answer" and exit once it has connected
+//	cmdagent detach ADDR  start "cmdagent hold ADDR" with its stdout on
+//	                 /dev/null, print "answer" and exit once it has connected
 //	cmdagent group ADDR   start "cmdagent hold ADDR" and block forever
 //	cmdagent hold ADDR    connect to ADDR (a test's listener) and exit when
 //	                 the connection ends; that it ended tells the test this
-//	                 process died
+//	                 process died. Started by the modes above, it closes
+//	                 file 3 once connected, which they wait for
 package main
 
 import (
@@ -80,19 +83,26 @@ func main() {
 		_, _ = io.Copy(io.Discard, c) // until the server drops the connection
 		fmt.Println("dropped")
 		return
-	case "orphan", "group":
+	case "orphan", "detach", "group":
 		self, err := os.Executable()
 		if err != nil {
 			fail(err)
 		}
+		connected, w, err := os.Pipe()
+		if err != nil {
+			fail(err)
+		}
 		c := exec.Command(self, "hold", arg(2))
+		c.ExtraFiles = []*os.File{w}
 		if mode == "orphan" {
 			c.Stdout = os.Stdout
 		}
 		if err := c.Start(); err != nil {
 			fail(err)
 		}
-		if mode == "orphan" {
+		w.Close()
+		_, _ = io.Copy(io.Discard, connected) // until hold closes its file 3
+		if mode != "group" {
 			fmt.Println("answer")
 			os.Exit(0)
 		}
@@ -101,6 +111,9 @@ func main() {
 		c, err := net.Dial("tcp", arg(2))
 		if err != nil {
 			fail(err)
+		}
+		if f := os.NewFile(3, "connected"); f != nil {
+			f.Close()
 		}
 		_, _ = io.Copy(io.Discard, c)
 		return
