@@ -84,6 +84,8 @@ var agentChanges = []struct {
 			"--- recorded\n+++ actual\n@@ -1,2 +1,2 @@\n You keep notes.\n-Answer briefly.\n+Answer in full sentences."}},
 	{"tool description", func(a *agentSetup) { a.tools[1].Description = "Read a text file." },
 		[]string{"offered.tools differs", "  tool read_file: description changed:\n    --- recorded\n    +++ actual\n    @@ -1 +1 @@\n    -Read a file.\n    +Read a text file."}},
+	{"first tool's description", func(a *agentSetup) { a.tools[0].Description = "Write a text file." },
+		[]string{"offered.tools differs", "  tool write_file: description changed:\n    --- recorded\n    +++ actual\n    @@ -1 +1 @@\n    -Write a file.\n    +Write a text file."}},
 	{"tool schema", func(a *agentSetup) {
 		a.tools[1].Parameters = []byte(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path"]}`)
 	}, []string{"offered.tools differs", "  tool read_file: parameters (schema) changed, as JSON:\n",
@@ -113,6 +115,28 @@ func TestChangedRequestsFailWithTheirDiff(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestRenamedToolDiverges: a tool offered under another name, with the
+// same description and parameters, is reported as renamed, not as one tool
+// removed and another added; rebase refuses it, since the recorded
+// responses call the old name.
+func TestRenamedToolDiverges(t *testing.T) {
+	tp := recordAgent(t)
+	for _, i := range []int{0, 1} {
+		a := baseAgent()
+		old := a.tools[i].Name
+		a.tools[i].Name = "new_" + old
+		err := a.run(NewModel(tp, nil))
+		if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "  tool "+old+": name changed to new_"+old) ||
+			strings.Contains(err.Error(), "removed") || strings.Contains(err.Error(), "added") {
+			t.Errorf("%s renamed: err = %v, want it named a rename", old, err)
+		}
+		var stale *StaleError
+		if err := a.run(NewModel(tp, &ModelOptions{Rebase: true})); !errors.As(err, &stale) || !strings.Contains(err.Error(), "calls "+old+", which the agent no longer offers") {
+			t.Errorf("%s renamed, in rebase mode: err = %v, want the tape stale", old, err)
+		}
 	}
 }
 
@@ -243,5 +267,36 @@ func TestOfferedChangedMidRun(t *testing.T) {
 	_, err := m.Generate(context.Background(), withTools("a"))
 	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "  tool b: removed (recorded, no longer offered)") {
 		t.Errorf("err = %v, want tool b removed", err)
+	}
+}
+
+// TestRewrittenConversationDiverges: a request that does not extend the
+// previous request's messages (the agent rewrote the conversation, e.g. to
+// summarise it) diverges with a diff saying so and showing what it holds;
+// one that extends them with other messages shows only those.
+func TestRewrittenConversationDiverges(t *testing.T) {
+	tp := recordAgent(t)
+	a := baseAgent()
+	second := func(user, result string) error {
+		m := NewModel(tp, nil)
+		req := &llm.Request{Messages: []llm.Message{llm.SystemMessage(a.system), llm.UserMessage("Write hello to notes.txt.")}, Tools: a.tools}
+		resp, err := m.Generate(context.Background(), req)
+		if err != nil {
+			return err
+		}
+		c := resp.Message.ToolCalls[0]
+		req = &llm.Request{Messages: []llm.Message{llm.SystemMessage(a.system), llm.UserMessage(user), resp.Message, llm.ToolMessage(c.ID, c.Name, result)}, Tools: a.tools}
+		_, err = m.Generate(context.Background(), req)
+		return err
+	}
+	const rewrote = "+# the request does not extend the previous request's conversation; it holds:\n"
+	err := second("Summary: the user wants hello in notes.txt.", "ran write_file")
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "new differs") || !strings.Contains(err.Error(), rewrote) ||
+		!strings.Contains(err.Error(), "+    content: 'Summary: the user wants hello in notes.txt.'") {
+		t.Errorf("a rewritten conversation: err = %v, want a divergence in new saying so", err)
+	}
+	err = second("Write hello to notes.txt.", "failed")
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "new differs") || strings.Contains(err.Error(), rewrote) {
+		t.Errorf("an extended conversation: err = %v, want a divergence in new, not a rewrite", err)
 	}
 }

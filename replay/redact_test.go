@@ -320,3 +320,40 @@ func TestRedactorCountsASharedPieceAsTheLongerSecret(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactorCountsOverlappingSecretsAsTheLongest: two known secrets that
+// overlap in a text (the end of one is the start of the other) are
+// redacted as one and counted once, as the longer, also when the longer
+// one starts later and not at the text's start.
+func TestRedactorCountsOverlappingSecretsAsTheLongest(t *testing.T) {
+	short := Secret{Kind: "SHORT_KEY", Value: "Ab3dEf7hJk"}
+	long := Secret{Kind: "LONG_KEY", Value: "7hJkMn2pQr5tUv"}
+	for _, secrets := range [][]Secret{{short, long}, {long, short}} {
+		r := NewRedactor(&RedactorOptions{Secrets: secrets, SecretEnv: []string{}})
+		in := "key: Ab3dEf7hJkMn2pQr5tUv end"
+		if got, want := r.Redact(in), "key: "+Redacted+" end"; got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+		if got := r.Counts(); len(got) != 1 || got["LONG_KEY"] != 1 {
+			t.Errorf("secrets %s, %s: Counts = %v, want LONG_KEY once", secrets[0].Kind, secrets[1].Kind, got)
+		}
+	}
+}
+
+// TestRedactorSecretOutsideTheBMPInJSON: a known secret holding a
+// character outside the Basic Multilingual Plane, written in JSON as a
+// \u surrogate pair, is found; a lone high surrogate does not swallow the
+// \u escape after it, so a secret starting there is found too.
+func TestRedactorSecretOutsideTheBMPInJSON(t *testing.T) {
+	const emoji = "tok\U0001F600en-Qx7mP2vL"
+	const after = "Ab3dEf7hJkMn2p"
+	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "EMOJI", Value: emoji}, {Kind: "AFTER", Value: after}}, SecretEnv: []string{}})
+	for in, want := range map[string]string{
+		`{"k": "tok\ud83d\ude00en-Qx7mP2vL", "n": 1}`: `{"k": "` + Redacted + `", "n": 1}`,
+		`{"k": "\ud83d\u0041b3dEf7hJkMn2p", "n": 1}`:  `{"k": "\ud83d` + Redacted + `", "n": 1}`,
+	} {
+		if got := r.Redact(in); got != want {
+			t.Errorf("Redact(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

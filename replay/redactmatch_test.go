@@ -56,6 +56,7 @@ func TestMatchesRedacted(t *testing.T) {
 		{"a [REDACTED] b", "a  b", true},
 		{"[REDACTED]", "anything", true},
 		{"a [REDACTED] b [REDACTED] c", "a 1 b 2 b 3 c", true},
+		{"a[REDACTED] b [REDACTED]c", "a b 3c", true}, // the first stands for nothing
 		{"a [REDACTED] b", "a xyz c", false},
 		{"a [REDACTED] b", "x a xyz b", false},
 		{"plain", "plain", true},
@@ -64,5 +65,48 @@ func TestMatchesRedacted(t *testing.T) {
 		if got := MatchesRedacted(tc.rec, tc.act); got != tc.want {
 			t.Errorf("MatchesRedacted(%q, %q) = %v, want %v", tc.rec, tc.act, got, tc.want)
 		}
+	}
+}
+
+// TestReplayAppliesTheTapesRedactionToToolCalls: a tape recorded with
+// the whole message list holds an earlier assistant message (a resumed
+// conversation) whose call arguments held a secret, redacted; the live
+// request, which holds the secret there, replays, while other arguments
+// or another number of calls still diverge.
+func TestReplayAppliesTheTapesRedactionToToolCalls(t *testing.T) {
+	const key = "sk-proj-Lk9QmZ2xW7pRs4TuV8yNa3Bc6De1Fg5Hj"
+	call := func(id, args string) llm.ToolCall { return llm.ToolCall{ID: id, Name: "deploy", Arguments: args} }
+	history := func(calls ...llm.ToolCall) []llm.Message {
+		return []llm.Message{llm.UserMessage("deploy it"), llm.AssistantMessage("", calls...), llm.ToolMessage("c1", "deploy", "deployed")}
+	}
+	tape := &Tape{Entries: []Entry{{
+		Response: &llm.Response{Message: llm.AssistantMessage("done")},
+		Request:  &RequestSummary{Messages: history(call("c1", `{"token": "[REDACTED]"}`))},
+	}}}
+	live := history(call("c1", `{"token": "`+key+`"}`))
+	if _, err := NewModel(tape, nil).Generate(context.Background(), &llm.Request{Messages: live}); err != nil {
+		t.Fatalf("the redacted argument did not match: %v", err)
+	}
+	for name, msgs := range map[string][]llm.Message{
+		"other arguments": history(call("c1", `{"secret": "`+key+`"}`)),
+		"one more call":   history(call("c1", `{"token": "`+key+`"}`), call("c2", `{"token": "`+key+`"}`)),
+		"no call":         history(),
+	} {
+		if _, err := NewModel(tape, nil).Generate(context.Background(), &llm.Request{Messages: msgs}); !errors.Is(err, ErrDiverged) {
+			t.Errorf("%s: err = %v, want a divergence", name, err)
+		}
+	}
+}
+
+// TestReplayOfARequestWithoutMessages: a request with no messages at all,
+// against an entry that recorded a last message, diverges (it does not
+// panic).
+func TestReplayOfARequestWithoutMessages(t *testing.T) {
+	tape := &Tape{Entries: []Entry{{
+		Response: &llm.Response{Message: llm.AssistantMessage("done")},
+		Request:  &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "key [REDACTED]"}},
+	}}}
+	if _, err := NewModel(tape, nil).Generate(context.Background(), &llm.Request{}); !errors.Is(err, ErrDiverged) {
+		t.Errorf("err = %v, want a divergence", err)
 	}
 }

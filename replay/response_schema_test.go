@@ -127,3 +127,38 @@ func TestAnotherResponseSchemaOfTheSameLengthDiverges(t *testing.T) {
 		t.Errorf("err = %v, want the response schema to differ", err)
 	}
 }
+
+// TestResponseSchemaHoldingASecretReplays: a secret in the response schema
+// is recorded as Redacted; the replay, whose schema still holds it,
+// matches, while another change of the schema still diverges.
+func TestResponseSchemaHoldingASecretReplays(t *testing.T) {
+	const key = "sk-proj-Lk9QmZ2xW7pRs4TuV8yNa3Bc6De1Fg5Hj"
+	schema := func(desc string) string {
+		return `{"type":"object","properties":{"done":{"type":"boolean","description":"` + desc + `"}},"required":["done"]}`
+	}
+	rec := NewRecorder(scriptedModel(
+		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
+		&llm.Response{Message: llm.AssistantMessage("Done.")},
+		&llm.Response{Message: llm.AssistantMessage(`{"done": true}`)},
+	), &RecorderOptions{Redactor: NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "KEY", Value: key}}, SecretEnv: []string{}})})
+	if err := structuredRun(rec, schema("signed with "+key)); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := Encode(&b, rec.Tape()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.String(), key) || !strings.Contains(b.String(), Redacted) {
+		t.Fatalf("the key is not redacted in the recording:\n%s", b.String())
+	}
+	tp, err := Decode(strings.NewReader(b.String()), "answer.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := structuredRun(NewModel(tp, nil), schema("signed with "+key)); err != nil {
+		t.Errorf("the same schema, holding the key: %v", err)
+	}
+	if err := structuredRun(NewModel(tp, nil), schema("sealed with "+key)); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "offered.response_schema differs") {
+		t.Errorf("another schema holding the key: err = %v, want the response schema to differ", err)
+	}
+}
