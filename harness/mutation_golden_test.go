@@ -1,6 +1,8 @@
 package harness
 
 import (
+	"math"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -115,6 +117,60 @@ func TestRedactGoldenByChunksIsRedactingTheWhole(t *testing.T) {
 		}
 		if strings.Contains(want, key) || strings.Contains(c.golden, key) != strings.Contains(want, replay.Redacted) {
 			t.Errorf("%s: the whole text is not redacted as expected", c.name)
+		}
+	}
+}
+
+// TestRedactGoldenOfLessThanAChunkIsOneText: a golden shorter than a chunk
+// is redacted as one text, also when it does not end with a line break:
+// its last line is not cut off into a text of its own, where it would
+// start a text (and a line beginning with the end of a known secret would
+// be taken for the second half of a secret split across chunks).
+func TestRedactGoldenOfLessThanAChunkIsOneText(t *testing.T) {
+	const key = "Zq7+xW/9kLmN-pRsT_uv42Hd"
+	r := replay.NewRedactor(&replay.RedactorOptions{Secrets: []replay.Secret{{Kind: "KEY", Value: key}}, SecretEnv: []string{}})
+	for _, golden := range []string{
+		"name: ends\nnote: T_uv42Hd is how the key ends",
+		"name: ends\nT_uv42Hd is how the key ends",
+		"name: ends\nkey: " + key,
+	} {
+		if got, want := string(redactGolden([]byte(golden), r)), r.Quiet(golden); got != want {
+			t.Errorf("redactGolden(%q) = %q, want it redacted as one text: %q", golden, got, want)
+		}
+	}
+}
+
+// TestRedactGoldenWorksInChunks: redacting a large golden needs working
+// memory of about a chunk, not of the golden, also when a line is longer
+// than a chunk (it is a chunk of its own, and the lines after it are
+// chunks again).
+func TestRedactGoldenWorksInChunks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector sync.Pool, which holds the chunks' working memory, drops what it is given at random")
+	}
+	r := replay.NewRedactor(&replay.RedactorOptions{SecretEnv: []string{}, Environ: []string{}})
+	line := "  - a line of the golden that holds nothing secret\n"
+	rest := strings.Repeat(line, (8<<20)/len(line))
+	for name, golden := range map[string][]byte{
+		"a line of exactly a chunk first":  []byte(strings.Repeat("x", goldenChunk) + "\n" + rest),
+		"a line longer than a chunk first": []byte(strings.Repeat("x", goldenChunk+100) + "\n" + rest),
+	} {
+		// The least of a few runs: the counter is the process's.
+		allocated := uint64(math.MaxUint64)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			got := redactGolden(golden, r)
+			runtime.ReadMemStats(&after)
+			if len(got) != len(golden) {
+				t.Fatalf("%s: a golden without secrets changed", name)
+			}
+			allocated = min(allocated, after.TotalAlloc-before.TotalAlloc)
+		}
+		t.Logf("%s: %d bytes allocated for %d", name, allocated, len(golden))
+		if allocated >= uint64(len(golden)) {
+			t.Errorf("%s: redacting a golden of %d bytes allocated %d bytes, want working memory of about a chunk (%d)", name, len(golden), allocated, goldenChunk)
 		}
 	}
 }

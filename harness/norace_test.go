@@ -1,0 +1,7 @@
+//go:build !race
+
+package harness
+
+// raceEnabled is true when the tests run under the race detector, whose
+// sync.Pool drops some of what it is given at random.
+const raceEnabled = false
