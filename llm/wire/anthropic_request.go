@@ -101,7 +101,14 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 // anthropicElements decodes a Messages request's messages.
 var anthropicElements = elements{
 	fresh: func() any { return new(anthropicMessage) },
-	messages: func(i int, v any, names map[string]string) ([]llm.Message, error) {
+	messages: func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error) {
+		if v == nil {
+			m := new(anthropicMessage)
+			if err := json.Unmarshal(raw, m); err != nil {
+				return nil, requestErrorf("messages[%d]: %v", i, err)
+			}
+			v = m
+		}
 		return anthropicElement(i, v.(*anthropicMessage), names)
 	},
 }

@@ -95,19 +95,21 @@ func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, elems
 type elements struct {
 	// fresh returns a new value (a pointer) to decode one element into.
 	fresh func() any
-	// messages returns the messages element i becomes, from v (decoded
-	// into a value fresh returned), given names (call id -> tool name) of
-	// the calls made before it, which it adds its own calls to.
-	messages func(i int, v any, names map[string]string) ([]llm.Message, error)
+	// messages returns the messages element i, raw, becomes, from v (raw
+	// decoded into a value fresh returned; nil when that failed, so that
+	// messages decodes raw itself and reports the error), given names (call
+	// id -> tool name) of the calls made before it, which it adds its own
+	// calls to.
+	messages func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error)
 }
 
 // decode returns the messages element i, raw, becomes (see messages).
 func (e elements) decode(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error) {
 	v := e.fresh()
-	if err := json.Unmarshal(raw, v); err != nil {
-		return nil, requestErrorf("messages[%d]: %v", i, err)
+	if json.Unmarshal(raw, v) != nil {
+		v = nil
 	}
-	return e.messages(i, v, names)
+	return e.messages(i, raw, v, names)
 }
 
 // messages decodes raws after last's: the leading elements byte-equal to
@@ -133,7 +135,7 @@ func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements)
 		} else {
 			var ms []llm.Message
 			if i < len(pre) && pre[i] != nil {
-				ms, err = elems.messages(i, pre[i], names)
+				ms, err = elems.messages(i, raw, pre[i], names)
 				once++
 			} else {
 				ms, err = elems.decode(i, raw, names)

@@ -104,12 +104,100 @@ func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 	return c, nil
 }
 
-// openAIElements decodes a Chat Completions request's messages.
+// openAIElements decodes a Chat Completions request's messages, each in
+// one pass when it can (see openAIPlain).
 var openAIElements = elements{
-	fresh: func() any { return new(openAIMessage) },
-	messages: func(i int, v any, names map[string]string) ([]llm.Message, error) {
-		return openAIElement(i, v.(*openAIMessage), names)
+	fresh: func() any { return new(openAIPlain) },
+	messages: func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error) {
+		if v != nil {
+			if m, ok := v.(*openAIPlain).message(names); ok {
+				return []llm.Message{m}, nil
+			}
+		}
+		var m openAIMessage
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, requestErrorf("messages[%d]: %v", i, err)
+		}
+		return openAIElement(i, &m, names)
 	},
+}
+
+// openAIPlain is openAIMessage with the content and each call's arguments
+// decoded in the same pass as the rest, for the common message whose
+// content and arguments are JSON strings (or null, or absent): decoding a
+// JSON string into an interface gives the string json.Unmarshal into a
+// string gives, so such a message becomes what openAIElement makes of it,
+// without scanning those strings twice more (as a json.RawMessage, then
+// again to unquote it). Any other message (content parts, arguments sent as
+// an object, a role it does not know) is decoded again as openAIMessage,
+// which then decides, errors included.
+type openAIPlain struct {
+	Role      string `json:"role"`
+	Content   any    `json:"content"`
+	ToolCalls []struct {
+		ID       string `json:"id"`
+		Type     string `json:"type"`
+		Function struct {
+			Name      string `json:"name"`
+			Arguments any    `json:"arguments"`
+		} `json:"function"`
+	} `json:"tool_calls"`
+	ToolCallID       string `json:"tool_call_id"`
+	Name             string `json:"name"`
+	ReasoningContent string `json:"reasoning_content"`
+}
+
+// message returns the message m is, as openAIElement makes it, adding its
+// calls to names; ok is false (and names unchanged) when m is not a plain
+// message, to be decoded as openAIMessage instead.
+func (m *openAIPlain) message(names map[string]string) (msg llm.Message, ok bool) {
+	if msg.Content, ok = plainString(m.Content); !ok {
+		return llm.Message{}, false
+	}
+	switch m.Role {
+	case "system", "developer":
+		msg.Role = llm.RoleSystem
+	case "user":
+		msg.Role = llm.RoleUser
+	case "assistant":
+		msg.Role = llm.RoleAssistant
+		if m.ReasoningContent != "" {
+			msg.Reasoning = []llm.Reasoning{{Text: m.ReasoningContent}}
+		}
+		for _, tc := range m.ToolCalls {
+			args, ok := plainString(tc.Function.Arguments)
+			if !ok {
+				return llm.Message{}, false
+			}
+			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+		}
+		for _, c := range msg.ToolCalls {
+			names[c.ID] = c.Name
+		}
+	case "tool":
+		msg.Role = llm.RoleTool
+		msg.ToolCallID = m.ToolCallID
+		msg.Name = m.Name
+		if msg.Name == "" {
+			msg.Name = names[m.ToolCallID]
+		}
+	default:
+		return llm.Message{}, false
+	}
+	return msg, true
+}
+
+// plainString is the text of a JSON value decoded into an interface when
+// it was a string or null (absent too): "" for null; ok is false for any
+// other value.
+func plainString(v any) (s string, ok bool) {
+	switch v := v.(type) {
+	case nil:
+		return "", true
+	case string:
+		return v, true
+	}
+	return "", false
 }
 
 // openAIElement makes messages[i], decoded as m.
