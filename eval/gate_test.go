@@ -189,3 +189,39 @@ func TestGateRetryWaitOfAFailedCall(t *testing.T) {
 		}
 	}
 }
+
+// sleepCounter is a virtual clock that counts the sleeps on it: each is a
+// wake-up of a waiting call.
+type sleepCounter struct {
+	*clock.Virtual
+	sleeps int
+}
+
+func (c *sleepCounter) Sleep(ctx context.Context, d time.Duration) error {
+	c.sleeps++
+	return c.Virtual.Sleep(ctx, d)
+}
+
+// A call that used no tokens (one that failed before the provider counted
+// any) takes no place in the TPM window: a call held by the window sleeps
+// once, until the tokens that fill it leave, and is not woken earlier by
+// the empty call leaving.
+func TestGateTPMIgnoresCallsWithoutTokens(t *testing.T) {
+	c := &sleepCounter{Virtual: clock.NewVirtual(clock.Epoch)}
+	g := newGate(c, Limit{TPM: 100})
+	g.done(0, &llm.ProviderError{Kind: llm.ErrOverloaded, StatusCode: 503}, 1)
+	c.Advance(10 * time.Second)
+	g.done(150, nil, 1)
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Now().Sub(clock.Epoch); got != 70*time.Second {
+		t.Errorf("admitted after %v; want 1m10s, when the 150 tokens leave the window", got)
+	}
+	if c.sleeps != 1 {
+		t.Errorf("the held call woke %d times; want once", c.sleeps)
+	}
+	if len(g.window) != 0 {
+		t.Errorf("the window holds %d calls; want none after a minute", len(g.window))
+	}
+}

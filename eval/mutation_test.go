@@ -2,6 +2,8 @@ package eval
 
 import (
 	"maps"
+	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -186,6 +188,28 @@ func TestHierarchicalBootstrapOneResample(t *testing.T) {
 	}
 }
 
+// A resampled trial passes when the uniform draw in [0, 1) falls below the
+// smoothed pass rate, so that it passes with exactly that chance: a draw
+// equal to the rate is a failure.
+func TestHierarchicalBootstrapDrawAtTheRateFails(t *testing.T) {
+	// The seed was worked out by inverting the generator (PCG-DXSM, the
+	// stream HierarchicalBootstrap uses): its second number, the one B's
+	// single trial is drawn with after the draw of the scenario, is exactly
+	// 0.25, B's smoothed rate (0 + 1/2) / (1 + 1).
+	const seed = 14921872881287231627
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	rng.IntN(1)
+	if u := rng.Float64(); u != 0.25 {
+		t.Fatalf("the seed's second draw is %v, not 0.25: the test's premise no longer holds", u)
+	}
+	// A has no trial (rate 0, nothing drawn): the one resample's difference
+	// is B's drawn rate.
+	got := HierarchicalBootstrap([]Counts{{0, 0}}, []Counts{{0, 1}}, 1, 0.95, seed)
+	if got.Low != 0 || got.High != 0 {
+		t.Errorf("B's trial drawn at exactly its rate 0.25: interval [%v, %v], want [0, 0] (a failure)", got.Low, got.High)
+	}
+}
+
 // A scenario that never passes (rate 0) is part of the suite's mean and is
 // sized with the rest; so is a drop of the whole mean, to 0 (the documented
 // range is (0, mean]).
@@ -198,6 +222,26 @@ func TestSuiteTrialsToDetectEdges(t *testing.T) {
 	}
 	if n := SuiteTrialsToDetect([]float64{0.5, 0.5}, 0.5000001); n != 0 {
 		t.Errorf("a drop past the mean: %d trials, want 0", n)
+	}
+}
+
+// The suite's sizing reaches its bounds exactly: a power of exactly 80%
+// is enough, and a drop that needs exactly 100000 trials per scenario is
+// sized, while a slightly smaller one is out of reach (0).
+func TestSuiteTrialsToDetectAtItsBounds(t *testing.T) {
+	// Found by a search over drops on amd64 (also with GOAMD64=v3): at 3
+	// trials the power of this drop from 0.95 computes to exactly 0.8 (at
+	// 2, to 0.45). Other processors may round the float arithmetic
+	// differently (fused multiply-adds), so only amd64 checks it.
+	if n := SuiteTrialsToDetect([]float64{0.95}, 0.8126544018937061); n != 3 && runtime.GOARCH == "amd64" {
+		t.Errorf("a drop whose power at 3 trials is exactly 0.8: %d trials, want 3", n)
+	}
+	// One scenario at 0.5: the power first reaches 0.8 at 100000 trials.
+	if n := SuiteTrialsToDetect([]float64{0.5}, 0.00626434); n != 100000 {
+		t.Errorf("a drop of 0.00626434 from 0.5: %d trials, want 100000", n)
+	}
+	if n := SuiteTrialsToDetect([]float64{0.5}, 0.00626433); n != 0 {
+		t.Errorf("a drop of 0.00626433 from 0.5: %d trials, want 0 (more than 100000)", n)
 	}
 }
 

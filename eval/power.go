@@ -2,9 +2,10 @@ package eval
 
 import "math"
 
-// maxSuiteTrials bounds SuiteTrialsToDetect's search: a drop that needs
-// more trials per scenario than this is reported as out of reach (0).
-const maxSuiteTrials = 100000
+// maxTrials bounds the searches of SuiteTrialsToDetect and TrialsToDetect:
+// a drop that needs more trials (per scenario and run) than this is
+// reported as out of reach (0).
+const maxTrials = 100000
 
 // SuiteTrialsToDetect is the number of trials n per scenario, in each of two
 // runs, with which the suite test of compare (the hierarchical bootstrap's
@@ -59,7 +60,7 @@ func SuiteTrialsToDetect(rates []float64, drop float64) int {
 	}
 	v /= s
 	spread /= s
-	for n := 1; n <= maxSuiteTrials; n++ {
+	for n := 1; n <= maxTrials; n++ {
 		if suitePower(n, s, v, spread, drop) >= detectPower {
 			return n
 		}

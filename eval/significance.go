@@ -96,7 +96,8 @@ func Holm(ps []float64) []float64 {
 // few for Fisher's exact test (near 0 and 1 the approximation is poor): the
 // result is the smallest n at least that large for which round(p1·n) of n
 // against round(p2·n) of n has FisherExact below Significance. It is 0 when
-// p1 equals p2 (no difference to detect) or either is outside [0, 1].
+// p1 equals p2 (no difference to detect), either is outside [0, 1], or the
+// difference is out of reach: no n up to 100000 trials per run will do.
 func TrialsToDetect(p1, p2 float64) int {
 	if p1 == p2 || p1 < 0 || p1 > 1 || p2 < 0 || p2 > 1 || math.IsNaN(p1) || math.IsNaN(p2) {
 		return 0
@@ -105,17 +106,18 @@ func TrialsToDetect(p1, p2 float64) int {
 	num := zAlpha*math.Sqrt(2*bar*(1-bar)) + zBeta*math.Sqrt(p1*(1-p1)+p2*(1-p2))
 	d := p1 - p2
 	// A tiny epsilon keeps an exact integer quotient from rounding up past
-	// itself through floating-point noise.
-	n := max(1, int(math.Ceil(num*num/(d*d)-1e-9)))
-	// The exact test needs at most a few more: cap the search well past
-	// the approximation so that it always ends.
-	for limit := 4*n + 100; n < limit; n++ {
+	// itself through floating-point noise. A tiny difference makes the
+	// quotient huge, even +Inf: it is capped before it becomes an int.
+	n := max(1, int(math.Ceil(min(num*num/(d*d)-1e-9, maxTrials+1))))
+	// The exact test needs at most a few more; the search ends at
+	// maxTrials, past which the difference is out of reach.
+	for ; n <= maxTrials; n++ {
 		ca, cb := int(math.Round(p1*float64(n))), int(math.Round(p2*float64(n)))
 		if FisherExact(ca, n, cb, n) < Significance {
-			break
+			return n
 		}
 	}
-	return n
+	return 0
 }
 
 // Counts are one scenario's scored trials in one run: Passed of Trials.

@@ -83,6 +83,9 @@ func TestTrialsToDetect(t *testing.T) {
 		// p̄ = 0.45: 1.959964·√0.495 + 0.841621·√0.49 = 1.378961 + 0.589135
 		// = 1.968096; squared 3.873402, over 0.1² = 387.34: 388 trials.
 		{0.5, 0.4, 388},
+		// The quotient is 35.0000000005, a whole number but for
+		// floating-point noise: 35 trials, not 36.
+		{1, 0.804399180290722, 35},
 		{0.6, 0.6, 0}, {1.2, 0.5, 0}, {0.5, -0.1, 0},
 	} {
 		if got := TrialsToDetect(tc.p1, tc.p2); got != tc.want {
@@ -134,5 +137,31 @@ func TestHierarchicalBootstrap(t *testing.T) {
 	}
 	if z := HierarchicalBootstrap(nil, nil, 100, 0.95, 1); z != (Bootstrap{}) {
 		t.Errorf("empty input gave %+v", z)
+	}
+}
+
+// TestTrialsToDetectOutOfReach: a difference that needs more than 100000
+// trials per run (the bound SuiteTrialsToDetect has too) is out of reach,
+// 0, at once: neither a sizing read off an overflowed approximation (a
+// difference of 1e-10 needs about 4·10²⁰ trials, which once came out as
+// 104) nor a Fisher search over hundreds of millions of trials (0.5
+// against 0.4999 once took most of a minute to come out as 392443982).
+func TestTrialsToDetectOutOfReach(t *testing.T) {
+	for _, tc := range []struct{ p1, p2 float64 }{
+		{0.5, 0.5 + 1e-10}, {0.5, 0.5 - 1e-10}, // about 4·10²⁰ trials
+		{0.5, 0.4999}, // 392 million
+		{0.5, 0.496},  // about 245000
+		{0, 1e-300},   // a squared difference of 0: +Inf
+		// The approximation gives 100000.48: 100001 trials.
+		{0.5, 0.49373564},
+	} {
+		if got := TrialsToDetect(tc.p1, tc.p2); got != 0 {
+			t.Errorf("TrialsToDetect(%v, %v) = %d; want 0 (more than 100000 trials)", tc.p1, tc.p2, got)
+		}
+	}
+	// The approximation gives 99999.21, and 50000 of 100000 against 49374
+	// of 100000 is significant (Fisher p about 0.005): just within reach.
+	if got := TrialsToDetect(0.5, 0.4937356); got != 100000 {
+		t.Errorf("TrialsToDetect(0.5, 0.4937356) = %d; want 100000, the most that is sized", got)
 	}
 }
