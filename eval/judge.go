@@ -78,9 +78,10 @@ func (r *runner) judge(ctx context.Context, sc *scenario.Scenario, o *harness.Ou
 			et.Cost = addCost(et.Cost, p.Cost(t))
 		}
 	}
-	if len(meters) > 0 {
-		et.JudgeTokens = &tokens
-	}
+	// The scenario has judge items, and JudgeLive opens (through open) the
+	// first one's model before it can fail (openJudges made sure it names
+	// one): meters is never empty here.
+	et.JudgeTokens = &tokens
 	et.Judge = fromharness.Verdicts(sc, o)
 	if err != nil {
 		for i := range et.Judge {

@@ -11,6 +11,7 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/chatserver"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -155,4 +156,32 @@ func judgedFile(t *testing.T, dir string) *scenario.Scenario {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestJudgeOfAnotherProviderHasItsOwnGate: a judge of a provider no model
+// under evaluation uses gets that provider's gate, and with it the
+// provider's rate limit: one judge call a minute spaces the trials' judge
+// calls a minute apart.
+func TestJudgeOfAnotherProviderHasItsOwnGate(t *testing.T) {
+	srv := chatserver.New(nil)
+	defer srv.Close()
+	open := openServer(srv, false)
+	s := parse(t, judgedScenario, "files/append")
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
+		Models: []string{"openai-compatible/right"}, JudgeModel: "judges/judge",
+		Open: func(ctx context.Context, name string) (llm.Model, error) {
+			return open(ctx, strings.Replace(name, "judges/", "openai-compatible/", 1))
+		},
+		Limits: map[string]Limit{"judges": {RPM: 1}},
+		Trials: 3, Parallel: 1, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := r.Scenarios[0]; row.Passed != 3 || row.Errors != 0 {
+		t.Fatalf("%d of %d passed, %d errors; want 3 judged passes", row.Passed, row.Trials, row.Errors)
+	}
+	if got := r.Summary.WallMS; got < 120000 {
+		t.Errorf("the run took %v ms; want at least 2 min, three judge calls a minute apart", got)
+	}
 }
