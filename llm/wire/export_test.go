@@ -13,7 +13,7 @@ func SkippedForTest(d *Decoder, path string, body []byte) (skipped int, onlyNew 
 
 // DecodedOnceForTest returns how many messages of the last request in
 // path's format were made from their elements as the decoder read them
-// once (see afterZero), instead of unmarshaling their bytes again.
+// once (see afterEmpty), instead of unmarshaling their bytes again.
 func DecodedOnceForTest(d *Decoder, path string) int {
 	f, _ := FormatOf(path)
 	d.mu.Lock()

@@ -113,20 +113,20 @@ func (last *decoded) unmarshal(body []byte, f bodyFuncs) (decoded, error) {
 // between decodes body, whose first k messages (up to p) are last's, when
 // it also ends with last's tail (from the ']' that closed the previous
 // messages array to the end): the body is then JSON exactly when its
-// elements between p and the tail, in brackets after a 0, are a JSON
+// elements between p and the tail, in brackets after a {}, are a JSON
 // array (they continue the array from the same state, and the tail closes
 // it and goes on as it did before, from the same state), and everything
 // but the messages decodes to what the previous body's did (the same bytes
 // around the one messages key). Only those elements are read, each once
-// (see afterZero), and the messages are made from them as decoded there.
+// (see afterEmpty), and the messages are made from them as decoded there.
 func (last *decoded) between(body []byte, k, p int, f bodyFuncs) (decoded, bool) {
 	end := len(body) - len(last.tail)
 	if last.tail == nil || p > end || !bytes.HasSuffix(body, last.tail) {
 		return decoded{}, false
 	}
-	text := make([]byte, 0, end-p+3)
-	text = append(append(append(text, '[', '0'), body[p:end]...), ']')
-	elems, vals, ok := afterZero(text, f.fresh)
+	text := make([]byte, 0, end-p+4)
+	text = append(append(append(text, '[', '{', '}'), body[p:end]...), ']')
+	elems, vals, ok := afterEmpty(text, f.fresh)
 	if !ok {
 		return decoded{}, false
 	}
@@ -138,8 +138,11 @@ func (last *decoded) between(body []byte, k, p int, f bodyFuncs) (decoded, bool)
 	return decoded{head: last.head, tail: last.tail, req: last.req, raw: raws, pre: pre, skipped: k, kept: true}, true
 }
 
-// afterZero reads text when it is a JSON array whose first element is 0:
-// the other elements, each as its bytes in text and as decoded into a value
+// afterEmpty reads text when it is a JSON array whose first element is
+// {}, the empty object standing for the elements skipped (an object, not a
+// number, as the decoder knows where an object ends without reading the
+// byte after it, and so makes no error value to find that out): the other
+// elements, each as its bytes in text and as decoded into a value
 // fresh returned; ok is false when text is not such an array, or an element
 // does not decode into its value. A json.Decoder validates each element as
 // it reads it and decodes it from there, so that an element is scanned
@@ -147,13 +150,13 @@ func (last *decoded) between(body []byte, k, p int, f bodyFuncs) (decoded, bool)
 // and unmarshaling each would scan it four times. What it decodes is what
 // json.Unmarshal of the element's bytes gives: the same decoding of the
 // same bytes, which the decoder checked are one JSON value.
-func afterZero(text []byte, fresh func() any) (elems []json.RawMessage, vals []any, ok bool) {
+func afterEmpty(text []byte, fresh func() any) (elems []json.RawMessage, vals []any, ok bool) {
 	dec := json.NewDecoder(bytes.NewReader(text))
 	if t, err := dec.Token(); err != nil || t != json.Delim('[') {
 		return nil, nil, false
 	}
-	var zero json.RawMessage
-	if dec.Decode(&zero) != nil || string(zero) != "0" {
+	var empty struct{}
+	if dec.Decode(&empty) != nil || dec.InputOffset() != int64(len("[{}")) {
 		return nil, nil, false
 	}
 	for dec.More() {
