@@ -137,28 +137,58 @@ func TestCommand(t *testing.T) {
 		{"fail", "60s", []string{"notes.yaml:5: setup.agent.command", "exit status 3", "cmdagent: cannot go on in $WORK"}},
 	} {
 		t.Run(tc.mode, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "scenarios")
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, "notes.yaml")
-			if err := os.WriteFile(path, []byte(commandText(bin, tc.mode, tc.timeout)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			s := load(t, path)
-			o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if o.Termination == "final_text" {
-				t.Fatalf("a %s command ended with a final text", tc.mode)
-			}
+			msg := failedCommand(t, writeScenario(t, commandText(bin, tc.mode, tc.timeout)))
 			for _, w := range tc.wants {
-				if !strings.Contains(o.Error, w) {
-					t.Errorf("the outcome's error does not say %q:\n%s", w, o.Error)
+				if !strings.Contains(msg, w) {
+					t.Errorf("the outcome's error does not say %q:\n%s", w, msg)
 				}
 			}
 		})
+	}
+}
+
+// failedCommand runs the command scenario at path against notesScript and
+// returns the outcome's error; the run must not end with a final text.
+func failedCommand(t *testing.T, path string) string {
+	t.Helper()
+	s := load(t, path)
+	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination == "final_text" {
+		t.Fatalf("the command %q ended with a final text", s.Setup.Agent.Command)
+	}
+	return o.Error
+}
+
+// TestCommandErrorQuotesTheEndOfStderr: a failing command's error quotes
+// the end of its stderr, at most 2 KiB of it, however much it printed.
+func TestCommandErrorQuotesTheEndOfStderr(t *testing.T) {
+	bin := buildCommandAgent(t)
+	msg := failedCommand(t, writeScenario(t, commandText(bin, `fail, "1000"`, "60s")))
+	_, tail, ok := strings.Cut(msg, "; its stderr ends:\n")
+	if !ok || !strings.HasSuffix(tail, "cmdagent: noise line 1000\ncmdagent: cannot go on in $WORK") || strings.Contains(tail, "noise line 1\n") {
+		t.Fatalf("the error does not quote the end of stderr:\n%s", msg)
+	}
+	// 2 KiB hold the last line and about 75 lines of noise before it.
+	if len(tail) > 2<<10 || !strings.Contains(tail, "cmdagent: noise line 940\n") {
+		t.Errorf("the error quotes %d bytes of stderr, want its last 2 KiB:\n%s", len(tail), tail)
+	}
+}
+
+// TestCommandExpandsScenarioDir: $SCENARIO_DIR in setup.agent.command and
+// setup.agent.env stands for the scenario file's folder; any other $NAME is
+// kept as written.
+func TestCommandExpandsScenarioDir(t *testing.T) {
+	bin := buildCommandAgent(t)
+	text := strings.Replace(commandText(bin, "args, $SCENARIO_DIR/agent.mjs, $OTHER/x", "60s"),
+		`env: {NOTES_SYSTEM: "You keep notes in files."}`, `env: {WHERE: "$SCENARIO_DIR/env"}`, 1)
+	path := writeScenario(t, text)
+	dir := filepath.Dir(path)
+	msg := failedCommand(t, path)
+	if want := fmt.Sprintf("cmdagent: args [%q \"$OTHER/x\"], WHERE=%s/env", dir+"/agent.mjs", dir); !strings.Contains(msg, want) {
+		t.Errorf("the command did not get %s:\n%s", want, msg)
 	}
 }
 

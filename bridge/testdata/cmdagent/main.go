@@ -8,7 +8,10 @@
 //	cmdagent plain   answer in plain text even in a conversation
 //	cmdagent claude  answer once over the Messages API at $ANTHROPIC_BASE_URL
 //	cmdagent hang    block forever without calling the model
-//	cmdagent fail    print to stderr and exit with status 3
+//	cmdagent fail [N] print to stderr (first N numbered lines of noise)
+//	                 and exit with status 3
+//	cmdagent args ARG...  print its arguments and $WHERE on stderr and
+//	                 exit with status 3
 //	cmdagent print N print N bytes "x" on stdout and exit
 //	cmdagent stall   send the model server half a request's headers, then
 //	                 print "dropped" once the server closes the connection
@@ -61,7 +64,19 @@ func main() {
 	case "hang":
 		blockForever()
 	case "fail":
+		if len(os.Args) > 2 {
+			n, err := strconv.Atoi(arg(2))
+			if err != nil {
+				fail(err)
+			}
+			for i := 1; i <= n; i++ {
+				fmt.Fprintf(os.Stderr, "cmdagent: noise line %d\n", i)
+			}
+		}
 		fmt.Fprintf(os.Stderr, "cmdagent: cannot go on in %s\n", mustGetwd())
+		os.Exit(3)
+	case "args":
+		fmt.Fprintf(os.Stderr, "cmdagent: args %q, WHERE=%s\n", os.Args[2:], os.Getenv("WHERE"))
 		os.Exit(3)
 	case "print":
 		n, err := strconv.Atoi(arg(2))
