@@ -109,7 +109,7 @@ func Diff(a, b *report.Eval, ma, mb string) []Change {
 	for j, p := range Holm(ps) {
 		c := &out[tested[j]]
 		c.PAdjusted = p
-		c.Significant = p < Significance
+		c.Significant = significant(p)
 		if !c.Significant && c.Delta != 0 {
 			c.TrialsToDetect = TrialsToDetect(rate(c.A), rate(c.B))
 		}

@@ -113,7 +113,7 @@ func TrialsToDetect(p1, p2 float64) int {
 	// maxTrials, past which the difference is out of reach.
 	for ; n <= maxTrials; n++ {
 		ca, cb := int(math.Round(p1*float64(n))), int(math.Round(p2*float64(n)))
-		if FisherExact(ca, n, cb, n) < Significance {
+		if significant(FisherExact(ca, n, cb, n)) {
 			return n
 		}
 	}
@@ -199,3 +199,7 @@ func HierarchicalBootstrap(a, b []Counts, resamples int, confidence float64, see
 	out.High = means[min(max(hi, 0), resamples-1)]
 	return out
 }
+
+// significant reports whether a p-value counts as a significant change:
+// strictly below Significance.
+func significant(p float64) bool { return p < Significance }
