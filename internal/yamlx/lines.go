@@ -2,7 +2,9 @@ package yamlx
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"regexp"
 	"strings"
 	"sync"
@@ -21,6 +23,14 @@ func position(data []byte, i int) (line, col int) {
 // only escaped in a double-quoted string.
 func (d *Decoder) checkText(data []byte) error {
 	for i := 0; i < len(data); {
+		if i+8 <= len(data) {
+			// The common case, eight bytes at a time: printable ASCII,
+			// skipped up to the first byte that is not.
+			if n := printablePrefix(binary.LittleEndian.Uint64(data[i:])); n > 0 {
+				i += n
+				continue
+			}
+		}
 		if c := data[i]; c < utf8.RuneSelf && !asciiRefused[c] {
 			i++ // the common case: printable ASCII, tab or a line break
 			continue
@@ -37,6 +47,23 @@ func (d *Decoder) checkText(data []byte) error {
 		i += size
 	}
 	return nil
+}
+
+// printablePrefix returns how many of the eight bytes of w, read in little-
+// endian order (the first byte is the lowest), are printable ASCII (0x20 to
+// 0x7e) before the first that is not; 8 when all are. It tests the eight
+// at once: a byte with its high bit set, a byte below 0x20 (subtracting
+// 0x20 from it borrows into its high bit) and DEL (0x7f, which xor 0x7f
+// turns into a zero byte, which borrows likewise) each mark that byte's
+// high bit. A borrow can mark a byte above a marked one too, never one
+// below it, so the lowest mark is exact ("determine if a word has a byte
+// less than n" in Sean Anderson's Bit Twiddling Hacks).
+func printablePrefix(w uint64) int {
+	const ones = 0x0101010101010101
+	const highs = 0x80 * ones
+	del := w ^ 0x7f*ones
+	marks := w&highs | (w-0x20*ones)&^w&highs | (del-ones)&^del&highs
+	return bits.TrailingZeros64(marks) / 8
 }
 
 // asciiRefused marks the ASCII bytes checkText refuses: the controls but

@@ -1,6 +1,10 @@
 package yamlx
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+	"unicode/utf8"
+)
 
 // TestParseErrorsHaveTheirLine checks the class of YAML errors that came
 // without a line, or with the wrong one: bytes that are not UTF-8, raw
@@ -57,4 +61,60 @@ func TestCheckTextRefusesEachControlByte(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCheckTextWordAtATime checks that reading eight bytes at a time
+// changes nothing: every byte value, and a few characters of two to four
+// bytes (one cut short), at every place in and around an eight-byte word of
+// printable text, after text of every length up to two words, gives the
+// error (its line and column included) that checking byte by byte gives.
+func TestCheckTextWordAtATime(t *testing.T) {
+	d := &Decoder{File: "f.yaml"}
+	var odd []string
+	for c := range 256 {
+		odd = append(odd, string([]byte{byte(c)}))
+	}
+	odd = append(odd, "é", "✓", "\U0001F600", "\u0085", "\u0080", "\u009f", "\xe2\x9c")
+	printable := "ab: c-d\n~ x\t{}[]|>\"#%@`"
+	for _, o := range odd {
+		for before := 0; before <= 17; before++ {
+			for _, after := range []int{0, 1, 7, 8, 9} {
+				text := []byte(printable[:before%len(printable)] + o + printable[:after])
+				got, want := d.checkText(text), checkTextByByte(d, text)
+				if fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Fatalf("checkText(%q) = %v; byte by byte %v", text, got, want)
+				}
+			}
+		}
+	}
+	for w, want := range map[uint64]int{
+		0x2020202020202020: 8, 0x7e7e7e7e7e7e7e7e: 8, 0: 0, 0x7f: 0, 0x7f41: 1, 0x1f41: 1,
+		0x80414141: 3, 0x0a41414141414141: 7, 0x7f7f7f7f7f7f7f41: 1, 0xff20202020202020: 7,
+	} {
+		if got := printablePrefix(w); got != want {
+			t.Errorf("printablePrefix(%#x) = %d, want %d", w, got, want)
+		}
+	}
+}
+
+// checkTextByByte is checkText reading one byte at a time, as it did before
+// it read eight: the reference TestCheckTextWordAtATime compares with.
+func checkTextByByte(d *Decoder, data []byte) error {
+	for i := 0; i < len(data); {
+		if c := data[i]; c < utf8.RuneSelf && !asciiRefused[c] {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			line, col := position(data, i)
+			return &Error{File: d.File, Line: line, Problem: fmt.Sprintf("invalid UTF-8 (byte %#x at column %d); write text that is not UTF-8 as !!binary", data[i], col)}
+		}
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r < 0xa0 && r != 0x85) {
+			line, col := position(data, i)
+			return &Error{File: d.File, Line: line, Problem: fmt.Sprintf(`raw control character U+%04X at column %d; write it as \u%04x in a double-quoted string`, r, col, r)}
+		}
+		i += size
+	}
+	return nil
 }
