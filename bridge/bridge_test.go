@@ -191,3 +191,34 @@ func TestNativeRunRefusesBridged(t *testing.T) {
 		t.Errorf("harness.Run: %v, want ErrBridged naming setup.agent's line", err)
 	}
 }
+
+// TestRunScenarioWorkspaceDir: a workspace directory the caller gives must
+// be empty (one holding a file is refused, naming it); an empty one is
+// seeded and run in.
+func TestRunScenarioWorkspaceDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "notes.yaml")
+	if err := os.WriteFile(path, []byte(notesScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := load(t, path)
+	full := t.TempDir()
+	if err := os.WriteFile(filepath.Join(full, "left.txt"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := bridge.RunScenario(t.Context(), s, newNotesAgent().agentFunc(), &bridge.RunOptions{Dir: full, Model: notesScript()})
+	if err == nil || !strings.Contains(err.Error(), full+" is not empty") {
+		t.Errorf("RunScenario in a directory holding a file: %v, want it refused as not empty", err)
+	}
+	clean := t.TempDir()
+	o, err := bridge.RunScenario(t.Context(), s, newNotesAgent().agentFunc(), &bridge.RunOptions{Dir: clean, Model: notesScript()})
+	if err != nil || o.Termination != "final_text" {
+		t.Fatalf("RunScenario in an empty directory: %v, %+v", err, o)
+	}
+	if b, err := os.ReadFile(filepath.Join(clean, "notes.txt")); err != nil || string(b) != "hello\nworld\n" {
+		t.Errorf("notes.txt in the given directory: %q, %v; want the agent's edit", b, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
@@ -129,7 +130,7 @@ func (t transport) RoundTrip(r *http.Request) (*http.Response, error) {
 		w.status = http.StatusOK
 	}
 	return &http.Response{
-		Status: fmt.Sprintf("%d %s", w.status, http.StatusText(w.status)), StatusCode: w.status,
+		Status: strconv.Itoa(w.status) + " " + http.StatusText(w.status), StatusCode: w.status,
 		Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
 		Header: w.header, Body: io.NopCloser(bytes.NewReader(w.body.Bytes())), ContentLength: int64(w.body.Len()),
 		// The SDKs read the request back from a response (Anthropic's

@@ -134,7 +134,7 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		defer os.RemoveAll(tmp)
 		dir = tmp
 	}
-	ws, err := seed(s, dir)
+	ws, err := seed(s, dir, opts.Dir != "")
 	if err != nil {
 		return nil, err
 	}
@@ -207,7 +207,9 @@ func cloneMessages(ms []llm.Message) []llm.Message {
 }
 
 // seed makes dir the scenario's workspace: setup.workspace written into it.
-func seed(s *scenario.Scenario, dir string) (*workspace.Disk, error) {
+// A directory the caller gave must be empty; one RunScenario has just made
+// (given false) is, and is not listed to find that out.
+func seed(s *scenario.Scenario, dir string, given bool) (*workspace.Disk, error) {
 	mem, err := harness.Workspace(s)
 	if err != nil {
 		return nil, err
@@ -220,11 +222,8 @@ func seed(s *scenario.Scenario, dir string) (*workspace.Disk, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
 	}
-	if existing, err := workspace.Snapshot(ws); err != nil || len(existing) > 0 {
+	if err := empty(ws, dir, given); err != nil {
 		ws.Close()
-		if err == nil {
-			err = fmt.Errorf("%s is not empty", dir)
-		}
 		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
 	}
 	for _, p := range sortedKeys(files) {
@@ -234,4 +233,17 @@ func seed(s *scenario.Scenario, dir string) (*workspace.Disk, error) {
 		}
 	}
 	return ws, nil
+}
+
+// empty returns an error unless the workspace ws in dir holds no file; a
+// directory not given by the caller is taken as empty.
+func empty(ws *workspace.Disk, dir string, given bool) error {
+	if !given {
+		return nil
+	}
+	existing, err := workspace.Snapshot(ws)
+	if err == nil && len(existing) > 0 {
+		err = fmt.Errorf("%s is not empty", dir)
+	}
+	return err
 }
