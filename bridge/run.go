@@ -140,10 +140,6 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 	}
 	defer ws.Close()
 	env := &toolkit.Env{Seed: s.Setup.Seed}
-	rec, err := harness.NewRecorder(ws, &harness.RecorderOptions{Name: s.Name, Env: env})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Path, err)
-	}
 	var tape *replay.Model
 	model := opts.Model
 	if model == nil {
@@ -153,10 +149,18 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		}
 		model = tape
 	}
-	tr, err := newTraffic(model, ws, rec.Observer(opts.Observer))
+	// The traffic's first scan reads the files too, as the recorder's
+	// baseline: one listing of the workspace for both.
+	base := map[string][]byte{}
+	tr, err := newTraffic(model, ws, nil, base)
+	if err != nil {
+		return nil, fmt.Errorf("%s: recording the workspace: %w", s.Path, err)
+	}
+	rec, err := harness.NewRecorder(ws, &harness.RecorderOptions{Name: s.Name, Env: env, Base: base})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
+	tr.observe = rec.Observer(opts.Observer)
 	h := Handler(tr, opts.Wire)
 	r := &Run{
 		Scenario: s, HTTPClient: Client(h), Handler: h,

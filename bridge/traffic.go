@@ -46,9 +46,13 @@ type traffic struct {
 	users    []spoken // the user turns the agent went on with
 }
 
-func newTraffic(model llm.Model, ws workspace.FS, observe agent.Observer) (*traffic, error) {
+// newTraffic returns the traffic to model over the workspace ws, whose
+// events go to observe, after a first scan of ws. When contents is not
+// nil, that scan also reads each file into it: the baseline a recorder
+// needs, from the same listing.
+func newTraffic(model llm.Model, ws workspace.FS, observe agent.Observer, contents map[string][]byte) (*traffic, error) {
 	t := &traffic{model: model, ws: ws, observe: observe}
-	files, at, err := t.scan()
+	files, at, err := t.scan(contents)
 	if err != nil {
 		return nil, err
 	}
@@ -99,7 +103,7 @@ func (t *traffic) closeTurn() error {
 	if !t.open {
 		return nil
 	}
-	files, at, err := t.scan()
+	files, at, err := t.scan(nil)
 	if err != nil {
 		return err
 	}
@@ -162,10 +166,11 @@ func (t *traffic) mayDiffer(old, cur fileStat) bool {
 }
 
 // scan notes the status of every regular file of the workspace, and when
-// it began. A file gone between listing and status is left out (deleted).
-// The status is the listing's (fs.DirEntry.Info: a regular file's own,
-// which the listing of a disk workspace may already hold, saving a stat).
-func (t *traffic) scan() (map[string]fileStat, time.Time, error) {
+// it began; with contents not nil, it also reads each file into it. A file
+// gone between listing and status is left out (deleted). The status is the
+// listing's (fs.DirEntry.Info: a regular file's own, which the listing of a
+// disk workspace may already hold, saving a stat).
+func (t *traffic) scan(contents map[string][]byte) (map[string]fileStat, time.Time, error) {
 	at := time.Now()
 	files := make(map[string]fileStat, len(t.files))
 	err := t.ws.Walk(func(p string, d fs.DirEntry) error {
@@ -182,6 +187,13 @@ func (t *traffic) scan() (map[string]fileStat, time.Time, error) {
 		st := fileStat{size: fi.Size(), mode: fi.Mode(), mtime: fi.ModTime().UnixNano()}
 		st.ctime, st.ino, st.known = changeOf(fi)
 		files[p] = st
+		if contents != nil {
+			data, err := t.ws.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			contents[p] = data
+		}
 		return nil
 	})
 	return files, at, err

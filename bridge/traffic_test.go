@@ -47,7 +47,7 @@ func TestTurnEndsByStatus(t *testing.T) {
 		}
 	}
 	var events []agent.Event
-	tr, err := newTraffic(nil, ws, func(e agent.Event) { events = append(events, e) })
+	tr, err := newTraffic(nil, ws, func(e agent.Event) { events = append(events, e) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func TestTurnWithoutChangesHasNoToolEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var kinds []string
-	tr, err := newTraffic(nil, ws, func(e agent.Event) { kinds = append(kinds, string(e.Kind)) })
+	tr, err := newTraffic(nil, ws, func(e agent.Event) { kinds = append(kinds, string(e.Kind)) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

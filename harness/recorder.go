@@ -62,6 +62,11 @@ type RecorderOptions struct {
 	// tools shared (toolkit.Shared) go into the outcome's state. Nil means
 	// no state.
 	Env *toolkit.Env
+	// Base is what ws holds as the run starts, in workspace.Snapshot's
+	// form, when the caller has just read it: NewRecorder takes it (the map
+	// is the Recorder's from then on) instead of reading ws again. Nil
+	// means NewRecorder reads ws.
+	Base map[string][]byte
 }
 
 // NewRecorder snapshots ws, the workspace the run's tools act on, as the
@@ -70,9 +75,12 @@ func NewRecorder(ws workspace.FS, opts *RecorderOptions) (*Recorder, error) {
 	if opts == nil {
 		opts = &RecorderOptions{}
 	}
-	base, err := workspace.Snapshot(ws)
-	if err != nil {
-		return nil, fmt.Errorf("recording the workspace: %w", err)
+	base := opts.Base
+	if base == nil {
+		var err error
+		if base, err = workspace.Snapshot(ws); err != nil {
+			return nil, fmt.Errorf("recording the workspace: %w", err)
+		}
 	}
 	d := diffrecorder.NewFrom(ws, base)
 	return &Recorder{name: opts.Name, ws: ws, env: opts.Env, diffs: d, base: base, users: map[int]*llm.Message{}, backoffs: map[callKey][]time.Duration{}}, nil

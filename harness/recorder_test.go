@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -90,5 +91,36 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 	}
 	if plain.Turns[0].Diff != "" || plain.Final != "done" || jsonvalue.Canonical(plain.State) != jsonvalue.Canonical(o.State) || len(plain.Workspace) != 1 {
 		t.Errorf("outcomeOf: %+v", plain)
+	}
+}
+
+// TestRecorderTakesTheCallersBase: given Base, a Recorder diffs the first
+// turn against it, not against what the workspace holds (which it does
+// not read for a baseline); without Base it reads the workspace.
+func TestRecorderTakesTheCallersBase(t *testing.T) {
+	for _, c := range []struct {
+		base map[string][]byte
+		want string
+	}{
+		{map[string][]byte{"notes.txt": []byte("before\n")}, "-before\n+after\n"},
+		{nil, "-now\n+after\n"},
+	} {
+		ws := workspace.NewMemory()
+		if err := ws.WriteFile("notes.txt", []byte("now\n")); err != nil {
+			t.Fatal(err)
+		}
+		rec, err := NewRecorder(ws, &RecorderOptions{Base: c.base})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ws.WriteFile("notes.txt", []byte("after\n")); err != nil {
+			t.Fatal(err)
+		}
+		observe := rec.Observer(nil)
+		observe(agent.Event{Kind: agent.EventToolEnd, Result: &tools.Result{Effects: []tools.Effect{{File: &tools.FileEffect{Op: tools.OpModify, Path: "notes.txt"}}}}})
+		observe(agent.Event{Kind: agent.EventTurnEnd})
+		if len(rec.turnDiffs) != 1 || !strings.Contains(rec.turnDiffs[0], c.want) {
+			t.Errorf("Base %q: turn diffs %q, want one holding %q", c.base, rec.turnDiffs, c.want)
+		}
 	}
 }
