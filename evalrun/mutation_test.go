@@ -384,3 +384,55 @@ func TestRebaseCountsAFileThatDoesNotLoad(t *testing.T) {
 		t.Errorf("rebase of a folder with a broken file: exit %d, want 2, the file named and counted as failed\n%s%s", code, out, errOut)
 	}
 }
+
+// replay takes --parallel 1 and --repeat 1 (the smallest allowed); a
+// replay shard with no scenario says so on stderr, and only such a shard.
+func TestReplayOneAtATimeAndEmptyShards(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", "--parallel", "1", "--repeat", "1", dir); code != exitOK {
+		t.Fatalf("--parallel 1 --repeat 1: exit %d\n%s%s", code, out, errOut)
+	}
+	empty := 0
+	for _, shard := range []string{"1/2", "2/2"} {
+		code, out, errOut := runCmd(t, "replay", "--shard", shard, dir)
+		if code != exitOK {
+			t.Fatalf("--shard %s: exit %d\n%s%s", shard, code, out, errOut)
+		}
+		says := strings.Contains(errOut, "shard "+shard+" holds no selected scenario")
+		if ran := strings.Contains(out, "math/add"); says == ran {
+			t.Errorf("--shard %s: ran math/add %v, said it holds none %v; want exactly one\nstdout:\n%s\nstderr:\n%s", shard, ran, says, out, errOut)
+		}
+		if says {
+			empty++
+		}
+	}
+	if empty != 1 {
+		t.Errorf("%d of the 2 shards of one scenario were empty; want 1", empty)
+	}
+}
+
+// replay's summary line counts each scenario once: passed, failed, and
+// among the failed those that could not be loaded or run.
+func TestReplaySummaryCounts(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+	}
+	for name, text := range map[string]string{
+		"files/read.yaml": otherScenario, // no golden: fails
+		"z-bad.yaml":      strings.Replace(okScenario, "expect:", "expcet:", 1),
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, out, _ := runCmd(t, "replay", dir)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if got, want := lines[len(lines)-1], "1 passed, 2 failed (1 could not be loaded or run)"; got != want {
+		t.Errorf("summary %q, want %q\nstdout:\n%s", got, want, out)
+	}
+}

@@ -1,0 +1,98 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// agentTrial is a trial of a bridged scenario (setup.agent, whose command
+// names $SCENARIO_DIR) under dir/src, that ended with termination, its tape
+// offering the tools offered (nil: none recorded).
+func agentTrial(t *testing.T, dir, termination string, offered *replay.Offered) *Trial {
+	t.Helper()
+	src := filepath.Join(dir, "src", "agent.yaml")
+	text := "format: tapeloop/v1\nname: bridged\nsetup:\n  agent: {command: [node, $SCENARIO_DIR/agent.js]}\ninput:\n  - {role: user, content: hi}\ntape: []\n"
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(src, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Trial{Scenario: s, Model: "test/m", Report: &report.EvalTrial{Trial: 1, Termination: termination},
+		Tape: &replay.Tape{Name: s.Name, Offered: offered}}
+}
+
+// replaysAs is a SaveOptions.Verify whose replay ends with o.
+func replaysAs(o *harness.Outcome) *SaveOptions {
+	return &SaveOptions{Verify: func(context.Context, *scenario.Scenario, *harness.VerifyOptions) *harness.Verdict {
+		return &harness.Verdict{Outcome: o}
+	}}
+}
+
+// SaveTrial writes a bridged trial with its agent's $SCENARIO_DIR pointed
+// back at the author's folder, its offered block only when the tape
+// recorded one, and no judge block when nothing was judged.
+func TestSaveTrialOfABridgedScenario(t *testing.T) {
+	dir := t.TempDir()
+	offered := &replay.Offered{Tools: []llm.ToolDefinition{{Name: "notes", Description: "Keeps notes."}}}
+	for _, tc := range []struct {
+		offered *replay.Offered
+		want    bool
+	}{{nil, false}, {offered, true}} {
+		tr := agentTrial(t, dir, "final_text", tc.offered)
+		p, err := SaveTrial(context.Background(), filepath.Join(dir, "trials"), tr, replaysAs(&harness.Outcome{Termination: "final_text"}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := string(b)
+		if !strings.Contains(saved, "${SCENARIO_DIR}/../../../src/agent.js") {
+			t.Errorf("the agent's command does not name the author's folder from %s:\n%s", p, saved)
+		}
+		if got := strings.Contains(saved, "\noffered:"); got != tc.want {
+			t.Errorf("offered %v: the saved file has an offered block %v, want %v:\n%s", tc.offered != nil, got, tc.want, saved)
+		}
+		if strings.Contains(saved, "\njudge:") {
+			t.Errorf("a trial without verdicts saved a judge block:\n%s", saved)
+		}
+	}
+}
+
+// A saved trial whose replay leaves its tape, or ends otherwise than the
+// trial did, is not replayable; a trial that recorded no termination (it
+// could not run) is not compared.
+func TestSaveTrialRefusesWhatDoesNotReplay(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name, live string
+		replay     *harness.Outcome
+		refused    bool
+	}{
+		{"diverged", "final_text", &harness.Outcome{Termination: "final_text", Diverged: true, Error: "request 1 differs"}, true},
+		{"another end", "final_text", &harness.Outcome{Termination: "max_iterations"}, true},
+		{"the same end", "final_text", &harness.Outcome{Termination: "final_text"}, false},
+		{"no live end", "", &harness.Outcome{Termination: "final_text"}, false},
+	} {
+		_, err := SaveTrial(context.Background(), filepath.Join(dir, "trials"), agentTrial(t, dir, tc.live, nil), replaysAs(tc.replay))
+		if got := errors.Is(err, ErrNotReplayable); got != tc.refused || (!tc.refused && err != nil) {
+			t.Errorf("%s: %v; want refused as not replayable %v", tc.name, err, tc.refused)
+		}
+	}
+}
