@@ -225,3 +225,22 @@ func TestGateTPMIgnoresCallsWithoutTokens(t *testing.T) {
 		t.Errorf("the window holds %d calls; want none after a minute", len(g.window))
 	}
 }
+
+// The TPM window counts a call's input and output tokens together: a call
+// of 60 in and 50 out fills a window of 100, so the next call waits for it
+// to leave.
+func TestMeterCountsInputAndOutputTokensForTPM(t *testing.T) {
+	c := clock.NewVirtual(clock.Epoch)
+	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage("ok"), Usage: llm.Usage{InputTokens: 60, OutputTokens: 50}}, nil
+	})
+	m := &meter{model: model, gate: newGate(c, Limit{TPM: 100}), clock: c}
+	for range 2 {
+		if _, err := m.Generate(context.Background(), &llm.Request{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := c.Now().Sub(clock.Epoch); got != time.Minute {
+		t.Errorf("two calls of 110 tokens at 100 TPM took %v; want 1m", got)
+	}
+}

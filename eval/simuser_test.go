@@ -269,3 +269,30 @@ func TestSimulatedUserIsRedacted(t *testing.T) {
 		t.Errorf("the report holds the key, or not the redacted turn:\n%s", data)
 	}
 }
+
+// TestSimulatedUserOfAnotherProviderHasItsOwnGate: a simulated user of a
+// provider no evaluated model uses gets that provider's gate and limits:
+// at one call a minute, the user's four calls take at least three minutes.
+func TestSimulatedUserOfAnotherProviderHasItsOwnGate(t *testing.T) {
+	srv := chatserver.New(nil)
+	defer srv.Close()
+	open := openServer(srv, false)
+	s := parse(t, strings.Replace(chatScenario("user-3", 5, 3), "model: openai-compatible/user-3", "model: users/user-3", 1), "chat")
+	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
+		Models: []string{"openai-compatible/echo"},
+		Open: func(ctx context.Context, name string) (llm.Model, error) {
+			return open(ctx, strings.Replace(name, "users/", "openai-compatible/", 1))
+		},
+		Limits: map[string]Limit{"users": {RPM: 1}},
+		Trials: 1, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := r.Scenarios[0]; row.Passed != 1 {
+		t.Fatalf("%d of %d passed (%d errors); want the trial to pass", row.Passed, row.Trials, row.Errors)
+	}
+	if got := r.Summary.WallMS; got < 180000 {
+		t.Errorf("the run took %v ms; want at least 3 min, four user calls a minute apart", got)
+	}
+}

@@ -49,6 +49,9 @@ type callStat struct {
 	latency time.Duration
 	tokens  report.Tokens
 	err     error
+	// request is what the call offered and its last message (the tape's
+	// entries record only what changed).
+	request *replay.RequestSummary
 }
 
 // meter is the model a trial's loop talks to: it waits at the provider's
@@ -83,7 +86,7 @@ func (m *meter) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		}
 		if err == nil || !retryable(err) || attempt > m.retries || outOfRetries(err, attempt) {
 			m.mu.Lock()
-			m.calls = append(m.calls, callStat{latency: latency, tokens: tokens, err: err})
+			m.calls = append(m.calls, callStat{latency: latency, tokens: tokens, err: err, request: replay.Summarize(req)})
 			m.mu.Unlock()
 			return resp, err
 		}
@@ -212,19 +215,17 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 }
 
 // tapeEntries pairs the recorded tape with the measured calls (both have
-// one entry per model call the loop made).
+// one entry per model call the loop made): the call gives the tools it
+// offered, its last message and its latency.
 func tapeEntries(entries []replay.Entry, calls []callStat) []report.EvalTapeEntry {
 	out := make([]report.EvalTapeEntry, len(entries))
 	for i, e := range entries {
 		te := report.EvalTapeEntry{Error: e.Error, Tools: []string{}}
-		if e.Request != nil {
-			if e.Request.Tools != nil {
-				te.Tools = e.Request.Tools
-			}
-			te.LastMessage = e.Request.LastMessage
-		}
 		if i < len(calls) {
 			te.LatencyMS = ms(calls[i].latency)
+			if r := calls[i].request; r != nil {
+				te.Tools, te.LastMessage = r.Tools, r.LastMessage
+			}
 		}
 		if e.Response != nil {
 			te.Response = &report.EvalResponse{Message: e.Response.Message, FinishReason: string(e.Response.FinishReason), Tokens: tokensOf(e.Response.Usage)}

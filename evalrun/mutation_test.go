@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +16,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 )
@@ -434,5 +437,44 @@ func TestReplaySummaryCounts(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
 	if got, want := lines[len(lines)-1], "1 passed, 2 failed (1 could not be loaded or run)"; got != want {
 		t.Errorf("summary %q, want %q\nstdout:\n%s", got, want, out)
+	}
+}
+
+// record --new checks the scenario it is about to record against the
+// tools there are before any model call: a tool no fixture or factory
+// provides is a usage error naming it, and nothing is written.
+func TestRecordNewRefusesAnUnknownTool(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scenarios", "new.yaml")
+	code, out, errOut := runRecordCmd(t, context.Background(), scripted(textResponse("Hello.")), "--new", path, "--model", "fake/m", "--prompt", "Hi.", "--tools", "no_such_tool")
+	if code != exitUsage || !strings.Contains(errOut, "no_such_tool") {
+		t.Errorf("exit %d, want 2 naming no_such_tool\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the new scenario was written: %v", err)
+	}
+}
+
+// record --new writes a failed recording only with --keep-failed.
+func TestRecordNewKeepsAFailedRecordingOnlyWhenAsked(t *testing.T) {
+	failing := func() *fakeLive {
+		return &fakeLive{answer: func(_ context.Context, n int, _ *llm.Request) (*llm.Response, error) {
+			if n == 1 {
+				return callResponse("call_1", "read_file", `{"path":"notes.txt"}`), nil
+			}
+			return nil, errors.New("503 overloaded")
+		}}
+	}
+	dir := t.TempDir()
+	for _, keep := range []bool{false, true} {
+		path := filepath.Join(dir, fmt.Sprintf("keep-%v.yaml", keep))
+		args := []string{"--new", path, "--model", "fake/m", "--prompt", "Read notes.txt.", "--tools", "read_file", "--no-golden"}
+		if keep {
+			args = append(args, "--keep-failed")
+		}
+		code, out, errOut := runRecordCmd(t, context.Background(), failing(), args...)
+		data, err := os.ReadFile(path)
+		if code != exitFailed || (err == nil) != keep || keep && !strings.Contains(string(data), "  - error: 503 overloaded\n") {
+			t.Errorf("--keep-failed %v: exit %d, file %v (%v):\n%s\nstdout:\n%s\nstderr:\n%s", keep, code, err == nil, err, data, out, errOut)
+		}
 	}
 }
