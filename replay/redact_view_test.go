@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -145,24 +146,32 @@ func TestHintedShapesAreThoseHoldingAHint(t *testing.T) {
 // view decoded into back for the next text, up to maxPooledView bytes (a
 // text of half that: text and folded share the memory); a larger one is
 // left to the garbage collector, so that one huge text does not hold its
-// memory for the life of the process. The text with more memory to reuse
-// must therefore allocate less.
+// memory for the life of the process. The text with memory to reuse must
+// therefore allocate less than half as often (1 against 28 today; the
+// counts vary by a few when nothing is reused, so a bare "less" could
+// pass by chance).
 func TestReleasedViewMemoryIsReused(t *testing.T) {
 	if raceEnabled {
 		t.Skip("under the race detector sync.Pool drops what it is given at random")
 	}
 	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	// The least of a few measures: the count is the process's, and another
+	// goroutine (one a test before left finishing) may allocate meanwhile.
 	allocs := func(n int) float64 {
 		text := strings.Repeat("line of text\n", n/13+1)[:n]
-		return testing.AllocsPerRun(10, func() {
-			if r.Quiet(text) != text {
-				t.Fatal("a text without secrets was changed")
-			}
-		})
+		least := math.Inf(1)
+		for range 5 {
+			least = min(least, testing.AllocsPerRun(10, func() {
+				if r.Quiet(text) != text {
+					t.Fatal("a text without secrets was changed")
+				}
+			}))
+		}
+		return least
 	}
 	kept, dropped := allocs(maxPooledView/2), allocs(maxPooledView/2+1)
 	t.Logf("allocations a redaction: %v for %d bytes, %v for one byte more", kept, maxPooledView/2, dropped)
-	if kept >= dropped {
-		t.Errorf("a text of %d bytes allocates %v times, one of a byte more %v: want the first to reuse its memory, the second not", maxPooledView/2, kept, dropped)
+	if 2*kept >= dropped {
+		t.Errorf("a text of %d bytes allocates %v times, one of a byte more %v: want the first to reuse its memory (less than half as many), the second not", maxPooledView/2, kept, dropped)
 	}
 }
