@@ -478,3 +478,59 @@ func TestRecordNewKeepsAFailedRecordingOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// record --new --capture stores what the captured tool answered as a
+// recorded stand-in in the new scenario's setup.tools.
+func TestRecordNewCaptures(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "scenarios", "ws")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "notes.txt"), []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "scenarios", "read.yaml")
+	f := scripted(callResponse("call_1", "read_file", `{"path": "notes.txt"}`), textResponse("It says hello."))
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--new", path, "--model", "fake/m", "--prompt", "What does notes.txt say?",
+		"--tools", "read_file", "--workspace", ws, "--capture", "read_file", "--no-golden")
+	data, _ := os.ReadFile(path)
+	if code != exitOK || !strings.Contains(string(data), "      fixture: recorded\n") || !strings.Contains(string(data), "content: |\n              hello\n") {
+		t.Errorf("exit %d; want the read captured in\n%s\nstdout:\n%s\nstderr:\n%s", code, data, out, errOut)
+	}
+}
+
+// Extending a tape that already ends the run records nothing live and
+// leaves the tape as written, its comments too.
+func TestRecordExtendOfACompleteTape(t *testing.T) {
+	complete := strings.Replace(unrecorded, "tape: []\n", `tape:
+  # the write, recorded last week
+  - response:
+      tool_calls:
+        - {id: call_1, name: write_file, arguments: '{"path": "notes.txt", "content": "hello\nworld\n"}'}
+  - response: {content: Done.}
+`, 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": complete})
+	path := filepath.Join(dir, "files", "append.yaml")
+	f := scripted()
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "extend", path)
+	data, _ := os.ReadFile(path)
+	if code != exitOK || len(f.requests) != 0 || !strings.Contains(string(data), "tape:\n  # the write, recorded last week\n  - response:\n") ||
+		!strings.Contains(string(data), "  - response: {content: Done.}\n") {
+		t.Errorf("exit %d, %d live calls; want 0 and the tape as written in\n%s\nstdout:\n%s\nstderr:\n%s", code, len(f.requests), data, out, errOut)
+	}
+}
+
+// record --json counts a failed recording as failed.
+func TestRecordJSONCountsAFailure(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	failing := &fakeLive{answer: func(context.Context, int, *llm.Request) (*llm.Response, error) {
+		return nil, errors.New("503 overloaded")
+	}}
+	out := filepath.Join(t.TempDir(), "record.json")
+	code, text, errOut := runRecordCmd(t, context.Background(), failing, "--model", "fake/m", "--json", out, dir)
+	d, data := readRecordJSON(t, out)
+	if code != exitFailed || d.Failed != 1 || d.Recorded != 0 || d.Skipped != 0 {
+		t.Errorf("exit %d, document:\n%s\nwant 1 failed\nstdout:\n%s\nstderr:\n%s", code, data, text, errOut)
+	}
+}
