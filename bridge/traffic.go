@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -108,18 +107,23 @@ func (t *traffic) closeTurn() error {
 		return err
 	}
 	var effects []tools.Effect
+	still := 0 // files of the last scan still there
 	for _, p := range sortedKeys(files) {
 		old, existed := t.files[p]
 		switch {
 		case !existed:
 			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpCreate, Path: p, Bytes: files[p].size}})
+			continue
 		case t.mayDiffer(old, files[p]):
 			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpModify, Path: p, Bytes: files[p].size}})
 		}
+		still++
 	}
-	for _, p := range sortedKeys(t.files) {
-		if _, ok := files[p]; !ok {
-			effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpDelete, Path: p}})
+	if still < len(t.files) { // some are gone
+		for _, p := range sortedKeys(t.files) {
+			if _, ok := files[p]; !ok {
+				effects = append(effects, tools.Effect{File: &tools.FileEffect{Op: tools.OpDelete, Path: p}})
+			}
 		}
 	}
 	t.files, t.scanned = files, at
@@ -199,4 +203,12 @@ func (t *traffic) scan(contents map[string][]byte) (map[string]fileStat, time.Ti
 	return files, at, err
 }
 
-func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+// sortedKeys returns m's keys in order, in one allocation.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
