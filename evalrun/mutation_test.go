@@ -534,3 +534,44 @@ func TestRecordJSONCountsAFailure(t *testing.T) {
 		t.Errorf("exit %d, document:\n%s\nwant 1 failed\nstdout:\n%s\nstderr:\n%s", code, data, text, errOut)
 	}
 }
+
+// Extending a conversation appends to its tape: the user turns replayed
+// from it are the tape's own, so what was written stays as written.
+func TestRecordExtendOfAConversation(t *testing.T) {
+	script := `format: tapeloop/v1
+input:
+  - {role: system, content: "Be brief."}
+tape:
+  # recorded last week
+  - user: "Hi."
+  - response: {content: "Hello."}
+  - user: "And goodbye."
+`
+	dir := newScenarios(t, map[string]string{"talk.yaml": script})
+	path := filepath.Join(dir, "talk.yaml")
+	f := scripted(textResponse("Bye."))
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "extend", path)
+	data, _ := os.ReadFile(path)
+	if code != exitOK || len(f.requests) != 1 || !strings.Contains(string(data), "tape:\n  # recorded last week\n  - user: \"Hi.\"\n  - response: {content: \"Hello.\"}\n  - user: \"And goodbye.\"\n") ||
+		!strings.Contains(string(data), "content: Bye.") {
+		t.Errorf("exit %d, %d live calls; want 1 and the tape as written, then Bye., in\n%s\nstdout:\n%s\nstderr:\n%s", code, len(f.requests), data, out, errOut)
+	}
+}
+
+// A failed recording of a scenario without a tape: key (one written for
+// live runs) names the file's first line.
+func TestRecordFailureWithoutATapeKey(t *testing.T) {
+	live := strings.Replace(unrecorded, "tape: []\n", "", 1)
+	if live == unrecorded {
+		t.Fatal("no tape key to remove")
+	}
+	dir := newScenarios(t, map[string]string{"files/append.yaml": live})
+	path := filepath.Join(dir, "files", "append.yaml")
+	failing := &fakeLive{answer: func(context.Context, int, *llm.Request) (*llm.Response, error) {
+		return nil, errors.New("503 overloaded")
+	}}
+	code, out, errOut := runRecordCmd(t, context.Background(), failing, "--model", "fake/m", path)
+	if code != exitFailed || !strings.Contains(out, path+":1: the recording failed: ") {
+		t.Errorf("exit %d; want 1 and the failure at %s:1\nstdout:\n%s\nstderr:\n%s", code, path, out, errOut)
+	}
+}
