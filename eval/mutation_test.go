@@ -375,3 +375,23 @@ func TestTrialSeedIsSplitMix64(t *testing.T) {
 		}
 	}
 }
+
+// Run fails with the first error Options.Trial returned; the trials still
+// run to the end.
+func TestRunReturnsTheFirstTrialHookError(t *testing.T) {
+	var seen []int
+	_, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": writer("hello\nworld\n", "done")}),
+		Trials: 3, Parallel: 1, Clock: clock.NewVirtual(clock.Epoch),
+		Trial: func(tr *Trial) error {
+			seen = append(seen, tr.Report.Trial)
+			if tr.Report.Trial == 1 {
+				return nil
+			}
+			return fmt.Errorf("saving trial %d failed", tr.Report.Trial)
+		},
+	})
+	if err == nil || err.Error() != "saving trial 2 failed" || !slices.Equal(seen, []int{1, 2, 3}) {
+		t.Errorf("err %v after the hook saw trials %v; want the error of trial 2 after all 3", err, seen)
+	}
+}

@@ -575,3 +575,23 @@ func TestRecordFailureWithoutATapeKey(t *testing.T) {
 		t.Errorf("exit %d; want 1 and the failure at %s:1\nstdout:\n%s\nstderr:\n%s", code, path, out, errOut)
 	}
 }
+
+// An interrupted record run that also had an error exits 2, not 1, and
+// counts the error among the failed.
+func TestRecordInterruptedAfterAnError(t *testing.T) {
+	userModel := `format: tapeloop/v1
+setup:
+  user: {model: fake/user, instructions: "Ask about the weather.", max_turns: 2}
+input:
+  - {role: user, content: "Hi."}
+tape:
+  - response: {content: "Hello."}
+`
+	dir := newScenarios(t, map[string]string{"a/user.yaml": userModel, "b/append.yaml": unrecorded})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code, out, errOut := runRecordCmd(t, ctx, interruptedAfter(cancel), "--model", "fake/m", "--mode", "extend", dir)
+	if code != exitUsage || !strings.Contains(out, "\n0 recorded, 0 skipped, 1 failed; interrupted, 1 not started\n") {
+		t.Errorf("exit %d, want 2 and the error counted as failed\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
