@@ -67,19 +67,6 @@ func (x *exchange) answered(resp *llm.Response) {
 	x.prevResp = &m
 }
 
-// summary is the full summary of req as the step saw it: what it
-// offered, the messages it added (New; nil when the conversation was
-// rewritten), the sorted tool names, the last message and the whole list.
-func (st step) summary(req *llm.Request) *RequestSummary {
-	s := Summarize(req)
-	s.Offered, s.New = st.offered, st.added
-	s.Messages = []llm.Message{}
-	if req != nil && req.Messages != nil {
-		s.Messages = req.Messages
-	}
-	return s
-}
-
 // recorded is what a Recorder keeps of the step: the change of what was
 // offered, the messages added, or the whole message list when the
 // conversation was rewritten. All is set by RecorderOptions.RecordMessages.
