@@ -395,3 +395,22 @@ func TestRunReturnsTheFirstTrialHookError(t *testing.T) {
 		t.Errorf("err %v after the hook saw trials %v; want the error of trial 2 after all 3", err, seen)
 	}
 }
+
+// The progress counts passed, scored (passed or failed) and error trials.
+func TestProgressCountsOutcomes(t *testing.T) {
+	broken := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return nil, &llm.ProviderError{Kind: llm.ErrAuth, StatusCode: 401}
+	})
+	models := map[string]llm.Model{"test/right": writer("hello\nworld\n", "done"), "test/wrong": writer("hello\n", "done"), "test/broken": broken}
+	var last Progress
+	_, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/right", "test/wrong", "test/broken"}, Open: opener(models), Trials: 2, Parallel: 1,
+		Clock: clock.NewVirtual(clock.Epoch), Progress: func(p Progress) { last = p },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Done != 6 || last.Passed != 2 || last.Scored != 4 || last.Errors != 2 {
+		t.Errorf("last progress %+v; want 6 done, 2 passed, 4 scored, 2 errors", last)
+	}
+}

@@ -595,3 +595,23 @@ tape:
 		t.Errorf("exit %d, want 2 and the error counted as failed\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// Re-recording (--mode all) replaces a scenario's offered block with what
+// the model is offered now.
+func TestRecordAllRenewsTheOfferedBlock(t *testing.T) {
+	stale := strings.Replace(unrecorded, "tape: []\n", `offered:
+  system: []
+  tools:
+    - name: write_file
+      description: An old description.
+tape:
+  - response: {content: "Done before."}
+`, 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": stale})
+	path := filepath.Join(dir, "files", "append.yaml")
+	code, out, errOut := runRecordCmd(t, context.Background(), appendScript(), "--model", "fake/m", "--mode", "all", "--no-golden", path)
+	data, _ := os.ReadFile(path)
+	if code != exitOK || strings.Contains(string(data), "An old description.") || !strings.Contains(string(data), "    - name: read_file\n") {
+		t.Errorf("exit %d; want the offered block renewed (read_file and write_file as offered now) in\n%s\nstdout:\n%s\nstderr:\n%s", code, data, out, errOut)
+	}
+}
