@@ -150,41 +150,22 @@ type openAIPlain struct {
 // message returns the message m is, as openAIElement makes it, adding its
 // calls to names; ok is false (and names unchanged) when m is not a plain
 // message, to be decoded as openAIMessage instead.
-func (m *openAIPlain) message(names map[string]string) (msg llm.Message, ok bool) {
-	if msg.Content, ok = plainString(m.Content); !ok {
+func (m *openAIPlain) message(names map[string]string) (llm.Message, bool) {
+	content, ok := plainString(m.Content)
+	if !ok {
 		return llm.Message{}, false
 	}
-	switch m.Role {
-	case "system", "developer":
-		msg.Role = llm.RoleSystem
-	case "user":
-		msg.Role = llm.RoleUser
-	case "assistant":
-		msg.Role = llm.RoleAssistant
-		if m.ReasoningContent != "" {
-			msg.Reasoning = []llm.Reasoning{{Text: m.ReasoningContent}}
-		}
+	var calls []llm.ToolCall
+	if m.Role == "assistant" {
 		for _, tc := range m.ToolCalls {
 			args, ok := plainString(tc.Function.Arguments)
 			if !ok {
 				return llm.Message{}, false
 			}
-			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+			calls = append(calls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
 		}
-		for _, c := range msg.ToolCalls {
-			names[c.ID] = c.Name
-		}
-	case "tool":
-		msg.Role = llm.RoleTool
-		msg.ToolCallID = m.ToolCallID
-		msg.Name = m.Name
-		if msg.Name == "" {
-			msg.Name = names[m.ToolCallID]
-		}
-	default:
-		return llm.Message{}, false
 	}
-	return msg, true
+	return openAIRoleMessage(m.Role, content, m.ReasoningContent, calls, m.ToolCallID, m.Name, names)
 }
 
 // plainString is the text of a JSON value decoded into an interface when
@@ -206,36 +187,56 @@ func openAIElement(i int, m *openAIMessage, names map[string]string) ([]llm.Mess
 	if err != nil {
 		return nil, requestErrorf("messages[%d].content: %v", i, err)
 	}
-	msg := llm.Message{Content: text}
-	switch m.Role {
+	var calls []llm.ToolCall
+	if m.Role == "assistant" {
+		for j, tc := range m.ToolCalls {
+			args, err := openAIArguments(tc.Function.Arguments)
+			if err != nil {
+				return nil, requestErrorf("messages[%d].tool_calls[%d].function.arguments: %v", i, j, err)
+			}
+			calls = append(calls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
+		}
+	}
+	msg, ok := openAIRoleMessage(m.Role, text, m.ReasoningContent, calls, m.ToolCallID, m.Name, names)
+	if !ok {
+		return nil, requestErrorf("messages[%d].role: unknown role %q", i, m.Role)
+	}
+	return []llm.Message{msg}, nil
+}
+
+// openAIRoleMessage makes the message of a Chat Completions role from its
+// decoded parts (calls and reasoning count for an assistant only): system
+// and developer messages become system messages, a tool result without a
+// name gets the name of the call it answers (from names), and an
+// assistant's calls are added to names. ok is false, and names unchanged,
+// for a role it does not know.
+func openAIRoleMessage(role, content, reasoning string, calls []llm.ToolCall, toolCallID, name string, names map[string]string) (msg llm.Message, ok bool) {
+	msg.Content = content
+	switch role {
 	case "system", "developer":
 		msg.Role = llm.RoleSystem
 	case "user":
 		msg.Role = llm.RoleUser
 	case "assistant":
 		msg.Role = llm.RoleAssistant
-		if m.ReasoningContent != "" {
-			msg.Reasoning = []llm.Reasoning{{Text: m.ReasoningContent}}
+		if reasoning != "" {
+			msg.Reasoning = []llm.Reasoning{{Text: reasoning}}
 		}
-		for j, tc := range m.ToolCalls {
-			args, err := openAIArguments(tc.Function.Arguments)
-			if err != nil {
-				return nil, requestErrorf("messages[%d].tool_calls[%d].function.arguments: %v", i, j, err)
-			}
-			msg.ToolCalls = append(msg.ToolCalls, llm.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: args})
-			names[tc.ID] = tc.Function.Name
+		msg.ToolCalls = calls
+		for _, c := range calls {
+			names[c.ID] = c.Name
 		}
 	case "tool":
 		msg.Role = llm.RoleTool
-		msg.ToolCallID = m.ToolCallID
-		msg.Name = m.Name
+		msg.ToolCallID = toolCallID
+		msg.Name = name
 		if msg.Name == "" {
-			msg.Name = names[m.ToolCallID]
+			msg.Name = names[toolCallID]
 		}
 	default:
-		return nil, requestErrorf("messages[%d].role: unknown role %q", i, m.Role)
+		return llm.Message{}, false
 	}
-	return []llm.Message{msg}, nil
+	return msg, true
 }
 
 // openAITools decodes the tools array.
