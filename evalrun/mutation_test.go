@@ -615,3 +615,62 @@ tape:
 		t.Errorf("exit %d; want the offered block renewed (read_file and write_file as offered now) in\n%s\nstdout:\n%s\nstderr:\n%s", code, data, out, errOut)
 	}
 }
+
+// rebase --json counts unchanged, refused and failed scenarios.
+func TestRebaseJSONCountsEachStatus(t *testing.T) {
+	read := func(path string) rebaseDocument {
+		t.Helper()
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var d rebaseDocument
+		if err := json.Unmarshal(data, &d); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "math/broken.yaml": "format: tapeloop/v1\nsetup: [\n"})
+	out := filepath.Join(t.TempDir(), "failed.json")
+	runCmd(t, "rebase", "--json", out, dir)
+	if d := read(out); d.Failed != 2 || d.Refused != 0 || d.Rebased != 0 {
+		t.Errorf("a scenario without a golden and a file that does not load: %d failed, %d refused, %d rebased; want 2, 0, 0", d.Failed, d.Refused, d.Rebased)
+	}
+	path := pinnedNoteTaker(t)
+	out = filepath.Join(t.TempDir(), "unchanged.json")
+	runCmd(t, "rebase", "--json", out, path)
+	if d := read(out); d.Unchanged != 1 || d.Rebased != 0 || d.Failed != 0 {
+		t.Errorf("a scenario the agent still matches: %d unchanged, %d rebased, %d failed; want 1, 0, 0", d.Unchanged, d.Rebased, d.Failed)
+	}
+	edit(t, path, "required: [word]", "required: [word, lang]")
+	out = filepath.Join(t.TempDir(), "refused.json")
+	if code, text, _ := runCmd(t, "rebase", "--json", out, path); !strings.Contains(text, "REFUSED") {
+		t.Fatalf("exit %d, want the scenario refused:\n%s", code, text)
+	}
+	if d := read(out); d.Refused != 1 || d.Failed != 0 {
+		t.Errorf("a response the schema now refuses: %d refused, %d failed; want 1, 0", d.Refused, d.Failed)
+	}
+}
+
+// record --capture also replaces a tool written in the long form (a
+// mapping with its name), not only a bare name.
+func TestRecordCapturesALongFormTool(t *testing.T) {
+	scenario := `format: tapeloop/v1
+setup:
+  workspace:
+    files: {notes.txt: "hello\n"}
+  tools:
+    - {name: read_file}
+input:
+  - {role: user, content: "What does notes.txt say?"}
+tape: []
+`
+	dir := newScenarios(t, map[string]string{"read.yaml": scenario})
+	path := filepath.Join(dir, "read.yaml")
+	f := scripted(callResponse("call_1", "read_file", `{"path": "notes.txt"}`), textResponse("It says hello."))
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--capture", "read_file", "--no-golden", path)
+	data, _ := os.ReadFile(path)
+	if code != exitOK || !strings.Contains(string(data), "  tools:\n    # Captured by evalrun record --capture; it was:\n    # {name: read_file}\n    - name: read_file\n      fixture: recorded\n") {
+		t.Errorf("exit %d; want the long-form read_file replaced by its stand-in in\n%s\nstdout:\n%s\nstderr:\n%s", code, data, out, errOut)
+	}
+}
