@@ -165,3 +165,17 @@ func TestTrialsToDetectOutOfReach(t *testing.T) {
 		t.Errorf("TrialsToDetect(0.5, 0.4937356) = %d; want 100000, the most that is sized", got)
 	}
 }
+
+// TestHierarchicalBootstrapAveragesScenarios: a round's difference is the
+// mean over the scenarios it drew, not their sum. Two scenarios, each A
+// 1/1 and B 0/1, whose smoothed draws give B - A = -1, 0, 1 with chances
+// 0.5625, 0.375, 0.0625 (see TestHierarchicalBootstrap). The mean of two
+// such draws is -1 with chance 0.316, so the 2.5th percentile is -1; it
+// is 0.5 or more with chance 2·0.0625·0.375 + 0.0625² = 0.051 but 1 only
+// with 0.004, so the 97.5th percentile is 0.5.
+func TestHierarchicalBootstrapAveragesScenarios(t *testing.T) {
+	a, b := []Counts{{1, 1}, {1, 1}}, []Counts{{0, 1}, {0, 1}}
+	if got := HierarchicalBootstrap(a, b, 10000, 0.95, 5); got != (Bootstrap{-1, -1, 0.5}) {
+		t.Errorf("two scenarios, A 1/1 and B 0/1 each: got %+v; want -1 [-1, 0.5]", got)
+	}
+}
