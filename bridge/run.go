@@ -226,9 +226,11 @@ func seed(s *scenario.Scenario, dir string, given bool) (*workspace.Disk, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
 	}
-	if err := empty(ws, dir, given); err != nil {
-		ws.Close()
-		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
+	if given {
+		if err := empty(ws, dir); err != nil {
+			ws.Close()
+			return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
+		}
 	}
 	for _, p := range sortedKeys(files) {
 		if err := ws.WriteFile(p, files[p]); err != nil {
@@ -239,12 +241,8 @@ func seed(s *scenario.Scenario, dir string, given bool) (*workspace.Disk, error)
 	return ws, nil
 }
 
-// empty returns an error unless the workspace ws in dir holds no file; a
-// directory not given by the caller is taken as empty.
-func empty(ws *workspace.Disk, dir string, given bool) error {
-	if !given {
-		return nil
-	}
+// empty returns an error unless the workspace ws in dir holds no file.
+func empty(ws *workspace.Disk, dir string) error {
 	existing, err := workspace.Snapshot(ws)
 	if err == nil && len(existing) > 0 {
 		err = fmt.Errorf("%s is not empty", dir)
