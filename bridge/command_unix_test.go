@@ -32,29 +32,33 @@ func TestCommandKilledWithItsChildren(t *testing.T) {
 		o, err := bridge.RunScenario(ctx, s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
 		done <- result{o, err}
 	}()
-	var child io.Reader
+	var child net.Conn
 	select {
-	case c := <-h.conns:
-		child = c
-		// The bound only turns a child that outlives the run into a
-		// failure instead of a hang; a killed child ends its connection
-		// at once.
-		if err := c.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
-			t.Fatal(err)
-		}
+	case child = <-h.conns:
 	case r := <-done:
 		t.Fatalf("the run ended before the command's child was up: %+v", r)
 	}
 	cancel()
 	<-done
-	if _, err := io.Copy(io.Discard, child); err != nil {
-		t.Errorf("the command's child outlived its stopped run: %v", err)
+	connEnds(t, child, "a child of a stopped run")
+}
+
+// connEnds reads c, a child's connection, until it ends, reporting a child
+// still alive a minute later: the bound only turns a child that outlives
+// the run into a failure instead of a hang; a killed child ends its
+// connection at once.
+func connEnds(t *testing.T, c net.Conn, what string) {
+	t.Helper()
+	if err := c.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(io.Discard, c); err != nil {
+		t.Errorf("%s: the command's child outlived the run: %v", what, err)
 	}
 }
 
-// childEnds reads the connection of the first child on h until it ends,
-// reporting a child still alive a minute later (the bound only turns a
-// child that outlives the run into a failure instead of a hang).
+// childEnds waits for the first child on h to connect, then for its
+// connection to end (see connEnds).
 func childEnds(t *testing.T, h *holders, what string) {
 	t.Helper()
 	var c net.Conn
@@ -63,12 +67,7 @@ func childEnds(t *testing.T, h *holders, what string) {
 	case <-time.After(time.Minute):
 		t.Fatalf("%s: the command's child never connected", what)
 	}
-	if err := c.SetReadDeadline(time.Now().Add(time.Minute)); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(io.Discard, c); err != nil {
-		t.Errorf("%s: the command's child outlived the run: %v", what, err)
-	}
+	connEnds(t, c, what)
 }
 
 // TestCommandEndsWhatItLeftRunning: when a command has answered and
