@@ -179,3 +179,52 @@ func TestHierarchicalBootstrapAveragesScenarios(t *testing.T) {
 		t.Errorf("two scenarios, A 1/1 and B 0/1 each: got %+v; want -1 [-1, 0.5]", got)
 	}
 }
+
+// TestHierarchicalBootstrapEndsArePercentiles checks which draws the
+// interval's ends are, by how often they land on a value over many seeds.
+// One scenario of one trial a side, A 0/1 and B 0/1: both smoothed rates are
+// 0.5/2 = 0.25, so a round's B - A is 1 with chance q = 0.25·0.75 = 0.1875,
+// -1 with the same chance, and 0 otherwise. With 10 rounds and confidence
+// 0.25 the tails are 0.375 each: Low is the 4th smallest draw
+// (floor(3.75) = 3, from 0) and High the 7th (ceil(6.25) - 1 = 6). High is
+// 1 exactly when at least 4 of the 10 draws are 1, which happens with
+// chance P(Binomial(10, q) >= 4) ≈ 0.0999; Low is -1 with the same chance.
+// One place off (the 6th or the 8th draw) moves that chance to 0.025 or
+// 0.285, two places to 0.0045 or 0.585.
+func TestHierarchicalBootstrapEndsArePercentiles(t *testing.T) {
+	const seeds, rounds, q = 4000, 10, 0.1875
+	want := 0.0
+	for k := 4; k <= rounds; k++ {
+		want += binomial(rounds, k) * math.Pow(q, float64(k)) * math.Pow(1-q, float64(rounds-k))
+	}
+	a, b := []Counts{{0, 1}}, []Counts{{0, 1}}
+	high, low := 0, 0
+	for seed := range uint64(seeds) {
+		got := HierarchicalBootstrap(a, b, rounds, 0.25, seed)
+		if got.High == 1 {
+			high++
+		}
+		if got.Low == -1 {
+			low++
+		}
+	}
+	// 4000 seeds: the standard error is sqrt(0.1·0.9/4000) ≈ 0.0047, and
+	// 0.02 is over four of them, yet far from the neighbours' 0.025 and 0.285.
+	for _, end := range []struct {
+		name  string
+		count int
+	}{{"High = 1", high}, {"Low = -1", low}} {
+		if got := float64(end.count) / seeds; math.Abs(got-want) > 0.02 {
+			t.Errorf("%s in %.4f of %d seeds; want %.4f: that end is not its percentile", end.name, got, seeds, want)
+		}
+	}
+}
+
+// binomial is C(n, k) for small n.
+func binomial(n, k int) float64 {
+	c := 1.0
+	for i := range k {
+		c = c * float64(n-i) / float64(i+1)
+	}
+	return c
+}
