@@ -45,7 +45,8 @@
 //     form feed inside a string; a line break just before a closing quote is
 //     dropped ("name\n": 1).
 //   - escape_backslashes: backslashes kept as text in a path, or dropped before
-//     a character JSON cannot escape (see below); \0 as the NUL character.
+//     a character JSON cannot escape (see below); \0 as the NUL character; a
+//     backslash just before a string's closing quote kept (["C:\", 1]).
 //   - trailing_comma: a comma before a closing bracket or the end, doubled, or
 //     a run of empty commas ([1,,,2], {,"a":1}).
 //   - missing_comma: a comma between two values or members.
@@ -109,7 +110,13 @@
 // backslash, as every other repairer does: "\q" gives "q". Only \" and \\ stay escapes
 // in such a string, except that, as in any string, \' becomes ' and a
 // backslash before a line break becomes \n (the backslash dropped). Elsewhere
-// valid escapes are kept and a malformed \u escape is refused.
+// valid escapes are kept and a malformed \u escape is refused. A string that
+// stops without its closing quote (at a comma, bracket or line break, see
+// Policies) right after \" ended at that quote, and the backslash before it is
+// text: ["C:\", 1] gives ["C:\\", 1] and {"a": "x\"} gives {"a": "x\\"}, with
+// no quote added; unless an earlier \" pairs with it: {"a": "say \"hi\"} keeps
+// say "hi" and adds the missing quote. A string cut off by the end of the input
+// keeps a final \" as a quote.
 //
 // Prose: text before the value is dropped only when it reads as an introduction
 // (no double quotes, closing brackets or backticks, apostrophes only inside

@@ -22,7 +22,8 @@ const (
 	// and drops a line break just before a closing quote.
 	FixEscapeControlChars = "escape_control_chars"
 	// FixEscapeBackslashes keeps a backslash that does not start a valid escape
-	// in a path, and drops it elsewhere: see the package doc for the policy.
+	// in a path, and drops it elsewhere: see the package doc for the policy. It
+	// also keeps a backslash just before a string's closing quote, "C:\".
 	FixEscapeBackslashes = "escape_backslashes"
 	// FixTrailingComma removes a comma before a closing bracket, at the end of the
 	// input, or doubled.

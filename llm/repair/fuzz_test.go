@@ -22,6 +22,8 @@ var fuzzSeeds = []string{
 	`Here's **it**: {"a": 1}`, "(1) - x\n{\"a\":1}", `{"a": (1, 2)}`, `{"r": 3/4, "m": Hi {n}!}`, `{""a"": ""x""}`,
 	`{"a": "x, y, z}`, `{"c": "{"x": 1}"}`, `｛＂a＂：＂时间：1＂｝`, `{„a“: "b”}`, `{"`, `["`, `["a": 1]`, `{'a', 'b'}`,
 	`{"t": "a", "b"]}`, `{"a": "\q\d"}`, `"\documents\data"`,
+	// A backslash before a closing quote.
+	`["C:\", 1]`, `{"a": "x\", "b": 2}`, `{"a": "say \"hi\"}`,
 }
 
 func FuzzRepair(f *testing.F) {

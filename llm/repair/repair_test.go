@@ -70,32 +70,38 @@ func TestRepair(t *testing.T) {
 			[]string{FixTrailingComma, FixSingleQuotes, FixPythonLiterals, FixCloseBrackets}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			out, fixes, err := Repair(tt.input)
-			if err != nil {
-				t.Fatalf("Repair(%q): %v", tt.input, err)
-			}
-			if !json.Valid([]byte(out)) {
-				t.Fatalf("Repair(%q) = %q: not valid JSON", tt.input, out)
-			}
-			var got, want any
-			if err := json.Unmarshal([]byte(out), &got); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatalf("bad want %q: %v", tt.want, err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("Repair(%q) = %s, want %s", tt.input, out, tt.want)
-			}
-			if !reflect.DeepEqual(fixes, tt.fixes) {
-				t.Errorf("Repair(%q) fixes = %q, want %q", tt.input, fixes, tt.fixes)
-			}
-			again, more, err := Repair(out)
-			if err != nil || again != out || more != nil {
-				t.Errorf("Repair(Repair(%q)) = %q, %q, %v; want it unchanged", tt.input, again, more, err)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { checkRepair(t, tt.input, tt.want, tt.fixes) })
+	}
+}
+
+// checkRepair checks that Repair(input) is valid JSON decoding to the same
+// value as want, reports exactly the fixes given (nil: none), and is left
+// unchanged by a second Repair.
+func checkRepair(t *testing.T, input, want string, fixes []string) {
+	t.Helper()
+	out, got, err := Repair(input)
+	if err != nil {
+		t.Fatalf("Repair(%q): %v", input, err)
+	}
+	if !json.Valid([]byte(out)) {
+		t.Fatalf("Repair(%q) = %q: not valid JSON", input, out)
+	}
+	var gotValue, wantValue any
+	if err := json.Unmarshal([]byte(out), &gotValue); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &wantValue); err != nil {
+		t.Fatalf("bad want %q: %v", want, err)
+	}
+	if !reflect.DeepEqual(gotValue, wantValue) {
+		t.Errorf("Repair(%q) = %s, want %s", input, out, want)
+	}
+	if !reflect.DeepEqual(got, fixes) {
+		t.Errorf("Repair(%q) fixes = %q, want %q", input, got, fixes)
+	}
+	again, more, err := Repair(out)
+	if err != nil || again != out || more != nil {
+		t.Errorf("Repair(Repair(%q)) = %q, %q, %v; want it unchanged", input, again, more, err)
 	}
 }
 

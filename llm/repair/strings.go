@@ -161,12 +161,12 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 		}
 		if b := lastNonGap(s, start, i); b > start && (s[b] == ',' || s[b] == '+') {
 			// The quote opens the next item, or is a stray one before a next
-			// value ([1,"a,b,"2]); the string's own end quote is missing.
-			p.used |= fixCloseString
+			// value ([1,"a,b,"2]); the string's own end quote is missing or
+			// follows a backslash (["C:\", "D:\"]).
 			if fit == fitWeak {
 				p.strayQuote = i
 			}
-			return lastNonGap(s, start, b) + 1, b, endInferred
+			return p.inferredEnd(start, lastNonGap(s, start, b)+1, b, open)
 		}
 		if fit == fitWeak && !opensText(s, start, i) {
 			return i, i + size, endQuote
@@ -180,7 +180,6 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 		}
 		i += size
 	}
-	p.used |= fixCloseString
 	rest := strings.TrimRight(s[start:], " \t\r\n")
 	if len(p.stack) > 0 && rest != "" && (rest[len(rest)-1] == ']' || rest[len(rest)-1] == '}') {
 		for i := start; i < len(s); i++ {
@@ -193,13 +192,39 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 				if (ctx == ctxValue || ctx == ctxKey) && !p.keyStarts(gapAt(s, i+1).end) {
 					continue
 				}
-				return trimSpaceEnd(s, start, i), i, endInferred
+				return p.inferredEnd(start, trimSpaceEnd(s, start, i), i, open)
 			case ']', '}', '\n':
-				return trimSpaceEnd(s, start, i), i, endInferred
+				return p.inferredEnd(start, trimSpaceEnd(s, start, i), i, open)
 			}
 		}
 	}
+	p.used |= fixCloseString
 	return len(s), len(s), endCut
+}
+
+// inferredEnd ends the string whose content starts at start and runs to end,
+// before the comma, bracket or line break at resume, where no closing quote
+// was found. When the content ends with a closing quote after a backslash,
+// ["C:\", 1], that quote is the string's end and the backslash was text (it
+// is kept, escaped), unless the quote pairs up with an earlier escaped one,
+// "say \"hi\"}. Otherwise the closing quote is missing and is added.
+func (p *parser) inferredEnd(start, end, resume int, open quote) (int, int, stringEnd) {
+	s := p.in[:end]
+	escaped := 0
+	for i := start; i < end; i++ {
+		if s[i] != '\\' {
+			continue
+		}
+		if k, size := quoteAt(s, i+1); closes(open, k) {
+			escaped++
+			if i+1+size == end && escaped%2 == 1 {
+				return i + 1, resume, endQuote
+			}
+		}
+		i++ // the escaped byte
+	}
+	p.used |= fixCloseString
+	return end, resume, endInferred
 }
 
 // opensText reports whether the content s[start:i] of a string ends with an
