@@ -32,11 +32,20 @@ type step struct {
 
 // next summarises req relative to the request before it and makes it the
 // latest.
+//
+// When req offers exactly what the latest request did, step.offered is that
+// request's Offered itself, not a new copy: an Offered is never changed
+// once built (whoever changes one changes a Clone), so the two are
+// interchangeable, and a Model that found it matched the tape need not
+// compare it again.
 func (x *exchange) next(req *llm.Request) step {
-	st := step{offered: OfferedOf(req)}
-	if x.first == nil {
+	st := step{offered: x.current}
+	switch {
+	case x.first == nil:
+		st.offered = OfferedOf(req)
 		x.first = st.offered
-	} else {
+	case !x.current.offeredBy(req):
+		st.offered = OfferedOf(req)
 		st.change = changes(x.current, st.offered, nil)
 	}
 	x.current = st.offered

@@ -65,6 +65,10 @@ type Model struct {
 	track  bool
 	x      exchange
 	expect *Offered
+	// agreed is the last pair of what the tape expected offered and what
+	// a request offered that check found alike: neither is ever changed
+	// once built, so the same pair agrees again (see exchange.next).
+	agreed [2]*Offered
 	rb     *rebase // nil unless ModelOptions.Rebase
 }
 
@@ -168,12 +172,17 @@ func (m *Model) check(e *Entry, req *llm.Request, st step) error {
 	var fields []string
 	var diff strings.Builder
 	if m.track {
-		// As for the messages, the tape's redaction is applied first.
-		f, d := compareOffered(m.expect, redactedOffered(m.expect, st.offered), m.file)
-		fields = append(fields, f...)
-		diff.WriteString(d)
+		if pair := [2]*Offered{m.expect, st.offered}; pair != m.agreed {
+			// As for the messages, the tape's redaction is applied first.
+			f, d := compareOffered(m.expect, redactedOffered(m.expect, st.offered), m.file)
+			fields = append(fields, f...)
+			diff.WriteString(d)
+			if len(f) == 0 {
+				m.agreed = pair
+			}
+		}
 		if e.Request != nil {
-			f, d = compareNew(e.Request.New, st.added, req.Messages)
+			f, d := compareNew(e.Request.New, st.added, req.Messages)
 			fields = append(fields, f...)
 			diff.WriteString(d)
 		}

@@ -66,6 +66,30 @@ func OfferedOf(req *llm.Request) *Offered {
 	return o
 }
 
+// offeredBy reports whether o is, field for field, what OfferedOf(req)
+// returns (o.Line aside); false for a nil o.
+func (o *Offered) offeredBy(req *llm.Request) bool {
+	if o == nil || req == nil || !bytes.Equal(o.ResponseSchema, req.ResponseSchema) || len(o.Tools) != len(req.Tools) {
+		return false
+	}
+	for i, t := range req.Tools {
+		if u := o.Tools[i]; t.Name != u.Name || t.Description != u.Description || !bytes.Equal(t.Parameters, u.Parameters) || (t.Parameters == nil) != (u.Parameters == nil) {
+			return false
+		}
+	}
+	n := 0
+	for _, m := range req.Messages {
+		if m.Role != llm.RoleSystem {
+			break
+		}
+		if n == len(o.System) || o.System[n] != m.Content {
+			return false
+		}
+		n++
+	}
+	return n == len(o.System)
+}
+
 // Conversation returns the messages of req after its leading system
 // messages (those OfferedOf reports as its system prompts); nil for a nil
 // req. The slice shares req's messages.

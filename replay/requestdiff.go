@@ -20,6 +20,12 @@ func compareOffered(want, got *Offered, file string) (fields []string, diff stri
 	if want.empty() {
 		return nil, ""
 	}
+	system := want.System != nil && !slices.Equal(want.System, got.System)
+	tools := want.Tools != nil && !sameTools(want.Tools, got.Tools)
+	schema := want.ResponseSchema != nil && !sameSchema(want.ResponseSchema, got.ResponseSchema)
+	if !system && !tools && !schema {
+		return nil, ""
+	}
 	var b strings.Builder
 	at := ""
 	switch {
@@ -28,17 +34,17 @@ func compareOffered(want, got *Offered, file string) (fields []string, diff stri
 	case want.Line > 0:
 		at = fmt.Sprintf(" (recorded at line %d)", want.Line)
 	}
-	if want.System != nil && !slices.Equal(want.System, got.System) {
+	if system {
 		fields = append(fields, "offered.system")
 		fmt.Fprintf(&b, "offered.system%s: the system prompt changed:\n", at)
 		b.WriteString(divergenceDiff(systemText(want.System), systemText(got.System)))
 	}
-	if want.Tools != nil && !sameTools(want.Tools, got.Tools) {
+	if tools {
 		fields = append(fields, "offered.tools")
 		fmt.Fprintf(&b, "offered.tools%s: the tools changed:\n", at)
 		b.WriteString(toolsDiff(want.Tools, got.Tools))
 	}
-	if want.ResponseSchema != nil && !sameSchema(want.ResponseSchema, got.ResponseSchema) {
+	if schema {
 		fields = append(fields, "offered.response_schema")
 		fmt.Fprintf(&b, "offered.response_schema%s: the response schema changed, as JSON:\n", at)
 		b.WriteString(divergenceDiff(responseSchemaText(want.ResponseSchema), responseSchemaText(got.ResponseSchema)))
