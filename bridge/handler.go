@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
@@ -54,7 +55,9 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		(&wire.Error{Status: http.StatusMethodNotAllowed, Message: "the bridge answers POST model calls only"}).Write(w, f)
 		return
 	}
-	body, err := readBody(r)
+	buf := bodies.Get().(*bytes.Buffer)
+	defer putBody(buf)
+	body, err := readBody(r, buf)
 	if err == nil && len(body) > maxBody {
 		err = fmt.Errorf("the request body is larger than %d bytes", maxBody)
 	}
@@ -62,6 +65,14 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		(&wire.Error{Status: http.StatusBadRequest, Message: "bridge: reading the request: " + err.Error()}).Write(w, f)
 		return
 	}
+	h.answer(w, r, f, body)
+}
+
+// answer answers r, whose body is body, in the format f its path names.
+// Nothing keeps body, or a slice of it, once answer returns (the decoder
+// and the request it makes hold copies), so that its buffer serves the
+// next request.
+func (h *handler) answer(w http.ResponseWriter, r *http.Request, f wire.Format, body []byte) {
 	call, err := h.dec.Decode(r.URL.Path, body)
 	switch {
 	case errors.Is(err, wire.ErrPath):
@@ -79,19 +90,33 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	wire.WriteResponse(w, call, resp, h.opts)
 }
 
-// readBody reads at most maxBody+1 bytes of r's body, in one buffer of
-// the declared length when it has one.
-func readBody(r *http.Request) ([]byte, error) {
+// bodies holds the buffers request bodies are read into, each needed only
+// until its request is answered.
+var bodies = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooled is the largest buffer put back into bodies: a rare huge body
+// does not keep its memory for the requests after it.
+const maxPooled = 1 << 20
+
+// putBody puts buf back into bodies, unless it grew past maxPooled.
+func putBody(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooled {
+		buf.Reset()
+		bodies.Put(buf)
+	}
+}
+
+// readBody reads at most maxBody+1 bytes of r's body into buf, growing it
+// once to the declared length when there is one, and returns them.
+func readBody(r *http.Request, buf *bytes.Buffer) ([]byte, error) {
 	if r.Body == nil {
 		return nil, nil
 	}
 	if n := r.ContentLength; n > 0 && n <= maxBody {
-		var b bytes.Buffer
-		b.Grow(int(n) + bytes.MinRead)
-		_, err := b.ReadFrom(io.LimitReader(r.Body, maxBody+1))
-		return b.Bytes(), err
+		buf.Grow(int(n) + bytes.MinRead)
 	}
-	return io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	_, err := buf.ReadFrom(io.LimitReader(r.Body, maxBody+1))
+	return buf.Bytes(), err
 }
 
 // errorOf is the wire error a failed model call is answered with: a

@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -168,6 +169,57 @@ func TestDecoderCopies(t *testing.T) {
 	first.Request.Tools[1].Name = "mangled"
 	openAITurn(c, "call_2", "read", "two")
 	decodeBoth(t, &d, c)
+}
+
+// TestDecoderKeepsNoSliceOfTheBody: the bridge reads each body into a
+// buffer the next request reuses, so nothing the Decoder returns or keeps
+// may be a slice of a body. Each body is overwritten once decoded; every
+// call must still be what Decode makes of the body as sent, and the next
+// requests must still skip the messages they repeat (the Decoder compares
+// them with copies of its own, not with the overwritten bodies).
+func TestDecoderKeepsNoSliceOfTheBody(t *testing.T) {
+	withSchema := openAIConversation()
+	withSchema.head = `{"model":"gpt-test","response_format":{"type":"json_schema","json_schema":{"name":"note","schema":{"type": "object"}}},`
+	for _, f := range []struct {
+		name string
+		conv *conversation
+		turn func(c *conversation, id, name, result string)
+	}{{"openai", withSchema, openAITurn}, {"anthropic", anthropicConversation(), anthropicTurn}} {
+		t.Run(f.name, func(t *testing.T) {
+			var d wire.Decoder
+			c := f.conv
+			var calls []*wire.Call
+			var sent [][]byte
+			for i := range 6 {
+				if i > 0 {
+					f.turn(c, fmt.Sprintf("call_%d", i), "read", fmt.Sprintf("note %d", i))
+				}
+				c.stream = i >= 3 // the body's end changes: the messages it repeats are skipped another way
+				body := c.body()
+				sent = append(sent, bytes.Clone(body))
+				call, skipped, onlyNew, err := wire.DecodeSkippedForTest(&d, c.path, body)
+				if err != nil {
+					t.Fatalf("request %d: %v", i, err)
+				}
+				if want := len(c.msgs) - 2; i > 0 && (skipped != want || onlyNew != (i != 3)) {
+					t.Errorf("request %d: %d messages skipped (want %d), only the new ones scanned %v", i, skipped, want, onlyNew)
+				}
+				for j := range body {
+					body[j] = '#'
+				}
+				calls = append(calls, call)
+			}
+			for i, call := range calls {
+				want, err := wire.Decode(c.path, sent[i])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(call, want) {
+					t.Errorf("request %d changed with its body\ngot  %+v\nwant %+v", i, call, want)
+				}
+			}
+		})
+	}
 }
 
 // TestDecoderAfterAnError: a request that cannot be decoded is reported and

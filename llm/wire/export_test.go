@@ -4,11 +4,17 @@ package wire
 // the decoder did not scan again, and whether it scanned nothing but the
 // new ones (see skip.go).
 func SkippedForTest(d *Decoder, path string, body []byte) (skipped int, onlyNew bool, err error) {
-	_, err = d.Decode(path, body)
+	_, skipped, onlyNew, err = DecodeSkippedForTest(d, path, body)
+	return skipped, onlyNew, err
+}
+
+// DecodeSkippedForTest is SkippedForTest, returning the call as well.
+func DecodeSkippedForTest(d *Decoder, path string, body []byte) (c *Call, skipped int, onlyNew bool, err error) {
+	c, err = d.Decode(path, body)
 	f, _ := FormatOf(path)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.last[f].skipped, d.last[f].kept, err
+	return c, d.last[f].skipped, d.last[f].kept, err
 }
 
 // DecodedOnceForTest returns how many messages of the last request in
