@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 
@@ -41,6 +42,7 @@ type decoded struct {
 	once    int               // how many elements were made from pre, each scanned once
 	kept    bool              // req was the previous request's: only the new messages were scanned
 	msgs    [][]llm.Message   // what each became (a Messages user turn may become several)
+	names   map[string]string // call id -> tool name of every call in msgs; never changed once kept
 	tools   json.RawMessage   // the tools array, as sent
 	defs    []llm.ToolDefinition
 }
@@ -67,7 +69,7 @@ func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, elems
 	if last == nil {
 		last = &decoded{}
 	}
-	msgs, per, once, err := last.messages(body.raw, body.pre, elems)
+	msgs, per, names, once, err := last.messages(body.raw, body.pre, elems)
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, elems
 		return err
 	}
 	c.Request.Tools = out
-	body.msgs, body.tools, body.defs, body.pre, body.once = per, tools, defs, nil, once
+	body.msgs, body.names, body.tools, body.defs, body.pre, body.once = per, names, tools, defs, nil, once
 	*last = body
 	return nil
 }
@@ -115,41 +117,89 @@ func (e elements) decode(i int, raw json.RawMessage, names map[string]string) ([
 // messages decodes raws after last's: the leading elements byte-equal to
 // last's are its decoded messages (copies), the rest made by elems, from
 // pre[i] when the element is already decoded there, else from raws[i]. It
-// returns the messages in order, the next decoded state's elements and how
-// many were made from pre.
-func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements) (out []llm.Message, per [][]llm.Message, once int, err error) {
-	names := map[string]string{}
-	out = make([]llm.Message, 0, len(raws)+1)
+// returns the messages in order, the next decoded state's elements and
+// names (see decoded.names), and how many were made from pre.
+func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements) (out []llm.Message, per [][]llm.Message, names map[string]string, once int, err error) {
+	k := 0 // the leading elements that are last's
+	for k < len(raws) && k < len(last.raw) && bytes.Equal(raws[k], last.raw[k]) {
+		k++
+	}
 	per = make([][]llm.Message, len(raws))
-	same := true
-	for i, raw := range raws {
-		if same = same && i < len(last.raw) && bytes.Equal(raw, last.raw[i]); same {
-			per[i] = last.msgs[i]
-			for _, m := range per[i] {
+	copy(per, last.msgs[:k])
+	switch {
+	case k == len(last.raw) && k == len(raws):
+		names = last.names // nothing is added to it
+	case k == len(last.raw) && last.names != nil:
+		names = maps.Clone(last.names)
+	default:
+		names = map[string]string{}
+		for _, ms := range per[:k] {
+			for _, m := range ms {
 				if m.Role == llm.RoleAssistant {
 					for _, c := range m.ToolCalls {
 						names[c.ID] = c.Name
 					}
 				}
 			}
-		} else {
-			var ms []llm.Message
-			if i < len(pre) && pre[i] != nil {
-				ms, err = elems.messages(i, raw, pre[i], names)
-				once++
-			} else {
-				ms, err = elems.decode(i, raw, names)
-			}
-			if err != nil {
-				return nil, nil, 0, err
-			}
-			per[i] = ms
-		}
-		for _, m := range per[i] {
-			out = append(out, m.Clone())
 		}
 	}
-	return out, per, once, nil
+	for i := k; i < len(raws); i++ {
+		var ms []llm.Message
+		if i < len(pre) && pre[i] != nil {
+			ms, err = elems.messages(i, raws[i], pre[i], names)
+			once++
+		} else {
+			ms, err = elems.decode(i, raws[i], names)
+		}
+		if err != nil {
+			return nil, nil, nil, 0, err
+		}
+		per[i] = ms
+	}
+	n := 0
+	for _, ms := range per {
+		n += len(ms)
+	}
+	out = make([]llm.Message, 0, n+1)
+	for _, ms := range per {
+		out = append(out, ms...)
+	}
+	detach(out)
+	return out, per, names, once, nil
+}
+
+// detach makes msgs copies (llm.Message.Clone's) of the messages they
+// hold: each gets tool calls and reasoning of its own, taken from one new
+// array of each for all of msgs, and capped to their length, so that
+// changing or appending to one changes nothing else.
+func detach(msgs []llm.Message) {
+	calls, reasoning := 0, 0
+	for _, m := range msgs {
+		calls += len(m.ToolCalls)
+		reasoning += len(m.Reasoning)
+	}
+	callArr := make([]llm.ToolCall, 0, calls)
+	reasonArr := make([]llm.Reasoning, 0, reasoning)
+	for i := range msgs {
+		m := &msgs[i]
+		if m.ToolCalls != nil {
+			m.ToolCalls, callArr = takeCopy(callArr, m.ToolCalls)
+		}
+		if m.Reasoning != nil {
+			m.Reasoning, reasonArr = takeCopy(reasonArr, m.Reasoning)
+		}
+	}
+}
+
+// takeCopy appends s to arr and returns the copy, capped to its length
+// (nil when s is empty, as llm.Message.Clone gives), and arr.
+func takeCopy[T any](arr, s []T) (copied, rest []T) {
+	if len(s) == 0 {
+		return nil, arr
+	}
+	from := len(arr)
+	arr = append(arr, s...)
+	return arr[from:len(arr):len(arr)], arr
 }
 
 // toolsOf returns the tools raw decodes to: last's when raw equals last's,

@@ -157,17 +157,24 @@ func TestDecoderIsDecode(t *testing.T) {
 }
 
 // TestDecoderCopies: changing a decoded request (its calls, its tools'
-// schemas) changes nothing the next request decodes to.
+// schemas) changes nothing the next request decodes to, nor another
+// message of the same request.
 func TestDecoderCopies(t *testing.T) {
 	var d wire.Decoder
 	c := openAIConversation()
 	openAITurn(c, "call_1", "read", "one")
+	openAITurn(c, "call_2", "write", "two")
 	first := decodeBoth(t, &d, c)
-	first.Request.Messages[2].ToolCalls[0].Name = "mangled"
-	first.Request.Messages[3].Content = "mangled"
+	msgs := first.Request.Messages
+	msgs[2].ToolCalls[0].Name = "mangled"
+	msgs[2].ToolCalls = append(msgs[2].ToolCalls, llm.ToolCall{ID: "added", Name: "added"})
+	if got := msgs[4].ToolCalls; len(got) != 1 || got[0].ID != "call_2" || got[0].Name != "write" {
+		t.Errorf("a call appended to one message changed the next message's calls: %+v", got)
+	}
+	msgs[3].Content = "mangled"
 	first.Request.Tools[0].Parameters[0] = '['
 	first.Request.Tools[1].Name = "mangled"
-	openAITurn(c, "call_2", "read", "two")
+	openAITurn(c, "call_3", "read", "three")
 	decodeBoth(t, &d, c)
 }
 
@@ -222,6 +229,29 @@ func TestDecoderKeepsNoSliceOfTheBody(t *testing.T) {
 	}
 }
 
+// TestDecoderNamesAfterACut: a tool result is named after the call it
+// answers only when that call is in its own request; a conversation cut
+// short forgets the calls it dropped, even when it then repeats itself.
+func TestDecoderNamesAfterACut(t *testing.T) {
+	for _, repeat := range []bool{false, true} {
+		var d wire.Decoder
+		c := openAIConversation()
+		openAITurn(c, "call_1", "read", "one")
+		openAITurn(c, "call_2", "write", "two")
+		decodeBoth(t, &d, c)
+		c.msgs = c.msgs[:4]
+		decodeBoth(t, &d, c)
+		if repeat {
+			decodeBoth(t, &d, c)
+		}
+		c.msgs = append(c.msgs, `{"role":"tool","tool_call_id":"call_2","content":"late"}`)
+		got := decodeBoth(t, &d, c)
+		if m := got.Request.Messages[len(got.Request.Messages)-1]; m.Name != "" {
+			t.Errorf("repeated %v: a result for a call the request does not hold is named %q", repeat, m.Name)
+		}
+	}
+}
+
 // TestDecoderAfterAnError: a request that cannot be decoded is reported and
 // leaves the decoder as it was.
 func TestDecoderAfterAnError(t *testing.T) {
@@ -240,6 +270,16 @@ func TestDecoderAfterAnError(t *testing.T) {
 	}
 	if _, err := d.Decode(bad.path, []byte(`{"messages":`)); err == nil {
 		t.Error("a cut body decoded")
+	}
+	// A call made in a request that fails names no result after it.
+	bad.msgs = append(append([]string(nil), c.msgs...), `{"role":"assistant","tool_calls":[{"id":"call_x","type":"function","function":{"name":"write","arguments":"{}"}}]}`, `{"role":"wizard"}`)
+	if _, err := d.Decode(bad.path, bad.body()); err == nil {
+		t.Error("decoding an unknown role after a call: no error")
+	}
+	late := *c
+	late.msgs = append(append([]string(nil), c.msgs...), `{"role":"tool","tool_call_id":"call_x","content":"late"}`)
+	if got := decodeBoth(t, &d, &late); got.Request.Messages[len(got.Request.Messages)-1].Name != "" {
+		t.Errorf("a result is named after a call of a request that failed")
 	}
 	openAITurn(c, "call_2", "read", "two")
 	decodeBoth(t, &d, c)
