@@ -47,6 +47,8 @@
 //   - escape_backslashes: backslashes kept as text in a path, or dropped before
 //     a character JSON cannot escape (see below); \0 as the NUL character; a
 //     backslash just before a string's closing quote kept (["C:\", 1]).
+//     Listed only when a backslash changed: an escaped path, "C:\\Users", is
+//     copied as it is.
 //   - trailing_comma: a comma before a closing bracket or the end, doubled, or
 //     a run of empty commas ([1,,,2], {,"a":1}).
 //   - missing_comma: a comma between two values or members.

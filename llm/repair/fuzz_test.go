@@ -3,6 +3,7 @@ package repair
 import (
 	"encoding/json"
 	"errors"
+	"reflect"
 	"testing"
 )
 
@@ -24,6 +25,8 @@ var fuzzSeeds = []string{
 	`{"t": "a", "b"]}`, `{"a": "\q\d"}`, `"\documents\data"`,
 	// A backslash before a closing quote.
 	`["C:\", 1]`, `{"a": "x\", "b": 2}`, `{"a": "say \"hi\"}`,
+	// Valid JSON: trailingCommaAgrees adds a comma to reach the repairing pass.
+	`["D:\\", 2]`, `{"C:\\Users\\a": "E:\\"}`,
 }
 
 func FuzzRepair(f *testing.F) {
@@ -47,9 +50,46 @@ func FuzzRepair(f *testing.F) {
 		if !valid(in) && len(fixes) == 0 {
 			t.Fatalf("Repair(%q) = %q with no fixes, but the input is not valid JSON", in, out)
 		}
+		if valid(in) && (out != in || len(fixes) != 0) {
+			t.Fatalf("Repair(%q) = %q, %q: valid JSON must come back unchanged with no fixes", in, out, fixes)
+		}
+		if valid(in) {
+			trailingCommaAgrees(t, in)
+		}
 		again, more, err := Repair(out)
 		if err != nil || again != out || len(more) != 0 {
 			t.Fatalf("Repair(%q) = %q; repairing it again gave %q, %q, %v", in, out, again, more, err)
 		}
 	})
+}
+
+// trailingCommaAgrees checks the fix list of the repairing pass on valid JSON
+// text in, which Repair itself returns by its fast path: with a comma added
+// before the last closing bracket, the repair must give in's value back and
+// list trailing_comma alone. The one other fix allowed is escape_backslashes,
+// listed exactly when the value changed: a string starting with a drive letter
+// keeps its backslashes as text (the package's path policy).
+func trailingCommaAgrees(t *testing.T, in string) {
+	e := lastNonSpace(in, 0, len(in))
+	if e < 1 || (in[e] != ']' && in[e] != '}') {
+		return
+	}
+	if b := in[lastNonSpace(in, 0, e)]; b == '[' || b == '{' {
+		return // an empty container takes no comma
+	}
+	with := in[:e] + "," + in[e:]
+	out, fixes, err := Repair(with)
+	if err != nil {
+		t.Fatalf("Repair(%q): %v", with, err)
+	}
+	var want, got any
+	if json.Unmarshal([]byte(in), &want) != nil || json.Unmarshal([]byte(out), &got) != nil {
+		return // numbers beyond float64, which this comparison cannot decode
+	}
+	changed := !reflect.DeepEqual(got, want)
+	ok := len(fixes) == 1 && fixes[0] == FixTrailingComma && !changed ||
+		len(fixes) == 2 && fixes[0] == FixEscapeBackslashes && fixes[1] == FixTrailingComma && changed
+	if !ok {
+		t.Fatalf("Repair(%q) = %q, %q; want %q's value with [trailing_comma] (value changed: %v)", with, out, fixes, in, changed)
+	}
 }

@@ -619,10 +619,9 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 		// "hello + without its closing quote, where a concatenation was meant.
 		s = strings.TrimRight(s[:len(s)-1], " \t\r\n")
 	}
+	// literal says that backslashes are text; one is reported only where it
+	// is written as \\ and the input did not already escape it.
 	literal := p.raw || literalBackslashes(s)
-	if literal {
-		p.used |= fixEscapeBackslashes
-	}
 	p.out = append(p.out, '"')
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -643,8 +642,7 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 		case c != '\\':
 			p.out = append(p.out, c)
 		case i+1 >= len(s):
-			p.used |= fixEscapeBackslashes
-			p.out = append(p.out, '\\', '\\')
+			p.keepBackslash()
 		default:
 			switch e := s[i+1]; e {
 			case '"', '\\':
@@ -661,7 +659,7 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 			case 'u':
 				switch {
 				case literal:
-					p.out = append(p.out, '\\', '\\')
+					p.keepBackslash()
 				case i+5 < len(s) && isHex(s[i+2]) && isHex(s[i+3]) && isHex(s[i+4]) && isHex(s[i+5]):
 					p.out = append(p.out, s[i:i+6]...)
 					i += 5
@@ -670,7 +668,7 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 				}
 			case '/', 'b', 'f', 'n', 'r', 't':
 				if literal {
-					p.out = append(p.out, '\\', '\\')
+					p.keepBackslash()
 				} else {
 					p.out = append(p.out, '\\', e)
 					i++
@@ -678,7 +676,7 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 			default:
 				switch {
 				case literal:
-					p.out = append(p.out, '\\', '\\')
+					p.keepBackslash()
 				case e == '0' && (i+2 >= len(s) || !isDigit(s[i+2])):
 					// \0: the NUL character, as in JavaScript and Python.
 					p.used |= fixEscapeBackslashes
@@ -693,6 +691,13 @@ func (p *parser) writeString(s string, open quote, how stringEnd, offset int) bo
 	}
 	p.out = append(p.out, '"')
 	return true
+}
+
+// keepBackslash writes a backslash of a string's content that is text, not
+// an escape, as \\.
+func (p *parser) keepBackslash() {
+	p.used |= fixEscapeBackslashes
+	p.out = append(p.out, '\\', '\\')
 }
 
 // dropPartialEscape removes an escape cut by the end of the input: a final
