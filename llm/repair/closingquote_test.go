@@ -11,7 +11,9 @@ import "testing"
 // closing quote: the backslash before it is text, kept as \\, and no quote is
 // added. A quote after an escaped backslash (an even run, \\") closes the
 // string as JSON says, and escaped quotes that a later quote closes, or that
-// pair up (\"yes\"), stay quotes in the text.
+// pair up (\"yes\"), stay quotes in the text. A key is a string too: a \"
+// followed by the colon ends it, {"a\": 1}, unless a later quote closes the
+// key before a colon, so that the \" is inside it.
 func TestRepairBackslashBeforeClosingQuote(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -37,6 +39,18 @@ func TestRepairBackslashBeforeClosingQuote(t *testing.T) {
 		{"before a concatenation", `{"a": "dir\" + "name"}`, `{"a": "dir\\name"}`, []string{FixEscapeBackslashes, FixConcatenation}},
 		// Three backslashes: an escaped backslash, then one before the quote.
 		{"odd run of three", `["v\\\", 1]`, `["v\\\\", 1]`, []string{FixEscapeBackslashes}},
+		// A key: the quote before the colon is the key's closing quote.
+		{"key before its colon", `{"a\": 1}`, `{"a\\": 1}`, []string{FixEscapeBackslashes}},
+		{"key before its colon, no space", `{"dir\":"x"}`, `{"dir\\": "x"}`, []string{FixEscapeBackslashes}},
+		{"key before a spaced colon", `{"k\"  : true}`, `{"k\\": true}`, []string{FixEscapeBackslashes}},
+		{"two such keys", `{"a\": 1, "b\": 2}`, `{"a\\": 1, "b\\": 2}`, []string{FixEscapeBackslashes}},
+		{"key after a member", `{"v": "x", "C:\": 0}`, `{"v": "x", "C:\\": 0}`, []string{FixEscapeBackslashes}},
+		{"key on the next line after a member", "{\"v\": \"x\",\n \"C:\\\": 0\n}", `{"v": "x", "C:\\": 0}`, []string{FixEscapeBackslashes}},
+		{"key on the next line, comma missing", "{\"v\": \"x\"\n\"C:\\\": 0}", `{"v": "x", "C:\\": 0}`, []string{FixEscapeBackslashes, FixMissingComma}},
+		{"single-quoted key", `{'s\': 5}`, `{"s\\": 5}`, []string{FixEscapeBackslashes, FixSingleQuotes}},
+		{"curly-quoted key", `{“c\”: 7}`, `{"c\\": 7}`, []string{FixEscapeBackslashes, FixCurlyQuotes}},
+		{"key on a line of its own", "{\n  \"n\\\": 8\n}", `{"n\\": 8}`, []string{FixEscapeBackslashes}},
+		{"key with an odd run of three", `{"w\\\": 6}`, `{"w\\\\": 6}`, []string{FixEscapeBackslashes}},
 
 		// Quotes that stay escaped (each input has another defect, so that it
 		// goes through the repairing pass, not the strict fast path).
@@ -46,6 +60,9 @@ func TestRepairBackslashBeforeClosingQuote(t *testing.T) {
 		{"escaped backslash and escaped quote", `["v\\\"", 1,]`, `["v\\\"", 1]`, []string{FixTrailingComma}},
 		{"paired escaped quotes, closing quote missing", `{"q": "say \"hi\"}`, `{"q": "say \"hi\""}`, []string{FixCloseString}},
 		{"cut after an escaped quote", `{"q": "say \"`, `{"q": "say \""}`, []string{FixCloseString, FixCloseBrackets}},
+		{"escaped quote inside a key", `{"a\"b": 1,}`, `{"a\"b": 1}`, []string{FixTrailingComma}},
+		{"escaped quote before a colon inside a key", `{"t\": u": 1,}`, `{"t\": u": 1}`, []string{FixTrailingComma}},
+		{"escaped backslash ending a key", `{"e\\": 1,}`, `{"e\\": 1}`, []string{FixTrailingComma}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { checkRepair(t, tt.input, tt.want, tt.fixes) })

@@ -46,9 +46,9 @@
 //     dropped ("name\n": 1).
 //   - escape_backslashes: backslashes kept as text in a path, or dropped before
 //     a character JSON cannot escape (see below); \0 as the NUL character; a
-//     backslash just before a string's closing quote kept (["C:\", 1]).
-//     Listed only when a backslash changed: an escaped path, "C:\\Users", is
-//     copied as it is.
+//     backslash just before a string's closing quote kept (["C:\", 1]), or
+//     before a key's closing quote and colon ({"a\": 1}). Listed only when a
+//     backslash changed: an escaped path, "C:\\Users", is copied as it is.
 //   - trailing_comma: a comma before a closing bracket or the end, doubled, or
 //     a run of empty commas ([1,,,2], {,"a":1}).
 //   - missing_comma: a comma between two values or members.
@@ -118,7 +118,9 @@
 // text: ["C:\", 1] gives ["C:\\", 1] and {"a": "x\"} gives {"a": "x\\"}, with
 // no quote added; unless an earlier \" pairs with it: {"a": "say \"hi\"} keeps
 // say "hi" and adds the missing quote. A string cut off by the end of the input
-// keeps a final \" as a quote.
+// keeps a final \" as a quote. In a key, a \" followed by the colon is the key's
+// closing quote, {"a\": 1} gives {"a\\": 1}, unless a later quote on the line
+// closes the key before a colon: {"a\": b": 1,} keeps the key a": b.
 //
 // Prose: text before the value is dropped only when it reads as an introduction
 // (no double quotes, closing brackets or backticks, apostrophes only inside

@@ -23,8 +23,8 @@ const (
 	FixEscapeControlChars = "escape_control_chars"
 	// FixEscapeBackslashes keeps a backslash that does not start a valid escape
 	// in a path, and drops it elsewhere: see the package doc for the policy. It
-	// also keeps a backslash just before a string's closing quote, "C:\". It
-	// is listed only when a backslash of the input changed.
+	// also keeps a backslash just before a string's closing quote, "C:\", or a
+	// key's, {"a\": 1}. It is listed only when a backslash of the input changed.
 	FixEscapeBackslashes = "escape_backslashes"
 	// FixTrailingComma removes a comma before a closing bracket, at the end of the
 	// input, or doubled.

@@ -24,9 +24,9 @@ var fuzzSeeds = []string{
 	`{"a": "x, y, z}`, `{"c": "{"x": 1}"}`, `｛＂a＂：＂时间：1＂｝`, `{„a“: "b”}`, `{"`, `["`, `["a": 1]`, `{'a', 'b'}`,
 	`{"t": "a", "b"]}`, `{"a": "\q\d"}`, `"\documents\data"`,
 	// A backslash before a closing quote.
-	`["C:\", 1]`, `{"a": "x\", "b": 2}`, `{"a": "say \"hi\"}`,
+	`["C:\", 1]`, `{"a": "x\", "b": 2}`, `{"a": "say \"hi\"}`, `{"a\": 1}`,
 	// Valid JSON: trailingCommaAgrees adds a comma to reach the repairing pass.
-	`["D:\\", 2]`, `{"C:\\Users\\a": "E:\\"}`,
+	`["D:\\", 2]`, `{"C:\\Users\\a": "E:\\"}`, `{"a\"b": 1}`,
 }
 
 func FuzzRepair(f *testing.F) {

@@ -137,6 +137,12 @@ func (p *parser) scanString(start int, open quote, ctx context) (end, resume int
 	for i := start; i < len(s); {
 		c := s[i]
 		if c == '\\' {
+			if ctx == ctxKey {
+				if resume, ok := p.escapedKeyEnd(i+1, open); ok {
+					// {"a\": 1}: the quote closes the key, the backslash is text.
+					return i + 1, resume, endQuote
+				}
+			}
 			i += 2
 			continue
 		}
@@ -418,6 +424,9 @@ func (p *parser) keyStarts(i int) bool {
 		for j < len(s) {
 			c := s[j]
 			if c == '\\' {
+				if _, ok := p.escapedKeyEnd(j+1, k); ok {
+					return true // {"a\": 1}
+				}
 				j += 2
 				continue
 			}
@@ -447,6 +456,20 @@ func (p *parser) keyStarts(i int) bool {
 	}
 	j = gapAt(s, j).end
 	return j < len(s) && s[j] == ':'
+}
+
+// escapedKeyEnd reports whether the quote at i, after a backslash, closes
+// the key opened by a quote of kind open, and returns the index after it. It
+// does when a colon follows it and no later quote on the line closes the key
+// before a colon: {"a\": 1} ends there and the backslash is text, while
+// {"a\": b": 1} keeps its escaped quote.
+func (p *parser) escapedKeyEnd(i int, open quote) (int, bool) {
+	k, size := quoteAt(p.in[:p.n], i)
+	if !closes(open, k) || !p.fitsAfter(i+size, ctxKey) {
+		return 0, false
+	}
+	end, ok := p.quotedEnd(i, k, size)
+	return i + size, !ok || !p.fitsAfter(end, ctxKey)
 }
 
 // keyCut reports whether a key cut short by the end of the input starts at
