@@ -760,6 +760,11 @@ func (p *parser) setStarts() bool {
 	s := p.in[:p.n]
 	i := p.pos
 	if k, size := quoteAt(s, i); k != qNone {
+		if p.keyStarts(i) {
+			// {"a, b\": c"}: the key ends at \" before its colon, as
+			// keyInArray would find in the set's items: an object.
+			return false
+		}
 		end, _ := p.quotedEnd(i, k, size)
 		if end < 0 {
 			return false

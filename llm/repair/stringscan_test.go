@@ -91,3 +91,15 @@ func TestBadUnicodeEscapeColumn(t *testing.T) {
 			`re-emit the call as valid JSON: invalid \u escape: \u must be followed by four hex digits at line 1, column 11`},
 	})
 }
+
+// TestEscapedQuoteKeyIsNoSet: an object whose first key ends at a \" before
+// its colon, {"a, b\": c"}, is an object, however much its first key and a
+// later quote look like a set's item, {'a, b'}: the key holds a comma and
+// the backslash, the value is the text after the colon. The set reading and
+// the key reading used to disagree and call each other without end.
+func TestEscapedQuoteKeyIsNoSet(t *testing.T) {
+	checkExact(t, []exactCase{
+		{"a comma in the key", `{"a, b\": c"}`, `{"a, b\\": "c"}`, []string{FixEscapeBackslashes, FixUnquotedStrings}},
+		{"a brace in the key", `{"}dir\": x"}`, `{"}dir\\": "x"}`, []string{FixEscapeBackslashes, FixUnquotedStrings}},
+	})
+}
