@@ -17,8 +17,12 @@ import (
 
 // TestCommandKilledWithItsChildren: a command that is stopped (here its
 // run is cancelled) is killed with its process group, so a process it
-// started dies with it rather than living on after the run.
+// started dies with it rather than living on after the run. The child
+// holds the command's stdout, and a command that exited is waited for an
+// hour here: the run ends at once only if stopping the command killed the
+// child too, not just the command.
 func TestCommandKilledWithItsChildren(t *testing.T) {
+	setDuration(t, bridge.CommandWaitDelay, time.Hour)
 	h := newHolders(t)
 	s := modeScenario(t, "60s", "group", h.addr())
 	ctx, cancel := context.WithCancel(t.Context())
@@ -39,7 +43,15 @@ func TestCommandKilledWithItsChildren(t *testing.T) {
 		t.Fatalf("the run ended before the command's child was up: %+v", r)
 	}
 	cancel()
-	<-done
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		// The bound only turns a run that waits on the child into a
+		// failure instead of a hang: ending the child ends the wait.
+		h.release()
+		<-done
+		t.Fatal("the stopped run waited for the child holding its stdout: stopping the command did not kill its group")
+	}
 	connEnds(t, child, "a child of a stopped run")
 }
 

@@ -19,7 +19,8 @@
 //	                 print "answer" and exit once it has connected
 //	cmdagent detach ADDR  start "cmdagent hold ADDR" with its stdout on
 //	                 /dev/null, print "answer" and exit once it has connected
-//	cmdagent group ADDR   start "cmdagent hold ADDR" and block forever
+//	cmdagent group ADDR   start "cmdagent hold ADDR" on its own stdout and
+//	                 block forever
 //	cmdagent hold ADDR    connect to ADDR (a test's listener) and exit when
 //	                 the connection ends; that it ended tells the test this
 //	                 process died. Started by the modes above, it closes
@@ -109,7 +110,7 @@ func main() {
 		}
 		c := exec.Command(self, "hold", arg(2))
 		c.ExtraFiles = []*os.File{w}
-		if mode == "orphan" {
+		if mode != "detach" {
 			c.Stdout = os.Stdout
 		}
 		if err := c.Start(); err != nil {
