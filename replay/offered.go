@@ -77,17 +77,16 @@ func (o *Offered) offeredBy(req *llm.Request) bool {
 			return false
 		}
 	}
-	n := 0
-	for _, m := range req.Messages {
-		if m.Role != llm.RoleSystem {
-			break
-		}
-		if n == len(o.System) || o.System[n] != m.Content {
+	system := req.Messages[:len(req.Messages)-len(Conversation(req))]
+	if len(system) != len(o.System) {
+		return false
+	}
+	for i, m := range system {
+		if m.Content != o.System[i] {
 			return false
 		}
-		n++
 	}
-	return n == len(o.System)
+	return true
 }
 
 // Conversation returns the messages of req after its leading system
