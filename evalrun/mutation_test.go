@@ -503,13 +503,7 @@ func TestRecordNewCaptures(t *testing.T) {
 // Extending a tape that already ends the run records nothing live and
 // leaves the tape as written, its comments too.
 func TestRecordExtendOfACompleteTape(t *testing.T) {
-	complete := strings.Replace(unrecorded, "tape: []\n", `tape:
-  # the write, recorded last week
-  - response:
-      tool_calls:
-        - {id: call_1, name: write_file, arguments: '{"path": "notes.txt", "content": "hello\nworld\n"}'}
-  - response: {content: Done.}
-`, 1)
+	complete := strings.Replace(unrecorded, "tape: []\n", writeRecorded+"  - response: {content: Done.}\n", 1)
 	dir := newScenarios(t, map[string]string{"files/append.yaml": complete})
 	path := filepath.Join(dir, "files", "append.yaml")
 	f := scripted()

@@ -238,14 +238,18 @@ func TestRecordModeAllReplacesTheTape(t *testing.T) {
 	}
 }
 
-func TestRecordExtendAppends(t *testing.T) {
-	// The tape stops after the write: the replay runs out there.
-	partial := strings.Replace(unrecorded, "tape: []\n", `tape:
+// writeRecorded is a tape of unrecorded's write alone, recorded earlier
+// and commented: what --mode extend starts from.
+const writeRecorded = `tape:
   # the write, recorded last week
   - response:
       tool_calls:
         - {id: call_1, name: write_file, arguments: '{"path": "notes.txt", "content": "hello\nworld\n"}'}
-`, 1)
+`
+
+func TestRecordExtendAppends(t *testing.T) {
+	// The tape stops after the write: the replay runs out there.
+	partial := strings.Replace(unrecorded, "tape: []\n", writeRecorded, 1)
 	dir := newScenarios(t, map[string]string{"files/append.yaml": partial})
 	path := filepath.Join(dir, "files", "append.yaml")
 	f := scripted(textResponse("Done, live."))
