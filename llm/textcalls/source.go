@@ -302,7 +302,8 @@ func harmonyHeader(text string, pos int) string {
 }
 
 // codeSpans finds fenced code blocks whose language is not json, unlabelled ones
-// included (fenced_json looks into those itself), and inline code.
+// included (fenced_json looks into those itself), HTML <pre> and <code>
+// blocks, and inline code.
 func codeSpans(text string) []span {
 	var out []span
 	for pos := 0; pos < len(text); {
@@ -325,6 +326,22 @@ func codeSpans(text string) []span {
 			out = append(out, span{start, end})
 		}
 		pos = end
+	}
+	// HTML code and preformatted blocks: <pre>…</pre>, <code>…</code>
+	for _, tag := range [][2]string{{"<pre>", "</pre>"}, {"<code>", "</code>"}} {
+		for pos := 0; pos < len(text); {
+			i := strings.Index(text[pos:], tag[0])
+			if i < 0 {
+				break
+			}
+			start := pos + i
+			end := len(text)
+			if j := strings.Index(text[start:], tag[1]); j >= 0 {
+				end = start + j + len(tag[1])
+			}
+			out = append(out, span{start, end})
+			pos = end
+		}
 	}
 	// inline `code` on one line
 	for pos := 0; pos < len(text); {
@@ -356,7 +373,7 @@ func codeSpans(text string) []span {
 }
 
 // exampleMarkers are words that introduce an example rather than a call.
-var exampleMarkers = []string{"example", "e.g.", "for instance", "such as", "format", "syntax"}
+var exampleMarkers = []string{"example", "e.g.", "for instance", "such as", "format", "syntax", "sample", "like this", "looks like", "would look"}
 
 // introducedAsExample reports whether the text before pos on its line (or, when that
 // is blank, the previous non-blank line if it ends with ':') contains an example
@@ -367,14 +384,16 @@ func introducedAsExample(text string, pos int) bool {
 	from := max(0, pos-window)
 	lineStart := from + strings.LastIndexByte(text[from:pos], '\n') + 1
 	before := text[lineStart:pos]
-	if strings.TrimSpace(before) == "" && lineStart > 0 {
+	var buf [2 * 400]byte // before is at most two windows long: no allocation
+	// A line holding only the envelope's own tags before pos (<tool_call>
+	// <function=…>) counts as blank: the prose introducing it is above.
+	if isBlank(string(proseOf(buf[:0], before))) && lineStart > 0 {
 		prev := strings.TrimRight(text[max(0, lineStart-window):lineStart], " \t\r\n")
 		ps := strings.LastIndexByte(prev, '\n') + 1
 		if strings.HasSuffix(prev, ":") {
 			before = prev[ps:]
 		}
 	}
-	var buf [2 * 400]byte // before is at most two windows long: no allocation
 	return hasMarker(proseOf(buf[:0], before))
 }
 

@@ -100,6 +100,9 @@ func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
 			return Result{Content: content, Envelope: env.name, Err: err}
 		}
 		f = f.outside(rejected)
+		var quoted []span
+		f, quoted = f.inPlace(content)
+		rejected = append(rejected, quoted...)
 		calls, dropped := src.accept(f.calls)
 		if len(calls) == 0 {
 			for _, k := range dropped {
@@ -152,6 +155,59 @@ func (f found) outside(sp []span) found {
 	}
 	out.spans = append(out.spans, f.spans[len(f.calls):]...)
 	return out
+}
+
+// inPlace returns f without the candidates that are not where a chat template
+// puts a call, and the spans of those it dropped: a call quoted in the text
+// ("…" or '…' right around it), on a blockquote line (> …), or in the middle
+// of a sentence (a word before it on its line and a lower-case word right
+// after it on the same line) is a mention or an example, not a call.
+func (f found) inPlace(text string) (found, []span) {
+	var out found
+	var dropped []span
+	for k, c := range f.calls {
+		if sp := f.spans[k]; mentioned(text, sp) {
+			dropped = append(dropped, sp)
+			continue
+		}
+		out.calls = append(out.calls, c)
+		out.spans = append(out.spans, f.spans[k])
+	}
+	if len(dropped) == 0 {
+		return f, nil
+	}
+	out.spans = append(out.spans, f.spans[len(f.calls):]...)
+	return out, dropped
+}
+
+// mentioned reports whether the call at sp is quoted, blockquoted or inside a
+// sentence (see found.inPlace).
+func mentioned(text string, sp span) bool {
+	if sp.start <= 0 || sp.start >= len(text) || sp.end > len(text) || sp.end <= sp.start {
+		return false
+	}
+	lineStart := strings.LastIndexByte(text[:sp.start], '\n') + 1
+	before := text[lineStart:sp.start]
+	lineEnd := len(text)
+	if i := strings.IndexByte(text[sp.end:], '\n'); i >= 0 {
+		lineEnd = sp.end + i
+	}
+	after := text[sp.end:lineEnd]
+	for _, q := range []string{`"`, "'", "“"} {
+		if strings.HasSuffix(before, q) && (strings.HasPrefix(after, q) || q == "“" && strings.HasPrefix(after, "”")) {
+			return true
+		}
+	}
+	if b := strings.TrimLeft(before, " \t"); strings.HasPrefix(b, ">") {
+		return true
+	}
+	b := strings.TrimRight(before, " \t")
+	a := strings.TrimLeft(after, " \t")
+	if b == "" || a == "" || len(b) == len(before) {
+		return false // a call glued to the text before it is the model's, not prose
+	}
+	last, first := b[len(b)-1], a[0]
+	return isWordChar(last) && last < 0x80 && 'a' <= first && first <= 'z'
 }
 
 // overlaps reports whether p overlaps one of sp.
