@@ -30,7 +30,8 @@
 //	qwen3_coder_xml   <function=name><parameter=k>v</parameter></function>, optionally in <tool_call>
 //	seed_oss          the same inside <seed:tool_call>
 //	glm               <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>
-//	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke>
+//	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke> (the block's
+//	                  end may be cut off; a lone <invoke> only when it starts the message)
 //	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed)
 //	mistral           [TOOL_CALLS][...], [TOOL_CALLS]name{...}, [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}
 //	llama_python_tag  <|python_tag|>{"name": ..., "parameters": ...} or tool.call(k="v"), to <|eom_id|>

@@ -341,10 +341,37 @@ func paramValue(text string, vs, limit int, paramEnd string) (val string, next i
 	return trimValue(text[vs : vs+ve]), vs + ve + len(paramEnd), true
 }
 
+// findMiniMax: <invoke name="x"><parameter name="k">v</parameter></invoke>
+// inside <minimax:tool_call>…</minimax:tool_call>, the block MiniMax-M2's chat
+// template writes the calls in (its end may be cut off), or an <invoke> that
+// starts the message (the block's opening dropped). An <invoke> after other
+// text outside such a block is no call: other markup uses the same tag.
 func findMiniMax(s *source) found {
-	f := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>", false)
-	for k, sp := range f.spans {
-		f.spans[k] = wrapSpan(s.text, sp, "<minimax:tool_call>", "</minimax:tool_call>")
+	const open, close = "<minimax:tool_call>", "</minimax:tool_call>"
+	var blocks []span
+	for pos := 0; pos < len(s.text); {
+		i := strings.Index(s.text[pos:], open)
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		end := len(s.text)
+		if j := strings.Index(s.text[start:], close); j >= 0 {
+			end = start + j + len(close)
+		}
+		blocks = append(blocks, span{start, end})
+		pos = end
+	}
+	start := s.messageStart()
+	if len(blocks) == 0 && !strings.HasPrefix(s.text[start:], "<invoke name=") {
+		return found{}
+	}
+	g := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>", false)
+	var f found
+	for k, c := range g.calls {
+		if inSpans(blocks, g.spans[k].start) || g.spans[k].start == start {
+			f.add(c, wrapSpan(s.text, g.spans[k], open, close))
+		}
 	}
 	return f
 }
