@@ -67,6 +67,14 @@
 //	fenced_json       ```json {...} ``` blocks holding name and arguments
 //	forge             <tool>{"server_name": ..., "tool_name": ..., "arguments": {...}}</tool> and the XML-children form
 //
+// # Declared families
+//
+// A family this package does not know is declared in Options.Families with
+// its opening token, its closing token (optional) and its argument encoding
+// ("json" or "pythonic"); declared families are tried first, and the rules
+// below apply to them as to the known ones. Family.Check reports a bad
+// declaration field by field; Extract skips one that fails it.
+//
 // # What is not extracted
 //
 // False positives are worse than misses, so a candidate is dropped when:

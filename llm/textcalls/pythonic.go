@@ -19,15 +19,7 @@ func findPythonic(s *source) found {
 	text := s.text
 	for _, w := range [][2]string{{"<|tool_call_start|>", "<|tool_call_end|>"}, {"<|python_start|>", "<|python_end|>"}} {
 		s.eachTag(w[0], w[1], func(i, body, limit, end int) {
-			p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
-			calls := p.list()
-			if calls == nil {
-				// One call without the list's brackets: f(a=1).
-				p.pos = skipSpace(text, body)
-				if name, args, ok := p.call(); ok && isBlank(text[p.pos:limit]) {
-					calls = []rawCall{{name: name, args: args}}
-				}
-			}
+			calls := pyCalls(text, body, limit)
 			if b := skipSpace(text, body); calls == nil && strings.HasPrefix(text[b:], "[{") {
 				// LFM2 asked for JSON: a JSON list of calls.
 				vals, _ := s.parseJSONSeq(b, limit)
@@ -54,6 +46,20 @@ func findPythonic(s *source) found {
 		}
 	}
 	return f
+}
+
+// pyCalls reads a body of text[body:limit] that is a pythonic list of calls,
+// or one call without the list's brackets: f(a=1).
+func pyCalls(text string, body, limit int) []rawCall {
+	p := &pyParser{text: text[:limit], pos: skipSpace(text, body)}
+	calls := p.list()
+	if calls == nil {
+		p.pos = skipSpace(text, body)
+		if name, args, ok := p.call(); ok && isBlank(text[p.pos:limit]) {
+			calls = []rawCall{{name: name, args: args}}
+		}
+	}
+	return calls
 }
 
 // findOlmo3: OLMo 3's <function_calls> around Python-style calls, one a line,

@@ -50,6 +50,11 @@ type Options struct {
 	// containing a family ("Qwen3-Coder", "deepseek-r1"); its envelope is tried
 	// first. Unknown or empty means no hint.
 	Family string
+	// Families are envelopes the caller declares, tried in order before the
+	// known ones (and before the Family hint). A declaration that fails
+	// Family.Check is skipped: check them where they are read, to report
+	// the file and key.
+	Families []Family
 }
 
 // Extractor adapts Extract to the agent loop's text-call hook. Its zero value is
@@ -89,6 +94,15 @@ func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
 	order := envelopeOrder
 	if opts != nil && opts.Family != "" {
 		order = withHint(order, opts.Family)
+	}
+	if opts != nil && len(opts.Families) > 0 {
+		var declared []envelope
+		for _, fam := range opts.Families {
+			if fam.Check() == nil {
+				declared = append(declared, fam.envelope())
+			}
+		}
+		order = append(declared, order...)
 	}
 	// rejected holds the spans of candidates an envelope found and dropped: no
 	// later envelope may read a call from the same text.
