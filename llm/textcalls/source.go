@@ -387,11 +387,25 @@ func introducedAsExample(text string, pos int) bool {
 	var buf [2 * 400]byte // before is at most two windows long: no allocation
 	// A line holding only the envelope's own tags before pos (<tool_call>
 	// <function=…>) counts as blank: the prose introducing it is above.
+	// So do such lines above it, up to the line of prose, which introduces
+	// the call when its prose ends with ':'.
 	if isBlank(string(proseOf(buf[:0], before))) && lineStart > 0 {
-		prev := strings.TrimRight(text[max(0, lineStart-window):lineStart], " \t\r\n")
-		ps := strings.LastIndexByte(prev, '\n') + 1
-		if strings.HasSuffix(prev, ":") {
-			before = prev[ps:]
+		above := text[max(0, lineStart-window):lineStart]
+		before = ""
+		for range 4 {
+			above = strings.TrimRight(above, " \t\r\n")
+			ps := strings.LastIndexByte(above, '\n') + 1
+			prose := strings.TrimSpace(string(proseOf(buf[:0], above[ps:])))
+			if prose != "" {
+				if strings.HasSuffix(prose, ":") {
+					before = above[ps:]
+				}
+				break
+			}
+			if ps == 0 {
+				break
+			}
+			above = above[:ps]
 		}
 	}
 	return hasMarker(proseOf(buf[:0], before))
