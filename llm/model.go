@@ -57,6 +57,12 @@ type Request struct {
 	// ResponseSchema, when set, asks for a final answer whose text is JSON valid
 	// against this schema (a structured finish). Nil asks for free text.
 	ResponseSchema json.RawMessage `json:"response_schema,omitempty"`
+	// Params holds the request parameters that change the model's
+	// behaviour, by their wire name (model, tool_choice, temperature,
+	// max_tokens, stop, ...), each as compact JSON, as a bridged agent sent
+	// them. Nil when none is known (tapeloop's own loop sets none); a replay
+	// tape pins them in its offered block.
+	Params map[string]json.RawMessage `json:"params,omitempty"`
 }
 
 // ToolNames returns the names of the offered tools, in the order offered.

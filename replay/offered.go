@@ -3,6 +3,7 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 
@@ -32,6 +33,12 @@ type Offered struct {
 	// request asked for none. A tape's offered block states it only when the
 	// first request asked for one; an entry's request states its changes.
 	ResponseSchema json.RawMessage
+	// Params holds the request parameters that change the model's
+	// behaviour (llm.Request.Params: model, tool_choice, temperature, ...),
+	// by wire name, each as compact JSON. Nil means not recorded (not
+	// compared); when recorded they compare as a whole: a parameter added,
+	// removed or changed is a difference.
+	Params map[string]json.RawMessage
 	// Line is the line of the block in its source file; 0 if not from a
 	// file. It is not encoded.
 	Line int
@@ -40,19 +47,21 @@ type Offered struct {
 // offeredKeys and toolDefKeys are the keys of an `offered:` block and of
 // each of its tools, in canonical order.
 var (
-	offeredKeys = []string{"system", "tools", "response_schema"}
+	offeredKeys = []string{"system", "tools", "response_schema", "params"}
 	toolDefKeys = []string{"name", "description", "parameters"}
 )
 
 // OfferedOf returns what req offers the model: the content of its leading
 // system messages, copies of its tool definitions and of its response
-// schema. Every field is non-nil; a nil req offers nothing.
+// schema, and its parameters. Every field but Params (nil when req has
+// none) is non-nil; a nil req offers nothing.
 func OfferedOf(req *llm.Request) *Offered {
 	o := &Offered{System: []string{}, Tools: []llm.ToolDefinition{}, ResponseSchema: json.RawMessage{}}
 	if req == nil {
 		return o
 	}
 	o.ResponseSchema = append(o.ResponseSchema, req.ResponseSchema...)
+	o.Params = cloneParams(req.Params)
 	for _, m := range req.Messages {
 		if m.Role != llm.RoleSystem {
 			break
@@ -69,7 +78,8 @@ func OfferedOf(req *llm.Request) *Offered {
 // offeredBy reports whether o is, field for field, what OfferedOf(req)
 // returns (o.Line aside); false for a nil o.
 func (o *Offered) offeredBy(req *llm.Request) bool {
-	if o == nil || req == nil || !bytes.Equal(o.ResponseSchema, req.ResponseSchema) || len(o.Tools) != len(req.Tools) {
+	if o == nil || req == nil || !bytes.Equal(o.ResponseSchema, req.ResponseSchema) || len(o.Tools) != len(req.Tools) ||
+		(o.Params == nil) != (req.Params == nil) || !sameParams(o.Params, req.Params) {
 		return false
 	}
 	for i, t := range req.Tools {
@@ -108,7 +118,7 @@ func (o *Offered) Clone() *Offered {
 	if o == nil {
 		return nil
 	}
-	c := &Offered{System: slices.Clone(o.System), Line: o.Line}
+	c := &Offered{System: slices.Clone(o.System), Params: cloneParams(o.Params), Line: o.Line}
 	if o.ResponseSchema != nil {
 		c.ResponseSchema = append(json.RawMessage{}, o.ResponseSchema...)
 	}
@@ -124,7 +134,34 @@ func (o *Offered) Clone() *Offered {
 
 // empty reports whether o records nothing.
 func (o *Offered) empty() bool {
-	return o == nil || o.System == nil && o.Tools == nil && o.ResponseSchema == nil
+	return o == nil || o.System == nil && o.Tools == nil && o.ResponseSchema == nil && o.Params == nil
+}
+
+// cloneParams returns a deep copy of p; nil gives nil.
+func cloneParams(p map[string]json.RawMessage) map[string]json.RawMessage {
+	if p == nil {
+		return nil
+	}
+	c := make(map[string]json.RawMessage, len(p))
+	for k, v := range p {
+		c[k] = bytes.Clone(v)
+	}
+	return c
+}
+
+// sameParams reports whether a and b hold the same parameters, the values
+// compared as JSON.
+func sameParams(a, b map[string]json.RawMessage) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !sameJSON(v, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // block returns o as a tape's offered block states it: without a response
@@ -145,7 +182,7 @@ func (base *Offered) with(over *Offered) *Offered {
 	}
 	out := &Offered{Line: over.Line}
 	if base != nil {
-		out.System, out.Tools, out.ResponseSchema = base.System, base.Tools, base.ResponseSchema
+		out.System, out.Tools, out.ResponseSchema, out.Params = base.System, base.Tools, base.ResponseSchema, base.Params
 	}
 	if over.System != nil {
 		out.System = over.System
@@ -155,6 +192,9 @@ func (base *Offered) with(over *Offered) *Offered {
 	}
 	if over.ResponseSchema != nil {
 		out.ResponseSchema = over.ResponseSchema
+	}
+	if over.Params != nil {
+		out.Params = over.Params
 	}
 	return out
 }
@@ -174,6 +214,9 @@ func changes(was, now, stated *Offered) *Offered {
 	// had one: a block that pins anything pins the schema's changes too.
 	if (stated == nil || !stated.empty()) && now.ResponseSchema != nil && (was == nil || !sameSchema(was.ResponseSchema, now.ResponseSchema)) {
 		out.ResponseSchema = now.ResponseSchema
+	}
+	if (stated == nil || stated.Params != nil) && now.Params != nil && (was == nil || !sameParams(was.Params, now.Params)) {
+		out.Params = now.Params
 	}
 	if out.empty() {
 		return nil
@@ -278,7 +321,32 @@ func EncodeOffered(o *Offered) *yaml.Node {
 	default:
 		yamlx.Add(n, "response_schema", schemaNode(o.ResponseSchema))
 	}
+	if o.Params != nil {
+		pn := yamlx.Map()
+		if len(o.Params) == 0 {
+			pn.Style = yaml.FlowStyle
+		}
+		for _, k := range slices.Sorted(maps.Keys(o.Params)) {
+			yamlx.Add(pn, k, paramNode(o.Params[k]))
+		}
+		yamlx.Add(n, "params", pn)
+	}
 	return n
+}
+
+// paramNode returns a parameter's JSON value as a YAML node that reads back
+// as the same value: a string quoted as JSON quotes it, a number or boolean
+// plain, an object or array as block YAML (see schemaNode).
+func paramNode(raw json.RawMessage) *yaml.Node {
+	var doc yaml.Node
+	if yaml.Unmarshal(raw, &doc) == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.ScalarNode {
+		n := doc.Content[0]
+		n.Line, n.Column = 0, 0
+		if back, err := newDecoder("").json(nil, n, ""); err == nil && sameJSON(back, raw) {
+			return n
+		}
+	}
+	return schemaNode(raw)
 }
 
 // schemaNode returns a JSON schema as a YAML node that reads back as the
@@ -335,6 +403,8 @@ func (d *decoder) offered(n *yaml.Node, path string) (*Offered, error) {
 			}
 		case "tools":
 			o.Tools, err = d.toolDefs(v, p)
+		case "params":
+			o.Params, err = d.params(v, p)
 		case "response_schema":
 			o.ResponseSchema = json.RawMessage{} // null: none was asked for
 			if !yamlx.IsNull(v) {
@@ -403,4 +473,30 @@ func (d *decoder) schema(n *yaml.Node, path string) (json.RawMessage, error) {
 	}
 	b, err := d.json(nil, n, path)
 	return json.RawMessage(b), err
+}
+
+// params decodes an offered block's params: a mapping of parameter names
+// to their values (any YAML, read as JSON).
+func (d *decoder) params(n *yaml.Node, path string) (map[string]json.RawMessage, error) {
+	if err := d.Want(n, path, yaml.MappingNode); err != nil {
+		return nil, err
+	}
+	out := make(map[string]json.RawMessage, len(n.Content)/2)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		key, err := d.Str(k, path)
+		if err != nil {
+			return nil, err
+		}
+		p := d.join(path, key)
+		if _, dup := out[key]; dup {
+			return nil, d.Errf(k, p, "duplicate key %q", key)
+		}
+		b, err := d.json(nil, v, p)
+		if err != nil {
+			return nil, err
+		}
+		out[key] = json.RawMessage(b)
+	}
+	return out, nil
 }

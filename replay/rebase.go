@@ -113,6 +113,7 @@ func (rb *rebase) valid(schema []byte, v any) bool {
 func cloneRequest(req *llm.Request) *llm.Request {
 	c := &llm.Request{Messages: cloneMessages(req.Messages), Tools: OfferedOf(req).Tools}
 	c.ResponseSchema = slices.Clone(req.ResponseSchema)
+	c.Params = cloneParams(req.Params)
 	return c
 }
 
@@ -255,6 +256,9 @@ func restrict(o, stated *Offered, all bool) *Offered {
 	if stated.ResponseSchema == nil {
 		c.ResponseSchema = nil
 	}
+	if stated.Params == nil {
+		c.Params = nil
+	}
 	return c
 }
 
@@ -265,7 +269,8 @@ func sameOffered(a, b *Offered) bool {
 	}
 	return (a.System == nil) == (b.System == nil) && slices.Equal(a.System, b.System) &&
 		(a.Tools == nil) == (b.Tools == nil) && sameTools(a.Tools, b.Tools) &&
-		(a.ResponseSchema == nil) == (b.ResponseSchema == nil) && sameSchema(a.ResponseSchema, b.ResponseSchema)
+		(a.ResponseSchema == nil) == (b.ResponseSchema == nil) && sameSchema(a.ResponseSchema, b.ResponseSchema) &&
+		(a.Params == nil) == (b.Params == nil) && sameParams(a.Params, b.Params)
 }
 
 // redactOffered redacts every string of o in place: the system prompts,

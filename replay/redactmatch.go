@@ -151,7 +151,7 @@ func redactedOffered(want, got *Offered) *Offered {
 	var out *Offered // a copy of got, made on the first change
 	own := func() *Offered {
 		if out == nil {
-			out = &Offered{System: slices.Clone(got.System), Tools: slices.Clone(got.Tools), ResponseSchema: got.ResponseSchema, Line: got.Line}
+			out = &Offered{System: slices.Clone(got.System), Tools: slices.Clone(got.Tools), ResponseSchema: got.ResponseSchema, Params: got.Params, Line: got.Line}
 		}
 		return out
 	}

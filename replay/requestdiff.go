@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -23,7 +24,15 @@ func compareOffered(want, got *Offered, file string) (fields []string, diff stri
 	system := want.System != nil && !slices.Equal(want.System, got.System)
 	tools := want.Tools != nil && !sameTools(want.Tools, got.Tools)
 	schema := want.ResponseSchema != nil && !sameSchema(want.ResponseSchema, got.ResponseSchema)
-	if !system && !tools && !schema {
+	var params []string
+	if want.Params != nil && !sameParams(want.Params, got.Params) {
+		for _, k := range slices.Sorted(maps.Keys(joinKeys(want.Params, got.Params))) {
+			if w, g := want.Params[k], got.Params[k]; (w == nil) != (g == nil) || !sameJSON(w, g) {
+				params = append(params, k)
+			}
+		}
+	}
+	if !system && !tools && !schema && len(params) == 0 {
 		return nil, ""
 	}
 	var b strings.Builder
@@ -49,7 +58,33 @@ func compareOffered(want, got *Offered, file string) (fields []string, diff stri
 		fmt.Fprintf(&b, "offered.response_schema%s: the response schema changed, as JSON:\n", at)
 		b.WriteString(divergenceDiff(responseSchemaText(want.ResponseSchema), responseSchemaText(got.ResponseSchema)))
 	}
+	for _, k := range params {
+		fields = append(fields, "offered.params."+k)
+		fmt.Fprintf(&b, "offered.params.%s%s: the request parameter %s changed:\n", k, at, k)
+		b.WriteString(divergenceDiff(paramText(want.Params[k]), paramText(got.Params[k])))
+	}
 	return fields, b.String()
+}
+
+// joinKeys returns the set of keys of a and b.
+func joinKeys(a, b map[string]json.RawMessage) map[string]bool {
+	out := make(map[string]bool, len(a)+len(b))
+	for k := range a {
+		out[k] = true
+	}
+	for k := range b {
+		out[k] = true
+	}
+	return out
+}
+
+// paramText renders a parameter's value for a diff: its JSON, or "(not
+// sent)".
+func paramText(raw json.RawMessage) string {
+	if raw == nil {
+		return "(not sent)\n"
+	}
+	return string(raw) + "\n"
 }
 
 // responseSchemaText renders a response schema for a diff: its indented

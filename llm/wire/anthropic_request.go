@@ -14,6 +14,27 @@ type anthropicRequest struct {
 	Messages []json.RawMessage `json:"messages"`
 	Tools    json.RawMessage   `json:"tools"`
 	Stream   bool              `json:"stream"`
+	anthropicParams
+}
+
+// anthropicParams are the Messages parameters that change the model's
+// behaviour, kept as sent (see Call.Request.Params).
+type anthropicParams struct {
+	ToolChoice    json.RawMessage `json:"tool_choice"`
+	Temperature   json.RawMessage `json:"temperature"`
+	TopP          json.RawMessage `json:"top_p"`
+	TopK          json.RawMessage `json:"top_k"`
+	MaxTokens     json.RawMessage `json:"max_tokens"`
+	StopSequences json.RawMessage `json:"stop_sequences"`
+	Thinking      json.RawMessage `json:"thinking"`
+}
+
+func (p anthropicParams) params(model string) map[string]json.RawMessage {
+	return paramsOf(model, map[string]json.RawMessage{
+		"tool_choice": p.ToolChoice, "temperature": p.Temperature, "top_p": p.TopP,
+		"top_k": p.TopK, "max_tokens": p.MaxTokens, "stop_sequences": p.StopSequences,
+		"thinking": p.Thinking,
+	})
 }
 
 type anthropicTool struct {
@@ -83,6 +104,7 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 		return nil, requestErrorf("messages body: %v", err)
 	}
 	c := &Call{Format: Anthropic, Model: r.Model, Stream: r.Stream, IncludeUsage: true}
+	c.Request.Params = r.anthropicParams.params(r.Model)
 	system, err := anthropicBlocks(r.System)
 	if err != nil {
 		return nil, requestErrorf("system: %v", err)

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -16,12 +17,46 @@ type openAIRequest struct {
 	StreamOptions *struct {
 		IncludeUsage bool `json:"include_usage"`
 	} `json:"stream_options"`
-	ResponseFormat *struct {
-		Type       string `json:"type"`
-		JSONSchema *struct {
-			Schema json.RawMessage `json:"schema"`
-		} `json:"json_schema"`
-	} `json:"response_format"`
+	openAIParams
+}
+
+// openAIResponseFormat is a request's response_format.
+type openAIResponseFormat struct {
+	Type       string `json:"type"`
+	JSONSchema *struct {
+		Schema json.RawMessage `json:"schema"`
+	} `json:"json_schema"`
+}
+
+// openAIParams are the Chat Completions parameters that change the
+// model's behaviour, kept as sent (see Call.Request.Params).
+type openAIParams struct {
+	ToolChoice          json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls   json.RawMessage `json:"parallel_tool_calls"`
+	Temperature         json.RawMessage `json:"temperature"`
+	TopP                json.RawMessage `json:"top_p"`
+	MaxTokens           json.RawMessage `json:"max_tokens"`
+	MaxCompletionTokens json.RawMessage `json:"max_completion_tokens"`
+	Stop                json.RawMessage `json:"stop"`
+	ReasoningEffort     json.RawMessage `json:"reasoning_effort"`
+	Seed                json.RawMessage `json:"seed"`
+	FrequencyPenalty    json.RawMessage `json:"frequency_penalty"`
+	PresencePenalty     json.RawMessage `json:"presence_penalty"`
+	N                   json.RawMessage `json:"n"`
+	ResponseFormat      json.RawMessage `json:"response_format"`
+}
+
+// params returns p by wire name, the response format without its schema
+// (pinned as the response schema).
+func (p openAIParams) params(model string) map[string]json.RawMessage {
+	return paramsOf(model, map[string]json.RawMessage{
+		"tool_choice": p.ToolChoice, "parallel_tool_calls": p.ParallelToolCalls,
+		"temperature": p.Temperature, "top_p": p.TopP, "max_tokens": p.MaxTokens,
+		"max_completion_tokens": p.MaxCompletionTokens, "stop": p.Stop,
+		"reasoning_effort": p.ReasoningEffort, "seed": p.Seed,
+		"frequency_penalty": p.FrequencyPenalty, "presence_penalty": p.PresencePenalty,
+		"n": p.N, "response_format": withoutSchema(p.ResponseFormat),
+	})
 }
 
 type openAIMessage struct {
@@ -89,11 +124,18 @@ func decodeOpenAI(body []byte, last *decoded) (*Call, error) {
 		return nil, requestErrorf("chat completions body: %v", err)
 	}
 	c := &Call{Format: OpenAI, Model: r.Model, Stream: r.Stream}
+	c.Request.Params = r.openAIParams.params(r.Model)
 	if r.StreamOptions != nil {
 		c.IncludeUsage = r.StreamOptions.IncludeUsage
 	}
-	if rf := r.ResponseFormat; rf != nil && rf.Type == "json_schema" && rf.JSONSchema != nil && len(rf.JSONSchema.Schema) > 0 {
-		c.Request.ResponseSchema = compact(rf.JSONSchema.Schema)
+	if rf := compact(r.ResponseFormat); rf != nil {
+		var f openAIResponseFormat
+		if err := json.Unmarshal(rf, &f); err != nil {
+			return nil, requestErrorf("response_format: %v", err)
+		}
+		if f.Type == "json_schema" && f.JSONSchema != nil && len(f.JSONSchema.Schema) > 0 {
+			c.Request.ResponseSchema = compact(f.JSONSchema.Schema)
+		}
 	}
 	if err := last.request(c, sent, r.Tools, openAIElements, openAITools); err != nil {
 		return nil, err
@@ -316,4 +358,46 @@ func compact(raw json.RawMessage) json.RawMessage {
 		return append(json.RawMessage(nil), raw...)
 	}
 	return b.Bytes()
+}
+
+// paramsOf returns the parameters of raw that were sent (not absent, not
+// null), compacted, with the model when named; nil when none was.
+func paramsOf(model string, raw map[string]json.RawMessage) map[string]json.RawMessage {
+	var out map[string]json.RawMessage
+	if model != "" {
+		out = map[string]json.RawMessage{"model": compact(json.RawMessage(strconv.Quote(model)))}
+	}
+	for k, v := range raw {
+		if v = compact(v); v != nil {
+			if out == nil {
+				out = map[string]json.RawMessage{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// withoutSchema returns a response_format object without its
+// json_schema.schema (the request's response schema, pinned apart).
+func withoutSchema(raw json.RawMessage) json.RawMessage {
+	var rf map[string]json.RawMessage
+	if json.Unmarshal(raw, &rf) != nil || rf == nil {
+		return raw
+	}
+	var js map[string]json.RawMessage
+	if json.Unmarshal(rf["json_schema"], &js) != nil || js == nil {
+		return raw
+	}
+	delete(js, "schema")
+	b, err := json.Marshal(js)
+	if err != nil {
+		return raw
+	}
+	rf["json_schema"] = b
+	out, err := json.Marshal(rf)
+	if err != nil {
+		return raw
+	}
+	return out
 }

@@ -1,0 +1,141 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
+)
+
+// paramCases are, per wire format, a request body and the same body with
+// one behaviour-changing parameter changed, added or removed: each must be
+// recorded, replay unchanged, fail changed naming the parameter, and be
+// accepted by a rebase.
+var paramCases = []struct {
+	name, path, base, changed, param string
+}{
+	{"openai model", "/v1/chat/completions", openAIBody(`"temperature":0.2`), openAIModelBody("gpt-3.5-turbo", `"temperature":0.2`), "model"},
+	{"openai tool_choice", "/v1/chat/completions", openAIBody(`"tool_choice":"auto"`), openAIBody(`"tool_choice":"none"`), "tool_choice"},
+	{"openai parallel_tool_calls", "/v1/chat/completions", openAIBody(`"parallel_tool_calls":true`), openAIBody(`"parallel_tool_calls":false`), "parallel_tool_calls"},
+	{"openai temperature", "/v1/chat/completions", openAIBody(`"temperature":0.2`), openAIBody(`"temperature":2`), "temperature"},
+	{"openai top_p", "/v1/chat/completions", openAIBody(`"top_p":1`), openAIBody(`"top_p":0.1`), "top_p"},
+	{"openai max_tokens", "/v1/chat/completions", openAIBody(`"max_tokens":4096`), openAIBody(`"max_tokens":1`), "max_tokens"},
+	{"openai max_completion_tokens added", "/v1/chat/completions", openAIBody(`"temperature":0.2`), openAIBody(`"temperature":0.2,"max_completion_tokens":10`), "max_completion_tokens"},
+	{"openai stop", "/v1/chat/completions", openAIBody(`"stop":["END"]`), openAIBody(`"stop":["END","STOP"]`), "stop"},
+	{"openai response_format", "/v1/chat/completions", openAIBody(`"response_format":{"type":"text"}`), openAIBody(`"response_format":{"type":"json_object"}`), "response_format"},
+	{"openai reasoning_effort", "/v1/chat/completions", openAIBody(`"reasoning_effort":"low"`), openAIBody(`"reasoning_effort":"high"`), "reasoning_effort"},
+	{"openai stop removed", "/v1/chat/completions", openAIBody(`"stop":"END"`), openAIBody(`"temperature":null`), "stop"},
+	{"messages model", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024`), anthropicBody("claude-haiku-4-5", `"max_tokens":1024`), "model"},
+	{"messages tool_choice", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"tool_choice":{"type":"auto"}`), anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"tool_choice":{"type":"none"}`), "tool_choice"},
+	{"messages parallel tool use", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"tool_choice":{"type":"auto"}`), anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"tool_choice":{"type":"auto","disable_parallel_tool_use":true}`), "tool_choice"},
+	{"messages temperature", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"temperature":0`), anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"temperature":1`), "temperature"},
+	{"messages top_p", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"top_p":0.9`), anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"top_p":0.5`), "top_p"},
+	{"messages top_k", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"top_k":40`), anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"top_k":1`), "top_k"},
+	{"messages max_tokens", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024`), anthropicBody("claude-sonnet-4-5", `"max_tokens":1`), "max_tokens"},
+	{"messages stop_sequences added", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":1024`), anthropicBody("claude-sonnet-4-5", `"max_tokens":1024,"stop_sequences":["END"]`), "stop_sequences"},
+	{"messages thinking", "/v1/messages", anthropicBody("claude-sonnet-4-5", `"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":1024}`), anthropicBody("claude-sonnet-4-5", `"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048}`), "thinking"},
+}
+
+func openAIBody(params string) string { return openAIModelBody("gpt-4.1", params) }
+
+func openAIModelBody(model, params string) string {
+	return `{"model":"` + model + `","messages":[{"role":"system","content":"You keep notes."},{"role":"user","content":"Write hello."}],` +
+		`"tools":[{"type":"function","function":{"name":"write_file","description":"Write a file.","parameters":{"type":"object"}}}],` +
+		`"stream_options":{"include_usage":true},"user":"u-1",` + params + `}`
+}
+
+func anthropicBody(model, params string) string {
+	return `{"model":"` + model + `","system":"You keep notes.","messages":[{"role":"user","content":"Write hello."}],` +
+		`"tools":[{"name":"write_file","description":"Write a file.","input_schema":{"type":"object"}}],` +
+		`"metadata":{"user_id":"u-1"},` + params + `}`
+}
+
+// generateBody decodes body as the bridge does and asks m for it.
+func generateBody(t *testing.T, m llm.Model, path, body string) error {
+	t.Helper()
+	c, err := wire.Decode(path, []byte(body))
+	if err != nil {
+		t.Fatalf("decode %s: %v", body, err)
+	}
+	_, err = m.Generate(context.Background(), &c.Request)
+	return err
+}
+
+func TestRequestParamsArePinned(t *testing.T) {
+	for _, c := range paramCases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("Done.")}), &RecorderOptions{Getenv: func(string) string { return "" }})
+			if err := generateBody(t, rec, c.path, c.base); err != nil {
+				t.Fatal(err)
+			}
+			var b strings.Builder
+			if err := Encode(&b, rec.Tape()); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(b.String(), "\n    "+c.param+":") && !strings.Contains(c.name, "added") {
+				t.Errorf("the tape does not pin %s:\n%s", c.param, b.String())
+			}
+			for _, unpinned := range []string{"user", "metadata", "stream_options", "include_usage"} {
+				if strings.Contains(b.String(), unpinned+":") {
+					t.Errorf("the tape pins %s, which changes nothing:\n%s", unpinned, b.String())
+				}
+			}
+			tp, err := Decode(strings.NewReader(b.String()), "notes.yaml")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, b.String())
+			}
+			if err := generateBody(t, NewModel(tp, nil), c.path, c.base); err != nil {
+				t.Fatalf("the unchanged request: %v\n%s", err, b.String())
+			}
+			err = generateBody(t, NewModel(tp, nil), c.path, c.changed)
+			want := "offered.params." + c.param + " (recorded at notes.yaml:3): the request parameter " + c.param + " changed:\n--- recorded\n+++ actual\n"
+			if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), want) {
+				t.Fatalf("the changed request: err = %v, want a divergence with %q", err, want)
+			}
+			m := NewModel(tp, &ModelOptions{Rebase: true})
+			if err := generateBody(t, m, c.path, c.changed); err != nil {
+				t.Fatalf("the changed request in rebase mode: %v", err)
+			}
+			rb, err := m.Rebased(nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !rb.Changed() {
+				t.Fatal("the rebase changed nothing")
+			}
+			b.Reset()
+			if err := Encode(&b, rb.Tape); err != nil {
+				t.Fatal(err)
+			}
+			rebased, err := Decode(strings.NewReader(b.String()), "notes.yaml")
+			if err != nil {
+				t.Fatalf("%v\n%s", err, b.String())
+			}
+			if err := generateBody(t, NewModel(rebased, nil), c.path, c.changed); err != nil {
+				t.Errorf("the changed request against the rebased tape: %v\n%s", err, b.String())
+			}
+			if err := generateBody(t, NewModel(rebased, nil), c.path, c.base); !errors.Is(err, ErrDiverged) {
+				t.Errorf("the old request against the rebased tape: err = %v, want a divergence", err)
+			}
+		})
+	}
+}
+
+// TestUnpinnedParamsAreNotCompared: a tape whose offered block pins no
+// params (one recorded before they were pinned) replays requests whatever
+// their parameters.
+func TestUnpinnedParamsAreNotCompared(t *testing.T) {
+	const tape = "format: tapeloop/v1\noffered:\n  system: You keep notes.\ntape:\n  - response:\n      content: Done.\n"
+	tp, err := Decode(strings.NewReader(tape), "old.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range paramCases {
+		if err := generateBody(t, NewModel(tp, nil), c.path, c.changed); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+}
