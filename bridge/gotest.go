@@ -98,7 +98,7 @@ func Verify(ctx context.Context, s *scenario.Scenario, agent Agent, opts *Verify
 		opts = &VerifyOptions{}
 	}
 	hints := &harness.VerifyOptions{Update: opts.Update, Checks: opts.Checks, Command: opts.Command, UpdateHint: opts.UpdateHint, HintDir: opts.HintDir}
-	if s.NoTape {
+	if s.Unrecorded() {
 		return &harness.Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: hints.NoTapeError(s.Path)}
 	}
 	o, err := RunScenario(ctx, s, agent, &RunOptions{Dir: opts.Dir, Wire: opts.Wire})

@@ -57,7 +57,7 @@ func (e *env) verify(ctx context.Context, s *scenario.Scenario, opts *harness.Ve
 	failed := func(err error) *harness.Verdict {
 		return &harness.Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
-	if s.NoTape {
+	if s.Unrecorded() {
 		hints := *opts
 		if hints.Command == "" {
 			hints.Command = progName()

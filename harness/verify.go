@@ -47,7 +47,8 @@ type VerifyOptions struct {
 }
 
 // ErrNoTape is wrapped by the error for replaying a scenario that has no
-// tape: key (Scenario.NoTape): it runs live only until one is recorded.
+// tape: key or an empty one (Scenario.Unrecorded): it runs live only until
+// one is recorded.
 var ErrNoTape = errors.New("the scenario has no tape to replay")
 
 // command is opts.Command, or "evalrun".
@@ -68,7 +69,7 @@ func (opts *VerifyOptions) hintPath(path string) string {
 }
 
 // NoTapeError is the error for replaying the scenario at path, which has no
-// tape (Scenario.NoTape): it wraps ErrNoTape, and its hint names how to
+// tape (Scenario.Unrecorded): it wraps ErrNoTape, and its hint names how to
 // record one with opts.Command.
 func (opts *VerifyOptions) NoTapeError(path string) error {
 	return fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s` (or run it live with `%s eval`)",
@@ -128,7 +129,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
-	if s.NoTape {
+	if s.Unrecorded() {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.NoTapeError(s.Path)}
 	}
 	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})

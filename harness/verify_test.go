@@ -117,6 +117,19 @@ func TestVerifyNoTape(t *testing.T) {
 	}
 }
 
+// TestVerifyEmptyTape: `tape: []`, as the README has a user write before
+// recording, is a scenario to record, not one whose golden is missing: its
+// verdict gives the record hint, with the user's command and path.
+func TestVerifyEmptyTape(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "new.yaml")
+	writeFile(t, path, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect: {termination: final_text}\n")
+	v := Verify(context.Background(), path, &VerifyOptions{Command: "supportrun"})
+	want := path + ": the scenario has no tape to replay: record one with `supportrun record --model PROVIDER/MODEL " + path + "` (or run it live with `supportrun eval`)"
+	if !errors.Is(v.Err, ErrNoTape) || v.Err.Error() != want || len(v.Failures) != 0 {
+		t.Errorf("got %v, failures %q; want %s", v.Err, v.Failures, want)
+	}
+}
+
 // TestGoTestHint: go test runs in the package's folder; the hint names it
 // relative to the module root.
 func TestGoTestHint(t *testing.T) {

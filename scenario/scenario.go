@@ -52,6 +52,11 @@ func Errorf(format string, args ...any) error {
 	return &scenarioError{err: fmt.Errorf(format, args...)}
 }
 
+// Unrecorded reports that the scenario has nothing to replay: no tape: key
+// (NoTape) or an empty tape (`tape: []`, what a user writes before
+// recording one). A replay refuses it with the hint that records its tape.
+func (s *Scenario) Unrecorded() bool { return s.NoTape || len(s.Tape) == 0 }
+
 // At is "file:line" for a line of the scenario's file, or the file alone
 // when the line is 0 (unknown).
 func (s *Scenario) At(line int) string {
