@@ -3,11 +3,13 @@ package bridge
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -82,6 +84,7 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request, f wire.Format, 
 		(&wire.Error{Status: http.StatusBadRequest, Message: "bridge: " + err.Error()}).Write(w, f)
 		return
 	}
+	pinHeaders(call, r.Header)
 	resp, err := h.model.Generate(r.Context(), &call.Request)
 	if err != nil {
 		errorOf(err).Write(w, call.Format)
@@ -185,4 +188,27 @@ func (w *memWriter) WriteHeader(status int) {
 func (w *memWriter) Write(p []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	return w.body.Write(p)
+}
+
+// versionHeaders are the request headers of a Messages request that select
+// the API version or beta features: pinned beside the body's parameters.
+var versionHeaders = []string{"anthropic-version", "anthropic-beta"}
+
+// pinHeaders adds the version headers a Messages request sent to its
+// parameters (llm.Request.Params), by their lower-case names.
+func pinHeaders(call *wire.Call, h http.Header) {
+	if call.Format != wire.Anthropic {
+		return
+	}
+	for _, name := range versionHeaders {
+		v := strings.Join(h.Values(name), ",")
+		if v == "" {
+			continue
+		}
+		if call.Request.Params == nil {
+			call.Request.Params = map[string]json.RawMessage{}
+		}
+		b, _ := json.Marshal(v)
+		call.Request.Params[name] = b
+	}
 }
