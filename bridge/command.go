@@ -74,9 +74,13 @@ type CommandMessage struct {
 // in any language. It serves the run's model endpoint on a loopback port
 // (127.0.0.1, a free one, both wire formats) and starts the command in the
 // workspace directory with OPENAI_BASE_URL (ending in /v1) and
-// ANTHROPIC_BASE_URL pointing at it, OPENAI_API_KEY and ANTHROPIC_API_KEY
-// set to a dummy key (a real key in tapeloop's environment never reaches
-// the agent), and setup.agent.env added. It writes a CommandInput to the
+// ANTHROPIC_BASE_URL pointing at it, from an allowlisted environment:
+// PATH, locale (LANG, LANGUAGE, LC_*), TZ and TERM from tapeloop's own,
+// HOME and TMPDIR scratch directories removed after the run, every
+// provider credential variable an SDK reads (OPENAI_API_KEY,
+// ANTHROPIC_AUTH_TOKEN, GEMINI_API_KEY, AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN,
+// ...) set to a dummy key, so a real key never reaches the agent, and
+// setup.agent.env added. It writes a CommandInput to the
 // command's stdin and takes everything the command prints on stdout, less
 // one trailing newline, as the final answer; in a conversation it reads
 // each answer as a line and writes each user message back (see
@@ -137,9 +141,17 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = r.Dir
-	cmd.Env = append(os.Environ(),
+	home, err := os.MkdirTemp("", "tapeloop-home-")
+	if err != nil {
+		return fmt.Errorf("%s: %w: no scratch home for the command: %v", where, ErrCommand, err)
+	}
+	defer os.RemoveAll(home)
+	tmp := filepath.Join(home, "tmp")
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		return fmt.Errorf("%s: %w: no scratch TMPDIR for the command: %v", where, ErrCommand, err)
+	}
+	cmd.Env = append(agentEnviron(os.Environ(), home, tmp, r.APIKey),
 		"OPENAI_BASE_URL="+base+"/v1", "ANTHROPIC_BASE_URL="+base,
-		"OPENAI_API_KEY="+r.APIKey, "ANTHROPIC_API_KEY="+r.APIKey,
 		"TAPELOOP_SCENARIO="+s.Name)
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+expand(a.Env[k]))

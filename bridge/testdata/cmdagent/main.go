@@ -79,6 +79,12 @@ func main() {
 	case "args":
 		fmt.Fprintf(os.Stderr, "cmdagent: args %q, WHERE=%s\n", os.Args[2:], os.Getenv("WHERE"))
 		os.Exit(3)
+	case "env":
+		for _, name := range os.Args[2:] {
+			v, ok := os.LookupEnv(name)
+			fmt.Printf("%s=%q %v\n", name, v, ok)
+		}
+		return
 	case "print":
 		n, err := strconv.Atoi(arg(2))
 		if err != nil {
