@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -19,10 +20,16 @@ import (
 // recording did) matches whatever it holds. Every other byte is still
 // compared: replay stays closed.
 
+// maxRedactedLen bounds the text one Redacted stands for when matched.
+const maxRedactedLen = 4096
+
 // MatchesRedacted reports whether actual is recorded with each Redacted of
-// recorded standing for some text (possibly none): what a text redacted
-// when it was written (a tape, a golden) may hold when it is made again
-// where the redaction knows less (an environment without the key).
+// recorded standing for one secret (or none): what a text redacted when it
+// was written (a tape, a golden) may hold when it is made again where the
+// redaction knows less (an environment without the key). A secret is one
+// token (no space, no line break) of at most 4096 bytes, or a PEM private
+// key block; every byte around a Redacted is compared, so text added after
+// a redacted key (a line of prompt, an insult in an answer) does not match.
 func MatchesRedacted(recorded, actual string) bool {
 	if !strings.Contains(recorded, Redacted) {
 		return recorded == actual
@@ -31,15 +38,33 @@ func MatchesRedacted(recorded, actual string) bool {
 	if !strings.HasPrefix(actual, parts[0]) {
 		return false
 	}
-	rest := actual[len(parts[0]):]
-	for _, p := range parts[1 : len(parts)-1] {
-		i := strings.Index(rest, p)
-		if i < 0 {
-			return false
-		}
-		rest = rest[i+len(p):]
+	return matchSecrets(parts[1:], actual[len(parts[0]):])
+}
+
+// matchSecrets reports whether rest is a secret followed by parts[0], a
+// secret followed by parts[1], and so on to the end of rest.
+func matchSecrets(parts []string, rest string) bool {
+	if len(parts) == 0 {
+		return rest == ""
 	}
-	return strings.HasSuffix(rest, parts[len(parts)-1])
+	try := func(n int) bool {
+		return strings.HasPrefix(rest[n:], parts[0]) && matchSecrets(parts[1:], rest[n+len(parts[0]):])
+	}
+	token := strings.IndexFunc(rest, unicode.IsSpace)
+	if token < 0 {
+		token = len(rest)
+	}
+	for n := range min(token, maxRedactedLen) + 1 {
+		if try(n) {
+			return true
+		}
+	}
+	if strings.HasPrefix(rest, "-----BEGIN ") {
+		if loc := pemPrivateKey().FindStringIndex(rest); loc != nil && loc[0] == 0 && try(loc[1]) {
+			return true
+		}
+	}
+	return false
 }
 
 // redactedCalls returns the IDs of the tool calls of entries whose
