@@ -152,16 +152,7 @@ func cloneParams(p map[string]json.RawMessage) map[string]json.RawMessage {
 // sameParams reports whether a and b hold the same parameters, the values
 // compared as JSON.
 func sameParams(a, b map[string]json.RawMessage) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		w, ok := b[k]
-		if !ok || !sameJSON(v, w) {
-			return false
-		}
-	}
-	return true
+	return maps.EqualFunc(a, b, func(v, w json.RawMessage) bool { return sameJSON(v, w) })
 }
 
 // block returns o as a tape's offered block states it: without a response
