@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -17,11 +18,26 @@ import (
 // $TAPELOOP_CORPORA when set, else ../shared/corpora next to the repository.
 // Tests that read it skip, saying so, when it is absent.
 func corpusPath() string {
-	dir := os.Getenv("TAPELOOP_CORPORA")
-	if dir == "" {
-		dir = "../../../shared/corpora"
+	const rel = "tool-call-text/llama.cpp.jsonl"
+	if dir := os.Getenv("TAPELOOP_CORPORA"); dir != "" {
+		return filepath.Join(dir, rel)
 	}
-	return filepath.Join(dir, "tool-call-text", "llama.cpp.jsonl")
+	// The repository may be checked out a level deeper (a worktree next
+	// to it): look in shared/corpora beside each of the package's parents.
+	dir := "../../../shared/corpora"
+	for up := "../../.."; len(up) < 20; up += "/.." {
+		if d := filepath.Join(up, "shared", "corpora"); exists(filepath.Join(d, rel)) {
+			dir = d
+			break
+		}
+	}
+	return filepath.Join(dir, rel)
+}
+
+// exists reports whether path names a file.
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 type corpusRecord struct {
@@ -32,6 +48,7 @@ type corpusRecord struct {
 		Name      string `json:"name"`
 		Arguments any    `json:"arguments"`
 	} `json:"calls"`
+	Content   string   `json:"content"`
 	Tools     []string `json:"tools"`
 	IsPartial bool     `json:"is_partial"`
 }
@@ -192,7 +209,7 @@ func TestCorpus(t *testing.T) {
 	for _, cfg := range []struct {
 		withSchemas, allTools bool
 	}{{true, false}, {false, false}, {true, true}, {false, true}} {
-		var pos, posAll, neg, negAll, partialEmpty tally
+		var pos, posAll, neg, negAll, partialEmpty, kept tally
 		for _, r := range recs {
 			names := r.Tools
 			if cfg.allTools {
@@ -208,6 +225,9 @@ func TestCorpus(t *testing.T) {
 				if !r.IsPartial {
 					pos.add(ok)
 				}
+				if ok && !r.IsPartial {
+					kept.add(keptText(r.Content, res.Content))
+				}
 			} else {
 				negAll.add(ok)
 				if !r.IsPartial {
@@ -222,8 +242,11 @@ func TestCorpus(t *testing.T) {
 		if cfg.allTools {
 			label += " tools=all"
 		}
-		t.Logf("%s: with calls %s (all incl. partial %s); without calls %s (all %s); partial records left alone %s",
-			label, pos, posAll, neg, negAll, partialEmpty)
+		t.Logf("%s: with calls %s (all incl. partial %s); without calls %s (all %s); partial records left alone %s; visible text kept beside the calls %s",
+			label, pos, posAll, neg, negAll, partialEmpty, kept)
+		if kept.rate() < 1 {
+			t.Errorf("%s: visible text around the calls lost: kept in %s", label, kept)
+		}
 		if partialEmpty.rate() < 1 {
 			t.Errorf("%s: partial records: a cut-off call was extracted (%s left alone)", label, partialEmpty)
 		}
@@ -239,6 +262,13 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("%s: with calls %s, without calls %s, below the floor", label, pos, neg)
 		}
 	}
+}
+
+// keptText reports whether the visible text the engine expects beside the
+// calls is all in got, space collapsed: Extract keeps reasoning in Content,
+// where the engine splits it out, so got may hold more.
+func keptText(want, got string) bool {
+	return strings.Contains(strings.Join(strings.Fields(got), " "), strings.Join(strings.Fields(want), " "))
 }
 
 func BenchmarkCorpus(b *testing.B) {
