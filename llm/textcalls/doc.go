@@ -29,10 +29,19 @@
 //	                  envelope is cut with it)
 //	qwen3_coder_xml   <function=name><parameter=k>v</parameter></function>, optionally in <tool_call>
 //	seed_oss          the same inside <seed:tool_call>
-//	glm               <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>
+//	glm               <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call> (GLM-4.5/4.6 one
+//	                  tag a line, GLM-4.7 and Poolside Laguna without space; a call without arguments
+//	                  is the bare name)
+//	hunyuan           Hunyuan Hy3's <tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value>
+//	                  </tool_call>...</tool_calls>, and Hy4's without <tool_sep>, every tag suffixed alike
+//	                  (<tool_call:opensource>); an entry counts only inside such a block
+//	inkling           <|message_model|>name<|content_invoke_tool_json|>{"name": "name", "args": {...}}<|end_message|>
+//	                  (the header may be glued to text or empty; one that names another tool, or a
+//	                  payload without an "args" object, is no call)
 //	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke> (the block's
 //	                  end may be cut off; a lone <invoke> only when it starts the message)
-//	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed)
+//	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed, the names also
+//	                  in single quotes)
 //	mistral           [TOOL_CALLS][...], [TOOL_CALLS]name{...}, [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}
 //	llama_python_tag  <|python_tag|>{"name": ..., "parameters": ...} or tool.call(k="v"), to <|eom_id|>
 //	                  or, without it, to the end of the call (text after it stays content)
@@ -62,7 +71,9 @@
 //	granite_fc        Granite 20B function calling: <function_call> {...} before each call, no closing token
 //	apertus           <|tools_prefix|>[{"name": {...}}]<|tools_suffix|>
 //	firefunction      functools[...] (FireFunction v2 after a space; Phi-4-mini at the start of the message)
-//	gigachat          <|function_call|>{...}, function call<|role_sep|>{...} and function call{...}
+//	gigachat          <|function_call|>{...}, function call<|role_sep|>{...} and function call{...}, and
+//	                  GigaChat 3.5's <｜GCML｜invoke name="x"><｜GCML｜parameter name="k" string="true">v</｜GCML｜parameter>
+//	                  only inside <｜GCML｜tool_calls>
 //	tool_calls_json   {"tool_calls": [...]} as the whole message
 //	fenced_json       ```json {...} ``` blocks holding name and arguments
 //	forge             <tool>{"server_name": ..., "tool_name": ..., "arguments": {...}}</tool> and the XML-children form
@@ -83,7 +94,8 @@
 //     no call);
 //   - it lies in reasoning: <think>...</think> (also <thinking>, <seed:think>,
 //     [THINK], <|START_THINKING|>, Gemma's thought channel, gpt-oss analysis
-//     messages), or before a lone closing </think> (or [BEGIN FINAL RESPONSE]); an
+//     messages, Inkling's <|content_thinking|> messages), or before a lone
+//     closing </think> (or [BEGIN FINAL RESPONSE]); an
 //     unclosed <think> runs to the first special-token envelope (a Kimi or DeepSeek
 //     call section) or call tag (<tool_call>, <function=, <function_calls>,
 //     [TOOL_CALLS], <|python_start|>, <|tool_call_start|>: a call the model wrote

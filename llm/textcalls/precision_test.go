@@ -20,6 +20,9 @@ var mentionEnvelopes = []struct{ name, call string }{
 	{"qwen3 coder", "<tool_call>\n<function=get_time>\n<parameter=city>\nQuito\n</parameter>\n</function>\n</tool_call>"},
 	{"nemotron", `<TOOLCALL>[{"name": "get_time", "arguments": {"city": "Quito"}}]</TOOLCALL>`},
 	{"bare json", `{"name": "get_time", "arguments": {"city": "Quito"}}`},
+	{"hunyuan hy3", "<tool_calls><tool_call>get_time<tool_sep><arg_key>city</arg_key><arg_value>Quito</arg_value></tool_call></tool_calls>"},
+	{"inkling", `<|message_model|>get_time<|content_invoke_tool_json|>{"name":"get_time","args":{"city":"Quito"}}<|end_message|>`},
+	{"gigachat 3.5", `<｜GCML｜tool_calls><｜GCML｜invoke name="get_time"><｜GCML｜parameter name="city" string="true">Quito</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>`},
 }
 
 // mentionFrames put a call where no chat template puts one: quoted, inside a

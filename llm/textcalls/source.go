@@ -245,6 +245,7 @@ func reasoningSpans(text string) []span {
 			}
 		}
 	}
+	out = append(out, inklingThoughts(text)...)
 	// gpt-oss analysis messages not addressed to a tool.
 	const ch = "<|channel|>analysis"
 	for pos := 0; pos < len(text); {

@@ -103,6 +103,9 @@ func findPythonTag(s *source) found {
 }
 
 func findGigaChat(s *source) found {
+	if f := findGCML(s); len(f.calls) > 0 {
+		return f
+	}
 	f := findTagged(s, "<|function_call|>", "", false, nil)
 	if len(f.calls) > 0 {
 		return f
@@ -114,6 +117,29 @@ func findGigaChat(s *source) found {
 	// The GigaChat 3 call starts with a message separator; cut it too.
 	for k, sp := range f.spans {
 		f.spans[k].start = precededBy(s.text, sp.start, "<|message_sep|>")
+	}
+	return f
+}
+
+// findGCML: GigaChat 3.5's <｜GCML｜invoke name="x"><｜GCML｜parameter
+// name="k" string="true|false">v</｜GCML｜parameter></｜GCML｜invoke>, only
+// inside <｜GCML｜tool_calls>…</｜GCML｜tool_calls> (whose end may be cut off),
+// where the engines look for them.
+func findGCML(s *source) found {
+	const p, open, close = "<｜GCML｜", "<｜GCML｜tool_calls>", "</｜GCML｜tool_calls>"
+	blocks := blockSpans(s.text, open, close)
+	if len(blocks) == 0 {
+		return found{}
+	}
+	g := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>", false)
+	var f found
+	for k, c := range g.calls {
+		if inSpans(blocks, g.spans[k].start) {
+			f.add(c, wrapSpan(s.text, g.spans[k], open, close))
+		}
+	}
+	if len(f.calls) > 0 {
+		f.spans = append(f.spans, tokenSpans(s.text, open, close)...)
 	}
 	return f
 }

@@ -257,6 +257,7 @@ var envelopeOrder = []envelope{
 	{"deepseek_dsml", findDSML},
 	{"step3", findStep3},
 	{"atem", findAtem},
+	{"inkling", findInkling},
 	{"mistral", findMistral},
 	{"llama_python_tag", findPythonTag},
 	{"granite", findGranite},
@@ -267,6 +268,7 @@ var envelopeOrder = []envelope{
 	{"pythonic", findPythonic},
 	{"olmo3", findOlmo3},
 	{"seed_oss", findSeed},
+	{"hunyuan", findHunyuan},
 	{"minimax", findMiniMax},
 	{"qwen3_coder_xml", findQwenXML},
 	{"glm", findGLM},
@@ -293,8 +295,8 @@ var familyHints = []struct{ word, envelope string }{
 	{"olmo-3", "olmo3"}, {"olmo3", "olmo3"}, {"olmo", "pythonic"}, {"seed", "seed_oss"}, {"minimax", "minimax"}, {"coder", "qwen3_coder_xml"},
 	{"glm", "glm"}, {"qwen", "hermes"}, {"hermes", "hermes"}, {"functionary", "functionary"},
 	{"minicpm", "minicpm"}, {"forge", "forge"}, {"step3", "step3"}, {"step-3", "step3"},
-	{"internlm", "internlm"}, {"longcat", "longcat"}, {"phi-4", "firefunction"},
-	{"hunyuan", "apriel"}, {"jamba", "apriel"},
+	{"internlm", "internlm"}, {"inkling", "inkling"}, {"longcat", "longcat"}, {"phi-4", "firefunction"},
+	{"hy3", "hunyuan"}, {"hy4", "hunyuan"}, {"hunyuan", "apriel"}, {"jamba", "apriel"},
 }
 
 func withHint(order []envelope, family string) []envelope {

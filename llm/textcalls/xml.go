@@ -210,53 +210,65 @@ func findGLM(s *source) found {
 		if !isIdent(name) {
 			return
 		}
-		args := map[string]any{}
-		truncated := false
-		for p := nameEnd; ; {
-			k := strings.Index(b[p:], "<arg_key>")
-			if k < 0 {
-				break
-			}
-			ks := p + k + len("<arg_key>")
-			ke := strings.Index(b[ks:], "</arg_key>")
-			if ke < 0 {
-				break
-			}
-			key := strings.TrimSpace(b[ks : ks+ke])
-			vs := strings.Index(b[ks+ke:], "<arg_value>")
-			if vs < 0 {
-				// A key with no value: no call, as engines parse it.
-				return
-			}
-			vs += ks + ke + len("<arg_value>")
-			ve := strings.Index(b[vs:], "</arg_value>")
-			if ve < 0 {
-				truncated = s.cutOff(limit)
-				args[key] = trimValue(b[vs:])
-				break
-			}
-			args[key] = trimValue(b[vs : vs+ve])
-			p = vs + ve
+		args, open, ok := keyValueArgs(b[nameEnd:], "")
+		if !ok || open && s.cutOff(limit) {
+			return
 		}
-		if !truncated {
-			f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, "</tool_call>")}, span{i, end})
-		}
+		f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, "</tool_call>")}, span{i, end})
 	})
 	return f
 }
 
-// attr returns the value of name="..." in a tag's text.
+// keyValueArgs reads the <arg_key>k</arg_key><arg_value>v</arg_value> pairs
+// of b (GLM, Hunyuan), each tag spelt with suffix before its '>' (Hunyuan
+// Hy4's <arg_key:x>). ok is false when a key has no value, as engines parse
+// it; open is true when the last value runs to the end of b unclosed.
+func keyValueArgs(b, suffix string) (args map[string]any, open, ok bool) {
+	keyOpen, keyClose := "<arg_key"+suffix+">", "</arg_key"+suffix+">"
+	valOpen, valClose := "<arg_value"+suffix+">", "</arg_value"+suffix+">"
+	args = map[string]any{}
+	for p := 0; ; {
+		k := strings.Index(b[p:], keyOpen)
+		if k < 0 {
+			return args, false, true
+		}
+		ks := p + k + len(keyOpen)
+		ke := strings.Index(b[ks:], keyClose)
+		if ke < 0 {
+			return args, false, true
+		}
+		key := strings.TrimSpace(b[ks : ks+ke])
+		vs := strings.Index(b[ks+ke:], valOpen)
+		if vs < 0 {
+			return nil, false, false
+		}
+		vs += ks + ke + len(valOpen)
+		ve := strings.Index(b[vs:], valClose)
+		if ve < 0 {
+			args[key] = trimValue(b[vs:])
+			return args, true, true
+		}
+		args[key] = trimValue(b[vs : vs+ve])
+		p = vs + ve
+	}
+}
+
+// attr returns the value of name="..." (or name='...', as MiniCPM5 may
+// write it) in a tag's text.
 func attr(tag, name string) (string, bool) {
-	k := strings.Index(tag, name+"=\"")
-	if k < 0 {
-		return "", false
+	for _, q := range []string{`"`, "'"} {
+		k := strings.Index(tag, name+"="+q)
+		if k < 0 {
+			continue
+		}
+		v := tag[k+len(name)+2:]
+		e := strings.Index(v, q)
+		if e < 0 {
+			return "", false
+		}
+		return v[:e], true
 	}
-	v := tag[k+len(name)+2:]
-	e := strings.IndexByte(v, '"')
-	if e < 0 {
-		return "", false
-	}
-	return v[:e], true
+	return "", false
 }
 
 // findInvokes finds <invoke name="x"><parameter name="k" [string="..."]>v
@@ -348,20 +360,7 @@ func paramValue(text string, vs, limit int, paramEnd string) (val string, next i
 // text outside such a block is no call: other markup uses the same tag.
 func findMiniMax(s *source) found {
 	const open, close = "<minimax:tool_call>", "</minimax:tool_call>"
-	var blocks []span
-	for pos := 0; pos < len(s.text); {
-		i := strings.Index(s.text[pos:], open)
-		if i < 0 {
-			break
-		}
-		start := pos + i
-		end := len(s.text)
-		if j := strings.Index(s.text[start:], close); j >= 0 {
-			end = start + j + len(close)
-		}
-		blocks = append(blocks, span{start, end})
-		pos = end
-	}
+	blocks := blockSpans(s.text, open, close)
 	start := s.messageStart()
 	if len(blocks) == 0 && !strings.HasPrefix(s.text[start:], "<invoke name=") {
 		return found{}
@@ -374,6 +373,26 @@ func findMiniMax(s *source) found {
 		}
 	}
 	return f
+}
+
+// blockSpans returns the spans of the open…close blocks of text, in order;
+// a block left open runs to the end.
+func blockSpans(text, open, close string) []span {
+	var blocks []span
+	for pos := 0; pos < len(text); {
+		i := strings.Index(text[pos:], open)
+		if i < 0 {
+			break
+		}
+		start := pos + i
+		end := len(text)
+		if j := strings.Index(text[start:], close); j >= 0 {
+			end = start + j + len(close)
+		}
+		blocks = append(blocks, span{start, end})
+		pos = end
+	}
+	return blocks
 }
 
 // findMiniCPM: <function name="x"><param name="k">v</param></function>, values
