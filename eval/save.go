@@ -113,7 +113,7 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	if verify == nil {
 		verify = harness.VerifyScenario
 	}
-	v := verify(ctx, saved, &harness.VerifyOptions{Update: true, Tools: opts.Tools})
+	v := verify(ctx, saved, &harness.VerifyOptions{Update: true, Tools: opts.Tools, Redactor: opts.redactor()})
 	if v.Err != nil {
 		return "", fmt.Errorf("saving trial %s: writing its golden: %w", name, v.Err)
 	}

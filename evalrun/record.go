@@ -327,7 +327,7 @@ func (c *recordConfig) verifyWritten(ctx context.Context, e *env, t target, r *r
 	if ns, err := scenario.Load(t.path, t.root); err != nil {
 		r.verdict = &harness.Verdict{Path: t.path, Name: t.path, Golden: scenario.GoldenPath(t.path), Err: err}
 	} else {
-		r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks})
+		r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks, Redactor: c.redactor})
 	}
 }
 

@@ -44,10 +44,19 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
 	out := addOutputFlags(fs, true, report.ReplayFormat)
 	prune := fs.Bool("prune", false, "delete golden files that no scenario refers to (orphans), instead of failing on them")
+	redact := addRedactFlags(fs)
 	args, code, ok := parseFlags(e, fs, jsonSwitch(args))
 	if !ok {
 		return code
 	}
+	red, err := redact.newRedactor()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun replay: %v\n", err)
+		return exitUsage
+	}
+	// What the replay prints and writes goes through the policy, as its
+	// goldens do: an agent's answer or stderr may hold a secret.
+	e = e.redacting(red)
 	if code := out.check(e, "replay"); code != exitOK {
 		return code
 	}
@@ -61,7 +70,6 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	}
 	var re *regexp.Regexp
 	if *runRE != "" {
-		var err error
 		if re, err = regexp.Compile(*runRE); err != nil {
 			fmt.Fprintf(e.stderr, "evalrun replay: --run: %v\n", err)
 			return exitUsage
@@ -105,7 +113,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			*r = *replayOne(ctx, e, r.Scenario, &harness.VerifyOptions{Update: *update, Force: *force}, *repeat)
+			*r = *replayOne(ctx, e, r.Scenario, &harness.VerifyOptions{Update: *update, Force: *force, Redactor: red}, *repeat)
 		}()
 	}
 	wg.Wait()
@@ -132,6 +140,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	for i, r := range selected {
 		results[i] = fromharness.ScenarioResult(r.Verdict, r.elapsed)
 	}
+	report.RedactStrings(&results, red.Quiet)
 	rep := report.NewReplay(results, shard)
 	if !out.toStdout() {
 		writeText(e, selected)
@@ -162,7 +171,7 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 			return harness.Run(ctx, s, opts)
 		}
 	}
-	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Checks: e.checks, Command: progName()})
+	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Checks: e.checks, Command: progName(), Redactor: opts.Redactor})
 	// A bridged agent's scheduling is its own: only native runs repeat.
 	if v.Outcome != nil && repeat > 1 && s.Setup.Agent == nil {
 		first, _ := v.Outcome.Golden()

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
@@ -97,8 +98,9 @@ func isEscape(err error) bool {
 // updateGolden writes the golden file atomically if its content changed and
 // reports whether it did. A golden that is not a regular file (a named pipe,
 // a link to a device) is refused, not replaced; one over MaxGoldenSize is
-// replaced. Temporary files that interrupted updates of the same golden left
-// beside it are removed first.
+// replaced. A line the old golden redacted that still matches is kept
+// redacted (keepRedactedLines). Temporary files that interrupted updates of
+// the same golden left beside it are removed first.
 func updateGolden(path string, got []byte) (bool, error) {
 	removeStaleTemps(path)
 	old, err := readGolden(path)
@@ -107,11 +109,69 @@ func updateGolden(path string, got []byte) (bool, error) {
 		return false, nil
 	case err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, regularfile.ErrTooLarge):
 		return false, err
+	case err == nil:
+		if got = keepRedactedLines(old, got); bytes.Equal(old, got) {
+			return false, nil
+		}
 	}
 	if err := atomicfile.WriteFile(path, got); err != nil {
 		return false, err
 	}
 	return true, nil
+}
+
+// keepRedactedLines returns got with each line that a line of old holding
+// replay.Redacted matches (replay.MatchesRedacted: the same line, a secret
+// where old has Redacted) replaced by that line of old: an update made
+// where the redaction does not know a secret the golden's writer redacted
+// (its --redact-env) never writes it back. Lines that changed otherwise
+// are taken as they are.
+func keepRedactedLines(old, got []byte) []byte {
+	if !bytes.Contains(old, []byte(replay.Redacted)) {
+		return got
+	}
+	// The redacted lines of old, by what comes before their first
+	// Redacted, which a matching line starts with.
+	byPrefix := map[string][]string{}
+	var lens []int
+	for line := range strings.Lines(string(old)) {
+		line = strings.TrimSuffix(line, "\n")
+		i := strings.Index(line, replay.Redacted)
+		if i < 0 {
+			continue
+		}
+		if _, ok := byPrefix[line[:i]]; !ok && !slices.Contains(lens, i) {
+			lens = append(lens, i)
+		}
+		byPrefix[line[:i]] = append(byPrefix[line[:i]], line)
+	}
+	out := make([]byte, 0, len(got))
+	for line := range strings.Lines(string(got)) {
+		text, nl := strings.CutSuffix(line, "\n")
+		if kept := redactedLineOf(byPrefix, lens, text); kept != "" {
+			text = kept
+		}
+		out = append(out, text...)
+		if nl {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// redactedLineOf returns the line of byPrefix that line matches, or "".
+func redactedLineOf(byPrefix map[string][]string, lens []int, line string) string {
+	for _, n := range lens {
+		if n > len(line) {
+			continue
+		}
+		for _, cand := range byPrefix[line[:n]] {
+			if cand != line && replay.MatchesRedacted(cand, line) {
+				return cand
+			}
+		}
+	}
+	return ""
 }
 
 // removeStaleTemps removes the temporary files interrupted updates of the

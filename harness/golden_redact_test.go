@@ -102,3 +102,22 @@ func TestPrivateKeyEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestUpdateGoldenNeverUnredacts: an update of a golden that redacted a
+// value (written with --redact-env, say) made where the redaction does not
+// know it keeps [REDACTED] on every line that still holds the value, while
+// it takes the lines that changed (issue 39, items 2 and 3).
+func TestUpdateGoldenNeverUnredacts(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "g.golden.yaml")
+	os.WriteFile(path, []byte("turns:\n  - result: value [REDACTED]\nfinal: It holds [REDACTED].\n"), 0o644)
+	got := "turns:\n  - result: value plainvalue-9QmZ\n  - result: a new turn\nfinal: It says plainvalue-9QmZ now.\n"
+	updated, err := updateGolden(path, []byte(got))
+	if err != nil || !updated {
+		t.Fatalf("updateGolden: %v %v", updated, err)
+	}
+	data, _ := os.ReadFile(path)
+	want := "turns:\n  - result: value [REDACTED]\n  - result: a new turn\nfinal: It says plainvalue-9QmZ now.\n"
+	if string(data) != want {
+		t.Errorf("golden:\n%s\nwant:\n%s", data, want)
+	}
+}

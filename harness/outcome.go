@@ -193,12 +193,18 @@ type FileState struct {
 // every secret redacted by tapeloop's redaction policy (replay.NewRedactor
 // with default options). A workspace path or state key that is not valid
 // UTF-8 is an error wrapping ErrGoldenText.
-func (o *Outcome) Golden() ([]byte, error) {
+func (o *Outcome) Golden() ([]byte, error) { return o.golden(nil) }
+
+// golden is Golden redacted by r; nil means the default policy.
+func (o *Outcome) golden(r *replay.Redactor) ([]byte, error) {
 	b, err := o.writeGolden()
 	if err != nil {
 		return nil, err
 	}
-	return redactGolden(b, policyRedactor()), nil
+	if r == nil {
+		r = policyRedactor()
+	}
+	return redactGolden(b, r), nil
 }
 
 // policy caches the Redactor of the default policy for the environment it

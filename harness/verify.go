@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
@@ -44,6 +45,11 @@ type VerifyOptions struct {
 	// folder ("support"), since go test runs there; empty names paths as
 	// they are.
 	HintDir string
+	// Redactor redacts the golden file with the policy of the command that
+	// writes or compares it (record, replay and eval with their --redact-env
+	// and --redact), so a golden holds no secret the tape beside it does
+	// not; nil means replay.NewRedactor(nil), the default policy.
+	Redactor *replay.Redactor
 }
 
 // ErrNoTape is wrapped by the error for replaying a scenario that has no
@@ -146,7 +152,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 // nil) takes the verdicts of its expect.judge items from the scenario's
 // judge: section when the judged text is unchanged (never calling a
 // judge); a changed text, a missing verdict or one no item uses fails. Only opts.Update, opts.Force,
-// opts.Checks and the hints (Command, UpdateHint) are used; a nil opts is the zero value.
+// opts.Checks, opts.Redactor and the hints (Command, UpdateHint) are used; a nil opts is the zero value.
 func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
@@ -160,7 +166,7 @@ func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 		replayVerdicts(s, o, opts.command(), opts.hintPath(s.Path))
 	}
 	v.Failures = append(v.Failures, o.Unused...)
-	golden, err := o.Golden()
+	golden, err := o.golden(opts.Redactor)
 	if err != nil {
 		v.Err = fmt.Errorf("%s: encoding the outcome: %w", path, err)
 		return v
