@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -150,9 +151,11 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	if err := os.Mkdir(tmp, 0o700); err != nil {
 		return fmt.Errorf("%s: %w: no scratch TMPDIR for the command: %v", where, ErrCommand, err)
 	}
-	cmd.Env = append(agentEnviron(os.Environ(), home, tmp, r.APIKey),
-		"OPENAI_BASE_URL="+base+"/v1", "ANTHROPIC_BASE_URL="+base,
-		"TAPELOOP_SCENARIO="+s.Name)
+	cmd.Env = agentEnviron(os.Environ(), home, tmp, r.APIKey)
+	for _, f := range wire.Formats {
+		cmd.Env = append(cmd.Env, f.Env(base)...)
+	}
+	cmd.Env = append(cmd.Env, "TAPELOOP_SCENARIO="+s.Name)
 	for _, k := range slices.Sorted(maps.Keys(a.Env)) {
 		cmd.Env = append(cmd.Env, k+"="+expand(a.Env[k]))
 	}

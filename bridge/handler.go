@@ -34,11 +34,14 @@ const (
 	APIKey = "sk-tapeloop-bridge"
 )
 
-// Handler returns an http.Handler that answers model calls in both wire
-// formats from model: a request to .../chat/completions (OpenAI) or
-// .../messages (Anthropic) is decoded into an llm.Request and answered with
-// model's response, or its error as the vendor's typed error (a divergence
-// from the tape as a 400 the client does not retry). opts configures the
+// Handler returns an http.Handler that answers model calls in every wire
+// format (wire.Formats) from model: a request to .../chat/completions
+// (OpenAI), .../messages (Anthropic) and so on is decoded into an
+// llm.Request and answered with model's response, or its error as the
+// vendor's typed error (a divergence from the tape as a 400 the client does
+// not retry). A request no format claims, or one that does not decode, is
+// refused; when model is the bridge's own (a Run's), the refusal also
+// fails the scenario with its reason. opts configures the
 // encoding; nil means wire's defaults. Serve it on a loopback listener for
 // an agent in another process, or use Client in process.
 func Handler(model llm.Model, opts *wire.Options) http.Handler {
@@ -52,9 +55,13 @@ type handler struct {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	f, _ := wire.FormatOf(r.URL.Path)
+	f, known := wire.FormatOf(r.URL.Path)
+	if !known {
+		h.refuse(w, nil, http.StatusNotFound, "bridge: "+wire.PathError(r.Method, r.URL.Path).Error())
+		return
+	}
 	if r.Method != http.MethodPost {
-		(&wire.Error{Status: http.StatusMethodNotAllowed, Message: "the bridge answers POST model calls only"}).Write(w, f)
+		h.refuse(w, f, http.StatusMethodNotAllowed, fmt.Sprintf("bridge: %s %s: the bridge answers POST model calls only", r.Method, r.URL.Path))
 		return
 	}
 	buf := bodies.Get().(*bytes.Buffer)
@@ -64,24 +71,36 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		err = fmt.Errorf("the request body is larger than %d bytes", maxBody)
 	}
 	if err != nil {
-		(&wire.Error{Status: http.StatusBadRequest, Message: "bridge: reading the request: " + err.Error()}).Write(w, f)
+		h.refuse(w, f, http.StatusBadRequest, "bridge: reading the request: "+err.Error())
 		return
 	}
-	h.answer(w, r, f, body)
+	h.answer(w, r, body)
 }
 
-// answer answers r, whose body is body, in the format f its path names.
+// refusal is implemented by a model (the bridge's traffic) that fails the
+// scenario when the bridge refuses a request, so that the reason reaches
+// the test's own output and not only an HTTP body the agent's SDK may not
+// print.
+type refusal interface{ refuse(reason error) }
+
+// refuse answers w with status and msg as an error of format f (nil: a
+// request no format claims), and hands the reason to the model.
+func (h *handler) refuse(w http.ResponseWriter, f wire.Format, status int, msg string) {
+	if m, ok := h.model.(refusal); ok {
+		m.refuse(errors.New(msg))
+	}
+	(&wire.Error{Status: status, Kind: llm.ErrBadRequest, Message: msg}).Write(w, f)
+}
+
+// answer answers r, whose body is body, in the format its path names.
 // Nothing keeps body, or a slice of it, once answer returns (the decoder
 // and the request it makes hold copies), so that its buffer serves the
 // next request.
-func (h *handler) answer(w http.ResponseWriter, r *http.Request, f wire.Format, body []byte) {
+func (h *handler) answer(w http.ResponseWriter, r *http.Request, body []byte) {
 	call, err := h.dec.Decode(r.URL.Path, body)
-	switch {
-	case errors.Is(err, wire.ErrPath):
-		(&wire.Error{Status: http.StatusNotFound, Message: "bridge: " + err.Error()}).Write(w, f)
-		return
-	case err != nil:
-		(&wire.Error{Status: http.StatusBadRequest, Message: "bridge: " + err.Error()}).Write(w, f)
+	if err != nil {
+		f, _ := wire.FormatOf(r.URL.Path)
+		h.refuse(w, f, http.StatusBadRequest, "bridge: "+err.Error())
 		return
 	}
 	pinHeaders(call, r.Header)
@@ -190,17 +209,11 @@ func (w *memWriter) Write(p []byte) (int, error) {
 	return w.body.Write(p)
 }
 
-// versionHeaders are the request headers of a Messages request that select
-// the API version or beta features: pinned beside the body's parameters.
-var versionHeaders = []string{"anthropic-version", "anthropic-beta"}
-
-// pinHeaders adds the version headers a Messages request sent to its
-// parameters (llm.Request.Params), by their lower-case names.
+// pinHeaders adds the headers of a request that select its format's API
+// version or beta features (wire.Format.VersionHeaders) to its parameters
+// (llm.Request.Params), by their lower-case names.
 func pinHeaders(call *wire.Call, h http.Header) {
-	if call.Format != wire.Anthropic {
-		return
-	}
-	for _, name := range versionHeaders {
+	for _, name := range call.Format.VersionHeaders() {
 		v := strings.Join(h.Values(name), ",")
 		if v == "" {
 			continue

@@ -14,7 +14,6 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
 // TestHandlerKeepsNoSliceOfTheBody: the handler reads each request body
@@ -43,7 +42,7 @@ func TestHandlerKeepsNoSliceOfTheBody(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h.answer(w, r, wire.OpenAI, body)
+			h.answer(w, r, body)
 			if overwrite {
 				for i := range body {
 					body[i] = '#'

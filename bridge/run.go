@@ -113,6 +113,11 @@ type RunOptions struct {
 // without setup.agent.
 var ErrNotBridged = errors.New("not a bridged scenario (it has no setup.agent)")
 
+// ErrRefused is wrapped by a run's error when the bridge refused one of the
+// agent's requests: a path no wire format serves (the message names the
+// method, the path and the formats served), or a body that does not decode.
+var ErrRefused = errors.New("the bridge refused a request")
+
 // RunScenario runs agent on the bridged scenario s and returns the
 // outcome, built from the traffic and the workspace as a native run's is.
 // The error is non-nil only when the scenario could not be run at all (not

@@ -43,9 +43,11 @@ func TestAgentReportsItsEndState(t *testing.T) {
 	}
 }
 
-// TestHandlerRefusesAnUnknownPath: a request to a path that is neither
-// API's gets 404 with a message naming the path, and uses up no entry of
-// the tape.
+// TestHandlerRefusesAnUnknownPath: a request to a path no wire format
+// claims gets 404 with a message naming the method, the path and the
+// formats served, and that reason fails the scenario in the test's own
+// output (not only in an HTTP body the agent's SDK may not print), on
+// record and on replay alike.
 func TestHandlerRefusesAnUnknownPath(t *testing.T) {
 	var code int
 	var body string
@@ -55,14 +57,24 @@ func TestHandlerRefusesAnUnknownPath(t *testing.T) {
 		code, body = w.Code, w.Body.String()
 		return newNotesAgent().agentFunc()(ctx, r)
 	}
-	path := record(t, notesScenario, agent, notesScript())
-	if code != http.StatusNotFound || !strings.Contains(body, `unknown API path \"/v1/embeddings\"`) {
-		t.Errorf("recording: /v1/embeddings got %d %s, want 404 naming the path", code, body)
+	const reason = "no wire format serves POST /v1/embeddings; served: POST .../chat/completions (openai), POST .../messages (anthropic)"
+	s := load(t, writeScenario(t, notesScenario))
+	o, _, err := bridge.Record(t.Context(), s, agent, notesScript(), nil)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if v := verify(t, path, agent, true); !v.Passed() {
-		t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+	if code != http.StatusNotFound || !strings.Contains(body, reason) {
+		t.Errorf("recording: /v1/embeddings got %d %s, want 404 holding %q", code, body, reason)
 	}
-	if code != http.StatusNotFound {
-		t.Errorf("replay: /v1/embeddings got %d %s, want 404", code, body)
+	if o.Termination != "model_error" || !strings.Contains(o.Error, "the bridge refused a request: bridge: unknown API path: "+reason) {
+		t.Errorf("the recording ended with %s (%s), want model_error naming the refusal", o.Termination, o.Error)
+	}
+	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
+	if v := verify(t, path, newNotesAgent().agentFunc(), true); !v.Passed() {
+		t.Fatalf("the replay without the stray request fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+	v := verify(t, path, agent, false)
+	if v.Passed() || !strings.Contains(strings.Join(v.Failures, "\n"), reason) {
+		t.Errorf("the replay passed or failed without the reason:\n%s", strings.Join(v.Failures, "\n"))
 	}
 }

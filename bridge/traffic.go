@@ -3,6 +3,7 @@ package bridge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"reflect"
 	"slices"
@@ -90,6 +91,16 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 		t.observe(agent.Event{Kind: agent.EventModelResponse, Response: ex.resp, Attempt: t.attempts + 1})
 	}
 	return ex.resp, ex.err
+}
+
+// refuse fails the run with reason, a request the bridge refused (one no
+// wire format claims, or that does not decode), unless it diverged before.
+func (t *traffic) refuse(reason error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.diverged == nil {
+		t.diverged = fmt.Errorf("%w: %w", ErrRefused, reason)
+	}
 }
 
 // closeTurn ends the open turn, if any: the files that may have changed in

@@ -21,16 +21,19 @@ const maxBody = 64 << 20
 // dialect is the wire format of a provider: how it spells errors.
 type dialect = wire.Format
 
-const (
+var (
 	openAI    = wire.OpenAI
 	anthropic = wire.Anthropic
 )
 
-// dialectOf tells the format from the request path: .../messages is
-// Anthropic's, anything else OpenAI's.
+// dialectOf tells the format from the request path (wire.FormatOf); a path
+// no format claims gets OpenAI's dialect, which OpenAI-compatible servers
+// answer in whatever path they serve.
 func dialectOf(req *http.Request) dialect {
-	f, _ := wire.FormatOf(req.URL.Path)
-	return f
+	if f, ok := wire.FormatOf(req.URL.Path); ok {
+		return f
+	}
+	return openAI
 }
 
 // errorResponse is the response a server of dialect d sends for status,

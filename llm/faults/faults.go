@@ -23,9 +23,9 @@
 // faults fired; what the loop then saw is recorded in the tape as it would be
 // for a real failure, so a recording made under faults replays without them.
 //
-// The dialect of an error body or stream is told from the request path: a
-// path ending in /messages is Anthropic's Messages API, anything else
-// OpenAI's Chat Completions.
+// The dialect of an error body or stream is told from the request path, by
+// the wire format that claims it (llm/wire); a path none claims gets
+// OpenAI's Chat Completions dialect.
 package faults
 
 import (

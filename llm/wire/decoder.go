@@ -27,7 +27,7 @@ import (
 // (requests of other conversations only make it reuse less).
 type Decoder struct {
 	mu   sync.Mutex
-	last [2]decoded // by Format
+	last map[Format]*decoded
 }
 
 // decoded is what a request's messages and tools decoded to, element by
@@ -49,16 +49,21 @@ type decoded struct {
 
 // Decode decodes body in the format path names, as the package's Decode.
 func (d *Decoder) Decode(path string, body []byte) (*Call, error) {
-	f, ok := FormatOf(path)
+	f, r, ok := formatOf(path)
 	if !ok {
 		return Decode(path, body)
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if f == Anthropic {
-		return decodeAnthropic(body, &d.last[Anthropic])
+	last := d.last[f]
+	if last == nil {
+		if d.last == nil {
+			d.last = map[Format]*decoded{}
+		}
+		last = &decoded{}
+		d.last[f] = last
 	}
-	return decodeOpenAI(body, &d.last[OpenAI])
+	return f.decode(body, r, last)
 }
 
 // request decodes a request's messages (body.raw) and tools into c, after

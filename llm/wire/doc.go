@@ -1,5 +1,6 @@
-// Package wire is the server side of the two wire formats tapeloop speaks:
-// OpenAI's Chat Completions and Anthropic's Messages. It decodes a request
+// Package wire is the server side of the wire formats tapeloop speaks, each
+// a value of Format listed in Formats: OpenAI's Chat Completions and
+// Anthropic's Messages, and so on. It decodes a request
 // as a client (an official SDK, or any other) sends it into an llm.Request,
 // and encodes an llm.Response, or a provider error, exactly as the vendor's
 // server answers: a JSON body, or a server-sent event stream of the shape

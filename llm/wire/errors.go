@@ -44,18 +44,20 @@ func ErrorOf(err error) *Error {
 }
 
 // StatusFor returns the status a server of format f answers a failure of
-// kind with: 429 rate limited, 529 (Anthropic) or 503 (OpenAI) overloaded,
-// 401 auth, 400 a bad request or a context that is too long, 408 timeout,
-// 499 cancelled; 200 for a malformed response (a body cut short), 500 for
-// any other.
+// kind with: 429 rate limited, 529 (Anthropic) or 503 (the others)
+// overloaded, 401 auth, 400 a bad request or a context that is too long,
+// 408 timeout, 499 cancelled; 200 for a malformed response (a body cut
+// short), 500 for any other. A nil f is a server of no format.
 func StatusFor(f Format, kind llm.ErrorKind) int {
+	if f != nil {
+		if s := f.status(kind); s != 0 {
+			return s
+		}
+	}
 	switch kind {
 	case llm.ErrRateLimited:
 		return http.StatusTooManyRequests
 	case llm.ErrOverloaded:
-		if f == Anthropic {
-			return 529
-		}
 		return http.StatusServiceUnavailable
 	case llm.ErrAuth:
 		return http.StatusUnauthorized
@@ -105,10 +107,10 @@ func contextMessage(f Format, kind llm.ErrorKind, msg string) string {
 	if kind != llm.ErrContextTooLong || llm.IsContextTooLong(msg) {
 		return msg
 	}
-	if f == Anthropic {
-		return "prompt is too long: " + msg
+	if f == nil {
+		return OpenAI.contextPrefix() + msg
 	}
-	return "This model's maximum context length was exceeded: " + msg
+	return f.contextPrefix() + msg
 }
 
 // Header returns the headers of e's answer: the JSON content type and
@@ -131,21 +133,37 @@ func retryAfter(d time.Duration) string {
 	return strconv.FormatFloat(s, 'f', -1, 64)
 }
 
-// Body returns e's error body in format f: OpenAI's
-// {"error":{"message","type","param","code"}} or Anthropic's
-// {"type":"error","error":{"type","message"}}.
+// Body returns e's error body in format f, as its server sends it: OpenAI's
+// {"error":{"message","type","param","code"}}, Anthropic's
+// {"type":"error","error":{"type","message"}}, and so on. A nil f (a
+// request no format claims) gets OpenAI's shape, which most clients print.
 func (e *Error) Body(f Format) []byte {
 	status := e.StatusCode(f)
 	kind := e.kind(f)
 	msg := contextMessage(f, kind, e.message(status))
-	var body []byte
-	if f == Anthropic {
-		body, _ = json.Marshal(anthropicError{Type: "error", Error: anthropicErrorBody{Type: anthropicErrorType(status, kind), Message: msg}})
-	} else {
-		typ, code := openAIErrorType(status, kind)
-		body, _ = json.Marshal(openAIError{Error: openAIErrorBody{Message: msg, Type: typ, Code: code}})
+	if f == nil {
+		f = OpenAI
 	}
-	return body
+	return f.errorBody(status, kind, msg)
+}
+
+// marshal is json.Marshal of a value that cannot fail to encode.
+func marshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("wire: " + err.Error())
+	}
+	return b
+}
+
+// dataEvent returns a server-sent event carrying data: "event: name" first
+// when name is set.
+func dataEvent(name string, data []byte) []byte {
+	var b []byte
+	if name != "" {
+		b = append(append(append(b, "event: "...), name...), '\n')
+	}
+	return append(append(append(b, "data: "...), data...), "\n\n"...)
 }
 
 type openAIError struct {
@@ -187,15 +205,15 @@ func (e *Error) Write(w http.ResponseWriter, f Format) {
 	_, _ = w.Write(e.Body(f))
 }
 
-// Event returns the server-sent event a server of format f sends when it
-// fails after a stream began: Anthropic's "event: error" with its error
-// body, OpenAI's data line holding {"error":{...}}.
+// Event returns the stream event a server of format f sends when it fails
+// after a stream began: Anthropic's "event: error" with its error body,
+// OpenAI's data line holding {"error":{...}}, and so on.
 func (e *Error) Event(f Format) []byte {
 	body := e.Body(f)
-	if f == Anthropic {
-		return append(append([]byte("event: error\ndata: "), body...), "\n\n"...)
+	if f == nil {
+		f = OpenAI
 	}
-	return append(append([]byte("data: "), body...), "\n\n"...)
+	return f.errorEvent(body)
 }
 
 func anthropicErrorType(status int, kind llm.ErrorKind) string {

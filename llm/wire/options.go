@@ -77,22 +77,14 @@ const (
 // or an event stream when c.Stream. It returns the content type and the
 // body.
 func EncodeResponse(c *Call, resp *llm.Response, opts *Options) (contentType string, body []byte) {
-	switch {
-	case c.Format == Anthropic && c.Stream:
-		return ContentStream, anthropicStream(c, resp, opts)
-	case c.Format == Anthropic:
-		return ContentJSON, anthropicBody(c, resp, opts)
-	case c.Stream:
-		return ContentStream, openAIStream(c, resp, opts)
-	}
-	return ContentJSON, openAIBody(c, resp, opts)
+	return c.Format.encode(c, resp, opts)
 }
 
 // WriteResponse writes EncodeResponse's answer to w with status 200.
 func WriteResponse(w http.ResponseWriter, c *Call, resp *llm.Response, opts *Options) {
 	ct, body := EncodeResponse(c, resp, opts)
 	w.Header().Set("Content-Type", ct)
-	if ct == ContentStream {
+	if ct != ContentJSON {
 		w.Header().Set("Cache-Control", "no-cache")
 	}
 	w.WriteHeader(http.StatusOK)

@@ -279,7 +279,7 @@ func TestStreamErrorEvent(t *testing.T) {
 
 func TestDecodeErrors(t *testing.T) {
 	cases := []struct{ path, body, want string }{
-		{"/v1/embeddings", `{}`, `unknown API path "/v1/embeddings"`},
+		{"/v1/embeddings", `{}`, `unknown API path: no wire format serves POST /v1/embeddings; served: POST .../chat/completions (openai), POST .../messages (anthropic)`},
 		{"/v1/chat/completions", `{"messages": [{"role": "wizard", "content": "x"}]}`, `messages[0].role: unknown role "wizard"`},
 		{"/v1/chat/completions", `{"messages": [{"role": "user", "content": 7}]}`, `messages[0].content:`},
 		{"/v1/chat/completions", `{"tools": [{"type": "web_search"}]}`, `tools[0].type: "web_search" tools are not supported`},
@@ -322,7 +322,7 @@ func TestBrokenArguments(t *testing.T) {
 func TestOpenAIUsageChunk(t *testing.T) {
 	resp := &llm.Response{Message: llm.AssistantMessage("hi"), Usage: llm.Usage{InputTokens: 4, OutputTokens: 2}}
 	for _, include := range []bool{false, true} {
-		_, body := wire.EncodeResponse(&wire.Call{Stream: true, IncludeUsage: include}, resp, nil)
+		_, body := wire.EncodeResponse(&wire.Call{Format: wire.OpenAI, Stream: true, IncludeUsage: include}, resp, nil)
 		if got := bytes.Contains(body, []byte(`"prompt_tokens":4`)); got != include {
 			t.Errorf("include_usage %v: usage sent %v:\n%s", include, got, body)
 		}
