@@ -12,6 +12,7 @@ import (
 func TestDeclaredFamily(t *testing.T) {
 	jsonFam := Family{Name: "acme", Start: "<<call>>", End: "<</call>>", Args: "json"}
 	pyFam := Family{Name: "acme_py", Start: "[[run]]", End: "[[/run]]", Args: "pythonic"}
+	xmlFam := Family{Name: "acme_xml", Start: "<<act>>", End: "<</act>>", Args: "xml"}
 	cases := []struct {
 		name, text string
 		fam        Family
@@ -27,6 +28,16 @@ func TestDeclaredFamily(t *testing.T) {
 		{"pythonic one call", "[[run]]get_time(city=\"Oslo\")[[/run]]", pyFam, []wantCall{{"get_time", `{"city":"Oslo"}`}}, ""},
 		{"quoted is a mention", "Writing \"<<call>>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}<</call>>\" asks.", jsonFam, nil, ""},
 		{"not offered", "<<call>>{\"name\": \"launch\", \"arguments\": {}}<</call>>", jsonFam, nil, ""},
+		{"xml name then elements", "Adding.\n<<act>>add\n<a>12</a>\n<b>0.75</b>\n<</act>>", xmlFam, []wantCall{{"add", `{"a":12,"b":0.75}`}}, "Adding."},
+		{"xml name attribute", "<<act>><invoke name=\"toggle\"><parameter name=\"on\">true</parameter></invoke><</act>>", xmlFam, []wantCall{{"toggle", `{"on":true}`}}, ""},
+		{"xml name after equals", "<<act>><call=get_time><arg=city>\nOslo\n</arg></call><</act>>", xmlFam, []wantCall{{"get_time", `{"city":"Oslo"}`}}, ""},
+		{"xml key value tags", "<<act>>get_time<arg_key>city</arg_key><arg_value><![CDATA[a <b> c]]></arg_value><</act>>", xmlFam, []wantCall{{"get_time", `{"city":"a <b> c"}`}}, ""},
+		{"xml no arguments", "<<act>>note<</act>>", xmlFam, []wantCall{{"note", `{}`}}, ""},
+		{"xml text between values", "<<act>>add<a>1</a> and <b>2</b><</act>>", xmlFam, nil, ""},
+		{"xml key twice", "<<act>>add<a>1</a><a>2</a><</act>>", xmlFam, nil, ""},
+		{"xml value cut off", "<<act>>get_time<city>Os", xmlFam, nil, ""},
+		{"xml wrapper not closed", "<<act>><invoke name=\"add\"><a>1</a><</act>>", xmlFam, nil, ""},
+		{"xml in a code block", "```\n<<act>>add<a>1</a><</act>>\n```", xmlFam, nil, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,10 +70,13 @@ func TestFamilyCheck(t *testing.T) {
 	if err == nil {
 		t.Fatal("Check() = nil for an empty declaration")
 	}
-	for _, want := range []string{"name: empty", "start: empty", `args: "yaml"`} {
+	for _, want := range []string{"name: empty", "start: empty", `args: "yaml", want one of json, xml, pythonic`} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Check() = %q, want it to name %q", err, want)
 		}
+	}
+	if err := (Family{Name: "hermes", Start: "<x>", Args: "json"}).Check(); err == nil || !strings.Contains(err.Error(), `name: "hermes" is a known envelope`) {
+		t.Errorf("Check() of a declaration named like a known envelope = %v", err)
 	}
 	if err := (Family{Name: "x", Start: "<x>", Args: "json"}).Check(); err != nil {
 		t.Errorf("Check() of a good declaration = %v", err)
@@ -71,5 +85,56 @@ func TestFamilyCheck(t *testing.T) {
 	bad := Family{Name: "acme", Start: "<<call>>", End: "<</call>>", Args: "toml"}
 	if res := Extract(text, testTools(), &Options{Families: []Family{bad}}); len(res.Calls) != 0 {
 		t.Errorf("a declaration that fails Check was used: %s %+v", res.Envelope, res.Calls)
+	}
+}
+
+// TestFormatsRestrictEnvelopes: with Options.Formats set, a call in a format
+// it does not list is text, known or declared.
+func TestFormatsRestrictEnvelopes(t *testing.T) {
+	hermes := "<tool_call>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}</tool_call>"
+	declared := "<<call>>{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}<</call>>"
+	acme := Family{Name: "acme", Start: "<<call>>", End: "<</call>>", Args: "json"}
+	cases := []struct {
+		name, text string
+		formats    []string
+		want       string // envelope; "" for no call
+	}{
+		{"listed known", hermes, []string{"hermes"}, "hermes"},
+		{"unlisted known", hermes, []string{"glm", "acme"}, ""},
+		{"listed declared", declared, []string{"acme"}, "acme"},
+		{"unlisted declared", declared, []string{"hermes"}, ""},
+		{"empty means all", hermes, nil, "hermes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			res := Extract(tc.text, testTools(), &Options{Families: []Family{acme}, Formats: tc.formats})
+			if res.Envelope != tc.want || (tc.want == "") != (len(res.Calls) == 0) {
+				t.Errorf("Extract = %q %+v, want envelope %q", res.Envelope, res.Calls, tc.want)
+			}
+			if tc.want == "" && res.Content != tc.text {
+				t.Errorf("content = %q, want the text unchanged", res.Content)
+			}
+		})
+	}
+}
+
+// TestEnvelopesListsEveryEnvelope: Envelopes names each envelope once, and
+// the hint words lead to envelopes it names.
+func TestEnvelopesListsEveryEnvelope(t *testing.T) {
+	names := Envelopes()
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("Envelopes() names %q twice", n)
+		}
+		seen[n] = true
+	}
+	for _, h := range familyHints {
+		if !seen[h.envelope] {
+			t.Errorf("hint %q leads to %q, which Envelopes() does not name", h.word, h.envelope)
+		}
+	}
+	if len(names) != len(envelopeOrder) {
+		t.Errorf("Envelopes() has %d names, want %d", len(names), len(envelopeOrder))
 	}
 }

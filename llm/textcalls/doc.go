@@ -81,14 +81,30 @@
 // # Declared families
 //
 // A family this package does not know is declared in Options.Families with
-// its opening token, its closing token (optional) and its argument encoding
-// ("json" or "pythonic"); declared families are tried first, and the rules
-// below apply to them as to the known ones. Family.Check reports a bad
-// declaration field by field; Extract skips one that fails it.
+// its opening token, its closing token (optional) and its argument encoding:
+//
+//	json      a JSON call {"name": ..., "arguments"|"parameters": {...}} or a list of them
+//	pythonic  [f(a=1, b="x"), g()] or one call f(a=1) without the brackets
+//	xml       one call: the tool's name, then one tag a value, <k>v</k>,
+//	          <parameter=k>v</parameter>, <param name="k">v</param> or
+//	          <arg_key>k</arg_key><arg_value>v</arg_value> (CDATA allowed); the name
+//	          may instead wrap the values: <function=name>…</function>,
+//	          <invoke name="name">…</invoke>. Values are typed by the tool's schema.
+//	          Text between the values, a value left open or a key given twice
+//	          make the body no call.
+//
+// Declared families are tried first, and the rules below apply to them as to
+// the known ones. Family.Check reports a bad declaration field by field;
+// Extract skips one that fails it. Options.Formats, when set, lists the only
+// envelopes tried, known or declared: a call in a format it leaves out is
+// text.
 //
 // # What is not extracted
 //
-// False positives are worse than misses, so a candidate is dropped when:
+// False positives are worse than misses, so a call is taken only from a
+// format's own envelope, where the format's chat template puts it, and a
+// candidate is dropped when:
+//   - its envelope is not among Options.Formats, when that is set;
 //   - it names a tool that was not offered; with no tools offered nothing is
 //     extracted (every negative of the llama.cpp corpus that offers no tools expects
 //     no call);

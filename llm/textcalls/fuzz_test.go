@@ -63,8 +63,27 @@ func FuzzExtract(f *testing.F) {
 	for _, t := range tools {
 		offered[t.Name] = true
 	}
+	// Declared families, one of each argument encoding, read the same text.
+	declared := &Options{Families: []Family{
+		{Name: "d_json", Start: "<<c>>", End: "<</c>>", Args: "json"},
+		{Name: "d_xml", Start: "<<x>>", End: "<</x>>", Args: "xml"},
+		{Name: "d_py", Start: "<<p>>", Args: "pythonic"},
+	}}
+	f.Add("<<x>>add<a>1</a><b>2</b><</x>>")
+	f.Add("<<x>><invoke name=\"get_time\"><arg_key>city</arg_key><arg_value><![CDATA[x]]></arg_value></invoke><</x>>")
+	f.Add("<<p>>add(a=1)")
 	f.Fuzz(func(t *testing.T, text string) {
-		res := Extract(text, tools, nil)
+		for _, opts := range []*Options{nil, declared} {
+			checkExtract(t, Extract(text, tools, opts), offered)
+		}
+	})
+}
+
+// checkExtract checks what holds of every result: calls name offered tools
+// and carry a JSON object, and an envelope is named only with calls.
+func checkExtract(t *testing.T, res Result, offered map[string]bool) {
+	t.Helper()
+	{
 		for _, c := range res.Calls {
 			if !offered[c.Name] {
 				t.Errorf("call names %q, not offered", c.Name)
@@ -77,7 +96,7 @@ func FuzzExtract(f *testing.F) {
 		if len(res.Calls) == 0 && res.Envelope != "" {
 			t.Errorf("envelope %q without calls", res.Envelope)
 		}
-	})
+	}
 }
 
 func splitLines(b []byte) [][]byte {

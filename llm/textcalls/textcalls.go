@@ -55,6 +55,10 @@ type Options struct {
 	// Family.Check is skipped: check them where they are read, to report
 	// the file and key.
 	Families []Family
+	// Formats, when not empty, are the only envelopes tried: names of
+	// known envelopes (Envelopes) or of Families. A call written in any
+	// other format is text. Empty means every known and declared one.
+	Formats []string
 }
 
 // Extractor adapts Extract to the agent loop's text-call hook. Its zero value is
@@ -103,6 +107,9 @@ func Extract(content string, tools []llm.ToolDefinition, opts *Options) Result {
 			}
 		}
 		order = append(declared, order...)
+	}
+	if opts != nil && len(opts.Formats) > 0 {
+		order = slices.DeleteFunc(slices.Clone(order), func(e envelope) bool { return !slices.Contains(opts.Formats, e.name) })
 	}
 	// rejected holds the spans of candidates an envelope found and dropped: no
 	// later envelope may read a call from the same text.
