@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"strconv"
@@ -34,23 +35,31 @@ also writes the results as JSON (tapeloop-rebase/v1; - for standard output,
 the text then on standard error).`
 
 func runRebase(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "rebase", "evalrun rebase [--run REGEXP] [--dry-run] [--all] [--json FILE] FILE|DIR...", rebaseDoc)
+	fs := newFlags(e, "rebase", "evalrun rebase [--run REGEXP] [--dry-run] [--all] [--json FILE] [--redact-env NAME] [--redact REGEXP] FILE|DIR...", rebaseDoc)
 	runRE := fs.String("run", "", "rebase only scenarios whose name matches this regular expression")
 	dry := fs.Bool("dry-run", false, "print the changes, write nothing")
 	all := fs.Bool("all", false, "pin every part of every request (the offered block, each entry's new messages), not only the parts the tape states")
 	var jsonPath string
 	addJSONFlag(fs, &jsonPath, rebaseFormat)
+	redact := addRedactFlags(fs)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code
 	}
+	red, err := redact.newRedactor()
+	if err != nil {
+		fmt.Fprintf(e.stderr, "evalrun rebase: %v\n", err)
+		return exitUsage
+	}
+	// The requests, the golden, the diffs printed and the JSON go through
+	// the one policy, as record's do.
+	e = e.redacting(red)
 	if len(args) == 0 {
 		fmt.Fprintln(e.stderr, "evalrun rebase: name the scenario files or folders to rebase")
 		return exitUsage
 	}
 	var re *regexp.Regexp
 	if *runRE != "" {
-		var err error
 		if re, err = regexp.Compile(*runRE); err != nil {
 			fmt.Fprintf(e.stderr, "evalrun rebase: --run: %v\n", err)
 			return exitUsage
@@ -92,7 +101,7 @@ func runRebase(ctx context.Context, e *env, args []string) int {
 			continue
 		}
 		selected++
-		r := rebaseOne(ctx, e, s, *dry, *all)
+		r := rebaseOne(ctx, e, s, *dry, *all, red)
 		r.print(e, *dry)
 		doc.add(t.path, r)
 		counts[r.status]++
@@ -113,7 +122,7 @@ func runRebase(ctx context.Context, e *env, args []string) int {
 	}
 	fmt.Fprintf(e.stdout, "%d %s, %d unchanged, %d refused, %d failed\n", counts["rebased"], verb, counts["unchanged"], counts["refused"], counts["failed"]+counts["error"])
 	doc.Interrupted = ctx.Err() != nil
-	if err := writeJSONOutput(out, jsonPath, doc.WriteJSON); err != nil {
+	if err := writeOutput(out, jsonPath, func(w io.Writer) error { return doc.WriteJSON(red.Writer(w)) }); err != nil {
 		fmt.Fprintf(e.stderr, "evalrun rebase: --json: %v\n", err)
 		return exitUsage
 	}
@@ -156,8 +165,8 @@ func (r *rebaseResult) print(e *env, dry bool) {
 
 // rebaseOne replays s in rebase mode and, when its requests changed and
 // its recorded responses still apply, rewrites the request parts of its
-// file and its golden (unless dry).
-func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool) *rebaseResult {
+// file and its golden (unless dry), redacted by red.
+func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool, red *replay.Redactor) *rebaseResult {
 	r := &rebaseResult{name: s.Name}
 	fail := func(status string, reasons ...string) *rebaseResult {
 		r.status, r.reasons = status, append(r.reasons, reasons...)
@@ -172,7 +181,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 	if err != nil {
 		return fail("error", err.Error())
 	}
-	rb, err := m.Rebased(&replay.RebaseOptions{All: all})
+	rb, err := m.Rebased(&replay.RebaseOptions{All: all, Redactor: red})
 	var stale *replay.StaleError
 	if errors.As(err, &stale) {
 		return fail("refused", fmt.Sprintf("%s:%d: tape[%d] must be recorded again (evalrun record --mode all): %v", s.Path, stale.Line, stale.Entry, stale.Err))
@@ -182,7 +191,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 	}
 	if !rb.Changed() {
 		// Nothing to rebase: say whether the scenario passes as it is.
-		v := e.verify(ctx, s, &harness.VerifyOptions{Tools: e.tools, Checks: e.checks})
+		v := e.verify(ctx, s, &harness.VerifyOptions{Tools: e.tools, Checks: e.checks, Redactor: red})
 		switch {
 		case v.Err != nil:
 			return fail("error", v.Err.Error())
@@ -215,7 +224,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 		r.diffs = nil
 		return fail("refused", append([]string{"the rebased scenario would fail, so nothing is written:"}, bad...)...)
 	}
-	golden, err := no.Golden()
+	golden, err := no.GoldenWith(red)
 	if err != nil {
 		return fail("error", err.Error())
 	}
@@ -234,7 +243,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool)
 	if err := writeScenario(s.Path, src, out); err != nil {
 		return fail("error", err.Error())
 	}
-	if v := e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks}); v.Err != nil || !v.Passed() {
+	if v := e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks, Redactor: red}); v.Err != nil || !v.Passed() {
 		return fail("error", append([]string{"the scenario was rewritten, but blessing its golden failed:"}, append(v.Failures, fmt.Sprint(v.Err))...)...)
 	}
 	return r

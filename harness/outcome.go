@@ -193,10 +193,12 @@ type FileState struct {
 // every secret redacted by tapeloop's redaction policy (replay.NewRedactor
 // with default options). A workspace path or state key that is not valid
 // UTF-8 is an error wrapping ErrGoldenText.
-func (o *Outcome) Golden() ([]byte, error) { return o.golden(nil) }
+func (o *Outcome) Golden() ([]byte, error) { return o.GoldenWith(nil) }
 
-// golden is Golden redacted by r; nil means the default policy.
-func (o *Outcome) golden(r *replay.Redactor) ([]byte, error) {
+// GoldenWith returns the outcome's golden file content redacted by r, a
+// command's policy with its --redact-env and --redact (see
+// VerifyOptions.Redactor); a nil r means the default policy, as Golden.
+func (o *Outcome) GoldenWith(r *replay.Redactor) ([]byte, error) {
 	b, err := o.writeGolden()
 	if err != nil {
 		return nil, err

@@ -166,7 +166,7 @@ func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 		replayVerdicts(s, o, opts.command(), opts.hintPath(s.Path))
 	}
 	v.Failures = append(v.Failures, o.Unused...)
-	golden, err := o.golden(opts.Redactor)
+	golden, err := o.GoldenWith(opts.Redactor)
 	if err != nil {
 		v.Err = fmt.Errorf("%s: encoding the outcome: %w", path, err)
 		return v

@@ -148,7 +148,8 @@ func (r *Rebase) Changed() bool { return r.Offered || len(r.Entries) > 0 }
 // what the run sent, after a run in rebase mode (ModelOptions.Rebase): the
 // offered block and, per model entry served, the parts its request states
 // (opts.All: every part). The requests are redacted as a Recorder redacts
-// them. It fails with the *StaleError of the run when a recorded response
+// them, and every value a recorded Redacted stood for (RedactedValues) is
+// redacted too, so a rebase never un-redacts what the recording redacted. It fails with the *StaleError of the run when a recorded response
 // no longer applied; a model not in rebase mode gives its tape unchanged.
 func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	var o RebaseOptions
@@ -167,6 +168,11 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	}
 	if m.rb.stale != nil {
 		return nil, m.rb.stale
+	}
+	// Never un-redact: what the recording redacted stays redacted where
+	// the run sends it again, whether or not red knows it.
+	if learned := m.learnRedacted(); len(learned) > 0 {
+		red = NewRedactor(&RedactorOptions{SecretEnv: []string{}, Secrets: learned, Extra: red.Redact})
 	}
 	t := out.Tape
 	var stated *Offered // the parts of the offered block the rebased tape states

@@ -1,0 +1,168 @@
+package replay
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// A rebase restates a tape's requests from what the agent sends now, where
+// the redaction may know less than the recording's did (record was given
+// --redact-env, rebase was not): the new text holds the value the tape has
+// as Redacted. So that a rebase never un-redacts, the values the tape's
+// Redacted stood for are found in the new text, by the recorded text around
+// each (which a reworded prompt usually keeps), and redacted as known
+// secrets.
+
+// redactedContext is how much recorded text before and after a Redacted
+// locates it in a new text.
+const redactedContext = 16
+
+// RedactedValues returns what each Redacted of recorded stands for in
+// actual, where actual holds some of the recorded text next to it: the
+// token (no space, at most 4096 bytes) between the text before the
+// Redacted and the text after it. The longest context found is used, up
+// to 16 bytes a side, not crossing a line break or another Redacted, and
+// at least 4 bytes in all unless the whole recorded text around it is
+// that short. Values shorter than 8 bytes, and Redacted itself, are left
+// out, as a Redactor ignores them; nil when none is found.
+func RedactedValues(recorded, actual string) []string {
+	if !strings.Contains(recorded, Redacted) || actual == "" {
+		return nil
+	}
+	parts := strings.Split(recorded, Redacted)
+	var found []string
+	for k := range len(parts) - 1 {
+		before, after := parts[k], parts[k+1]
+		if i := strings.LastIndexByte(before, '\n'); i >= 0 {
+			before = before[i+1:]
+		}
+		if i := strings.IndexByte(after, '\n'); i >= 0 {
+			after = after[:i+1]
+		}
+		before = before[len(before)-min(len(before), redactedContext):]
+		after = after[:min(len(after), redactedContext)]
+		atStart, atEnd := k == 0 && len(before) == len(parts[k]), k == len(parts)-2 && len(after) == len(parts[k+1])
+		whole := len(parts[k])+len(parts[k+1]) < 4
+	search:
+		for lb := len(before); lb >= 0; lb-- {
+			for la := len(after); la >= 0; la-- {
+				if lb+la < 4 && !whole {
+					break
+				}
+				vs := valuesBetween(actual, before[len(before)-lb:], after[:la], atStart && lb == len(before), atEnd && la == len(after))
+				if len(vs) > 0 {
+					found = append(found, vs...)
+					break search
+				}
+			}
+		}
+	}
+	return found
+}
+
+// valuesBetween returns the tokens of actual that follow before (or start
+// actual, when before is "" and atStart) and that after follows (or that
+// end actual or its line, when after is "" and atEnd), long enough to be
+// secrets.
+func valuesBetween(actual, before, after string, atStart, atEnd bool) []string {
+	var out []string
+	for p := 0; p <= len(actual); {
+		start := p
+		if before != "" {
+			i := strings.Index(actual[p:], before)
+			if i < 0 {
+				break
+			}
+			start = p + i + len(before)
+		} else if !atStart {
+			break
+		}
+		if after != "" || atEnd {
+			if v := tokenUntil(actual[start:], after, atEnd); len(v) >= minSecretLen && v != Redacted {
+				out = append(out, v)
+			}
+		}
+		if before == "" {
+			break
+		}
+		p = start
+	}
+	return out
+}
+
+// tokenUntil returns the token s starts with that after follows (or that
+// ends s or its line, when atEnd), or "".
+func tokenUntil(s, after string, atEnd bool) string {
+	end := strings.IndexFunc(s, unicode.IsSpace)
+	if end < 0 {
+		end = len(s)
+	}
+	end = min(end, maxRedactedLen)
+	if after == "" {
+		if atEnd {
+			return s[:end]
+		}
+		return ""
+	}
+	for n := 1; n <= end; n++ {
+		if strings.HasPrefix(s[n:], after) {
+			return s[:n]
+		}
+	}
+	return ""
+}
+
+// learnRedacted returns, as secrets, the values the Redacted of the tape's
+// recorded texts stood for in what the run sent: each recorded system
+// prompt, tool description and schema against the one sent now at the same
+// place (by index, by tool name), and each recorded request message against
+// the sent message at the same index. The caller holds m.mu.
+func (m *Model) learnRedacted() []Secret {
+	var out []Secret
+	learn := func(recorded, now string) {
+		for _, v := range RedactedValues(recorded, now) {
+			out = append(out, Secret{Kind: "recorded as " + Redacted, Value: v})
+		}
+	}
+	learnOffered := func(rec, now *Offered) {
+		if rec == nil || now == nil {
+			return
+		}
+		for i := range min(len(rec.System), len(now.System)) {
+			learn(rec.System[i], now.System[i])
+		}
+		for _, rt := range rec.Tools {
+			for _, nt := range now.Tools {
+				if nt.Name == rt.Name {
+					learn(rt.Description, nt.Description)
+					learn(string(rt.Parameters), string(nt.Parameters))
+				}
+			}
+		}
+		learn(string(rec.ResponseSchema), string(now.ResponseSchema))
+	}
+	learnMessages := func(rec, now []llm.Message) {
+		for i := range min(len(rec), len(now)) {
+			learn(rec[i].Content, now[i].Content)
+		}
+	}
+	learnOffered(m.offered, m.x.first)
+	for i, e := range m.entries {
+		st, served := m.rb.steps[i]
+		req := m.rb.requests[i]
+		if !served || e.Request == nil || req == nil {
+			continue
+		}
+		learnOffered(e.Request.Offered, st.offered)
+		learnMessages(e.Request.New, st.added)
+		learnMessages(e.Request.Messages, req.Messages)
+		if e.Request.LastMessage != nil {
+			if last, ok := req.LastMessage(); ok {
+				learn(e.Request.LastMessage.Content, last.Content)
+			}
+		}
+	}
+	return out
+}
