@@ -1,0 +1,189 @@
+package wire_test
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
+)
+
+// answerCall decodes a minimal request of format f (streamed or not) into
+// the call an answer is read for.
+func answerCall(t *testing.T, f wire.Format, stream bool) *wire.Call {
+	t.Helper()
+	s := "false"
+	if stream {
+		s = "true"
+	}
+	path, body := "/v1/chat/completions", `{"model":"m","stream":`+s+`,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Hi."}]}`
+	if f == wire.Anthropic {
+		path, body = "/v1/messages", `{"model":"m","max_tokens":9,"stream":`+s+`,"messages":[{"role":"user","content":"Hi."}]}`
+	}
+	c, err := wire.Decode(path, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Format != f {
+		t.Fatalf("%s decoded as %s", path, c.Format)
+	}
+	return c
+}
+
+// answers are the responses each format carries without loss: the
+// reasoning OpenAI's Chat Completions carries is text only; Messages
+// carries signed and redacted thinking blocks.
+func answers(f wire.Format) map[string]*llm.Response {
+	long := strings.Repeat("Voilà: ünïcode text longer than one chunk. ", 4)
+	out := map[string]*llm.Response{
+		"text": {Message: llm.AssistantMessage(long), FinishReason: llm.FinishStop,
+			Usage: llm.Usage{InputTokens: 120, OutputTokens: 31, CachedInputTokens: 100, CacheWriteTokens: 7, ReasoningTokens: 3}},
+		"calls": {Message: llm.AssistantMessage("Reading both.",
+			llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"a.txt"}`},
+			llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path":"` + strings.Repeat("dir/", 20) + `b.txt"}`}),
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 40, OutputTokens: 12}},
+		"cut": {Message: llm.AssistantMessage("The answer is"), FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 4, OutputTokens: 1}},
+	}
+	thought := llm.AssistantMessage("42.")
+	if f == wire.Anthropic {
+		thought.Reasoning = []llm.Reasoning{{Text: "Think of " + long, Signature: "sig-Zm9v"}, {Redacted: "cmVkYWN0ZWQ="}}
+		out["pause"] = &llm.Response{Message: llm.AssistantMessage("Still working."), FinishReason: llm.FinishPause, Usage: llm.Usage{InputTokens: 9, OutputTokens: 2}}
+	} else {
+		thought.Reasoning = []llm.Reasoning{{Text: "Think of " + long}}
+	}
+	out["reasoning"] = &llm.Response{Message: thought, FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: 18}}
+	return out
+}
+
+// TestDecodeAnswerRoundTrip: what the bridge encodes as a vendor's server
+// reads back into the response it encoded, JSON and streamed, in each
+// format that reads answers.
+func TestDecodeAnswerRoundTrip(t *testing.T) {
+	for _, f := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+		if !wire.ReadsAnswers(f) {
+			t.Fatalf("%s does not read answers", f)
+		}
+		for name, resp := range answers(f) {
+			for _, stream := range []bool{false, true} {
+				c := answerCall(t, f, stream)
+				rec := httptest.NewRecorder()
+				wire.WriteResponse(rec, c, resp, &wire.Options{Chunk: 7})
+				got, err := wire.DecodeAnswer(c, rec.Code, rec.Header(), rec.Body.Bytes())
+				if err != nil {
+					t.Fatalf("%s %s stream=%v: %v\n%s", f, name, stream, err, rec.Body)
+				}
+				if !reflect.DeepEqual(got, resp) {
+					t.Errorf("%s %s stream=%v:\n got %+v\nwant %+v\n%s", f, name, stream, got, resp, rec.Body)
+				}
+			}
+		}
+	}
+}
+
+// TestDecodeAnswerErrors: an error answer, and an error event in a stream,
+// read back as the provider error that was encoded: kind, status, message
+// and Retry-After.
+func TestDecodeAnswerErrors(t *testing.T) {
+	cases := []wire.Error{
+		{Status: 429, Kind: llm.ErrRateLimited, Message: "Slow down.", RetryAfter: 1500 * time.Millisecond},
+		{Kind: llm.ErrOverloaded, Message: "Busy."},
+		{Status: 401, Kind: llm.ErrAuth, Message: "Bad key."},
+		{Status: 400, Kind: llm.ErrContextTooLong, Message: "prompt is too long: 300000 tokens > 200000 maximum"},
+		{Status: 400, Kind: llm.ErrBadRequest, Message: "max_tokens: must be at least 1"},
+	}
+	for _, f := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+		for _, e := range cases {
+			rec := httptest.NewRecorder()
+			e.Write(rec, f)
+			_, err := wire.DecodeAnswer(answerCall(t, f, false), rec.Code, rec.Header(), rec.Body.Bytes())
+			var pe *llm.ProviderError
+			if !errors.As(err, &pe) {
+				t.Fatalf("%s %s: err = %v, want a provider error", f, e.Kind, err)
+			}
+			want := llm.ProviderError{Kind: e.Kind, Provider: f.String(), StatusCode: e.StatusCode(f), Message: e.Message, RetryAfter: e.RetryAfter}
+			if *pe != want {
+				t.Errorf("%s %s: got %+v, want %+v", f, e.Kind, *pe, want)
+			}
+		}
+
+		// An error event after the stream began.
+		c := answerCall(t, f, true)
+		rec := httptest.NewRecorder()
+		wire.WriteResponse(rec, c, answers(f)["text"], nil)
+		events := strings.SplitAfter(rec.Body.String(), "\n\n")
+		body := strings.Join(events[:2], "") + string((&wire.Error{Kind: llm.ErrOverloaded, Message: "Overloaded mid-stream."}).Event(f))
+		_, err := wire.DecodeAnswer(c, http.StatusOK, nil, []byte(body))
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) || pe.Kind != llm.ErrOverloaded || pe.Message != "Overloaded mid-stream." {
+			t.Errorf("%s: a stream's error event: err = %v, want overloaded with its message", f, err)
+		}
+
+		// A stream cut short, and a JSON body cut short.
+		_, err = wire.DecodeAnswer(c, http.StatusOK, nil, []byte(strings.Join(events[:len(events)-2], "")))
+		if !errors.Is(err, llm.ErrMalformed) {
+			t.Errorf("%s: a stream without its end: err = %v, want malformed", f, err)
+		}
+		rec = httptest.NewRecorder()
+		(&wire.Error{Kind: llm.ErrMalformed}).Write(rec, f)
+		if _, err := wire.DecodeAnswer(answerCall(t, f, false), rec.Code, rec.Header(), rec.Body.Bytes()); !errors.Is(err, llm.ErrMalformed) {
+			t.Errorf("%s: a JSON body cut short: err = %v, want malformed", f, err)
+		}
+	}
+}
+
+// TestDecodeAnswerCorpus reads answers real servers sent (the shared
+// corpus): the tool call each holds, its arguments whole.
+func TestDecodeAnswerCorpus(t *testing.T) {
+	dir := filepath.Join("..", "..", "..", "..", "shared", "corpora", "wire")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("the shared corpus is absent (%v)", err)
+	}
+	cases := []struct {
+		file   string
+		format wire.Format
+		stream bool
+		want   llm.ToolCall
+		finish llm.FinishReason
+		usage  llm.Usage
+	}{
+		{"openai-chat/openai-gpt-4.1-nano-stream-tool-call.sse", wire.OpenAI, true,
+			llm.ToolCall{ID: "call_PieqNSej6kM9hgYbcQdbZSaC", Name: "get_weather", Arguments: `{"location": "Tokyo"}`},
+			llm.FinishToolCalls, llm.Usage{InputTokens: 67, OutputTokens: 31}},
+		{"anthropic/anthropic-sdk-go__fallback-tooluse.sse", wire.Anthropic, true,
+			llm.ToolCall{ID: "toolu_echo_1", Name: "echo", Arguments: `{"text": "hello"}`},
+			llm.FinishToolCalls, llm.Usage{InputTokens: 31, OutputTokens: 40}},
+	}
+	for _, tc := range cases {
+		body, err := os.ReadFile(filepath.Join(dir, tc.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := wire.DecodeAnswer(answerCall(t, tc.format, tc.stream), http.StatusOK, nil, body)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.file, err)
+		}
+		if len(got.Message.ToolCalls) != 1 || got.Message.ToolCalls[0] != tc.want || got.FinishReason != tc.finish || got.Usage != tc.usage {
+			t.Errorf("%s: got %+v", tc.file, got)
+		}
+	}
+	// A whole Messages answer: the input object compacted.
+	body, err := os.ReadFile(filepath.Join(dir, "anthropic/vercel-ai__anthropic-json-tool.1.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := wire.DecodeAnswer(answerCall(t, wire.Anthropic, false), http.StatusOK, nil, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Message.ToolCalls) != 1 || !strings.HasPrefix(got.Message.ToolCalls[0].Arguments, `{"elements":[{"location":"San Francisco","temperature":-5,`) ||
+		got.Usage != (llm.Usage{InputTokens: 1151, OutputTokens: 87}) {
+		t.Errorf("vercel json tool: got %+v", got)
+	}
+}
