@@ -11,6 +11,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/llm/textcalls"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -42,7 +43,7 @@ func TestFormatDocExamplesLint(t *testing.T) {
 }
 
 // TestFormatDocIsComplete checks that the doc names every fixture, failure
-// kind, termination reason and repair fix the code knows.
+// kind, termination reason, repair fix and text-call format the code knows.
 func TestFormatDocIsComplete(t *testing.T) {
 	data, err := os.ReadFile(formatDoc)
 	if err != nil {
@@ -58,6 +59,7 @@ func TestFormatDocIsComplete(t *testing.T) {
 		names = append(names, string(r))
 	}
 	names = append(names, repair.Fixes()...)
+	names = append(names, textcalls.Envelopes()...)
 	for _, n := range names {
 		if !strings.Contains(doc, "`"+n+"`") {
 			t.Errorf("%s does not name `%s`", formatDoc, n)

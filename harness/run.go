@@ -213,7 +213,7 @@ func loopOptions(s *scenario.Scenario, clk clock.Clock, observer agent.Observer)
 		o.ModelRetry = &agent.ModelRetryPolicy{Attempts: l.ModelRetryAttempts, Backoff: l.ModelRetryBackoff, MaxBackoff: l.ModelRetryMaxBackoff}
 	}
 	if l.TextCalls {
-		o.TextCalls = &textcalls.Extractor{}
+		o.TextCalls = &textcalls.Extractor{Options: l.TextCallOptions}
 	}
 	return o
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/llm/textcalls"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -167,6 +168,10 @@ type LoopSetup struct {
 	Memoize bool
 	// TextCalls enables extraction of calls written as text (default true).
 	TextCalls bool
+	// TextCallOptions tune that extraction: text_calls as a mapping
+	// {formats, families} sets the formats tried and declares families
+	// (textcalls.Options). The zero value detects every known format.
+	TextCallOptions textcalls.Options
 	// Repair enables the repair cascade for broken arguments (default true).
 	Repair bool
 	// ModelRetryAttempts, ModelRetryBackoff and ModelRetryMaxBackoff come
@@ -582,7 +587,7 @@ func decodeLoop(d *yamlx.Decoder, n *yaml.Node, l *LoopSetup) error {
 		case "memoize":
 			l.Memoize, err = d.Bool(v, path)
 		case "text_calls":
-			l.TextCalls, err = d.Bool(v, path)
+			err = decodeTextCalls(d, v, path, l)
 		case "repair":
 			l.Repair, err = d.Bool(v, path)
 		case "model_timeout":
