@@ -473,6 +473,8 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 		lr.failure = fmt.Sprintf("the run ended with %s", o.Termination)
 	case len(o.Unused) > 0:
 		lr.failure = strings.Join(o.Unused, "; ")
+	case o.Iterations == 0 && !s.ExpectsNoModelCall():
+		lr.failure = "the agent made no model call (does it reach the bridge at the base URL it is given?); a scenario whose agent makes none says so with expect.iterations: 0"
 	}
 	return lr
 }

@@ -55,8 +55,19 @@ func Errorf(format string, args ...any) error {
 
 // Unrecorded reports that the scenario has nothing to replay: no tape: key
 // (NoTape) or an empty tape (`tape: []`, what a user writes before
-// recording one). A replay refuses it with the hint that records its tape.
-func (s *Scenario) Unrecorded() bool { return s.NoTape || len(s.Tape) == 0 }
+// recording one) where it does not expect the agent to make no model call
+// (ExpectsNoModelCall). A replay refuses it with the hint that records its
+// tape.
+func (s *Scenario) Unrecorded() bool {
+	return s.NoTape || len(s.Tape) == 0 && !s.ExpectsNoModelCall()
+}
+
+// ExpectsNoModelCall reports whether the scenario says its agent makes no
+// model call (expect.iterations: 0). A recording or replay in which the
+// agent made none fails unless it does.
+func (s *Scenario) ExpectsNoModelCall() bool {
+	return s.Expect != nil && s.Expect.Iterations != nil && *s.Expect.Iterations == 0
+}
 
 // At is "file:line" for a line of the scenario's file, or the file alone
 // when the line is 0 (unknown).
