@@ -492,9 +492,13 @@ func structured(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	s := jsonString(raw)
 	t := bytes.TrimSpace([]byte(s))
-	if len(t) > 0 && (t[0] == '{' || t[0] == '[') && json.Valid(t) {
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		if _, ok := checkDepth(t, MaxDepth); !ok {
 			return nil, fmt.Errorf("JSON nested more than %d levels deep", MaxDepth)
+		}
+		var v any
+		if err := json.Unmarshal(t, &v); err != nil {
+			return nil, fmt.Errorf("the JSON text it holds does not parse: %v", err)
 		}
 		return t, nil
 	}

@@ -125,10 +125,10 @@ func Runs(spans []*Span, opts *RunsOptions) ([]*Run, error) {
 		if n.call == nil && n.tool == nil {
 			continue
 		}
-		key, agent := ownerKey(n, opts.ByTrace)
+		key, id, agent := ownerKey(n, opts.ByTrace)
 		g := groups[key]
 		if g == nil {
-			g = &group{key: key, agent: agent}
+			g = &group{key: key, id: id, agent: agent}
 			groups[key] = g
 			keys = append(keys, key)
 		}
@@ -163,12 +163,14 @@ func vercelHint(spans []*Span) string {
 	return ""
 }
 
-// ownerKey returns the key of the run n belongs to, and its agent's name.
-// The owner is the nearest agent or tool span above n: an agent's calls
-// are its run's; a call made inside a tool without an agent of its own
-// belongs to that tool. The key is the owner's conversation id (unless
-// byTrace, or the owner runs inside a tool), else its trace and span.
-func ownerKey(n *node, byTrace bool) (key, agent string) {
+// ownerKey returns the key of the run n belongs to, the run's id and its
+// agent's name. The owner is the nearest agent or tool span above n: an
+// agent's calls are its run's; a call made inside a tool without an agent
+// of its own belongs to that tool. The key is the owner's conversation id
+// (unless byTrace, or the owner runs inside a tool), else its trace and
+// span; the id is the conversation's or the trace's (with the owner's span
+// when it runs inside a tool).
+func ownerKey(n *node, byTrace bool) (key, id, agent string) {
 	agent = n.sp.str("gen_ai.agent.name")
 	owner := n.parent
 	for owner != nil && !owner.agent && owner.tool == nil {
@@ -177,9 +179,9 @@ func ownerKey(n *node, byTrace bool) (key, agent string) {
 	if owner == nil {
 		conv := n.sp.str("gen_ai.conversation.id")
 		if conv != "" && !byTrace {
-			return "conversation " + conv, agent
+			return "conversation " + conv, conv, agent
 		}
-		return "trace " + n.sp.TraceID, agent
+		return "trace " + n.sp.TraceID, n.sp.TraceID, agent
 	}
 	if a := owner.sp.str("gen_ai.agent.name"); a != "" {
 		agent = a
@@ -192,15 +194,20 @@ func ownerKey(n *node, byTrace bool) (key, agent string) {
 		}
 	}
 	if conv := owner.sp.str("gen_ai.conversation.id"); conv != "" && !byTrace && !nested && owner.agent {
-		return "conversation " + conv + " agent " + agent, agent
+		return "conversation " + conv + " agent " + agent, conv, agent
 	}
-	return "span " + owner.sp.TraceID + "/" + owner.sp.SpanID, agent
+	id = owner.sp.TraceID
+	if nested {
+		id += "/" + owner.sp.SpanID
+	}
+	return "span " + owner.sp.TraceID + "/" + owner.sp.SpanID, id, agent
 }
 
 // group is the calls and tools of one owner, before they are ordered and
 // split into conversations.
 type group struct {
 	key   string
+	id    string
 	agent string
 	calls []*Call
 	tools []*ToolExec
@@ -227,11 +234,7 @@ func (g *group) runs() ([]*Run, error) {
 		}
 		threads[best] = append(threads[best], c)
 	}
-	id := g.key
-	if i := strings.IndexByte(id, ' '); i >= 0 {
-		id = id[i+1:]
-	}
-	id, _, _ = strings.Cut(id, " agent ")
+	id := g.id
 	runs := make([]*Run, len(threads))
 	for i, t := range threads {
 		r := &Run{ID: id, Agent: g.agent, Calls: t}
