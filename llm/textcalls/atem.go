@@ -14,7 +14,7 @@ func findAtem(s *source) found {
 	const (
 		calls, callsEnd = "<atem:function_calls>", "</atem:function_calls>"
 	)
-	f := findInvokes(s, "<atem:invoke name=", "</atem:invoke>", "<atem:parameter name=", "</atem:parameter>", true)
+	f := findInvokes(s, "<atem:invoke name=", "</atem:invoke>", "<atem:parameter name=", "</atem:parameter>", true, false)
 	if len(f.calls) == 0 {
 		return f
 	}

@@ -31,7 +31,7 @@
 //	seed_oss          the same inside <seed:tool_call>
 //	glm               <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call> (GLM-4.5/4.6 one
 //	                  tag a line, GLM-4.7 and Poolside Laguna without space; a call without arguments
-//	                  is the bare name)
+//	                  is the bare name; a call left without its </tool_call> is no call)
 //	hunyuan           Hunyuan Hy3's <tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value>
 //	                  </tool_call>...</tool_calls>, and Hy4's without <tool_sep>, every tag suffixed alike
 //	                  (<tool_call:opensource>); an entry counts only inside such a block
@@ -41,7 +41,8 @@
 //	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke> (the block's
 //	                  end may be cut off; a lone <invoke> only when it starts the message)
 //	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed, the names also
-//	                  in single quotes)
+//	                  in single quotes; strict: a param without a name, a key given twice or a
+//	                  required argument missing is no call)
 //	mistral           [TOOL_CALLS][...], [TOOL_CALLS]name{...}, [TOOL_CALLS]name[CALL_ID]id[ARGS]{...}
 //	llama_python_tag  <|python_tag|>{"name": ..., "parameters": ...} or tool.call(k="v"), to <|eom_id|>
 //	                  or, without it, to the end of the call (text after it stays content)

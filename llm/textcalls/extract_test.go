@@ -24,6 +24,7 @@ func testTools() []llm.ToolDefinition {
 		def("todo", `{"type":"object","properties":{"items":{"type":"array","items":{"type":"integer"}}}}`),
 		def("config", `{"type":"object","properties":{"cfg":{"type":"object","properties":{"level":{"type":"integer"}}}}}`),
 		{Name: "note"},
+		bookTool,
 	}
 }
 

@@ -1,6 +1,11 @@
 package textcalls
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
 
 // TestExtractIssue44Families covers the envelopes of issue 44's families
 // that TestExtractNewerFamilies does not, each case written for this package
@@ -10,6 +15,10 @@ import "testing"
 func TestExtractIssue44Families(t *testing.T) {
 	runCases(t, issue44Cases())
 }
+
+// bookTool requires both its arguments.
+var bookTool = llm.ToolDefinition{Name: "book", Parameters: json.RawMessage(
+	`{"type":"object","properties":{"room":{"type":"string"},"nights":{"type":"integer"}},"required":["room","nights"]}`)}
 
 // issue44Cases are TestExtractIssue44Families's table; TestFamilyTableRates
 // counts it.
@@ -42,6 +51,9 @@ func issue44Cases() []extractCase {
 			"glm", oslo, "The user wants the time.</think>"},
 		{"laguna call without arguments", "<tool_call>get_time<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>\n<tool_call>note</tool_call>",
 			"glm", []wantCall{{"get_time", `{"city":"Oslo"}`}, {"note", `{}`}}, ""},
+		// The GLM parsers read a call only up to its </tool_call>: one
+		// left open is no call, even with its values closed.
+		none("glm call left open", "<tool_call>get_time<arg_key>city</arg_key><arg_value>Oslo</arg_value>"),
 		none("laguna call inside reasoning", "I could call <tool_call>get_time<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call> but</think>It is noon."),
 		none("glm-4.7 example line", "The format is:\n<tool_call>get_time<arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call>"),
 		// Inkling: a model message whose header names the tool and whose
@@ -58,6 +70,13 @@ func issue44Cases() []extractCase {
 		// MiniCPM5: the name and the keys in single or double quotes.
 		{"minicpm single quotes", "<function name='get_time'><param name='city'>Oslo</param></function>", "minicpm", oslo, ""},
 		{"minicpm after text", "Looking.\n<function name=\"add\">\n<param name=\"a\">4</param>\n</function>", "minicpm", []wantCall{{"add", `{"a":4}`}}, "Looking."},
+		// MiniCPM5 is strict: a call lacking an argument its schema
+		// requires, naming a key twice, or holding a param without a name is
+		// no call.
+		none("minicpm required argument missing", "<function name=\"book\"><param name=\"room\">12</param></function>"),
+		none("minicpm key twice", "<function name=\"get_time\"><param name=\"city\">Oslo</param><param name=\"city\">Rome</param></function>"),
+		none("minicpm param without a name", "<function name=\"get_time\"><param>Oslo</param></function>"),
+		{"minicpm required present", "<function name=\"book\"><param name=\"room\">12</param><param name=\"nights\">2</param></function>", "minicpm", []wantCall{{"book", `{"nights":2,"room":"12"}`}}, ""},
 		none("minicpm quoted", "The reply '<function name=\"add\"><param name=\"a\">4</param></function>' would add."),
 		// GigaChat 3.5: invokes inside <｜GCML｜tool_calls>, a parameter's
 		// value JSON when string="false".

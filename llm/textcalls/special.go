@@ -137,7 +137,7 @@ func findDeepSeek(s *source) found {
 // string="true|false">v</｜DSML｜parameter></｜DSML｜invoke>.
 func findDSML(s *source) found {
 	const p = "<｜DSML｜"
-	f := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>", false)
+	f := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>", false, false)
 	if len(f.calls) > 0 {
 		f.spans = append(f.spans, tokenSpans(s.text, p+"function_calls>", "</"+p[1:]+"function_calls>")...)
 	}
@@ -150,7 +150,7 @@ func findDSML(s *source) found {
 // <｜tool_calls_end｜> (full-width bars around ASCII words).
 func findStep3(s *source) found {
 	const begin, end = "<｜tool_call_begin｜>function<｜tool_sep｜>", "<｜tool_call_end｜>"
-	f := findInvokes(s, "<steptml:invoke name=", "</steptml:invoke>", "<steptml:parameter name=", "</steptml:parameter>", false)
+	f := findInvokes(s, "<steptml:invoke name=", "</steptml:invoke>", "<steptml:parameter name=", "</steptml:parameter>", false, false)
 	for k, sp := range f.spans {
 		f.spans[k] = wrapSpan(s.text, sp, begin, end)
 	}

@@ -131,7 +131,7 @@ func findGCML(s *source) found {
 	if len(blocks) == 0 {
 		return found{}
 	}
-	g := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>", false)
+	g := findInvokes(s, p+"invoke", "</"+p[1:]+"invoke>", p+"parameter", "</"+p[1:]+"parameter>", false, false)
 	var f found
 	for k, c := range g.calls {
 		if inSpans(blocks, g.spans[k].start) {

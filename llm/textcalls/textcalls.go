@@ -249,10 +249,12 @@ type span struct{ start, end int }
 type rawCall struct {
 	name    string
 	args    any
-	argsRaw bool     // args is JSON text to repair
-	untyped bool     // string values came from an untyped envelope; coerce to schema
-	cut     bool     // the envelope was cut off with the response (no closing token)
-	fixes   []string // repair fixes already applied to the text the call came from
+	argsRaw bool // args is JSON text to repair
+	untyped bool // string values came from an untyped envelope; coerce to schema
+	cut     bool // the envelope was cut off with the response (no closing token)
+	// needRequired: the engine refuses a call lacking a required argument.
+	needRequired bool
+	fixes        []string // repair fixes already applied to the text the call came from
 }
 
 // envelopeOrder is the priority in which envelopes are tried: special tokens
@@ -367,11 +369,12 @@ func (s *source) acceptOne(rc rawCall) (Call, bool) {
 		return Call{}, false
 	}
 	var schema map[string]any
-	if rc.untyped || rc.cut {
+	if rc.untyped || rc.cut || rc.needRequired {
 		schema = s.schema(name)
 	}
-	if rc.cut && missingRequired(schema, rc.args) {
-		// Cut off before a required argument: no call, as engines do.
+	if (rc.cut || rc.needRequired) && missingRequired(schema, rc.args) {
+		// Cut off before a required argument, or an engine that refuses a
+		// call without one: no call.
 		return Call{}, false
 	}
 	args, fixes, ok := canonicalArgs(rc, schema)

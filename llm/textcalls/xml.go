@@ -196,7 +196,9 @@ func findFunctionary(s *source) found {
 	return f
 }
 
-// findGLM: <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>.
+// findGLM: <tool_call>name<arg_key>k</arg_key><arg_value>v</arg_value></tool_call>,
+// closed: a call left open (its values closed or not) is no call, as the
+// engines' GLM parsers read it.
 func findGLM(s *source) found {
 	var f found
 	text := s.text
@@ -210,11 +212,13 @@ func findGLM(s *source) found {
 		if !isIdent(name) {
 			return
 		}
-		args, open, ok := keyValueArgs(b[nameEnd:], "")
-		if !ok || open && s.cutOff(limit) {
+		// A value left open before </tool_call> is a slip and is kept;
+		// the GLM parsers read a call only up to its </tool_call>.
+		args, _, ok := keyValueArgs(b[nameEnd:], "")
+		if !ok || end == limit {
 			return
 		}
-		f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, "</tool_call>")}, span{i, end})
+		f.add(rawCall{name: name, args: args, untyped: true}, span{i, end})
 	})
 	return f
 }
@@ -277,8 +281,10 @@ func attr(tag, name string) (string, bool) {
 // inside it included.
 //
 // With typed, a value that is JSON other than a string (3, true, [..], null)
-// is taken as that value, and other text is kept verbatim.
-func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string, typed bool) found {
+// is taken as that value, and other text is kept verbatim. With strict (an
+// engine that refuses such calls), a parameter tag without a name, a key
+// given twice, or a required argument missing makes the invoke no call.
+func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string, typed, strict bool) found {
 	var f found
 	text := s.text
 	s.eachTag(invoke, invokeEnd, func(i, body, limit, end int) {
@@ -289,6 +295,9 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string, typed boo
 		name, _ := attr(text[i:body+gt], "name")
 		args := map[string]any{}
 		truncated := false
+		if strict && unnamedTag(text[body+gt+1:limit], strings.TrimSuffix(param, " name=")) {
+			return
+		}
 		for p := body + gt + 1; ; {
 			k := strings.Index(text[p:limit], param)
 			if k < 0 {
@@ -317,14 +326,37 @@ func findInvokes(s *source, invoke, invokeEnd, param, paramEnd string, typed boo
 					}
 				}
 			}
+			if _, dup := args[key]; dup && strict {
+				return
+			}
 			args[key] = v
 			p = next
 		}
 		if !truncated {
-			f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, invokeEnd)}, span{i, end})
+			f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, end, invokeEnd), needRequired: strict}, span{i, end})
 		}
 	})
 	return f
+}
+
+// unnamedTag reports whether b holds a tag spelt tag (as "<param") that
+// carries no name attribute.
+func unnamedTag(b, tag string) bool {
+	for p := 0; ; {
+		k := strings.Index(b[p:], tag)
+		if k < 0 {
+			return false
+		}
+		t := b[p+k+len(tag):]
+		gt := strings.IndexByte(t, '>')
+		if gt < 0 {
+			return false
+		}
+		if (t[0] == '>' || t[0] == ' ') && !strings.Contains(t[:gt], "name=") {
+			return true
+		}
+		p += k + len(tag)
+	}
 }
 
 // paramValue reads the value that starts at vs up to paramEnd (before limit): a
@@ -365,7 +397,7 @@ func findMiniMax(s *source) found {
 	if len(blocks) == 0 && !strings.HasPrefix(s.text[start:], "<invoke name=") {
 		return found{}
 	}
-	g := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>", false)
+	g := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>", false, false)
 	var f found
 	for k, c := range g.calls {
 		if inSpans(blocks, g.spans[k].start) || g.spans[k].start == start {
@@ -396,9 +428,11 @@ func blockSpans(text, open, close string) []span {
 }
 
 // findMiniCPM: <function name="x"><param name="k">v</param></function>, values
-// possibly in <![CDATA[...]]>.
+// possibly in <![CDATA[...]]>. Strict, as MiniCPM5's parser is: a param
+// without a name, a key given twice or a required argument missing is no
+// call.
 func findMiniCPM(s *source) found {
-	return findInvokes(s, "<function name=", "</function>", "<param name=", "</param>", false)
+	return findInvokes(s, "<function name=", "</function>", "<param name=", "</param>", false, true)
 }
 
 // findForge: <tool>{"server_name", "tool_name", "arguments"}</tool> and
