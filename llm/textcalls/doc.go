@@ -34,7 +34,8 @@
 //	                  is the bare name; a call left without its </tool_call> is no call)
 //	hunyuan           Hunyuan Hy3's <tool_calls><tool_call>name<tool_sep><arg_key>k</arg_key><arg_value>v</arg_value>
 //	                  </tool_call>...</tool_calls>, and Hy4's without <tool_sep>, every tag suffixed alike
-//	                  (<tool_call:opensource>); an entry counts only inside such a block
+//	                  (<tool_call:opensource>); the dense Hunyuan models' name\n```json {...}```
+//	                  entries; an entry counts only inside such a block
 //	inkling           <|message_model|>name<|content_invoke_tool_json|>{"name": "name", "args": {...}}<|end_message|>
 //	                  (the header may be glued to text or empty; one that names another tool, or a
 //	                  payload without an "args" object, is no call)

@@ -38,6 +38,13 @@ func issue44Cases() []extractCase {
 		// checkpoint's suffix.
 		{"hy4 suffixed tags", "<tool_calls:opensource><tool_call:opensource>get_time<arg_key:opensource>city</arg_key:opensource><arg_value:opensource>Oslo</arg_value:opensource></tool_call:opensource></tool_calls:opensource>",
 			"hunyuan", oslo, ""},
+		// The dense Hunyuan models (7B and smaller): the template asks for
+		// <tool_calls>, each call's name on its own line and its JSON
+		// arguments in a json code fence, then </tool_calls>.
+		{"hunyuan dense json fence", "Let me look.<tool_calls><tool_call>get_time\n```json\n{\"city\": \"Oslo\"}\n```</tool_call>\n<tool_call>add\n```json\n{\"a\": 1}\n```</tool_call></tool_calls>",
+			"hunyuan", []wantCall{{"get_time", `{"city":"Oslo"}`}, {"add", `{"a":1}`}}, "Let me look."},
+		none("hunyuan dense fence not json", "<tool_calls><tool_call>get_time\n```python\nget_time('Oslo')\n```</tool_call></tool_calls>"),
+		none("hunyuan dense text after the fence", "<tool_calls><tool_call>get_time\n```json\n{\"city\": \"Oslo\"}\n```\nand then more</tool_call></tool_calls>"),
 		none("hy3 entry outside a block", "The log has <tool_call>get_time<tool_sep><arg_key>city</arg_key><arg_value>Oslo</arg_value></tool_call> in it."),
 		none("hy3 key without value", "<tool_calls><tool_call>get_time<tool_sep><arg_key>city</arg_key></tool_call></tool_calls>"),
 		none("hy3 value cut off", "<tool_calls>\n<tool_call>get_time<tool_sep>\n<arg_key>city</arg_key>\n<arg_value>Os"),
