@@ -5,11 +5,12 @@
 //
 //	model, err := llm.Open(ctx, "anthropic/claude-sonnet-4-5", nil)
 //
-// It registers "openai", "openai-compatible", "ollama", "vllm" and
-// "llamacpp" (package llm/openai) and "anthropic" (package llm/anthropic).
+// It registers "openai", "openai-compatible", "ollama", "vllm",
+// "llamacpp" and "openai-responses" (package llm/openai) and "anthropic"
+// (package llm/anthropic).
 package builtin
 
 import (
 	_ "github.com/tapeloop/tapeloop/llm/anthropic" // Messages API
-	_ "github.com/tapeloop/tapeloop/llm/openai"    // Chat Completions dialects
+	_ "github.com/tapeloop/tapeloop/llm/openai"    // Chat Completions dialects, Responses API
 )

@@ -1,9 +1,11 @@
 // Package openai is the Chat Completions provider, on the official
 // github.com/openai/openai-go SDK: one provider for OpenAI and every
 // OpenAI-compatible server (Ollama, vLLM, llama.cpp's server, LM Studio, Groq,
-// DeepSeek, Mistral, OpenRouter, ...). Importing it registers the providers
-// "openai", "openai-compatible", "ollama", "vllm" and "llamacpp" with
-// llm.Register (see Dialects for their default base URLs and keys):
+// DeepSeek, Mistral, OpenRouter, ...), and the Responses API provider
+// (ResponsesModel, on the SDK's responses package). Importing it registers
+// the providers "openai", "openai-compatible", "ollama", "vllm", "llamacpp"
+// and "openai-responses" with llm.Register (see Dialects and
+// ResponsesDialect for their default base URLs and keys):
 //
 //	model, err := llm.Open(ctx, "ollama/qwen3:8b", nil) // http://localhost:11434/v1, no key
 //

@@ -28,6 +28,7 @@ import (
 type Decoder struct {
 	mu   sync.Mutex
 	last map[Format]*decoded
+	kept map[string][]llm.Message // by response id: the conversations Keep was told of
 }
 
 // decoded is what a request's messages and tools decoded to, element by
@@ -47,7 +48,11 @@ type decoded struct {
 	defs    []llm.ToolDefinition
 }
 
-// Decode decodes body in the format path names, as the package's Decode.
+// Decode decodes body in the format path names, as the package's Decode,
+// but for a Responses request continuing a previous_response_id: the
+// conversation of that response (see Keep) comes before its input, after
+// its instructions. An id Keep was not told of is an error wrapping
+// ErrRequest.
 func (d *Decoder) Decode(path string, body []byte) (*Call, error) {
 	f, r, ok := formatOf(path)
 	if !ok {
@@ -63,7 +68,14 @@ func (d *Decoder) Decode(path string, body []byte) (*Call, error) {
 		last = &decoded{}
 		d.last[f] = last
 	}
-	return f.decode(body, r, last)
+	c, err := f.decode(body, r, last)
+	if err == nil && c.PreviousResponseID != "" {
+		err = d.resolve(c)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
 }
 
 // request decodes a request's messages (body.raw) and tools into c, after

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -79,7 +80,7 @@ type Credentials struct {
 
 // Formats lists every wire format, in the order requests are matched
 // against them. The round-trip tests iterate it.
-var Formats = []Format{OpenAI, Anthropic}
+var Formats = []Format{OpenAI, Anthropic, Responses}
 
 // route is what a request's path says of the call.
 type route struct {
@@ -145,11 +146,24 @@ type Call struct {
 	// IncludeUsage is set when an OpenAI client asked for the usage chunk
 	// at the end of a stream (stream_options.include_usage).
 	IncludeUsage bool
+	// PreviousResponseID is the previous_response_id a Responses request
+	// continues: a Decoder puts the conversation of that response (one it
+	// was told of with Keep) before the request's input; empty for a
+	// request that continues none, and in every other format.
+	PreviousResponseID string
 	// Request is the conversation: system prompts first as system messages,
 	// every message with its tool calls and results, the tools offered with
 	// description and parameter schema (compacted JSON), the schema of a
 	// structured answer, and the behaviour-changing parameters.
 	Request llm.Request
+
+	// instructions counts the messages at the start of Request.Messages
+	// that are the request's own system prompt (a Responses request's
+	// instructions), not carried on by a response that continues it.
+	instructions int
+	// digest is the SHA-256 of the request body, for the id of its
+	// response (see Decoder.Keep); zero in the formats that keep none.
+	digest [sha256.Size]byte
 }
 
 // Decode decodes a request body POSTed to path, in the format that claims

@@ -15,8 +15,9 @@ type Options struct {
 	// stream event carries (cut at character boundaries); zero means
 	// DefaultChunk.
 	Chunk int
-	// ID is the response's id; empty means "chatcmpl-tapeloop" (OpenAI) or
-	// "msg_tapeloop" (Anthropic).
+	// ID is the response's id; empty means "chatcmpl-tapeloop" (OpenAI),
+	// "msg_tapeloop" (Anthropic) or "resp_tapeloop" (Responses, whose
+	// servers give each response an id of its own: see Decoder.Keep).
 	ID string
 	// Model is the model named in the response; empty means the one the
 	// request named.

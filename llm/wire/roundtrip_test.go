@@ -80,6 +80,7 @@ func open(t *testing.T, provider string, h http.Handler, noStream bool) llm.Mode
 var providers = []struct{ name, model string }{
 	{"openai", "openai/gpt-test"},
 	{"anthropic", "anthropic/claude-test"},
+	{"openai-responses", "openai-responses/gpt-test"},
 }
 
 func TestResponsesDecodeThroughTheSDKs(t *testing.T) {
@@ -101,6 +102,9 @@ func TestResponsesDecodeThroughTheSDKs(t *testing.T) {
 		{name: "signed thinking", only: "anthropic", resp: llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "42",
 			Reasoning: []llm.Reasoning{{Text: "Six times seven.", Signature: "c2lnbmF0dXJl"}, {Redacted: "b3BhcXVl"}},
 			ToolCalls: []llm.ToolCall{{ID: "toolu_1", Name: "calc", Arguments: `{"a":6,"b":7}`}}}, FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 5, OutputTokens: 9}}},
+		{name: "reasoning item kept as it came", only: "openai-responses", resp: llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
+			Reasoning: []llm.Reasoning{{Text: "The user wants a file read.", Signature: reasoningItem}},
+			ToolCalls: []llm.ToolCall{{ID: "call_r", Name: "read_file", Arguments: `{"path":"a.txt"}`}}}, FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 5, OutputTokens: 9, ReasoningTokens: 4}}},
 		{name: "refusal", only: "anthropic", resp: llm.Response{Message: llm.AssistantMessage("I can't help with that."), FinishReason: llm.FinishFiltered, Usage: llm.Usage{InputTokens: 5, OutputTokens: 6}}},
 		{name: "pause", only: "anthropic", resp: llm.Response{Message: llm.AssistantMessage("Still searching"), FinishReason: llm.FinishPause, Usage: llm.Usage{InputTokens: 5, OutputTokens: 6}}},
 	}
@@ -130,6 +134,10 @@ func TestResponsesDecodeThroughTheSDKs(t *testing.T) {
 							json.Compact(&b, []byte(c.Arguments))
 							want.Message.ToolCalls[i].Arguments = b.String()
 						}
+					}
+					if p.name == "openai-responses" {
+						// The Responses API counts no cache writes.
+						want.Usage.CacheWriteTokens = 0
 					}
 					if !reflect.DeepEqual(*got, want) {
 						t.Errorf("decoded\n got %+v\nwant %+v", *got, want)
@@ -179,8 +187,9 @@ func TestRequestsDecodeAsSent(t *testing.T) {
 				}
 				want := *req
 				want.Messages = append([]llm.Message(nil), req.Messages...)
-				if p.name == "openai" {
-					// Chat Completions has no is_error: a failed result is text.
+				if p.name != "anthropic" {
+					// Chat Completions and Responses have no is_error: a
+					// failed result is text.
 					want.Messages[4].IsError = false
 				}
 				if !reflect.DeepEqual(c.Request.Messages, want.Messages) {
@@ -212,16 +221,16 @@ func TestErrorsDecodeThroughTheSDKs(t *testing.T) {
 		// status per format when err.Status is 0
 		status map[string]int
 	}{
-		{name: "rate limited with retry-after", err: wire.Error{Kind: llm.ErrRateLimited, Message: "slow down", RetryAfter: 2 * time.Second}, kind: llm.ErrRateLimited, retry: 2 * time.Second, status: map[string]int{"openai": 429, "anthropic": 429}},
+		{name: "rate limited with retry-after", err: wire.Error{Kind: llm.ErrRateLimited, Message: "slow down", RetryAfter: 2 * time.Second}, kind: llm.ErrRateLimited, retry: 2 * time.Second, status: map[string]int{"openai": 429, "anthropic": 429, "openai-responses": 429}},
 		{name: "rate limited, fractional retry-after", err: wire.Error{Status: 429, Message: "slow down", RetryAfter: 1500 * time.Millisecond}, kind: llm.ErrRateLimited, retry: 1500 * time.Millisecond},
-		{name: "overloaded", err: wire.Error{Kind: llm.ErrOverloaded, Message: "Overloaded"}, kind: llm.ErrOverloaded, status: map[string]int{"openai": 503, "anthropic": 529}},
+		{name: "overloaded", err: wire.Error{Kind: llm.ErrOverloaded, Message: "Overloaded"}, kind: llm.ErrOverloaded, status: map[string]int{"openai": 503, "anthropic": 529, "openai-responses": 503}},
 		{name: "529", err: wire.Error{Status: 529, Message: "Overloaded"}, kind: llm.ErrOverloaded},
 		{name: "500", err: wire.Error{Status: 500, Message: "internal"}, kind: llm.ErrOverloaded},
-		{name: "bad request", err: wire.Error{Kind: llm.ErrBadRequest, Message: "messages: at least one message is required"}, kind: llm.ErrBadRequest, status: map[string]int{"openai": 400, "anthropic": 400}},
-		{name: "context too long", err: wire.Error{Kind: llm.ErrContextTooLong, Message: "213000 tokens > 200000 maximum"}, kind: llm.ErrContextTooLong, status: map[string]int{"openai": 400, "anthropic": 400}},
+		{name: "bad request", err: wire.Error{Kind: llm.ErrBadRequest, Message: "messages: at least one message is required"}, kind: llm.ErrBadRequest, status: map[string]int{"openai": 400, "anthropic": 400, "openai-responses": 400}},
+		{name: "context too long", err: wire.Error{Kind: llm.ErrContextTooLong, Message: "213000 tokens > 200000 maximum"}, kind: llm.ErrContextTooLong, status: map[string]int{"openai": 400, "anthropic": 400, "openai-responses": 400}},
 		{name: "auth", err: wire.Error{Status: 401, Message: "invalid x-api-key"}, kind: llm.ErrAuth},
-		{name: "timeout", err: wire.Error{Kind: llm.ErrTimeout, Message: "took too long"}, kind: llm.ErrTimeout, status: map[string]int{"openai": 408, "anthropic": 408}},
-		{name: "malformed", err: wire.Error{Kind: llm.ErrMalformed}, kind: llm.ErrMalformed, status: map[string]int{"openai": 0, "anthropic": 0}},
+		{name: "timeout", err: wire.Error{Kind: llm.ErrTimeout, Message: "took too long"}, kind: llm.ErrTimeout, status: map[string]int{"openai": 408, "anthropic": 408, "openai-responses": 408}},
+		{name: "malformed", err: wire.Error{Kind: llm.ErrMalformed}, kind: llm.ErrMalformed, status: map[string]int{"openai": 0, "anthropic": 0, "openai-responses": 0}},
 	}
 	for _, p := range providers {
 		for _, tc := range cases {
@@ -252,10 +261,7 @@ func TestErrorsDecodeThroughTheSDKs(t *testing.T) {
 func TestStreamErrorEvent(t *testing.T) {
 	for _, p := range providers {
 		t.Run(p.name, func(t *testing.T) {
-			f := wire.OpenAI
-			if p.name == "anthropic" {
-				f = wire.Anthropic
-			}
+			f := map[string]wire.Format{"openai": wire.OpenAI, "anthropic": wire.Anthropic, "openai-responses": wire.Responses}[p.name]
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				body, _ := io.ReadAll(r.Body)
 				c, err := wire.Decode(r.URL.Path, body)

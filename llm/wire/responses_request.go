@@ -1,0 +1,302 @@
+package wire
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// responsesRequest is a Responses API request body.
+type responsesRequest struct {
+	Model              string          `json:"model"`
+	Input              json.RawMessage `json:"input"`
+	Instructions       json.RawMessage `json:"instructions"`
+	Tools              json.RawMessage `json:"tools"`
+	Stream             bool            `json:"stream"`
+	PreviousResponseID string          `json:"previous_response_id"`
+	responsesParams
+}
+
+// responsesParams are the Responses API parameters that change the
+// model's behaviour, kept as sent (see Call.Request.Params). Not among
+// them, and so not compared: store, metadata, user, safety_identifier,
+// prompt_cache_key, prompt_cache_retention, service_tier, include,
+// stream_options, background.
+type responsesParams struct {
+	ToolChoice        json.RawMessage `json:"tool_choice"`
+	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
+	Temperature       json.RawMessage `json:"temperature"`
+	TopP              json.RawMessage `json:"top_p"`
+	MaxOutputTokens   json.RawMessage `json:"max_output_tokens"`
+	MaxToolCalls      json.RawMessage `json:"max_tool_calls"`
+	Text              json.RawMessage `json:"text"`
+	Reasoning         json.RawMessage `json:"reasoning"`
+	Truncation        json.RawMessage `json:"truncation"`
+	TopLogprobs       json.RawMessage `json:"top_logprobs"`
+	Prompt            json.RawMessage `json:"prompt"`
+	Conversation      json.RawMessage `json:"conversation"`
+}
+
+// params returns p by wire name, text without its format's schema (pinned
+// as the response schema).
+func (p responsesParams) params(model string) map[string]json.RawMessage {
+	return paramsOf(model, map[string]json.RawMessage{
+		"tool_choice": p.ToolChoice, "parallel_tool_calls": p.ParallelToolCalls,
+		"temperature": p.Temperature, "top_p": p.TopP, "max_output_tokens": p.MaxOutputTokens,
+		"max_tool_calls": p.MaxToolCalls, "text": withoutTextSchema(p.Text),
+		"reasoning": p.Reasoning, "truncation": p.Truncation, "top_logprobs": p.TopLogprobs,
+		"prompt": p.Prompt, "conversation": p.Conversation,
+	})
+}
+
+// responsesText is a request's text option: the format of the answer.
+type responsesText struct {
+	Format *struct {
+		Type   string          `json:"type"`
+		Schema json.RawMessage `json:"schema"`
+	} `json:"format"`
+}
+
+// responsesItem is one item of a request's input: a message (with a role,
+// its type "message" or absent), a function_call, a function_call_output
+// or a reasoning item.
+type responsesItem struct {
+	Type      string          `json:"type"`
+	Role      string          `json:"role"`
+	Content   json.RawMessage `json:"content"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Output    json.RawMessage `json:"output"`
+	Summary   []struct {
+		Text string `json:"text"`
+	} `json:"summary"`
+}
+
+// responsesTool is a function tool: flat, unlike Chat Completions'.
+type responsesTool struct {
+	Type        string          `json:"type"`
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"`
+}
+
+// decodeResponses decodes a Responses API request body whole. The
+// instructions become the first system message; input given as a string is
+// one user message; the input items become messages: system and developer
+// messages system ones, an assistant's message, function calls and
+// reasoning items one assistant message until another role speaks, each
+// function_call_output a tool message named after the call it answers. A
+// reasoning item is kept as it came (llm.Reasoning.Signature holds its
+// JSON, keys sorted). The error wraps ErrRequest.
+func decodeResponses(body []byte) (*Call, error) {
+	var r responsesRequest
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, requestErrorf("responses body: %v", err)
+	}
+	c := &Call{Format: Responses, Model: r.Model, Stream: r.Stream, PreviousResponseID: r.PreviousResponseID, digest: sha256.Sum256(body)}
+	c.Request.Params = r.responsesParams.params(r.Model)
+	if len(compact(r.Text)) > 0 {
+		var t responsesText
+		if err := json.Unmarshal(r.Text, &t); err != nil {
+			return nil, requestErrorf("text: %v", err)
+		}
+		if t.Format != nil && t.Format.Type == "json_schema" {
+			c.Request.ResponseSchema = compact(t.Format.Schema)
+		}
+	}
+	msgs := []llm.Message{}
+	if ins := compact(r.Instructions); ins != nil {
+		var text string
+		if err := json.Unmarshal(ins, &text); err != nil {
+			return nil, requestErrorf("instructions: %v", err)
+		}
+		if text != "" {
+			msgs = append(msgs, llm.SystemMessage(text))
+			c.instructions = 1
+		}
+	}
+	in, err := responsesInput(r.Input)
+	if err != nil {
+		return nil, err
+	}
+	c.Request.Messages = append(msgs, in...)
+	if c.Request.Tools, err = responsesTools(r.Tools); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// responsesInput decodes a request's input: a string (one user message) or
+// a list of items.
+func responsesInput(raw json.RawMessage) ([]llm.Message, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, requestErrorf("input: %v", err)
+		}
+		return []llm.Message{llm.UserMessage(s)}, nil
+	}
+	var raws []json.RawMessage
+	if err := json.Unmarshal(raw, &raws); err != nil {
+		return nil, requestErrorf("input: %v", err)
+	}
+	var msgs []llm.Message
+	names := map[string]string{}
+	// assistant returns the assistant message the next assistant item
+	// belongs to: the last message when it is one, else a new one.
+	assistant := func() *llm.Message {
+		if n := len(msgs); n > 0 && msgs[n-1].Role == llm.RoleAssistant {
+			return &msgs[n-1]
+		}
+		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant})
+		return &msgs[len(msgs)-1]
+	}
+	for i, el := range raws {
+		var it responsesItem
+		if err := json.Unmarshal(el, &it); err != nil {
+			return nil, requestErrorf("input[%d]: %v", i, err)
+		}
+		switch it.Type {
+		case "", "message":
+			text, err := responsesContent(it.Content)
+			if err != nil {
+				return nil, requestErrorf("input[%d].content: %v", i, err)
+			}
+			switch it.Role {
+			case "system", "developer":
+				msgs = append(msgs, llm.SystemMessage(text))
+			case "user":
+				msgs = append(msgs, llm.UserMessage(text))
+			case "assistant":
+				m := assistant()
+				if m.Content != "" && text != "" {
+					m.Content += "\n"
+				}
+				m.Content += text
+			default:
+				return nil, requestErrorf("input[%d].role: unknown role %q", i, it.Role)
+			}
+		case "function_call":
+			args, err := openAIArguments(it.Arguments)
+			if err != nil {
+				return nil, requestErrorf("input[%d].arguments: %v", i, err)
+			}
+			m := assistant()
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: args})
+			names[it.CallID] = it.Name
+		case "function_call_output":
+			out, err := responsesContent(it.Output)
+			if err != nil {
+				return nil, requestErrorf("input[%d].output: %v", i, err)
+			}
+			msgs = append(msgs, llm.ToolMessage(it.CallID, names[it.CallID], out))
+		case "reasoning":
+			var texts []string
+			for _, s := range it.Summary {
+				texts = append(texts, s.Text)
+			}
+			m := assistant()
+			m.Reasoning = append(m.Reasoning, llm.Reasoning{Text: strings.Join(texts, "\n\n"), Signature: canonicalJSON(el)})
+		default:
+			return nil, requestErrorf("input[%d].type: %q items are not supported (only messages, function calls and their outputs, and reasoning)", i, it.Type)
+		}
+	}
+	return msgs, nil
+}
+
+// responsesContent reads a message's content or a call's output: a string,
+// null, or a list of parts whose text parts (input_text, output_text, and
+// the rest with a text) are joined by newlines; other parts (images,
+// files) are dropped.
+func responsesContent(raw json.RawMessage) (string, error) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", nil
+	}
+	if raw[0] == '"' {
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	var parts []struct {
+		Type    string  `json:"type"`
+		Text    *string `json:"text"`
+		Refusal *string `json:"refusal"`
+	}
+	if err := json.Unmarshal(raw, &parts); err != nil {
+		return "", err
+	}
+	var texts []string
+	for _, p := range parts {
+		switch {
+		case p.Text != nil:
+			texts = append(texts, *p.Text)
+		case p.Type == "refusal" && p.Refusal != nil:
+			texts = append(texts, *p.Refusal)
+		}
+	}
+	return strings.Join(texts, "\n"), nil
+}
+
+// responsesTools decodes the tools array: function tools only.
+func responsesTools(raw json.RawMessage) ([]llm.ToolDefinition, error) {
+	if len(compact(raw)) == 0 {
+		return nil, nil
+	}
+	var tools []responsesTool
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, requestErrorf("tools: %v", err)
+	}
+	var defs []llm.ToolDefinition
+	for i, t := range tools {
+		if t.Type != "function" {
+			return nil, requestErrorf("tools[%d].type: %q tools are not supported (only function tools)", i, t.Type)
+		}
+		defs = append(defs, llm.ToolDefinition{Name: t.Name, Description: t.Description, Parameters: compact(t.Parameters)})
+	}
+	return defs, nil
+}
+
+// withoutTextSchema returns a text option without its format's schema
+// (the request's response schema, pinned apart).
+func withoutTextSchema(raw json.RawMessage) json.RawMessage {
+	var text map[string]json.RawMessage
+	if json.Unmarshal(raw, &text) != nil || text == nil {
+		return raw
+	}
+	var format map[string]json.RawMessage
+	if json.Unmarshal(text["format"], &format) != nil || format == nil {
+		return raw
+	}
+	if _, ok := format["schema"]; !ok {
+		return raw
+	}
+	delete(format, "schema")
+	text["format"] = marshal(format)
+	return marshal(text)
+}
+
+// canonicalJSON returns raw as JSON with its objects' keys sorted and no
+// insignificant space, so that an item sent back re-encoded by a client
+// compares equal to the one it was given; raw itself when it is not JSON.
+func canonicalJSON(raw json.RawMessage) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&v) != nil {
+		return string(raw)
+	}
+	b, err := json.Marshal(v) // encoding/json sorts map keys
+	if err != nil {
+		return string(raw)
+	}
+	return string(b)
+}
