@@ -125,14 +125,20 @@
 //     count, nor does a word inside an earlier call's tags, brackets or quotes);
 //   - it is a mention, not where a chat template puts a call: quoted ("…",
 //     '…' or “…” right around it), on a blockquote line (> …), inside a
-//     sentence (a word before it on its line, after a space, and a
-//     lower-case word right after it), or in HTML <pre> or <code>; a call
-//     glued to the text before it ("Checking.<tool_call>") or ending its
-//     line is the model's. Kimi K2's call section is still taken in those
-//     places: a model writes its special tokens only to call. The
-//     example markers also include "sample", "like this", "looks like" and
-//     "would look", and a line holding only an envelope's own tags before
-//     the call counts as blank;
+//     sentence (a space and a lower-case word right after it on its line,
+//     or punctuation glued after it: "<call> is what I would send",
+//     "The request reads <call>."), explained on the next line ("That is
+//     the syntax…", "This shows the shape…": a line starting with this,
+//     that or the above that holds an example marker, "shows" or "shape"),
+//     or in HTML <pre> or <code>; a call glued to the text before it
+//     ("Checking.<tool_call>") or ending its line is the model's. Kimi
+//     K2's call section is still taken in those places: a model writes its
+//     special tokens only to call. The example markers also include "sample", "like this", "looks like",
+//     "would look", "here's how", "would use", "would send", "would call",
+//     "would write", "could use", "you can use", "for reference" and "the
+//     call was"; a line holding only an envelope's own tags before the call
+//     counts as blank, and prose followed by the envelope's opening tag on
+//     its line introduces the call as a line ending in ':' does;
 //   - it is the second of two JSON values in a row whose first is no call;
 //   - its arguments cannot be repaired into a JSON object, or only by
 //     inventing what the model did not write (the repair fixes missing_value,

@@ -38,6 +38,13 @@ var mentionFrames = []struct{ name, frame string }{
 	{"html code", "Use <code>%s</code> to ask."},
 	{"like this", "You ask for the time like this: %s"},
 	{"sample line", "Sample reply:\n%s"},
+	{"conditional", "To learn the hour I would use %s"},
+	{"here is how", "Here's how:\n\n%s\n\nThat ends it."},
+	{"for reference", "For reference, the call was: %s"},
+	{"sentence goes on after it", "%s is what the clock tool expects."},
+	{"punctuation glued after it", "The request reads %s."},
+	{"explained on the next line", "%s\nThat is the syntax the template wants."},
+	{"shown on the next line", "%s\n\nThis shows the shape of a request."},
 }
 
 // TestMentionedCallNotExtracted: a call written where no chat template puts it
@@ -69,6 +76,8 @@ func TestCallInPlaceStillExtracted(t *testing.T) {
 		{"Checking the clock. %s", "Checking the clock."},
 		{"Checking:%s", "Checking:"},
 		{"%s\nI will report back.", "I will report back."},
+		{"Let me use the clock:\n%s", "Let me use the clock:"},
+		{"%s\nThis may take a moment.", "This may take a moment."},
 	}
 	for _, fr := range frames {
 		for _, env := range mentionEnvelopes {

@@ -374,7 +374,8 @@ func codeSpans(text string) []span {
 }
 
 // exampleMarkers are words that introduce an example rather than a call.
-var exampleMarkers = []string{"example", "e.g.", "for instance", "such as", "format", "syntax", "sample", "like this", "looks like", "would look"}
+var exampleMarkers = []string{"example", "e.g.", "for instance", "such as", "format", "syntax", "sample", "like this", "looks like", "would look",
+	"here's how", "here is how", "would use", "would send", "would call", "would write", "could use", "you can use", "for reference", "the call was"}
 
 // introducedAsExample reports whether the text before pos on its line (or, when that
 // is blank, the previous non-blank line if it ends with ':') contains an example
@@ -398,7 +399,10 @@ func introducedAsExample(text string, pos int) bool {
 			ps := strings.LastIndexByte(above, '\n') + 1
 			prose := strings.TrimSpace(string(proseOf(buf[:0], above[ps:])))
 			if prose != "" {
-				if strings.HasSuffix(prose, ":") {
+				// The prose introduces the call when it ends with ':' or
+				// when the envelope's opening tag follows it on its line
+				// ("I would use <tool_call>").
+				if strings.HasSuffix(prose, ":") || strings.HasSuffix(above, ">") {
 					before = above[ps:]
 				}
 				break

@@ -204,7 +204,7 @@ func (f found) inPlace(text string) (found, []span) {
 // mentioned reports whether the call at sp is quoted, blockquoted or inside a
 // sentence (see found.inPlace).
 func mentioned(text string, sp span) bool {
-	if sp.start <= 0 || sp.start >= len(text) || sp.end > len(text) || sp.end <= sp.start {
+	if sp.start < 0 || sp.start >= len(text) || sp.end > len(text) || sp.end <= sp.start {
 		return false
 	}
 	lineStart := strings.LastIndexByte(text[:sp.start], '\n') + 1
@@ -222,13 +222,46 @@ func mentioned(text string, sp span) bool {
 	if b := strings.TrimLeft(before, " \t"); strings.HasPrefix(b, ">") {
 		return true
 	}
-	b := strings.TrimRight(before, " \t")
-	a := strings.TrimLeft(after, " \t")
-	if b == "" || a == "" || len(b) == len(before) {
-		return false // a call glued to the text before it is the model's, not prose
+	if after != "" && strings.ContainsRune(".,;!?)", rune(after[0])) {
+		return true // punctuation glued after it: the call is part of a sentence
 	}
-	last, first := b[len(b)-1], a[0]
-	return isWordChar(last) && last < 0x80 && 'a' <= first && first <= 'z'
+	a := strings.TrimLeft(after, " \t")
+	if a != "" && len(a) < len(after) && 'a' <= a[0] && a[0] <= 'z' {
+		return true // a sentence goes on after it: "<call> is what I would send"
+	}
+	return explainedAfter(text, lineEnd)
+}
+
+// explainedAfter reports whether the first non-blank line after lineEnd
+// speaks of what came before as an example: it starts with "this", "that"
+// or "the above" and holds an example marker ("That's the syntax.", "This
+// JSON shows the shape of a call.").
+func explainedAfter(text string, lineEnd int) bool {
+	rest := strings.TrimLeft(text[lineEnd:], " \t\r\n")
+	if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+		rest = rest[:nl]
+	}
+	line := strings.ToLower(rest[:min(len(rest), 200)])
+	if !strings.HasPrefix(line, "this") && !strings.HasPrefix(line, "that") && !strings.HasPrefix(line, "the above") {
+		return false
+	}
+	return hasMarker([]byte(line)) || hasWord(line, "shows") || hasWord(line, "shape")
+}
+
+// hasWord reports whether the lower-cased line holds w as a whole word.
+func hasWord(line, w string) bool {
+	for i := 0; ; {
+		k := strings.Index(line[i:], w)
+		if k < 0 {
+			return false
+		}
+		k += i
+		end := k + len(w)
+		if (k == 0 || !isWordChar(line[k-1])) && (end >= len(line) || !isWordChar(line[end])) {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // overlaps reports whether p overlaps one of sp.
