@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -22,8 +23,21 @@ func (t *traffic) finish(r *Run, agentErr error) (*agent.RunResult, error, error
 		return nil, nil, err
 	}
 	run := &agent.RunResult{Messages: cloneMessages(r.Input)}
-	users := t.users
+	users, answers := t.users, t.answers
+	t.answeredByTurn = map[int][]string{}
 	speak := func(before int) {
+		// The agent's answers come before the user's next message.
+		var here []string
+		for len(answers) > 0 && answers[0].at <= before {
+			here = append(here, answers[0].msg.Content)
+			answers = answers[1:]
+		}
+		if shown := answersShown(here, t.log, before); shown != nil {
+			for _, a := range shown {
+				run.Messages = append(run.Messages, llm.AssistantMessage(a))
+			}
+			t.answeredByTurn[len(run.Turns)] = shown
+		}
 		for len(users) > 0 && users[0].at <= before {
 			run.Messages = append(run.Messages, users[0].msg.Clone())
 			users = users[1:]
@@ -59,13 +73,6 @@ func (t *traffic) finish(r *Run, agentErr error) (*agent.RunResult, error, error
 		run.Turns = append(run.Turns, turn)
 	}
 	speak(len(t.log))
-	final, reportedFinal := "", r.final != nil
-	if reportedFinal {
-		final = *r.final
-		if last := run.FinalText(); final != last || len(run.Messages) == 0 || run.Messages[len(run.Messages)-1].Role != llm.RoleAssistant {
-			run.Messages = append(run.Messages, llm.AssistantMessage(final))
-		}
-	}
 	var runErr error
 	switch {
 	case t.diverged != nil:
@@ -82,6 +89,33 @@ func (t *traffic) finish(r *Run, agentErr error) (*agent.RunResult, error, error
 		run.Termination = agent.Termination{Reason: agent.ReasonFinalText}
 	}
 	return run, runErr, nil
+}
+
+// answersShown returns the answers the agent reported after the first n
+// exchanges of log (here) that are not already the model's answer: nil
+// when it reported none, or just the text of the model's answer that
+// ended the n-th exchange (the model's message is in the conversation and
+// the golden); else every one, in order.
+func answersShown(here []string, log []exchange, n int) []string {
+	if len(here) == 0 {
+		return nil
+	}
+	if len(here) == 1 && n > 0 && log[n-1].resp != nil && log[n-1].resp.Message.Content == here[0] && here[0] != "" {
+		return nil
+	}
+	return here
+}
+
+// showAnswers sets each turn's Answered to the answers finish found shown
+// after it.
+func (t *traffic) showAnswers(o *harness.Outcome) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for i := range o.Turns {
+		if a := t.answeredByTurn[o.Turns[i].Index]; a != nil {
+			o.Turns[i].Answered = slices.Clone(a)
+		}
+	}
 }
 
 // resultOf finds the result the agent sent back for call id in req: a tool

@@ -56,13 +56,19 @@ type Run struct {
 	conversation bool
 }
 
-// Final reports the agent's final answer: the golden's final and what
-// expect.final checks. Unreported, the final text is the model's last
-// answer.
+// Final reports an answer the agent shows the user; the last is its final
+// answer: the golden's final and what expect.final checks. Unreported, the
+// final text is the model's last answer. Every answer reported is checked:
+// each is an assistant message expect.said sees, and one that is not the
+// model's answer of its turn, or a second one for a turn, is in the golden
+// (the turn's answered:).
 func (r *Run) Final(text string) {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.final = &text
+	r.mu.Unlock()
+	if r.traffic != nil {
+		r.traffic.answer(text)
+	}
 }
 
 // State reports one part of the end state of the agent's world, under key:
@@ -197,6 +203,7 @@ func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *R
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	o.Diverged = tr.diverged != nil
+	tr.showAnswers(o)
 	o.Unused = append(o.Unused, r.users.unused(s, o, tape)...)
 	return o, nil
 }

@@ -44,6 +44,10 @@ type traffic struct {
 	attempts int                 // failed attempts of the current call so far
 	diverged error
 	users    []spoken // the user turns the agent went on with
+	answers  []spoken // the answers the agent reported (Run.Final)
+	// answeredByTurn, made by finish, holds per turn index the answers
+	// reported after it that the golden shows (see answersShown).
+	answeredByTurn map[int][]string
 }
 
 // newTraffic returns the traffic to model over the workspace ws, whose

@@ -142,6 +142,14 @@ func (t *traffic) user(m llm.Message) {
 	t.observe(agent.Event{Kind: agent.EventUserMessage, Turn: t.answered(), User: &u})
 }
 
+// answer notes an answer the agent reported (Run.Final) after the
+// exchanges so far.
+func (t *traffic) answer(text string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.answers = append(t.answers, spoken{at: len(t.log), msg: llm.AssistantMessage(text)})
+}
+
 // answered counts the calls answered so far; t.mu is held.
 func (t *traffic) answered() int {
 	n := 0

@@ -142,6 +142,14 @@ func (t *TurnOutcome) write(w *goldenWriter) {
 	if t.Diff != "" {
 		textField(w, 4, "diff", t.Diff)
 	}
+	if len(t.Answered) > 0 {
+		w.raw("    answered:\n")
+		for _, a := range t.Answered {
+			w.raw("      - ")
+			w.text(a, false, 8)
+			w.endLine()
+		}
+	}
 }
 
 // write writes the call as a sequence item at indent 6 (its fields at 8).

@@ -136,6 +136,11 @@ type TurnOutcome struct {
 	Calls []CallOutcome
 	// Diff is the turn's change to the workspace as unified diffs.
 	Diff string
+	// Answered are the answers a bridged agent reported after this turn
+	// (bridge.Run.Final) when they are not just the response's text: one
+	// the model did not write, or several; nil when there are none such,
+	// and for a native run.
+	Answered []string
 }
 
 // AsyncOutcome is an asynchronous call's completion.
