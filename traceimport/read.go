@@ -19,6 +19,9 @@ const (
 	MaxDepth = 200
 	// MaxSpans is the most spans one file may hold.
 	MaxSpans = 100_000
+	// MaxCalls is the most model calls one file may hold: finding the
+	// conversations compares each call with the conversations before it.
+	MaxCalls = 10_000
 )
 
 // ReadFile reads the trace file at path (see Read).

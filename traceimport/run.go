@@ -111,6 +111,9 @@ func Runs(spans []*Span, opts *RunsOptions) ([]*Run, error) {
 			return nil, err
 		}
 	}
+	if calls > MaxCalls {
+		return nil, &Error{File: spans[0].File, Err: ErrFormat, Problem: fmt.Sprintf("%d model calls, more than the %d one file may hold", calls, MaxCalls)}
+	}
 	if calls == 0 {
 		file := ""
 		if len(spans) > 0 {
