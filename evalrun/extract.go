@@ -7,10 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -169,7 +172,12 @@ type the tools that a line names alone, and a tool both named and defined is
 offered once, with its schema. A schema that does not compile, or does not
 describe an object, is an input error naming the tool. The results go to
 standard output, or with --json FILE to FILE (written whole once the input is
-read; - is standard output); either way a secret in them is redacted.`
+read; - is standard output); either way a secret in them is redacted.
+
+--formats lists the only formats tried (a call in another one stays text), and
+--families reads formats tapeloop does not know from a YAML file, a list of
+{name, start, end, args} as setup.loop.text_calls.families takes (see
+docs/scenario-format.md); a mistake in it is reported as file:line: key.`
 
 // runExtract reads a model's text on stdin and prints the calls found in it.
 // Exit 0 once every text was read, 2 on a usage, input or output error.
@@ -177,12 +185,16 @@ read; - is standard output); either way a secret in them is redacted.`
 //	evalrun extract --tools get_time,add [--family hermes] < text
 //	evalrun extract --tools-file tools.json < text   # [{"name": "add", "parameters": {...}}, "get_time"]
 //	evalrun extract --jsonl [--tools ...] < lines   # {"text": ..., "tools": [...]} a line
+//	evalrun extract --tools echo --families fams.yaml --formats bolt < text
 func runExtract(ctx context.Context, e *env, args []string) int {
-	fs := newFlags(e, "extract", "evalrun extract [--tools a,b] [--tools-file tools.json] [--family name] [--jsonl] [--json FILE] < input", extractDoc)
+	fs := newFlags(e, "extract", "evalrun extract [--tools a,b] [--tools-file tools.json] [--family name] [--formats a,b] [--families FILE] [--jsonl] [--json FILE] < input", extractDoc)
 	var names stringList
 	fs.Var(&names, "tools", "names of the offered tools (repeatable, or comma-separated; with --jsonl: the default for lines without \"tools\")")
 	toolsFile := fs.String("tools-file", "", `a JSON list of offered tools, each a name or {"name": ..., "parameters": {JSON Schema}}`)
 	family := fs.String("family", "", "optional model family or envelope name tried first")
+	var formats stringList
+	fs.Var(&formats, "formats", "the only formats tried (repeatable, or comma-separated): known envelope names or declared families; default all")
+	familiesFile := fs.String("families", "", "a YAML file declaring formats tapeloop does not know, as setup.loop.text_calls.families")
 	jsonl := fs.Bool("jsonl", false, `read one {"text": ..., "tools": [...]} object a line and write one result a line`)
 	var jsonPath string
 	addJSONFlag(fs, &jsonPath, "the results, one a line")
@@ -207,7 +219,21 @@ func runExtract(ctx context.Context, e *env, args []string) int {
 		defaults = append(defaults, llm.ToolDefinition{Name: n})
 	}
 	defaults = once(defaults)
-	opts := &textcalls.Options{Family: *family}
+	opts := &textcalls.Options{Family: *family, Formats: formats}
+	if *familiesFile != "" {
+		fams, err := scenario.ReadFamilies(*familiesFile)
+		if err != nil {
+			fmt.Fprintf(e.stderr, "evalrun extract: %v\n", err)
+			return exitUsage
+		}
+		opts.Families = fams
+	}
+	for _, f := range formats {
+		if !slices.Contains(textcalls.Envelopes(), f) && !slices.ContainsFunc(opts.Families, func(d textcalls.Family) bool { return d.Name == f }) {
+			fmt.Fprintf(e.stderr, "evalrun extract: --formats: unknown format %q: name a declared family or one of %s\n", f, strings.Join(textcalls.Envelopes(), ", "))
+			return exitUsage
+		}
+	}
 	return jsonResults(e, "extract", jsonPath, func(w io.Writer) int {
 		if *jsonl {
 			return extractLines(ctx, e, w, defaults, known, opts)

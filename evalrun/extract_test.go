@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/llm/textcalls"
 )
 
 func runExtractCmd(t *testing.T, stdin string, args ...string) (code int, stdout, stderr string) {
@@ -106,6 +109,48 @@ func TestExtractCommand(t *testing.T) {
 			}
 			if tc.stderr == "" && tc.code == exitOK && stderr != "" {
 				t.Errorf("stderr %q, want it empty", stderr)
+			}
+		})
+	}
+}
+
+// TestExtractCommandFormats: --families declares formats from a file and
+// --formats keeps only the ones listed; a mistake in either is a usage
+// error naming the file, the line and the key.
+func TestExtractCommandFormats(t *testing.T) {
+	dir := t.TempDir()
+	fams := filepath.Join(dir, "fams.yaml")
+	if err := os.WriteFile(fams, []byte("- {name: bolt, start: \"@@call \", end: \" @@\", args: xml}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(bad, []byte("- name: bolt\n  start: \"@@\"\n  args: toml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const bolt = "Echoing.\n@@call get_time<city>Oslo</city> @@"
+	tests := []struct {
+		name   string
+		args   []string
+		stdin  string
+		code   int
+		stdout string
+		stderr string
+	}{
+		{name: "declared family", args: []string{"--tools", "get_time", "--families", fams}, stdin: bolt,
+			stdout: `{"calls":[{"name":"get_time","arguments":{"city":"Oslo"}}],"content":"Echoing.","envelope":"bolt"}` + "\n"},
+		{name: "known format left out", args: []string{"--tools", "get_time", "--families", fams, "--formats", "bolt"},
+			stdin:  `<tool_call>{"name": "get_time", "arguments": {}}</tool_call>`,
+			stdout: `{"calls":[],"content":"<tool_call>{\"name\": \"get_time\", \"arguments\": {}}</tool_call>","envelope":""}` + "\n"},
+		{name: "unknown format", args: []string{"--formats", "hermes,bolt"}, code: exitUsage,
+			stderr: `evalrun extract: --formats: unknown format "bolt": name a declared family or one of ` + strings.Join(textcalls.Envelopes(), ", ") + "\n"},
+		{name: "bad families file", args: []string{"--families", bad}, code: exitUsage,
+			stderr: "evalrun extract: " + bad + `:3: families[0].args: unknown value "toml" (want json | xml | pythonic)` + "\n"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := runExtractCmd(t, tc.stdin, tc.args...)
+			if code != tc.code || stdout != tc.stdout || stderr != tc.stderr {
+				t.Errorf("exit %d, stdout %q, stderr %q\nwant exit %d, stdout %q, stderr %q", code, stdout, stderr, tc.code, tc.stdout, tc.stderr)
 			}
 		})
 	}

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -94,16 +95,37 @@ func decodeFamiliesFile(d *yamlx.Decoder, v *yaml.Node, key string, opts *textca
 	if err != nil {
 		return d.Errf(v, key, "%q (resolved against the scenario's folder): %v", name, errors.Unwrap(err))
 	}
-	fd := &yamlx.Decoder{File: filepath.Join(filepath.Dir(d.File), filepath.FromSlash(name)), In: "a families file"}
+	opts.Families, err = parseFamilies(data, filepath.Join(filepath.Dir(d.File), filepath.FromSlash(name)))
+	return err
+}
+
+// ReadFamilies reads a families file, as setup.loop.text_calls.families
+// names one: a YAML list of {name, start, end, args}, each checked by
+// textcalls.Family.Check. A problem wraps ErrScenario and names the file,
+// the line and the key.
+func ReadFamilies(path string) ([]textcalls.Family, error) {
+	data, err := regularfile.Read(path, MaxFamiliesFileSize)
+	if err != nil {
+		return nil, &scenarioError{err: fmt.Errorf("reading families: %w", err)}
+	}
+	fams, err := parseFamilies(data, path)
+	if err != nil {
+		return nil, &scenarioError{err: err}
+	}
+	return fams, nil
+}
+
+// parseFamilies decodes the families file data, named file in its errors.
+func parseFamilies(data []byte, file string) ([]textcalls.Family, error) {
+	fd := &yamlx.Decoder{File: file, In: "a families file"}
 	doc, err := fd.Parse(data)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if doc == nil {
-		return fd.Errf(nil, "", "empty; want a list of families {name, start, end, args}")
+		return nil, fd.Errf(nil, "", "empty; want a list of families {name, start, end, args}")
 	}
-	opts.Families, err = decodeFamilies(fd, doc, "families")
-	return err
+	return decodeFamilies(fd, doc, "families")
 }
 
 // decodeFamilies reads a list of declared families, each checked by
