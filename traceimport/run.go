@@ -351,5 +351,5 @@ func (r *Run) String() string {
 	if r.Agent != "" {
 		s += " (agent " + r.Agent + ")"
 	}
-	return s + fmt.Sprintf(": %d model calls", len(r.Calls))
+	return s + ": " + plural(len(r.Calls), "model call")
 }

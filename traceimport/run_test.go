@@ -46,6 +46,21 @@ func TestRunsOrderAndGroup(t *testing.T) {
 			t.Fatalf("by trace: runs = %v, %v", runs, err)
 		}
 	})
+	t.Run("an agent invoked once per user turn, in a trace each, is one run", func(t *testing.T) {
+		agent := func(tr string, start int64) tspan {
+			return tspan{trace: tr, id: "9", name: "invoke_agent desk", start: start,
+				attrs: kv{"gen_ai.operation.name", "invoke_agent", "gen_ai.agent.name", "desk", "gen_ai.conversation.id", "session-3"}}
+		}
+		runs, err := readRuns(t, otlp(t,
+			agent("e1", 100), chat("e1", "1", "9", 110, "session-3", []any{user("a")}, "A"),
+			agent("e2", 900), chat("e2", "1", "9", 910, "session-3", []any{user("a"), said("A"), user("b")}, "B")), nil)
+		if err != nil || len(runs) != 1 || runs[0].ID != "session-3" || runs[0].Agent != "desk" || len(runs[0].Calls) != 2 {
+			t.Fatalf("runs = %v, %v", runs, err)
+		}
+		if text, v := replayed(t, runs[0], nil); !v.Passed() || !strings.Contains(text, "  - user: b\n") {
+			t.Fatalf("%v\n%s", v.Failures, text)
+		}
+	})
 	t.Run("two conversations in one trace are two runs", func(t *testing.T) {
 		runs, err := readRuns(t, otlp(t,
 			chat("f1", "1", "", 100, "", []any{user("plan it")}, "plan"),
