@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,9 +103,23 @@ func load(t *testing.T, path string) *scenario.Scenario {
 	return s
 }
 
+// verifyWith verifies s with harness.VerifyScenario, agent running it (a
+// bridge.Runner under the Go agent's name it gives) and a program its
+// setup.agent.command names.
+func verifyWith(ctx context.Context, s *scenario.Scenario, agent bridge.Agent, opts *harness.VerifyOptions) *harness.Verdict {
+	if opts == nil {
+		opts = &harness.VerifyOptions{}
+	}
+	if a := s.Setup.Agent; a != nil && a.Go != "" {
+		opts.Agents = map[string]harness.Runner{a.Go: bridge.Runner(agent, nil)}
+	}
+	opts.Commands = bridge.Runner(nil, nil)
+	return harness.VerifyScenario(ctx, s, opts)
+}
+
 func verify(t *testing.T, path string, agent bridge.Agent, update bool) *harness.Verdict {
 	t.Helper()
-	v := bridge.Verify(t.Context(), load(t, path), agent, &bridge.VerifyOptions{Update: update})
+	v := verifyWith(t.Context(), load(t, path), agent, &harness.VerifyOptions{Update: update})
 	if v.Err != nil {
 		t.Fatal(v.Err)
 	}
@@ -180,22 +195,11 @@ func failsClosed(t *testing.T, v *harness.Verdict, wants ...string) {
 	}
 }
 
-// TestNativeRunRefusesBridged: harness runs no bridged scenario itself.
-func TestNativeRunRefusesBridged(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "scenarios")
-	os.MkdirAll(dir, 0o755)
-	path := filepath.Join(dir, "notes.yaml")
-	os.WriteFile(path, []byte(notesScenario), 0o644)
-	_, err := harness.Run(t.Context(), load(t, path), nil)
-	if !errors.Is(err, scenario.ErrBridged) || !strings.Contains(err.Error(), "notes.yaml:4:") {
-		t.Errorf("harness.Run: %v, want ErrBridged naming setup.agent's line", err)
-	}
-}
-
-// TestRunScenarioWorkspaceDir: a workspace directory the caller gives must
-// be empty (one holding a file is refused, naming it); an empty one is
-// seeded and run in.
-func TestRunScenarioWorkspaceDir(t *testing.T) {
+// TestRunNeedsARunner: harness.Run runs a bridged scenario only through the
+// runner its options give for the scenario's agent; without one it is an
+// error wrapping ErrBridged that names setup.agent's line and the agents
+// it has, and a runner with no Go agent refuses a Go agent's scenario.
+func TestRunNeedsARunner(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "scenarios")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -205,20 +209,30 @@ func TestRunScenarioWorkspaceDir(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := load(t, path)
-	full := t.TempDir()
-	if err := os.WriteFile(filepath.Join(full, "left.txt"), []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
+	for _, tc := range []struct {
+		name string
+		opts *harness.RunOptions
+		want string
+	}{
+		{"no options", nil, `notes.yaml:4: setup.agent.go: no Go agent "notes" (none is registered)`},
+		{"another agent", &harness.RunOptions{Agents: map[string]harness.Runner{"other": bridge.Runner(newNotesAgent().agentFunc(), nil)}},
+			`notes.yaml:4: setup.agent.go: no Go agent "notes" (registered: other)`},
+		{"programs only", &harness.RunOptions{Agents: map[string]harness.Runner{"notes": bridge.Runner(nil, nil)}},
+			`notes.yaml:4: setup.agent.go: a bridged scenario (setup.agent) runs its own agent through package bridge: this runner has no Go agent to run "notes"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := harness.Run(t.Context(), s, tc.opts)
+			if !errors.Is(err, scenario.ErrBridged) || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("harness.Run: %v, want ErrBridged saying %q", err, tc.want)
+			}
+		})
 	}
-	_, err := bridge.RunScenario(t.Context(), s, newNotesAgent().agentFunc(), &bridge.RunOptions{Dir: full, Model: notesScript()})
-	if err == nil || !strings.Contains(err.Error(), full+" is not empty") {
-		t.Errorf("RunScenario in a directory holding a file: %v, want it refused as not empty", err)
-	}
-	clean := t.TempDir()
-	o, err := bridge.RunScenario(t.Context(), s, newNotesAgent().agentFunc(), &bridge.RunOptions{Dir: clean, Model: notesScript()})
+	o, err := harness.Run(t.Context(), s, &harness.RunOptions{Model: notesScript(),
+		Agents: map[string]harness.Runner{"notes": bridge.Runner(newNotesAgent().agentFunc(), nil)}})
 	if err != nil || o.Termination != "final_text" {
-		t.Fatalf("RunScenario in an empty directory: %v, %+v", err, o)
+		t.Fatalf("harness.Run with the notes agent: %v, %+v", err, o)
 	}
-	if b, err := os.ReadFile(filepath.Join(clean, "notes.txt")); err != nil || string(b) != "hello\nworld\n" {
-		t.Errorf("notes.txt in the given directory: %q, %v; want the agent's edit", b, err)
+	if i := slices.IndexFunc(o.Workspace, func(f harness.FileState) bool { return f.Path == "notes.txt" }); i < 0 || o.Workspace[i].Content != "hello\nworld\n" {
+		t.Errorf("the workspace after the run: %+v, want notes.txt with the agent's edit", o.Workspace)
 	}
 }

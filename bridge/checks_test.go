@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 )
 
@@ -38,7 +37,7 @@ func TestBridgedCustomCheck(t *testing.T) {
 	}{{lines: 2}, {lines: 3, want: "notes.yaml:$LINE: expect.check[wrote_lines]: notes.txt holds 2 lines, want 3"}} {
 		text := notesScenario + fmt.Sprintf("  check: {name: wrote_lines, with: {path: notes.txt, lines: %d}}\n", c.lines)
 		path := record(t, text, newNotesAgent().agentFunc(), notesScript())
-		v := bridge.Verify(t.Context(), load(t, path), newNotesAgent().agentFunc(), &bridge.VerifyOptions{Update: true, Checks: []*harness.Checker{wroteLinesCheck}})
+		v := verifyWith(t.Context(), load(t, path), newNotesAgent().agentFunc(), &harness.VerifyOptions{Update: true, Checks: []*harness.Checker{wroteLinesCheck}})
 		if v.Err != nil {
 			t.Fatal(v.Err)
 		}

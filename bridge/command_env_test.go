@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // TestCommandEnvironment: a command agent sees none of the credentials in
@@ -23,7 +24,7 @@ func TestCommandEnvironment(t *testing.T) {
 	t.Setenv("HOME", "/real/home")
 	names := append(append([]string{}, keys...), "GOOGLE_APPLICATION_CREDENTIALS", "MY_SECRET", "LC_ALL", "PATH", "HOME", "TMPDIR")
 	s := modeScenario(t, "60s", append([]string{"env"}, names...)...)
-	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
 		t.Fatal(err)
 	}

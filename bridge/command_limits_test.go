@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -88,7 +89,7 @@ func (h *holders) addr() string { return h.ln.Addr().String() }
 func TestCommandServerDropsAStalledClient(t *testing.T) {
 	setDuration(t, bridge.CommandReadHeaderTimeout, 50*time.Millisecond)
 	s := modeScenario(t, "60s", "stall")
-	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +108,7 @@ func TestCommandLeavingAProcessOnItsStdout(t *testing.T) {
 	s := modeScenario(t, "60s", "orphan", h.addr())
 	done := make(chan string, 1)
 	go func() {
-		o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+		o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 		if err != nil {
 			done <- err.Error()
 			return
@@ -135,7 +136,7 @@ func TestCommandLeavingAProcessOnItsStdout(t *testing.T) {
 func TestCommandOutputLimit(t *testing.T) {
 	for _, n := range []int{bridge.MaxCommandOutput, bridge.MaxCommandOutput + 1} {
 		s := modeScenario(t, "60s", "print", strconv.Itoa(n))
-		o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+		o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 		if err != nil {
 			t.Fatal(err)
 		}

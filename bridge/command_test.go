@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // commandScenario runs testdata/cmdagent, a program built by the test, as
@@ -152,7 +153,7 @@ func TestCommand(t *testing.T) {
 func failedCommand(t *testing.T, path string) string {
 	t.Helper()
 	s := load(t, path)
-	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
 		t.Fatal(err)
 	}

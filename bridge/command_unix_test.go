@@ -33,7 +33,7 @@ func TestCommandKilledWithItsChildren(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		o, err := bridge.RunScenario(ctx, s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+		o, err := bridge.Runner(bridge.Command(s), nil)(ctx, s, &harness.RunOptions{Model: notesScript()})
 		done <- result{o, err}
 	}()
 	var child net.Conn
@@ -89,7 +89,7 @@ func childEnds(t *testing.T, h *holders, what string) {
 func TestCommandEndsWhatItLeftRunning(t *testing.T) {
 	h := newHolders(t)
 	s := modeScenario(t, "60s", "detach", h.addr())
-	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestCommandLeftOnItsStdoutIsKilled(t *testing.T) {
 	setDuration(t, bridge.CommandWaitDelay, 50*time.Millisecond)
 	h := newHolders(t)
 	s := modeScenario(t, "60s", "orphan", h.addr())
-	if _, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()}); err != nil {
+	if _, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()}); err != nil {
 		t.Fatal(err)
 	}
 	childEnds(t, h, "a child on the command's stdout")

@@ -6,15 +6,21 @@
 // same harness.Outcome as a native run from the traffic and the workspace,
 // so goldens, expectations, record and eval work unchanged.
 //
-//	func TestAgent(t *testing.T) {
-//		bridge.Test(t, "scenarios", func(t *testing.T, r *bridge.Run) error {
-//			client := openai.NewClient(option.WithBaseURL(r.OpenAIBaseURL),
-//				option.WithHTTPClient(r.HTTPClient), option.WithAPIKey(r.APIKey))
-//			answer, err := myagent.Run(t.Context(), client, r.Dir, r.Input)
-//			r.Final(answer)
-//			return err
-//		}, nil)
+//	func TestScenarios(t *testing.T) {
+//		harness.Test(t, "scenarios", &harness.TestOptions{
+//			Agents: map[string]harness.Runner{"myagent": bridge.Runner(func(ctx context.Context, r *bridge.Run) error {
+//				client := openai.NewClient(option.WithBaseURL(r.OpenAIBaseURL),
+//					option.WithHTTPClient(r.HTTPClient), option.WithAPIKey(r.APIKey))
+//				answer, err := myagent.Run(ctx, client, r.Dir, r.Input)
+//				r.Final(answer)
+//				return err
+//			}, nil)},
+//		})
 //	}
+//
+// Runner is the seam: the harness.Runner of a bridged scenario, as an
+// http.RoundTripper is behind an http.Client. harness.Test, Verify and Run
+// are the one entry point for native and bridged scenarios alike.
 //
 // What the harness sees is only the traffic: each request as the agent
 // sent it, decoded, and each response the tape gave. From it come the

@@ -24,9 +24,9 @@ var noTapeScenario = strings.Replace(notesScenario, "tape: []\n", "", 1)
 func TestVerifyHints(t *testing.T) {
 	recorded := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
 	t.Chdir(filepath.Dir(filepath.Dir(recorded))) // paths start at scenarios/, as the user names them
-	hints := &bridge.VerifyOptions{Command: "supportrun", UpdateHint: "go test ./support -update", HintDir: "support"}
+	hints := &harness.VerifyOptions{Command: "supportrun", UpdateHint: "go test ./support -update", HintDir: "support"}
 
-	v := bridge.Verify(t.Context(), load(t, filepath.Join("scenarios", filepath.Base(recorded))), newNotesAgent().agentFunc(), hints)
+	v := verifyWith(t.Context(), load(t, filepath.Join("scenarios", filepath.Base(recorded))), newNotesAgent().agentFunc(), hints)
 	if all := strings.Join(v.Failures, "\n"); v.Err != nil || !strings.Contains(all, "missing golden file") || !strings.Contains(all, "run `go test ./support -update` to write it") {
 		t.Errorf("a missing golden's hint (err %v):\n%s", v.Err, all)
 	}
@@ -35,7 +35,7 @@ func TestVerifyHints(t *testing.T) {
 	if err := os.WriteFile(live, []byte(noTapeScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v = bridge.Verify(t.Context(), load(t, live), newNotesAgent().agentFunc(), hints)
+	v = verifyWith(t.Context(), load(t, live), newNotesAgent().agentFunc(), hints)
 	want := "record one with `supportrun record --model PROVIDER/MODEL " + filepath.Join("support", "scenarios", "live.yaml") + "`"
 	if !errors.Is(v.Err, harness.ErrNoTape) || !strings.Contains(v.Err.Error(), want) {
 		t.Errorf("a scenario with no tape: %v\nwant an error wrapping %q that says %q", v.Err, harness.ErrNoTape, want)
@@ -43,21 +43,20 @@ func TestVerifyHints(t *testing.T) {
 }
 
 // TestHelperBridgeTest is run by TestTestHints in a child process: it
-// calls bridge.Test on TAPELOOP_BRIDGE_DIR from TAPELOOP_BRIDGE_WD, with
-// TAPELOOP_BRIDGE_COMMAND as TestOptions.Command.
+// calls harness.Test with the notes agent on TAPELOOP_BRIDGE_DIR from
+// TAPELOOP_BRIDGE_WD, with TAPELOOP_BRIDGE_COMMAND as TestOptions.Command.
 func TestHelperBridgeTest(t *testing.T) {
 	dir := os.Getenv("TAPELOOP_BRIDGE_DIR")
 	if dir == "" {
 		t.Skip("run by TestTestHints in a child process")
 	}
 	t.Chdir(os.Getenv("TAPELOOP_BRIDGE_WD"))
-	bridge.Test(t, dir, func(t *testing.T, r *bridge.Run) error {
-		return newNotesAgent().agentFunc()(t.Context(), r)
-	}, &bridge.TestOptions{Command: os.Getenv("TAPELOOP_BRIDGE_COMMAND")})
+	harness.Test(t, dir, &harness.TestOptions{Command: os.Getenv("TAPELOOP_BRIDGE_COMMAND"),
+		Agents: map[string]harness.Runner{"notes": bridge.Runner(newNotesAgent().agentFunc(), nil)}})
 }
 
 // TestTestHints: go test of a user's package ./support that calls
-// bridge.Test names that package in a missing golden's hint, and the
+// harness.Test on bridged scenarios names that package in a missing golden's hint, and the
 // user's program (TestOptions.Command) with the scenario's path from the
 // module root in the hint for a scenario with no tape.
 func TestTestHints(t *testing.T) {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -20,7 +19,7 @@ func TestBridgedJudgeReplay(t *testing.T) {
 	text := notesScenario + "  judge: {rubric: says it is done, model: test/judge}\n"
 	path := record(t, text, newNotesAgent().agentFunc(), notesScript())
 	verify := func() *harness.Verdict {
-		v := bridge.Verify(t.Context(), load(t, path), newNotesAgent().agentFunc(), &bridge.VerifyOptions{Update: true})
+		v := verifyWith(t.Context(), load(t, path), newNotesAgent().agentFunc(), &harness.VerifyOptions{Update: true})
 		if v.Err != nil {
 			t.Fatal(v.Err)
 		}
@@ -58,7 +57,7 @@ func TestBridgedJudgeReplay(t *testing.T) {
 		t.Fatalf("no final text %q to edit in\n%s", final, out)
 	}
 	os.WriteFile(path, []byte(edited), 0o644)
-	v = bridge.Verify(t.Context(), load(t, path), newNotesAgent().agentFunc(), nil)
+	v = verifyWith(t.Context(), load(t, path), newNotesAgent().agentFunc(), nil)
 	if !strings.Contains(strings.Join(v.Failures, "\n"), ": judge[0]: the judged text changed: re-record the verdict") {
 		t.Errorf("edited final text: failures %q", v.Failures)
 	}

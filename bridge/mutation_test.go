@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // TestCommandErrorQuotesStderr: a command that fails is reported with the
@@ -22,7 +23,7 @@ func TestCommandErrorQuotesStderr(t *testing.T) {
 		{"hang", "300ms", "did not finish within 300ms and was killed"},
 	} {
 		s := load(t, writeScenario(t, commandText(bin, tc.mode, tc.timeout)))
-		o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+		o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,7 @@ func conversationCommand(t *testing.T, script string) string {
 	text := "format: tapeloop/v1\nsetup:\n  agent:\n    command: [" + sh + ", -c, " + strconv.Quote(script) + "]\n    timeout: 30s\n" +
 		"input: [{role: user, content: hi}]\ntape:\n  - response: {content: a}\n  - user: more\n"
 	s := load(t, writeScenario(t, text))
-	o, err := bridge.RunScenario(t.Context(), s, bridge.Command(s), &bridge.RunOptions{Model: notesScript()})
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
 		t.Fatal(err)
 	}

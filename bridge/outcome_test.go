@@ -41,7 +41,7 @@ func rawRun(t *testing.T, model llm.Model, agentErr error, bodies ...string) *ha
 		}
 		return agentErr
 	}
-	o, err := bridge.RunScenario(t.Context(), s, agentFn, &bridge.RunOptions{Model: model})
+	o, err := bridge.Runner(agentFn, nil)(t.Context(), s, &harness.RunOptions{Model: model})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestRetriedCallAttempts(t *testing.T) {
 			events = append(events, fmt.Sprintf("%s %d", e.Kind, e.Attempt))
 		}
 	}
-	o, err := bridge.RunScenario(t.Context(), s, agentFn, &bridge.RunOptions{Model: script(rateLimited, rateLimited, text("done")), Observer: observe})
+	o, err := bridge.Runner(agentFn, nil)(t.Context(), s, &harness.RunOptions{Model: script(rateLimited, rateLimited, text("done")), Observer: observe})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ type RecordOptions struct {
 	// means replay's defaults, which redact the known secrets.
 	Recorder *replay.RecorderOptions
 	// Run configures the run; its Model is replaced by the recorder.
-	Run *RunOptions
+	Run *harness.RunOptions
 }
 
 // Record runs agent on the bridged scenario s with model (a live one)
@@ -32,12 +32,12 @@ func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Mo
 		opts = &RecordOptions{}
 	}
 	rec := replay.NewRecorder(model, opts.Recorder)
-	var ro RunOptions
+	var ro harness.RunOptions
 	if opts.Run != nil {
 		ro = *opts.Run
 	}
 	ro.Model = rec
-	o, err := RunScenario(ctx, s, agent, &ro)
+	o, err := Runner(agent, nil)(ctx, s, &ro)
 	if err != nil {
 		return nil, nil, err
 	}

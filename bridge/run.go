@@ -83,39 +83,25 @@ func (r *Run) State(key string, v any) {
 	r.state[key] = v
 }
 
-// RunOptions configures RunScenario. A nil *RunOptions is the zero value.
-type RunOptions struct {
+// runOptions configures runScenario (see Runner for what each field does).
+type runOptions struct {
 	// Model answers the agent's model calls instead of the tape (a live
-	// run: recording, evaluation); nil replays the tape, failing closed.
+	// run); nil replays the tape, failing closed.
 	Model llm.Model
 	// Replay, when set and Model is nil, replays instead of a model built
-	// from the scenario's tape (one in rebase mode, say); nil means
-	// replay.NewModel(s.ReplayTape(), nil).
+	// from the scenario's tape.
 	Replay *replay.Model
-	// Dir is the workspace directory, which must be empty; "" means a new
-	// temporary directory, removed afterwards.
-	Dir string
 	// Wire configures how answers are encoded; nil means wire's defaults.
 	Wire *wire.Options
-	// User, when set, writes the user's messages instead of the tape's user
-	// turns (a simulated user: setup.user), as harness.RunOptions.User
-	// does: after each answer it gets the conversation the user has seen
-	// (the input's user messages, each answer as the agent reported it
-	// with Run.Final, else the model's last text, and each user message),
-	// and its error ends the run with model_error naming the user model.
-	// Nil means the tape's user turns: served by the replay, which fails
-	// closed, or with Model set, in order (harness.UserScript).
+	// User writes the user's messages instead of the tape's user turns;
+	// nil means the tape's user turns.
 	User harness.UserFunc
-	// Observer, when set, sees the events the bridge makes of the traffic,
-	// in order: each model request (model_request, or model_retry for a
-	// failed request sent again unchanged), its answer (model_response, or
-	// model_error for every failed call, retried later or not), each user
-	// message (user_message), each turn's file effects (tool_end) and end
-	// (turn_end). Nil means none.
+	// Observer sees the events the bridge makes of the traffic; nil means
+	// none.
 	Observer agent.Observer
 }
 
-// ErrNotBridged is wrapped by the error of RunScenario for a scenario
+// ErrNotBridged is wrapped by the error of a Runner's run of a scenario
 // without setup.agent.
 var ErrNotBridged = errors.New("not a bridged scenario (it has no setup.agent)")
 
@@ -124,28 +110,19 @@ var ErrNotBridged = errors.New("not a bridged scenario (it has no setup.agent)")
 // method, the path and the formats served), or a body that does not decode.
 var ErrRefused = errors.New("the bridge refused a request")
 
-// RunScenario runs agent on the bridged scenario s and returns the
-// outcome, built from the traffic and the workspace as a native run's is.
-// The error is non-nil only when the scenario could not be run at all (not
-// bridged, a workspace that cannot be made); an agent that fails, or a
-// replay that diverges, is an outcome. A panic in agent is not recovered.
-func RunScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *RunOptions) (*harness.Outcome, error) {
-	if opts == nil {
-		opts = &RunOptions{}
-	}
+// runScenario runs agent on the bridged scenario s and returns the
+// outcome, built from the traffic and the workspace as a native run's is
+// (see Runner).
+func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *runOptions) (*harness.Outcome, error) {
 	if s.Setup.Agent == nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, ErrNotBridged)
 	}
-	dir := opts.Dir
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "tapeloop-bridge-")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(tmp)
-		dir = tmp
+	dir, err := os.MkdirTemp("", "tapeloop-bridge-")
+	if err != nil {
+		return nil, err
 	}
-	ws, err := seed(s, dir, opts.Dir != "")
+	defer os.RemoveAll(dir)
+	ws, err := seed(s, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -222,10 +199,9 @@ func cloneMessages(ms []llm.Message) []llm.Message {
 	return out
 }
 
-// seed makes dir the scenario's workspace: setup.workspace written into it.
-// A directory the caller gave must be empty; one RunScenario has just made
-// (given false) is, and is not listed to find that out.
-func seed(s *scenario.Scenario, dir string, given bool) (*workspace.Disk, error) {
+// seed makes dir, a directory runScenario has just made, the scenario's
+// workspace: setup.workspace written into it.
+func seed(s *scenario.Scenario, dir string) (*workspace.Disk, error) {
 	mem, err := harness.Workspace(s)
 	if err != nil {
 		return nil, err
@@ -238,12 +214,6 @@ func seed(s *scenario.Scenario, dir string, given bool) (*workspace.Disk, error)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
 	}
-	if given {
-		if err := empty(ws, dir); err != nil {
-			ws.Close()
-			return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
-		}
-	}
 	for _, p := range sortedKeys(files) {
 		if err := ws.WriteFile(p, files[p]); err != nil {
 			ws.Close()
@@ -251,13 +221,4 @@ func seed(s *scenario.Scenario, dir string, given bool) (*workspace.Disk, error)
 		}
 	}
 	return ws, nil
-}
-
-// empty returns an error unless the workspace ws in dir holds no file.
-func empty(ws *workspace.Disk, dir string) error {
-	existing, err := workspace.Snapshot(ws)
-	if err == nil && len(existing) > 0 {
-		err = fmt.Errorf("%s is not empty", dir)
-	}
-	return err
 }

@@ -128,7 +128,7 @@ tape: []
 		}
 		return nil
 	}
-	o, err := RunScenario(t.Context(), s, agentFn, &RunOptions{Model: llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+	o, err := runScenario(t.Context(), s, agentFn, &runOptions{Model: llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
 		return &llm.Response{Message: llm.AssistantMessage("ok"), FinishReason: llm.FinishStop}, nil
 	})})
 	if err != nil {

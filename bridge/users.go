@@ -20,10 +20,10 @@ import (
 // that returns while user turns are left, or asks the model where the tape
 // has a user turn, fails the scenario. A user turn that starts the tape is
 // not served here: it ends Input. A live run's user is the tape's user
-// turns in order, or a user model (RunOptions.User), which sees the answer
+// turns in order, or a user model (runOptions.User), which sees the answer
 // reported with Final. The golden shows each message on the turn it
-// starts, as a native conversation's. A Run not made by RunScenario has no
-// user turns.
+// starts, as a native conversation's. A Run not made by a Runner has no user
+// turns.
 //
 //	for {
 //		answer, err := myagent.Answer(ctx, history)  // history grows
@@ -75,7 +75,7 @@ type userSide struct {
 	// (script) the scenario's in order.
 	next   func(context.Context) (llm.Message, bool)
 	script bool
-	// sim is the user model (RunOptions.User); nil when the tape speaks.
+	// sim is the user model (runOptions.User); nil when the tape speaks.
 	sim *harness.SimulatedUser
 }
 
@@ -83,7 +83,7 @@ type userSide struct {
 // else the replay (tape non-nil), else, in a live run, the tape's user
 // turns in order. A live run of a scenario whose user is a model
 // (setup.user) without opts.User fails with harness.ErrNoUser.
-func userSource(s *scenario.Scenario, tape *replay.Model, opts *RunOptions) (*userSide, error) {
+func userSource(s *scenario.Scenario, tape *replay.Model, opts *runOptions) (*userSide, error) {
 	switch {
 	case opts.User != nil:
 		return &userSide{sim: harness.NewSimulatedUser(opts.User, s)}, nil
@@ -176,7 +176,7 @@ func (t *traffic) lastText() string {
 // conversation reports whether the user may speak after an answer in a run
 // of s: a user model, or a user turn in the tape after the first entry
 // (one that starts the tape ends the input instead).
-func conversation(s *scenario.Scenario, opts *RunOptions) bool {
+func conversation(s *scenario.Scenario, opts *runOptions) bool {
 	if opts.User != nil {
 		return true
 	}

@@ -41,7 +41,7 @@ func TestConversationNeedsALaterUserTurn(t *testing.T) {
 		{"a user turn after an answer", []replay.Entry{{Response: answer}, {User: user}, {Response: answer}}, true},
 		{"no user turn", []replay.Entry{{Response: answer}}, false},
 	} {
-		if got := conversation(&scenario.Scenario{Tape: tc.tape}, &RunOptions{}); got != tc.want {
+		if got := conversation(&scenario.Scenario{Tape: tc.tape}, &runOptions{}); got != tc.want {
 			t.Errorf("%s: conversation %v, want %v", tc.name, got, tc.want)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -117,7 +118,7 @@ func TestConversation(t *testing.T) {
 		failsClosed(t, verify(t, path, again, false), "notes.yaml:", "is a user turn")
 	})
 	t.Run("live, the agent leaves a user turn unspoken", func(t *testing.T) {
-		o, err := bridge.RunScenario(t.Context(), load(t, path), newNotesAgent().converse(1), &bridge.RunOptions{Model: conversationScript()})
+		o, err := bridge.Runner(newNotesAgent().converse(1), nil)(t.Context(), load(t, path), &harness.RunOptions{Model: conversationScript()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +159,7 @@ tape: []
 			events = append(events, string(e.Kind))
 		}
 	}
-	o, err := bridge.RunScenario(t.Context(), load(t, path), newNotesAgent().converse(0), &bridge.RunOptions{Model: conversationScript(), User: user, Observer: observe})
+	o, err := bridge.Runner(newNotesAgent().converse(0), nil)(t.Context(), load(t, path), &harness.RunOptions{Model: conversationScript(), User: user, Observer: observe})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ tape: []
 		down := func(context.Context, []llm.Message) (llm.Message, bool, error) {
 			return llm.Message{}, false, errors.New("user model down")
 		}
-		o, err := bridge.RunScenario(t.Context(), load(t, path), newNotesAgent().converse(0), &bridge.RunOptions{Model: conversationScript(), User: down})
+		o, err := bridge.Runner(newNotesAgent().converse(0), nil)(t.Context(), load(t, path), &harness.RunOptions{Model: conversationScript(), User: down})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +290,7 @@ func TestUnusedOfALongerReplay(t *testing.T) {
 	s := load(t, path)
 	tape := s.ReplayTape()
 	tape.Entries = append(slices.Clone(tape.Entries), replay.Entry{Response: text("more")})
-	o, err := bridge.RunScenario(t.Context(), s, newNotesAgent().agentFunc(), &bridge.RunOptions{Replay: replay.NewModel(tape, nil)})
+	o, err := bridge.Runner(newNotesAgent().agentFunc(), nil)(t.Context(), s, &harness.RunOptions{Replay: replay.NewModel(tape, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -92,9 +92,10 @@ type Options struct {
 	// fixtures (harness.RunOptions.Tools); nil means the fixtures only.
 	Tools []*toolkit.Factory
 	// Run runs one trial of a scenario with the options given (the live
-	// model, recorded, in Model); nil means harness.Run. evalrun sets it to
-	// run bridged scenarios (setup.agent) through their agents.
-	Run func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
+	// model, recorded, in Model); nil means harness.Run. evalrun gives
+	// harness.Run with its agents (harness.RunOptions.Agents), so that
+	// bridged scenarios (setup.agent) run through them.
+	Run harness.Runner
 	// JudgeModel is the judge model, "PROVIDER/MODEL", of the expect.judge
 	// items that name none; empty means such an item is an error
 	// (harness.ErrNoJudgeModel) before any trial runs. Judge models are

@@ -138,9 +138,9 @@ type SaveOptions struct {
 	// the fixtures only.
 	Tools []*toolkit.Factory
 	// Verify replays the saved scenario and judges it, writing its golden
-	// (opts.Update is set); nil means harness.VerifyScenario. evalrun sets
-	// it to replay bridged scenarios (setup.agent) through their agents, as
-	// Options.Run ran their trials.
+	// (opts.Update is set); nil means harness.VerifyScenario. evalrun gives
+	// harness.VerifyScenario with its agents (harness.VerifyOptions.Agents),
+	// as Options.Run ran the trials.
 	Verify func(ctx context.Context, s *scenario.Scenario, opts *harness.VerifyOptions) *harness.Verdict
 	// Redactor redacts what the saved scenario copies from the author's
 	// (every string value of it); nil means

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -96,7 +97,7 @@ func TestRecordBridgedConversation(t *testing.T) {
 		&llm.Response{Message: llm.AssistantMessage("Hello there."), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 20, OutputTokens: 3}},
 		&llm.Response{Message: llm.AssistantMessage("Goodbye now."), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 40, OutputTokens: 3}})
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, isTerminal: true, agents: map[string]bridge.Agent{"echo": converseAgent}}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, isTerminal: true, agents: map[string]harness.Runner{"echo": bridge.Runner(converseAgent, nil)}}
 	if code := recordCommand(context.Background(), e, []string{"--model", "fake/m", path}, f.open); code != exitOK {
 		t.Fatalf("record: exit %d\n%s%s", code, out.String(), errb.String())
 	}
@@ -169,7 +170,7 @@ func TestRecordExtendBridged(t *testing.T) {
 	path := filepath.Join(dir, "b", "talk.yaml")
 	f := scripted(&llm.Response{Message: llm.AssistantMessage("Goodbye now."), FinishReason: llm.FinishStop})
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: map[string]bridge.Agent{"echo": converseAgent}}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: map[string]harness.Runner{"echo": bridge.Runner(converseAgent, nil)}}
 	if code := recordCommand(context.Background(), e, []string{"--model", "fake/m", "--mode", "extend", path}, f.open); code != exitOK {
 		t.Fatalf("record --mode extend: exit %d\n%s%s", code, out.String(), errb.String())
 	}

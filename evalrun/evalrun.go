@@ -41,7 +41,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -69,11 +68,12 @@ type Options struct {
 	// A name that is also a fixture's is an input error. Nil means the
 	// fixtures only.
 	Tools []*toolkit.Factory
-	// Agents are your Go agents, by the name bridged scenarios give in
-	// setup.agent.go: replay, record and eval run such a scenario through
-	// package bridge with the agent registered under its name (a
-	// setup.agent.command needs none). Nil means none.
-	Agents map[string]bridge.Agent
+	// Agents run your Go agents, by the name bridged scenarios give in
+	// setup.agent.go (see harness.RunOptions.Agents): replay, record and
+	// eval run such a scenario with the runner registered under its name,
+	// bridge.Runner of your agent (a setup.agent.command needs none). Nil
+	// means none.
+	Agents map[string]harness.Runner
 	// Checks are checks of your own that scenarios call from expect.check
 	// (see harness.NewChecker): lint configures each item against them and
 	// replay, eval and record call them. Nil means none.
@@ -92,7 +92,7 @@ type env struct {
 	// tools are the caller's tool factories (Options.Tools).
 	tools []*toolkit.Factory
 	// agents are the caller's Go agents (Options.Agents).
-	agents map[string]bridge.Agent
+	agents map[string]harness.Runner
 	// checks are the caller's checks (Options.Checks).
 	checks []*harness.Checker
 	// rerun runs a scenario again for replay --repeat; nil means

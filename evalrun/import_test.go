@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // The run the import tests trace: a support agent asked where order A7
@@ -290,7 +291,7 @@ func TestImportBridgedReplaysTheAgent(t *testing.T) {
 	trace := writeTrace(t, "support.jsonl", orderTrace(t, traceOne, atFour, true))
 	out := filepath.Join(t.TempDir(), "scenarios")
 	var stdoutB, stderrB bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &stdoutB, stderr: &stderrB, agents: map[string]bridge.Agent{"support": orderAgent(orderSystem)}}
+	e := &env{stdin: strings.NewReader(""), stdout: &stdoutB, stderr: &stderrB, agents: map[string]harness.Runner{"support": bridge.Runner(orderAgent(orderSystem), nil)}}
 	code := run(context.Background(), []string{"import", "--agent", "support", "--out", out, trace}, e)
 	if code != exitOK || !strings.Contains(stdoutB.String(), "PASS  golden written") {
 		t.Fatalf("exit %d\n%s%s", code, stdoutB.String(), stderrB.String())
@@ -301,7 +302,7 @@ func TestImportBridgedReplaysTheAgent(t *testing.T) {
 	}
 	// The same agent with its instruction changed fails closed.
 	stdoutB.Reset()
-	e.agents["support"] = orderAgent("You answer questions about orders.")
+	e.agents["support"] = bridge.Runner(orderAgent("You answer questions about orders."), nil)
 	code = run(context.Background(), []string{"replay", out}, e)
 	if code != exitFailed || !strings.Contains(stdoutB.String(), "offered.system") {
 		t.Errorf("a changed instruction: exit %d\n%s", code, stdoutB.String())

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // echoScenario is bridged: its agent (echoAgent) asks the model once.
@@ -61,7 +62,7 @@ func echoAgent(system string) bridge.Agent {
 func runAgentCmd(t *testing.T, agent bridge.Agent, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: map[string]bridge.Agent{"echo": agent}}
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: map[string]harness.Runner{"echo": bridge.Runner(agent, nil)}}
 	code = run(context.Background(), args, e)
 	return code, out.String(), errb.String()
 }

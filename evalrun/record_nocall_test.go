@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 )
 
 // silentScenario is bridged to an agent that answers without asking the
@@ -36,7 +37,7 @@ func TestNoModelCallFails(t *testing.T) {
 	dir := newScenarios(t, map[string]string{"s.yaml": silentScenario, "none.yaml": strings.Replace(silentScenario, "termination: final_text", "termination: final_text\n  iterations: 0", 1)})
 	record := func(path string) (int, string, string) {
 		var out, errb bytes.Buffer
-		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: map[string]bridge.Agent{"silent": silentAgent}}
+		e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: map[string]harness.Runner{"silent": bridge.Runner(silentAgent, nil)}}
 		code := recordCommand(context.Background(), e, []string{"--model", "fake/m", path}, scripted(textResponse("never asked")).open)
 		return code, out.String(), errb.String()
 	}
@@ -58,7 +59,7 @@ func TestNoModelCallFails(t *testing.T) {
 		t.Errorf("record of a scenario expecting no model call: exit %d\n%s%s", code, out, errOut)
 	}
 	var out2, errb bytes.Buffer
-	e := &env{stdin: strings.NewReader(""), stdout: &out2, stderr: &errb, agents: map[string]bridge.Agent{"silent": silentAgent}}
+	e := &env{stdin: strings.NewReader(""), stdout: &out2, stderr: &errb, agents: map[string]harness.Runner{"silent": bridge.Runner(silentAgent, nil)}}
 	if code := run(context.Background(), []string{"replay", none}, e); code != exitOK {
 		t.Errorf("replay of a scenario expecting no model call: exit %d\n%s%s", code, out2.String(), errb.String())
 	}

@@ -21,8 +21,8 @@ var ErrChecker = errors.New("invalid check")
 // Checker is a check of your own that scenarios call by name from
 // expect.check ({name: NAME, with: {...}}), the way setup.tools names a
 // tool factory. Build it with NewChecker and hand it to RunOptions.Checks
-// (for lint), VerifyOptions.Checks, TestOptions.Checks, bridge.TestOptions
-// or evalrun.Options.Checks.
+// (for lint), VerifyOptions.Checks, TestOptions.Checks or
+// evalrun.Options.Checks.
 type Checker struct {
 	// Name is what expect.check's name: says.
 	Name string

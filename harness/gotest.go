@@ -27,6 +27,14 @@ type TestOptions struct {
 	// Checks are your checks, which scenarios call from expect.check (see
 	// NewChecker); nil means none.
 	Checks []*Checker
+	// Agents run the bridged scenarios (setup.agent.go names one) with your
+	// own agent: bridge.Runner makes each (see RunOptions.Agents). Nil
+	// means none, and a scenario naming one fails.
+	Agents map[string]Runner
+	// Commands runs the scenarios whose agent is a program
+	// (setup.agent.command): bridge.Runner(nil, nil). Nil makes such a
+	// scenario fail.
+	Commands Runner
 	// Command is the program your module runs tapeloop's commands with (a
 	// main of your own around evalrun.Main, such as supportrun, or
 	// "go run ./cmd/supportrun"), named in hints such as how to record a
@@ -34,8 +42,9 @@ type TestOptions struct {
 	Command string
 }
 
-// Test replays every scenario under dir (Discover) as a subtest of t named
-// by the scenario's name, so that `go test -run 'TestScenarios/files/'` runs
+// Test replays every scenario under dir (Discover), native or bridged
+// (opts.Agents, opts.Commands), as a subtest of t named by the scenario's
+// name, so that `go test -run 'TestScenarios/files/'` runs
 // the scenarios under files/ and `go test -json` reports each one. A subtest
 // fails with the scenario's load or run error, or with each of its failures:
 // a divergence from the tape, an unused tape, the first difference from the
@@ -47,31 +56,31 @@ type TestOptions struct {
 //	var _ = flag.Bool("update", false, "rewrite the golden files")
 //
 //	func TestScenarios(t *testing.T) {
-//		harness.Test(t, "scenarios", &harness.TestOptions{Tools: []*toolkit.Factory{orders.LookupOrder}})
+//		harness.Test(t, "scenarios", &harness.TestOptions{
+//			Tools:  []*toolkit.Factory{orders.LookupOrder},
+//			Agents: map[string]harness.Runner{"notes": bridge.Runner(notes.Agent, nil)},
+//		})
 //	}
 func Test(t *testing.T, dir string, opts *TestOptions) {
 	t.Helper()
 	if opts == nil {
 		opts = &TestOptions{}
 	}
-	vopts := GoTestHints(opts.Command)
-	vopts.Update = opts.Update || UpdateFlag()
+	vopts := goTestHints(opts.Command)
+	vopts.Update = opts.Update || updateFlag()
 	vopts.Tools, vopts.Checks = opts.Tools, opts.Checks
-	Suite(t, dir, func(t *testing.T, s *scenario.Scenario) *Verdict {
-		if s.Setup.Agent != nil {
-			t.Skipf("%s: a bridged scenario (setup.agent go: %s); bridge.Test runs it", s.Path, s.Setup.Agent.Go)
-		}
+	vopts.Agents, vopts.Commands = opts.Agents, opts.Commands
+	suite(t, dir, func(t *testing.T, s *scenario.Scenario) *Verdict {
 		return VerifyScenario(t.Context(), s, vopts)
 	})
 }
 
-// Suite is Test with your own way of verifying a scenario (package bridge
-// runs bridged ones with it): every scenario under dir is a subtest of t,
-// named by the scenario's name, that fails with its load error, verify's
-// Err, or each of the verdict's failures; verify may skip the subtest. A
-// YAML file that is not a scenario is a skipped subtest, and t fails for
-// each orphan golden file.
-func Suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scenario) *Verdict) {
+// suite is Test with its way of verifying a scenario: every scenario under
+// dir is a subtest of t, named by the scenario's name, that fails with its
+// load error, verify's Err, or each of the verdict's failures; verify may
+// skip the subtest. A YAML file that is not a scenario is a skipped
+// subtest, and t fails for each orphan golden file.
+func suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scenario) *Verdict) {
 	t.Helper()
 	paths, err := scenario.Discover(dir)
 	if err != nil {
@@ -128,12 +137,11 @@ func fail(t *testing.T, msg string) {
 	t.Fail()
 }
 
-// GoTestHints returns the options that make a verdict's hints right under
-// go test of the package under test (Test and bridge.Test use it): Command
-// as given (empty means evalrun), UpdateHint the go test command that
-// rewrites this package's goldens, and HintDir the package's folder from
-// the module root.
-func GoTestHints(command string) *VerifyOptions {
+// goTestHints returns the options that make a verdict's hints right under
+// go test of the package under test: Command as given (empty means
+// evalrun), UpdateHint the go test command that rewrites this package's
+// goldens, and HintDir the package's folder from the module root.
+func goTestHints(command string) *VerifyOptions {
 	pkg, _ := packageDir()
 	return &VerifyOptions{Command: command, UpdateHint: goTestHint(), HintDir: pkg}
 }
@@ -179,9 +187,9 @@ func packageDir() (rel string, ok bool) {
 	}
 }
 
-// UpdateFlag reports whether the test binary has a set boolean flag named
-// "update" (go test -update): what Test and bridge.Test rewrite goldens on.
-func UpdateFlag() bool {
+// updateFlag reports whether the test binary has a set boolean flag named
+// "update" (go test -update): what Test rewrites goldens on.
+func updateFlag() bool {
 	f := flag.Lookup("update")
 	if f == nil {
 		return false

@@ -66,24 +66,46 @@ type RunOptions struct {
 	// scenario's setup.mcp; a replay connects to none. Nil makes a live run
 	// of a scenario with setup.mcp fail with ErrNoMCP.
 	ConnectMCP ConnectMCP
+	// Agents run the bridged scenarios (setup.agent) whose setup.agent.go
+	// names them, as Tools are the factories setup.tools names:
+	// bridge.Runner makes one of your agent. Run hands such a scenario to
+	// its runner with these options (Model, Replay, User and Observer
+	// apply; the loop's options do not). Nil means none: running a
+	// scenario that names one is an error wrapping scenario.ErrBridged.
+	Agents map[string]Runner
+	// Commands runs the bridged scenarios whose agent is a program
+	// (setup.agent.command): bridge.Runner(nil, nil) starts it. Nil makes
+	// running one an error wrapping scenario.ErrBridged.
+	Commands Runner
 }
 
-// Run replays the scenario s through the full registry and loop: it builds the
-// workspace and the tools (fixtures, and opts.Tools), replays the tape with a
-// virtual clock, records each turn's workspace diff, and returns the
-// normalised outcome. The error is non-nil only when the scenario could not
-// be run at all (its workspace or a tool could not be built); a run that ends
+// Runner runs one scenario and returns its outcome: the seam behind Run,
+// Verify and Test, as an http.RoundTripper is behind an http.Client. Run
+// is the runner of every scenario; a bridged scenario's runner
+// (RunOptions.Agents, RunOptions.Commands, made by bridge.Runner) drives
+// your own agent against the tape. The error is non-nil only when the
+// scenario could not be run at all; a run that ends badly is an outcome.
+type Runner func(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome, error)
+
+// Run runs the scenario s and returns the normalised outcome. A native
+// scenario replays through the full registry and loop: Run builds the
+// workspace and the tools (fixtures, and opts.Tools), replays the tape with
+// a virtual clock and records each turn's workspace diff. A bridged one
+// (setup.agent) goes to its runner, opts.Agents[setup.agent.go] or
+// opts.Commands: this is the one place where the two kinds part. The error
+// is non-nil only when the scenario could not be run at all (its workspace
+// or a tool could not be built, no runner for its agent); a run that ends
 // badly is an outcome.
 func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome, error) {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
-	if a := s.Setup.Agent; a != nil {
-		how := fmt.Sprintf("run it with bridge.Test, or register agent %q with evalrun", a.Go)
-		if a.Go == "" {
-			how = "evalrun runs its setup.agent.command"
+	if s.Setup.Agent != nil {
+		run, err := opts.agent(s)
+		if err != nil {
+			return nil, err
 		}
-		return nil, scenario.Errorf("%s:%d: %w: %s", s.Path, a.Line, scenario.ErrBridged, how)
+		return run(ctx, s, opts)
 	}
 	clk := opts.Clock
 	if clk == nil {

@@ -31,6 +31,11 @@ type VerifyOptions struct {
 	// Checks are the user's checks expect.check may name (NewChecker); nil
 	// means none, and an expect.check item then fails.
 	Checks []*Checker
+	// Agents and Commands run the bridged scenarios (see RunOptions.Agents
+	// and RunOptions.Commands); nil means none, and verifying a bridged
+	// scenario is then an error.
+	Agents   map[string]Runner
+	Commands Runner
 	// Command is the program the user runs tapeloop's commands with (the
 	// name of evalrun, or of a main of their own), named in hints such as
 	// how to record a missing tape; empty means "evalrun".
@@ -138,15 +143,15 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if s.Unrecorded() {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.NoTapeError(s.Path)}
 	}
-	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools})
+	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools, Agents: opts.Agents, Commands: opts.Commands})
 	if err != nil {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
 	return Judge(s, o, opts)
 }
 
-// Judge checks an outcome of s, however it was run (Run, or package bridge
-// for a bridged scenario): a divergence from the tape, what the run left
+// Judge checks an outcome of s, however it was run (Run, natively or
+// through a bridged scenario's Runner): a divergence from the tape, what the run left
 // unused, the golden file (rewritten instead under opts.Update, unless the
 // run diverged) and the expect block. An outcome not judged live (Judged
 // nil) takes the verdicts of its expect.judge items from the scenario's

@@ -14,9 +14,10 @@ import (
 // tapeloop's loop but the user's own, whose model calls reach the tape
 // through package bridge (setup.agent).
 type AgentSetup struct {
-	// Go names the Go agent function that runs the scenario (bridge.Test
-	// runs it; evalrun runs the one registered under this name). Exactly
-	// one of Go and Command is set.
+	// Go names the Go agent that runs the scenario: the key of
+	// harness.RunOptions.Agents (and TestOptions.Agents, evalrun's
+	// Options.Agents) whose runner, bridge.Runner of the agent, runs it.
+	// Exactly one of Go and Command is set.
 	Go string
 	// Command is a program in any language and its arguments
 	// (setup.agent.command), run by bridge.Command in the workspace
@@ -84,7 +85,7 @@ func decodeAgent(d *yamlx.Decoder, n *yaml.Node) (*AgentSetup, error) {
 	case seen.Has("go") && seen.Has("command"):
 		return nil, d.Errf(n, "setup.agent", "both go: and command: (an agent is either a Go function or a program)")
 	case !seen.Has("go") && !seen.Has("command"):
-		return nil, d.Errf(n, "setup.agent", "missing go: (the name of your Go agent, run by bridge.Test or a registered evalrun agent) or command: (a program, e.g. [node, agent.js])")
+		return nil, d.Errf(n, "setup.agent", "missing go: (the name of your Go agent, run by its bridge.Runner in harness.TestOptions.Agents or a registered evalrun agent) or command: (a program, e.g. [node, agent.js])")
 	case seen.Has("go") && (seen.Has("env") || seen.Has("timeout")):
 		return nil, d.Errf(n, "setup.agent", "env: and timeout: apply to a command: agent, not to a Go one")
 	}

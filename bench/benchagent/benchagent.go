@@ -21,6 +21,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -141,6 +142,12 @@ expect:
   iterations: 11
 `
 
+// Agents is the workload's agent by the name its scenario gives
+// (setup.agent.go: bench), for harness.VerifyOptions.Agents.
+func Agents() map[string]harness.Runner {
+	return map[string]harness.Runner{"bench": bridge.Runner(Agent, nil)}
+}
+
 // Prepare writes the bridged scenario into dir/scenarios, records its tape
 // against Script through the bridge, writes its golden and returns its
 // path.
@@ -167,7 +174,7 @@ func Prepare(ctx context.Context, dir string) (string, error) {
 	if s, err = scenario.Load(path, ""); err != nil {
 		return "", err
 	}
-	if v := bridge.Verify(ctx, s, Agent, &bridge.VerifyOptions{Update: true}); !v.Passed() {
+	if v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: true, Agents: Agents()}); !v.Passed() {
 		return "", fmt.Errorf("the recorded workload does not pass: %v %v", v.Err, v.Failures)
 	}
 	return path, nil

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bench/benchagent"
-	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -51,7 +50,8 @@ func (t *Table) AgentAlone(b *testing.B, order int) {
 	t.Record(b, order, AgentRow, benchagent.Turns, before)
 }
 
-// Bridge measures BridgeRow: the agent replayed by bridge.Verify (the
+// Bridge measures BridgeRow: the agent replayed by harness.VerifyScenario
+// through bridge.Runner (the
 // scenario loaded each run), as a bridged test does.
 func (t *Table) Bridge(b *testing.B, order int) {
 	ctx := context.Background()
@@ -59,6 +59,7 @@ func (t *Table) Bridge(b *testing.B, order int) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	agents := benchagent.Agents()
 	before := Read()
 	b.ResetTimer()
 	for b.Loop() {
@@ -66,7 +67,7 @@ func (t *Table) Bridge(b *testing.B, order int) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if v := bridge.Verify(ctx, s, benchagent.Agent, nil); !v.Passed() {
+		if v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Agents: agents}); !v.Passed() {
 			b.Fatal(v.Err, v.Failures)
 		}
 	}

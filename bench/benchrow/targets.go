@@ -11,8 +11,8 @@ const (
 	// AgentRow is the agent alone: benchagent against canned answer bytes,
 	// no harness. It is inside both the bridge and go-vcr rows.
 	AgentRow = "agent alone: openai-go agent against canned answer bytes (no harness)"
-	// BridgeRow is the agent replayed through bridge.Verify.
-	BridgeRow = "bridge: openai-go agent replayed by bridge.Verify"
+	// BridgeRow is the agent replayed through bridge.Runner.
+	BridgeRow = "bridge: openai-go agent replayed through bridge.Runner"
 	// VCRRow is the agent replayed by go-vcr from a cassette.
 	VCRRow = "go-vcr: openai-go agent replayed from a cassette"
 	// NativeRow is the same workload as a native scenario, harness.Verify.

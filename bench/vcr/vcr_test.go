@@ -11,6 +11,7 @@ import (
 	"github.com/tapeloop/tapeloop/bench/benchagent"
 	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -71,7 +72,7 @@ func TestRowsReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := bridge.Verify(t.Context(), s, benchagent.Agent, nil); !v.Passed() {
+	if v := harness.VerifyScenario(t.Context(), s, &harness.VerifyOptions{Agents: benchagent.Agents()}); !v.Passed() {
 		t.Fatal(v.Err, v.Failures)
 	}
 }

@@ -189,7 +189,9 @@ func load(t *testing.T, path string) *scenario.Scenario {
 
 func verify(t *testing.T, path string, agent bridge.Agent, update bool) *harness.Verdict {
 	t.Helper()
-	v := bridge.Verify(t.Context(), load(t, path), agent, &bridge.VerifyOptions{Update: update})
+	s := load(t, path)
+	v := harness.VerifyScenario(t.Context(), s, &harness.VerifyOptions{Update: update,
+		Agents: map[string]harness.Runner{s.Setup.Agent.Go: bridge.Runner(agent, nil)}})
 	if v.Err != nil {
 		t.Fatal(v.Err)
 	}

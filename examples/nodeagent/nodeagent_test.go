@@ -46,7 +46,7 @@ func TestScenarios(t *testing.T) {
 	if *recordFlag {
 		recordAll(t)
 	}
-	bridge.Test(t, "scenarios", nil, nil)
+	harness.Test(t, "scenarios", &harness.TestOptions{Commands: bridge.Runner(nil, nil)})
 }
 
 // recordAll records each committed scenario again against the scripted
@@ -157,7 +157,7 @@ func load(t *testing.T, path string) *scenario.Scenario {
 func verify(t *testing.T, path string, update bool) *harness.Verdict {
 	t.Helper()
 	s := load(t, path)
-	v := bridge.Verify(t.Context(), s, bridge.Command(s), &bridge.VerifyOptions{Update: update})
+	v := harness.VerifyScenario(t.Context(), s, &harness.VerifyOptions{Update: update, Commands: bridge.Runner(nil, nil)})
 	if v.Err != nil {
 		t.Fatal(v.Err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/evalrun"
 	"github.com/tapeloop/tapeloop/examples/notes"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/openai" // the provider evalrun record opens
 	"github.com/tapeloop/tapeloop/scenario"
@@ -52,21 +53,25 @@ func runNotes(ctx context.Context, r *bridge.Run, stream bool) error {
 	}
 }
 
+// agents is the notes agent by the name bridged scenarios give in
+// setup.agent.go, for harness.Test and for evalrun, as a main of your own
+// would register it (cmd/notesrun).
+var agents = map[string]harness.Runner{
+	"notes": bridge.Runner(func(ctx context.Context, r *bridge.Run) error { return runNotes(ctx, r, true) }, nil),
+}
+
 // TestScenarios replays scenarios/ with the agent streaming its answers:
 // one subtest per scenario, goldens and expectations as for a native
 // scenario (go test -update rewrites the goldens).
 func TestScenarios(t *testing.T) {
-	bridge.Test(t, "scenarios", func(t *testing.T, r *bridge.Run) error {
-		return runNotes(t.Context(), r, true)
-	}, nil)
+	harness.Test(t, "scenarios", &harness.TestOptions{Agents: agents})
 }
 
 // TestScenariosWhole replays the same tapes with whole (not streamed)
 // answers: the same goldens hold.
 func TestScenariosWhole(t *testing.T) {
-	bridge.Test(t, "scenarios", func(t *testing.T, r *bridge.Run) error {
-		return runNotes(t.Context(), r, false)
-	}, &bridge.TestOptions{Update: false})
+	whole := bridge.Runner(func(ctx context.Context, r *bridge.Run) error { return runNotes(ctx, r, false) }, nil)
+	harness.Test(t, "scenarios", &harness.TestOptions{Agents: map[string]harness.Runner{"notes": whole}})
 }
 
 // scripts stand in for a live model when the tapes are recorded (go test
@@ -135,12 +140,6 @@ func call(id, name, args string) *llm.Response {
 
 func answer(text string) *llm.Response {
 	return &llm.Response{Message: llm.AssistantMessage(text), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 260, OutputTokens: 14}}
-}
-
-// agents registers the notes agent for evalrun, as a main of your own
-// would (cmd/notesrun): bridged scenarios name it in setup.agent.go.
-var agents = map[string]bridge.Agent{
-	"notes": func(ctx context.Context, r *bridge.Run) error { return runNotes(ctx, r, true) },
 }
 
 // TestEvalrunReplay replays scenarios/ through the evalrun entry point with
@@ -244,7 +243,7 @@ func TestConversationForgetful(t *testing.T) {
 			text = next.Content
 		}
 	}
-	v := bridge.Verify(t.Context(), s, forgetful, nil)
+	v := harness.VerifyScenario(t.Context(), s, &harness.VerifyOptions{Agents: map[string]harness.Runner{"notes": bridge.Runner(forgetful, nil)}})
 	if v.Passed() {
 		t.Fatal("an agent that forgets the conversation passed")
 	}

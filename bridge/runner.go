@@ -1,0 +1,60 @@
+package bridge
+
+import (
+	"context"
+
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// Options configures Runner. A nil *Options is the zero value.
+type Options struct {
+	// Wire configures how answers are encoded; nil means wire's defaults.
+	Wire *wire.Options
+}
+
+// Runner returns the harness.Runner that runs a bridged scenario with
+// agent, as an http.RoundTripper sits behind an http.Client: give it to
+// harness.RunOptions.Agents (or TestOptions.Agents, VerifyOptions.Agents)
+// under the name the scenarios' setup.agent.go gives, and harness.Run,
+// Verify and Test run those scenarios through it. A scenario whose agent
+// is a program (setup.agent.command) runs that program (Command) whatever
+// agent is: Runner(nil, nil) is harness.RunOptions.Commands.
+//
+// A run seeds a new temporary directory from setup.workspace (removed
+// afterwards), serves the tape to the agent (or, with the run options'
+// Model set, a live model), and builds the outcome from the traffic and
+// the workspace as a native run's is. Of the run options, Model, Replay
+// (a replay model to use instead of one built from the tape), User (a
+// simulated user, as in a native run: after each answer it gets the
+// conversation the user has seen, and its error ends the run with
+// model_error naming the user model) and Observer apply. The observer
+// sees the events the bridge makes of the traffic, in order: each model
+// request (model_request, or model_retry for a failed request sent again
+// unchanged), its answer (model_response, or model_error for every failed
+// call, retried later or not), each user message (user_message), each
+// turn's file effects (tool_end) and end (turn_end).
+//
+// The error is non-nil only when the scenario could not be run at all
+// (not bridged, a Go agent's scenario and a nil agent, a workspace that
+// cannot be made); an agent that fails, or a replay that diverges, is an
+// outcome. A panic in agent is not recovered.
+func Runner(agent Agent, opts *Options) harness.Runner {
+	var w *wire.Options
+	if opts != nil {
+		w = opts.Wire
+	}
+	return func(ctx context.Context, s *scenario.Scenario, ro *harness.RunOptions) (*harness.Outcome, error) {
+		if ro == nil {
+			ro = &harness.RunOptions{}
+		}
+		run := agent
+		if a := s.Setup.Agent; a != nil && len(a.Command) > 0 {
+			run = Command(s)
+		} else if a != nil && run == nil {
+			return nil, scenario.Errorf("%s: setup.agent.go: %w: this runner has no Go agent to run %q (bridge.Runner(nil, nil) runs agent programs only)", s.At(a.Line), scenario.ErrBridged, a.Go)
+		}
+		return runScenario(ctx, s, run, &runOptions{Model: ro.Model, Replay: ro.Replay, User: ro.User, Observer: ro.Observer, Wire: w})
+	}
+}
