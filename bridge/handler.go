@@ -104,7 +104,16 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request, body []byte) {
 		return
 	}
 	pinHeaders(call, r.Header)
-	resp, err := h.model.Generate(r.Context(), &call.Request)
+	// A live model forwards the agent's own request (wire.Forward); the
+	// replay reads only the decoded one.
+	fw := &wire.Forwarded{Call: call, URL: r.URL, Header: r.Header, Body: body}
+	resp, err := h.model.Generate(wire.WithForwarded(r.Context(), fw), &call.Request)
+	if errors.Is(err, wire.ErrForward) {
+		// The live model cannot take the agent's format: the run fails
+		// with the reason, not only the agent's view of a 400.
+		h.refuse(w, call.Format, http.StatusBadRequest, "bridge: "+err.Error())
+		return
+	}
 	if err != nil {
 		errorOf(err).Write(w, call.Format)
 		return

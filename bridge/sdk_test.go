@@ -14,7 +14,8 @@ import (
 
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/llm"
-	_ "github.com/tapeloop/tapeloop/llm/openai" // openai-compatible/, the live side
+	_ "github.com/tapeloop/tapeloop/llm/anthropic" // anthropic/, a live side
+	_ "github.com/tapeloop/tapeloop/llm/openai"    // openai-compatible/, the other
 )
 
 // claudeAgent is the notes agent on anthropic-sdk-go: the same two tools,
@@ -22,11 +23,13 @@ import (
 type claudeAgent struct {
 	system, readDesc string
 	stream           bool
+	// opts are added to every request (parameters, headers).
+	opts []aoption.RequestOption
 }
 
 func (a *claudeAgent) run(ctx context.Context, r *bridge.Run) error {
-	client := anthropic.NewClient(aoption.WithBaseURL(r.AnthropicBaseURL), aoption.WithHTTPClient(r.HTTPClient),
-		aoption.WithAPIKey(r.APIKey), aoption.WithMaxRetries(0))
+	client := anthropic.NewClient(append([]aoption.RequestOption{aoption.WithBaseURL(r.AnthropicBaseURL), aoption.WithHTTPClient(r.HTTPClient),
+		aoption.WithAPIKey(r.APIKey), aoption.WithMaxRetries(0)}, a.opts...)...)
 	tool := func(name, desc string, props map[string]any, required ...string) anthropic.ToolUnionParam {
 		return anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: name, Description: anthropic.String(desc),
 			InputSchema: anthropic.ToolInputSchemaParam{Properties: props, Required: required}}}
@@ -84,11 +87,13 @@ func (a *claudeAgent) run(ctx context.Context, r *bridge.Run) error {
 type gptAgent struct {
 	system, readDesc string
 	stream           bool
+	// opts are added to every request (parameters, headers).
+	opts []ooption.RequestOption
 }
 
 func (a *gptAgent) run(ctx context.Context, r *bridge.Run) error {
-	client := openai.NewClient(ooption.WithBaseURL(r.OpenAIBaseURL), ooption.WithHTTPClient(r.HTTPClient),
-		ooption.WithAPIKey(r.APIKey), ooption.WithMaxRetries(0))
+	client := openai.NewClient(append([]ooption.RequestOption{ooption.WithBaseURL(r.OpenAIBaseURL), ooption.WithHTTPClient(r.HTTPClient),
+		ooption.WithAPIKey(r.APIKey), ooption.WithMaxRetries(0)}, a.opts...)...)
 	fn := func(name, desc string, params openai.FunctionParameters) openai.ChatCompletionToolUnionParam {
 		return openai.ChatCompletionFunctionTool(openai.FunctionDefinitionParam{Name: name, Description: openai.String(desc), Parameters: params})
 	}
@@ -142,17 +147,19 @@ func TestOfficialSDKs(t *testing.T) {
 	type agent interface {
 		run(context.Context, *bridge.Run) error
 	}
+	// The live model is a provider of the agent's own format: recording
+	// forwards the agent's request to it.
 	sdks := []struct {
-		name string
-		make func(system, desc string, stream bool) agent
+		name, live, base string
+		make             func(system, desc string, stream bool) agent
 	}{
-		{"openai-go", func(s, d string, stream bool) agent { return &gptAgent{s, d, stream} }},
-		{"anthropic-sdk-go", func(s, d string, stream bool) agent { return &claudeAgent{s, d, stream} }},
+		{"openai-go", "openai-compatible/gpt-test", "/v1", func(s, d string, stream bool) agent { return &gptAgent{system: s, readDesc: d, stream: stream} }},
+		{"anthropic-sdk-go", "anthropic/claude-test", "", func(s, d string, stream bool) agent { return &claudeAgent{system: s, readDesc: d, stream: stream} }},
 	}
 	for _, sdk := range sdks {
 		t.Run(sdk.name, func(t *testing.T) {
 			srv := httptest.NewServer(bridge.Handler(notesScript(), nil))
-			live, err := llm.Open(t.Context(), "openai-compatible/gpt-test", &llm.OpenOptions{BaseURL: srv.URL + "/v1", APIKey: "sk-local-test"})
+			live, err := llm.Open(t.Context(), sdk.live, &llm.OpenOptions{BaseURL: srv.URL + sdk.base, APIKey: "sk-local-test"})
 			if err != nil {
 				t.Fatal(err)
 			}

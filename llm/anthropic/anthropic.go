@@ -11,6 +11,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
+	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
 // The provider's name, environment variables and defaults.
@@ -38,6 +39,9 @@ type Model struct {
 	client anthropic.Client
 	model  string
 	opts   llm.OpenOptions
+	// key and base are the key and API root the client was made with,
+	// which a bridged agent's forwarded request is sent with (forward.go).
+	key, base string
 	// schemas caches decoded tool input schemas by their raw text.
 	schemas sync.Map // string -> anthropic.ToolInputSchemaParam
 }
@@ -69,15 +73,20 @@ func New(model string, opts *llm.OpenOptions) (*Model, error) {
 			ropts = append(ropts, option.WithHeaderAdd(k, v))
 		}
 	}
-	return &Model{client: anthropic.NewClient(ropts...), model: model, opts: *opts}, nil
+	return &Model{client: anthropic.NewClient(ropts...), model: model, opts: *opts, key: key, base: base}, nil
 }
 
 // Name returns "anthropic/MODEL".
 func (m *Model) Name() string { return ProviderName + "/" + m.model }
 
-// Generate makes one Messages call, streamed unless OpenOptions.NoStream.
-// Every failure is an *llm.ProviderError.
+// Generate makes one Messages call, streamed unless OpenOptions.NoStream;
+// a bridged agent's call (ctx carries its request, wire.ForwardedOf) is
+// the agent's own request forwarded. Every failure is an
+// *llm.ProviderError.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if fw := wire.ForwardedOf(ctx); fw != nil {
+		return m.forward(ctx, fw)
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ProviderName, Message: err.Error(), Err: err}

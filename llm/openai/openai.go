@@ -12,6 +12,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
+	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
 // Dialect is one way of reaching a Chat Completions server: the provider name
@@ -56,7 +57,10 @@ type Model struct {
 	client  openai.Client
 	dialect Dialect
 	model   string
-	opts    llm.OpenOptions
+	// key and base are the key and API root the client was made with,
+	// which a bridged agent's forwarded request is sent with (forward.go).
+	key, base string
+	opts      llm.OpenOptions
 	// schemas caches decoded tool parameter schemas by their raw text, so a
 	// tool offered on every turn is decoded once.
 	schemas sync.Map // string -> openai.FunctionParameters
@@ -101,7 +105,7 @@ func New(d Dialect, model string, opts *llm.OpenOptions) (*Model, error) {
 			ropts = append(ropts, option.WithHeaderAdd(k, v))
 		}
 	}
-	m := &Model{client: openai.NewClient(ropts...), dialect: d, model: model, opts: *opts}
+	m := &Model{client: openai.NewClient(ropts...), dialect: d, model: model, key: key, base: base, opts: *opts}
 	return m, nil
 }
 
@@ -109,8 +113,13 @@ func New(d Dialect, model string, opts *llm.OpenOptions) (*Model, error) {
 func (m *Model) Name() string { return m.dialect.Name + "/" + m.model }
 
 // Generate makes one Chat Completions call, streamed unless
-// OpenOptions.NoStream. Every failure is an *llm.ProviderError.
+// OpenOptions.NoStream; a bridged agent's call (ctx carries its request,
+// wire.ForwardedOf) is the agent's own request forwarded. Every failure
+// is an *llm.ProviderError.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if fw := wire.ForwardedOf(ctx); fw != nil {
+		return m.forward(ctx, fw)
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: m.dialect.Name, Message: err.Error(), Err: err}
