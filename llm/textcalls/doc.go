@@ -39,8 +39,9 @@
 //	inkling           <|message_model|>name<|content_invoke_tool_json|>{"name": "name", "args": {...}}<|end_message|>
 //	                  (the header may be glued to text or empty; one that names another tool, or a
 //	                  payload without an "args" object, is no call)
-//	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke> (the block's
-//	                  end may be cut off; a lone <invoke> only when it starts the message)
+//	minimax           <minimax:tool_call><invoke name="x"><parameter name="k">v</parameter></invoke>
+//	                  </minimax:tool_call>, block and invoke both closed; an <invoke> outside
+//	                  such a block is no call
 //	minicpm           <function name="x"><param name="k">v</param></function> (CDATA allowed, the names also
 //	                  in single quotes; strict: a param without a name, a key given twice or a
 //	                  required argument missing is no call)

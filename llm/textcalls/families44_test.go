@@ -95,6 +95,11 @@ func issue44Cases() []extractCase {
 		// MiniMax-M1: one JSON call a line in <tool_calls>.
 		{"minimax m1 lines", "<tool_calls>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}\n{\"name\": \"note\", \"arguments\": {}}\n</tool_calls>", "apriel",
 			[]wantCall{{"get_time", `{"city":"Oslo"}`}, {"note", `{}`}}, ""},
+		// MiniMax-M2's parsers read invokes only inside a whole
+		// <minimax:tool_call>…</minimax:tool_call> block.
+		none("minimax m2 block not closed", "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>"),
+		none("minimax m2 invoke without its block", "<invoke name=\"get_time\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>"),
+		none("minimax m2 invoke not closed", "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Oslo</parameter>\n</minimax:tool_call>"),
 		none("minimax m2 invoke in a code block", "```xml\n<minimax:tool_call><invoke name=\"get_time\"><parameter name=\"city\">Oslo</parameter></invoke></minimax:tool_call>\n```"),
 	}
 }

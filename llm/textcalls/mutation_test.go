@@ -373,7 +373,7 @@ func TestExtractEdgeCases(t *testing.T) {
 			[]wantCall{{"note", `{"text":"see <｜DSML｜parameter"}`}}, ""},
 		{"minicpm cdata value then another parameter", `<function name="note"><param name="text"><![CDATA[a]]></param><param name="title">t</param></function>`, "minicpm",
 			[]wantCall{{"note", `{"text":"a","title":"t"}`}}, ""},
-		{"minimax value longer than the text before it", `<invoke name="note"><parameter name="text">` + strings.Repeat("long text ", 8) + `</parameter></invoke>`, "minimax",
+		{"minimax value longer than the text before it", `<minimax:tool_call><invoke name="note"><parameter name="text">` + strings.Repeat("long text ", 8) + `</parameter></invoke></minimax:tool_call>`, "minimax",
 			[]wantCall{{"note", `{"text":"` + strings.Repeat("long text ", 8) + `"}`}}, ""},
 		{"forge call with an empty tool name hides its arguments", "<tool><tool_name></tool_name>\n<arguments>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</arguments>", "", nil,
 			"<tool><tool_name></tool_name>\n<arguments>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Paris\"}}\n</arguments>"},
@@ -386,7 +386,7 @@ func TestExtractEdgeCases(t *testing.T) {
 // what it holds from the envelopes tried after it.
 func TestInvokeEdges(t *testing.T) {
 	tools := append(testTools(), llm.ToolDefinition{Name: "get_current_time"})
-	text := `<invoke name="get_current_time"><parameter name="city">Paris</parameter></invoke>`
+	text := `<minimax:tool_call><invoke name="get_current_time"><parameter name="city">Paris</parameter></invoke></minimax:tool_call>`
 	res := Extract(text, tools, nil)
 	if res.Envelope != "minimax" || len(res.Calls) != 1 || res.Calls[0].Arguments != `{"city":"Paris"}` {
 		t.Errorf("%q: %q %v, want minimax get_current_time {\"city\":\"Paris\"}", text, res.Envelope, res.Calls)

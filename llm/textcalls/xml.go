@@ -387,21 +387,27 @@ func paramValue(text string, vs, limit int, paramEnd string) (val string, next i
 
 // findMiniMax: <invoke name="x"><parameter name="k">v</parameter></invoke>
 // inside <minimax:tool_call>…</minimax:tool_call>, the block MiniMax-M2's chat
-// template writes the calls in (its end may be cut off), or an <invoke> that
-// starts the message (the block's opening dropped). An <invoke> after other
-// text outside such a block is no call: other markup uses the same tag.
+// template writes the calls in. As the engines' parsers read it, only a
+// whole block counts, and in it only a whole invoke: a block or invoke left
+// open, or an <invoke> outside a block (other markup uses the same tag), is
+// no call.
 func findMiniMax(s *source) found {
 	const open, close = "<minimax:tool_call>", "</minimax:tool_call>"
-	blocks := blockSpans(s.text, open, close)
-	start := s.messageStart()
-	if len(blocks) == 0 && !strings.HasPrefix(s.text[start:], "<invoke name=") {
+	var blocks []span
+	for _, b := range blockSpans(s.text, open, close) {
+		if strings.HasSuffix(s.text[:b.end], close) {
+			blocks = append(blocks, b)
+		}
+	}
+	if len(blocks) == 0 {
 		return found{}
 	}
 	g := findInvokes(s, "<invoke name=", "</invoke>", "<parameter name=", "</parameter>", false, false)
 	var f found
 	for k, c := range g.calls {
-		if inSpans(blocks, g.spans[k].start) || g.spans[k].start == start {
-			f.add(c, wrapSpan(s.text, g.spans[k], open, close))
+		sp := g.spans[k]
+		if inSpans(blocks, sp.start) && inSpans(blocks, sp.end-1) && strings.HasSuffix(s.text[:sp.end], "</invoke>") {
+			f.add(c, wrapSpan(s.text, sp, open, close))
 		}
 	}
 	return f
