@@ -68,7 +68,8 @@
 //	gpt_oss           harmony messages addressed to=functions.name
 //	command_r         <|START_ACTION|>[{"tool_name": ..., "parameters": ...}]<|END_ACTION|>
 //	nemotron          <TOOLCALL>[...]</TOOLCALL>
-//	apriel            <tool_calls>[...]</tool_calls> (also Hunyuan-A13B and Jamba; MiniMax-M1 writes one call a line)
+//	apriel            <tool_calls>[...]</tool_calls>, closed (also Hunyuan-A13B and Jamba; MiniMax-M1 writes
+//	                  one call a line); a list left open is no call, nor read by a later envelope
 //	internlm          <|action_start|><|plugin|>{"name": ..., "parameters": ...}<|action_end|>
 //	longcat           <longcat_tool_call>{...}</longcat_tool_call>
 //	granite_fc        Granite 20B function calling: <function_call> {...} before each call, no closing token

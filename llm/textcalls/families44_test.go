@@ -100,6 +100,10 @@ func issue44Cases() []extractCase {
 		none("minimax m2 block not closed", "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>"),
 		none("minimax m2 invoke without its block", "<invoke name=\"get_time\">\n<parameter name=\"city\">Oslo</parameter>\n</invoke>"),
 		none("minimax m2 invoke not closed", "<minimax:tool_call>\n<invoke name=\"get_time\">\n<parameter name=\"city\">Oslo</parameter>\n</minimax:tool_call>"),
+		// Hunyuan-A13B's, Jamba's and MiniMax-M1's parsers read a
+		// <tool_calls> list only up to its </tool_calls>.
+		none("hunyuan a13b list left open", "<tool_calls>[{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}]"),
+		none("minimax m1 lines left open", "<tool_calls>\n{\"name\": \"get_time\", \"arguments\": {\"city\": \"Oslo\"}}\n"),
 		none("minimax m2 invoke in a code block", "```xml\n<minimax:tool_call><invoke name=\"get_time\"><parameter name=\"city\">Oslo</parameter></invoke></minimax:tool_call>\n```"),
 	}
 }

@@ -42,7 +42,18 @@ func nameLineJSON(s *source) bodyParser {
 
 func findNemotron(s *source) found { return findTagged(s, "<TOOLCALL>", "</TOOLCALL>", false, nil) }
 
-func findApriel(s *source) found { return findTagged(s, "<tool_calls>", "</tool_calls>", false, nil) }
+// findApriel: a JSON list (or one call a line, MiniMax-M1) in
+// <tool_calls>…</tool_calls>, closed: the Hunyuan-A13B, Jamba and MiniMax-M1
+// parsers read the list only up to its closing tag.
+func findApriel(s *source) found {
+	const close = "</tool_calls>"
+	f := findTagged(s, "<tool_calls>", close, false, nil)
+	for k := range f.calls {
+		// Refused, not left out: no later envelope reads its calls.
+		f.calls[k].refused = !strings.HasSuffix(s.text[:f.spans[k].end], close)
+	}
+	return f
+}
 
 func findCommandR(s *source) found {
 	return findTagged(s, "<|START_ACTION|>", "<|END_ACTION|>", false, nil)

@@ -287,6 +287,9 @@ type rawCall struct {
 	cut     bool // the envelope was cut off with the response (no closing token)
 	// needRequired: the engine refuses a call lacking a required argument.
 	needRequired bool
+	// refused: the envelope found the call but the engine would not take
+	// it; it is dropped, and its text is read by no later envelope.
+	refused bool
 	fixes        []string // repair fixes already applied to the text the call came from
 }
 
@@ -390,6 +393,9 @@ func (s *source) accept(raw []rawCall) (out []Call, dropped []int) {
 
 // acceptOne validates one candidate.
 func (s *source) acceptOne(rc rawCall) (Call, bool) {
+	if rc.refused {
+		return Call{}, false
+	}
 	name := strings.TrimSpace(rc.name)
 	_, ok := s.schemas[name]
 	if !ok {
