@@ -290,7 +290,7 @@ type rawCall struct {
 	// refused: the envelope found the call but the engine would not take
 	// it; it is dropped, and its text is read by no later envelope.
 	refused bool
-	fixes        []string // repair fixes already applied to the text the call came from
+	fixes   []string // repair fixes already applied to the text the call came from
 }
 
 // envelopeOrder is the priority in which envelopes are tried: special tokens
