@@ -15,6 +15,10 @@ var hostileOpeners = []string{
 	// The envelopes of issue 27.
 	"<function_call>{", "<longcat_tool_call>{", "<|action_start|><|plugin|>{", "functools[{",
 	"<steptml:invoke name=\"add\">", "<|tool_call_start|>[{",
+	// The envelopes of issue 44.
+	"<tool_calls><tool_call>add<tool_sep>", "<tool_calls:x><tool_call:x>add", "<tool_calls:", "<tool_calls>\n<tool_call>add\n```json\n{",
+	"add<|content_invoke_tool_json|>{", "<|message_model|>add<|content_invoke_tool_json|>", "<|content_thinking|>",
+	"<｜GCML｜tool_calls><｜GCML｜invoke name=\"add\">", "<function name='add'><param>", "<minimax:tool_call><invoke name=\"add\">",
 }
 
 // BenchmarkHostileRepeat runs Extract on ~500 KB of one opener repeated.
