@@ -22,7 +22,8 @@ paths that escape, tape calls to tools not set up, expectations naming a call id
 position, tool or repair fix that does not exist; a call id reused across the tape
 is a warning. It also reports golden files no scenario refers to (orphans), and
 says per scenario which parts of the requests its tape pins (the system prompt,
-the tools' descriptions and schemas, each model call's messages): a part not
+the tools' descriptions and schemas, each model call's messages, and a bridged
+agent's request parameters: model, tool choice, temperature, ...): a part not
 pinned is not compared on replay, and --strict-requests makes it an error
 (evalrun rebase --all pins them). Exit 0 when every file is a valid scenario and
 no golden is orphaned, 2 otherwise. --json FILE also writes it all as JSON
@@ -118,6 +119,9 @@ func unpinned(s *scenario.Scenario, p replay.Pinning) []scenario.Problem {
 	}
 	if !p.Tools {
 		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.tools", Message: "the tools' descriptions and schemas are not pinned" + fix})
+	}
+	if s.Setup.Agent != nil && !p.Params {
+		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.params", Message: "the request parameters the agent sends (model, tool choice, temperature, max tokens, ...) are not pinned" + fix})
 	}
 	for _, i := range p.Unpinned {
 		out = append(out, scenario.Problem{File: s.Path, Line: s.Tape[i].Line, Key: fmt.Sprintf("tape[%d].request.new", i), Message: "the messages of this model call are not pinned" + fix})

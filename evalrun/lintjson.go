@@ -53,6 +53,7 @@ type lintProblem struct {
 type lintPinning struct {
 	System   bool   `json:"system"`
 	Tools    bool   `json:"tools"`
+	Params   bool   `json:"params"`
 	Calls    int    `json:"calls"`
 	Messages int    `json:"messages"`
 	Unpinned []int  `json:"unpinned"`
@@ -69,7 +70,7 @@ func (r *lintResult) add(path string, s *scenario.Scenario, problems []scenario.
 		f.Problems = append(f.Problems, lintProblem{File: p.File, Line: p.Line, Key: p.Key, Message: p.Message, Warning: p.Warning})
 	}
 	if pins != nil {
-		f.Requests = &lintPinning{System: pins.System, Tools: pins.Tools, Calls: pins.Calls, Messages: pins.Messages,
+		f.Requests = &lintPinning{System: pins.System, Tools: pins.Tools, Params: pins.Params, Calls: pins.Calls, Messages: pins.Messages,
 			Unpinned: append(make([]int, 0, len(pins.Unpinned)), pins.Unpinned...), Summary: pins.String()}
 	}
 	r.Scenarios = append(r.Scenarios, f)

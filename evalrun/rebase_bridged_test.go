@@ -76,12 +76,22 @@ func TestRebaseBridged(t *testing.T) {
 	if code, out, errOut := runAgentCmd(t, before, "replay", "--update", path); code != exitOK {
 		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
 	}
+	// A bridged agent's request parameters are a part lint
+	// --strict-requests wants pinned, as its prompt.
+	if code, _, errOut := runAgentCmd(t, before, "lint", "--strict-requests", path); code != exitUsage ||
+		!strings.Contains(errOut, path+": offered.params: the request parameters the agent sends (model, tool choice, temperature, max tokens, ...) are not pinned; it is not compared on replay (evalrun rebase --all pins it)\n") {
+		t.Errorf("lint --strict-requests before rebase --all: exit %d, want 2 naming offered.params\n%s", code, errOut)
+	}
 	if code, out, errOut := runAgentCmd(t, before, "rebase", "--all", path); code != exitOK || !strings.HasPrefix(out, "rebased  b/echo") {
 		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
 	}
 	pinned, _ := os.ReadFile(path)
-	if !strings.Contains(string(pinned), "system: You are terse.") {
-		t.Fatalf("rebase --all did not pin the system prompt:\n%s", pinned)
+	if !strings.Contains(string(pinned), "system: You are terse.") || !strings.Contains(string(pinned), "params:\n    model: \"m\"\n") {
+		t.Fatalf("rebase --all did not pin the system prompt and the model:\n%s", pinned)
+	}
+	if code, out, errOut := runAgentCmd(t, before, "lint", "--strict-requests", path); code != exitOK ||
+		!strings.Contains(out, "requests: system prompt pinned, tools pinned, messages pinned on 1 of 1 model calls, parameters pinned\n") {
+		t.Errorf("lint --strict-requests after rebase --all: exit %d\n%s%s", code, out, errOut)
 	}
 
 	after := echoAgent("You are terse and kind.")

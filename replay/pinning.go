@@ -15,6 +15,11 @@ type Pinning struct {
 	// Tools is set when the offered block states the tools with their
 	// descriptions and schemas.
 	Tools bool
+	// Params is set when the offered block states the request parameters
+	// that change the model's behaviour (offered.params: a bridged agent's
+	// model, tool choice, temperature, ...). Tapeloop's own loop sends
+	// none, so a native scenario's tape never states them.
+	Params bool
 	// ToolNames counts the model calls whose request pins only the names
 	// of the offered tools (request.tools), when Tools is not set.
 	ToolNames int
@@ -39,6 +44,7 @@ func PinningOf(t *Tape) Pinning {
 	}
 	p.System = t.Offered != nil && t.Offered.System != nil
 	p.Tools = t.Offered != nil && t.Offered.Tools != nil
+	p.Params = t.Offered != nil && t.Offered.Params != nil
 	for i, e := range t.Entries {
 		if e.User != nil {
 			continue
@@ -67,7 +73,8 @@ func (p Pinning) All() bool {
 }
 
 // String says what is pinned: "system prompt pinned, tools pinned,
-// messages pinned on 3 of 3 model calls", or what is not.
+// messages pinned on 3 of 3 model calls", or what is not, and ",
+// parameters pinned" when the request parameters are.
 func (p Pinning) String() string {
 	parts := make([]string, 0, 3)
 	if p.System {
@@ -88,5 +95,8 @@ func (p Pinning) String() string {
 		msg += fmt.Sprintf(" (the last message only on %d)", p.LastMessage)
 	}
 	parts = append(parts, msg)
+	if p.Params {
+		parts = append(parts, "parameters pinned")
+	}
 	return strings.Join(parts, ", ")
 }
