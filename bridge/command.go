@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tapeloop/tapeloop/internal/sandbox"
 	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -89,8 +89,12 @@ type CommandMessage struct {
 // and env values, $SCENARIO_DIR stands for the directory of the scenario
 // file, so a script beside the scenario is [node, $SCENARIO_DIR/agent.js].
 //
+// The command runs in a sandbox (package internal/sandbox): on Linux with
+// the privilege, the first process of a PID namespace of its own, so that
+// everything it starts dies with it, and killed when tapeloop's process
+// dies; elsewhere in a process group of its own, killed after the run.
 // A command that does not finish within setup.agent.timeout (default
-// scenario.DefaultAgentTimeout) is killed with its process group; that,
+// scenario.DefaultAgentTimeout) is killed with what it started; that,
 // a non-zero exit status and a failure to start are errors (wrapping
 // ErrCommand) naming the scenario file and the line of setup.agent, with
 // the end of the command's stderr, the workspace directory written $WORK.
@@ -107,7 +111,12 @@ func Command(s *scenario.Scenario) Agent {
 
 func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string) error {
 	a := s.Setup.Agent
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	box, err := sandbox.Open(&sandbox.Config{Workspace: r.Dir})
+	if err != nil {
+		return fmt.Errorf("%s: %w: %w", where, ErrCommand, err)
+	}
+	defer box.Close()
+	ln, err := box.Listen()
 	if err != nil {
 		return fmt.Errorf("%s: %w: no loopback port to serve the model on: %v", where, ErrCommand, err)
 	}
@@ -166,18 +175,21 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	stdout := &cappedBuffer{max: MaxCommandOutput}
 	stderr := &tailBuffer{max: commandStderrTail}
 	cmd.Stderr = stderr
-	killGroup(cmd)
 	cmd.WaitDelay = commandWaitDelay
 
 	var talkErr error
 	if r.conversation {
-		err, talkErr = converse(ctx, cmd, r, in)
+		err, talkErr = converse(ctx, cmd, box.Start, r, in)
 	} else {
 		cmd.Stdin = bytes.NewReader(append(in, '\n'))
 		cmd.Stdout = stdout
-		err = cmd.Run()
+		if err = box.Start(cmd); err == nil {
+			err = cmd.Wait()
+		}
 	}
-	endGroup(cmd)
+	// What the command started and left running dies here, before the
+	// outcome is built from the workspace.
+	box.Close()
 	tail := strings.TrimSpace(strings.ReplaceAll(stderr.String(), r.Dir, "$WORK"))
 	if tail != "" {
 		tail = "; its stderr ends:\n" + tail

@@ -20,7 +20,7 @@ type CommandAnswer struct {
 	Final *string `json:"final"`
 }
 
-// converse runs cmd as a conversation: it writes the input line, then
+// converse runs cmd, started with start, as a conversation: it writes the input line, then
 // reads the command's stdout line by line, each an answer
 // ({"final": TEXT}, reported with r.Final); after each it writes the
 // user's next message as a line ({"role": "user", "content": TEXT}), or
@@ -28,7 +28,7 @@ type CommandAnswer struct {
 // waitErr is how the command ended; talkErr a line that is not an answer
 // (the command is then killed). A message the command does not read (it
 // exited) is not an error here: the turns left unused fail the run.
-func converse(ctx context.Context, cmd *exec.Cmd, r *Run, in []byte) (waitErr, talkErr error) {
+func converse(ctx context.Context, cmd *exec.Cmd, start func(*exec.Cmd) error, r *Run, in []byte) (waitErr, talkErr error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err, nil
@@ -38,7 +38,7 @@ func converse(ctx context.Context, cmd *exec.Cmd, r *Run, in []byte) (waitErr, t
 	// holds it after that), not the exit of every process holding it.
 	stdout, w := io.Pipe()
 	cmd.Stdout = w
-	if err := cmd.Start(); err != nil {
+	if err := start(cmd); err != nil {
 		return err, nil
 	}
 	waited := make(chan error, 1)

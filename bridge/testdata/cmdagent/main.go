@@ -21,6 +21,10 @@
 //	                 /dev/null, print "answer" and exit once it has connected
 //	cmdagent group ADDR   start "cmdagent hold ADDR" on its own stdout and
 //	                 block forever
+//	cmdagent setsid ADDR [block]  connect to ADDR itself, start
+//	                 "cmdagent hold ADDR" in a session of its own with its
+//	                 output on /dev/null, and once it has connected print
+//	                 "answer" and exit (with block: block forever)
 //	cmdagent hold ADDR    connect to ADDR (a test's listener) and exit when
 //	                 the connection ends; that it ended tells the test this
 //	                 process died. Started by the modes above, it closes
@@ -129,6 +133,33 @@ func main() {
 			os.Exit(0)
 		}
 		blockForever()
+	case "setsid":
+		self, err := os.Executable()
+		if err != nil {
+			fail(err)
+		}
+		own, err := net.Dial("tcp", arg(2))
+		if err != nil {
+			fail(err)
+		}
+		defer own.Close()
+		connected, w, err := os.Pipe()
+		if err != nil {
+			fail(err)
+		}
+		c := exec.Command(self, "hold", arg(2))
+		c.ExtraFiles = []*os.File{w}
+		c.SysProcAttr = newSession()
+		if err := c.Start(); err != nil {
+			fail(err)
+		}
+		w.Close()
+		_, _ = io.Copy(io.Discard, connected) // until hold closes its file 3
+		if len(os.Args) > 3 && os.Args[3] == "block" {
+			blockForever()
+		}
+		fmt.Println("answer")
+		return
 	case "hold":
 		c, err := net.Dial("tcp", arg(2))
 		if err != nil {

@@ -1,0 +1,89 @@
+//go:build linux
+
+package bridge_test
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/sandbox"
+)
+
+// needSandbox skips the test unless this process's sandbox holds g,
+// saying why it does not.
+func needSandbox(t *testing.T, g sandbox.Guarantee) {
+	t.Helper()
+	if st := sandbox.Probe(); st.Held&g != g {
+		t.Skipf("the sandbox here cannot hold %s: %s", g, st)
+	}
+}
+
+// conns takes n connections from h: the processes holding them are alive.
+func takeConns(t *testing.T, h *holders, n int, exited <-chan error) []net.Conn {
+	t.Helper()
+	var cs []net.Conn
+	for len(cs) < n {
+		select {
+		case c := <-h.conns:
+			cs = append(cs, c)
+		case err := <-exited:
+			t.Fatalf("the run ended before %d processes had connected (%d had): %v", n, len(cs), err)
+		case <-time.After(time.Minute):
+			t.Fatalf("%d of %d processes connected within a minute", len(cs), n)
+		}
+	}
+	return cs
+}
+
+// TestCommandSetsidHelperEnds: a helper the command starts in a session
+// of its own (as setsid, launchers and dev servers do), out of its
+// process group, still dies when the run ends: the command is the first
+// process of a PID namespace, and when it exits the kernel kills every
+// process in it. The command itself exits at once with its answer.
+func TestCommandSetsidHelperEnds(t *testing.T) {
+	needSandbox(t, sandbox.Processes)
+	h := newHolders(t)
+	s := modeScenario(t, "60s", "setsid", h.addr())
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" || o.Final != "answer" {
+		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"answer\"", o.Termination, o.Final, o.Error)
+	}
+	for _, c := range takeConns(t, h, 2, nil) {
+		connEnds(t, c, "a setsid helper of a finished run")
+	}
+}
+
+// TestCommandDiesWithTapeloop: when tapeloop's process is killed with
+// SIGKILL (no chance to clean up), its command agent and the agent's
+// setsid helper die too, as soon as the kernel delivers the parent-death
+// signal: here the test binary, run as such a process, is killed while
+// its agent blocks.
+func TestCommandDiesWithTapeloop(t *testing.T) {
+	needSandbox(t, sandbox.Processes)
+	h := newHolders(t)
+	s := modeScenario(t, "600s", "setsid", h.addr(), "block")
+	parent := exec.Command(os.Args[0], "-test.run=^$")
+	parent.Env = append(os.Environ(), parentEnv+"="+s.Path)
+	parent.Stderr = os.Stderr
+	if err := parent.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- parent.Wait() }()
+	cs := takeConns(t, h, 2, exited)
+	if err := parent.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	for _, c := range cs {
+		connEnds(t, c, "a process of a killed tapeloop")
+	}
+}

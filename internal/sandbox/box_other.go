@@ -1,0 +1,61 @@
+//go:build !linux
+
+package sandbox
+
+import (
+	"net"
+	"os/exec"
+)
+
+// Box is one run's sandbox. Off Linux it holds no guarantee: the command
+// runs as an ordinary child (on Unix in a process group of its own, killed
+// with the run).
+type Box struct {
+	cmds []*exec.Cmd
+}
+
+// Probe returns what a Box guarantees in this process: off Linux, nothing.
+func Probe() Status {
+	return Status{Missing: map[Guarantee]string{
+		Processes: "no PID namespace off Linux; only the command's process group ends with the run",
+	}}
+}
+
+// Open makes the sandbox of one run. It fails, wrapping ErrUnavailable,
+// when cfg.Require asks for any guarantee. Close ends it.
+func Open(cfg *Config) (*Box, error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	if err := Probe().check(cfg.Require); err != nil {
+		return nil, err
+	}
+	return &Box{}, nil
+}
+
+// Holds returns the guarantees this Box gives: none.
+func (b *Box) Holds() Guarantee { return 0 }
+
+// Listen returns a TCP listener on a free loopback port.
+func (b *Box) Listen() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }
+
+// Start starts cmd (on Unix in a process group of its own, which
+// cancelling cmd kills).
+func (b *Box) Start(cmd *exec.Cmd) error {
+	setGroup(cmd)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	b.cmds = append(b.cmds, cmd)
+	return nil
+}
+
+// Close kills what is left of each command's process group; a second
+// call does nothing.
+func (b *Box) Close() error {
+	for _, cmd := range b.cmds {
+		endGroup(cmd)
+	}
+	b.cmds = nil
+	return nil
+}

@@ -1,0 +1,107 @@
+// Package sandbox runs a command agent where it can reach nothing but the
+// run: on Linux, in namespaces of its own, started from a goroutine locked
+// to an OS thread that is set up for it and never returned to the Go
+// scheduler. A Box is one run's sandbox:
+//
+//	box, err := sandbox.Open(&sandbox.Config{Workspace: dir, Home: home})
+//	ln, err := box.Listen()      // the bridge's listener, reachable from inside
+//	err = box.Start(cmd)         // cmd.Start, inside
+//	err = cmd.Wait()
+//	box.Close()                  // everything the command started is gone
+//
+// What a Box guarantees depends on the platform and on privilege; Holds
+// says which guarantees a run has, and Missing why the others are not.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Guarantee is one isolation a Box may hold, a bit of a set.
+type Guarantee uint
+
+const (
+	// Processes: the command and everything it starts, including
+	// processes in sessions of their own (setsid), end when the run ends,
+	// and when tapeloop's process dies.
+	Processes Guarantee = 1 << iota
+)
+
+// All is every guarantee a Box may hold.
+const All = Processes
+
+// names lists the guarantees in the order they are reported.
+var names = []struct {
+	g    Guarantee
+	name string
+}{
+	{Processes, "processes"},
+}
+
+// String lists the guarantees in g, comma-separated ("none" for none).
+func (g Guarantee) String() string {
+	var parts []string
+	for _, n := range names {
+		if g&n.g != 0 {
+			parts = append(parts, n.name)
+		}
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ErrUnavailable is wrapped by the error of Open when Config.Require asks
+// for a guarantee the platform or the process's privilege cannot give.
+var ErrUnavailable = errors.New("a sandbox guarantee is not available here")
+
+// Config says what a Box is for. A nil *Config is the zero value.
+type Config struct {
+	// Workspace is the command's workspace directory; "" means none.
+	Workspace string
+	// Home is the command's scratch home directory; "" means none.
+	Home string
+	// Require lists the guarantees Open must give; a missing one makes
+	// Open fail (wrapping ErrUnavailable). Zero requires none.
+	Require Guarantee
+}
+
+// Status is what the sandbox of this process can guarantee.
+type Status struct {
+	// Held are the guarantees a Box gives here.
+	Held Guarantee
+	// Missing says, for each guarantee not held, why; nil when all are.
+	Missing map[Guarantee]string
+}
+
+// String says which guarantees hold and why the others do not, in one
+// line.
+func (s Status) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "the sandbox holds: %s", s.Held)
+	for _, n := range names {
+		if why, ok := s.Missing[n.g]; ok {
+			fmt.Fprintf(&b, "; not %s: %s", n.name, why)
+		}
+	}
+	return b.String()
+}
+
+// check returns an error wrapping ErrUnavailable when s lacks a guarantee
+// of want.
+func (s Status) check(want Guarantee) error {
+	lack := want &^ s.Held
+	if lack == 0 {
+		return nil
+	}
+	var whys []string
+	for _, n := range names {
+		if lack&n.g != 0 {
+			whys = append(whys, n.name+": "+s.Missing[n.g])
+		}
+	}
+	return fmt.Errorf("%w: %s", ErrUnavailable, strings.Join(whys, "; "))
+}
