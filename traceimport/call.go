@@ -13,8 +13,9 @@ type Call struct {
 	// Vocabulary names the attributes the call was read from (see the
 	// Vocabulary constants).
 	Vocabulary string
-	// System holds the system instructions sent beside the conversation,
-	// in order; nil when none were recorded (they may be leading system
+	// System holds the system instructions sent beside the conversation:
+	// one prompt, its text parts joined by newlines; empty when there were
+	// none, nil when none were recorded (they may be leading system
 	// messages of Input instead).
 	System []string
 	// Tools holds the tool definitions offered; nil when not recorded.

@@ -136,12 +136,19 @@ func (c *Call) readGenAI(attrs map[string]json.RawMessage) error {
 		if err := decodeStructured(raw, &parts); err != nil {
 			return refuse(sp, "%s: %v", gaSystem, err)
 		}
-		c.System = []string{}
+		// The parts of one instruction (Gemini's systemInstruction,
+		// Anthropic's system blocks) are one system prompt, as the wire
+		// formats decode them: joined by newlines.
+		var texts []string
 		for _, p := range parts {
 			if p.Type != "text" {
 				return refuse(sp, "%s: a part of type %q: only text system instructions are imported", gaSystem, p.Type)
 			}
-			c.System = append(c.System, textOf(p.Content))
+			texts = append(texts, textOf(p.Content))
+		}
+		c.System = []string{}
+		if len(texts) > 0 {
+			c.System = append(c.System, strings.Join(texts, "\n"))
 		}
 	}
 	if raw := attrs[gaToolDefs]; raw != nil {

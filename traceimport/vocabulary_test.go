@@ -201,6 +201,18 @@ func writeJSON(b *strings.Builder, v any) {
 	}
 }
 
+// TestSystemInstructionParts checks that the text parts of
+// gen_ai.system_instructions are one system prompt, as the wire formats
+// decode a system instruction of several parts.
+func TestSystemInstructionParts(t *testing.T) {
+	r := oneRun(t, otlp(t, tspan{trace: "c3", id: "7", name: "chat", start: 1, attrs: kv{"gen_ai.operation.name", "chat",
+		"gen_ai.system_instructions", []any{kv{"type", "text", "content", "You translate."}, kv{"type", "text", "content", "Into French."}},
+		"gen_ai.input.messages", wxInput(1, "response"), "gen_ai.output.messages", wxOutput(2)}}))
+	if got := r.Calls[0].System; !reflect.DeepEqual(got, []string{"You translate.\nInto French."}) {
+		t.Errorf("system = %q", got)
+	}
+}
+
 // TestVocabularyRefusals checks the calls that are refused, and that each
 // refusal names the span and says why.
 func TestVocabularyRefusals(t *testing.T) {
