@@ -187,7 +187,8 @@ func KindForStatus(status int, message string) ErrorKind {
 
 // contextTooLongPhrases are what providers say when a prompt overflows the
 // context window (OpenAI's context_length_exceeded and its compatible
-// servers, Anthropic's "prompt is too long").
+// servers, Anthropic's "prompt is too long", Gemini's input token count that
+// "exceeds the maximum number of tokens allowed").
 var contextTooLongPhrases = []string{
 	"context_length_exceeded",
 	"context length",
@@ -196,6 +197,7 @@ var contextTooLongPhrases = []string{
 	"prompt is too long",
 	"too many tokens",
 	"input is too long",
+	"exceeds the maximum number of tokens", // Gemini's "The input token count (N) exceeds ..."
 }
 
 // IsContextTooLong reports whether a bad request's message says the prompt did

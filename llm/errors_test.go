@@ -53,6 +53,7 @@ func TestKindForStatus(t *testing.T) {
 		{400, "This model's maximum context length is 128000 tokens.", llm.ErrContextTooLong},
 		{400, "prompt is too long: 210000 tokens > 200000 maximum", llm.ErrContextTooLong},
 		{400, `{"code":"context_length_exceeded"}`, llm.ErrContextTooLong},
+		{400, "The input token count (1500000) exceeds the maximum number of tokens allowed (1048576).", llm.ErrContextTooLong},
 	} {
 		if got := llm.KindForStatus(tc.status, tc.msg); got != tc.want {
 			t.Errorf("KindForStatus(%d, %q) = %s, want %s", tc.status, tc.msg, got, tc.want)

@@ -45,8 +45,11 @@ type Message struct {
 type Reasoning struct {
 	// Text is the thinking as the model wrote it; empty for a redacted block.
 	Text string `json:"text,omitempty"`
-	// Signature authenticates the block when it is sent back (Anthropic);
-	// empty when the provider gives none.
+	// Signature authenticates the block when it is sent back (Anthropic's
+	// thinking signature, Gemini's thoughtSignature); empty when the
+	// provider gives none. A block with a Signature only (no Text, no
+	// Redacted) is Gemini's signature of thoughts it did not show, carried
+	// on the answer's text.
 	Signature string `json:"signature,omitempty"`
 	// Redacted is the opaque data of a redacted thinking block (Anthropic);
 	// empty for a readable one.
@@ -68,6 +71,10 @@ type ToolCall struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Arguments string `json:"arguments"`
+	// Signature is opaque data the provider attached to the call and wants
+	// sent back with it byte for byte (Gemini's thoughtSignature, base64);
+	// empty when it gave none.
+	Signature string `json:"signature,omitempty"`
 }
 
 // SystemMessage returns a system message with the given content.

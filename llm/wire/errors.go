@@ -135,7 +135,9 @@ func retryAfter(d time.Duration) string {
 
 // Body returns e's error body in format f, as its server sends it: OpenAI's
 // {"error":{"message","type","param","code"}}, Anthropic's
-// {"type":"error","error":{"type","message"}}, and so on. A nil f (a
+// {"type":"error","error":{"type","message"}}, Google's
+// {"error":{"code","message","status"}} (with a RetryInfo detail when
+// e.RetryAfter is set), and so on. A nil f (a
 // request no format claims) gets OpenAI's shape, which most clients print.
 func (e *Error) Body(f Format) []byte {
 	status := e.StatusCode(f)
@@ -143,6 +145,10 @@ func (e *Error) Body(f Format) []byte {
 	msg := contextMessage(f, kind, e.message(status))
 	if f == nil {
 		f = OpenAI
+	}
+	if _, ok := f.(gemini); ok {
+		// Google says when to retry in the body (google.rpc.RetryInfo).
+		return geminiErrorJSON(status, kind, msg, e.RetryAfter)
 	}
 	return f.errorBody(status, kind, msg)
 }

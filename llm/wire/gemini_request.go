@@ -1,0 +1,296 @@
+package wire
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// geminiRequest is a GenerateContentRequest body (the model is in the
+// path).
+type geminiRequest struct {
+	Contents          []geminiContent  `json:"contents"`
+	SystemInstruction *geminiContent   `json:"systemInstruction"`
+	Tools             []geminiTool     `json:"tools"`
+	ToolConfig        json.RawMessage  `json:"toolConfig"`
+	GenerationConfig  *geminiGenConfig `json:"generationConfig"`
+}
+
+// geminiContent is a Content: a role and its parts.
+type geminiContent struct {
+	Role  string       `json:"role"`
+	Parts []geminiPart `json:"parts"`
+}
+
+// geminiPart is one Part of a request's content, with only what tapeloop
+// reads (inline data, files and executable code are dropped).
+type geminiPart struct {
+	Text             *string `json:"text"`
+	Thought          bool    `json:"thought"`
+	ThoughtSignature string  `json:"thoughtSignature"`
+	FunctionCall     *struct {
+		ID   string          `json:"id"`
+		Name string          `json:"name"`
+		Args json.RawMessage `json:"args"`
+	} `json:"functionCall"`
+	FunctionResponse *struct {
+		ID       string          `json:"id"`
+		Name     string          `json:"name"`
+		Response json.RawMessage `json:"response"`
+	} `json:"functionResponse"`
+}
+
+type geminiTool struct {
+	FunctionDeclarations []struct {
+		Name                 string          `json:"name"`
+		Description          string          `json:"description"`
+		Parameters           json.RawMessage `json:"parameters"`
+		ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
+	} `json:"functionDeclarations"`
+	// rest holds the tool's other keys (googleSearch, codeExecution, ...),
+	// which tapeloop does not serve.
+	rest []string
+}
+
+func (t *geminiTool) UnmarshalJSON(b []byte) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	type plain geminiTool
+	var p plain
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*t = geminiTool(p)
+	for k := range keys {
+		if k != "functionDeclarations" {
+			t.rest = append(t.rest, k)
+		}
+	}
+	slices.Sort(t.rest)
+	return nil
+}
+
+// geminiGenConfig is a request's generationConfig: the parameters that
+// change the model's behaviour, kept as sent (see Call.Request.Params).
+type geminiGenConfig struct {
+	Temperature        json.RawMessage `json:"temperature"`
+	TopP               json.RawMessage `json:"topP"`
+	TopK               json.RawMessage `json:"topK"`
+	CandidateCount     json.RawMessage `json:"candidateCount"`
+	MaxOutputTokens    json.RawMessage `json:"maxOutputTokens"`
+	StopSequences      json.RawMessage `json:"stopSequences"`
+	PresencePenalty    json.RawMessage `json:"presencePenalty"`
+	FrequencyPenalty   json.RawMessage `json:"frequencyPenalty"`
+	Seed               json.RawMessage `json:"seed"`
+	ResponseMimeType   json.RawMessage `json:"responseMimeType"`
+	ResponseSchema     json.RawMessage `json:"responseSchema"`
+	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
+	ResponseModalities json.RawMessage `json:"responseModalities"`
+	ThinkingConfig     json.RawMessage `json:"thinkingConfig"`
+}
+
+// params returns the request's behaviour-changing parameters by their wire
+// names: the model (from the path), toolConfig whole, and the keys of
+// generationConfig but its response schema (pinned as the response schema).
+func (r *geminiRequest) params(model string) map[string]json.RawMessage {
+	raw := map[string]json.RawMessage{"toolConfig": r.ToolConfig}
+	if g := r.GenerationConfig; g != nil {
+		for k, v := range map[string]json.RawMessage{
+			"temperature": g.Temperature, "topP": g.TopP, "topK": g.TopK,
+			"candidateCount": g.CandidateCount, "maxOutputTokens": g.MaxOutputTokens,
+			"stopSequences": g.StopSequences, "presencePenalty": g.PresencePenalty,
+			"frequencyPenalty": g.FrequencyPenalty, "seed": g.Seed,
+			"responseMimeType": g.ResponseMimeType, "responseModalities": g.ResponseModalities,
+			"thinkingConfig": g.ThinkingConfig,
+		} {
+			raw[k] = v
+		}
+	}
+	return paramsOf(model, raw)
+}
+
+// DecodeGemini decodes a Gemini API request body sent to path (which names
+// the model and whether to stream). See Decode.
+func DecodeGemini(path string, body []byte) (*Call, error) {
+	r, ok := Gemini.route(path)
+	if !ok {
+		return nil, PathError("POST", path)
+	}
+	return decodeGemini(body, r)
+}
+
+// decodeGemini decodes a GenerateContentRequest: the system instruction
+// first as a system message, then each content in order. A user content's
+// text parts become a user message (joined by newlines) and each
+// functionResponse a tool message whose content is the response object as
+// compact JSON; a model content's thought parts become reasoning (adjacent
+// ones joined, a thoughtSignature closing a block), its text parts its
+// content (joined as they are: a stream cuts text anywhere) with each
+// signature on them a reasoning block of that signature alone, and its
+// functionCall parts tool calls with their ids, arguments (the args object
+// as compact JSON, its key order kept) and signatures.
+func decodeGemini(body []byte, rt route) (*Call, error) {
+	var r geminiRequest
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, requestErrorf("gemini body: %v", err)
+	}
+	c := &Call{Format: Gemini, Model: rt.model, Stream: rt.stream}
+	c.Request.Params = r.params(rt.model)
+	if g := r.GenerationConfig; g != nil {
+		if s := compact(g.ResponseJSONSchema); s != nil {
+			c.Request.ResponseSchema = s
+		} else if s := compact(g.ResponseSchema); s != nil {
+			c.Request.ResponseSchema = s
+		}
+	}
+	msgs := []llm.Message{}
+	if si := r.SystemInstruction; si != nil {
+		var texts []string
+		for _, p := range si.Parts {
+			if p.Text != nil {
+				texts = append(texts, *p.Text)
+			}
+		}
+		msgs = append(msgs, llm.SystemMessage(strings.Join(texts, "\n")))
+	}
+	for i, content := range r.Contents {
+		var err error
+		switch content.Role {
+		case "", "user", "function", "tool":
+			msgs, err = geminiUserContent(msgs, i, content.Parts)
+		case "model":
+			var m llm.Message
+			m, err = geminiModelContent(i, content.Parts)
+			msgs = append(msgs, m)
+		default:
+			err = requestErrorf("contents[%d].role: unknown role %q", i, content.Role)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	c.Request.Messages = msgs
+	tools, err := geminiTools(r.Tools)
+	if err != nil {
+		return nil, err
+	}
+	c.Request.Tools = tools
+	return c, nil
+}
+
+// geminiUserContent appends the messages of contents[i], a user turn: its
+// text parts (joined by newlines) as a user message, each functionResponse
+// as a tool message, in order.
+func geminiUserContent(msgs []llm.Message, i int, parts []geminiPart) ([]llm.Message, error) {
+	var texts []string
+	flush := func() {
+		if texts != nil {
+			msgs = append(msgs, llm.UserMessage(strings.Join(texts, "\n")))
+			texts = nil
+		}
+	}
+	for j, p := range parts {
+		switch {
+		case p.FunctionResponse != nil:
+			flush()
+			fr := p.FunctionResponse
+			if fr.Name == "" {
+				return nil, requestErrorf("contents[%d].parts[%d].functionResponse.name: missing", i, j)
+			}
+			msgs = append(msgs, llm.ToolMessage(fr.ID, fr.Name, string(compact(fr.Response))))
+		case p.Text != nil:
+			texts = append(texts, *p.Text)
+		case p.FunctionCall != nil:
+			return nil, requestErrorf("contents[%d].parts[%d]: a functionCall in a user turn", i, j)
+		}
+	}
+	flush()
+	return msgs, nil
+}
+
+// geminiModelContent decodes contents[i], a model turn, as decodeGemini says.
+func geminiModelContent(i int, parts []geminiPart) (llm.Message, error) {
+	m := llm.Message{Role: llm.RoleAssistant}
+	var text strings.Builder
+	thinking := false // the last reasoning block is a thought still open
+	for j, p := range parts {
+		switch {
+		case p.FunctionCall != nil:
+			fc := p.FunctionCall
+			if fc.Name == "" {
+				return m, requestErrorf("contents[%d].parts[%d].functionCall.name: missing", i, j)
+			}
+			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: fc.ID, Name: fc.Name, Arguments: string(compact(fc.Args)), Signature: p.ThoughtSignature})
+			thinking = false
+		case p.FunctionResponse != nil:
+			return m, requestErrorf("contents[%d].parts[%d]: a functionResponse in a model turn", i, j)
+		case p.Thought:
+			t := ""
+			if p.Text != nil {
+				t = *p.Text
+			}
+			if thinking {
+				last := &m.Reasoning[len(m.Reasoning)-1]
+				last.Text += t
+				last.Signature = p.ThoughtSignature
+			} else {
+				m.Reasoning = append(m.Reasoning, llm.Reasoning{Text: t, Signature: p.ThoughtSignature})
+			}
+			thinking = p.ThoughtSignature == ""
+		case p.Text != nil || p.ThoughtSignature != "":
+			if p.Text != nil {
+				text.WriteString(*p.Text)
+			}
+			if p.ThoughtSignature != "" {
+				m.Reasoning = append(m.Reasoning, llm.Reasoning{Signature: p.ThoughtSignature})
+			}
+			thinking = false
+		}
+	}
+	m.Content = text.String()
+	return m, nil
+}
+
+// geminiTools decodes the tools' function declarations, each schema as
+// compact JSON (parametersJsonSchema, else parameters). A tool of another
+// kind (googleSearch, codeExecution, ...) is refused.
+func geminiTools(tools []geminiTool) ([]llm.ToolDefinition, error) {
+	var defs []llm.ToolDefinition
+	for i, t := range tools {
+		if len(t.rest) > 0 {
+			return nil, requestErrorf("tools[%d]: %s tools are not supported (only functionDeclarations)", i, strings.Join(t.rest, ", "))
+		}
+		for j, d := range t.FunctionDeclarations {
+			if d.Name == "" {
+				return nil, requestErrorf("tools[%d].functionDeclarations[%d].name: missing", i, j)
+			}
+			params := compact(d.ParametersJSONSchema)
+			if params == nil {
+				params = compact(d.Parameters)
+			}
+			defs = append(defs, llm.ToolDefinition{Name: d.Name, Description: d.Description, Parameters: params})
+		}
+	}
+	return defs, nil
+}
+
+// geminiArgs returns a call's arguments as the args object a Gemini answer
+// holds: the text itself when it is a JSON object, none when it is empty,
+// and a JSON string of the text otherwise (which no Gemini client reads as
+// arguments: a Gemini call's arguments are always an object).
+func geminiArgs(args string) json.RawMessage {
+	t := bytes.TrimSpace([]byte(args))
+	if len(t) == 0 {
+		return nil
+	}
+	if t[0] == '{' && json.Valid(t) {
+		return json.RawMessage(args)
+	}
+	b, _ := json.Marshal(args)
+	return b
+}
