@@ -96,7 +96,12 @@ func decodeFamiliesFile(d *yamlx.Decoder, v *yaml.Node, key string, opts *textca
 		return d.Errf(v, key, "%q (resolved against the scenario's folder): %v", name, errors.Unwrap(err))
 	}
 	opts.Families, err = parseFamilies(data, filepath.Join(filepath.Dir(d.File), filepath.FromSlash(name)))
-	return err
+	if err != nil {
+		// Both places: the key that names the file, and the file's own
+		// file:line: key.
+		return d.Errf(v, key, "%v", err)
+	}
+	return nil
 }
 
 // ReadFamilies reads a families file, as setup.loop.text_calls.families

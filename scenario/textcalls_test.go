@@ -100,9 +100,9 @@ func TestTextCallsErrors(t *testing.T) {
 		{"file outside", map[string]string{"sub/s.yaml": "x", "s.yaml": textCallsScenario(" {families: ../elsewhere.yaml}")},
 			`$DIR/s.yaml:4: setup.loop.text_calls.families: "../elsewhere.yaml" leads outside the scenario's folder; the families file must be inside it`},
 		{"error in the file", map[string]string{"s.yaml": textCallsScenario(" {families: fams.yaml}"), "fams.yaml": "- name: acme\n  start: \"<<\"\n  args: json\n  ends: \">>\"\n"},
-			`$DIR/fams.yaml:4: families[0]: unknown key "ends" (want name, start, end, args)`},
+			`$DIR/s.yaml:4: setup.loop.text_calls.families: $DIR/fams.yaml:4: families[0]: unknown key "ends" (want name, start, end, args)`},
 		{"empty file", map[string]string{"s.yaml": textCallsScenario(" {families: fams.yaml}"), "fams.yaml": ""},
-			`$DIR/fams.yaml: empty; want a list of families {name, start, end, args}`},
+			`$DIR/s.yaml:4: setup.loop.text_calls.families: $DIR/fams.yaml: empty; want a list of families {name, start, end, args}`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
