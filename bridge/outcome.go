@@ -22,6 +22,7 @@ func (t *traffic) finish(r *Run, agentErr error) (*agent.RunResult, error, error
 	if err := t.closeTurn(); err != nil {
 		return nil, nil, err
 	}
+	t.inTapeOrder()
 	run := &agent.RunResult{Messages: cloneMessages(r.Input)}
 	users, answers := t.users, t.answers
 	t.answeredByTurn = map[int][]string{}
@@ -89,6 +90,22 @@ func (t *traffic) finish(r *Run, agentErr error) (*agent.RunResult, error, error
 		run.Termination = agent.Termination{Reason: agent.ReasonFinalText}
 	}
 	return run, runErr, nil
+}
+
+// inTapeOrder lays out a replay's exchanges in the order of the tape
+// entries that served them: calls an agent sends at once arrive in any
+// order and are matched to their entries by what they ask (replay.Model),
+// so the run reads the same, turn by turn, whichever came first. A live
+// run, or one with a call no entry served, is left as it came. Requests
+// sent at once are only ever answered from entries between two user
+// turns, so the user turns keep their places.
+func (t *traffic) inTapeOrder() {
+	for _, ex := range t.log {
+		if ex.entry < 0 {
+			return
+		}
+	}
+	slices.SortStableFunc(t.log, func(a, b exchange) int { return a.entry - b.entry })
 }
 
 // answersShown returns the answers the agent reported after the first n

@@ -24,6 +24,9 @@ type exchange struct {
 	resp  *llm.Response
 	err   error
 	retry bool // a failed call repeated as it was: this is its next attempt
+	// entry is the tape entry a replay served the call from; -1 live, or
+	// when it served none.
+	entry int
 }
 
 // traffic is the llm.Model behind the handler: it passes each request to
@@ -84,6 +87,10 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 		t.observe(agent.Event{Kind: agent.EventModelRequest, Request: req})
 	}
 	ex.resp, ex.err = t.model.Generate(ctx, req)
+	ex.entry = -1
+	if tape, ok := t.model.(interface{ LastServed() int }); ok {
+		ex.entry = tape.LastServed()
+	}
 	if ex.err != nil && t.diverged == nil && (errors.Is(ex.err, replay.ErrDiverged) || errors.Is(ex.err, replay.ErrTapeExhausted)) {
 		t.diverged = ex.err
 	}

@@ -41,7 +41,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	update := fs.Bool("update", false, "rewrite the golden files instead of comparing with them; a scenario whose expectations fail still fails")
 	force := fs.Bool("force", false, "with --update, bless scenarios whose expectations fail (exit 0); a run that diverges from its tape still fails")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "replay this many scenarios at once")
-	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing scheduling, and fail if any outcome differs")
+	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing a native run's scheduling (a bridged agent schedules itself), and fail if any outcome differs")
 	out := addOutputFlags(fs, true, report.ReplayFormat)
 	prune := fs.Bool("prune", false, "delete golden files that no scenario refers to (orphans), instead of failing on them")
 	redact := addRedactFlags(fs)
@@ -167,13 +167,13 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 	userTools := e.tools
 	rerun := e.rerun
 	if rerun == nil {
-		rerun = func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
-			return harness.Run(ctx, s, opts)
-		}
+		rerun = e.run
 	}
 	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Checks: e.checks, Command: progName(), Redactor: opts.Redactor})
-	// A bridged agent's scheduling is its own: only native runs repeat.
-	if v.Outcome != nil && repeat > 1 && s.Setup.Agent == nil {
+	// A bridged agent's scheduling is its own (Perturb reaches only the
+	// native loop), but running it again still finds an outcome that
+	// depends on it: the order its concurrent requests arrive in.
+	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden()
 		for i := 1; i < repeat; i++ {
 			again, err := rerun(ctx, s, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})

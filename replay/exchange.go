@@ -15,7 +15,24 @@ type exchange struct {
 	current  *Offered      // what the latest request offered
 	prevConv []llm.Message // the latest request's conversation (a shallow copy)
 	prevResp *llm.Message  // the response to it; nil when it failed
+
+	// threads, when set (a Model), lets a request that does not extend the
+	// latest request's conversation extend an earlier one's: requests sent
+	// at once (parallel sub-agents) arrive in any order, and each is
+	// summarised against its own thread as it was recorded. heads are the
+	// last maxHeads conversations with their responses, latest last.
+	threads bool
+	heads   []head
 }
+
+// head is a request's conversation and the response to it.
+type head struct {
+	conv []llm.Message
+	resp *llm.Message
+}
+
+// maxHeads bounds the conversations an exchange remembers for threads.
+const maxHeads = 8
 
 // step is one request as an exchange saw it.
 type step struct {
@@ -28,6 +45,9 @@ type step struct {
 	// RequestSummary.New), copied; nil when the conversation does not
 	// extend the previous request's (it was rewritten).
 	added []llm.Message
+	// thread is set when added is relative to an earlier request's
+	// conversation than the previous one (exchange.threads).
+	thread bool
 }
 
 // next summarises req relative to the request before it and makes it the
@@ -50,9 +70,20 @@ func (x *exchange) next(req *llm.Request) step {
 	}
 	x.current = st.offered
 	conv := Conversation(req)
-	if len(conv) >= len(x.prevConv) && slices.EqualFunc(conv[:len(x.prevConv)], x.prevConv, equalMessage) {
-		added := conv[len(x.prevConv):]
-		if len(added) > 0 && x.prevResp != nil && added[0].Role == llm.RoleAssistant && equalMessage(added[0], *x.prevResp) {
+	base, resp, ok := x.prevConv, x.prevResp, extends(conv, x.prevConv)
+	if !ok && x.threads {
+		// The longest earlier conversation it extends, or none (the
+		// start, as the first request's).
+		base, resp, ok, st.thread = nil, nil, true, true
+		for _, h := range x.heads {
+			if len(h.conv) > len(base) && extends(conv, h.conv) {
+				base, resp = h.conv, h.resp
+			}
+		}
+	}
+	if ok {
+		added := conv[len(base):]
+		if len(added) > 0 && resp != nil && added[0].Role == llm.RoleAssistant && equalMessage(added[0], *resp) {
 			added = added[1:]
 		}
 		st.added = cloneMessages(added)
@@ -62,18 +93,35 @@ func (x *exchange) next(req *llm.Request) step {
 	}
 	x.prevConv = slices.Clone(conv)
 	x.prevResp = nil
+	if x.threads {
+		if len(x.heads) == maxHeads {
+			x.heads = slices.Delete(x.heads, 0, 1)
+		}
+		x.heads = append(x.heads, head{conv: x.prevConv})
+	}
 	return st
+}
+
+// extends reports whether conv starts with base.
+func extends(conv, base []llm.Message) bool {
+	return len(conv) >= len(base) && slices.EqualFunc(conv[:len(base)], base, equalMessage)
 }
 
 // answered records the response to the latest request; nil means it failed.
 func (x *exchange) answered(resp *llm.Response) {
 	if resp == nil {
 		x.prevResp = nil
+		if n := len(x.heads); n > 0 {
+			x.heads[n-1].resp = nil
+		}
 		return
 	}
 	m := resp.Message.Clone()
 	m.Role = llm.RoleAssistant
 	x.prevResp = &m
+	if n := len(x.heads); n > 0 {
+		x.heads[n-1].resp = &m
+	}
 }
 
 // recorded is what a Recorder keeps of the step: the change of what was

@@ -45,8 +45,12 @@ type ModelOptions struct {
 // against the entry's recorded request, if any; NextUser serves the user
 // turns between them. It fails closed and never touches the network: a
 // request where the tape has a user turn diverges, and Unused reports the
-// entries a run left. It is safe for concurrent use; calls are served in the
-// order they take the lock.
+// entries a run left. It is safe for concurrent use. Requests an agent
+// sends at once (parallel sub-agents) are matched by what they ask: a
+// request that does not match the next entry is answered by the first later
+// entry before the next user turn that recorded a request and matches it,
+// so the answers do not depend on which request arrives first; one that
+// matches none diverges against the next entry.
 type Model struct {
 	mu      sync.Mutex
 	file    string
@@ -56,8 +60,14 @@ type Model struct {
 	// redacted holds the IDs of the calls whose recorded arguments were
 	// redacted (see applyRedaction).
 	redacted map[string]bool
-	calls    int // model calls made
-	next     int // index of the next entry to serve
+	calls    int    // model calls made
+	next     int    // index of the first entry not served yet
+	served   []bool // by entry: served (a later one may be before next)
+	last     int    // the entry the latest call used; -1 for none
+	// expectAt holds per entry what the tape says its request offers: the
+	// offered block with the changes of the entries up to it, in tape
+	// order, so that serving entries out of order expects the same.
+	expectAt []*Offered
 
 	// track is set when the tape records what was offered or the new
 	// messages (or in rebase mode): x then follows the requests, and
@@ -83,19 +93,26 @@ func NewModel(t *Tape, opts *ModelOptions) *Model {
 		m.expect, m.track = c.Offered, !c.Offered.empty()
 		// Sorted once here, so that matching compares the tools as a set
 		// without sorting them on every call.
+		expect := c.Offered
 		for _, e := range m.entries {
 			if e.Request != nil {
 				slices.Sort(e.Request.Tools)
 				m.track = m.track || e.Request.New != nil || !e.Request.Offered.empty()
+				if !e.Request.Offered.empty() {
+					expect = expect.with(e.Request.Offered)
+				}
 			}
+			m.expectAt = append(m.expectAt, expect)
 		}
 	}
+	m.served, m.last = make([]bool, len(m.entries)), -1
 	if opts != nil && opts.Matcher != nil {
 		m.matcher = opts.Matcher
 	}
 	if opts != nil && opts.Rebase {
 		m.rb, m.track = &rebase{steps: map[int]step{}, requests: map[int]*llm.Request{}}, true
 	}
+	m.x.threads = m.rb == nil
 	return m
 }
 
@@ -117,6 +134,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls++
+	m.last = -1
 	turn := m.calls
 	if m.next >= len(m.entries) {
 		return nil, fmt.Errorf("replay: %s%w after %d %s; the unanswered request ends with %s",
@@ -124,8 +142,8 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	}
 	i := m.next
 	e := &m.entries[i]
-	m.next++
 	if e.User != nil {
+		m.use(i)
 		return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: fmt.Errorf(
 			"the loop asked the model, but tape[%d] is a user turn; the user speaks only after a final text answer, and the request ends with %s", i, quoteLast(req))}
 	}
@@ -133,16 +151,26 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if m.track {
 		st = m.x.next(req)
 	}
-	if e.Request != nil {
-		// The tape was redacted when it was recorded; the run may still
-		// hold the secrets.
-		req = applyRedaction(e.Request, req, m.redacted)
-		applyRedactionNew(e.Request.New, st.added, m.redacted)
+	checked, cst, err := m.try(i, req, st)
+	if err != nil && m.rb == nil {
+		// Sent at once with another request, it may ask what a later
+		// entry recorded.
+		for j := i + 1; j < len(m.entries) && m.entries[j].User == nil; j++ {
+			if m.served[j] || m.entries[j].Request == nil {
+				continue
+			}
+			if r, rst, jerr := m.try(j, req, st); jerr == nil {
+				i, e, checked, cst, err = j, &m.entries[j], r, rst, nil
+				break
+			}
+		}
 	}
-	if e.Request != nil && !e.Request.Offered.empty() {
-		m.expect = m.expect.with(e.Request.Offered)
+	if err != nil {
+		m.expect = m.expectAt[i] // as a served entry's, match or not
 	}
-	if err := m.check(e, req, st); err != nil && m.rb == nil {
+	m.use(i)
+	req, st = checked, cst
+	if err != nil && m.rb == nil {
 		return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: err}
 	}
 	if m.rb != nil {
@@ -164,6 +192,48 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	return cloneResponse(e.Response), nil
 }
 
+// try checks req, summarised as st, against entry i, and returns req with
+// the tape's redaction applied (and st with it). On a match, the model expects what entry i
+// offers from now on; otherwise it is as before.
+func (m *Model) try(i int, req *llm.Request, st step) (*llm.Request, step, error) {
+	e := &m.entries[i]
+	if e.Request != nil {
+		// The tape was redacted when it was recorded; the run may still
+		// hold the secrets.
+		req = applyRedaction(e.Request, req, m.redacted)
+		if st.added != nil {
+			st.added = cloneMessages(st.added)
+		}
+		applyRedactionNew(e.Request.New, st.added, m.redacted)
+	}
+	expect, agreed := m.expect, m.agreed
+	m.expect = m.expectAt[i]
+	if err := m.check(e, req, st); err != nil {
+		m.expect, m.agreed = expect, agreed
+		return req, st, err
+	}
+	return req, st, nil
+}
+
+// LastServed returns the index of the tape entry the latest Generate call
+// used (answered, failed as recorded, or diverged from), or -1 when it used
+// none (the tape was exhausted, or no call was made). Calls sent at once
+// may be answered out of the tape's order (see Model); a caller that
+// serialises its calls (the bridge) lays the run out in tape order with it.
+func (m *Model) LastServed() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.last
+}
+
+// use marks entry i served and moves next past the served entries.
+func (m *Model) use(i int) {
+	m.served[i], m.last = true, i
+	for m.next < len(m.entries) && m.served[m.next] {
+		m.next++
+	}
+}
+
 // check compares req with what entry e recorded: what the tape says was
 // offered (the tape's block with the changes of earlier entries), the new
 // messages, and, through the Matcher, the tools, last message and messages.
@@ -183,6 +253,10 @@ func (m *Model) check(e *Entry, req *llm.Request, st step) error {
 		}
 		if e.Request != nil {
 			f, d := compareNew(e.Request.New, st.added, req.Messages)
+			if len(f) > 0 && st.thread {
+				// Shown as what it is to the previous request: a rewrite.
+				f, d = compareNew(e.Request.New, nil, req.Messages)
+			}
 			fields = append(fields, f...)
 			diff.WriteString(d)
 		}
@@ -216,7 +290,7 @@ func (m *Model) NextUser() (llm.Message, bool) {
 		return llm.Message{}, false
 	}
 	u := m.entries[m.next].User.Clone()
-	m.next++
+	m.use(m.next)
 	return u, true
 }
 
@@ -233,7 +307,18 @@ func (m *Model) Calls() int {
 func (m *Model) Remaining() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return len(m.entries) - m.next
+	return m.remaining()
+}
+
+// remaining counts the entries not served; m.mu is held.
+func (m *Model) remaining() int {
+	n := 0
+	for _, served := range m.served {
+		if !served {
+			n++
+		}
+	}
+	return n
 }
 
 // Unused returns nil when every entry of the tape has been served, and
@@ -250,8 +335,9 @@ func (m *Model) Unused() error {
 	if line := m.entries[m.next].Line; line > 0 {
 		at = " at line " + strconv.Itoa(line)
 	}
-	return &UnusedError{Entries: len(m.entries), Used: m.next, Line: m.entries[m.next].Line,
-		text: fmt.Sprintf("tape has %d %s; the run used %d (tape[%d]%s was never served)", len(m.entries), plural(len(m.entries), "entry", "entries"), m.next, m.next, at)}
+	used := len(m.entries) - m.remaining()
+	return &UnusedError{Entries: len(m.entries), Used: used, Line: m.entries[m.next].Line,
+		text: fmt.Sprintf("tape has %d %s; the run used %d (tape[%d]%s was never served)", len(m.entries), plural(len(m.entries), "entry", "entries"), used, m.next, at)}
 }
 
 // UnusedError says that a run ended before its tape did. It matches
