@@ -92,6 +92,7 @@ func Lint(file string, opts *LintOptions) (*Scenario, []Problem) {
 		return nil, l.sorted()
 	}
 	l.verdicts(s)
+	l.textCallFormats(s)
 	if opts.Validate != nil {
 		if err := opts.Validate(s); err != nil {
 			l.addErr(err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
 )
 
@@ -185,4 +186,32 @@ func decodeFamilies(d *yamlx.Decoder, n *yaml.Node, path string) ([]textcalls.Fa
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// textCallFormats warns about a tape response whose text holds a call in a
+// format setup.loop.text_calls.formats leaves out: the run reads it as text,
+// which is the point only if the scenario says so.
+func (l *linter) textCallFormats(s *Scenario) {
+	loop := s.Setup.Loop
+	if !loop.TextCalls || len(loop.TextCallOptions.Formats) == 0 || s.Setup.Agent != nil {
+		return // a bridged agent reads its model's text itself
+	}
+	var offered []llm.ToolDefinition
+	for _, t := range s.Setup.Tools {
+		offered = append(offered, llm.ToolDefinition{Name: t.Name})
+	}
+	every := &textcalls.Options{Families: loop.TextCallOptions.Families}
+	for i, e := range s.Tape {
+		if e.Response == nil || len(e.Response.Message.ToolCalls) > 0 || e.Response.Message.Content == "" {
+			continue
+		}
+		text := e.Response.Message.Content
+		if res := textcalls.Extract(text, offered, &loop.TextCallOptions); len(res.Calls) > 0 {
+			continue
+		}
+		if res := textcalls.Extract(text, offered, every); len(res.Calls) > 0 {
+			l.warn(e.Line, yamlx.Index("tape", i)+".response.content",
+				"holds a %s call, which stays text: setup.loop.text_calls.formats leaves %s out", res.Envelope, res.Envelope)
+		}
+	}
 }

@@ -120,3 +120,35 @@ func TestTextCallsErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestLintTextCallFormats: lint warns about a tape response whose text holds
+// a call in a format text_calls.formats leaves out, and only then.
+func TestLintTextCallFormats(t *testing.T) {
+	const head = "format: tapeloop/v1\nsetup:\n  tools: [echo]\n  loop:\n    text_calls: {formats: [FORMATS]}\ninput: [{role: user, content: hi}]\ntape:\n"
+	hermes := "  - response: {content: \"<tool_call>{\\\"name\\\": \\\"echo\\\", \\\"arguments\\\": {\\\"text\\\": \\\"hi\\\"}}</tool_call>\"}\n  - response: {content: done}\n"
+	cases := []struct {
+		name, formats, tape string
+		want                string // the warning; "" for none
+	}{
+		{"format left out", "glm", hermes, "$DIR/s.yaml:8: warning: tape[0].response.content: holds a hermes call, which stays text: setup.loop.text_calls.formats leaves hermes out"},
+		{"format listed", "glm, hermes", hermes, ""},
+		{"no call in the text", "glm", "  - response: {content: done}\n", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeScenario(t, map[string]string{"s.yaml": strings.Replace(head, "FORMATS", tc.formats, 1) + tc.tape})
+			_, problems := scenario.Lint(path, nil)
+			var got []string
+			for _, p := range problems {
+				got = append(got, p.String())
+			}
+			want := []string(nil)
+			if tc.want != "" {
+				want = []string{strings.ReplaceAll(tc.want, "$DIR", filepath.Dir(path))}
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("problems %q, want %q", got, want)
+			}
+		})
+	}
+}
