@@ -1,0 +1,218 @@
+package evalrun
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// paramScenario is bridged and unrecorded: record writes its tape.
+const paramScenario = `format: tapeloop/v1
+setup:
+  agent: {go: echo}
+input:
+  - {role: user, content: "Say hello."}
+expect:
+  termination: final_text
+`
+
+// rawAgent sends one request, body as it is with header, to the path of
+// its format, and reports the answer's status as its final text.
+func rawAgent(anthropic bool, body string, header map[string]string) bridge.Agent {
+	return func(ctx context.Context, r *bridge.Run) error {
+		url := r.OpenAIBaseURL + "/chat/completions"
+		if anthropic {
+			url = r.AnthropicBaseURL + "/v1/messages"
+		}
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+r.APIKey)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := r.HTTPClient.Do(req)
+		if err != nil {
+			return err
+		}
+		defer resp.Body.Close()
+		if _, err := io.Copy(io.Discard, resp.Body); err != nil {
+			return err
+		}
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("HTTP %d", resp.StatusCode)
+		}
+		r.Final("answered")
+		return nil
+	}
+}
+
+func chatBody(model, params string) string {
+	return `{"model":"` + model + `","messages":[{"role":"system","content":"Be brief."},{"role":"user","content":"Say hello."}],` +
+		`"tools":[{"type":"function","function":{"name":"greet","description":"Greet.","parameters":{"type":"object"}}}],"user":"u-1"` + params + `}`
+}
+
+func messagesBody(model, params string) string {
+	return `{"model":"` + model + `","system":"Be brief.","messages":[{"role":"user","content":"Say hello."}],` +
+		`"tools":[{"name":"greet","description":"Greet.","input_schema":{"type":"object"}}],"metadata":{"user_id":"u-1"}` + params + `}`
+}
+
+// scriptedVendor is a vendor's server answering "Hello." in the format
+// it is called in, keeping each request body it got.
+type scriptedVendor struct {
+	mu     sync.Mutex
+	bodies [][]byte
+	header []http.Header
+}
+
+func (v *scriptedVendor) server(t *testing.T) *httptest.Server {
+	h := bridge.Handler(llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage("Hello.")}, nil
+	}), nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		v.mu.Lock()
+		v.bodies, v.header = append(v.bodies, body), append(v.header, r.Header.Clone())
+		v.mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestBridgedParamsPinned, per behaviour-changing parameter of Chat
+// Completions and Messages: record forwards the agent's request to the
+// vendor byte for byte, the tape pins the parameter, the replay passes,
+// the agent sending another value fails naming the parameter and the
+// line of the offered block, rebase accepts it, and the old value then
+// fails.
+func TestBridgedParamsPinned(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789abcdefghij")
+	t.Setenv("OPENAI_API_KEY", "")
+	type side struct {
+		body   string
+		header map[string]string
+	}
+	v := func(b string, h ...string) side {
+		s := side{body: b, header: map[string]string{}}
+		for i := 0; i+1 < len(h); i += 2 {
+			s.header[h[i]] = h[i+1]
+		}
+		return s
+	}
+	const gpt, claude = "gpt-4.1", "claude-sonnet-4-5"
+	av := func(version string) []string { return []string{"anthropic-version", version} }
+	cases := []struct {
+		name      string
+		anthropic bool
+		base, now side
+		field     string
+	}{
+		{"chat model", false, v(chatBody(gpt, "")), v(chatBody("gpt-3.5-turbo", "")), "offered.params.model"},
+		{"chat tool_choice", false, v(chatBody(gpt, `,"tool_choice":"auto"`)), v(chatBody(gpt, `,"tool_choice":"none"`)), "offered.params.tool_choice"},
+		{"chat parallel_tool_calls", false, v(chatBody(gpt, `,"parallel_tool_calls":true`)), v(chatBody(gpt, `,"parallel_tool_calls":false`)), "offered.params.parallel_tool_calls"},
+		{"chat temperature", false, v(chatBody(gpt, `,"temperature":0.2`)), v(chatBody(gpt, `,"temperature":2`)), "offered.params.temperature"},
+		{"chat top_p", false, v(chatBody(gpt, `,"top_p":1`)), v(chatBody(gpt, `,"top_p":0.1`)), "offered.params.top_p"},
+		{"chat max_tokens", false, v(chatBody(gpt, `,"max_tokens":4096`)), v(chatBody(gpt, `,"max_tokens":1`)), "offered.params.max_tokens"},
+		{"chat max_completion_tokens", false, v(chatBody(gpt, `,"max_completion_tokens":300`)), v(chatBody(gpt, `,"max_completion_tokens":30`)), "offered.params.max_completion_tokens"},
+		{"chat stop", false, v(chatBody(gpt, "")), v(chatBody(gpt, `,"stop":["END"]`)), "offered.params.stop"},
+		{"chat response_format", false, v(chatBody(gpt, `,"response_format":{"type":"text"}`)), v(chatBody(gpt, `,"response_format":{"type":"json_object"}`)), "offered.params.response_format"},
+		{"chat response schema", false,
+			v(chatBody(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object"}}}`)),
+			v(chatBody(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"array"}}}`)), "offered.response_schema"},
+		{"chat reasoning_effort", false, v(chatBody(gpt, `,"reasoning_effort":"low"`)), v(chatBody(gpt, `,"reasoning_effort":"high"`)), "offered.params.reasoning_effort"},
+		{"messages model", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody("claude-haiku-4-5", `,"max_tokens":1024`), av("2023-06-01")...), "offered.params.model"},
+		{"messages tool_choice", true, v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"none"}`), av("2023-06-01")...), "offered.params.tool_choice"},
+		{"messages parallel tool use", true, v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto","disable_parallel_tool_use":true}`), av("2023-06-01")...), "offered.params.tool_choice"},
+		{"messages temperature", true, v(messagesBody(claude, `,"max_tokens":1024,"temperature":0`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"temperature":1`), av("2023-06-01")...), "offered.params.temperature"},
+		{"messages top_p", true, v(messagesBody(claude, `,"max_tokens":1024,"top_p":0.9`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"top_p":0.5`), av("2023-06-01")...), "offered.params.top_p"},
+		{"messages max_tokens", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1`), av("2023-06-01")...), "offered.params.max_tokens"},
+		{"messages stop_sequences", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"stop_sequences":["END"]`), av("2023-06-01")...), "offered.params.stop_sequences"},
+		{"messages thinking budget", true, v(messagesBody(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":1024}`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048}`), av("2023-06-01")...), "offered.params.thinking"},
+		{"messages anthropic-version", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024`), av("2026-10-21")...), "offered.params.anthropic-version"},
+		{"messages anthropic-beta", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024`), "anthropic-version", "2023-06-01", "anthropic-beta", "interleaved-thinking-2025-05-14"), "offered.params.anthropic-beta"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var vendor scriptedVendor
+			srv := vendor.server(t)
+			model, base := "openai-compatible/"+gpt, srv.URL+"/v1"
+			if c.anthropic {
+				model, base = "anthropic/"+claude, srv.URL
+			}
+			dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
+			path := filepath.Join(dir, "p", "param.yaml")
+			before, after := rawAgent(c.anthropic, c.base.body, c.base.header), rawAgent(c.anthropic, c.now.body, c.now.header)
+
+			if code, out, errOut := runAgentCmd(t, before, "record", "--model", model, "--base-url", base, path); code != exitOK {
+				t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+			}
+			if len(vendor.bodies) != 1 || string(vendor.bodies[0]) != c.base.body {
+				t.Fatalf("the vendor got %d requests, the first:\n%s\nwant the agent's body:\n%s", len(vendor.bodies), vendor.bodies, c.base.body)
+			}
+			for k, want := range c.base.header {
+				if got := vendor.header[0].Get(k); got != want {
+					t.Errorf("the vendor got %s: %q, the agent sent %q", k, got, want)
+				}
+			}
+			if code, out, errOut := runAgentCmd(t, before, "replay", path); code != exitOK {
+				t.Fatalf("replay of the recorded agent: exit %d\n%s%s", code, out, errOut)
+			}
+			file, _ := os.ReadFile(path)
+			// The offered block's line: its first key's, after "offered:".
+			line := 2 + strings.Count(string(file[:strings.Index(string(file), "\noffered:")+1]), "\n")
+			code, out, errOut := runAgentCmd(t, after, "replay", path)
+			want := fmt.Sprintf("%s (recorded at p/param.yaml:%d)", c.field, line)
+			if code != exitFailed || !strings.Contains(out, want) {
+				t.Fatalf("replay with the parameter changed: exit %d, want %d naming %q\n%s%s\n%s", code, exitFailed, want, out, errOut, file)
+			}
+			if code, out, errOut := runAgentCmd(t, after, "rebase", path); code != exitOK {
+				t.Fatalf("rebase: exit %d\n%s%s", code, out, errOut)
+			}
+			if code, out, errOut := runAgentCmd(t, after, "replay", path); code != exitOK {
+				t.Fatalf("replay after rebase: exit %d\n%s%s", code, out, errOut)
+			}
+			if code, out, _ := runAgentCmd(t, before, "replay", path); code != exitFailed || !strings.Contains(out, c.field) {
+				t.Errorf("the old agent after rebase: exit %d, want %d naming %s\n%s", code, exitFailed, c.field, out)
+			}
+		})
+	}
+}
+
+// TestRecordAnotherModel: --model naming another model than the agent's
+// replaces the body's model field alone; the tape pins the agent's model,
+// so the replay compares what the agent sends.
+func TestRecordAnotherModel(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	var vendor scriptedVendor
+	srv := vendor.server(t)
+	dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
+	path := filepath.Join(dir, "p", "param.yaml")
+	body := chatBody("gpt-4.1", `,"temperature":0.2`)
+	agent := rawAgent(false, body, nil)
+	if code, out, errOut := runAgentCmd(t, agent, "record", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", path); code != exitOK {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	}
+	want := strings.Replace(body, `"model":"gpt-4.1"`, `"model":"gpt-4.1-mini"`, 1)
+	if len(vendor.bodies) != 1 || string(vendor.bodies[0]) != want {
+		t.Fatalf("the vendor got:\n%s\nwant the agent's body with the model replaced:\n%s", vendor.bodies, want)
+	}
+	file, _ := os.ReadFile(path)
+	if !strings.Contains(string(file), "    model: \"gpt-4.1\"\n") {
+		t.Errorf("the tape does not pin the agent's model:\n%s", file)
+	}
+	if code, out, errOut := runAgentCmd(t, agent, "replay", path); code != exitOK {
+		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+}
