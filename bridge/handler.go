@@ -25,7 +25,7 @@ const maxBody = 64 << 20
 // that ignores the HTTPClient fails instead of reaching a network).
 const (
 	// OpenAIBaseURL is the root OpenAI clients take (they append
-	// /chat/completions).
+	// /chat/completions, or /responses for the Responses API).
 	OpenAIBaseURL = "http://tapeloop-bridge.invalid/v1"
 	// AnthropicBaseURL is the root Anthropic clients take (they append
 	// /v1/messages).
@@ -36,7 +36,9 @@ const (
 
 // Handler returns an http.Handler that answers model calls in every wire
 // format (wire.Formats) from model: a request to .../chat/completions
-// (OpenAI), .../messages (Anthropic) and so on is decoded into an
+// (OpenAI), .../messages (Anthropic), .../responses (OpenAI's Responses
+// API, whose previous_response_id may name any response the handler
+// served) and so on is decoded into an
 // llm.Request and answered with model's response, or its error as the
 // vendor's typed error (a divergence from the tape as a 400 the client does
 // not retry). A request no format claims, or one that does not decode, is
@@ -118,7 +120,17 @@ func (h *handler) answer(w http.ResponseWriter, r *http.Request, body []byte) {
 		errorOf(err).Write(w, call.Format)
 		return
 	}
-	wire.WriteResponse(w, call, resp, h.opts)
+	opts := h.opts
+	if id := h.dec.Keep(call, resp); id != "" {
+		// A Responses answer gets an id of its own, which a later request
+		// of the run may continue (previous_response_id).
+		o := wire.Options{}
+		if opts != nil {
+			o = *opts
+		}
+		o.ID, opts = id, &o
+	}
+	wire.WriteResponse(w, call, resp, opts)
 }
 
 // bodies holds the buffers request bodies are read into, each needed only

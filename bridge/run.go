@@ -37,7 +37,8 @@ type Run struct {
 	// listener for an agent that must dial one.
 	Handler http.Handler
 	// OpenAIBaseURL and AnthropicBaseURL are the roots to give the clients
-	// (with HTTPClient); APIKey a key for clients that insist on one.
+	// (with HTTPClient): OpenAIBaseURL for Chat Completions and the
+	// Responses API alike. APIKey is a key for clients that insist on one.
 	OpenAIBaseURL, AnthropicBaseURL, APIKey string
 	// Input is the scenario's input: the messages the agent starts from
 	// (system prompt, user message).

@@ -1,0 +1,180 @@
+package bridge_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	ooption "github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/replay"
+)
+
+// responsesAgent is the notes agent on openai-go's Responses API,
+// streamed or not; chained, it keeps its conversation on the server
+// (previous_response_id, only the new items each call), else it sends the
+// whole input with store false.
+type responsesAgent struct {
+	system, readDesc, model, toolChoice string
+	stream, chained                     bool
+}
+
+func newResponsesAgent(stream, chained bool) *responsesAgent {
+	return &responsesAgent{system: "You keep notes in files.", readDesc: "Read a file.", model: "gpt-test", toolChoice: "auto", stream: stream, chained: chained}
+}
+
+func (a *responsesAgent) run(ctx context.Context, r *bridge.Run) error {
+	client := openai.NewClient(ooption.WithBaseURL(r.OpenAIBaseURL), ooption.WithHTTPClient(r.HTTPClient),
+		ooption.WithAPIKey(r.APIKey), ooption.WithMaxRetries(0))
+	fn := func(name, desc string, props map[string]any, required ...string) responses.ToolUnionParam {
+		return responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{Name: name, Description: param.NewOpt(desc), Strict: param.NewOpt(false),
+			Parameters: map[string]any{"type": "object", "properties": props, "required": required}}}
+	}
+	params := responses.ResponseNewParams{
+		Model:        a.model,
+		Instructions: param.NewOpt(a.system),
+		Tools: []responses.ToolUnionParam{
+			fn("read_file", a.readDesc, map[string]any{"path": map[string]any{"type": "string"}}, "path"),
+			fn("write_file", "Write a file.", map[string]any{"path": map[string]any{"type": "string"}, "content": map[string]any{"type": "string"}}, "path", "content"),
+		},
+		ToolChoice: responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptions(a.toolChoice))},
+		Store:      param.NewOpt(a.chained),
+	}
+	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage(r.Input[len(r.Input)-1].Content, responses.EasyInputMessageRoleUser)}
+	for range 10 {
+		params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+		var resp *responses.Response
+		if a.stream {
+			s := client.Responses.NewStreaming(ctx, params)
+			for s.Next() {
+				if ev := s.Current(); ev.Type == "response.completed" {
+					resp = &ev.Response
+				}
+			}
+			err := s.Err()
+			s.Close()
+			if err != nil {
+				return err
+			}
+			if resp == nil {
+				return errors.New("the stream ended without response.completed")
+			}
+		} else {
+			var err error
+			if resp, err = client.Responses.New(ctx, params); err != nil {
+				return err
+			}
+		}
+		if a.chained {
+			params.PreviousResponseID = param.NewOpt(resp.ID)
+			input = nil
+		}
+		var outputs responses.ResponseInputParam
+		for _, it := range resp.Output {
+			if !a.chained {
+				input = append(input, param.Override[responses.ResponseInputItemUnionParam](jsonRaw(it.RawJSON())))
+			}
+			if it.Type == "function_call" {
+				fc := it.AsFunctionCall()
+				out := responses.ResponseInputItemParamOfFunctionCallOutput(runTool(r.Dir, fc.Name, fc.Arguments))
+				out.OfFunctionCallOutput.CallID = param.NewOpt(fc.CallID)
+				outputs = append(outputs, out)
+			}
+		}
+		if len(outputs) == 0 {
+			r.Final(resp.OutputText())
+			return nil
+		}
+		input = append(input, outputs...)
+	}
+	return errors.New("too many steps")
+}
+
+// jsonRaw is an output item's JSON, sent back as it came (what the SDK's
+// ToParam does for the items it knows).
+type jsonRaw string
+
+func (j jsonRaw) MarshalJSON() ([]byte, error) { return []byte(j), nil }
+
+// TestResponsesAgent records the notes agent on openai-go's Responses API
+// (stateless, and chained by previous_response_id) through the
+// openai-responses provider against a scripted local server, replays it
+// with the server gone, streamed and whole, fails closed when its system
+// prompt, a tool's description, its model or its tool choice changes, and
+// replays a changed system prompt once it is rebased.
+func TestResponsesAgent(t *testing.T) {
+	for _, chained := range []bool{false, true} {
+		name := map[bool]string{false: "store false", true: "previous_response_id"}[chained]
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(bridge.Handler(notesScript(), nil))
+			live, err := llm.Open(t.Context(), "openai-responses/gpt-test", &llm.OpenOptions{BaseURL: srv.URL + "/v1", APIKey: "sk-local-test"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := record(t, notesScenario, newResponsesAgent(true, chained).run, live)
+			srv.Close()
+			for _, stream := range []bool{true, false} {
+				if v := verify(t, path, newResponsesAgent(stream, chained).run, stream); !v.Passed() {
+					t.Fatalf("stream %v: the replay fails:\n%s", stream, strings.Join(v.Failures, "\n"))
+				}
+			}
+			a := newResponsesAgent(false, chained)
+			a.system += " Be brief."
+			failsClosed(t, verify(t, path, a.run, false), "notes.yaml:", "Be brief.")
+			a = newResponsesAgent(false, chained)
+			a.readDesc = "Read a text file."
+			failsClosed(t, verify(t, path, a.run, false), "notes.yaml:", "read_file")
+			a = newResponsesAgent(false, chained)
+			a.model = "gpt-other"
+			failsClosed(t, verify(t, path, a.run, false), "notes.yaml:", "model", "gpt-other")
+			a = newResponsesAgent(false, chained)
+			a.toolChoice = "required"
+			failsClosed(t, verify(t, path, a.run, false), "notes.yaml:", "tool_choice", "required")
+
+			// Rebased, the changed system prompt replays.
+			a = newResponsesAgent(false, chained)
+			a.system += " Be brief."
+			s := load(t, path)
+			m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true})
+			if _, err := bridge.Runner(a.run, nil)(t.Context(), s, &harness.RunOptions{Replay: m}); err != nil {
+				t.Fatal(err)
+			}
+			rb, err := m.Rebased(nil)
+			if err != nil || !rb.Changed() {
+				t.Fatalf("rebase: %v, changed %v", err, rb != nil && rb.Changed())
+			}
+			if err := bridge.WriteRecording(path, rb.Tape); err != nil {
+				t.Fatal(err)
+			}
+			if v := verify(t, path, a.run, false); !v.Passed() {
+				t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
+			}
+			failsClosed(t, verify(t, path, newResponsesAgent(false, chained).run, false), "notes.yaml:", "Be brief.")
+		})
+	}
+}
+
+// TestResponsesUnknownPrevious: a request continuing a response the run
+// never served fails the scenario, naming the id, in the test's output.
+func TestResponsesUnknownPrevious(t *testing.T) {
+	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
+	agent := func(ctx context.Context, r *bridge.Run) error {
+		client := openai.NewClient(ooption.WithBaseURL(r.OpenAIBaseURL), ooption.WithHTTPClient(r.HTTPClient), ooption.WithAPIKey(r.APIKey), ooption.WithMaxRetries(0))
+		_, err := client.Responses.New(ctx, responses.ResponseNewParams{Model: "gpt-test", PreviousResponseID: param.NewOpt("resp_from_yesterday"),
+			Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("Go on.")}})
+		return err
+	}
+	v := verify(t, path, agent, false)
+	all := strings.Join(v.Failures, "\n")
+	if v.Passed() || !strings.Contains(all, `previous_response_id "resp_from_yesterday"`) {
+		t.Errorf("passed %v; failures:\n%s", v.Passed(), all)
+	}
+}
