@@ -208,10 +208,13 @@ func selectedBy(name string, scenarioTags []string, re *regexp.Regexp, tags []st
 }
 
 func writeText(e *env, results []*replayResult) {
-	passed, failed, broken := 0, 0, 0
+	passed, failed, broken, stopped := 0, 0, 0, 0
 	for _, r := range results {
 		verdict := "PASS"
 		switch {
+		case r.Interrupted:
+			verdict = "STOPPED"
+			stopped++
 		case r.Err != nil:
 			verdict = "ERROR"
 			broken++
@@ -241,9 +244,12 @@ func writeText(e *env, results []*replayResult) {
 			fmt.Fprintf(e.stdout, "    forced: %s\n", indent(report.Printable(f)))
 		}
 	}
-	summary := fmt.Sprintf("%d passed, %d failed", passed, failed+broken)
+	summary := fmt.Sprintf("%d passed, %d failed", passed, failed+broken+stopped)
 	if broken > 0 {
 		summary += fmt.Sprintf(" (%d could not be loaded or run)", broken)
+	}
+	if stopped > 0 {
+		summary += fmt.Sprintf(" (%d interrupted: goldens untouched)", stopped)
 	}
 	fmt.Fprintln(e.stdout, summary)
 }
@@ -259,7 +265,7 @@ func colour(e *env, verdict string) string {
 	if !e.isTerminal {
 		return padded
 	}
-	code := map[string]string{"PASS": "32", "FAIL": "31", "ERROR": "35"}[verdict]
+	code := map[string]string{"PASS": "32", "FAIL": "31", "ERROR": "35", "STOPPED": "33"}[verdict]
 	return "\x1b[" + code + "m" + padded + "\x1b[0m"
 }
 

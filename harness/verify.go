@@ -115,6 +115,10 @@ type Verdict struct {
 	// Err is set when the scenario could not be loaded or run: an input error,
 	// not a failure of the agent.
 	Err error
+	// Interrupted is set when the context was done before the run ended (a
+	// signal): the scenario fails with a failure saying so, its outcome is
+	// not judged and its golden is untouched, even under Update.
+	Interrupted bool
 }
 
 // Passed reports whether the scenario loaded, ran, matched its golden and met
@@ -135,7 +139,8 @@ func Verify(ctx context.Context, path string, opts *VerifyOptions) *Verdict {
 }
 
 // VerifyScenario runs a loaded scenario and checks the outcome against its golden
-// file and its expect block; opts.Root is not used.
+// file and its expect block; opts.Root is not used. A run cut short by ctx
+// is Interrupted: not judged, its golden untouched.
 func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
@@ -144,6 +149,12 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.NoTapeError(s.Path)}
 	}
 	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools, Agents: opts.Agents, Commands: opts.Commands})
+	if ctx.Err() != nil {
+		// Cut short (a signal): what it did is not the scenario's outcome,
+		// and its golden is left as it was.
+		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Outcome: o, Interrupted: true,
+			Failures: []string{fmt.Sprintf("%s: interrupted before the run ended (%v); its golden is untouched", s.Path, context.Cause(ctx))}}
+	}
 	if err != nil {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
