@@ -91,8 +91,11 @@ type CommandMessage struct {
 //
 // The command runs in a sandbox (package internal/sandbox): on Linux with
 // the privilege, the first process of a PID namespace of its own, so that
-// everything it starts dies with it, and killed when tapeloop's process
-// dies; elsewhere in a process group of its own, killed after the run.
+// everything it starts dies with it, killed when tapeloop's process dies,
+// and in a network namespace whose loopback holds the model endpoint and
+// nothing else; a connection it attempts anywhere else is refused and
+// fails the run (ErrSandbox), naming the address. Elsewhere it runs in a
+// process group of its own, killed after the run.
 // A command that does not finish within setup.agent.timeout (default
 // scenario.DefaultAgentTimeout) is killed with what it started; that,
 // a non-zero exit status and a failure to start are errors (wrapping
@@ -115,7 +118,7 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", where, ErrCommand, err)
 	}
-	defer box.Close()
+	defer box.End()
 	ln, err := box.Listen()
 	if err != nil {
 		return fmt.Errorf("%s: %w: no loopback port to serve the model on: %v", where, ErrCommand, err)
@@ -189,7 +192,28 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	}
 	// What the command started and left running dies here, before the
 	// outcome is built from the workspace.
-	box.Close()
+	report := box.End()
+	err = commandError(ctx, err, talkErr, stdout, stderr, r, where, a, timeout)
+	if !report.Empty() {
+		beyond := fmt.Errorf("%s %q: %w: %s", where, a.Command, ErrSandbox, report)
+		if err != nil {
+			return fmt.Errorf("%w; and %w", beyond, err)
+		}
+		return beyond
+	}
+	if err != nil {
+		return err
+	}
+	if !r.conversation {
+		final := strings.TrimSuffix(stdout.String(), "\n")
+		r.Final(strings.TrimSuffix(final, "\r"))
+	}
+	return nil
+}
+
+// commandError is how the command ended as the run's error: err from
+// waiting for it, talkErr from its conversation; nil when it answered.
+func commandError(ctx context.Context, err, talkErr error, stdout *cappedBuffer, stderr *tailBuffer, r *Run, where string, a *scenario.AgentSetup, timeout time.Duration) error {
 	tail := strings.TrimSpace(strings.ReplaceAll(stderr.String(), r.Dir, "$WORK"))
 	if tail != "" {
 		tail = "; its stderr ends:\n" + tail
@@ -209,10 +233,6 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 			return fmt.Errorf("%s %q: %w: %v%s", where, a.Command, ErrCommand, exit.ProcessState, tail)
 		}
 		return fmt.Errorf("%s %q: %w: %v", where, a.Command, ErrCommand, err)
-	}
-	if !r.conversation {
-		final := strings.TrimSuffix(stdout.String(), "\n")
-		r.Final(strings.TrimSuffix(final, "\r"))
 	}
 	return nil
 }

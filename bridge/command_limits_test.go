@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"net"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,7 +36,7 @@ func modeScenario(t *testing.T, timeout string, args ...string) *scenario.Scenar
 	return load(t, writeScenario(t, text))
 }
 
-// holders is a loopback listener that "cmdagent hold ADDR" processes
+// holders is a listener (a Unix socket) that "cmdagent hold ADDR" processes
 // connect to: each connection, handed out on conns, stays open as long as
 // its process lives. release (at the latest at the end of the test) closes
 // the listener and every connection, which ends the processes holding one.
@@ -47,7 +48,9 @@ type holders struct {
 
 func newHolders(t *testing.T) *holders {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// A Unix socket, reached by its path: the command's network namespace
+	// has no way to the test's loopback.
+	ln, err := net.Listen("unix", filepath.Join(t.TempDir(), "holders"))
 	if err != nil {
 		t.Fatal(err)
 	}

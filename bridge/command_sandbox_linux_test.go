@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -85,5 +86,36 @@ func TestCommandDiesWithTapeloop(t *testing.T) {
 	<-exited
 	for _, c := range cs {
 		connEnds(t, c, "a process of a killed tapeloop")
+	}
+}
+
+// TestCommandNetworkRefused: in its network namespace a command reaches
+// the bridge and nothing else. A dial to another loopback port, one to an
+// outside address and a DNS lookup each fail at once (the command checks
+// that each dial was refused rather than left to time out), and the run
+// fails all the same, its error naming each address: a command that got
+// over the refusals cannot pass.
+func TestCommandNetworkRefused(t *testing.T) {
+	needSandbox(t, sandbox.Network)
+	s := modeScenario(t, "60s", "reach", "127.0.0.1:1", "192.0.2.1:443", "api.example.com")
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "agent_error" {
+		t.Fatalf("the run ended with %s, final %q, error %q; want agent_error", o.Termination, o.Final, o.Error)
+	}
+	for _, want := range []string{
+		"reached beyond its sandbox: ",
+		"connect tcp 127.0.0.1:1",
+		"connect tcp 192.0.2.1:443",
+		"DNS lookup of api.example.com",
+	} {
+		if !strings.Contains(o.Error, want) {
+			t.Errorf("the run's error is\n%s\nwant it to say %q", o.Error, want)
+		}
+	}
+	if strings.Contains(o.Error, "; and ") {
+		t.Errorf("the command itself failed (a dial not refused at once, or a lookup that worked):\n%s", o.Error)
 	}
 }

@@ -14,28 +14,41 @@ import (
 )
 
 // Box is one run's sandbox. On Linux it owns a goroutine locked to an OS
-// thread for the run's whole life: the command is started from that
-// thread, so it inherits what was set up there, and it dies with the
-// thread (Pdeathsig), which exits when the Box is closed or tapeloop's
+// thread for the run's whole life: the thread is moved into the run's
+// network namespace, the bridge's listener is made there, and the command
+// is started from it, so the command inherits the namespace and dies with
+// the thread (Pdeathsig), which exits when the Box ends or tapeloop's
 // process dies. Its methods are not safe for concurrent use.
 type Box struct {
 	held  Guarantee
 	calls chan func()
 	ended chan struct{}
 	cmds  []*exec.Cmd
+	net   *netWatch
 	done  bool
 }
 
 // probe finds out once what this process can isolate: a new PID
-// namespace for the command needs CAP_SYS_ADMIN. The probe unshares on a
-// thread of its own, which it never returns to the scheduler.
+// namespace for the command and a network namespace for the run both need
+// CAP_SYS_ADMIN. Each probe unshares on a thread of its own, which it
+// never returns to the scheduler.
 var probe = sync.OnceValue(func() Status {
 	s := Status{Missing: map[Guarantee]string{}}
-	err := onThread(func() error { return unix.Unshare(unix.CLONE_NEWPID) })
-	if err != nil {
-		s.Missing[Processes] = fmt.Sprintf("no PID namespace (%v); only the command's process group ends with the run", err)
+	if err := onThread(func() error { return unix.Unshare(unix.CLONE_NEWPID) }); err != nil {
+		s.Missing[Processes] = fmt.Sprintf("no PID namespace (%v: it needs root or CAP_SYS_ADMIN); only the command's process group ends with the run", err)
 	} else {
 		s.Held |= Processes
+	}
+	if err := onThread(func() error {
+		w, err := isolateNetwork()
+		if err == nil {
+			w.close()
+		}
+		return err
+	}); err != nil {
+		s.Missing[Network] = fmt.Sprintf("no network namespace (%v: it needs root or CAP_SYS_ADMIN); the command can reach the network", err)
+	} else {
+		s.Held |= Network
 	}
 	if len(s.Missing) == 0 {
 		s.Missing = nil
@@ -58,8 +71,7 @@ func onThread(f func() error) error {
 func Probe() Status { return probe() }
 
 // Open makes the sandbox of one run. It fails, wrapping ErrUnavailable,
-// when cfg.Require asks for a guarantee Probe does not hold. Close ends
-// it.
+// when cfg.Require asks for a guarantee Probe does not hold. End ends it.
 func Open(cfg *Config) (*Box, error) {
 	if cfg == nil {
 		cfg = &Config{}
@@ -69,13 +81,27 @@ func Open(cfg *Config) (*Box, error) {
 		return nil, err
 	}
 	b := &Box{held: st.Held, calls: make(chan func()), ended: make(chan struct{})}
+	ready := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
 		defer close(b.ended)
+		if b.held&Network != 0 {
+			w, err := isolateNetwork()
+			if err != nil {
+				ready <- fmt.Errorf("isolating the network: %w", err)
+				return
+			}
+			b.net = w
+		}
+		ready <- nil
 		for f := range b.calls {
 			f()
 		}
 	}()
+	if err := <-ready; err != nil {
+		<-b.ended
+		return nil, err
+	}
 	return b, nil
 }
 
@@ -89,20 +115,28 @@ func (b *Box) do(f func()) {
 // Holds returns the guarantees this Box gives.
 func (b *Box) Holds() Guarantee { return b.held }
 
-// Listen returns a TCP listener on a free loopback port that a command in
-// the Box can dial.
+// Listen returns a TCP listener on a free port of 127.0.0.1 that a
+// command in the Box can dial: with Network, on the loopback of the
+// Box's namespace, the one address there that is not an attempt (a Box
+// has one listener).
 func (b *Box) Listen() (net.Listener, error) {
 	var ln net.Listener
 	var err error
 	b.do(func() { ln, err = net.Listen("tcp", "127.0.0.1:0") })
+	if err == nil && b.net != nil {
+		if err = b.net.skip(uint16(ln.Addr().(*net.TCPAddr).Port)); err != nil {
+			ln.Close()
+			return nil, fmt.Errorf("filtering the listener's traffic: %w", err)
+		}
+	}
 	return ln, err
 }
 
 // Start starts cmd in the Box: in a process group of its own (cancelling
-// cmd kills the group), in a new PID namespace when the Box holds
-// Processes (when the command exits, every process it started is killed
-// by the kernel), and killed when the Box's thread exits (Pdeathsig).
-// cmd.SysProcAttr is replaced.
+// cmd kills the group), in the Box's network namespace with Network, in a
+// new PID namespace with Processes (when the command exits, every process
+// it started is killed by the kernel), and killed when the Box's thread
+// exits (Pdeathsig). cmd.SysProcAttr is replaced.
 func (b *Box) Start(cmd *exec.Cmd) error {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if b.held&Processes != 0 {
@@ -118,19 +152,23 @@ func (b *Box) Start(cmd *exec.Cmd) error {
 	return err
 }
 
-// Close kills what is left of each command started in the Box (its
-// process group; in a PID namespace, everything it started) and ends the
-// Box's thread. Call it once the commands have been waited for; a
-// second call does nothing.
-func (b *Box) Close() error {
+// End kills what is left of each command started in the Box (its
+// process group; in a PID namespace, everything it started), ends the
+// Box's thread and returns what the commands attempted. Call it once the
+// commands have been waited for; a second call returns an empty Report.
+func (b *Box) End() Report {
 	if b.done {
-		return nil
+		return Report{}
 	}
 	b.done = true
 	for _, cmd := range b.cmds {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
+	var r Report
+	if b.net != nil {
+		r.Network = b.net.close()
+	}
 	close(b.calls)
 	<-b.ended
-	return nil
+	return r
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // Box is one run's sandbox. Off Linux it holds no guarantee: the command
-// runs as an ordinary child (on Unix in a process group of its own, killed
+// runs as an ordinary child with the network of tapeloop (on Unix in a process group of its own, killed
 // with the run).
 type Box struct {
 	cmds []*exec.Cmd
@@ -18,11 +18,12 @@ type Box struct {
 func Probe() Status {
 	return Status{Missing: map[Guarantee]string{
 		Processes: "no PID namespace off Linux; only the command's process group ends with the run",
+		Network:   "no network namespace off Linux; the command can reach the network",
 	}}
 }
 
 // Open makes the sandbox of one run. It fails, wrapping ErrUnavailable,
-// when cfg.Require asks for any guarantee. Close ends it.
+// when cfg.Require asks for any guarantee. End ends it.
 func Open(cfg *Config) (*Box, error) {
 	if cfg == nil {
 		cfg = &Config{}
@@ -50,12 +51,12 @@ func (b *Box) Start(cmd *exec.Cmd) error {
 	return nil
 }
 
-// Close kills what is left of each command's process group; a second
-// call does nothing.
-func (b *Box) Close() error {
+// End kills what is left of each command's process group and returns an
+// empty Report (nothing is watched); a second call does nothing.
+func (b *Box) End() Report {
 	for _, cmd := range b.cmds {
 		endGroup(cmd)
 	}
 	b.cmds = nil
-	return nil
+	return Report{}
 }

@@ -7,7 +7,7 @@
 //	ln, err := box.Listen()      // the bridge's listener, reachable from inside
 //	err = box.Start(cmd)         // cmd.Start, inside
 //	err = cmd.Wait()
-//	box.Close()                  // everything the command started is gone
+//	report := box.End()          // everything the command started is gone
 //
 // What a Box guarantees depends on the platform and on privilege; Holds
 // says which guarantees a run has, and Missing why the others are not.
@@ -27,10 +27,14 @@ const (
 	// processes in sessions of their own (setsid), end when the run ends,
 	// and when tapeloop's process dies.
 	Processes Guarantee = 1 << iota
+	// Network: the command reaches nothing but the bridge's listener; a
+	// connection anywhere else (another loopback port, an outside address,
+	// a DNS server) fails at once and is reported.
+	Network
 )
 
 // All is every guarantee a Box may hold.
-const All = Processes
+const All = Processes | Network
 
 // names lists the guarantees in the order they are reported.
 var names = []struct {
@@ -38,6 +42,7 @@ var names = []struct {
 	name string
 }{
 	{Processes, "processes"},
+	{Network, "network"},
 }
 
 // String lists the guarantees in g, comma-separated ("none" for none).
@@ -68,6 +73,21 @@ type Config struct {
 	// Open fail (wrapping ErrUnavailable). Zero requires none.
 	Require Guarantee
 }
+
+// Report is what the commands of a Box attempted that the Box refused.
+type Report struct {
+	// Network lists each distinct attempt to reach beyond the bridge's
+	// listener, sorted: "connect tcp 127.0.0.1:8080", "DNS lookup of
+	// api.openai.com (udp 10.0.0.2:53)", "send udp 192.0.2.1:9", "ping
+	// 192.0.2.1". Nil means none (or no Network guarantee to see them).
+	Network []string
+}
+
+// Empty reports whether r holds no attempt.
+func (r Report) Empty() bool { return len(r.Network) == 0 }
+
+// String lists r's attempts, separated by "; ".
+func (r Report) String() string { return strings.Join(r.Network, "; ") }
 
 // Status is what the sandbox of this process can guarantee.
 type Status struct {

@@ -25,7 +25,11 @@
 //	                 "cmdagent hold ADDR" in a session of its own with its
 //	                 output on /dev/null, and once it has connected print
 //	                 "answer" and exit (with block: block forever)
-//	cmdagent hold ADDR    connect to ADDR (a test's listener) and exit when
+//	cmdagent reach ADDR... dial each HOST:PORT and look up each other
+//	                 name, print the errors on stderr, and print "answer"
+//	                 if each dial was refused and each lookup failed (else
+//	                 exit with status 3)
+//	cmdagent hold ADDR    connect to ADDR (a test's listener: a Unix socket's path, or HOST:PORT) and exit when
 //	                 the connection ends; that it ended tells the test this
 //	                 process died. Started by the modes above, it closes
 //	                 file 3 once connected, which they wait for
@@ -34,6 +38,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -42,6 +47,9 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
+	"syscall"
+	"time"
 )
 
 type message struct {
@@ -138,7 +146,7 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		own, err := net.Dial("tcp", arg(2))
+		own, err := dial(arg(2))
 		if err != nil {
 			fail(err)
 		}
@@ -160,8 +168,29 @@ func main() {
 		}
 		fmt.Println("answer")
 		return
+	case "reach":
+		refused := true
+		for _, to := range os.Args[2:] {
+			var err error
+			if _, _, splitErr := net.SplitHostPort(to); splitErr == nil {
+				var c net.Conn
+				if c, err = net.DialTimeout("tcp", to, time.Minute); err == nil {
+					c.Close()
+				}
+				refused = refused && errors.Is(err, syscall.ECONNREFUSED)
+			} else {
+				_, err = net.LookupHost(to)
+				refused = refused && err != nil
+			}
+			fmt.Fprintf(os.Stderr, "cmdagent: reaching %s: %v\n", to, err)
+		}
+		if !refused {
+			os.Exit(3)
+		}
+		fmt.Println("answer")
+		return
 	case "hold":
-		c, err := net.Dial("tcp", arg(2))
+		c, err := dial(arg(2))
 		if err != nil {
 			fail(err)
 		}
@@ -275,6 +304,14 @@ func runTool(name, args string) string {
 		return fmt.Sprintf("wrote %d bytes", len(a.Content))
 	}
 	return "error: unknown tool " + name
+}
+
+// dial connects to addr: a Unix socket's path, or HOST:PORT over TCP.
+func dial(addr string) (net.Conn, error) {
+	if strings.HasPrefix(addr, "/") {
+		return net.Dial("unix", addr)
+	}
+	return net.Dial("tcp", addr)
 }
 
 // blockForever blocks until the process is killed.
