@@ -15,6 +15,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/anthropic" // registers anthropic
 	_ "github.com/tapeloop/tapeloop/llm/openai"    // registers openai
@@ -152,7 +153,7 @@ func BenchmarkSDK(b *testing.B) {
 				b.Fatal(err)
 			}
 			if string(got) != string(want) {
-				b.Fatalf("the run over %s differs from the replay:\n%s", vendor.provider, harness.FirstDifference(string(want), string(got)))
+				b.Fatalf("the run over %s differs from the replay:\n%s", vendor.provider, udiff.FirstHunk(string(want), string(got)))
 			}
 			before := benchrow.Read()
 			b.ResetTimer()

@@ -73,7 +73,7 @@ func TestEveryAnswerIsChecked(t *testing.T) {
 			// expect.said sees the answer the user was shown.
 			s := load(t, path)
 			s.Expect.Said[0].Contains = ptr("I deleted notes.txt.")
-			if failed := harness.Check(s, v.Outcome); len(failed) > 0 {
+			if failed := harness.Failures(s, v.Outcome); len(failed) > 0 {
 				t.Errorf("expect.said does not see the reported answer: %q", failed)
 			}
 		})

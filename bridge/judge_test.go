@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -30,7 +31,7 @@ func TestBridgedJudgeReplay(t *testing.T) {
 		t.Fatalf("no verdict: failures %q", v.Failures)
 	}
 	s := load(t, path)
-	verdicts, err := harness.JudgeLive(context.Background(), s, v.Outcome, &harness.JudgeOptions{Model: func(string) (llm.Model, error) {
+	verdicts, err := eval.JudgeLive(context.Background(), s, v.Outcome, &eval.JudgeOptions{Model: func(string) (llm.Model, error) {
 		return llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
 			return &llm.Response{Message: llm.AssistantMessage(`{"score": 1, "pass": true, "reason": "it says so"}`)}, nil
 		}), nil

@@ -92,8 +92,15 @@ func userSource(s *scenario.Scenario, tape *replay.Model, opts *runOptions) (*us
 	case s.Setup.User != nil:
 		return nil, scenario.Errorf("%s: setup.user: %w", s.At(s.Setup.User.Line), harness.ErrNoUser)
 	}
-	turns := harness.UserScript(s)
-	return &userSide{next: func(context.Context) (llm.Message, bool) { return turns() }, script: true}, nil
+	turns := s.UserTurns()
+	return &userSide{next: func(context.Context) (llm.Message, bool) {
+		if len(turns) == 0 {
+			return llm.Message{}, false
+		}
+		m := turns[0]
+		turns = turns[1:]
+		return m, true
+	}, script: true}, nil
 }
 
 // unused says what of the scenario the finished run o left unused, as

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/internal/chatserver"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -39,7 +39,7 @@ func benchmarkTrials200x3(b *testing.B, noStream bool) {
 		parallel = 32
 	)
 	ideal := time.Duration(trials*calls) * latency / parallel
-	srv := chatserver.New(&chatserver.Options{Latency: latency})
+	srv := wiretest.New(&wiretest.Options{Latency: latency})
 	defer srv.Close()
 	s, err := scenario.Parse([]byte(appendScenario), "append.yaml", "files/append")
 	if err != nil {

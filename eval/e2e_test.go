@@ -9,16 +9,16 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/internal/chatserver"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/openai" // registers openai-compatible
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // openServer returns an Options.Open that opens openai-compatible models on
 // srv, without streaming when noStream is set.
-func openServer(srv *chatserver.Server, noStream bool) func(context.Context, string) (llm.Model, error) {
+func openServer(srv *wiretest.Server, noStream bool) func(context.Context, string) (llm.Model, error) {
 	return func(ctx context.Context, name string) (llm.Model, error) {
 		return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: srv.URL, APIKey: "test-key", NoStream: noStream})
 	}
@@ -32,7 +32,7 @@ func openServer(srv *chatserver.Server, noStream bool) func(context.Context, str
 func TestEndToEndOverHTTP(t *testing.T) {
 	for _, noStream := range []bool{false, true} {
 		t.Run(fmt.Sprintf("noStream=%v", noStream), func(t *testing.T) {
-			srv := chatserver.New(nil)
+			srv := wiretest.New(nil)
 			defer srv.Close()
 			s := parse(t, appendScenario, "files/append")
 			models := []string{"openai-compatible/right", "openai-compatible/wrong", "openai-compatible/broken", "openai-compatible/alternate", "openai-compatible/garbage"}
@@ -83,7 +83,7 @@ func TestEndToEndOverHTTP(t *testing.T) {
 // held the trials for the server's 2s after each 429 (on the virtual
 // clock: no wall time).
 func TestEndToEndRateLimits(t *testing.T) {
-	srv := chatserver.New(&chatserver.Options{RateLimited: 3, RetryAfter: "2"})
+	srv := wiretest.New(&wiretest.Options{RateLimited: 3, RetryAfter: "2"})
 	defer srv.Close()
 	s := parse(t, appendScenario, "files/append")
 	c := clock.NewVirtual(clock.Epoch)
@@ -115,7 +115,7 @@ func TestEndToEndRateLimits(t *testing.T) {
 // the server, and the retry passes); with only Options.Open, which cannot
 // carry them, its trials are error trials rather than silent passes.
 func TestFaultsApplyPerTrial(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	s := parse(t, appendScenario+"faults:\n  - {call: 1, http: 500}\n", "files/append")
 	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{

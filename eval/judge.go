@@ -21,7 +21,7 @@ import (
 // naming its file and line, found before any trial runs.
 func (r *runner) openJudges(ctx context.Context, scenarios []*scenario.Scenario) error {
 	for _, s := range scenarios {
-		names, err := harness.JudgeModels(s, r.opts.JudgeModel)
+		names, err := JudgeModels(s, r.opts.JudgeModel)
 		if err != nil {
 			return err
 		}
@@ -65,7 +65,7 @@ func (r *runner) judge(ctx context.Context, sc *scenario.Scenario, o *harness.Ou
 		}
 		return meters[name], nil
 	}
-	verdicts, err := harness.JudgeLive(ctx, sc, o, &harness.JudgeOptions{Model: open, Default: r.opts.JudgeModel, Redactor: r.redactor})
+	verdicts, err := JudgeLive(ctx, sc, o, &JudgeOptions{Model: open, Default: r.opts.JudgeModel, Redactor: r.redactor})
 	var tokens report.Tokens
 	for _, name := range slices.Sorted(maps.Keys(meters)) {
 		m := meters[name]

@@ -10,8 +10,8 @@ import (
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/internal/chatserver"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -32,7 +32,7 @@ var judgedScenario = strings.Replace(strings.Replace(appendScenario,
 // verdict and no request at all, fails closed once its final text is
 // edited, and never holds the secret the judged text had.
 func TestJudgeScoresTrialsAndReplays(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	dir := t.TempDir()
 	s := judgedFile(t, dir)
@@ -120,7 +120,7 @@ func TestJudgeScoresTrialsAndReplays(t *testing.T) {
 // error trials (left out of pass@k), never passes; an item with no judge
 // model and no default stops the run before it starts.
 func TestJudgeGarbageIsAnErrorTrial(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	s := parse(t, judgedScenario, "files/append")
 	r, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
@@ -139,7 +139,7 @@ func TestJudgeGarbageIsAnErrorTrial(t *testing.T) {
 		t.Errorf("error %q; want %q...", e, want)
 	}
 	_, err = Run(context.Background(), []*scenario.Scenario{s}, &Options{Models: []string{"openai-compatible/right"}, Open: openServer(srv, false)})
-	if !errors.Is(err, harness.ErrNoJudgeModel) {
+	if !errors.Is(err, ErrNoJudgeModel) {
 		t.Errorf("no judge model: %v; want ErrNoJudgeModel", err)
 	}
 }
@@ -163,7 +163,7 @@ func judgedFile(t *testing.T, dir string) *scenario.Scenario {
 // provider's rate limit: one judge call a minute spaces the trials' judge
 // calls a minute apart.
 func TestJudgeOfAnotherProviderHasItsOwnGate(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	open := openServer(srv, false)
 	s := parse(t, judgedScenario, "files/append")

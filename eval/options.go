@@ -10,6 +10,7 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/faults"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -48,9 +49,9 @@ type Options struct {
 	Open func(ctx context.Context, name string) (llm.Model, error)
 	// OpenHTTP opens a model whose HTTP requests go through client. A
 	// trial of a scenario with faults: gets a model of its own, opened
-	// with a client whose transport applies the faults
-	// (scenario.Scenario.FaultTransport), so that call numbers count that
-	// trial's requests. With Open nil, OpenHTTP also opens the shared
+	// with a client whose transport applies the faults (a faults.Transport
+	// of scenario.Scenario.Faults), so that call numbers count that trial's
+	// requests. With Open nil, OpenHTTP also opens the shared
 	// models, with a nil client (the default). Nil means llm.Open with the
 	// client, or, when Open is set, that such trials are error trials
 	// (Open's models cannot carry the faults, and a fault silently not
@@ -98,7 +99,7 @@ type Options struct {
 	Run harness.Runner
 	// JudgeModel is the judge model, "PROVIDER/MODEL", of the expect.judge
 	// items that name none; empty means such an item is an error
-	// (harness.ErrNoJudgeModel) before any trial runs. Judge models are
+	// (ErrNoJudgeModel) before any trial runs. Judge models are
 	// opened as Models are (Open, OpenHTTP), share their provider's rate
 	// gate (Limits) and retries (ModelRetries), and their price (Prices)
 	// is added to each trial's cost.
@@ -229,7 +230,9 @@ func (o *Options) open(ctx context.Context, name string) (llm.Model, error) {
 
 // openFaulty opens the model of one trial of a scenario with faults:.
 func (o *Options) openFaulty(ctx context.Context, name string, s *scenario.Scenario) (llm.Model, error) {
-	client := &http.Client{Transport: s.FaultTransport(nil)}
+	// One transport per trial, so that call numbers count that trial's
+	// requests.
+	client := &http.Client{Transport: &faults.Transport{Faults: s.Faults}}
 	switch {
 	case o.OpenHTTP != nil:
 		return o.OpenHTTP(ctx, name, client)

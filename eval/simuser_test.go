@@ -13,8 +13,8 @@ import (
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/internal/chatserver"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -120,7 +120,7 @@ expect:
 // server: a user of 3 messages, one that stops after 1, one cut off by
 // max_turns, one whose every call fails; the saved trials replay offline.
 func TestEvalSimulatedUser(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	dir := t.TempDir()
 	cases := []struct {
@@ -274,7 +274,7 @@ func TestSimulatedUserIsRedacted(t *testing.T) {
 // provider no evaluated model uses gets that provider's gate and limits:
 // at one call a minute, the user's four calls take at least three minutes.
 func TestSimulatedUserOfAnotherProviderHasItsOwnGate(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	open := openServer(srv, false)
 	s := parse(t, strings.Replace(chatScenario("user-3", 5, 3), "model: openai-compatible/user-3", "model: users/user-3", 1), "chat")

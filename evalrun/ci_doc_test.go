@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/internal/chatserver"
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 )
 
 // ciDoc is the page of CI recipes whose command lines this test runs.
@@ -60,7 +60,7 @@ func ciCommands(t *testing.T, text, platform string, shard int) []ciCommand {
 // server, the model name swapped for its right model), the merge and the
 // compare with an accepted report. Each must exit as the recipe expects.
 func TestCIRecipes(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", "test-key")

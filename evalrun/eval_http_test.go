@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/clock"
-	"github.com/tapeloop/tapeloop/internal/chatserver"
 	_ "github.com/tapeloop/tapeloop/llm/builtin" // as cmd/evalrun: openai-compatible
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 	"github.com/tapeloop/tapeloop/report"
 )
 
@@ -20,7 +20,7 @@ import (
 // trials are saved and replayed with no model, reproducing the failure; a
 // missing key is a configuration error (exit 2).
 func TestEvalOverHTTP(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", "test-key")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -27,11 +28,11 @@ func TestScoringDocJudge(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	if !strings.Contains(doc, "```text\n"+harness.JudgePrompt+"\n```") {
-		t.Errorf("%s does not quote harness.JudgePrompt word for word:\n%s", scoringDoc, harness.JudgePrompt)
+	if !strings.Contains(doc, "```text\n"+eval.JudgePrompt+"\n```") {
+		t.Errorf("%s does not quote eval.JudgePrompt word for word:\n%s", scoringDoc, eval.JudgePrompt)
 	}
-	if user := fmt.Sprintf(harness.JudgeUserFormat, "RUBRIC", "WHAT", "TEXT"); !strings.Contains(doc, "```text\n"+user+"\n```") {
-		t.Errorf("%s does not quote harness.JudgeUserFormat:\n%s", scoringDoc, user)
+	if user := fmt.Sprintf(eval.JudgeUserFormat, "RUBRIC", "WHAT", "TEXT"); !strings.Contains(doc, "```text\n"+user+"\n```") {
+		t.Errorf("%s does not quote eval.JudgeUserFormat:\n%s", scoringDoc, user)
 	}
 	var example string
 	for _, b := range regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(doc, -1) {
@@ -65,7 +66,7 @@ func TestScoringDocJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	recorded, err := harness.JudgeLive(context.Background(), us, o, &harness.JudgeOptions{Model: func(string) (llm.Model, error) {
+	recorded, err := eval.JudgeLive(context.Background(), us, o, &eval.JudgeOptions{Model: func(string) (llm.Model, error) {
 		return llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
 			return &llm.Response{Message: llm.AssistantMessage(answer)}, nil
 		}), nil

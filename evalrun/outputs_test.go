@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/internal/chatserver"
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 	"github.com/tapeloop/tapeloop/report"
 )
 
@@ -46,7 +46,7 @@ func TestReplayJSONTakesAFile(t *testing.T) {
 // scripted local server, ahead of OPENAI_BASE_URL (here a closed port), and
 // --json - prints the report instead of the text.
 func TestEvalBaseURLAndJSONStdout(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -220,7 +220,11 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 	if err != nil {
 		return fail("error", err.Error())
 	}
-	if bad := append(append(diverged(no), no.Unused...), harness.Check(ns, no, e.checks...)...); len(bad) > 0 {
+	bad := append(diverged(no), no.Unused...)
+	for _, f := range harness.Failures(ns, no, e.checks...) {
+		bad = append(bad, f.Message)
+	}
+	if len(bad) > 0 {
 		r.diffs = nil
 		return fail("refused", append([]string{"the rebased scenario would fail, so nothing is written:"}, bad...)...)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/faults"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -250,7 +251,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	if len(s.Faults) > 0 {
 		// The scenario's faults: apply to this recording's own requests,
 		// numbered from 1, through a model of its own.
-		model, err = c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL, HTTPClient: &http.Client{Transport: s.FaultTransport(nil)}})
+		model, err = c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL, HTTPClient: &http.Client{Transport: &faults.Transport{Faults: s.Faults}}})
 		if err != nil {
 			r.openErr = err
 			return r

@@ -57,7 +57,7 @@ func (c *recordConfig) judgeRecording(ctx context.Context, e *env, s *scenario.S
 		opened[name] = j
 		return j, nil
 	}
-	verdicts, err := harness.JudgeLive(ctx, s, o, &harness.JudgeOptions{Model: open, Default: c.judgeModel, Redactor: c.redactor})
+	verdicts, err := eval.JudgeLive(ctx, s, o, &eval.JudgeOptions{Model: open, Default: c.judgeModel, Redactor: c.redactor})
 	calls, usage := 0, llm.Usage{}
 	for _, j := range opened {
 		calls += j.calls

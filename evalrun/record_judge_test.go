@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/internal/chatserver"
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 )
 
 // judgeSecret is in the judged scenario's input, so in its transcript.
@@ -22,7 +22,7 @@ var unjudged = strings.Replace(unrecorded, "  files: {notes.txt: \"hello\\nworld
 // final text fails closed until --mode judge records the verdict again;
 // a verdict no item uses fails; eval --judge-model scores with the judge.
 func TestRecordJudgeReplay(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	src := strings.Replace(unjudged, "Append 'world' to notes.txt.", "Append 'world' to notes.txt. My key is "+judgeSecret+".", 1)
 	dir := newScenarios(t, map[string]string{"files/append.yaml": src})

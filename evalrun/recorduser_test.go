@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/internal/chatserver"
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/simuser's recorded scenario and golden")
@@ -38,7 +38,7 @@ expect:
 // scenario and golden of testdata/simuser, and replays it with the server
 // gone, byte for byte; a changed conversation fails closed.
 func TestRecordSimulatedUser(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	dir := newScenarios(t, map[string]string{"chat.yaml": simUserScenario})
 	path := filepath.Join(dir, "chat.yaml")
@@ -104,7 +104,7 @@ func TestRecordSimulatedUser(t *testing.T) {
 // recording fail, naming it, and writes nothing; --mode extend is refused
 // for a recorded simulated conversation.
 func TestRecordSimulatedUserErrors(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	failing := strings.Replace(simUserScenario, "user-3", "user-fail", 1)
@@ -136,7 +136,7 @@ func TestRecordSimulatedUserErrors(t *testing.T) {
 // says what the user model spent, and the saved trials replay with no
 // request to the server.
 func TestEvalSimulatedUserSavesTrials(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	t.Setenv("OPENAI_BASE_URL", srv.URL)
 	t.Setenv("OPENAI_API_KEY", "test-key")
@@ -167,7 +167,7 @@ func TestEvalSimulatedUserSavesTrials(t *testing.T) {
 // the three simulated turns, the recording replays through the agent with
 // no request to the server, and eval's saved trials replay too.
 func TestBridgedSimulatedUser(t *testing.T) {
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	t.Setenv("OPENAI_API_KEY", "test-key")
 	bridged := strings.Replace(simUserScenario, "setup:\n", "setup:\n  agent: {go: echo}\n", 1)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/report/fromharness"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -184,7 +185,7 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 			got, _ := again.Golden()
 			if string(got) != string(first) {
 				v.Failures = append(v.Failures, fmt.Sprintf("nondeterministic: repeat %d (perturbed scheduling) differs from the first run (- first, + repeat):\n%s",
-					i+1, harness.FirstDifference(string(first), string(got))))
+					i+1, udiff.FirstHunk(string(first), string(got))))
 				break
 			}
 		}

@@ -14,9 +14,9 @@ import (
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
-// ErrChecker is wrapped by the error for a registered check that cannot be
+// errChecker is wrapped by the error for a registered check that cannot be
 // used: no name, no New, a name given twice.
-var ErrChecker = errors.New("invalid check")
+var errChecker = errors.New("invalid check")
 
 // Checker is a check of your own that scenarios call by name from
 // expect.check ({name: NAME, with: {...}}), the way setup.tools names a
@@ -57,11 +57,11 @@ type Checker struct {
 func NewChecker[C any](name, doc string, check func(o *Outcome, with C) error) *Checker {
 	return &Checker{Name: name, Doc: doc, New: func(with *yaml.Node) (func(*Outcome) error, error) {
 		if check == nil {
-			return nil, fmt.Errorf("%w: %q has no check function", ErrChecker, name)
+			return nil, fmt.Errorf("%w: %q has no check function", errChecker, name)
 		}
 		var cfg C
 		if reflect.TypeOf(cfg) == nil || reflect.TypeOf(cfg).Kind() != reflect.Struct {
-			return nil, fmt.Errorf("%w: %q: its configuration type %T is not a struct", ErrChecker, name, cfg)
+			return nil, fmt.Errorf("%w: %q: its configuration type %T is not a struct", errChecker, name, cfg)
 		}
 		for with != nil && with.Kind == yaml.DocumentNode && len(with.Content) == 1 {
 			with = with.Content[0]
@@ -112,9 +112,9 @@ func checkCheckers(checks []*Checker) error {
 	for i, c := range checks {
 		switch {
 		case c == nil || c.Name == "" || c.New == nil:
-			return fmt.Errorf("%w: checks[%d] needs a name and a New func (build it with harness.NewChecker)", ErrChecker, i)
+			return fmt.Errorf("%w: checks[%d] needs a name and a New func (build it with harness.NewChecker)", errChecker, i)
 		case seen[c.Name]:
-			return fmt.Errorf("%w: two checks are named %q", ErrChecker, c.Name)
+			return fmt.Errorf("%w: two checks are named %q", errChecker, c.Name)
 		}
 		seen[c.Name] = true
 	}

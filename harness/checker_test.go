@@ -75,7 +75,7 @@ func TestCustomChecks(t *testing.T) {
 				w = strings.Replace(w, "$LINE+2", strconv.Itoa(line+2), 1)
 				want = append(want, strings.Replace(w, "$LINE", strconv.Itoa(line), 1))
 			}
-			if got := Check(s, o, checks...); !slices.Equal(got, want) {
+			if got := checkAll(s, o, checks...); !slices.Equal(got, want) {
 				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			for _, f := range Failures(s, o, checks...) {
@@ -89,7 +89,7 @@ func TestCustomChecks(t *testing.T) {
 
 func TestCustomCheckWithoutRegistration(t *testing.T) {
 	s, o, line := checkScenario(t, "  check: {name: final_is, with: {text: done}}\n")
-	got := Check(s, o)
+	got := checkAll(s, o)
 	want := fmt.Sprintf(`check.yaml:%d: expect.check[final_is]: unknown check "final_is" (known: none registered: register yours with harness.NewChecker in your own test or evalrun main)`, line)
 	if !slices.Equal(got, []string{want}) {
 		t.Errorf("Check without the check registered = %q, want %q", got, want)
@@ -131,8 +131,8 @@ func TestValidateCustomChecks(t *testing.T) {
 			}
 		})
 	}
-	if err := Validate(&scenario.Scenario{}, &RunOptions{Checks: []*Checker{finalIsChecker, finalIsChecker}}); !errors.Is(err, ErrChecker) {
-		t.Errorf("two checks of one name: Validate = %v, want ErrChecker", err)
+	if err := Validate(&scenario.Scenario{}, &RunOptions{Checks: []*Checker{finalIsChecker, finalIsChecker}}); !errors.Is(err, errChecker) {
+		t.Errorf("two checks of one name: Validate = %v, want errChecker", err)
 	}
 }
 

@@ -38,3 +38,50 @@ func TestWhatUsersLink(t *testing.T) {
 	forbidden("report", append(sdks, "github.com/tapeloop/tapeloop/harness", "github.com/tapeloop/tapeloop/scenario")...)
 	forbidden("evalrun", "github.com/tapeloop/tapeloop/llm/builtin", "github.com/openai/openai-go/v3", "github.com/anthropics/anthropic-sdk-go")
 }
+
+// TestLayers pins the rows of docs/design.md that keep one front door: no
+// package below harness imports bridge or harness (the bridge sits behind
+// harness.Runner, as a RoundTripper behind an http.Client); internal/
+// packages import nothing of tapeloop above them (only other internal/
+// ones); and scenario, the format, imports no HTTP code and runs no fault
+// transport itself.
+func TestLayers(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("skipped: no go command on PATH to list dependencies")
+	}
+	const mod = "github.com/tapeloop/tapeloop"
+	// list runs go list with format f over the packages pkgs, one line each.
+	list := func(f string, pkgs ...string) []string {
+		args := append([]string{"list", "-f", f}, pkgs...)
+		out, err := exec.Command(goTool, args...).Output()
+		if err != nil {
+			t.Fatalf("go list %v: %v", pkgs, err)
+		}
+		return strings.Split(strings.TrimSpace(string(out)), "\n")
+	}
+	below := []string{"../scenario/...", "../replay/...", "../diffrecorder/...", "../fixtures/...", "../tools/...", "../agent/...",
+		"../llm/...", "../clock/...", "../workspace/...", "../internal/...", "../mcptools/...", "../traceimport/..."}
+	for _, line := range list(`{{.ImportPath}} {{join .Deps " "}}`, below...) {
+		pkg, deps, _ := strings.Cut(line, " ")
+		for _, d := range strings.Fields(deps) {
+			switch d {
+			case mod + "/bridge", mod + "/harness", mod + "/eval", mod + "/evalrun":
+				t.Errorf("%s, below harness, links %s", pkg, d)
+			}
+		}
+	}
+	for _, line := range list(`{{.ImportPath}} {{join .Imports " "}}`, "../internal/...") {
+		pkg, imports, _ := strings.Cut(line, " ")
+		for _, d := range strings.Fields(imports) {
+			if strings.HasPrefix(d, mod+"/") && !strings.HasPrefix(d, mod+"/internal/") {
+				t.Errorf("%s imports %s, above internal/", pkg, d)
+			}
+		}
+	}
+	for _, d := range strings.Fields(list(`{{join .Imports " "}}`, "../scenario")[0]) {
+		if d == "net/http" || strings.HasPrefix(d, "net/http/") || d == mod+"/llm/wire" || d == mod+"/bridge" {
+			t.Errorf("scenario imports %s: the format runs no HTTP", d)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -76,7 +77,7 @@ func TestRunIsDeterministic(t *testing.T) {
 	want := golden(0)
 	for seed := uint64(1); seed <= 50; seed++ {
 		if got := golden(seed * 0x9e3779b97f4a7c15); !bytes.Equal(got, want) {
-			t.Fatalf("perturbation seed %d changed the outcome (- unperturbed, + perturbed; first difference):\n%s", seed, FirstDifference(string(want), string(got)))
+			t.Fatalf("perturbation seed %d changed the outcome (- unperturbed, + perturbed; first difference):\n%s", seed, udiff.FirstHunk(string(want), string(got)))
 		}
 	}
 	if !bytes.Contains(want, []byte("backoff: 500ms")) || !bytes.Contains(want, []byte("+two")) {

@@ -27,11 +27,20 @@
 //  4. Verify (VerifyScenario for a loaded scenario) compares that with the
 //     golden file beside the scenario (name.golden.yaml), showing the first
 //     difference in context, or rewrites it atomically with Update; checks
-//     the expect block (Check, Failures); and fails a run that diverged from
+//     the expect block (Failures); and fails a run that diverged from
 //     a recorded request.
 //
 // Validate builds a scenario's workspace and tools without running it, for
 // a lint (scenario.LintOptions.Validate).
+//
+// # Your own agent
+//
+// A bridged scenario (setup.agent) runs your agent instead of the loop
+// above, its model endpoint pointed at the tape. Run, Verify and Test run
+// it through a Runner: the one RunOptions.Agents (TestOptions.Agents)
+// holds under the name setup.agent.go gives, bridge.Runner of your agent,
+// or RunOptions.Commands for a setup.agent.command. Run makes that fork,
+// so one Test runs a folder holding both kinds.
 //
 // # Your tools
 //
@@ -46,7 +55,7 @@
 // RunOptions.Tools, VerifyOptions.Tools, TestOptions.Tools, the Ginkgo
 // suite (package ginkgoharness) or evalrun.Options.Tools (a main of your
 // own around the evalrun command). A factory whose name is a fixture's is
-// an error (ErrToolFactory); an unknown name in setup.tools lists both
+// an error naming it; an unknown name in setup.tools lists both
 // sets.
 //
 //	var lookupOrder = toolkit.NewFactory("lookup_order", "looks an order up (read)", false,

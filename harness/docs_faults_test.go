@@ -39,7 +39,7 @@ func TestFaultAndMCPDocExamplesParse(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s, example %d: %v", doc, i+1, err)
 			}
-			if fails := Check(s, o); len(fails) > 0 || o.Unused != nil {
+			if fails := checkAll(s, o); len(fails) > 0 || o.Unused != nil {
 				t.Errorf("%s, example %d: %v %v", doc, i+1, fails, o.Unused)
 			}
 			if len(o.ModelRetries) > 0 && o.ModelRetries[0].Backoff.String() != "2s" {

@@ -50,7 +50,9 @@ expect:
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(harness.Check(s, o, atLeast))
+	for _, f := range harness.Failures(s, o, atLeast) {
+		fmt.Println(f.Key, "|", f.Message)
+	}
 	// Output:
-	// [hi.yaml:6: expect.check[at_least_calls]: made 1 model calls, want at least 2]
+	// check[at_least_calls] | hi.yaml:6: expect.check[at_least_calls]: made 1 model calls, want at least 2
 }

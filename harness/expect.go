@@ -22,13 +22,10 @@ type Failure struct {
 	Message string
 }
 
-// Check checks the outcome o against the expect block of the scenario s and returns one
-// message per failed expectation, each naming the file and line of the
-// expectation and saying what was expected and what was found. No
-// expectations, or all holding, return nil. Failures returns the same with
-// each message's expectation key. checks are the registered checks
-// expect.check may name (an item naming none of them fails).
-func Check(s *scenario.Scenario, o *Outcome, checks ...*Checker) []string {
+// checkAll is Failures' messages: one per failed expectation, each naming
+// the file and line of the expectation and saying what was expected and
+// what was found; nil when none failed.
+func checkAll(s *scenario.Scenario, o *Outcome, checks ...*Checker) []string {
 	fs := Failures(s, o, checks...)
 	if fs == nil {
 		return nil
@@ -41,7 +38,9 @@ func Check(s *scenario.Scenario, o *Outcome, checks ...*Checker) []string {
 }
 
 // Failures checks the outcome o against the expect block of the scenario s and returns
-// one Failure per failed expectation, in the order Check gives them; the
+// one Failure per failed expectation, each naming the file and line of the
+// expectation and saying what was expected and what was found (nil when
+// there are no expectations or all hold); the
 // expect.check items come next to last, each calling the check of checks it
 // names, and the expect.judge items last, each against its verdict in
 // o.Judged (none fails it).
@@ -69,7 +68,7 @@ func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 		fail("iterations", "expected %d model calls, found %d", *e.Iterations, o.Iterations)
 	}
 	if e.ToolCalls != nil {
-		if got := CalledTools(o.Run); !slices.Equal(got, *e.ToolCalls) {
+		if got := calledTools(o.Run); !slices.Equal(got, *e.ToolCalls) {
 			fail("tool_calls", "expected %s, found %s", list(*e.ToolCalls), list(got))
 		}
 	}
@@ -87,7 +86,7 @@ func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 	}
 	out = append(out, checkSaid(s.Path, e.Said, o.Run)...)
 	if e.Retries != nil {
-		got := Retries(o.Run)
+		got := retriesByTool(o.Run)
 		for _, name := range slices.Sorted(maps.Keys(e.Retries)) {
 			if got[name] != e.Retries[name] {
 				fail("retries", "expected %s to be retried %s, found %d", name, times(e.Retries[name]), got[name])
@@ -156,9 +155,9 @@ func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 	return out
 }
 
-// CalledTools returns the names of every call the model made, structured or
+// calledTools returns the names of every call the model made, structured or
 // extracted from text, in the order it emitted them, across all turns.
-func CalledTools(run *agent.RunResult) []string {
+func calledTools(run *agent.RunResult) []string {
 	names := []string{}
 	if run == nil {
 		return names
@@ -171,8 +170,8 @@ func CalledTools(run *agent.RunResult) []string {
 	return names
 }
 
-// Retries returns the retry attempts after the first, summed per tool name.
-func Retries(run *agent.RunResult) map[string]int {
+// retriesByTool returns the retry attempts after the first, summed per tool name.
+func retriesByTool(run *agent.RunResult) map[string]int {
 	out := map[string]int{}
 	if run == nil {
 		return out

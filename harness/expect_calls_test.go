@@ -121,7 +121,7 @@ func TestCheckCallsSaidAndPositions(t *testing.T) {
 			for _, w := range c.want {
 				want = append(want, r.Replace(w))
 			}
-			if got := Check(s, o); !slices.Equal(got, want) {
+			if got := checkAll(s, o); !slices.Equal(got, want) {
 				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})

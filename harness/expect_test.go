@@ -85,7 +85,7 @@ func TestCheck(t *testing.T) {
 			for _, w := range c.want {
 				want = append(want, strings.NewReplacer("$FILE", "check.yaml", "$LINE", line).Replace(w))
 			}
-			if got := Check(s, o); !slices.Equal(got, want) {
+			if got := checkAll(s, o); !slices.Equal(got, want) {
 				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 		})
@@ -101,7 +101,7 @@ func TestCheckWithoutExpect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := Check(s, o); got != nil {
+	if got := checkAll(s, o); got != nil {
 		t.Errorf("Check without expect = %v, want nil", got)
 	}
 }

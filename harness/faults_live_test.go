@@ -14,6 +14,7 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/builtin"
+	"github.com/tapeloop/tapeloop/llm/faults"
 	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -59,7 +60,7 @@ func call(id, name, args string) llm.Message {
 
 // TestFaultScenariosLive runs each bundled faults/ scenario live: an
 // OpenAI-compatible httptest server plays the model, the scenario's faults:
-// are applied by its FaultTransport in front of the official SDK, and a
+// are applied by a faults.Transport in front of the official SDK, and a
 // replay.Recorder records what the loop saw. The recording must equal the
 // scenario's tape entry for entry (so the bundled tapes are what a live run
 // records), and the scenario's expectations must hold live as in replay.
@@ -92,7 +93,7 @@ func TestFaultScenariosLive(t *testing.T) {
 			}
 			srv := httptest.NewServer(&chatServer{t: t, script: c.script})
 			defer srv.Close()
-			ft := s.FaultTransport(srv.Client().Transport)
+			ft := &faults.Transport{Base: srv.Client().Transport, Faults: s.Faults}
 			model, err := llm.Open(context.Background(), "openai-compatible/test", &llm.OpenOptions{
 				BaseURL: srv.URL, APIKey: "sk-test", HTTPClient: &http.Client{Transport: ft},
 			})
@@ -107,7 +108,7 @@ func TestFaultScenariosLive(t *testing.T) {
 			if len(ft.Applied()) != len(s.Faults) {
 				t.Errorf("applied %v, want every fault of %v", ft.Applied(), s.Faults)
 			}
-			if fails := Check(s, o); len(fails) > 0 {
+			if fails := checkAll(s, o); len(fails) > 0 {
 				t.Errorf("live, the expectations fail:\n%s", strings.Join(fails, "\n"))
 			}
 			got, want := rec.Tape().Entries, s.Tape
@@ -174,7 +175,7 @@ func TestFaultScenariosLiveAnthropic(t *testing.T) {
 			srv := httptest.NewServer(&chatServer{t: t, script: c.script})
 			defer srv.Close()
 			model, err := llm.Open(context.Background(), "anthropic/claude-test", &llm.OpenOptions{
-				BaseURL: srv.URL, APIKey: "sk-ant-test", HTTPClient: &http.Client{Transport: s.FaultTransport(srv.Client().Transport)},
+				BaseURL: srv.URL, APIKey: "sk-ant-test", HTTPClient: &http.Client{Transport: &faults.Transport{Base: srv.Client().Transport, Faults: s.Faults}},
 			})
 			if err != nil {
 				t.Fatal(err)
@@ -184,7 +185,7 @@ func TestFaultScenariosLiveAnthropic(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if fails := Check(s, o); len(fails) > 0 {
+			if fails := checkAll(s, o); len(fails) > 0 {
 				t.Errorf("live, the expectations fail:\n%s", strings.Join(fails, "\n"))
 			}
 			var got, want []string

@@ -3,7 +3,6 @@ package harness
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -42,12 +41,8 @@ func TestFaultsDecode(t *testing.T) {
 			t.Errorf("faults[%d] = %+v, want %+v", i, s.Faults[i], want[i])
 		}
 	}
-	ft := s.FaultTransport(http.DefaultTransport)
-	if ft == nil || len(ft.Faults) != 5 || ft.Base != http.DefaultTransport {
-		t.Errorf("FaultTransport = %+v", ft)
-	}
-	if s2, _ := scenario.Parse([]byte("format: tapeloop/v1\n"+minimal), "g.yaml", "g"); s2.FaultTransport(nil) != nil {
-		t.Error("a scenario without faults has a fault transport")
+	if s2, _ := scenario.Parse([]byte("format: tapeloop/v1\n"+minimal), "g.yaml", "g"); s2.Faults != nil {
+		t.Errorf("a scenario without faults: has %+v", s2.Faults)
 	}
 }
 
@@ -110,7 +105,7 @@ model_retries:
 	if !strings.Contains(string(golden), want) {
 		t.Errorf("golden lacks the retry:\n%s\nwant a part:\n%s", golden, want)
 	}
-	got := Check(s, o)
+	got := checkAll(s, o)
 	if len(got) != 1 || got[0] != "r.yaml:11: expect.model_retries: expected 2 failed model calls retried, found 1" {
 		t.Errorf("Check = %q", got)
 	}

@@ -68,11 +68,11 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// FindCall returns the call ref names (an ID, or a position written by
+// findCall returns the call ref names (an ID, or a position written by
 // scenario.CallAt), or nil and what a message about it says instead: that the
 // scenario has no such call (listing the ids it has), or that a reused id is
 // ambiguous.
-func FindCall(run *agent.RunResult, ref string) (*agent.CallRecord, string) {
+func findCall(run *agent.RunResult, ref string) (*agent.CallRecord, string) {
 	c, problem, ambiguous := locateCall(run, ref)
 	if c != nil || ambiguous {
 		return c, problem

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tapeloop/tapeloop/internal/udiff"
 )
 
 // callsGolden is a golden-like text of n calls; stale gives every call a
@@ -42,7 +44,7 @@ func TestFirstDifferenceFindsTheFirstHunk(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			if got := FirstDifference(c.want, c.got); got != c.hunk {
+			if got := udiff.FirstHunk(c.want, c.got); got != c.hunk {
 				t.Errorf("FirstDifference:\n%s\nwant:\n%s", got, c.hunk)
 			}
 		})
@@ -55,7 +57,7 @@ func TestFirstDifferenceFindsTheFirstHunk(t *testing.T) {
 func TestFirstDifferenceIsLinear(t *testing.T) {
 	want, got := callsGolden(100000, false), callsGolden(100000, true)
 	done := make(chan string, 1)
-	go func() { done <- FirstDifference(want, got) }()
+	go func() { done <- udiff.FirstHunk(want, got) }()
 	select {
 	case d := <-done:
 		if !strings.HasPrefix(d, "@@ -5,6 +5,6 @@\n") {
@@ -75,7 +77,7 @@ func BenchmarkFirstDifference(b *testing.B) {
 			b.SetBytes(int64(len(want) + len(got)))
 			b.ReportAllocs()
 			for b.Loop() {
-				FirstDifference(want, got)
+				udiff.FirstHunk(want, got)
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -57,7 +58,7 @@ func FuzzScenarioDeterminism(f *testing.F) {
 		}
 		first, second := golden(1), golden(0x9e3779b97f4a7c15)
 		if !bytes.Equal(first, second) {
-			t.Fatalf("two runs under different scheduling perturbations differ (- first, + second; first difference):\n%s", FirstDifference(string(first), string(second)))
+			t.Fatalf("two runs under different scheduling perturbations differ (- first, + second; first difference):\n%s", udiff.FirstHunk(string(first), string(second)))
 		}
 	})
 }

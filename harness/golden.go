@@ -17,10 +17,10 @@ import (
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-// MaxGoldenSize bounds a golden file, counted on the bytes read: a larger one
+// maxGoldenSize bounds a golden file, counted on the bytes read: a larger one
 // (or one that is not a regular file) is refused when compared, and replaced
 // by updateGolden.
-const MaxGoldenSize = 64 << 20
+const maxGoldenSize = 64 << 20
 
 // ErrNoGolden is wrapped by the error for a scenario whose golden file is
 // missing: goldens are never created silently.
@@ -47,32 +47,24 @@ func compareGolden(path string, got []byte, how string) error {
 	if bytes.Equal(want, got) || sameRedacted(want, got) {
 		return nil
 	}
-	return fmt.Errorf("the outcome differs from the golden file %s (- golden, + outcome; first difference):\n%s", path, FirstDifference(string(want), string(got)))
+	return fmt.Errorf("the outcome differs from the golden file %s (- golden, + outcome; first difference):\n%s", path, udiff.FirstHunk(string(want), string(got)))
 }
 
-// FirstDifference renders the first change between want and got as a
-// unified-diff hunk with up to three lines of context, numbered as lines of
-// the whole texts; "" when they are equal. Its cost is linear in their size,
-// so comparing with a golden far out of date stays fast.
-func FirstDifference(want, got string) string {
-	return udiff.FirstHunk(want, got)
-}
-
-// readGolden reads a golden file: a regular file of at most MaxGoldenSize
+// readGolden reads a golden file: a regular file of at most maxGoldenSize
 // bytes. The error names the file.
 func readGolden(path string) ([]byte, error) {
 	// A plain regular file (the usual golden) is read with one open; a
 	// link, or anything that fails, goes through the folder's root, which
 	// checks where a link leads and gives the error.
-	if data, err := regularfile.ReadNoFollow(path, MaxGoldenSize); err == nil {
+	if data, err := regularfile.ReadNoFollow(path, maxGoldenSize); err == nil {
 		return data, nil
 	}
 	root, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
-		return regularfile.Read(path, MaxGoldenSize) // its error names path
+		return regularfile.Read(path, maxGoldenSize) // its error names path
 	}
 	defer root.Close()
-	data, err := regularfile.ReadIn(root, filepath.Base(path), MaxGoldenSize)
+	data, err := regularfile.ReadIn(root, filepath.Base(path), maxGoldenSize)
 	switch {
 	case err == nil:
 		return data, nil
@@ -81,7 +73,7 @@ func readGolden(path string) ([]byte, error) {
 		// special files are: never read, printed or replaced.
 		return nil, fmt.Errorf("reading %s: %w (a symbolic link leading outside its folder); only regular files are read", path, regularfile.ErrNotRegular)
 	}
-	return regularfile.Read(path, MaxGoldenSize) // its error names path
+	return regularfile.Read(path, maxGoldenSize) // its error names path
 }
 
 // isEscape reports whether err is an os.Root's refusal of a path leading
@@ -97,7 +89,7 @@ func isEscape(err error) bool {
 
 // updateGolden writes the golden file atomically if its content changed and
 // reports whether it did. A golden that is not a regular file (a named pipe,
-// a link to a device) is refused, not replaced; one over MaxGoldenSize is
+// a link to a device) is refused, not replaced; one over maxGoldenSize is
 // replaced. A line the old golden redacted that still matches is kept
 // redacted (keepRedactedLines). Temporary files that interrupted updates of
 // the same golden left beside it are removed first.

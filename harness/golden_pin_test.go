@@ -3,6 +3,8 @@ package harness
 import (
 	"context"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/internal/udiff"
 )
 
 // TestGoldenOfASmallScenario pins the whole golden of a small scenario for
@@ -51,6 +53,6 @@ turns:
 final: 2+3 is 5.
 `
 	if string(golden) != want {
-		t.Errorf("golden:\n%s\nwant:\n%s\ndiff:\n%s", golden, want, FirstDifference(want, string(golden)))
+		t.Errorf("golden:\n%s\nwant:\n%s\ndiff:\n%s", golden, want, udiff.FirstHunk(want, string(golden)))
 	}
 }

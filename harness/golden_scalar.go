@@ -10,9 +10,9 @@ import (
 	"unicode/utf8"
 )
 
-// ErrGoldenText is wrapped by the error for an outcome whose golden cannot
+// errGoldenText is wrapped by the error for an outcome whose golden cannot
 // be written: a workspace path or state key that is not valid UTF-8.
-var ErrGoldenText = errors.New("cannot write the golden")
+var errGoldenText = errors.New("cannot write the golden")
 
 // The golden format is YAML 1.2 written by goldenWriter, which lays out the
 // fixed shape of an Outcome and writes each piece of text in the first of
@@ -101,7 +101,7 @@ func (w *goldenWriter) line(s string, flow bool) {
 func (w *goldenWriter) key(k string, flow bool, indent int) (complex bool) {
 	if !utf8.ValidString(k) {
 		if w.err == nil {
-			w.err = fmt.Errorf("%w: the key %q is not valid UTF-8", ErrGoldenText, k)
+			w.err = fmt.Errorf("%w: the key %q is not valid UTF-8", errGoldenText, k)
 		}
 		k = strings.ToValidUTF8(k, "\uFFFD")
 	}

@@ -10,7 +10,7 @@ import (
 
 // writeGolden writes the outcome's golden straight from its fields, in the
 // golden format (see golden_scalar.go): a fixed key order, empty fields left
-// out. The error wraps ErrGoldenText.
+// out. The error wraps errGoldenText.
 func (o *Outcome) writeGolden() ([]byte, error) {
 	// Room for about what each turn and call takes (a call's keys,
 	// indentation and quotes are ~70 bytes besides its texts), so that a

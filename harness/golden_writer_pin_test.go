@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -243,7 +244,7 @@ state:
 			continue
 		}
 		if string(got) != want[name] {
-			t.Errorf("%s: the golden differs from the pinned text at %s", name, FirstDifference(want[name], string(got)))
+			t.Errorf("%s: the golden differs from the pinned text at %s", name, udiff.FirstHunk(want[name], string(got)))
 		}
 		checkGolden(t, o)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/examples/orders"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
@@ -116,7 +117,7 @@ func checkGolden(t *testing.T, o *Outcome) (refused bool) {
 	t.Helper()
 	got, err := o.writeGolden()
 	if err != nil {
-		if !errors.Is(err, ErrGoldenText) {
+		if !errors.Is(err, errGoldenText) {
 			t.Fatalf("writeGolden: %v", err)
 		}
 		return true
@@ -130,7 +131,7 @@ func checkGolden(t *testing.T, o *Outcome) (refused bool) {
 	}
 	again, err := o.writeGolden()
 	if err != nil || !bytes.Equal(again, got) {
-		t.Fatalf("written again, the golden differs (%v) at %s", err, FirstDifference(string(got), string(again)))
+		t.Fatalf("written again, the golden differs (%v) at %s", err, udiff.FirstHunk(string(got), string(again)))
 	}
 	return false
 }
@@ -363,8 +364,8 @@ func TestGoldenRefusesKeysThatAreNotUTF8(t *testing.T) {
 		"workspace path": {Name: "n", Workspace: []FileState{{Path: "bad\xff", Content: "x"}}},
 		"state key":      {Name: "n", State: map[string]any{"w": map[string]any{"bad\xff": 1.0}}},
 	} {
-		if _, err := o.Golden(); !errors.Is(err, ErrGoldenText) || !strings.Contains(err.Error(), `"bad\xff"`) {
-			t.Errorf("%s: Golden gives error %v, want ErrGoldenText naming the key", name, err)
+		if _, err := o.Golden(); !errors.Is(err, errGoldenText) || !strings.Contains(err.Error(), `"bad\xff"`) {
+			t.Errorf("%s: Golden gives error %v, want errGoldenText naming the key", name, err)
 		}
 	}
 }

@@ -16,25 +16,10 @@ import (
 // start without the tools the scenario says it has.
 var ErrNoMCP = errors.New("no MCP connector: set RunOptions.ConnectMCP (eval.ConnectMCP connects with package mcptools)")
 
-// ConnectMCP connects reg to one MCP server of a scenario's setup.mcp for a
-// live run, registering the server's tools (each replacing a setup tool of
-// the same name, such as the recorded stand-in a capture left for replays),
-// and returns a function that closes the connection and removes them. dir is
-// the scenario's folder, where a server command runs. It is a seam so that
-// the harness links no MCP SDK: eval.ConnectMCP is one, over package
-// mcptools.
-type ConnectMCP func(ctx context.Context, reg *tools.Registry, server scenario.MCPSetup, dir string) (close func(), err error)
-
 // connectMCP connects the registry to the scenario's MCP servers (a live
 // run only) with connect and returns a function that closes the
 // connections, removing their tools.
-// StandInProvider is the registry's provider tag of the tools a scenario
-// builds from the recorded fixture: the stand-ins that record --capture
-// leaves for an MCP server's tools, which that server's own tools replace
-// in a live run (see eval.ConnectMCP).
-const StandInProvider = "stand-in"
-
-func connectMCP(ctx context.Context, s *scenario.Scenario, reg *tools.Registry, connect ConnectMCP) (func(), error) {
+func connectMCP(ctx context.Context, s *scenario.Scenario, reg *tools.Registry, connect func(ctx context.Context, reg *tools.Registry, server scenario.MCPSetup, dir string) (close func(), err error)) (func(), error) {
 	var closers []func()
 	closeAll := func() {
 		for _, c := range closers {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 )
@@ -113,7 +114,7 @@ func TestRedactGoldenByChunksIsRedactingTheWhole(t *testing.T) {
 		got := string(redactGolden([]byte(c.golden), r))
 		want := r.Quiet(c.golden)
 		if got != want {
-			t.Fatalf("%s: the chunked redaction differs from the whole one at %s", c.name, FirstDifference(want, got))
+			t.Fatalf("%s: the chunked redaction differs from the whole one at %s", c.name, udiff.FirstHunk(want, got))
 		}
 		if strings.Contains(want, key) || strings.Contains(c.golden, key) != strings.Contains(want, replay.Redacted) {
 			t.Errorf("%s: the whole text is not redacted as expected", c.name)

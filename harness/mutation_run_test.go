@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -136,7 +137,7 @@ tape: []
 				t.Errorf("Perturb %d: %s is %T, want it wrapped only for a non-zero Perturb", seed, name, tool)
 			}
 		}
-		if n := reg.RemoveProvider(StandInProvider); n != 1 {
+		if n := reg.RemoveProvider(fixtures.StandInProvider); n != 1 {
 			t.Errorf("Perturb %d: %d stand-ins, want 1", seed, n)
 		}
 		if _, ok := reg.Lookup("book"); ok {

@@ -61,7 +61,7 @@ func TestRetriesListsOnlyRetriedTools(t *testing.T) {
 		{Calls: []*agent.CallRecord{call("search", 3), call("read_file", 1)}},
 		{Calls: []*agent.CallRecord{call("search", 2)}},
 	}}
-	got := Retries(run)
+	got := retriesByTool(run)
 	if len(got) != 1 || got["search"] != 3 {
 		t.Errorf("Retries = %v, want map[search:3]", got)
 	}
@@ -254,17 +254,6 @@ func TestReplayVerdictsWithNothingRecorded(t *testing.T) {
 	}
 }
 
-// TestJudgeRequestNamesWhatIsJudged: the judge is told whether it grades
-// the final answer or the transcript.
-func TestJudgeRequestNamesWhatIsJudged(t *testing.T) {
-	for on, what := range map[string]string{scenario.JudgeFinal: "final answer", scenario.JudgeTranscript: "transcript"} {
-		req := JudgeRequest("be kind", on, "hello")
-		if got, want := req.Messages[1].Content, "Rubric:\nbe kind\n\nThe "+what+" to judge:\nhello"; got != want {
-			t.Errorf("on %s: %q, want %q", on, got, want)
-		}
-	}
-}
-
 // TestUnknownToolListsTheFixtures: naming no known tool, with no tools
 // of your own, lists the fixtures alone.
 func TestUnknownToolListsTheFixtures(t *testing.T) {
@@ -307,14 +296,14 @@ func TestJudgeTakesRecordedVerdictsOnlyInAReplay(t *testing.T) {
 	}
 	// A replay: the first verdict is re-used (the final text is the one
 	// judged); the transcript changed, so the second item has none.
-	v := Judge(s, run(), &VerifyOptions{Update: true})
+	v := judgeOutcome(s, run(), &VerifyOptions{Update: true})
 	if v.Err != nil || len(v.Failures) != 1 || !strings.Contains(v.Failures[0], "expect.judge[1]") || !strings.Contains(v.Failures[0], "the judged text changed") {
 		t.Errorf("replay: %v %q; want only judge[1] failing on its changed text", v.Err, v.Failures)
 	}
 	// Judged live: both verdicts stand as given.
 	live := run()
 	live.Judged = []JudgeResult{{Verdict: &replay.Verdict{Model: "test/judge", Score: 1, Pass: true}}, {Verdict: &replay.Verdict{Model: "test/strict", Score: 0.9}}}
-	if v := Judge(s, live, &VerifyOptions{Update: true}); v.Err != nil || len(v.Failures) != 0 {
+	if v := judgeOutcome(s, live, &VerifyOptions{Update: true}); v.Err != nil || len(v.Failures) != 0 {
 		t.Errorf("live: %v %q; want the live verdicts to pass", v.Err, v.Failures)
 	}
 }

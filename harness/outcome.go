@@ -60,7 +60,7 @@ type Outcome struct {
 	// says; nil means nothing was left.
 	Unused []string `yaml:"-"`
 	// Judged holds the verdict on each expect.judge item, in order: asked
-	// of the judge in a live run (JudgeLive), or re-used from the
+	// of the judge in a live run (eval.JudgeLive), or re-used from the
 	// scenario's judge: section in a replay (Judge). Nil, or an item with
 	// no Verdict, fails the item (never a silent pass).
 	Judged []JudgeResult `yaml:"-"`
@@ -197,7 +197,7 @@ type FileState struct {
 // Golden returns the outcome's golden file content (see writeGolden), with
 // every secret redacted by tapeloop's redaction policy (replay.NewRedactor
 // with default options). A workspace path or state key that is not valid
-// UTF-8 is an error wrapping ErrGoldenText.
+// UTF-8 is an error naming it.
 func (o *Outcome) Golden() ([]byte, error) { return o.GoldenWith(nil) }
 
 // GoldenWith returns the outcome's golden file content redacted by r, a
@@ -352,3 +352,17 @@ type ModelRetryOutcome struct {
 	// Error is the error's text.
 	Error string
 }
+
+// CalledTools returns the names of the calls the run made, in order: empty
+// when the outcome has no run record (Run nil).
+func (o *Outcome) CalledTools() []string { return calledTools(o.Run) }
+
+// Retries returns the run's tool retry attempts after the first, summed
+// per tool name: empty when the outcome has no run record (Run nil).
+func (o *Outcome) Retries() map[string]int { return retriesByTool(o.Run) }
+
+// FindCall returns the call ref names (an ID, or a position written by
+// scenario.CallAt), or nil and what a message about it says instead: that
+// the scenario has no such call (listing the ids it has), that a reused id
+// is ambiguous, or that the outcome has no run record (Run nil).
+func (o *Outcome) FindCall(ref string) (*agent.CallRecord, string) { return findCall(o.Run, ref) }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 )
 
 // TestGoldenReadability pins the golden's shape: untouched files once by
@@ -96,7 +97,7 @@ untouched:
   - keep.txt (5 bytes, sha256 a6328afc76e9db71)
 `
 	if string(golden) != want {
-		t.Errorf("golden:\n%s\nwant:\n%s\ndiff:\n%s", golden, want, FirstDifference(want, string(golden)))
+		t.Errorf("golden:\n%s\nwant:\n%s\ndiff:\n%s", golden, want, udiff.FirstHunk(want, string(golden)))
 	}
 }
 

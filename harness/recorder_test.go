@@ -9,6 +9,7 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
@@ -78,7 +79,7 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 	}
 	got, _ := o.Golden()
 	if string(got) != string(wantGolden) {
-		t.Errorf("the Recorder's golden differs from Run's (- Run, + Recorder):\n%s", FirstDifference(string(wantGolden), string(got)))
+		t.Errorf("the Recorder's golden differs from Run's (- Run, + Recorder):\n%s", udiff.FirstHunk(string(wantGolden), string(got)))
 	}
 	if o.Turns[0].Diff == "" || o.State == nil {
 		t.Errorf("no diff or no state: %+v", o)

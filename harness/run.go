@@ -11,6 +11,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
@@ -63,9 +64,15 @@ type RunOptions struct {
 	// fail with ErrNoUser.
 	User UserFunc
 	// ConnectMCP connects a live run (Model set) to each server of the
-	// scenario's setup.mcp; a replay connects to none. Nil makes a live run
+	// scenario's setup.mcp; a replay connects to none. It connects reg to
+	// one server, registering the server's tools (each replacing a setup
+	// tool of the same name, such as the recorded stand-in a capture left
+	// for replays), and returns a function that closes the connection and
+	// removes them; dir is the scenario's folder, where a server command
+	// runs. It is a seam so that the harness links no MCP SDK:
+	// eval.ConnectMCP is one, over package mcptools. Nil makes a live run
 	// of a scenario with setup.mcp fail with ErrNoMCP.
-	ConnectMCP ConnectMCP
+	ConnectMCP func(ctx context.Context, reg *tools.Registry, server scenario.MCPSetup, dir string) (close func(), err error)
 	// Agents run the bridged scenarios (setup.agent) whose setup.agent.go
 	// names them, as Tools are the factories setup.tools names:
 	// bridge.Runner makes one of your agent. Run hands such a scenario to
@@ -147,7 +154,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	nextUser := tape.NextUser
 	if opts.Model != nil {
 		model = opts.Model
-		nextUser = UserScript(s)
+		nextUser = userScript(s)
 		if u := s.Setup.User; u != nil {
 			if opts.User == nil {
 				return nil, scenario.Errorf("%s: setup.user: %w", s.At(u.Line), ErrNoUser)
@@ -262,10 +269,10 @@ func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []string {
 // startsWithUser reports whether the tape's first entry is a user turn.
 func startsWithUser(s *scenario.Scenario) bool { return len(s.Tape) > 0 && s.Tape[0].User != nil }
 
-// UserScript serves the user turns of s's tape in order, then false, for a
+// userScript serves the user turns of s's tape in order, then false, for a
 // live run: the live model answers, and the tape's user turns still drive
 // the conversation (bridge uses it for bridged agents too).
-func UserScript(s *scenario.Scenario) func() (llm.Message, bool) {
+func userScript(s *scenario.Scenario) func() (llm.Message, bool) {
 	turns := s.UserTurns()
 	return func() (llm.Message, bool) {
 		if len(turns) == 0 {
@@ -318,7 +325,7 @@ func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
 func Workspace(s *scenario.Scenario) (workspace.FS, error) {
 	ws := workspace.NewMemory()
 	if w := &s.Setup.Workspace; w.From != "" {
-		if err := copySeedTree(ws, w, MaxSeedTreeSize); err != nil {
+		if err := copySeedTree(ws, w, maxSeedTreeSize); err != nil {
 			return nil, scenario.Errorf("%s: setup.workspace.from: %w", s.At(w.FromLine), err)
 		}
 	}
@@ -432,7 +439,7 @@ func setUp(s *scenario.Scenario, env *toolkit.Env, opts *RunOptions) (workspace.
 		}
 		provider := ""
 		if ts.Fixture == "recorded" {
-			provider = StandInProvider
+			provider = fixtures.StandInProvider
 		}
 		if err := reg.RegisterProvider(provider, t); err != nil {
 			return nil, nil, scenario.Errorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)

@@ -9,16 +9,16 @@ import (
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
-// MaxSeedFileSize bounds each file copied from setup.workspace.from, and
-// MaxSeedTreeSize all of them together, counted on the bytes read.
+// maxSeedFileSize bounds each file copied from setup.workspace.from, and
+// maxSeedTreeSize all of them together, counted on the bytes read.
 const (
-	MaxSeedFileSize = 16 << 20
-	MaxSeedTreeSize = 64 << 20
+	maxSeedFileSize = 16 << 20
+	maxSeedTreeSize = 64 << 20
 )
 
 // copySeedTree copies every regular file of the seed tree into ws, each read
-// only when it is a regular file of at most MaxSeedFileSize bytes, all of them
-// at most maxTree bytes (MaxSeedTreeSize; a test lowers it). Symbolic links,
+// only when it is a regular file of at most maxSeedFileSize bytes, all of them
+// at most maxTree bytes (maxSeedTreeSize; a test lowers it). Symbolic links,
 // named pipes and devices are never opened; a symbolic link to a folder is
 // not followed.
 func copySeedTree(ws workspace.FS, w *scenario.WorkspaceSetup, maxTree int64) error {
@@ -35,7 +35,7 @@ func copySeedTree(ws workspace.FS, w *scenario.WorkspaceSetup, maxTree int64) er
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		data, err := regularfile.ReadIn(root, p, MaxSeedFileSize)
+		data, err := regularfile.ReadIn(root, p, maxSeedFileSize)
 		if err != nil {
 			return err
 		}

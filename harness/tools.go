@@ -10,9 +10,9 @@ import (
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
-// ErrToolFactory is wrapped by the error for a user tool factory that cannot
+// errToolFactory is wrapped by the error for a user tool factory that cannot
 // be used: no name, no New, a name taken by a fixture or by another factory.
-var ErrToolFactory = errors.New("invalid tool factory")
+var errToolFactory = errors.New("invalid tool factory")
 
 // lookupFactory finds the factory setup.tools names: the user's first (the
 // names never overlap, checkFactories sees to it), then the fixtures.
@@ -47,12 +47,12 @@ func checkFactories(user []*toolkit.Factory) error {
 	for i, f := range user {
 		switch {
 		case f == nil || f.Name == "" || f.New == nil:
-			return fmt.Errorf("%w: tools[%d] needs a name and a New func (build it with toolkit.NewFactory)", ErrToolFactory, i)
+			return fmt.Errorf("%w: tools[%d] needs a name and a New func (build it with toolkit.NewFactory)", errToolFactory, i)
 		case seen[f.Name]:
-			return fmt.Errorf("%w: two factories are named %q", ErrToolFactory, f.Name)
+			return fmt.Errorf("%w: two factories are named %q", errToolFactory, f.Name)
 		}
 		if _, ok := fixtures.Lookup(f.Name); ok {
-			return fmt.Errorf("%w: %q is the name of a built-in fixture; give your tool another name", ErrToolFactory, f.Name)
+			return fmt.Errorf("%w: %q is the name of a built-in fixture; give your tool another name", errToolFactory, f.Name)
 		}
 		seen[f.Name] = true
 	}

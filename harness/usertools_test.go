@@ -123,7 +123,7 @@ func TestExpectState(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			s, o := runUserScenario(t, depositScenario+"expect:\n"+c.expect, &RunOptions{Tools: []*toolkit.Factory{depositFactory}})
-			got := Check(s, o)
+			got := checkAll(s, o)
 			if strings.Join(got, "\n") != strings.Join(c.want, "\n") {
 				t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(c.want, "\n"))
 			}
@@ -177,7 +177,7 @@ func TestBadFactories(t *testing.T) {
 		t.Fatal(err)
 	}
 	for want, fs := range cases {
-		if err := Validate(s, &RunOptions{Tools: fs}); err == nil || err.Error() != want || !errors.Is(err, ErrToolFactory) {
+		if err := Validate(s, &RunOptions{Tools: fs}); err == nil || err.Error() != want || !errors.Is(err, errToolFactory) {
 			t.Errorf("got %v\nwant %s", err, want)
 		}
 	}

@@ -158,10 +158,10 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if err != nil {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
 	}
-	return Judge(s, o, opts)
+	return judgeOutcome(s, o, opts)
 }
 
-// Judge checks an outcome of s, however it was run (Run, natively or
+// judgeOutcome checks an outcome of s, however it was run (Run, natively or
 // through a bridged scenario's Runner): a divergence from the tape, what the run left
 // unused, the golden file (rewritten instead under opts.Update, unless the
 // run diverged) and the expect block. An outcome not judged live (Judged
@@ -169,7 +169,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 // judge: section when the judged text is unchanged (never calling a
 // judge); a changed text, a missing verdict or one no item uses fails. Only opts.Update, opts.Force,
 // opts.Checks, opts.Redactor and the hints (Command, UpdateHint) are used; a nil opts is the zero value.
-func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
+func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
@@ -200,7 +200,7 @@ func Judge(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdict {
 			v.Failures = append(v.Failures, err.Error())
 		}
 	}
-	if failed := Check(s, o, opts.Checks...); opts.Update && opts.Force && !o.Diverged {
+	if failed := checkAll(s, o, opts.Checks...); opts.Update && opts.Force && !o.Diverged {
 		v.Forced = failed
 	} else {
 		v.Failures = append(v.Failures, failed...)

@@ -97,7 +97,7 @@ func TestCheckTerminationShowsError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := Check(s, o)
+	got := checkAll(s, o)
 	want := "x.yaml:5: expect.termination: expected final_text, found model_error (" + o.Error + ")"
 	if len(got) != 1 || got[0] != want || o.Error == "" {
 		t.Errorf("Check = %q, want [%q]", got, want)

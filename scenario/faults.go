@@ -2,7 +2,6 @@ package scenario
 
 import (
 	"errors"
-	"net/http"
 
 	"go.yaml.in/yaml/v3"
 
@@ -60,18 +59,4 @@ func decodeFaults(d *yamlx.Decoder, n *yaml.Node) ([]faults.Fault, error) {
 		return nil, d.Errf(n.Content[fe.Index], yamlx.Index("faults", fe.Index), "%s", fe.Problem)
 	}
 	return out, nil
-}
-
-// FaultTransport returns an HTTP transport that applies the scenario's
-// faults: to the requests a live model makes through it, or nil when the
-// scenario scripts none. A live run (evaluation, recording) opens its model
-// with an *http.Client using it, one transport per run, so that call numbers
-// count that run's requests. base makes the real requests (nil means
-// http.DefaultTransport). A replay ignores faults: what they caused is in the
-// tape (typed error entries, truncated arguments).
-func (s *Scenario) FaultTransport(base http.RoundTripper) *faults.Transport {
-	if len(s.Faults) == 0 {
-		return nil
-	}
-	return &faults.Transport{Base: base, Faults: s.Faults}
 }

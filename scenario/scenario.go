@@ -104,8 +104,10 @@ type Scenario struct {
 	NoTape bool
 	// Expect is nil when the file has no expect block.
 	Expect *Expect
-	// Faults are the provider faults a live run applies (see FaultTransport
-	// and package llm/faults); nil means none. A replay ignores them.
+	// Faults are the provider faults a live run applies, through a
+	// faults.Transport of its own (package llm/faults); nil means none. A
+	// replay ignores them: what they caused is in the tape (typed error
+	// entries, truncated arguments).
 	Faults []faults.Fault
 }
 

@@ -10,9 +10,9 @@ import (
 
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/internal/chatserver"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/openai" // registers openai-compatible/
+	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -62,12 +62,12 @@ func recordAll(t *testing.T) {
 }
 
 // recordOne records the scenario at path with agent.mjs against a scripted
-// local server speaking the OpenAI wire format (internal/chatserver, whose
+// local server speaking the OpenAI wire format (llm/wire/wiretest, whose
 // model steps-3 reads notes.txt, writes it, and says done), writes the tape
 // in place, and closes the server.
 func recordOne(t *testing.T, path string) {
 	t.Helper()
-	srv := chatserver.New(nil)
+	srv := wiretest.New(nil)
 	defer srv.Close()
 	model, err := llm.Open(t.Context(), "openai-compatible/steps-3", &llm.OpenOptions{BaseURL: srv.URL, APIKey: "sk-local-test"})
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"slices"
 
 	"github.com/onsi/gomega/types"
-
-	"github.com/tapeloop/tapeloop/harness"
 )
 
 // CallToolsInOrder succeeds when the calls the model made, by tool name in the
@@ -28,20 +26,20 @@ type callToolsInOrderMatcher struct {
 
 // Match compares the called tools with the expected list.
 func (m *callToolsInOrderMatcher) Match(actual any) (bool, error) {
-	_, run, err := runOf("CallToolsInOrder", actual)
+	o, _, err := runOf("CallToolsInOrder", actual)
 	if err != nil {
 		return false, err
 	}
-	return slices.Equal(harness.CalledTools(run), m.want), nil
+	return slices.Equal(o.CalledTools(), m.want), nil
 }
 
 // FailureMessage lists the expected and the actual calls.
 func (m *callToolsInOrderMatcher) FailureMessage(actual any) string {
-	o, run, err := runOf("CallToolsInOrder", actual)
+	o, _, err := runOf("CallToolsInOrder", actual)
 	if err != nil {
 		return err.Error()
 	}
-	return fmt.Sprintf("Expected scenario %s to call the tools %s in this order, but it called %s", o.Name, list(m.want), list(harness.CalledTools(run)))
+	return fmt.Sprintf("Expected scenario %s to call the tools %s in this order, but it called %s", o.Name, list(m.want), list(o.CalledTools()))
 }
 
 // NegatedFailureMessage lists the calls it should not have made.

@@ -25,25 +25,25 @@ type failCallWithMatcher struct {
 
 // Match checks the call's final result.
 func (m *failCallWithMatcher) Match(actual any) (bool, error) {
-	_, run, err := runOf("FailCallWith", actual)
+	o, _, err := runOf("FailCallWith", actual)
 	if err != nil {
 		return false, err
 	}
 	if !m.want.Valid() {
 		return false, fmt.Errorf("FailCallWith: unknown failure kind %q", m.want)
 	}
-	c, _ := findCall(run, m.id)
+	c, _ := o.FindCall(m.id)
 	return c != nil && c.Result.Failed() && c.Result.Kind() == m.want, nil
 }
 
 // FailureMessage says what the call's result was instead.
 func (m *failCallWithMatcher) FailureMessage(actual any) string {
-	o, run, err := runOf("FailCallWith", actual)
+	o, _, err := runOf("FailCallWith", actual)
 	if err != nil {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected call %s of scenario %s to fail with %s, but ", m.id, o.Name, m.want)
-	c, problem := findCall(run, m.id)
+	c, problem := o.FindCall(m.id)
 	switch {
 	case c == nil:
 		return msg + problem
@@ -58,12 +58,12 @@ func (m *failCallWithMatcher) FailureMessage(actual any) string {
 
 // NegatedFailureMessage quotes the failure that should not have happened.
 func (m *failCallWithMatcher) NegatedFailureMessage(actual any) string {
-	o, run, err := runOf("FailCallWith", actual)
+	o, _, err := runOf("FailCallWith", actual)
 	if err != nil {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected call %s of scenario %s not to fail with %s, but it did", m.id, o.Name, m.want)
-	if c, _ := findCall(run, m.id); c != nil && c.Result != nil {
+	if c, _ := o.FindCall(m.id); c != nil && c.Result != nil {
 		msg += fmt.Sprintf(": %q", clip(c.Result.Content))
 	}
 	return msg

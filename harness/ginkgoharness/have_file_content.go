@@ -7,6 +7,7 @@ import (
 	"github.com/onsi/gomega/types"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/udiff"
 )
 
 // HaveFileContent succeeds when, at the end of the run, the workspace of the
@@ -56,7 +57,7 @@ func contentDifference(want, got string) string {
 	if len(want) <= 200 && len(got) <= 200 {
 		return fmt.Sprintf("%q, but it holds %q", want, got)
 	}
-	return fmt.Sprintf("%q, but it differs (- expected, + actual; first difference):\n%s", clip(want), harness.FirstDifference(want, got))
+	return fmt.Sprintf("%q, but it differs (- expected, + actual; first difference):\n%s", clip(want), udiff.FirstHunk(want, got))
 }
 
 type haveFileContentMatcher struct {

@@ -32,11 +32,6 @@ func runOf(matcher string, actual any) (*harness.Outcome, *agent.RunResult, erro
 	return o, o.Run, nil
 }
 
-// findCall is harness.FindCall.
-func findCall(run *agent.RunResult, ref string) (*agent.CallRecord, string) {
-	return harness.FindCall(run, ref)
-}
-
 // list renders items as "[a, b]".
 func list(items []string) string { return "[" + strings.Join(items, ", ") + "]" }
 

@@ -27,22 +27,22 @@ type repairCallMatcher struct {
 
 // Match compares the call's repairs with the expected fixes.
 func (m *repairCallMatcher) Match(actual any) (bool, error) {
-	_, run, err := runOf("RepairCall", actual)
+	o, _, err := runOf("RepairCall", actual)
 	if err != nil {
 		return false, err
 	}
-	c, _ := findCall(run, m.id)
+	c, _ := o.FindCall(m.id)
 	return c != nil && slices.Equal(c.Repairs, m.want), nil
 }
 
 // FailureMessage gives the fixes applied, or says there is no such call.
 func (m *repairCallMatcher) FailureMessage(actual any) string {
-	o, run, err := runOf("RepairCall", actual)
+	o, _, err := runOf("RepairCall", actual)
 	if err != nil {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected call %s of scenario %s to be repaired with %s, but ", m.id, o.Name, list(m.want))
-	c, problem := findCall(run, m.id)
+	c, problem := o.FindCall(m.id)
 	if c == nil {
 		return msg + problem
 	}

@@ -5,8 +5,6 @@ import (
 	"slices"
 
 	"github.com/onsi/gomega/types"
-
-	"github.com/tapeloop/tapeloop/harness"
 )
 
 // RetryTool succeeds when the calls of the named tool were retried n times in
@@ -25,27 +23,27 @@ type retryToolMatcher struct {
 
 // Match compares the tool's retry count with the expected one.
 func (m *retryToolMatcher) Match(actual any) (bool, error) {
-	_, run, err := runOf("RetryTool", actual)
+	o, _, err := runOf("RetryTool", actual)
 	if err != nil {
 		return false, err
 	}
 	if m.want < 0 {
 		return false, fmt.Errorf("RetryTool: the retry count for %s is %d; it must be at least 0", m.name, m.want)
 	}
-	return harness.Retries(run)[m.name] == m.want, nil
+	return o.Retries()[m.name] == m.want, nil
 }
 
 // FailureMessage gives both counts, or says the tool was never called.
 func (m *retryToolMatcher) FailureMessage(actual any) string {
-	o, run, err := runOf("RetryTool", actual)
+	o, _, err := runOf("RetryTool", actual)
 	if err != nil {
 		return err.Error()
 	}
 	msg := fmt.Sprintf("Expected scenario %s to retry %s %s, but ", o.Name, m.name, times(m.want))
-	if !slices.Contains(harness.CalledTools(run), m.name) {
-		return msg + fmt.Sprintf("it never called %s (it called %s)", m.name, list(harness.CalledTools(run)))
+	if !slices.Contains(o.CalledTools(), m.name) {
+		return msg + fmt.Sprintf("it never called %s (it called %s)", m.name, list(o.CalledTools()))
 	}
-	return msg + fmt.Sprintf("it retried it %s", times(harness.Retries(run)[m.name]))
+	return msg + fmt.Sprintf("it retried it %s", times(o.Retries()[m.name]))
 }
 
 // NegatedFailureMessage says the count is the one it should not be.

@@ -1,9 +1,9 @@
-// Package chatserver is an OpenAI-compatible Chat Completions server for
+// Package wiretest is an OpenAI-compatible Chat Completions server for
 // tests and benchmarks: it answers with scripted, deliberately varying
 // behaviour chosen by the request's model name, so that an evaluation can be
 // run end to end over HTTP with no real model.
 //
-//	srv := chatserver.New(nil)
+//	srv := wiretest.New(nil)
 //	defer srv.Close()
 //	m, _ := llm.Open(ctx, "openai-compatible/right", &llm.OpenOptions{BaseURL: srv.URL})
 //
@@ -36,7 +36,7 @@
 // Answers are encoded by llm/wire. Options.RateLimited answers that many requests, first, with HTTP 429 and
 // Retry-After. Options.Latency sleeps in the handler before answering (for
 // benchmarks; never in a test's assertions).
-package chatserver
+package wiretest
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package chatserver
+package wiretest
 
 import (
 	"net/http"
