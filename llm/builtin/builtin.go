@@ -6,11 +6,12 @@
 //	model, err := llm.Open(ctx, "anthropic/claude-sonnet-4-5", nil)
 //
 // It registers "openai", "openai-compatible", "ollama", "vllm",
-// "llamacpp" and "openai-responses" (package llm/openai) and "anthropic"
-// (package llm/anthropic).
+// "llamacpp" and "openai-responses" (package llm/openai), "anthropic"
+// (package llm/anthropic) and "gemini" (package llm/gemini).
 package builtin
 
 import (
 	_ "github.com/tapeloop/tapeloop/llm/anthropic" // Messages API
+	_ "github.com/tapeloop/tapeloop/llm/gemini"    // Gemini API
 	_ "github.com/tapeloop/tapeloop/llm/openai"    // Chat Completions dialects, Responses API
 )

@@ -104,3 +104,24 @@ func (f gemini) answerError(status int, header http.Header, e *geminiErrorBody, 
 	}
 	return pe
 }
+
+// GeminiModelTurn decodes parts, the JSON array of a Gemini model turn's
+// parts (an answer's, a stream's gathered in order, or a request's "model"
+// content), into the assistant message it is, as the bridge decodes one
+// (see DecodeGemini): thoughts as reasoning, text joined, calls with their
+// ids, arguments and signatures. The error wraps ErrRequest.
+func GeminiModelTurn(parts []byte) (llm.Message, error) {
+	var ps []geminiPart
+	if err := json.Unmarshal(parts, &ps); err != nil {
+		return llm.Message{}, requestErrorf("gemini parts: %v", err)
+	}
+	return geminiModelContent(0, ps)
+}
+
+// GeminiFinishReason reads a Gemini finishReason: STOP is a tool-call
+// finish when the answer holds calls, MAX_TOKENS a length finish, the
+// safety ones (SAFETY, RECITATION, BLOCKLIST, ...) a filtered one; others
+// pass through in lower case, and an empty one is none.
+func GeminiFinishReason(reason string, calls bool) llm.FinishReason {
+	return geminiFinishReason(reason, calls)
+}

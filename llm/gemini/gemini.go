@@ -1,0 +1,202 @@
+// Package gemini is the provider of Google's Gemini API, on its official Go
+// SDK (google.golang.org/genai). It registers "gemini" with package llm:
+//
+//	model, err := llm.Open(ctx, "gemini/gemini-2.5-flash", nil)
+//
+// The key is OpenOptions.APIKey, else GEMINI_API_KEY, else GOOGLE_API_KEY;
+// the API's root OpenOptions.BaseURL, else GOOGLE_GEMINI_BASE_URL, else
+// Google's. A call is streamed (streamGenerateContent?alt=sse) unless
+// OpenOptions.NoStream. A bridged agent's Gemini request is forwarded as
+// the agent sent it (see wire.Forward), its model replaced in the path when
+// this model is another.
+//
+// A model turn keeps Gemini's thought signatures (llm.ToolCall.Signature,
+// and a reasoning block holding only a signature for one on text), which
+// Gemini 3 wants back with the calls of the turn.
+package gemini
+
+import (
+	"cmp"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/genai"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
+	"github.com/tapeloop/tapeloop/llm/wire"
+)
+
+// The provider's name, environment variables and defaults.
+const (
+	ProviderName = "gemini"
+	// KeyEnv is read when OpenOptions.APIKey is empty, then AltKeyEnv.
+	KeyEnv    = "GEMINI_API_KEY"
+	AltKeyEnv = "GOOGLE_API_KEY"
+	// BaseURLEnv is read when OpenOptions.BaseURL is empty.
+	BaseURLEnv = "GOOGLE_GEMINI_BASE_URL"
+	// DefaultBaseURL is the API's root when neither says otherwise.
+	DefaultBaseURL = "https://generativelanguage.googleapis.com"
+	// APIVersion is the API version the provider calls.
+	APIVersion = "v1beta"
+)
+
+func init() {
+	llm.Register(ProviderName, llm.ProviderFunc(func(ctx context.Context, model string, opts *llm.OpenOptions) (llm.Model, error) {
+		return New(ctx, model, opts)
+	}))
+}
+
+// Model is a Gemini API model. It is safe for concurrent use.
+type Model struct {
+	client *genai.Client
+	model  string
+	opts   llm.OpenOptions
+	// key and base are what the client was made with, which a bridged
+	// agent's forwarded request is sent with (forward.go).
+	key, base string
+}
+
+// New returns the model named model. A nil opts is the zero
+// llm.OpenOptions. A missing key is an error naming GEMINI_API_KEY, before
+// any request. Only opts (and the variables above) configure the client:
+// the Gemini API backend, API version v1beta, no retries (the agent's
+// retry policy decides).
+func New(ctx context.Context, model string, opts *llm.OpenOptions) (*Model, error) {
+	if opts == nil {
+		opts = &llm.OpenOptions{}
+	}
+	key := cmp.Or(opts.APIKey, opts.Env(KeyEnv), opts.Env(AltKeyEnv))
+	if key == "" {
+		return nil, fmt.Errorf("%w: set %s or pass a key", llm.ErrMissingKey, KeyEnv)
+	}
+	base := strings.TrimRight(cmp.Or(opts.BaseURL, opts.Env(BaseURLEnv), DefaultBaseURL), "/")
+	cfg := &genai.ClientConfig{
+		Backend: genai.BackendGeminiAPI, APIKey: key, HTTPClient: opts.HTTPClient,
+		HTTPOptions: genai.HTTPOptions{BaseURL: base + "/", APIVersion: APIVersion, Headers: opts.Headers.Clone()},
+	}
+	client, err := genai.NewClient(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("gemini: %w", err)
+	}
+	return &Model{client: client, model: model, opts: *opts, key: key, base: base}, nil
+}
+
+// Name returns "gemini/MODEL".
+func (m *Model) Name() string { return ProviderName + "/" + m.model }
+
+// Generate makes one generateContent call, streamed unless
+// OpenOptions.NoStream; a bridged agent's call (ctx carries its request,
+// wire.ForwardedOf) is the agent's own request forwarded. Every failure is
+// an *llm.ProviderError.
+func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if fw := wire.ForwardedOf(ctx); fw != nil {
+		return m.forward(ctx, fw)
+	}
+	contents, cfg, err := m.request(req)
+	if err != nil {
+		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ProviderName, Message: err.Error(), Err: err}
+	}
+	var (
+		parts  []*genai.Part
+		finish string
+		usage  *genai.GenerateContentResponseUsageMetadata
+	)
+	gather := func(r *genai.GenerateContentResponse) {
+		if r.UsageMetadata != nil {
+			usage = r.UsageMetadata
+		}
+		if len(r.Candidates) == 0 || r.Candidates[0] == nil {
+			return
+		}
+		c := r.Candidates[0]
+		if c.Content != nil {
+			parts = append(parts, c.Content.Parts...)
+		}
+		if c.FinishReason != "" {
+			finish = string(c.FinishReason)
+		}
+	}
+	if m.opts.NoStream {
+		r, err := m.client.Models.GenerateContent(ctx, m.model, contents, cfg)
+		if err != nil {
+			return nil, classify(ctx, err)
+		}
+		gather(r)
+	} else {
+		for r, err := range m.client.Models.GenerateContentStream(ctx, m.model, contents, cfg) {
+			if err != nil {
+				return nil, classify(ctx, err)
+			}
+			gather(r)
+		}
+		if pe := llm.ContextError(ctx, ProviderName, nil); pe != nil {
+			return nil, pe
+		}
+	}
+	if finish == "" {
+		return nil, &llm.ProviderError{Kind: llm.ErrMalformed, Provider: ProviderName, Message: "the answer has no finish reason (a stream cut short, or no candidate)"}
+	}
+	return response(parts, finish, usage)
+}
+
+// response makes the response of an answer's parts, read as the bridge
+// reads a Gemini answer (wire.GeminiModelTurn), so that a native run and a
+// bridged one see the same message.
+func response(parts []*genai.Part, finish string, u *genai.GenerateContentResponseUsageMetadata) (*llm.Response, error) {
+	if parts == nil {
+		parts = []*genai.Part{}
+	}
+	raw, err := json.Marshal(parts)
+	if err != nil {
+		return nil, &llm.ProviderError{Kind: llm.ErrMalformed, Provider: ProviderName, Message: "the answer's parts: " + err.Error(), Err: err}
+	}
+	msg, err := wire.GeminiModelTurn(raw)
+	if err != nil {
+		return nil, &llm.ProviderError{Kind: llm.ErrMalformed, Provider: ProviderName, Message: err.Error(), Err: err}
+	}
+	resp := &llm.Response{Message: msg, FinishReason: wire.GeminiFinishReason(finish, len(msg.ToolCalls) > 0)}
+	if u != nil {
+		resp.Usage = llm.Usage{
+			InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
+			CachedInputTokens: int(u.CachedContentTokenCount), ReasoningTokens: int(u.ThoughtsTokenCount),
+		}
+	}
+	return resp, nil
+}
+
+// classify turns a failed call into an *llm.ProviderError: the context's
+// failure first, then Google's error (its kind by the google.rpc status
+// name, its wait from a RetryInfo detail), then transport failures.
+func classify(ctx context.Context, err error) error {
+	if pe := llm.ContextError(ctx, ProviderName, err); pe != nil {
+		return pe
+	}
+	var ae genai.APIError
+	if errors.As(err, &ae) {
+		return &llm.ProviderError{
+			Kind: wire.GeminiErrorKind(ae.Code, ae.Status, ae.Message), Provider: ProviderName, StatusCode: ae.Code,
+			Message: ae.Message, RetryAfter: wire.GeminiRetryDelay(ae.Details), Err: err,
+		}
+	}
+	return httpwatch.TransportError(ProviderName, err)
+}
+
+// signature decodes a base64 thought signature; nil when there is none or
+// it is not base64 (then it is not Gemini's, and not sent).
+func signature(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil
+	}
+	return b
+}
+
+var _ llm.Model = (*Model)(nil)
