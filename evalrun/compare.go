@@ -30,8 +30,11 @@ standard error).
 --fail-on regression (the default) exits 1 only on a significant regression:
 a scenario whose drop is significant, or a suite interval wholly below zero.
 --fail-on drop exits 1 on any drop in a scenario's pass rate, significant or
-not; --fail-on never exits 0 whatever changed. Exit 2 on a usage or input
-error.`
+not; --fail-on never exits 0 whatever changed. Whatever --fail-on says, it
+exits 1 when B.json's trials errored (a failed model call: a refused key, a
+provider down), whose scores say nothing, unless --allow-errors; and when no
+scenario has scored trials in both reports, so nothing was compared. Exit 2 on
+a usage or input error.`
 
 // The values of compare --fail-on.
 const (
@@ -45,6 +48,7 @@ func runCompare(ctx context.Context, e *env, args []string) int {
 	modelA := fs.String("model-a", "", "the model of A.json to compare (default: as --model-b when that is given, else its only model, or the model both reports share)")
 	modelB := fs.String("model-b", "", "the model of B.json to compare (default: as --model-a)")
 	failOn := fs.String("fail-on", failOnRegression, "when to exit 1: `regression` (a significant one), drop (any drop), never")
+	allowErrors := fs.Bool("allow-errors", false, "compare the scored trials even when trials of B.json errored (by default that fails)")
 	detect := fs.Float64("detect", 0.1, "the drop in pass rate to size the trials for, in one scenario and over the suite, in the closing lines (0: no lines)")
 	var jsonPath string
 	addJSONFlag(fs, &jsonPath, report.CompareFormat)
@@ -95,6 +99,15 @@ func runCompare(ctx context.Context, e *env, args []string) int {
 	doc := eval.NewCompare(changes, comparison, opts)
 	doc.A.File, doc.B.File = args[0], args[1]
 	doc.FailOn, doc.Failed = *failOn, compareFails(*failOn, changes, comparison)
+	if n, total := erroredTrials(b, mb); n > 0 && !*allowErrors {
+		fmt.Fprintf(e.stderr, "evalrun compare: %s: %d of %d trials of %s errored (a failed model call), so the run says nothing about the model; the gate fails (--allow-errors compares the scored trials only)\n",
+			report.Printable(args[1]), n, total, report.Printable(mb))
+		doc.Failed = true
+	}
+	if comparison.Scenarios == 0 {
+		fmt.Fprintf(e.stderr, "evalrun compare: no scenario has scored trials in both reports, so nothing was compared; the gate fails\n")
+		doc.Failed = true
+	}
 	text := e.stdout
 	if jsonPath == "-" {
 		text = e.stderr
@@ -111,6 +124,17 @@ func runCompare(ctx context.Context, e *env, args []string) int {
 		return exitFailed
 	}
 	return exitOK
+}
+
+// erroredTrials returns how many of model's trials in r errored, and how
+// many ran (scored or errored).
+func erroredTrials(r *report.Eval, model string) (errored, total int) {
+	for _, m := range r.Models {
+		if m.Name == model {
+			return m.Errors, m.Trials + m.Errors
+		}
+	}
+	return 0, 0
 }
 
 // compareFails reports whether the --fail-on rule fails the comparison:

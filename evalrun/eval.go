@@ -34,7 +34,8 @@ cost, latency; for two models a comparison. A trial ended by a failed
 model call is an error trial, counted apart and left out of pass@k.
 Exit 0 when every model reaches --min-pass, 1 when one does not (or the run
 was interrupted), 2 on a usage, input or provider-configuration error (such as
-a missing API key). Prices and rate limits may come from evalrun.yaml:
+a missing API key), 3 when trials errored (a failed model call: a refused key,
+a provider down), whose scores say nothing. Prices and rate limits may come from evalrun.yaml:
 
   prices:                       # US dollars per million tokens
     openai/gpt-4.1-mini: {input: 0.40, output: 1.60, cached: 0.10}
@@ -261,6 +262,11 @@ func (f *evalFlags) finish(e *env, r *report.Eval, shard *report.Shard, saveErro
 	if saveErrors > 0 {
 		fmt.Fprintf(e.stderr, "evalrun eval: --save-trials: %d trials could not be saved\n", saveErrors)
 		return exitUsage
+	}
+	if n := r.Summary.Errors; n > 0 {
+		fmt.Fprintf(e.stderr, "evalrun eval: %d trials errored (a failed model call: %s); their scores say nothing about the model (exit %d)\n",
+			n, "a refused key, a provider down or timing out", exitErrored)
+		return exitErrored
 	}
 	if !r.Summary.OK {
 		return exitFailed

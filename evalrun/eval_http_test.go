@@ -81,8 +81,8 @@ func TestEvalUnreachableServerNamesTheCause(t *testing.T) {
 	var out, errb bytes.Buffer
 	code := run(context.Background(), []string{"eval", "--model", "openai-compatible/right", "--trials", "2", "--parallel", "1", "--json", jsonPath, dir},
 		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: clock.NewVirtual(clock.Epoch)})
-	if code != exitFailed {
-		t.Fatalf("exit %d; want 1\n%s%s", code, out.String(), errb.String())
+	if code != exitErrored {
+		t.Fatalf("exit %d; want %d (trials errored)\n%s%s", code, exitErrored, out.String(), errb.String())
 	}
 	want := "  error trials (openai-compatible/right): 2× model call failed: "
 	line := ""

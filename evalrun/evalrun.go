@@ -52,6 +52,10 @@ const (
 	exitOK     = 0
 	exitFailed = 1
 	exitUsage  = 2
+	// exitErrored: eval or merge ran, but trials errored (a failed model
+	// call: the provider refused the key, was down, timed out), so their
+	// scores say nothing about the model.
+	exitErrored = 3
 )
 
 // exitCodes is the paragraph every subcommand's --help ends with.

@@ -61,6 +61,10 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 	}
 	s := merged.Summary
 	fmt.Fprintf(out.textOut(e), "merged %s: %d passed, %d failed\n", shardsCount(len(parts)), s.Passed, s.Failed)
+	if s.Errors > 0 {
+		fmt.Fprintf(e.stderr, "evalrun merge: %d trials errored (a failed model call); their scores say nothing about the model (exit %d)\n", s.Errors, exitErrored)
+		return exitErrored
+	}
 	if s.Failed > 0 {
 		return exitFailed
 	}
