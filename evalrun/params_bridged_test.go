@@ -192,7 +192,8 @@ func TestBridgedParamsPinned(t *testing.T) {
 
 // TestRecordAnotherModel: --model naming another model than the agent's
 // replaces the body's model field alone; the tape pins the agent's model,
-// so the replay compares what the agent sends.
+// so the replay compares what the agent sends, and says in a comment which
+// model answered, as the report does.
 func TestRecordAnotherModel(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	var vendor scriptedVendor
@@ -201,16 +202,17 @@ func TestRecordAnotherModel(t *testing.T) {
 	path := filepath.Join(dir, "p", "param.yaml")
 	body := chatBody("gpt-4.1", `,"temperature":0.2`)
 	agent := rawAgent(false, body, nil)
-	if code, out, errOut := runAgentCmd(t, agent, "record", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", path); code != exitOK {
-		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	code, out, errOut := runAgentCmd(t, agent, "record", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", path)
+	if code != exitOK || !strings.Contains(out, "    answered by gpt-4.1-mini: sent instead of the model the agent asked for (--model); the tape pins the agent's\n") {
+		t.Fatalf("record: exit %d, want 0 saying which model answered\n%s%s", code, out, errOut)
 	}
 	want := strings.Replace(body, `"model":"gpt-4.1"`, `"model":"gpt-4.1-mini"`, 1)
 	if len(vendor.bodies) != 1 || string(vendor.bodies[0]) != want {
 		t.Fatalf("the vendor got:\n%s\nwant the agent's body with the model replaced:\n%s", vendor.bodies, want)
 	}
 	file, _ := os.ReadFile(path)
-	if !strings.Contains(string(file), "    model: \"gpt-4.1\"\n") {
-		t.Errorf("the tape does not pin the agent's model:\n%s", file)
+	if !strings.Contains(string(file), "    model: \"gpt-4.1\" # answered by gpt-4.1-mini: the recording sent it instead (--model)\n") {
+		t.Errorf("the tape does not pin the agent's model and say which answered:\n%s", file)
 	}
 	if code, out, errOut := runAgentCmd(t, agent, "replay", path); code != exitOK {
 		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)

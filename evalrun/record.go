@@ -202,6 +202,9 @@ type recordResult struct {
 	judgeCalls int
 	judgeUsage llm.Usage
 	verdict    *harness.Verdict
+	// answeredBy is the model sent instead of the bridged agent's own
+	// (replay.Offered.AnsweredBy); empty when the agent's answered.
+	answeredBy string
 	// openErr is set when the model could not be opened: nothing can be
 	// recorded.
 	openErr error
@@ -264,6 +267,9 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	}
 	rec := c.run(ctx, e, s, model, old, user)
 	r.calls, r.usage, r.elapsed = rec.calls, rec.usage, rec.elapsed
+	if rec.offeredBlock != nil {
+		r.answeredBy = rec.offeredBlock.AnsweredBy
+	}
 	switch {
 	case ctx.Err() != nil:
 		r.status, r.reason = "interrupted", "interrupted: nothing written"
@@ -592,6 +598,9 @@ func (r *recordResult) print(e *env) {
 	fmt.Fprintf(e.stdout, "%-9s %s  %s\n", word, report.Printable(r.name), callsAndTokens(r.calls, r.usage, r.elapsed))
 	if r.reason != "" {
 		fmt.Fprintf(e.stdout, "    %s\n", indent(r.reason))
+	}
+	if r.answeredBy != "" {
+		fmt.Fprintf(e.stdout, "    answered by %s: sent instead of the model the agent asked for (--model); the tape pins the agent's\n", report.Printable(r.answeredBy))
 	}
 	if r.judgeCalls > 0 {
 		fmt.Fprintf(e.stdout, "    judged: %d judge call(s), %d tokens in, %d out\n", r.judgeCalls, r.judgeUsage.InputTokens, r.judgeUsage.OutputTokens)

@@ -39,6 +39,12 @@ type Offered struct {
 	// compared); when recorded they compare as a whole: a parameter added,
 	// removed or changed is a difference.
 	Params map[string]json.RawMessage
+	// AnsweredBy is the model a live run sent the vendor instead of the
+	// one the agent's request named (evalrun --model naming another, see
+	// wire.Forwarded): the answers recorded are that model's. It is
+	// written as a comment beside params.model, and neither decoded nor
+	// compared; empty when the agent's own model answered.
+	AnsweredBy string
 	// Line is the line of the block in its source file; 0 if not from a
 	// file. It is not encoded.
 	Line int
@@ -118,7 +124,7 @@ func (o *Offered) Clone() *Offered {
 	if o == nil {
 		return nil
 	}
-	c := &Offered{System: slices.Clone(o.System), Params: cloneParams(o.Params), Line: o.Line}
+	c := &Offered{System: slices.Clone(o.System), Params: cloneParams(o.Params), AnsweredBy: o.AnsweredBy, Line: o.Line}
 	if o.ResponseSchema != nil {
 		c.ResponseSchema = append(json.RawMessage{}, o.ResponseSchema...)
 	}
@@ -318,7 +324,11 @@ func EncodeOffered(o *Offered) *yaml.Node {
 			pn.Style = yaml.FlowStyle
 		}
 		for _, k := range slices.Sorted(maps.Keys(o.Params)) {
-			yamlx.Add(pn, k, paramNode(o.Params[k]))
+			v := paramNode(o.Params[k])
+			if k == "model" && o.AnsweredBy != "" {
+				v.LineComment = "# answered by " + o.AnsweredBy + ": the recording sent it instead (--model)"
+			}
+			yamlx.Add(pn, k, v)
 		}
 		yamlx.Add(n, "params", pn)
 	}

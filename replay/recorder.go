@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
 // RecorderOptions configures a Recorder. A nil *RecorderOptions means all
@@ -83,6 +84,13 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 	sum := r.follow(req).recorded(req, r.messages)
 	r.mu.Unlock()
 	resp, err := r.model.Generate(ctx, req)
+	if fw := wire.ForwardedOf(ctx); fw != nil && fw.Sent != "" {
+		r.mu.Lock()
+		if r.offered != nil && r.offered.AnsweredBy == "" {
+			r.offered.AnsweredBy = fw.Sent
+		}
+		r.mu.Unlock()
+	}
 	var e Entry
 	switch {
 	case err != nil && ctx.Err() != nil:

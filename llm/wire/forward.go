@@ -31,10 +31,10 @@ type Forwarded struct {
 	// Body is the request body as sent. It is only valid until the model
 	// call returns.
 	Body []byte
-	// Replaced is set by Forward to the model the body named when it sent
-	// the vendor Endpoint.Model instead; empty when the model was the
-	// agent's.
-	Replaced string
+	// Replaced and Sent are set by Forward when it sent the vendor
+	// Endpoint.Model (Sent) instead of the model the body named
+	// (Replaced); both empty when the model was the agent's.
+	Replaced, Sent string
 }
 
 type forwardedKey struct{}
@@ -107,7 +107,7 @@ func Forward(ctx context.Context, fw *Forwarded, ep Endpoint) (*llm.Response, er
 		if err != nil {
 			return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ep.Provider, Message: "replacing the model: " + err.Error(), Err: err}
 		}
-		body, fw.Replaced = b, fw.Call.Model
+		body, fw.Replaced, fw.Sent = b, fw.Call.Model, ep.Model
 	}
 	u, err := forwardURL(f, ep.BaseURL, fw.URL.Path, fw.URL.Query(), ep.Query)
 	if err != nil {
