@@ -85,14 +85,21 @@ func findPythonicIn(s *source, start, end string) found {
 	return f
 }
 
-// findXMLIn: one call written XML-ish (xmlishCall) between start and end.
+// findXMLIn: one call written XML-ish (xmlishCall) between start and end;
+// without an end token, the call ends with the line its last value closes
+// on, and the lines after it stay text.
 func findXMLIn(s *source, start, end string) found {
 	var f found
 	text := s.text
 	s.eachTag(start, end, func(i, body, limit, stop int) {
-		if name, args, ok := xmlishCall(text[body:limit]); ok {
-			f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, stop, end)}, span{i, stop})
+		name, args, n, ok := xmlishCall(text[body:limit], end == "")
+		if !ok {
+			return
 		}
+		if end == "" {
+			stop = body + n // the text on the lines after the call stays
+		}
+		f.add(rawCall{name: name, args: args, untyped: true, cut: cutAt(text, stop, end)}, span{i, stop})
 	})
 	return f
 }

@@ -13,6 +13,7 @@ func TestDeclaredFamily(t *testing.T) {
 	jsonFam := Family{Name: "acme", Start: "<<call>>", End: "<</call>>", Args: "json"}
 	pyFam := Family{Name: "acme_py", Start: "[[run]]", End: "[[/run]]", Args: "pythonic"}
 	xmlFam := Family{Name: "acme_xml", Start: "<<act>>", End: "<</act>>", Args: "xml"}
+	openXML := Family{Name: "acme_open", Start: "%%", Args: "xml"}
 	cases := []struct {
 		name, text string
 		fam        Family
@@ -37,6 +38,11 @@ func TestDeclaredFamily(t *testing.T) {
 		{"xml key twice", "<<act>>add<a>1</a><a>2</a><</act>>", xmlFam, nil, ""},
 		{"xml value cut off", "<<act>>get_time<city>Os", xmlFam, nil, ""},
 		{"xml wrapper not closed", "<<act>><invoke name=\"add\"><a>1</a><</act>>", xmlFam, nil, ""},
+		{"xml wrapper over lines", "<<act>>\n<invoke name=\"add\">\n<a>5</a>\n</invoke>\n<</act>>", xmlFam, []wantCall{{"add", `{"a":5}`}}, ""},
+		{"xml without an end token, prose on the next line", "%%add <a>2</a> <b>3</b>\nAdding them.", openXML, []wantCall{{"add", `{"a":2,"b":3}`}}, "Adding them."},
+		{"xml without an end token, wrapper then prose", "%%<invoke name=\"toggle\"><on>false</on></invoke>\nDone.", openXML, []wantCall{{"toggle", `{"on":false}`}}, "Done."},
+		{"xml without an end token, name alone", "%%note\nNothing to pass.", openXML, []wantCall{{"note", `{}`}}, "Nothing to pass."},
+		{"xml without an end token, prose on its line", "%%add <a>2</a> and more", openXML, nil, ""},
 		{"xml in a code block", "```\n<<act>>add<a>1</a><</act>>\n```", xmlFam, nil, ""},
 	}
 	for _, tc := range cases {

@@ -95,7 +95,8 @@
 //	          may instead wrap the values: <function=name>…</function>,
 //	          <invoke name="name">…</invoke>. Values are typed by the tool's schema.
 //	          Text between the values, a value left open or a key given twice
-//	          make the body no call.
+//	          make the body no call. Without an end token the call ends with the
+//	          line its last value closes on; the lines after it stay text.
 //
 // Declared families are tried first, and the rules below apply to them as to
 // the known ones. Family.Check reports a bad declaration field by field;

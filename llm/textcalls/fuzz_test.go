@@ -68,10 +68,12 @@ func FuzzExtract(f *testing.F) {
 		{Name: "d_json", Start: "<<c>>", End: "<</c>>", Args: "json"},
 		{Name: "d_xml", Start: "<<x>>", End: "<</x>>", Args: "xml"},
 		{Name: "d_py", Start: "<<p>>", Args: "pythonic"},
+		{Name: "d_open", Start: "%%", Args: "xml"},
 	}}
 	f.Add("<<x>>add<a>1</a><b>2</b><</x>>")
 	f.Add("<<x>><invoke name=\"get_time\"><arg_key>city</arg_key><arg_value><![CDATA[x]]></arg_value></invoke><</x>>")
 	f.Add("<<p>>add(a=1)")
+	f.Add("%%add <a>1</a>\nAdded.")
 	f.Fuzz(func(t *testing.T, text string) {
 		for _, opts := range []*Options{nil, declared} {
 			checkExtract(t, Extract(text, tools, opts), offered)

@@ -11,49 +11,98 @@ import "strings"
 // (CDATA allowed) and typed by the tool's schema. Anything else in the body
 // (text between the values, a value left open, a key given twice) makes it
 // no call: the declaration is strict, as an engine's parser is.
-func xmlishCall(b string) (name string, args map[string]any, ok bool) {
-	t := strings.TrimSpace(b)
-	if strings.HasPrefix(t, "<") {
-		tag, key, end, ok := openTag(t, 0)
+//
+// With open (a family without an end token, whose body runs on to the next
+// start or the end of the text), the call may end before the body does: at
+// the end of the line its last value (or the wrapper) closes on, the text on
+// the lines after it left out. n is the length of b the call takes.
+func xmlishCall(b string, open bool) (name string, args map[string]any, n int, ok bool) {
+	p := skipSpace(b, 0)
+	if strings.HasPrefix(b[p:], "<") {
+		tag, key, end, ok := openTag(b, p)
 		if !ok || key == "" {
-			return "", nil, false
+			return "", nil, 0, false
 		}
 		closeTok := "</" + tag + ">"
-		if !strings.HasSuffix(t, closeTok) || len(t)-len(closeTok) < end {
-			return "", nil, false
+		k := strings.LastIndex(b, closeTok)
+		if open {
+			k = strings.Index(b[end:], closeTok)
+			if k >= 0 {
+				k += end
+			}
 		}
-		name, t = key, t[end:len(t)-len(closeTok)]
-	} else {
-		lt := strings.IndexByte(t, '<')
-		if lt < 0 {
-			lt = len(t)
+		if k < end {
+			return "", nil, 0, false
 		}
-		name, t = strings.TrimSpace(t[:lt]), t[lt:]
+		args, stop, ok := xmlishValues(b[:k], end, false)
+		if !ok || !isBlank(b[stop:k]) {
+			return "", nil, 0, false
+		}
+		n = k + len(closeTok)
+		if !restOK(b[n:], open) {
+			return "", nil, 0, false
+		}
+		return key, args, n, isIdent(key)
 	}
+	lt := strings.IndexByte(b[p:], '<')
+	if lt < 0 {
+		lt = len(b) - p
+	}
+	if open {
+		if nl := strings.IndexByte(b[p:p+lt], '\n'); nl >= 0 && strings.TrimSpace(b[p+nl:p+lt]) != "" {
+			lt = nl // the name alone on its line, prose after it
+		}
+	}
+	name = strings.TrimSpace(b[p : p+lt])
 	if !isIdent(name) {
-		return "", nil, false
+		return "", nil, 0, false
 	}
-	args, ok = xmlishValues(t)
-	return name, args, ok
+	args, stop, ok := xmlishValues(b, p+lt, open)
+	if !ok {
+		return "", nil, 0, false
+	}
+	if stop == p+lt {
+		stop = p + len(strings.TrimRight(b[p:p+lt], " \t\r\n"))
+	}
+	if !restOK(b[stop:], open) {
+		return "", nil, 0, false
+	}
+	return name, args, stop, true
 }
 
-// xmlishValues reads the values of an xml body (see xmlishCall).
-func xmlishValues(t string) (map[string]any, bool) {
+// restOK reports whether the text after a call in its body may stay: only
+// space, or, with open, text on the lines after the call's own.
+func restOK(rest string, open bool) bool {
+	if isBlank(rest) {
+		return true
+	}
+	t := strings.TrimLeft(rest, " \t\r")
+	return open && strings.HasPrefix(t, "\n")
+}
+
+// xmlishValues reads the values of an xml body (see xmlishCall) from t[p:]
+// and returns where they end. With open, text that starts on a line after
+// the last value ends them rather than making the body no call.
+func xmlishValues(t string, p int, open bool) (map[string]any, int, bool) {
 	args := map[string]any{}
-	for p := skipSpace(t, 0); p < len(t); p = skipSpace(t, p) {
+	stop := p
+	for p = skipSpace(t, p); p < len(t); p = skipSpace(t, p) {
 		tag, key, vs, ok := openTag(t, p)
 		if !ok || strings.HasPrefix(tag, "/") {
-			return nil, false
+			if open && strings.Contains(t[stop:p], "\n") {
+				return args, stop, true
+			}
+			return nil, 0, false
 		}
 		if tag == "arg_key" && key == "" {
 			ke := strings.Index(t[vs:], "</arg_key>")
 			if ke < 0 {
-				return nil, false
+				return nil, 0, false
 			}
 			key = strings.TrimSpace(t[vs : vs+ke])
 			q := skipSpace(t, vs+ke+len("</arg_key>"))
 			if !strings.HasPrefix(t[q:], "<arg_value>") {
-				return nil, false
+				return nil, 0, false
 			}
 			tag, vs = "arg_value", q+len("<arg_value>")
 		} else if key == "" {
@@ -61,15 +110,15 @@ func xmlishValues(t string) (map[string]any, bool) {
 		}
 		val, next, closed := paramValue(t, vs, len(t), "</"+tag+">")
 		if !closed || key == "" {
-			return nil, false
+			return nil, 0, false
 		}
 		if _, dup := args[key]; dup {
-			return nil, false
+			return nil, 0, false
 		}
 		args[key] = val
-		p = next
+		p, stop = next, next
 	}
-	return args, true
+	return args, stop, true
 }
 
 // openTag reads the tag that starts at t[p]: <tag>, <tag=key> or
