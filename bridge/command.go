@@ -94,8 +94,10 @@ type CommandMessage struct {
 // everything it starts dies with it, killed when tapeloop's process dies,
 // and in a network namespace whose loopback holds the model endpoint and
 // nothing else; a connection it attempts anywhere else is refused and
-// fails the run (ErrSandbox), naming the address. Elsewhere it runs in a
-// process group of its own, killed after the run.
+// fails the run (ErrSandbox), naming the address. Its workspace and home
+// are then at /tapeloop/work and /tapeloop/home, the same on every run,
+// and where the kernel has Landlock a write anywhere else is refused.
+// Elsewhere it runs in a process group of its own, killed after the run.
 // A command that does not finish within setup.agent.timeout (default
 // scenario.DefaultAgentTimeout) is killed with what it started; that,
 // a non-zero exit status and a failure to start are errors (wrapping
@@ -114,7 +116,15 @@ func Command(s *scenario.Scenario) Agent {
 
 func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string) error {
 	a := s.Setup.Agent
-	box, err := sandbox.Open(&sandbox.Config{Workspace: r.Dir})
+	home, err := os.MkdirTemp("", "tapeloop-home-")
+	if err != nil {
+		return fmt.Errorf("%s: %w: no scratch home for the command: %v", where, ErrCommand, err)
+	}
+	defer os.RemoveAll(home)
+	if err := os.Mkdir(filepath.Join(home, "tmp"), 0o700); err != nil {
+		return fmt.Errorf("%s: %w: no scratch TMPDIR for the command: %v", where, ErrCommand, err)
+	}
+	box, err := sandbox.Open(&sandbox.Config{Workspace: r.Dir, Home: home})
 	if err != nil {
 		return fmt.Errorf("%s: %w: %w", where, ErrCommand, err)
 	}
@@ -153,17 +163,8 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 		args[i] = expand(v)
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
-	cmd.Dir = r.Dir
-	home, err := os.MkdirTemp("", "tapeloop-home-")
-	if err != nil {
-		return fmt.Errorf("%s: %w: no scratch home for the command: %v", where, ErrCommand, err)
-	}
-	defer os.RemoveAll(home)
-	tmp := filepath.Join(home, "tmp")
-	if err := os.Mkdir(tmp, 0o700); err != nil {
-		return fmt.Errorf("%s: %w: no scratch TMPDIR for the command: %v", where, ErrCommand, err)
-	}
-	cmd.Env = agentEnviron(os.Environ(), home, tmp, r.APIKey)
+	cmd.Dir = box.Dir()
+	cmd.Env = agentEnviron(os.Environ(), box.Home(), filepath.Join(box.Home(), "tmp"), r.APIKey)
 	for _, f := range wire.Formats {
 		cmd.Env = append(cmd.Env, f.Env(base)...)
 	}
@@ -193,7 +194,7 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	// What the command started and left running dies here, before the
 	// outcome is built from the workspace.
 	report := box.End()
-	err = commandError(ctx, err, talkErr, stdout, stderr, r, where, a, timeout)
+	err = commandError(ctx, err, talkErr, stdout, stderr, r, box.Dir(), where, a, timeout)
 	if !report.Empty() {
 		beyond := fmt.Errorf("%s %q: %w: %s", where, a.Command, ErrSandbox, report)
 		if err != nil {
@@ -213,8 +214,11 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 
 // commandError is how the command ended as the run's error: err from
 // waiting for it, talkErr from its conversation; nil when it answered.
-func commandError(ctx context.Context, err, talkErr error, stdout *cappedBuffer, stderr *tailBuffer, r *Run, where string, a *scenario.AgentSetup, timeout time.Duration) error {
-	tail := strings.TrimSpace(strings.ReplaceAll(stderr.String(), r.Dir, "$WORK"))
+// The workspace in its stderr, at r.Dir or where the command saw it
+// (seen), is written $WORK.
+func commandError(ctx context.Context, err, talkErr error, stdout *cappedBuffer, stderr *tailBuffer, r *Run, seen, where string, a *scenario.AgentSetup, timeout time.Duration) error {
+	tail := strings.NewReplacer(r.Dir, "$WORK", seen, "$WORK").Replace(stderr.String())
+	tail = strings.TrimSpace(tail)
 	if tail != "" {
 		tail = "; its stderr ends:\n" + tail
 	}

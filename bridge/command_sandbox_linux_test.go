@@ -3,9 +3,12 @@
 package bridge_test
 
 import (
+	"errors"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +120,58 @@ func TestCommandNetworkRefused(t *testing.T) {
 	}
 	if strings.Contains(o.Error, "; and ") {
 		t.Errorf("the command itself failed (a dial not refused at once, or a lookup that worked):\n%s", o.Error)
+	}
+}
+
+// TestCommandWorkspaceIsFixed: an agent that tells the model its working
+// and home directories, as coding agents do, replays: it sees them at
+// /tapeloop/work and /tapeloop/home on every run (each run's workspace is
+// a new directory), so the requests of two replays match the recording
+// byte for byte.
+func TestCommandWorkspaceIsFixed(t *testing.T) {
+	needSandbox(t, sandbox.Workspace)
+	text := strings.Replace(commandText(buildCommandAgent(t), "notes", "60s"),
+		`NOTES_SYSTEM: "You keep notes in files."`, `NOTES_SYSTEM: "You keep notes in {cwd}; your home is {home}."`, 1)
+	path := writeScenario(t, text)
+	recordCommand(t, path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "You keep notes in " + sandbox.WorkDir + "; your home is " + sandbox.HomeDir + "."; !strings.Contains(string(b), want) {
+		t.Fatalf("the recording does not hold the system prompt %q:\n%s", want, b)
+	}
+	for i, update := range []bool{true, false} {
+		if v := verify(t, path, bridge.Command(load(t, path)), update); !v.Passed() {
+			t.Fatalf("replay %d fails:\n%s", i+1, strings.Join(v.Failures, "\n"))
+		}
+	}
+}
+
+// TestCommandWritesOutsideRefused: a command writes its workspace and its
+// home, and a write anywhere else is refused (Landlock): the file is not
+// made, and the command sees a permission error.
+func TestCommandWritesOutsideRefused(t *testing.T) {
+	needSandbox(t, sandbox.Files)
+	outside := filepath.Join(t.TempDir(), "escape.txt")
+	s := modeScenario(t, "60s", "write", outside)
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" || o.Final != "answer" {
+		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"answer\" (the write outside refused, those inside made)", o.Termination, o.Final, o.Error)
+	}
+	if _, err := os.Stat(outside); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the write outside the workspace reached the disk: %v", err)
+	}
+	var inside *harness.FileState
+	for i, f := range o.Workspace {
+		if f.Path == "inside.txt" {
+			inside = &o.Workspace[i]
+		}
+	}
+	if inside == nil || inside.Content != "x" {
+		t.Errorf("the workspace holds inside.txt as %+v, want \"x\"", inside)
 	}
 }

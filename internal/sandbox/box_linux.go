@@ -5,6 +5,7 @@ package sandbox
 import (
 	"fmt"
 	"net"
+	"os"
 	"os/exec"
 	"runtime"
 	"sync"
@@ -20,6 +21,8 @@ import (
 // the thread (Pdeathsig), which exits when the Box ends or tapeloop's
 // process dies. Its methods are not safe for concurrent use.
 type Box struct {
+	cfg   Config
+	root  string // the directory the Box's root is mounted on, "" for none
 	held  Guarantee
 	calls chan func()
 	ended chan struct{}
@@ -49,6 +52,29 @@ var probe = sync.OnceValue(func() Status {
 		s.Missing[Network] = fmt.Sprintf("no network namespace (%v: it needs root or CAP_SYS_ADMIN); the command can reach the network", err)
 	} else {
 		s.Held |= Network
+	}
+	root, err := os.MkdirTemp("", "tapeloop-root-")
+	if err == nil {
+		err = onThread(func() error {
+			dir, err := os.MkdirTemp("", "tapeloop-probe-")
+			if err != nil {
+				return err
+			}
+			defer os.Remove(dir)
+			return fixedPaths(root, dir, dir)
+		})
+		os.Remove(root)
+	}
+	if err != nil {
+		s.Missing[Workspace] = fmt.Sprintf("no mount namespace (%v: it needs root or CAP_SYS_ADMIN); the workspace is a new directory on every run", err)
+		s.Missing[Files] = "no mount namespace to restrict writes in; the command can write outside its workspace"
+	} else {
+		s.Held |= Workspace
+		if landlockABI() < 1 {
+			s.Missing[Files] = "the kernel has no Landlock (or it is off); the command can write outside its workspace"
+		} else {
+			s.Held |= Files
+		}
 	}
 	if len(s.Missing) == 0 {
 		s.Missing = nil
@@ -80,7 +106,21 @@ func Open(cfg *Config) (*Box, error) {
 	if err := st.check(cfg.Require); err != nil {
 		return nil, err
 	}
-	b := &Box{held: st.Held, calls: make(chan func()), ended: make(chan struct{})}
+	held := st.Held
+	if cfg.Workspace == "" || cfg.Home == "" {
+		held &^= Workspace | Files
+	}
+	if lack := cfg.Require &^ held; lack != 0 {
+		return nil, fmt.Errorf("%w: %s: the run gives no workspace and home directories", ErrUnavailable, lack)
+	}
+	b := &Box{cfg: *cfg, held: held, calls: make(chan func()), ended: make(chan struct{})}
+	if held&Workspace != 0 {
+		root, err := os.MkdirTemp("", "tapeloop-root-")
+		if err != nil {
+			return nil, err
+		}
+		b.root = root
+	}
 	ready := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
@@ -93,13 +133,29 @@ func Open(cfg *Config) (*Box, error) {
 			}
 			b.net = w
 		}
+		if b.held&Workspace != 0 {
+			if err := fixedPaths(b.root, cfg.Workspace, cfg.Home); err != nil {
+				ready <- fmt.Errorf("fixing the workspace's path: %w", err)
+				return
+			}
+		}
+		if b.held&Files != 0 {
+			if err := refuseWrites(WorkDir, HomeDir); err != nil {
+				ready <- fmt.Errorf("restricting writes: %w", err)
+				return
+			}
+		}
 		ready <- nil
 		for f := range b.calls {
 			f()
 		}
 	}()
 	if err := <-ready; err != nil {
+		if b.net != nil {
+			b.net.close()
+		}
 		<-b.ended
+		b.removeRoot()
 		return nil, err
 	}
 	return b, nil
@@ -110,6 +166,32 @@ func (b *Box) do(f func()) {
 	done := make(chan struct{})
 	b.calls <- func() { defer close(done); f() }
 	<-done
+}
+
+// Dir is the path the command sees its workspace at: WorkDir with
+// Workspace, else Config.Workspace.
+func (b *Box) Dir() string {
+	if b.held&Workspace != 0 {
+		return WorkDir
+	}
+	return b.cfg.Workspace
+}
+
+// Home is the path the command sees its scratch home at: HomeDir with
+// Workspace, else Config.Home.
+func (b *Box) Home() string {
+	if b.held&Workspace != 0 {
+		return HomeDir
+	}
+	return b.cfg.Home
+}
+
+// removeRoot removes the (empty) directory the Box's root was mounted on,
+// once the Box's thread, and with it the mount namespace, is gone.
+func (b *Box) removeRoot() {
+	if b.root != "" {
+		_ = os.Remove(b.root)
+	}
 }
 
 // Holds returns the guarantees this Box gives.
@@ -170,5 +252,6 @@ func (b *Box) End() Report {
 	}
 	close(b.calls)
 	<-b.ended
+	b.removeRoot()
 	return r
 }

@@ -11,6 +11,7 @@ import (
 // runs as an ordinary child with the network of tapeloop (on Unix in a process group of its own, killed
 // with the run).
 type Box struct {
+	cfg  Config
 	cmds []*exec.Cmd
 }
 
@@ -19,6 +20,8 @@ func Probe() Status {
 	return Status{Missing: map[Guarantee]string{
 		Processes: "no PID namespace off Linux; only the command's process group ends with the run",
 		Network:   "no network namespace off Linux; the command can reach the network",
+		Workspace: "no mount namespace off Linux; the workspace is a new directory on every run",
+		Files:     "no Landlock off Linux; the command can write outside its workspace",
 	}}
 }
 
@@ -31,8 +34,14 @@ func Open(cfg *Config) (*Box, error) {
 	if err := Probe().check(cfg.Require); err != nil {
 		return nil, err
 	}
-	return &Box{}, nil
+	return &Box{cfg: *cfg}, nil
 }
+
+// Dir is the path the command sees its workspace at: Config.Workspace.
+func (b *Box) Dir() string { return b.cfg.Workspace }
+
+// Home is the path the command sees its scratch home at: Config.Home.
+func (b *Box) Home() string { return b.cfg.Home }
 
 // Holds returns the guarantees this Box gives: none.
 func (b *Box) Holds() Guarantee { return 0 }

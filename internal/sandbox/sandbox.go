@@ -31,10 +31,19 @@ const (
 	// connection anywhere else (another loopback port, an outside address,
 	// a DNS server) fails at once and is reported.
 	Network
+	// Workspace: the command sees its workspace at /tapeloop/work and its
+	// scratch home at /tapeloop/home (WorkDir, HomeDir), the same on every
+	// run and every machine, so an agent that tells the model where it
+	// works replays.
+	Workspace
+	// Files: the command cannot change a file outside its workspace, its
+	// scratch home and the device files of /dev (the write is refused,
+	// EACCES).
+	Files
 )
 
 // All is every guarantee a Box may hold.
-const All = Processes | Network
+const All = Processes | Network | Workspace | Files
 
 // names lists the guarantees in the order they are reported.
 var names = []struct {
@@ -43,6 +52,8 @@ var names = []struct {
 }{
 	{Processes, "processes"},
 	{Network, "network"},
+	{Workspace, "workspace"},
+	{Files, "files"},
 }
 
 // String lists the guarantees in g, comma-separated ("none" for none).

@@ -29,7 +29,7 @@ func TestStatus(t *testing.T) {
 // and gives one that can.
 func TestOpenRequire(t *testing.T) {
 	st := Probe()
-	b, err := Open(&Config{Require: st.Held})
+	b, err := Open(&Config{Workspace: t.TempDir(), Home: t.TempDir(), Require: st.Held})
 	if err != nil {
 		t.Fatalf("Open requiring what Probe holds (%s): %v", st.Held, err)
 	}
@@ -40,7 +40,7 @@ func TestOpenRequire(t *testing.T) {
 		t.Errorf("a Box that ran nothing reports %s", r)
 	}
 	if missing := All &^ st.Held; missing != 0 {
-		if _, err := Open(&Config{Require: missing}); !errors.Is(err, ErrUnavailable) {
+		if _, err := Open(&Config{Workspace: t.TempDir(), Home: t.TempDir(), Require: missing}); !errors.Is(err, ErrUnavailable) {
 			t.Errorf("Open requiring %s, which is missing: %v, want ErrUnavailable", missing, err)
 		}
 	}

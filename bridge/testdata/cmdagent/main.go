@@ -2,7 +2,9 @@
 // tapeloop did not link, speaking the Chat Completions API over HTTP to
 // $OPENAI_BASE_URL with two tools on the files of its working directory.
 //
-//	cmdagent notes   answer the input (the normal agent); in a conversation
+//	cmdagent notes   answer the input (the normal agent, its system prompt
+//	                 $NOTES_SYSTEM with {cwd} and {home} replaced by its
+//	                 working and home directories); in a conversation
 //	                 print each answer as {"final": TEXT} and read the next
 //	                 user message from stdin until it ends
 //	cmdagent plain   answer in plain text even in a conversation
@@ -29,6 +31,10 @@
 //	                 name, print the errors on stderr, and print "answer"
 //	                 if each dial was refused and each lookup failed (else
 //	                 exit with status 3)
+//	cmdagent write PATH...  write inside.txt in its working directory and
+//	                 note.txt in $HOME, then try to write each PATH; print
+//	                 "answer" if each was refused for want of permission
+//	                 (else exit with status 3)
 //	cmdagent hold ADDR    connect to ADDR (a test's listener: a Unix socket's path, or HOST:PORT) and exit when
 //	                 the connection ends; that it ended tells the test this
 //	                 process died. Started by the modes above, it closes
@@ -41,11 +47,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -189,6 +197,25 @@ func main() {
 		}
 		fmt.Println("answer")
 		return
+	case "write":
+		// The workspace and the home take writes; each argument refuses
+		// them.
+		for _, p := range []string{"inside.txt", filepath.Join(os.Getenv("HOME"), "note.txt")} {
+			if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+				fail(err)
+			}
+		}
+		refused := true
+		for _, p := range os.Args[2:] {
+			err := os.WriteFile(p, []byte("x"), 0o644)
+			fmt.Fprintf(os.Stderr, "cmdagent: writing %s: %v\n", p, err)
+			refused = refused && errors.Is(err, fs.ErrPermission)
+		}
+		if !refused {
+			os.Exit(3)
+		}
+		fmt.Println("answer")
+		return
 	case "hold":
 		c, err := dial(arg(2))
 		if err != nil {
@@ -213,7 +240,7 @@ func main() {
 	}
 	system := "You keep notes in files."
 	if s := os.Getenv("NOTES_SYSTEM"); s != "" {
-		system = s
+		system = strings.NewReplacer("{cwd}", mustGetwd(), "{home}", os.Getenv("HOME")).Replace(s)
 	}
 	if mode == "claude" {
 		fmt.Println(claudeAnswer(system, in.Messages))
