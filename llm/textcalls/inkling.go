@@ -22,8 +22,8 @@ func findInkling(s *source) found {
 	var f found
 	text := s.text
 	s.eachTag(inklingInvoke, inklingEnd, func(i, body, limit, end int) {
-		hs := i
-		for hs > 0 && isWordChar(text[hs-1]) && text[hs-1] < 0x80 || hs > 0 && strings.ContainsRune("-.:/", rune(text[hs-1])) {
+		hs := i // the header: the tool-name bytes glued before the token
+		for hs > 0 && isNameByte(text[hs-1]) {
 			hs--
 		}
 		v, e, ok := s.parseJSONAt(body, limit)
@@ -69,4 +69,9 @@ func inklingThoughts(text string) []span {
 		pos = end
 	}
 	return out
+}
+
+// isNameByte reports a byte isIdent allows in a tool name.
+func isNameByte(c byte) bool {
+	return c < 0x80 && isWordChar(c) || strings.IndexByte("-.:/", c) >= 0
 }
