@@ -150,6 +150,14 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	tape := rec.Tape()
 	recorded := tape.Entries
 	t.Tape = &replay.Tape{Name: sc.Name, Offered: tape.Offered, Entries: recorded}
+	if o := tape.Offered; o != nil && o.AnsweredBy != "" {
+		// The bridged agent named another model, which the vendor got
+		// replaced by the one evaluated (wire.Forward).
+		var agentModel string
+		if json.Unmarshal(o.Params["model"], &agentModel) == nil {
+			et.AgentModel = agentModel
+		}
+	}
 	if o != nil {
 		t.Tape.Entries = o.WithUserTurns(recorded, r.redactor)
 	}

@@ -218,3 +218,27 @@ func TestRecordAnotherModel(t *testing.T) {
 		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestEvalAnotherModel: eval --model naming another model than the
+// bridged agent's sends the agent's request with the model alone
+// replaced, and the JSON report names the agent's own model.
+func TestEvalAnotherModel(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	var vendor scriptedVendor
+	srv := vendor.server(t)
+	dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
+	body := chatBody("gpt-4.1", `,"temperature":0.2`)
+	jsonPath := filepath.Join(t.TempDir(), "eval.json")
+	code, out, errOut := runAgentCmd(t, rawAgent(false, body, nil), "eval", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", "--trials", "1", "--json", jsonPath, dir)
+	if code != exitOK {
+		t.Fatalf("eval: exit %d\n%s%s", code, out, errOut)
+	}
+	want := strings.Replace(body, `"model":"gpt-4.1"`, `"model":"gpt-4.1-mini"`, 1)
+	if len(vendor.bodies) != 1 || string(vendor.bodies[0]) != want {
+		t.Errorf("the vendor got:\n%s\nwant the agent's body with the model replaced:\n%s", vendor.bodies, want)
+	}
+	report, _ := os.ReadFile(jsonPath)
+	if !strings.Contains(string(report), `"agent_model": "gpt-4.1"`) {
+		t.Errorf("the report does not name the agent's model:\n%s", report)
+	}
+}

@@ -179,6 +179,11 @@ type EvalTrial struct {
 	// Attempts counts the runs of this trial: more than 1 when an error
 	// trial was retried (--retry-errors).
 	Attempts int `json:"attempts"`
+	// AgentModel is the model a bridged agent's requests named when it is
+	// not the model evaluated: the vendor got the agent's own requests with
+	// their model field alone replaced. Empty when the agent named the
+	// model evaluated, or when tapeloop's own loop ran.
+	AgentModel string `json:"agent_model,omitempty"`
 	// Tokens are as in EvalModel, over this trial's calls of the model
 	// evaluated; Cost is theirs plus the simulated user's (User.Cost).
 	Tokens Tokens   `json:"tokens"`
