@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m, goleak.Cleanup(func(code int) {
 		_ = os.RemoveAll(dir)
 		os.Exit(code)
-	}))
+	}), goleak.IgnoreTopFunction("go.opencensus.io/stats/view.(*worker).start")) // started by its init (genai imports it)
 }
 
 const notesScenario = `format: tapeloop/v1

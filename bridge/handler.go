@@ -30,6 +30,11 @@ const (
 	// AnthropicBaseURL is the root Anthropic clients take (they append
 	// /v1/messages).
 	AnthropicBaseURL = "http://tapeloop-bridge.invalid"
+	// GeminiBaseURL is the root Google's Gen AI clients take, for the
+	// Gemini API and Vertex AI alike (they append
+	// /v1beta/models/M:generateContent, or Vertex's
+	// /v1beta1/projects/P/locations/L/publishers/google/models/M:...).
+	GeminiBaseURL = "http://tapeloop-bridge.invalid"
 	// APIKey is the key a Run hands out; nothing checks it.
 	APIKey = "sk-tapeloop-bridge"
 )

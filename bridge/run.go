@@ -36,10 +36,12 @@ type Run struct {
 	// Handler is the same server as an http.Handler, to serve on a
 	// listener for an agent that must dial one.
 	Handler http.Handler
-	// OpenAIBaseURL and AnthropicBaseURL are the roots to give the clients
-	// (with HTTPClient): OpenAIBaseURL for Chat Completions and the
-	// Responses API alike. APIKey is a key for clients that insist on one.
-	OpenAIBaseURL, AnthropicBaseURL, APIKey string
+	// OpenAIBaseURL, AnthropicBaseURL and GeminiBaseURL are the roots to
+	// give the clients (with HTTPClient): OpenAIBaseURL for Chat
+	// Completions and the Responses API alike, GeminiBaseURL for the Gemini
+	// API and Vertex AI alike. APIKey is a key for clients that insist on
+	// one.
+	OpenAIBaseURL, AnthropicBaseURL, GeminiBaseURL, APIKey string
 	// Input is the scenario's input: the messages the agent starts from
 	// (system prompt, user message).
 	Input []llm.Message
@@ -153,7 +155,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 	h := Handler(tr, opts.Wire)
 	r := &Run{
 		Scenario: s, HTTPClient: Client(h), Handler: h,
-		OpenAIBaseURL: OpenAIBaseURL, AnthropicBaseURL: AnthropicBaseURL, APIKey: APIKey,
+		OpenAIBaseURL: OpenAIBaseURL, AnthropicBaseURL: AnthropicBaseURL, GeminiBaseURL: GeminiBaseURL, APIKey: APIKey,
 		Input: cloneMessages(s.Input), Dir: dir,
 		traffic: tr, conversation: conversation(s, opts),
 	}
