@@ -1,10 +1,15 @@
 package bridge_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -15,6 +20,7 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/replay"
 )
 
@@ -176,5 +182,71 @@ func TestResponsesUnknownPrevious(t *testing.T) {
 	all := strings.Join(v.Failures, "\n")
 	if v.Passed() || !strings.Contains(all, `previous_response_id "resp_from_yesterday"`) {
 		t.Errorf("passed %v; failures:\n%s", v.Passed(), all)
+	}
+}
+
+// vendorResponses is a scripted Responses API vendor with ids of its own
+// ("resp_vendor_N", unlike any id the bridge makes): it resolves a
+// previous_response_id only from the responses it gave.
+func vendorResponses(t *testing.T, model llm.Model) http.Handler {
+	var mu sync.Mutex
+	var dec wire.Decoder
+	n := 0
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		c, err := dec.Decode(r.URL.Path, body)
+		if err != nil {
+			t.Errorf("the vendor refuses %s: %v", body, err)
+			(&wire.Error{Kind: llm.ErrBadRequest, Message: err.Error()}).Write(w, wire.Responses)
+			return
+		}
+		resp, err := model.Generate(r.Context(), &c.Request)
+		if err != nil {
+			wire.ErrorOf(err).Write(w, c.Format)
+			return
+		}
+		mu.Lock()
+		n++
+		id := fmt.Sprintf("resp_vendor_%d", n)
+		mu.Unlock()
+		dec.KeepAs(id, c, resp)
+		wire.WriteResponse(w, c, resp, &wire.Options{ID: id})
+	})
+}
+
+// TestResponsesRecordForwards: recording a Responses agent forwards its
+// own requests to the vendor byte for byte, and the ids the agent gets
+// are the vendor's, so a chained agent's previous_response_id reaches a
+// vendor that knows it; the tape replays with the vendor gone.
+func TestResponsesRecordForwards(t *testing.T) {
+	for _, chained := range []bool{false, true} {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("chained %v stream %v", chained, stream), func(t *testing.T) {
+				var sent, got wireLog
+				srv := httptest.NewServer(got.vendor(vendorResponses(t, notesScript())))
+				defer srv.Close()
+				live, err := llm.Open(t.Context(), "openai-responses/gpt-test", &llm.OpenOptions{BaseURL: srv.URL + "/v1", APIKey: liveKey, Getenv: func(string) string { return "" }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				path := record(t, notesScenario, sent.capture(newResponsesAgent(stream, chained).run), live)
+				if len(sent.got) != 3 || len(got.got) != 3 {
+					t.Fatalf("the agent sent %d requests, the vendor got %d; want 3 and 3", len(sent.got), len(got.got))
+				}
+				for i, s := range sent.got {
+					if !bytes.Equal(got.got[i].body, s.body) {
+						t.Errorf("request %d: the vendor got another body:\n got %s\nsent %s", i+1, got.got[i].body, s.body)
+					}
+				}
+				if chained && !bytes.Contains(sent.got[2].body, []byte(`"previous_response_id":"resp_vendor_2"`)) {
+					t.Errorf("the third request does not continue the vendor's second response:\n%s", sent.got[2].body)
+				}
+				for _, replayStream := range []bool{false, true} {
+					if v := verify(t, path, newResponsesAgent(replayStream, chained).run, !replayStream); !v.Passed() {
+						t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+					}
+				}
+			})
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
+	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
 // ResponsesDialect is the provider of OpenAI's Responses API, registered
@@ -48,8 +49,12 @@ func NewResponses(model string, opts *llm.OpenOptions) (*ResponsesModel, error) 
 func (m *ResponsesModel) Name() string { return m.chat.Name() }
 
 // Generate makes one Responses API call, streamed unless
-// OpenOptions.NoStream. Every failure is an *llm.ProviderError.
+// OpenOptions.NoStream; a bridged agent's call (wire.ForwardedOf) is the
+// agent's own request forwarded, as the "openai" provider forwards it. Every failure is an *llm.ProviderError.
 func (m *ResponsesModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	if fw := wire.ForwardedOf(ctx); fw != nil {
+		return m.chat.forward(ctx, fw)
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ResponsesDialect.Name, Message: err.Error(), Err: err}

@@ -164,6 +164,11 @@ type Call struct {
 	// digest is the SHA-256 of the request body, for the id of its
 	// response (see Decoder.Keep); zero in the formats that keep none.
 	digest [sha256.Size]byte
+	// answerID is the id a vendor's server gave its answer to the call,
+	// when a forwarded request's answer was read back (DecodeAnswer): Keep
+	// hands it out, so that the agent's next request, forwarded as sent,
+	// names a response the vendor knows. Empty otherwise.
+	answerID string
 }
 
 // Decode decodes a request body POSTed to path, in the format that claims

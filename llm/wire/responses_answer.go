@@ -11,6 +11,7 @@ import (
 // responsesInObject is a response object as a Responses API server sends
 // it: the JSON answer, and what a stream's response.* events hold.
 type responsesInObject struct {
+	ID                string `json:"id"`
 	Status            string `json:"status"`
 	Error             *responsesErrorBody
 	IncompleteDetails *struct {
@@ -60,20 +61,22 @@ func (f responsesAPI) decodeAnswer(c *Call, status int, header http.Header, body
 		return nil, answerError(f, status, header, msg, body)
 	}
 	if c.Stream {
-		return f.decodeStream(header, body)
+		return f.decodeStream(c, header, body)
 	}
 	var o responsesInObject
 	if err := unmarshal(f, "answer", body, &o); err != nil {
 		return nil, err
 	}
+	c.answerID = o.ID
 	return f.response(header, &o)
 }
 
-// decodeStream reads a Responses stream: the response its
+// decodeStream reads a Responses stream (noting the response's id on c,
+// see Call.answerID): the response its
 // response.completed (or response.incomplete) event holds, whole; an error
 // event, or response.failed, is the stream's failure, and a stream without
 // its last event is cut short (malformed).
-func (f responsesAPI) decodeStream(header http.Header, body []byte) (*llm.Response, error) {
+func (f responsesAPI) decodeStream(c *Call, header http.Header, body []byte) (*llm.Response, error) {
 	for _, ev := range sseEvents(body) {
 		var e responsesInEvent
 		if err := unmarshal(f, "stream event", ev.data, &e); err != nil {
@@ -90,6 +93,7 @@ func (f responsesAPI) decodeStream(header http.Header, body []byte) (*llm.Respon
 			if e.Response == nil {
 				return nil, malformed(f, "the %s event holds no response", e.Type)
 			}
+			c.answerID = e.Response.ID
 			return f.response(header, e.Response)
 		}
 	}

@@ -16,10 +16,16 @@ import (
 // message: the same for the same exchange, whatever order the exchanges
 // of a run come in, and different for different ones. For a call of any
 // other format (which keeps no state on the server) Keep keeps nothing and
-// returns "".
+// returns "". When resp is a vendor's answer to c forwarded (read back by
+// DecodeAnswer), the id is the vendor's: the agent's next request, which
+// is forwarded as sent, then names a response the vendor kept.
 func (d *Decoder) Keep(c *Call, resp *llm.Response) string {
 	if c.Format != Responses {
 		return ""
+	}
+	if c.answerID != "" {
+		d.KeepAs(c.answerID, c, resp)
+		return c.answerID
 	}
 	h := sha256.New()
 	h.Write(c.digest[:])
