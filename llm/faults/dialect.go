@@ -134,9 +134,14 @@ func truncateArguments(d dialect, resp *http.Response) (io.ReadCloser, error) {
 		return nil, err
 	}
 	var out []byte
-	if isSSE(resp) {
+	switch {
+	case d == wire.Responses && isSSE(resp):
+		out, err = truncateResponsesStream(data)
+	case d == wire.Responses:
+		out, err = truncateResponsesJSON(data)
+	case isSSE(resp):
 		out, err = truncateStream(d, data)
-	} else {
+	default:
 		out, err = truncateJSON(d, data)
 	}
 	if err != nil {
