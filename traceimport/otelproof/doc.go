@@ -6,6 +6,10 @@
 // server. Its trace imported, the scenario replays through the bridge with
 // the same agent, and fails closed when the agent's instruction changes.
 //
+// It also imports adk-go's own trace of a tool call (from the shared
+// corpus, when present) and replays it through the Gemini API with an
+// agent on the genai SDK.
+//
 // It is a module of its own so that the OpenTelemetry SDK and exporter
 // never enter tapeloop's own requirements.
 package otelproof
