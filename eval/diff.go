@@ -145,7 +145,9 @@ type DiffText struct {
 // for people: regressions first, each change with its p-value, and for a
 // change the data cannot confirm the trials that would.
 func WriteDiff(w io.Writer, changes []Change, c *report.EvalComparison, opts DiffText) error {
-	la, lb := cmp.Or(opts.LabelA, c.A), cmp.Or(opts.LabelB, c.B)
+	// Names come from the reports: printed with their control characters
+	// escaped, so a hostile name cannot rewrite the terminal.
+	la, lb := report.Printable(cmp.Or(opts.LabelA, c.A)), report.Printable(cmp.Or(opts.LabelB, c.B))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "change\tscenario\t%s\t%s\tp\n", la, lb)
 	for _, ch := range changes {
@@ -175,7 +177,7 @@ func WriteDiff(w io.Writer, changes []Change, c *report.EvalComparison, opts Dif
 		if ch.B != nil {
 			cb = cell(ch.B)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", what, ch.Name, ca, cb, p)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", what, report.Printable(ch.Name), ca, cb, p)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -174,6 +174,9 @@ func HierarchicalBootstrap(a, b []Counts, resamples int, confidence float64, see
 			return 0
 		}
 		p := (float64(c.Passed) + 0.5) / float64(c.Trials+1)
+		if c.Trials > exactDraws {
+			return normalRate(rng, p, c.Trials)
+		}
 		passed := 0
 		for range c.Trials {
 			if rng.Float64() < p {
@@ -198,6 +201,22 @@ func HierarchicalBootstrap(a, b []Counts, resamples int, confidence float64, see
 	out.Low = means[min(max(lo, 0), resamples-1)]
 	out.High = means[min(max(hi, 0), resamples-1)]
 	return out
+}
+
+// exactDraws is the most trials HierarchicalBootstrap draws one by one;
+// past it, a scenario's resampled pass rate is drawn from the normal
+// approximation of the binomial (n p (1-p) is then large for any pass rate
+// the smoothing leaves), so a round costs the same however many trials a
+// report claims.
+const exactDraws = 1000
+
+// normalRate draws the pass rate of n trials at rate p from the normal
+// approximation of the binomial, rounded to a whole number of passes in
+// [0, n].
+func normalRate(rng *rand.Rand, p float64, n int) float64 {
+	fn := float64(n)
+	passed := math.Round(fn*p + rng.NormFloat64()*math.Sqrt(fn*p*(1-p)))
+	return min(max(passed, 0), fn) / fn
 }
 
 // significant reports whether a p-value counts as a significant change:

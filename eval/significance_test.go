@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -227,4 +228,42 @@ func binomial(n, k int) float64 {
 		c = c * float64(n-i) / float64(i+1)
 	}
 	return c
+}
+
+// TestBootstrapDrawsLargeRunsInBoundedWork: a scenario of many trials is
+// resampled from the normal approximation of the binomial, whose draws
+// have the binomial's mean and spread, and stay whole numbers of passes in
+// range (issue 39, item 11: a report's trial counts no longer set the
+// bootstrap's work).
+func TestBootstrapDrawsLargeRunsInBoundedWork(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	const n, p, draws = 100000, 0.3, 20000
+	sum, sq := 0.0, 0.0
+	for range draws {
+		r := normalRate(rng, p, n)
+		if r < 0 || r > 1 || math.Abs(r*n-math.Round(r*n)) > 1e-6 {
+			t.Fatalf("a draw of %v is not a whole number of passes in [0, %d]", r*n, n)
+		}
+		sum += r
+		sq += r * r
+	}
+	mean := sum / draws
+	sd := math.Sqrt(sq/draws - mean*mean)
+	wantSD := math.Sqrt(p * (1 - p) / n)
+	if math.Abs(mean-p) > 4*wantSD/math.Sqrt(draws) || math.Abs(sd-wantSD) > 0.05*wantSD {
+		t.Errorf("mean %v sd %v, want %v and %v", mean, sd, p, wantSD)
+	}
+	for _, edge := range []float64{1e-6, 1 - 1e-6} {
+		if r := normalRate(rng, edge, n); r < 0 || r > 1 {
+			t.Errorf("p = %v drew %v", edge, r)
+		}
+	}
+	// The whole bootstrap over rows at the report limit gives an interval
+	// around the observed difference.
+	a := []Counts{{Passed: 70000, Trials: 100000}, {Passed: 50000, Trials: 100000}}
+	b := []Counts{{Passed: 60000, Trials: 100000}, {Passed: 40000, Trials: 100000}}
+	bs := HierarchicalBootstrap(a, b, 10000, 0.95, 1)
+	if math.Abs(bs.Difference+0.1) > 1e-12 || bs.Low > -0.09 || bs.High < -0.11 || bs.Low > bs.High {
+		t.Errorf("bootstrap = %+v, want an interval around -0.1", bs)
+	}
 }

@@ -66,7 +66,7 @@ func runCompare(ctx context.Context, e *env, args []string) int {
 		fmt.Fprintf(e.stderr, "evalrun compare: --fail-on %q: want regression, drop or never\n", *failOn)
 		return exitUsage
 	}
-	if *detect < 0 || *detect > 1 {
+	if !(*detect >= 0 && *detect <= 1) { // NaN too
 		fmt.Fprintf(e.stderr, "evalrun compare: --detect %v: want a drop in pass rate from 0 to 1\n", *detect)
 		return exitUsage
 	}
@@ -94,9 +94,30 @@ func runCompare(ctx context.Context, e *env, args []string) int {
 	if ma == mb {
 		opts.LabelA, opts.LabelB = runLabels(args[0], args[1])
 	}
-	changes := eval.Diff(a, b, ma, mb)
-	comparison := eval.CompareReports(a, b, ma, mb)
-	doc := eval.NewCompare(changes, comparison, opts)
+	// The work is bounded (ReadEval refuses a row over
+	// report.MaxScenarioTrials), but a signal still stops it.
+	interrupted := func() int {
+		fmt.Fprintln(e.stderr, "evalrun compare: interrupted; nothing compared")
+		return exitFailed
+	}
+	if ctx.Err() != nil {
+		return interrupted()
+	}
+	var changes []eval.Change
+	var comparison *report.EvalComparison
+	var doc *report.Compare
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		changes = eval.Diff(a, b, ma, mb)
+		comparison = eval.CompareReports(a, b, ma, mb)
+		doc = eval.NewCompare(changes, comparison, opts)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return interrupted()
+	}
 	doc.A.File, doc.B.File = args[0], args[1]
 	doc.FailOn, doc.Failed = *failOn, compareFails(*failOn, changes, comparison)
 	if n, total := erroredTrials(b, mb); n > 0 && !*allowErrors {

@@ -154,6 +154,10 @@ func (f *evalFlags) options(e *env, red *replay.Redactor) (*eval.Options, error)
 	if *f.trials < 1 || *f.parallel < 1 || *f.retryErrors < 0 || *f.maxCost < 0 {
 		return nil, errors.New("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
 	}
+	if *f.trials > report.MaxScenarioTrials {
+		// What eval writes, compare and merge read back.
+		return nil, fmt.Errorf("--trials %d: at most %d per scenario", *f.trials, report.MaxScenarioTrials)
+	}
 	opts := &eval.Options{Models: f.models, Tools: e.tools, Checks: e.checks, Run: e.run, Trials: *f.trials, Parallel: *f.parallel, RetryErrors: *f.retryErrors, MaxCost: *f.maxCost,
 		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red, Grace: evalGrace}
 	if baseURL := *f.baseURL; baseURL != "" {

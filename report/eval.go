@@ -364,8 +364,9 @@ type EvalComparison struct {
 // WriteJSON writes e as WriteEval does.
 func (e *Eval) WriteJSON(w io.Writer) error { return WriteEval(w, e) }
 
-// ReadEval decodes an eval report from r and checks its format. Errors about
-// the content wrap ErrEvalFormat; unknown fields are allowed (a later minor
+// ReadEval decodes an eval report from r and checks its format and counts
+// (none negative, no more passes than trials, no empty scenario row, none
+// over MaxScenarioTrials). Errors about the content wrap ErrEvalFormat; unknown fields are allowed (a later minor
 // addition).
 func ReadEval(r io.Reader) (*Eval, error) {
 	var e Eval
@@ -374,6 +375,9 @@ func ReadEval(r io.Reader) (*Eval, error) {
 	}
 	if e.Format != EvalFormat {
 		return nil, fmt.Errorf("%w: format is %q, want %q", ErrEvalFormat, e.Format, EvalFormat)
+	}
+	if err := e.check(); err != nil {
+		return nil, err
 	}
 	return &e, nil
 }
