@@ -2,9 +2,11 @@ module github.com/tapeloop/tapeloop/bench/vcr
 
 go 1.26.0
 
+require github.com/tapeloop/tapeloop v0.0.0
+
 require (
-	github.com/openai/openai-go/v3 v3.96.0
-	github.com/tapeloop/tapeloop v0.0.0
+	github.com/openai/openai-go/v3 v3.96.0 // indirect
+	golang.org/x/sys v0.48.0 // indirect
 )
 
 require (
