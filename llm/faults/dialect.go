@@ -139,6 +139,10 @@ func truncateArguments(d dialect, resp *http.Response) (io.ReadCloser, error) {
 		out, err = truncateResponsesStream(data)
 	case d == wire.Responses:
 		out, err = truncateResponsesJSON(data)
+	case d == wire.Gemini && isSSE(resp):
+		out, err = truncateGeminiStream(data)
+	case d == wire.Gemini:
+		out, err = truncateGeminiJSON(data)
 	case isSSE(resp):
 		out, err = truncateStream(d, data)
 	default:
