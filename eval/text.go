@@ -65,6 +65,15 @@ func WriteText(w io.Writer, r *report.Eval) error {
 			fmt.Fprintf(w, "  %s (%s) failed: %s\n", report.Printable(name), m, report.Printable(strings.Join(parts, ", ")))
 		}
 	}
+	for _, name := range names {
+		for _, m := range models {
+			if s := byName[name][m]; s != nil {
+				if agent := agentModel(s); agent != "" {
+					fmt.Fprintf(w, "  %s (%s): the agent asked for %s; its requests went to %s with the model alone replaced\n", report.Printable(name), m, report.Printable(agent), m)
+				}
+			}
+		}
+	}
 	writeCauses(w, r)
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -144,4 +153,15 @@ func writeCauses(w io.Writer, r *report.Eval) {
 	for _, c := range order {
 		fmt.Fprintf(w, "  error trials (%s): %d× %s\n", c.model, counts[c], report.Printable(c.text))
 	}
+}
+
+// agentModel returns the bridged agent's own model when a trial of s sent
+// its requests to another (EvalTrial.AgentModel); empty otherwise.
+func agentModel(s *report.EvalScenario) string {
+	for _, t := range s.TrialsDetail {
+		if t.AgentModel != "" {
+			return t.AgentModel
+		}
+	}
+	return ""
 }

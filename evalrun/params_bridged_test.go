@@ -221,7 +221,7 @@ func TestRecordAnotherModel(t *testing.T) {
 
 // TestEvalAnotherModel: eval --model naming another model than the
 // bridged agent's sends the agent's request with the model alone
-// replaced, and the JSON report names the agent's own model.
+// replaced, and the text and JSON reports name the agent's own model.
 func TestEvalAnotherModel(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	var vendor scriptedVendor
@@ -230,8 +230,8 @@ func TestEvalAnotherModel(t *testing.T) {
 	body := chatBody("gpt-4.1", `,"temperature":0.2`)
 	jsonPath := filepath.Join(t.TempDir(), "eval.json")
 	code, out, errOut := runAgentCmd(t, rawAgent(false, body, nil), "eval", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", "--trials", "1", "--json", jsonPath, dir)
-	if code != exitOK {
-		t.Fatalf("eval: exit %d\n%s%s", code, out, errOut)
+	if code != exitOK || !strings.Contains(out, "  p/param (openai-compatible/gpt-4.1-mini): the agent asked for gpt-4.1; its requests went to openai-compatible/gpt-4.1-mini with the model alone replaced\n") {
+		t.Fatalf("eval: exit %d, want 0 and the text report naming the agent's model\n%s%s", code, out, errOut)
 	}
 	want := strings.Replace(body, `"model":"gpt-4.1"`, `"model":"gpt-4.1-mini"`, 1)
 	if len(vendor.bodies) != 1 || string(vendor.bodies[0]) != want {
