@@ -14,7 +14,10 @@
 // bytes the bridge once served and does nothing else, so the row is the
 // agent's own SDK and tool work, which is inside both the bridge and go-vcr
 // rows), and the bridge's request decoding alone (BenchmarkBridgeDecode:
-// the workload's eleven captured requests through one wire.Decoder). The
+// the workload's eleven captured requests through one wire.Decoder), and
+// the same agent on google.golang.org/genai replayed through the bridge in
+// the Gemini API's wire format (BenchmarkBridgeGemini, to compare per turn
+// with BenchmarkBridge from the same run). The
 // package has no code of its own; run
 //
 //	go test -run '^$' -bench . -benchmem -count 5 ./bench

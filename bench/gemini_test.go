@@ -1,0 +1,154 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/genai"
+
+	"github.com/tapeloop/tapeloop/bench/benchagent"
+	"github.com/tapeloop/tapeloop/bench/benchrow"
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// geminiBridgeRow is the reference workload's agent on genai replayed
+// through the bridge: BridgeRow in the Gemini API's wire format.
+const geminiBridgeRow = "bridge: genai (Gemini API) agent replayed through bridge.Runner"
+
+// geminiAgent is benchagent's workload written on google.golang.org/genai:
+// the same prompt, tools and loop, its contents kept as genai parsed them.
+func geminiAgent(ctx context.Context, r *bridge.Run) error {
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: r.APIKey,
+		HTTPClient: r.HTTPClient, HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL}})
+	if err != nil {
+		return err
+	}
+	str := &genai.Schema{Type: genai.TypeString}
+	cfg := &genai.GenerateContentConfig{
+		SystemInstruction: genai.NewContentFromText("You append lines to files.", genai.RoleUser),
+		Tools: []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{
+			{Name: "read_file", Description: "Read a file.", Parameters: &genai.Schema{Type: genai.TypeObject, Properties: map[string]*genai.Schema{"path": str}, Required: []string{"path"}}},
+			{Name: "append_file", Description: "Append text to a file.", Parameters: &genai.Schema{Type: genai.TypeObject, Properties: map[string]*genai.Schema{"path": str, "content": str}, Required: []string{"path", "content"}}},
+		}}},
+	}
+	contents := []*genai.Content{genai.NewContentFromText(benchagent.Prompt, genai.RoleUser)}
+	for range benchagent.Turns + 1 {
+		resp, err := client.Models.GenerateContent(ctx, "gemini-2.5-flash", contents, cfg)
+		if err != nil {
+			return err
+		}
+		if len(resp.Candidates) == 0 || resp.Candidates[0].Content == nil {
+			return errors.New("no candidate")
+		}
+		turn := resp.Candidates[0].Content
+		contents = append(contents, turn)
+		var results []*genai.Part
+		var text strings.Builder
+		for _, p := range turn.Parts {
+			if fc := p.FunctionCall; fc != nil {
+				args, _ := json.Marshal(fc.Args)
+				part := genai.NewPartFromFunctionResponse(fc.Name, map[string]any{"output": workloadTool(r.Dir, fc.Name, string(args))})
+				part.FunctionResponse.ID = fc.ID
+				results = append(results, part)
+			} else {
+				text.WriteString(p.Text)
+			}
+		}
+		if len(results) == 0 {
+			r.Final(text.String())
+			return nil
+		}
+		contents = append(contents, &genai.Content{Role: genai.RoleUser, Parts: results})
+	}
+	return errors.New("too many turns")
+}
+
+// BenchmarkBridgeGemini is BenchmarkBridge with the agent on genai: the
+// scenario loaded, the agent's Gemini API calls answered in process from
+// the tape (decoded and matched), the golden compared, each run. Compare
+// its µs/turn with BenchmarkBridge's from the same run.
+func BenchmarkBridgeGemini(b *testing.B) {
+	ctx := context.Background()
+	sdir := filepath.Join(b.TempDir(), "scenarios")
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(sdir, "ten-turns.yaml")
+	if err := os.WriteFile(path, []byte(geminiScenario), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	load := func() *scenario.Scenario {
+		s, err := scenario.Load(path, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	_, tape, err := bridge.Record(ctx, load(), geminiAgent, benchagent.Script(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := bridge.WriteRecording(path, tape); err != nil {
+		b.Fatal(err)
+	}
+	agents := map[string]harness.Runner{"gemini": bridge.Runner(geminiAgent, nil)}
+	if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Update: true, Agents: agents}); !v.Passed() {
+		b.Fatal(v.Err, v.Failures)
+	}
+	before := benchrow.Read()
+	b.ResetTimer()
+	for b.Loop() {
+		if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: agents}); !v.Passed() {
+			b.Fatal(v.Err, v.Failures)
+		}
+	}
+	table.Record(b, 13, geminiBridgeRow, benchagent.Turns, before)
+}
+
+// geminiScenario is benchagent's bridged scenario for geminiAgent.
+const geminiScenario = `format: tapeloop/v1
+setup:
+  agent: {go: gemini}
+  workspace:
+    files: {log.txt: "start\n"}
+input:
+  - {role: user, content: "Append ten lines."}
+tape: []
+expect:
+  termination: final_text
+  iterations: 11
+`
+
+// workloadTool runs the workload's read_file and append_file in dir, as
+// benchagent's agent does.
+func workloadTool(dir, name, args string) string {
+	var a struct{ Path, Content string }
+	if err := json.Unmarshal([]byte(args), &a); err != nil || a.Path == "" || strings.Contains(a.Path, "..") {
+		return "error: bad arguments"
+	}
+	p := filepath.Join(dir, filepath.FromSlash(a.Path))
+	if name == "append_file" {
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return "error: " + err.Error()
+		}
+		defer f.Close()
+		if _, err := f.WriteString(a.Content); err != nil {
+			return "error: " + err.Error()
+		}
+		return fmt.Sprintf("appended %d bytes", len(a.Content))
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return "error: no such file"
+	}
+	return string(b)
+}
