@@ -48,7 +48,7 @@ func errorResponse(d dialect, req *http.Request, status int, retryAfter time.Dur
 		Proto:         "HTTP/1.1",
 		ProtoMajor:    1,
 		ProtoMinor:    1,
-		Header:        e.Header(),
+		Header:        e.HeaderFor(d),
 		Body:          io.NopCloser(bytes.NewReader(body)),
 		ContentLength: int64(len(body)),
 		Request:       req,

@@ -204,7 +204,7 @@ func (e *Error) Write(w http.ResponseWriter, f Format) {
 		_, _ = w.Write(body[:len(body)/2])
 		return
 	}
-	for k, v := range e.Header() {
+	for k, v := range e.HeaderFor(f) {
 		w.Header()[k] = v
 	}
 	w.WriteHeader(status)
@@ -219,7 +219,34 @@ func (e *Error) Event(f Format) []byte {
 	if f == nil {
 		f = OpenAI
 	}
+	if t, ok := f.(typedEvents); ok {
+		return t.typedErrorEvent(e.StatusCode(f), e.kind(f), body)
+	}
 	return f.errorEvent(body)
+}
+
+// headedErrors is implemented by a format whose error answers name their
+// type in a header (Bedrock's X-Amzn-ErrorType).
+type headedErrors interface {
+	errorHeader(status int, kind llm.ErrorKind) http.Header
+}
+
+// typedEvents is implemented by a format whose stream error events name
+// the failure's type outside the body (Bedrock's :exception-type).
+type typedEvents interface {
+	typedErrorEvent(status int, kind llm.ErrorKind, body []byte) []byte
+}
+
+// HeaderFor returns the headers of e's answer in format f: Header's, and
+// the error type for a format that names it in a header.
+func (e *Error) HeaderFor(f Format) http.Header {
+	h := e.Header()
+	if he, ok := f.(headedErrors); ok {
+		for k, v := range he.errorHeader(e.StatusCode(f), e.kind(f)) {
+			h[k] = v
+		}
+	}
+	return h
 }
 
 func anthropicErrorType(status int, kind llm.ErrorKind) string {

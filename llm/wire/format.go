@@ -80,7 +80,7 @@ type Credentials struct {
 
 // Formats lists every wire format, in the order requests are matched
 // against them. The round-trip tests iterate it.
-var Formats = []Format{OpenAI, Anthropic, Responses, Gemini}
+var Formats = []Format{OpenAI, Anthropic, Responses, Gemini, Bedrock}
 
 // route is what a request's path says of the call.
 type route struct {

@@ -72,6 +72,9 @@ func pieces(s string, n int) []string {
 const (
 	ContentJSON   = "application/json"
 	ContentStream = "text/event-stream; charset=utf-8"
+	// ContentEventStream is the binary AWS event stream (Bedrock's
+	// ConverseStream).
+	ContentEventStream = "application/vnd.amazon.eventstream"
 )
 
 // EncodeResponse encodes resp as the answer to c in c's format: a JSON body,
