@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -29,7 +30,7 @@ type Checker struct {
 	// Doc is one line describing the check, for lint and docs.
 	Doc string
 	// New decodes the item's with: node (nil when absent) and returns the
-	// check bound to it; a bad with: is a *toolkit.ConfigError. The bound
+	// check bound to it; a bad with: is a toolkit.WithError. The bound
 	// check returns nil when the outcome passes and otherwise an error
 	// whose text says why it failed.
 	New func(with *yaml.Node) (func(o *Outcome) error, error)
@@ -70,7 +71,7 @@ func NewChecker[C any](name, doc string, check func(o *Outcome, with C) error) *
 			with = nil
 		}
 		if with != nil && reflect.TypeOf(cfg).NumField() == 0 {
-			return nil, &toolkit.ConfigError{Line: with.Line, Err: fmt.Errorf("%w: check %s takes no options", toolkit.ErrNotConfigurable, name)}
+			return nil, toolkit.WithError(with.Line, "", fmt.Errorf("%w: check %s takes no options", toolkit.ErrNotConfigurable, name))
 		}
 		if err := toolkit.DecodeWith(with, &cfg); err != nil {
 			return nil, err
@@ -176,20 +177,18 @@ func checkFailures(s *scenario.Scenario, o *Outcome, checks []*Checker) []Failur
 	return out
 }
 
-// withError is the scenario error for a *toolkit.ConfigError err about the
+// withError is the scenario error for err, a toolkit.WithError about the
 // with: node at key (a tool's or a check's), as file:line: key.KEY: problem
-// (ConfigError's own text starts "line N: with.KEY:"; it is said once),
-// at line when the error names none; nil when err is no ConfigError.
+// (the with: error's own text starts "line N: with.KEY:"; it is said once),
+// at line when the error names none: a *fileerr.Error of the file. Nil
+// when err is no with: error.
 func withError(s *scenario.Scenario, err error, key string, line int) error {
-	var ce *toolkit.ConfigError
-	if !errors.As(err, &ce) || ce.Err == nil {
+	var fe *fileerr.Error
+	if !errors.As(err, &fe) || fe.Kind == nil || fe.File != "" || fe.Key != "with" && !strings.HasPrefix(fe.Key, "with.") {
 		return nil
 	}
-	if ce.Line > 0 {
-		line = ce.Line
+	if fe.Line > 0 {
+		line = fe.Line
 	}
-	if ce.Key != "" {
-		key += "." + ce.Key
-	}
-	return scenario.Errorf("%s:%d: %s: %w", s.Path, line, key, ce.Err)
+	return scenario.Errorf("%w", &fileerr.Error{File: s.Path, Line: line, Key: key + strings.TrimPrefix(fe.Key, "with"), Problem: fe.Problem, Kind: fe.Kind})
 }

@@ -42,7 +42,7 @@ func TestCheckerNewTakesADocument(t *testing.T) {
 // without a line of its own is reported at the expect.check item's line.
 func TestCheckConfigErrorWithoutLine(t *testing.T) {
 	strict := &Checker{Name: "strict", New: func(*yaml.Node) (func(*Outcome) error, error) {
-		return nil, &toolkit.ConfigError{Err: errors.New("bad option")}
+		return nil, toolkit.WithError(0, "", errors.New("bad option"))
 	}}
 	s, _, line := checkScenario(t, "  check: {name: strict}\n")
 	err := Validate(s, &RunOptions{Checks: []*Checker{strict}})

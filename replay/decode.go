@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -49,7 +50,7 @@ func Decode(r io.Reader, filename string) (*Tape, error) {
 		return nil, fmt.Errorf("reading tape %s: %w", filename, err)
 	}
 	if len(data) > MaxFileSize {
-		return nil, &FormatError{File: filename, Problem: fmt.Sprintf("file is larger than %d MiB; refusing to decode it", MaxFileSize>>20)}
+		return nil, &fileerr.Error{Kind: ErrFormat, File: filename, Problem: fmt.Sprintf("file is larger than %d MiB; refusing to decode it", MaxFileSize>>20)}
 	}
 	return decodeBytes(data, filename)
 }
@@ -59,7 +60,7 @@ func decodeBytes(data []byte, filename string) (t *Tape, err error) {
 	defer func() {
 		// yaml.v3 recovers its own panics; this guards against any left.
 		if r := recover(); r != nil {
-			t, err = nil, &FormatError{File: filename, Problem: fmt.Sprintf("cannot decode: %v", r)}
+			t, err = nil, &fileerr.Error{Kind: ErrFormat, File: filename, Problem: fmt.Sprintf("cannot decode: %v", r)}
 		}
 		err = formatError(err)
 	}()
@@ -67,7 +68,7 @@ func decodeBytes(data []byte, filename string) (t *Tape, err error) {
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &FormatError{File: filename, Problem: "empty file (want format: " + Format + " and tape: [...])"}
+			return nil, &fileerr.Error{Kind: ErrFormat, File: filename, Problem: "empty file (want format: " + Format + " and tape: [...])"}
 		}
 		return nil, d.SyntaxError(err)
 	}
@@ -134,7 +135,7 @@ func decodeBytes(data []byte, filename string) (t *Tape, err error) {
 // node is an error; an empty sequence gives no entries.
 func DecodeEntries(filename string, node *yaml.Node) (entries []Entry, err error) {
 	if node == nil {
-		return nil, &FormatError{File: filename, Key: "tape", Problem: "missing (want a sequence of entries)"}
+		return nil, &fileerr.Error{Kind: ErrFormat, File: filename, Key: "tape", Problem: "missing (want a sequence of entries)"}
 	}
 	if node.Kind == yaml.DocumentNode && len(node.Content) == 1 {
 		node = node.Content[0]
@@ -151,8 +152,8 @@ func DecodeEntry(filename string, i int, node *yaml.Node) (Entry, error) {
 }
 
 // decoder walks yaml.v3 nodes, so that every error carries file and line.
-// Its errors are *yamlx.Error; the exported functions turn them into
-// *FormatError (see formatError).
+// Its errors are *yamlx.Error; the exported functions make them of kind
+// ErrFormat (see formatError).
 type decoder struct {
 	yamlx.Decoder
 	// pathless leaves the keys of the values decoded out of their errors
@@ -194,10 +195,11 @@ func newDecoder(filename string) *decoder {
 	return &decoder{Decoder: yamlx.Decoder{File: filename, In: "a tape"}}
 }
 
-// formatError returns err as a *FormatError when it is a *yamlx.Error.
+// formatError returns err, when it is a *yamlx.Error, as one of kind
+// ErrFormat.
 func formatError(err error) error {
 	if e, ok := err.(*yamlx.Error); ok {
-		return &FormatError{File: e.File, Line: e.Line, Key: e.Key, Problem: e.Problem}
+		return &fileerr.Error{Kind: ErrFormat, File: e.File, Line: e.Line, Key: e.Key, Problem: e.Problem}
 	}
 	return err
 }

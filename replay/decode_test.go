@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/fileerr"
 )
 
 func TestDecodeErrors(t *testing.T) {
@@ -89,12 +91,12 @@ func TestDecodeErrors(t *testing.T) {
 			if !errors.Is(err, ErrFormat) {
 				t.Errorf("error does not wrap ErrFormat")
 			}
-			var fe *FormatError
+			var fe *fileerr.Error
 			if !errors.As(err, &fe) {
-				t.Fatalf("error is not a *FormatError")
+				t.Fatalf("error is not a *fileerr.Error")
 			}
 			if fe.File != "tapes/x.yaml" || fe.Line != tc.line || fe.Key != tc.key {
-				t.Errorf("FormatError{File: %q, Line: %d, Key: %q}, want {tapes/x.yaml, %d, %q}", fe.File, fe.Line, fe.Key, tc.line, tc.key)
+				t.Errorf("fileerr.Error{File: %q, Line: %d, Key: %q}, want {tapes/x.yaml, %d, %q}", fe.File, fe.Line, fe.Key, tc.line, tc.key)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
@@ -100,10 +101,10 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 	}
 	switch {
 	case set > 1:
-		return nil, &FormatError{Key: path, Problem: "more than one of response, error and user (want exactly one)"}
+		return nil, &fileerr.Error{Kind: ErrFormat, Key: path, Problem: "more than one of response, error and user (want exactly one)"}
 	case e.User != nil:
 		if e.Request != nil {
-			return nil, &FormatError{Key: path, Problem: "a user turn has no request"}
+			return nil, &fileerr.Error{Kind: ErrFormat, Key: path, Problem: "a user turn has no request"}
 		}
 		yamlx.Add(n, "user", UserNode(*e.User))
 		return n, nil
@@ -127,7 +128,7 @@ func encodeEntry(e Entry, path string) (*yaml.Node, error) {
 		}
 		yamlx.Add(n, "error", en)
 	default:
-		return nil, &FormatError{Key: path, Problem: "none of response, error and user (want exactly one)"}
+		return nil, &fileerr.Error{Kind: ErrFormat, Key: path, Problem: "none of response, error and user (want exactly one)"}
 	}
 	if e.Request != nil {
 		r, err := encodeRequest(e.Request, yamlx.Join(path, "request"), true)
@@ -169,7 +170,7 @@ func encodeResponse(r *llm.Response, path string) (*yaml.Node, error) {
 		u := yamlx.Map()
 		for i, c := range counts {
 			if c < 0 {
-				return nil, &FormatError{Key: yamlx.Join(path, "usage"), Problem: "negative token count"}
+				return nil, &fileerr.Error{Kind: ErrFormat, Key: yamlx.Join(path, "usage"), Problem: "negative token count"}
 			}
 			if c != 0 {
 				yamlx.Add(u, usageKeys[i], yamlx.Int(c))
@@ -252,7 +253,7 @@ func encodeMessages(ms []llm.Message, path string, strict bool) (*yaml.Node, err
 
 func encodeMessage(m llm.Message, path string, strict bool) (*yaml.Node, error) {
 	if strict && !m.Role.Valid() {
-		return nil, &FormatError{Key: yamlx.Join(path, "role"), Problem: fmt.Sprintf("invalid role %q (want system, user, assistant, tool)", m.Role)}
+		return nil, &fileerr.Error{Kind: ErrFormat, Key: yamlx.Join(path, "role"), Problem: fmt.Sprintf("invalid role %q (want system, user, assistant, tool)", m.Role)}
 	}
 	n := yamlx.Map()
 	yamlx.Add(n, "role", yamlx.Text(string(m.Role)))

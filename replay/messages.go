@@ -3,6 +3,7 @@ package replay
 import (
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -11,7 +12,7 @@ import (
 // key path starting at key. A nil node is an error.
 func DecodeMessages(filename, key string, node *yaml.Node) ([]llm.Message, error) {
 	if node == nil {
-		return nil, &FormatError{File: filename, Key: key, Problem: "missing (want a sequence of messages)"}
+		return nil, &fileerr.Error{Kind: ErrFormat, File: filename, Key: key, Problem: "missing (want a sequence of messages)"}
 	}
 	out, err := newDecoder(filename).messages(node, key)
 	return out, formatError(err)

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -379,7 +380,7 @@ func plain(n *yaml.Node) {
 // the block in errors ("offered"). A nil node is an error.
 func DecodeOffered(filename, key string, node *yaml.Node) (*Offered, error) {
 	if node == nil {
-		return nil, &FormatError{File: filename, Key: key, Problem: "missing (want a mapping of system and tools)"}
+		return nil, &fileerr.Error{Kind: ErrFormat, File: filename, Key: key, Problem: "missing (want a mapping of system and tools)"}
 	}
 	o, err := newDecoder(filename).offered(node, key)
 	return o, formatError(err)

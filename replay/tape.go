@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -23,7 +22,8 @@ const MaxFileSize = 64 << 20
 
 // ErrFormat is wrapped by every error about a tape's contents: bad YAML, an
 // unknown key, a wrong type, a missing field, an invalid role or an unknown
-// format version. The error is a *FormatError carrying the file and line.
+// format version. The error is a *fileerr.Error of this kind (reached with
+// errors.As), carrying the file, line and key.
 var ErrFormat = errors.New("invalid tape")
 
 // Tape is a recorded transcript of a run's model calls. The zero Tape has no
@@ -190,28 +190,6 @@ func cloneMessages(ms []llm.Message) []llm.Message {
 	}
 	return c
 }
-
-// FormatError is a problem with a tape's contents at a place in its file. It
-// wraps ErrFormat.
-type FormatError struct {
-	// File is the file name given to the decoder; empty if none.
-	File string
-	// Line is the 1-based line of the problem; 0 if unknown.
-	Line int
-	// Key is the path of the offending value, like "tape[1].response"; empty
-	// for the document itself.
-	Key string
-	// Problem says what is wrong.
-	Problem string
-}
-
-// Error returns "file:line: key: problem", leaving out the parts that are empty.
-func (e *FormatError) Error() string {
-	return (&yamlx.Error{File: e.File, Line: e.Line, Key: e.Key, Problem: e.Problem}).Error()
-}
-
-// Unwrap returns ErrFormat.
-func (e *FormatError) Unwrap() error { return ErrFormat }
 
 // entryAt names entry i of a tape for an error: "tape[i] at file:line", or
 // what of file and line is known.

@@ -217,7 +217,7 @@ func parseForEdit(src []byte, file string) (*yaml.Node, error) {
 }
 
 func editErrorf(file string, line int, key, format string, args ...any) error {
-	e := &yamlx.Error{File: file, Line: line, Key: key, Problem: fmt.Sprintf(format, args...)}
+	e := &yamlx.Error{Kind: yamlx.ErrFormat, File: file, Line: line, Key: key, Problem: fmt.Sprintf(format, args...)}
 	return fmt.Errorf("%w: %s", ErrEdit, e.Error())
 }
 

@@ -19,40 +19,16 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/tapeloop/tapeloop/fileerr"
 )
 
-// ErrFormat is wrapped by every *Error.
+// ErrFormat is the Kind of every *Error this package makes.
 var ErrFormat = errors.New("invalid file")
 
-// Error is a problem at one place of a file.
-type Error struct {
-	File    string
-	Line    int
-	Key     string
-	Problem string
-}
-
-// Error returns "file:line: key: problem", leaving out the parts that are empty.
-func (e *Error) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		if e.Line > 0 {
-			b.WriteString(":" + strconv.Itoa(e.Line))
-		}
-		b.WriteString(": ")
-	} else if e.Line > 0 {
-		fmt.Fprintf(&b, "line %d: ", e.Line)
-	}
-	if e.Key != "" {
-		b.WriteString(e.Key + ": ")
-	}
-	b.WriteString(e.Problem)
-	return b.String()
-}
-
-// Unwrap returns ErrFormat.
-func (e *Error) Unwrap() error { return ErrFormat }
+// Error is a problem at one place of a file: tapeloop's one file error
+// type, whose Kind is ErrFormat for the problems this package finds.
+type Error = fileerr.Error
 
 // Decoder reports problems against one file.
 type Decoder struct {
@@ -67,7 +43,7 @@ type Decoder struct {
 
 // Errf returns an *Error at n's line.
 func (d *Decoder) Errf(n *yaml.Node, key, format string, args ...any) error {
-	e := &Error{File: d.File, Key: key, Problem: fmt.Sprintf(format, args...)}
+	e := &Error{Kind: ErrFormat, File: d.File, Key: key, Problem: fmt.Sprintf(format, args...)}
 	if n != nil {
 		e.Line = n.Line
 	}
@@ -92,7 +68,7 @@ func (d *Decoder) syntaxError(err error, data []byte) error {
 		if isParserProblem(m[2]) {
 			line++
 		}
-		return &Error{File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
+		return &Error{Kind: ErrFormat, File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
 	}
 	problem := strings.TrimPrefix(msg, "yaml: ")
 	line := 0
@@ -102,7 +78,7 @@ func (d *Decoder) syntaxError(err error, data []byte) error {
 	case isParserProblem(problem):
 		line = 1
 	}
-	return &Error{File: d.File, Line: line, Problem: "invalid YAML: " + problem}
+	return &Error{Kind: ErrFormat, File: d.File, Line: line, Problem: "invalid YAML: " + problem}
 }
 
 // Parse parses data as one YAML document and returns its root node (nil for an
@@ -111,7 +87,7 @@ func (d *Decoder) syntaxError(err error, data []byte) error {
 func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			root, err = nil, &Error{File: d.File, Problem: fmt.Sprintf("invalid YAML: %v", v)}
+			root, err = nil, &Error{Kind: ErrFormat, File: d.File, Problem: fmt.Sprintf("invalid YAML: %v", v)}
 		}
 	}()
 	if err := d.checkText(data); err != nil {
@@ -130,7 +106,7 @@ func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
 		if err != nil {
 			return nil, d.syntaxError(err, data)
 		}
-		return nil, &Error{File: d.File, Line: extra.Line, Problem: "more than one YAML document (remove the '---')"}
+		return nil, &Error{Kind: ErrFormat, File: d.File, Line: extra.Line, Problem: "more than one YAML document (remove the '---')"}
 	}
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
 		return doc.Content[0], nil

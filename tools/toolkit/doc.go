@@ -7,7 +7,7 @@
 // your tool in one with NewFactory and hand it to the harness
 // (harness.RunOptions.Tools, harness.TestOptions.Tools,
 // evalrun.Options.Tools). DecodeWith decodes `with:` strictly into a struct,
-// reporting a bad key or value as a *ConfigError carrying its line; Duration
+// reporting a bad key or value as a *fileerr.Error (WithError) carrying its line; Duration
 // is a `with:` duration. Tools that share state beyond files get it from
 // Shared, one value per run; a shared value that implements World has its
 // State() snapshot put into the golden under state.KEY. A tool that fails

@@ -47,7 +47,7 @@ type Factory struct {
 	Configurable bool
 	// New builds the tool registered under name for one run. with is the
 	// scenario's `with:` node (nil when absent). A bad `with:` is a
-	// *ConfigError; a missing workspace for a file tool or an invalid name is
+	// *fileerr.Error (WithError); a missing workspace for a file tool or an invalid name is
 	// a plain error.
 	New func(name string, env *Env, with *yaml.Node) (tools.Tool, error)
 }
@@ -55,7 +55,7 @@ type Factory struct {
 // NewFactory returns the Factory of a tool, built the way the bundled
 // fixtures are: New checks that the registered name is a valid tool name,
 // treats a null `with:` as absent and, unless configurable, refuses a
-// `with:` with a *ConfigError carrying its line, before calling build. Hand
+// `with:` with a *fileerr.Error (WithError) carrying its line, before calling build. Hand
 // it to harness.RunOptions.Tools (or evalrun.Options.Tools) and scenarios
 // name it in setup.tools exactly like a fixture:
 //
@@ -73,7 +73,7 @@ func NewFactory(name, doc string, configurable bool, build func(name string, env
 
 // DecodeWith decodes a tool's `with:` node into cfg (a pointer to a struct
 // with yaml tags) the way the fixtures decode theirs: strictly, an unknown
-// key, a key given twice or a value of the wrong type is a *ConfigError
+// key, a key given twice or a value of the wrong type is a *fileerr.Error (WithError)
 // carrying the line and key; a field tagged `fixture:"required"` must be
 // present. A nil with leaves cfg as it is (and fails only a required field).
 func DecodeWith(with *yaml.Node, cfg any) error {
@@ -148,7 +148,7 @@ func guard(fixture string, configurable bool, b func(name string, env *Env, with
 			with = nil
 		}
 		if !configurable && with != nil {
-			return nil, &ConfigError{Line: with.Line, Err: fmt.Errorf("%w: fixture %s takes no options", ErrNotConfigurable, fixture)}
+			return nil, WithError(with.Line, "", fmt.Errorf("%w: fixture %s takes no options", ErrNotConfigurable, fixture))
 		}
 		if env == nil {
 			env = &Env{}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 	"go.yaml.in/yaml/v3"
@@ -13,10 +14,17 @@ import (
 // Tests that close mutants scripts/mutation found alive: each checks a
 // behaviour the other tests left open.
 
-// TestConfigErrorWithoutLine: an unknown line (0) is left out of the text.
-func TestConfigErrorWithoutLine(t *testing.T) {
-	e := &toolkit.ConfigError{Key: "delay", Err: errors.New("bad")}
-	if got, want := e.Error(), "with.delay: bad"; got != want {
+// TestWithErrorWithoutLine: an unknown line (0) is left out of the text,
+// and so is the key of the mapping as a whole; the error is a
+// *fileerr.Error that unwraps to its cause.
+func TestWithErrorWithoutLine(t *testing.T) {
+	bad := errors.New("bad")
+	e := toolkit.WithError(0, "delay", bad)
+	var fe *fileerr.Error
+	if got, want := e.Error(), "with.delay: bad"; got != want || !errors.As(e, &fe) || fe.Key != "with.delay" || !errors.Is(e, bad) {
+		t.Errorf("Error() = %q, want %q, a *fileerr.Error keyed with.delay wrapping the cause", got, want)
+	}
+	if got, want := toolkit.WithError(4, "", nil).Error(), "line 4: with: invalid"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}
 }

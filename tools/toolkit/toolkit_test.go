@@ -8,6 +8,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
@@ -64,9 +65,9 @@ func TestNewFactoryGuards(t *testing.T) {
 		t.Errorf("an invalid name: err %v, built %d", err, built)
 	}
 	_, err := f.New("t", nil, node(t, "\n\n{a: 1}"))
-	var ce *toolkit.ConfigError
+	var ce *fileerr.Error
 	if !errors.As(err, &ce) || !errors.Is(err, toolkit.ErrNotConfigurable) || ce.Line != 3 || built != 0 {
-		t.Errorf("with: on a plain tool: %v (built %d), want a ConfigError on line 3", err, built)
+		t.Errorf("with: on a plain tool: %v (built %d), want a *fileerr.Error on line 3", err, built)
 	}
 	if _, err := f.New("t", nil, node(t, "null")); err != nil || built != 1 {
 		t.Errorf("a null with: %v (built %d), want it treated as absent", err, built)
@@ -95,9 +96,9 @@ func TestDecodeWith(t *testing.T) {
 	for _, c := range cases {
 		var cfg config
 		err := toolkit.DecodeWith(node(t, c.text), &cfg)
-		var ce *toolkit.ConfigError
+		var ce *fileerr.Error
 		if !errors.As(err, &ce) || err.Error() != c.want {
-			t.Errorf("%q: %v, want the ConfigError %q", c.text, err, c.want)
+			t.Errorf("%q: %v, want the *fileerr.Error %q", c.text, err, c.want)
 		}
 		if c.wantIs != nil && !errors.Is(err, c.wantIs) {
 			t.Errorf("%q: %v does not match %v", c.text, err, c.wantIs)
@@ -119,8 +120,8 @@ func TestDecodeOptionsAndNested(t *testing.T) {
 		t.Errorf("Errorf = %q", err)
 	}
 	err = toolkit.DecodeNested("items[0]", node(t, "{resul: ok}"), &cfg)
-	var ce *toolkit.ConfigError
-	if !errors.As(err, &ce) || ce.Key != "items[0].resul" {
-		t.Errorf("DecodeNested: %v, want the key items[0].resul", err)
+	var ce *fileerr.Error
+	if !errors.As(err, &ce) || ce.Key != "with.items[0].resul" {
+		t.Errorf("DecodeNested: %v, want the key with.items[0].resul", err)
 	}
 }
