@@ -24,7 +24,7 @@ type responsesRequest struct {
 // model's behaviour, kept as sent (see Call.Request.Params). Not among
 // them, and so not compared: store, metadata, user, safety_identifier,
 // prompt_cache_key, prompt_cache_retention, service_tier, include,
-// stream_options, background.
+// top_logprobs, stream_options, background (docs/record.md).
 type responsesParams struct {
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
@@ -35,7 +35,6 @@ type responsesParams struct {
 	Text              json.RawMessage `json:"text"`
 	Reasoning         json.RawMessage `json:"reasoning"`
 	Truncation        json.RawMessage `json:"truncation"`
-	TopLogprobs       json.RawMessage `json:"top_logprobs"`
 	Prompt            json.RawMessage `json:"prompt"`
 	Conversation      json.RawMessage `json:"conversation"`
 }
@@ -47,7 +46,7 @@ func (p responsesParams) params(model string) map[string]json.RawMessage {
 		"tool_choice": p.ToolChoice, "parallel_tool_calls": p.ParallelToolCalls,
 		"temperature": p.Temperature, "top_p": p.TopP, "max_output_tokens": p.MaxOutputTokens,
 		"max_tool_calls": p.MaxToolCalls, "text": withoutTextSchema(p.Text),
-		"reasoning": p.Reasoning, "truncation": p.Truncation, "top_logprobs": p.TopLogprobs,
+		"reasoning": p.Reasoning, "truncation": p.Truncation,
 		"prompt": p.Prompt, "conversation": p.Conversation,
 	})
 }
