@@ -16,8 +16,9 @@
 // rows), and the bridge's request decoding alone (BenchmarkBridgeDecode:
 // the workload's eleven captured requests through one wire.Decoder), and
 // the same agent on google.golang.org/genai replayed through the bridge in
-// the Gemini API's wire format (BenchmarkBridgeGemini, to compare per turn
-// with BenchmarkBridge from the same run). The
+// the Gemini API's wire format (BenchmarkBridgeGemini), and on openai-go's
+// Responses API (BenchmarkBridgeResponses), each to compare per turn with
+// BenchmarkBridge from the same run. The
 // package has no code of its own; run
 //
 //	go test -run '^$' -bench . -benchmem -count 5 ./bench

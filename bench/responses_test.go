@@ -1,0 +1,118 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/tapeloop/tapeloop/bench/benchagent"
+	"github.com/tapeloop/tapeloop/bench/benchrow"
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// responsesBridgeRow is the reference workload's agent on openai-go's
+// Responses API replayed through the bridge: BridgeRow in the Responses
+// API's wire format.
+const responsesBridgeRow = "bridge: openai-go Responses API agent replayed through bridge.Runner"
+
+// responsesAgent is benchagent's workload written on openai-go's Responses
+// API: the same prompt, tools and loop, stateless (store false, the whole
+// input sent each call, the output items sent back as they came).
+func responsesAgent(ctx context.Context, r *bridge.Run) error {
+	client := openai.NewClient(option.WithBaseURL(r.OpenAIBaseURL), option.WithHTTPClient(r.HTTPClient),
+		option.WithAPIKey(r.APIKey), option.WithMaxRetries(0))
+	str := map[string]any{"type": "string"}
+	params := responses.ResponseNewParams{
+		Model:        "gpt-4.1-mini",
+		Instructions: param.NewOpt("You append lines to files."),
+		Store:        param.NewOpt(false),
+		Tools: []responses.ToolUnionParam{
+			{OfFunction: &responses.FunctionToolParam{Name: "read_file", Description: param.NewOpt("Read a file."),
+				Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": str}, "required": []string{"path"}}}},
+			{OfFunction: &responses.FunctionToolParam{Name: "append_file", Description: param.NewOpt("Append text to a file."),
+				Parameters: map[string]any{"type": "object", "properties": map[string]any{"path": str, "content": str}, "required": []string{"path", "content"}}}},
+		},
+	}
+	input := responses.ResponseInputParam{responses.ResponseInputItemParamOfMessage(benchagent.Prompt, responses.EasyInputMessageRoleUser)}
+	for range benchagent.Turns + 1 {
+		params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+		resp, err := client.Responses.New(ctx, params)
+		if err != nil {
+			return err
+		}
+		var results responses.ResponseInputParam
+		for _, it := range resp.Output {
+			input = append(input, param.Override[responses.ResponseInputItemUnionParam](rawItem(it.RawJSON())))
+			if it.Type == "function_call" {
+				fc := it.AsFunctionCall()
+				out := responses.ResponseInputItemParamOfFunctionCallOutput(workloadTool(r.Dir, fc.Name, fc.Arguments))
+				out.OfFunctionCallOutput.CallID = param.NewOpt(fc.CallID)
+				results = append(results, out)
+			}
+		}
+		if len(results) == 0 {
+			r.Final(resp.OutputText())
+			return nil
+		}
+		input = append(input, results...)
+	}
+	return errors.New("too many turns")
+}
+
+// rawItem is an output item's JSON, sent back as it came.
+type rawItem string
+
+func (j rawItem) MarshalJSON() ([]byte, error) { return []byte(j), nil }
+
+// BenchmarkBridgeResponses is BenchmarkBridge with the agent on openai-go's
+// Responses API: the scenario loaded, the agent's calls answered in
+// process from the tape (decoded and matched), the golden compared, each
+// run. Compare its µs/turn with BenchmarkBridge's from the same run.
+func BenchmarkBridgeResponses(b *testing.B) {
+	ctx := context.Background()
+	sdir := filepath.Join(b.TempDir(), "scenarios")
+	if err := os.MkdirAll(sdir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(sdir, "ten-turns.yaml")
+	text := strings.Replace(geminiScenario, "agent: {go: gemini}", "agent: {go: responses}", 1)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	load := func() *scenario.Scenario {
+		s, err := scenario.Load(path, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		return s
+	}
+	_, tape, err := bridge.Record(ctx, load(), responsesAgent, benchagent.Script(), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := bridge.WriteRecording(path, tape); err != nil {
+		b.Fatal(err)
+	}
+	agents := map[string]harness.Runner{"responses": bridge.Runner(responsesAgent, nil)}
+	if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Update: true, Agents: agents}); !v.Passed() {
+		b.Fatal(v.Err, v.Failures)
+	}
+	before := benchrow.Read()
+	b.ResetTimer()
+	for b.Loop() {
+		if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: agents}); !v.Passed() {
+			b.Fatal(v.Err, v.Failures)
+		}
+	}
+	table.Record(b, 14, responsesBridgeRow, benchagent.Turns, before)
+}
