@@ -26,6 +26,9 @@ func (r *runner) build(scenarios []*scenario.Scenario, wall time.Duration) *repo
 	for si, s := range scenarios {
 		for _, m := range r.opts.Models {
 			row := report.EvalScenario{Name: s.Name, Path: s.Path, Tags: s.Tags, Model: m, Failures: map[string]int{}, TrialsDetail: []report.EvalTrial{}}
+			if si < len(r.digests) {
+				row.Digest = r.digests[si]
+			}
 			var lat []float64
 			for n := 1; n <= r.opts.trials(); n++ {
 				t := r.results[slot{si, m, n}]

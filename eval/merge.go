@@ -69,6 +69,7 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 	var scenarios []*scenario.Scenario
 	index := map[string]int{}
 	from := map[string]string{}
+	digests := map[string]string{}
 	for i, p := range parts {
 		seen := map[string]bool{}
 		for _, row := range p.Scenarios {
@@ -83,6 +84,7 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 				from[row.Name] = names[i]
 				index[row.Name] = len(scenarios)
 				scenarios = append(scenarios, &scenario.Scenario{Name: row.Name, Path: row.Path, Tags: row.Tags})
+				digests[row.Name] = row.Digest
 			}
 			for j := range row.TrialsDetail {
 				t := row.TrialsDetail[j]
@@ -106,6 +108,9 @@ func Merge(names []string, parts []*report.Eval) (*report.Eval, error) {
 		remapped[k] = t
 	}
 	r.results = remapped
+	for _, s := range order {
+		r.digests = append(r.digests, digests[s.Name])
+	}
 	return r.build(order, fromMS(summaryWall)), nil
 }
 

@@ -19,9 +19,11 @@ import (
 
 // runner is one Run in progress.
 type runner struct {
-	opts   *Options
-	clock  clock.Clock
-	models map[string]llm.Model
+	opts *Options
+	// digests are the scenarios' scenarioDigest, by index.
+	digests []string
+	clock   clock.Clock
+	models  map[string]llm.Model
 	// judges are the judge models of the scenarios' expect.judge items,
 	// by name.
 	judges map[string]llm.Model
@@ -104,10 +106,13 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 	}
 	start := r.clock.Now()
 	var jobs []trialSpec
+	for _, s := range scenarios {
+		r.digests = append(r.digests, scenarioDigest(s))
+	}
 	for trial := 1; trial <= opts.trials(); trial++ {
 		for si, s := range scenarios {
 			for _, m := range opts.Models {
-				if prev := resumed(opts.Resume, s.Name, m, trial); prev != nil {
+				if prev := resumed(opts.Resume, s.Name, r.digests[si], m, trial); prev != nil {
 					r.results[slot{si, m, trial}] = prev
 					r.count(prev, m)
 					continue
@@ -217,13 +222,15 @@ func checkResume(opts *Options, scenarios []*scenario.Scenario) error {
 	return nil
 }
 
-// resumed returns the earlier run's passed or failed trial, or nil.
-func resumed(prev *report.Eval, scenario, model string, trial int) *report.EvalTrial {
-	if prev == nil {
+// resumed returns the earlier run's passed or failed trial, or nil: only
+// of the same scenario content (digest, scenarioDigest), so a scenario
+// whose file or seed workspace changed runs again.
+func resumed(prev *report.Eval, scenario, digest, model string, trial int) *report.EvalTrial {
+	if prev == nil || digest == "" {
 		return nil
 	}
 	for _, s := range prev.Scenarios {
-		if s.Name != scenario || s.Model != model {
+		if s.Name != scenario || s.Model != model || s.Digest != digest {
 			continue
 		}
 		for i, t := range s.TrialsDetail {

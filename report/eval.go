@@ -126,6 +126,11 @@ type EvalScenario struct {
 	Tags []string `json:"tags,omitempty"`
 	// Model is the model's name, as in EvalModel.Name.
 	Model string `json:"model"`
+	// Digest identifies the scenario's content the trials ran (its file and
+	// seed workspace, the first 16 hex digits of a SHA-256): --resume reuses
+	// a trial only when it is unchanged. Empty in a report of an older
+	// version, whose trials are then run again.
+	Digest string `json:"digest,omitempty"`
 	// Trials is n, the number of scored trials (passed or failed); Passed is
 	// c, those that passed; Errors counts the error trials, which are not in
 	// Trials; NotRun the trials never started.

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -85,6 +86,10 @@ type Scenario struct {
 	// RelPath is the file's path relative to its scenarios folder (see
 	// DefaultName): what goldens show, the same whatever the working directory.
 	RelPath string
+	// Source is the SHA-256 of the text the scenario was parsed from (Parse,
+	// Load); zero for a Scenario made in code. eval --resume reuses a trial
+	// only for the same text (and seed workspace).
+	Source [sha256.Size]byte
 	// Name defaults to the path under the scenarios folder without .yaml.
 	Name        string
 	Description string
@@ -329,7 +334,10 @@ func isFile(path string) bool {
 // all at once; text that cannot be cut safely, and a shorter text, is
 // parsed whole.
 func Parse(data []byte, file, name string) (s *Scenario, err error) {
-	return parseCutFrom(data, file, name, cutFrom)
+	if s, err = parseCutFrom(data, file, name, cutFrom); err == nil {
+		s.Source = sha256.Sum256(data)
+	}
+	return s, err
 }
 
 // cutFrom is the size from which Parse reads a tape one entry at a time. A
