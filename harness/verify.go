@@ -106,8 +106,10 @@ type Verdict struct {
 	// Golden is the golden file's path; Updated is set when Update rewrote it.
 	Golden  string
 	Updated bool
-	// Failures lists what did not hold: a divergence from the tape, the first
-	// difference from the golden, each failed expectation.
+	// Failures lists what did not hold: the first difference from the
+	// golden and each failed expectation; or, when the run diverged from its
+	// tape, only the divergence and a line saying where the run stopped and
+	// that its expectations and golden were not compared.
 	Failures []string
 	// Forced lists the failed expectations of a scenario blessed anyway
 	// (VerifyOptions.Force); they do not fail it.
@@ -163,8 +165,10 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 
 // judgeOutcome checks an outcome of s, however it was run (Run, natively or
 // through a bridged scenario's Runner): a divergence from the tape, what the run left
-// unused, the golden file (rewritten instead under opts.Update, unless the
-// run diverged) and the expect block. An outcome not judged live (Judged
+// unused, the golden file (rewritten instead under opts.Update) and the
+// expect block. A run that diverged fails with the divergence and one line
+// saying where it stopped and what was not compared: its golden and
+// expectations are neither compared nor rewritten. An outcome not judged live (Judged
 // nil) takes the verdicts of its expect.judge items from the scenario's
 // judge: section when the judged text is unchanged (never calling a
 // judge); a changed text, a missing verdict or one no item uses fails. Only opts.Update, opts.Force,
@@ -176,7 +180,13 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 	path := s.Path
 	v := &Verdict{Path: path, Name: s.Name, Golden: scenario.GoldenPath(path), Scenario: s, Outcome: o}
 	if o.Diverged {
-		v.Failures = append(v.Failures, fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error))
+		// The divergence is the failure: what the run did after it (the
+		// golden's difference, the expectations it missed, the tape it
+		// left) only repeats it, so one line says what was not compared.
+		v.Failures = append(v.Failures,
+			fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error),
+			notCompared(s, o))
+		return v
 	}
 	if o.Judged == nil {
 		replayVerdicts(s, o, opts.command(), opts.hintPath(s.Path))
@@ -188,8 +198,6 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		return v
 	}
 	switch {
-	case opts.Update && o.Diverged:
-		// A run that left its tape is never blessed: the failure above says why.
 	case opts.Update:
 		if v.Updated, err = updateGolden(v.Golden, golden); err != nil {
 			v.Err = err
@@ -200,10 +208,40 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 			v.Failures = append(v.Failures, err.Error())
 		}
 	}
-	if failed := checkAll(s, o, opts.Checks...); opts.Update && opts.Force && !o.Diverged {
+	if failed := checkAll(s, o, opts.Checks...); opts.Update && opts.Force {
 		v.Forced = failed
 	} else {
 		v.Failures = append(v.Failures, failed...)
 	}
 	return v
+}
+
+// notCompared is the failure that follows a divergence: where the run
+// stopped, and that s's expectations and golden were not compared with
+// what it did (a run that left its tape is never judged, nor blessed).
+func notCompared(s *scenario.Scenario, o *Outcome) string {
+	what := "the golden was"
+	if n := expectCount(s.Expect); n > 0 {
+		what = fmt.Sprintf("%d %s and the golden were", n, plural(n, "expectation", "expectations"))
+	}
+	return fmt.Sprintf("%s: the run stopped at turn %d; %s not compared", s.Path, o.Iterations, what)
+}
+
+// expectCount is the number of keys of the expect block e; zero for nil.
+func expectCount(e *scenario.Expect) int {
+	if e == nil {
+		return 0
+	}
+	n := 0
+	for _, set := range []bool{
+		e.Termination != nil, e.Iterations != nil, e.ToolCalls != nil, e.Calls != nil,
+		e.Said != nil, e.Retries != nil, e.Repairs != nil, e.Errors != nil,
+		e.Final != nil, e.Files != nil, e.State != nil, e.ModelRetries != nil,
+		e.Checks != nil, e.Judges != nil,
+	} {
+		if set {
+			n++
+		}
+	}
+	return n
 }
