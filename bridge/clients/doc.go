@@ -1,9 +1,10 @@
 // Package clients proves the bridge with model clients nobody on this
 // project wrote: agents built on github.com/sashabaranov/go-openai and
 // github.com/tmc/langchaingo are recorded against a scripted local server
-// that speaks the OpenAI wire format, and one on google.golang.org/genai
-// against one speaking the Gemini API; each is replayed with the server
-// gone, and made to fail closed when what their model sees changes.
+// that speaks the OpenAI wire format, and ones on google.golang.org/genai
+// and on cloudwego/eino's Gemini model component (a ReAct agent) against
+// one speaking the Gemini API; each is replayed with the server gone, and
+// made to fail closed when what their model sees changes.
 //
 // It is a module of its own so that these clients never enter the
 // requirements of github.com/tapeloop/tapeloop: only its tests use them.

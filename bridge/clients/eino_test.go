@@ -1,0 +1,75 @@
+package clients_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	einogemini "github.com/cloudwego/eino-ext/components/model/gemini"
+	"github.com/cloudwego/eino/components/model"
+	"github.com/cloudwego/eino/components/tool"
+	"github.com/cloudwego/eino/components/tool/utils"
+	"github.com/cloudwego/eino/compose"
+	"github.com/cloudwego/eino/flow/agent"
+	"github.com/cloudwego/eino/flow/agent/react"
+	"github.com/cloudwego/eino/schema"
+	"google.golang.org/genai"
+
+	"github.com/tapeloop/tapeloop/bridge"
+)
+
+// einoAgent is a ReAct agent of cloudwego/eino on its Gemini model
+// component (eino-ext components/model/gemini, on a genai client): the
+// notes tools inferred from Go functions, the agent's graph running the
+// tool loop. Function calling mode ANY is eino's forced tool choice.
+func einoAgent(k geminiKnobs) bridge.Agent {
+	return func(ctx context.Context, r *bridge.Run) error {
+		client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: r.APIKey,
+			HTTPClient: r.HTTPClient, HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL}})
+		if err != nil {
+			return err
+		}
+		cm, err := einogemini.NewChatModel(ctx, &einogemini.Config{Client: client, Model: k.model})
+		if err != nil {
+			return err
+		}
+		type pathArg struct {
+			Path string `json:"path"`
+		}
+		type writeArg struct {
+			Path    string `json:"path"`
+			Content string `json:"content"`
+		}
+		read, err := utils.InferTool("read_file", k.readDesc, func(_ context.Context, in pathArg) (string, error) {
+			b, _ := json.Marshal(in)
+			return runTool(r.Dir, "read_file", string(b)), nil
+		})
+		if err != nil {
+			return err
+		}
+		write, err := utils.InferTool("write_file", writeDesc, func(_ context.Context, in writeArg) (string, error) {
+			b, _ := json.Marshal(in)
+			return runTool(r.Dir, "write_file", string(b)), nil
+		})
+		if err != nil {
+			return err
+		}
+		a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm, MaxStep: 10,
+			ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{read, write}}})
+		if err != nil {
+			return err
+		}
+		var opts []agent.AgentOption
+		if k.mode == genai.FunctionCallingConfigModeAny {
+			opts = append(opts, react.WithChatModelOptions(model.WithToolChoice(schema.ToolChoiceForced)))
+		}
+		msg, err := a.Generate(ctx, []*schema.Message{schema.SystemMessage(k.system), schema.UserMessage(lastUser(r))}, opts...)
+		if err != nil {
+			return err
+		}
+		r.Final(msg.Content)
+		return nil
+	}
+}
+
+func TestEino(t *testing.T) { proveGemini(t, einoAgent) }
