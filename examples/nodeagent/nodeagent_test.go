@@ -86,8 +86,9 @@ func recordOne(t *testing.T, path string) {
 	}
 }
 
-// TestRecordReplayFailClosed records agent.mjs (JSON and streamed) into a
-// copy of a scenario, replays it with the server closed, and fails closed
+// TestRecordReplayFailClosed records agent.mjs (Chat Completions) and
+// agent-responses.mjs (the Responses API), JSON and streamed, into a copy
+// of a scenario, replays each with the server closed, and fails closed
 // when the program's system prompt or a tool's description changes.
 func TestRecordReplayFailClosed(t *testing.T) {
 	needNode(t)
@@ -101,14 +102,18 @@ func TestRecordReplayFailClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, stream := range []string{"0", "1"} {
-		t.Run("stream="+stream, func(t *testing.T) {
+	for _, tc := range []struct{ program, stream string }{
+		{"agent.mjs", "0"}, {"agent.mjs", "1"}, {"agent-responses.mjs", "0"}, {"agent-responses.mjs", "1"},
+	} {
+		stream := tc.stream
+		t.Run(tc.program+"/stream="+stream, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "scenarios")
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			path := filepath.Join(dir, "append.yaml")
 			body := strings.ReplaceAll(text, "$SCENARIO_DIR/..", here)
+			body = strings.Replace(body, "/agent.mjs]", "/"+tc.program+"]", 1)
 			body = strings.Replace(body, "NOTES_STREAM: \"0\"", "NOTES_STREAM: \""+stream+"\"", 1)
 			if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
 				t.Fatal(err)

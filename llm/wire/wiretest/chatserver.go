@@ -1,5 +1,5 @@
-// Package wiretest is an OpenAI-compatible Chat Completions server for
-// tests and benchmarks: it answers with scripted, deliberately varying
+// Package wiretest is an OpenAI-compatible Chat Completions server (and,
+// for the same scripts, a Responses API one) for tests and benchmarks: it answers with scripted, deliberately varying
 // behaviour chosen by the request's model name, so that an evaluation can be
 // run end to end over HTTP with no real model.
 //
@@ -121,7 +121,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if err == nil {
 		call, err = wire.Decode(r.URL.Path, body)
 	}
-	if err != nil || call.Format != wire.OpenAI {
+	if err != nil || (call.Format != wire.OpenAI && call.Format != wire.Responses) {
 		(&wire.Error{Status: http.StatusBadRequest, Message: "bad request"}).Write(w, wire.OpenAI)
 		return
 	}
