@@ -103,18 +103,22 @@ type CommandMessage struct {
 // a non-zero exit status and a failure to start are errors (wrapping
 // ErrCommand) naming the scenario file and the line of setup.agent, with
 // the end of the command's stderr, the workspace directory written $WORK.
-func Command(s *scenario.Scenario) Agent {
+func Command(s *scenario.Scenario) Agent { return command(s, false) }
+
+// command is Command, requiring every guarantee of the sandbox when
+// require is set.
+func command(s *scenario.Scenario, require bool) Agent {
 	return func(ctx context.Context, r *Run) error {
 		a := s.Setup.Agent
 		if a == nil || len(a.Command) == 0 {
 			return fmt.Errorf("%s: %w: the scenario has no setup.agent.command", s.Path, ErrCommand)
 		}
 		where := fmt.Sprintf("%s:%d: setup.agent.command", filepath.Base(s.Path), a.Line)
-		return runCommand(ctx, s, r, where)
+		return runCommand(ctx, s, r, where, require)
 	}
 }
 
-func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string) error {
+func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string, require bool) error {
 	a := s.Setup.Agent
 	home, err := os.MkdirTemp("", "tapeloop-home-")
 	if err != nil {
@@ -124,10 +128,17 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string)
 	if err := os.Mkdir(filepath.Join(home, "tmp"), 0o700); err != nil {
 		return fmt.Errorf("%s: %w: no scratch TMPDIR for the command: %v", where, ErrCommand, err)
 	}
-	box, err := sandbox.Open(&sandbox.Config{Workspace: r.Dir, Home: home})
-	if err != nil {
-		return fmt.Errorf("%s: %w: %w", where, ErrCommand, err)
+	cfg := &sandbox.Config{Workspace: r.Dir, Home: home}
+	if require || os.Getenv(RequireSandboxEnv) == "1" {
+		cfg.Require = sandbox.All
 	}
+	box, err := openSandbox(cfg)
+	if errors.Is(err, sandbox.ErrUnavailable) {
+		return fmt.Errorf("%s: %w: %v", where, ErrNoSandbox, err)
+	} else if err != nil {
+		return fmt.Errorf("%s: %w: the sandbox: %v", where, ErrCommand, err)
+	}
+	noteSandbox()
 	defer box.End()
 	ln, err := box.Listen()
 	if err != nil {

@@ -12,6 +12,11 @@ import (
 type Options struct {
 	// Wire configures how answers are encoded; nil means wire's defaults.
 	Wire *wire.Options
+	// RequireSandbox makes a setup.agent.command fail (ErrNoSandbox) where
+	// its sandbox cannot give every guarantee (see Command), instead of
+	// running with those it can; the environment variable
+	// TAPELOOP_REQUIRE_SANDBOX=1 does the same. False runs with what holds.
+	RequireSandbox bool
 }
 
 // Runner returns the harness.Runner that runs a bridged scenario with
@@ -42,8 +47,9 @@ type Options struct {
 // outcome. A panic in agent is not recovered.
 func Runner(agent Agent, opts *Options) harness.Runner {
 	var w *wire.Options
+	var require bool
 	if opts != nil {
-		w = opts.Wire
+		w, require = opts.Wire, opts.RequireSandbox
 	}
 	return func(ctx context.Context, s *scenario.Scenario, ro *harness.RunOptions) (*harness.Outcome, error) {
 		if ro == nil {
@@ -51,7 +57,7 @@ func Runner(agent Agent, opts *Options) harness.Runner {
 		}
 		run := agent
 		if a := s.Setup.Agent; a != nil && len(a.Command) > 0 {
-			run = Command(s)
+			run = command(s, require)
 		} else if a != nil && run == nil {
 			return nil, scenario.Errorf("%s: setup.agent.go: %w: this runner has no Go agent to run %q (bridge.Runner(nil, nil) runs agent programs only)", s.At(a.Line), scenario.ErrBridged, a.Go)
 		}

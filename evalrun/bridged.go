@@ -3,6 +3,7 @@ package evalrun
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/bridge"
@@ -15,7 +16,7 @@ import (
 // bridge.Runner for a setup.agent.command).
 func (e *env) run(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
 	ro := *opts
-	ro.Agents, ro.Commands = e.agents, bridge.Runner(nil, nil)
+	ro.Agents, ro.Commands = e.agents, e.commands()
 	o, err := harness.Run(ctx, s, &ro)
 	return o, e.agentHint(s, err)
 }
@@ -24,7 +25,7 @@ func (e *env) run(ctx context.Context, s *scenario.Scenario, opts *harness.RunOp
 // caller's agents.
 func (e *env) verify(ctx context.Context, s *scenario.Scenario, opts *harness.VerifyOptions) *harness.Verdict {
 	vo := *opts
-	vo.Agents, vo.Commands = e.agents, bridge.Runner(nil, nil)
+	vo.Agents, vo.Commands = e.agents, e.commands()
 	if vo.Command == "" {
 		vo.Command = progName()
 	}
@@ -41,4 +42,15 @@ func (e *env) agentHint(s *scenario.Scenario, err error) error {
 		return err
 	}
 	return fmt.Errorf("%w; %s cannot compile your code: write a main that calls evalrun.Main with evalrun.Options{Agents: map[string]harness.Runner{%q: bridge.Runner(...)}}", err, progName(), a.Go)
+}
+
+// commands is the runner of agent programs (setup.agent.command), which
+// requires their whole sandbox with --require-sandbox.
+func (e *env) commands() harness.Runner {
+	return bridge.Runner(nil, &bridge.Options{RequireSandbox: e.requireSandbox})
+}
+
+// addSandboxFlag adds --require-sandbox to fs.
+func addSandboxFlag(fs *flag.FlagSet, e *env) {
+	fs.BoolVar(&e.requireSandbox, "require-sandbox", false, "fail a scenario whose agent program (setup.agent.command) runs where its sandbox cannot hold every guarantee (network, files, processes: see docs/bridge.md), instead of running it with those that hold")
 }

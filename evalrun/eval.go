@@ -91,6 +91,7 @@ func newEvalFlags(fs *flag.FlagSet) *evalFlags {
 func runEval(ctx context.Context, e *env, args []string) int {
 	fs := newFlags(e, "eval", "evalrun eval --model PROVIDER/MODEL [--model ...] [flags] [scenario files or folders (default: scenarios)]", evalDoc)
 	f := newEvalFlags(fs)
+	addSandboxFlag(fs, e)
 	args, code, ok := parseFlags(e, fs, args)
 	if !ok {
 		return code

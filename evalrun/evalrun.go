@@ -99,6 +99,9 @@ type env struct {
 	agents map[string]harness.Runner
 	// checks are the caller's checks (Options.Checks).
 	checks []*harness.Checker
+	// requireSandbox makes a command agent whose sandbox cannot hold
+	// every guarantee fail (--require-sandbox).
+	requireSandbox bool
 	// rerun runs a scenario again for replay --repeat; nil means
 	// (*scenario.Scenario).Run. Tests set it to feed a nondeterministic outcome.
 	rerun func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)

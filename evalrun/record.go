@@ -92,6 +92,7 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	var tools, capture stringList
 	fs.Var(&capture, "capture", "store what these tools answered as recorded stand-ins (mode in_order) in setup.tools (repeatable, or comma-separated); a setup.mcp server's name captures all its tools")
 	redact := addRedactFlags(fs)
+	addSandboxFlag(fs, e)
 	fs.StringVar(&c.newPath, "new", "", "create this new scenario file from --prompt and --tools, recording its tape")
 	fs.Var(&tools, "tools", "with --new: the tools to set up (comma-separated)")
 	fs.StringVar(&c.prompt, "prompt", "", "with --new: the user's message")

@@ -46,6 +46,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	out := addOutputFlags(fs, true, report.ReplayFormat)
 	prune := fs.Bool("prune", false, "delete golden files that no scenario refers to (orphans), instead of failing on them")
 	redact := addRedactFlags(fs)
+	addSandboxFlag(fs, e)
 	args, code, ok := parseFlags(e, fs, jsonSwitch(args))
 	if !ok {
 		return code

@@ -12,13 +12,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The paths a command sees its workspace and scratch home at, on every
-// run and every machine, when the Box holds Workspace.
-const (
-	WorkDir = "/tapeloop/work"
-	HomeDir = "/tapeloop/home"
-)
-
 // fixedPaths gives the calling thread (locked, never returned to the
 // scheduler) a root of its own: a new mount namespace, private to it,
 // whose root is a tmpfs at root (an empty directory of the host) holding

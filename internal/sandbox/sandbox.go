@@ -45,6 +45,13 @@ const (
 // All is every guarantee a Box may hold.
 const All = Processes | Network | Workspace | Files
 
+// The paths a command sees its workspace and scratch home at, on every
+// run and every machine, when the Box holds Workspace (on Linux).
+const (
+	WorkDir = "/tapeloop/work"
+	HomeDir = "/tapeloop/home"
+)
+
 // names lists the guarantees in the order they are reported.
 var names = []struct {
 	g    Guarantee
