@@ -41,12 +41,15 @@ var DefaultSecretEnv = []string{
 
 // secretName matches environment variable names that hold secrets.
 var secretName = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)(^|_)(API_?KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY(_ID)?|PASSWORD|PASSWD|CREDENTIALS?)$`)
+	// PASSWORD and PASSWD end a name with or without a separator
+	// (PGPASSWORD); PWD only after one (MYSQL_PWD), since PWD and OLDPWD are
+	// the working directory.
+	return regexp.MustCompile(`(?i)((^|_)(API_?KEY|KEY|TOKEN|SECRET|SECRET_KEY|ACCESS_KEY(_ID)?|CREDENTIALS?)|PASSWORD|PASSWD|_PWD)$`)
 })
 
 // SecretEnvNames returns the names of the variables in environ (as
 // os.Environ gives them, NAME=value) whose name says they hold a secret
-// (…_API_KEY, …_TOKEN, …_SECRET, …_PASSWORD, …), sorted. A recording passes
+// (…_API_KEY, …_KEY, …_TOKEN, …_SECRET, …PASSWORD, …_PWD, …), sorted. A recording passes
 // them to RedactorOptions.SecretEnv along with DefaultSecretEnv.
 func SecretEnvNames(environ []string) []string {
 	var names []string

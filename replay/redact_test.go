@@ -357,3 +357,15 @@ func TestRedactorSecretOutsideTheBMPInJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestSecretEnvNamesWithoutSeparator: names that say "password" or "key"
+// without the separator the first rule wanted (libpq's PGPASSWORD, MySQL's
+// MYSQL_PWD, OPENAI_KEY) hold secrets too; PWD and OLDPWD, the working
+// directory, do not (issue 39, minor).
+func TestSecretEnvNamesWithoutSeparator(t *testing.T) {
+	got := SecretEnvNames([]string{"PGPASSWORD=a", "MYSQL_PWD=b", "OPENAI_KEY=c", "PWD=/root", "OLDPWD=/", "KEYBOARD=us", "HOTKEYS=f1", "SSH_AUTH_SOCK=/tmp/s"})
+	want := []string{"MYSQL_PWD", "OPENAI_KEY", "PGPASSWORD"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("SecretEnvNames = %v, want %v", got, want)
+	}
+}
