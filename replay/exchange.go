@@ -48,6 +48,10 @@ type step struct {
 	// thread is set when added is relative to an earlier request's
 	// conversation than the previous one (exchange.threads).
 	thread bool
+	// fromStart is set with thread when the request extends no earlier
+	// conversation: added is its whole conversation, as the first
+	// request's is.
+	fromStart bool
 }
 
 // next summarises req relative to the request before it and makes it the
@@ -80,6 +84,7 @@ func (x *exchange) next(req *llm.Request) step {
 				base, resp = h.conv, h.resp
 			}
 		}
+		st.fromStart = len(base) == 0
 	}
 	if ok {
 		added := conv[len(base):]

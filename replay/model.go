@@ -197,6 +197,14 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 // offers from now on; otherwise it is as before.
 func (m *Model) try(i int, req *llm.Request, st step) (*llm.Request, step, error) {
 	e := &m.entries[i]
+	if st.fromStart && i > 0 {
+		// Only the tape's first request extends the start of a
+		// conversation; a later entry recorded what its request added to
+		// the one before it, or the whole list of one that did not extend
+		// it. A request that starts over (an agent that forgot the
+		// conversation) is one that does not extend it.
+		st.added = nil
+	}
 	if e.Request != nil {
 		// The tape was redacted when it was recorded; the run may still
 		// hold the secrets.

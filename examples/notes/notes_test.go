@@ -248,7 +248,15 @@ func TestConversationForgetful(t *testing.T) {
 		t.Fatal("an agent that forgets the conversation passed")
 	}
 	all := strings.Join(append(v.Failures, fmt.Sprint(v.Err)), "\n")
-	for _, want := range []string{"two-requests.yaml:81: request diverged from the recording", "does not extend the previous request's conversation"} {
+	// The entry that diverges is the model call after the user's second
+	// turn: the line below "- user: Add bread as well." in the file.
+	src, err := os.ReadFile(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _, _ := strings.Cut(string(src), "  - user: Add bread as well.\n")
+	entry := fmt.Sprintf("two-requests.yaml:%d: request diverged from the recording", strings.Count(before, "\n")+2)
+	for _, want := range []string{entry, "does not extend the previous request's conversation"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("the failure does not say %q:\n%s", want, all)
 		}
