@@ -27,7 +27,7 @@ func (e *env) verify(ctx context.Context, s *scenario.Scenario, opts *harness.Ve
 	vo := *opts
 	vo.Agents, vo.Commands = e.agents, e.commands()
 	if vo.Command == "" {
-		vo.Command = progName()
+		vo.Command = e.prog()
 	}
 	v := harness.VerifyScenario(ctx, s, &vo)
 	v.Err = e.agentHint(s, v.Err)
@@ -41,7 +41,7 @@ func (e *env) agentHint(s *scenario.Scenario, err error) error {
 	if err == nil || a == nil || a.Go == "" || e.agents[a.Go] != nil || !errors.Is(err, scenario.ErrBridged) {
 		return err
 	}
-	return fmt.Errorf("%w; %s cannot compile your code: write a main that calls evalrun.Main with evalrun.Options{Agents: map[string]harness.Runner{%q: bridge.Runner(...)}}", err, progName(), a.Go)
+	return fmt.Errorf("%w; %s cannot compile your code: write a main that calls evalrun.Main with evalrun.Options{Agents: map[string]harness.Runner{%q: bridge.Runner(...)}}", err, e.prog(), a.Go)
 }
 
 // commands is the runner of agent programs (setup.agent.command), which

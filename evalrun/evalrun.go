@@ -82,6 +82,11 @@ type Options struct {
 	// (see harness.NewChecker): lint configures each item against them and
 	// replay, eval and record call them. Nil means none.
 	Checks []*harness.Checker
+	// Command is how the user runs this program ("go run ./cmd/supportrun"),
+	// named in hints such as the rebase command that accepts a changed
+	// request; empty means the program's name (os.Args[0]'s base name), or
+	// evalrun under go test.
+	Command string
 	// Stdin is what repair and extract read; nil means os.Stdin.
 	Stdin io.Reader
 }
@@ -102,6 +107,9 @@ type env struct {
 	// requireSandbox makes a command agent whose sandbox cannot hold
 	// every guarantee fail (--require-sandbox).
 	requireSandbox bool
+	// command is how the user runs this program (Options.Command); empty
+	// means progName.
+	command string
 	// rerun runs a scenario again for replay --repeat; nil means
 	// (*scenario.Scenario).Run. Tests set it to feed a nondeterministic outcome.
 	rerun func(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error)
@@ -122,6 +130,15 @@ func progName() string {
 	return name
 }
 
+// prog is how the user runs this program, for hints: Options.Command, or
+// progName.
+func (e *env) prog() string {
+	if e.command != "" {
+		return e.command
+	}
+	return progName()
+}
+
 // command is one subcommand; each lives in its own file and registers itself.
 type command struct {
 	name    string
@@ -140,7 +157,7 @@ func Main(ctx context.Context, args []string, stdout, stderr io.Writer, opts *Op
 	if opts == nil {
 		opts = &Options{}
 	}
-	e := &env{stdin: opts.Stdin, stdout: stdout, stderr: stderr, tools: opts.Tools, agents: opts.Agents, checks: opts.Checks}
+	e := &env{stdin: opts.Stdin, stdout: stdout, stderr: stderr, tools: opts.Tools, agents: opts.Agents, checks: opts.Checks, command: opts.Command}
 	if e.stdin == nil {
 		e.stdin = os.Stdin
 	}

@@ -184,7 +184,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 	rb, err := m.Rebased(&replay.RebaseOptions{All: all, Redactor: red})
 	var stale *replay.StaleError
 	if errors.As(err, &stale) {
-		return fail("refused", fmt.Sprintf("%s:%d: tape[%d] must be recorded again (evalrun record --mode all): %v", s.Path, stale.Line, stale.Entry, stale.Err))
+		return fail("refused", fmt.Sprintf("%s:%d: tape[%d] must be recorded again (`%s record --mode all --model PROVIDER/MODEL %s`): %v", s.Path, stale.Line, stale.Entry, e.prog(), s.Path, stale.Err))
 	}
 	if err != nil {
 		return fail("error", err.Error())
@@ -202,7 +202,8 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		return r
 	}
 	if o.Diverged || len(o.Unused) > 0 {
-		return fail("refused", append([]string{"the run does not fit the tape beyond its requests, so it cannot be rebased:"}, append([]string{o.Error}, o.Unused...)...)...)
+		why := append([]string{"the run does not fit the tape beyond its requests, so it cannot be rebased:"}, append([]string{o.Error}, o.Unused...)...)
+		return fail("refused", append(why, fmt.Sprintf("record it again: `%s record --mode all --model PROVIDER/MODEL %s`", e.prog(), s.Path))...)
 	}
 	out, err := rebaseFile(src, s.Path, rb)
 	if err != nil {

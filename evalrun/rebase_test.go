@@ -172,7 +172,7 @@ func TestRebaseRefusesStaleResponses(t *testing.T) {
 			before, _ := os.ReadFile(path)
 			line := entryLine(t, string(before), 1)
 			code, out, _ := runCmd(t, "rebase", path)
-			want := fmt.Sprintf("REFUSED  notes/read\n    %s:%d: tape[1] must be recorded again (evalrun record --mode all): %s\n", path, line, c.why)
+			want := fmt.Sprintf("REFUSED  notes/read\n    %s:%d: tape[1] must be recorded again (`evalrun record --mode all --model PROVIDER/MODEL %s`): %s\n", path, line, path, c.why)
 			if code != exitFailed || !strings.HasPrefix(out, want) || !strings.HasSuffix(out, "0 rebased, 0 unchanged, 1 refused, 0 failed\n") {
 				t.Errorf("rebase: exit %d\n%s\nwant it to start\n%s", code, out, want)
 			}

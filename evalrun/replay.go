@@ -171,7 +171,7 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 	if rerun == nil {
 		rerun = e.run
 	}
-	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Checks: e.checks, Command: progName(), Redactor: opts.Redactor})
+	v := e.verify(ctx, s, &harness.VerifyOptions{Update: opts.Update, Force: opts.Force, Tools: userTools, Checks: e.checks, Command: e.prog(), Redactor: opts.Redactor})
 	// A bridged agent's scheduling is its own (Perturb reaches only the
 	// native loop), but running it again still finds an outcome that
 	// depends on it: the order its concurrent requests arrive in.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -85,6 +86,20 @@ func (opts *VerifyOptions) hintPath(path string) string {
 func (opts *VerifyOptions) NoTapeError(path string) error {
 	return fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s` (or run it live with `%s eval`)",
 		path, ErrNoTape, opts.command(), opts.hintPath(path), opts.command())
+}
+
+// acceptHint is the last line of a divergence at path: the command that
+// accepts what the agent now sends (its prompt, tools, parameters, tool
+// results) into the tape offline, and the one that records the scenario
+// again when rebase refuses (a recorded response that no longer applies).
+// A run that asked for more than the tape holds can only be recorded again.
+func (opts *VerifyOptions) acceptHint(path string, o *Outcome) string {
+	p := opts.hintPath(path)
+	record := fmt.Sprintf("`%s record --mode all --model PROVIDER/MODEL %s`", opts.command(), p)
+	if strings.Contains(o.Error, replay.ErrTapeExhausted.Error()) {
+		return fmt.Sprintf("%s: the agent asked for more than the tape holds; record it again: %s", path, record)
+	}
+	return fmt.Sprintf("%s: to accept the change offline: `%s rebase %s` (if rebase refuses, record it again: %s)", path, opts.command(), p, record)
 }
 
 // updateHint is opts.UpdateHint, or the command's replay --update.
@@ -185,7 +200,7 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		// left) only repeats it, so one line says what was not compared.
 		v.Failures = append(v.Failures,
 			fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error),
-			notCompared(s, o))
+			notCompared(s, o), opts.acceptHint(s.Path, o))
 		return v
 	}
 	if o.Judged == nil {

@@ -67,8 +67,9 @@ tape:
 	v := Verify(context.Background(), path, &VerifyOptions{Update: true})
 	// The divergence, then one line for what followed; not the golden's
 	// difference, nor the expectations the stopped run missed.
-	if v.Err != nil || len(v.Failures) != 2 || !strings.HasPrefix(v.Failures[0], path+": the run diverged from the tape: ") ||
-		v.Failures[1] != path+": the run stopped at turn 1; the golden was not compared" {
+	if v.Err != nil || len(v.Failures) != 3 || !strings.HasPrefix(v.Failures[0], path+": the run diverged from the tape: ") ||
+		v.Failures[1] != path+": the run stopped at turn 1; the golden was not compared" ||
+		v.Failures[2] != path+": to accept the change offline: `evalrun rebase "+path+"` (if rebase refuses, record it again: `evalrun record --mode all --model PROVIDER/MODEL "+path+"`)" {
 		t.Fatalf("diverged: %v %q", v.Err, v.Failures)
 	}
 	if v.Outcome == nil || !v.Outcome.Diverged {

@@ -24,7 +24,8 @@ const promptChangeDir = "TAPELOOP_PROMPT_CHANGE_DIR"
 // recorded before it: under evalrun replay and under go test
 // (harness.Test), each scenario's divergence once, with the prompt's diff,
 // then one line saying what was not compared; not the golden as a diff
-// nor each expectation the stopped run missed. The golden
+// nor each expectation the stopped run missed; last, the command of the
+// user's own program that accepts the change. The golden
 // (testdata/prompt-change.txt) is written by go test -update, with the
 // temporary folder as $WORK and times as 0s.
 func TestPromptChangeOutput(t *testing.T) {
@@ -51,7 +52,7 @@ func TestPromptChangeOutput(t *testing.T) {
 
 	var got bytes.Buffer
 	var out, errb bytes.Buffer
-	code := evalrun.Main(t.Context(), []string{dir}, &out, &errb, &evalrun.Options{Agents: agents})
+	code := evalrun.Main(t.Context(), []string{dir}, &out, &errb, &evalrun.Options{Agents: agents, Command: "go run ./cmd/notesrun"})
 	got.WriteString("$ evalrun replay $WORK\n")
 	got.WriteString(out.String())
 	got.WriteString(errb.String())
@@ -100,5 +101,5 @@ func TestPromptChangeChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestPromptChangeOutput only")
 	}
-	harness.Test(t, dir, &harness.TestOptions{Agents: agents})
+	harness.Test(t, dir, &harness.TestOptions{Agents: agents, Command: "go run ./cmd/notesrun"})
 }
