@@ -59,7 +59,7 @@ func Runner(agent Agent, opts *Options) harness.Runner {
 		if a := s.Setup.Agent; a != nil && len(a.Command) > 0 {
 			run = command(s, require)
 		} else if a != nil && run == nil {
-			return nil, scenario.Errorf("%s: setup.agent.go: %w: this runner has no Go agent to run %q (bridge.Runner(nil, nil) runs agent programs only)", s.At(a.Line), scenario.ErrBridged, a.Go)
+			return nil, s.ErrorAt(a.Line, "setup.agent.go", scenario.ErrBridged, "%v: this runner has no Go agent to run %q (bridge.Runner(nil, nil) runs agent programs only)", scenario.ErrBridged, a.Go)
 		}
 		return runScenario(ctx, s, run, &runOptions{Model: ro.Model, Replay: ro.Replay, User: ro.User, Observer: ro.Observer, Wire: w})
 	}

@@ -90,7 +90,7 @@ func userSource(s *scenario.Scenario, tape *replay.Model, opts *runOptions) (*us
 	case tape != nil:
 		return &userSide{next: func(context.Context) (llm.Message, bool) { return tape.NextUser() }}, nil
 	case s.Setup.User != nil:
-		return nil, scenario.Errorf("%s: setup.user: %w", s.At(s.Setup.User.Line), harness.ErrNoUser)
+		return nil, s.ErrorAt(s.Setup.User.Line, "setup.user", harness.ErrNoUser, "%v", harness.ErrNoUser)
 	}
 	turns := s.UserTurns()
 	return &userSide{next: func(context.Context) (llm.Message, bool) {

@@ -14,7 +14,7 @@ func (opts *RunOptions) agent(s *scenario.Scenario) (Runner, error) {
 	a := s.Setup.Agent
 	if len(a.Command) > 0 {
 		if opts.Commands == nil {
-			return nil, scenario.Errorf("%s: setup.agent.command: %w: no runner for agent programs (RunOptions.Commands: bridge.Runner(nil, nil))", s.At(a.Line), scenario.ErrBridged)
+			return nil, s.ErrorAt(a.Line, "setup.agent.command", scenario.ErrBridged, "%v: no runner for agent programs (RunOptions.Commands: bridge.Runner(nil, nil))", scenario.ErrBridged)
 		}
 		return opts.Commands, nil
 	}
@@ -30,5 +30,5 @@ func (opts *RunOptions) agent(s *scenario.Scenario) (Runner, error) {
 		slices.Sort(names)
 		known = "registered: " + strings.Join(names, ", ")
 	}
-	return nil, scenario.Errorf("%s: setup.agent.go: no Go agent %q (%s): %w: give RunOptions.Agents[%q] a bridge.Runner of it", s.At(a.Line), a.Go, known, scenario.ErrBridged, a.Go)
+	return nil, s.ErrorAt(a.Line, "setup.agent.go", scenario.ErrBridged, "no Go agent %q (%s): %v: give RunOptions.Agents[%q] a bridge.Runner of it", a.Go, known, scenario.ErrBridged, a.Go)
 }

@@ -128,14 +128,14 @@ func bindCheck(s *scenario.Scenario, ce scenario.CheckExpect, checks []*Checker)
 	key := "expect.check[" + ce.Name + "]"
 	c, ok := lookupChecker(ce.Name, checks)
 	if !ok {
-		return nil, scenario.Errorf("%s:%d: %s: unknown check %q (known: %s)", s.Path, ce.Line, key, ce.Name, knownCheckers(checks))
+		return nil, s.ErrorAt(ce.Line, key, nil, "unknown check %q (known: %s)", ce.Name, knownCheckers(checks))
 	}
 	fn, err := c.New(ce.With)
 	if err != nil {
 		if cerr := withError(s, err, key+".with", ce.Line); cerr != nil {
 			return nil, cerr
 		}
-		return nil, scenario.Errorf("%s:%d: %s: %w", s.Path, ce.Line, key, err)
+		return nil, s.ErrorAt(ce.Line, key, err, "%v", err)
 	}
 	return fn, nil
 }
@@ -190,5 +190,5 @@ func withError(s *scenario.Scenario, err error, key string, line int) error {
 	if fe.Line > 0 {
 		line = fe.Line
 	}
-	return scenario.Errorf("%w", &fileerr.Error{File: s.Path, Line: line, Key: key + strings.TrimPrefix(fe.Key, "with"), Problem: fe.Problem, Kind: fe.Kind})
+	return s.ErrorAt(line, key+strings.TrimPrefix(fe.Key, "with"), fe.Kind, "%s", fe.Problem)
 }

@@ -157,7 +157,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 		nextUser = userScript(s)
 		if u := s.Setup.User; u != nil {
 			if opts.User == nil {
-				return nil, scenario.Errorf("%s: setup.user: %w", s.At(u.Line), ErrNoUser)
+				return nil, s.ErrorAt(u.Line, "setup.user", ErrNoUser, "%v", ErrNoUser)
 			}
 			// The user model is the user: the tape's user turns (an
 			// earlier recording's) are not spoken.
@@ -326,12 +326,12 @@ func Workspace(s *scenario.Scenario) (workspace.FS, error) {
 	ws := workspace.NewMemory()
 	if w := &s.Setup.Workspace; w.From != "" {
 		if err := copySeedTree(ws, w, maxSeedTreeSize); err != nil {
-			return nil, scenario.Errorf("%s: setup.workspace.from: %w", s.At(w.FromLine), err)
+			return nil, s.ErrorAt(w.FromLine, "setup.workspace.from", err, "%v", err)
 		}
 	}
 	for _, f := range s.Setup.Workspace.Files {
 		if err := ws.WriteFile(f.Path, []byte(f.Content)); err != nil {
-			return nil, scenario.Errorf("%s: setup.workspace.files.%s: %w", s.At(f.Line), f.Path, err)
+			return nil, s.ErrorAt(f.Line, "setup.workspace.files."+f.Path, err, "%v", err)
 		}
 	}
 	return ws, nil
@@ -342,14 +342,14 @@ func Workspace(s *scenario.Scenario) (workspace.FS, error) {
 func buildTool(s *scenario.Scenario, ts scenario.ToolSetup, env *toolkit.Env, user []*toolkit.Factory) (tools.Tool, error) {
 	f, ok := lookupFactory(ts.Fixture, user)
 	if !ok {
-		return nil, scenario.Errorf("%s:%d: setup.tools[%s].fixture: unknown tool %q (known: %s)", s.Path, ts.Line, ts.Name, ts.Fixture, knownTools(user))
+		return nil, s.ErrorAt(ts.Line, "setup.tools["+ts.Name+"].fixture", nil, "unknown tool %q (known: %s)", ts.Fixture, knownTools(user))
 	}
 	t, err := f.New(ts.Name, env, ts.With)
 	if err != nil {
 		if cerr := withError(s, err, "setup.tools["+ts.Name+"].with", ts.Line); cerr != nil {
 			return nil, cerr
 		}
-		return nil, scenario.Errorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
+		return nil, s.ErrorAt(ts.Line, "setup.tools["+ts.Name+"]", err, "%v", err)
 	}
 	return t, nil
 }
@@ -442,7 +442,7 @@ func setUp(s *scenario.Scenario, env *toolkit.Env, opts *RunOptions) (workspace.
 			provider = fixtures.StandInProvider
 		}
 		if err := reg.RegisterProvider(provider, t); err != nil {
-			return nil, nil, scenario.Errorf("%s:%d: setup.tools[%s]: %w", s.Path, ts.Line, ts.Name, err)
+			return nil, nil, s.ErrorAt(ts.Line, "setup.tools["+ts.Name+"]", err, "%v", err)
 		}
 	}
 	return ws, reg, nil

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
@@ -45,6 +46,16 @@ type scenarioError struct{ err error }
 
 func (e *scenarioError) Error() string   { return e.err.Error() }
 func (e *scenarioError) Unwrap() []error { return []error{ErrScenario, e.err} }
+
+// ErrorAt returns the error for a problem with what s sets up, at line of
+// its file (0: the file as a whole) and key ("setup.tools[lookup]"): a
+// *fileerr.Error, reached with errors.As, whose Problem is what format and
+// args make and whose Kind is kind (nil: none); it also matches
+// ErrScenario. Packages that build what a scenario sets up (package
+// harness, package bridge) report with it.
+func (s *Scenario) ErrorAt(line int, key string, kind error, format string, args ...any) error {
+	return &scenarioError{err: &fileerr.Error{File: s.Path, Line: line, Key: key, Problem: fmt.Sprintf(format, args...), Kind: kind}}
+}
 
 // Errorf formats an error about a scenario's content, "file:line: key:
 // problem" as the caller writes it: the error matches ErrScenario and what
