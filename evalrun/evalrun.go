@@ -63,7 +63,8 @@ const exitCodes = `
 exit codes:
   0  everything passed
   1  a scenario (or a repair) failed
-  2  a usage or input error`
+  2  a usage or input error
+  3  eval and merge: trials errored (a failed model call)`
 
 // Options configures Main. A nil *Options is the zero value.
 type Options struct {

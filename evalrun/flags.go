@@ -36,14 +36,20 @@ func printUsage(w io.Writer, fs *flag.FlagSet, usageLine, description string) {
 // positional arguments, and ok false with the exit code when the command
 // should stop: 0 after --help (usage on stdout), 2 after a bad flag.
 func parseFlags(e *env, fs *flag.FlagSet, args []string) (positional []string, code int, ok bool) {
+	// Parse prints the usage itself on -help as on a bad flag; the usage
+	// is printed here instead, once: on stdout for --help.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	for {
 		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(e.stdout)
-			fs.Usage()
+			usage()
 			return nil, exitOK, false
 		}
 		if err != nil {
+			usage()
 			return nil, exitUsage, false
 		}
 		rest := fs.Args()
