@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 var (
@@ -73,7 +74,11 @@ type row struct {
 	Tags                          []string
 	Seconds                       float64
 	// Summary is a short verdict line ("3/5 trials passed").
-	Summary      string
+	Summary string
+	// Reason is a failed or errored replay row's cause on one line, shown
+	// on the row itself (no click needed): its first failure's first line,
+	// else its error's; "" for a row that passed.
+	Reason       string
 	Error        string
 	Failures     []string
 	Golden       string
@@ -191,6 +196,30 @@ func showDivergenceOnce(rw *row) {
 	}
 }
 
+// rowReason is a failed replay scenario's cause on one line: the first
+// line of its first failure (a divergence comes first), else of its error,
+// without the scenario file's name the row already shows, cut at 200
+// bytes; "" when it passed.
+func rowReason(s ScenarioResult) string {
+	if s.Status == StatusPass {
+		return ""
+	}
+	text := s.Error
+	if len(s.Failures) > 0 {
+		text = s.Failures[0]
+	}
+	text, _, _ = strings.Cut(text, "\n")
+	text = strings.TrimPrefix(text, s.Path+": ")
+	if len(text) > 200 {
+		cut := 200
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		text = text[:cut] + "…"
+	}
+	return text
+}
+
 // failuresFirst orders rows by status, failures and errors first, then
 // flaky rows, then passing ones, keeping the order within each, and
 // numbers their IDs in the new order.
@@ -256,6 +285,7 @@ func replayPage(r *Replay) *page {
 				Iterations: s.Iterations, Transcript: s.Transcript, Verdicts: s.Judge}}
 		}
 		showDivergenceOnce(&rw)
+		rw.Reason = rowReason(s)
 		p.Rows = append(p.Rows, rw)
 	}
 	for t := range tags {

@@ -138,6 +138,12 @@ func TestReplayHTMLDivergenceOnce(t *testing.T) {
 	if n := strings.Count(out, divergenceOnce); n != 2 {
 		t.Errorf("%d references to the divergence shown above; want 2 (the expectation, the transcript)", n)
 	}
+	// The cause is on the row itself, visible before it is opened: the
+	// divergence's first line, without the file the row names.
+	summary := regexp.MustCompile(`(?s)<summary>.*?</summary>`).FindString(out)
+	if want := `<span class="reason">the run diverged from the tape: replay: x.yaml: request 2 differs from tape[1] at line 9 (- tape, &#43; run):</span>`; !strings.Contains(summary, want) {
+		t.Errorf("the row's summary lacks its cause %s:\n%s", want, summary)
+	}
 	if r.Scenarios[0].Transcript.TerminationError != div {
 		t.Error("rendering changed the result's transcript")
 	}
