@@ -35,6 +35,9 @@ const (
 	// /v1beta/models/M:generateContent, or Vertex's
 	// /v1beta1/projects/P/locations/L/publishers/google/models/M:...).
 	GeminiBaseURL = "http://tapeloop-bridge.invalid"
+	// BedrockBaseURL is the endpoint Bedrock Runtime clients take (they
+	// append /model/M/converse).
+	BedrockBaseURL = "http://tapeloop-bridge.invalid"
 	// APIKey is the key a Run hands out; nothing checks it.
 	APIKey = "sk-tapeloop-bridge"
 )

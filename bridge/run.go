@@ -42,6 +42,9 @@ type Run struct {
 	// API and Vertex AI alike. APIKey is a key for clients that insist on
 	// one.
 	OpenAIBaseURL, AnthropicBaseURL, GeminiBaseURL, APIKey string
+	// BedrockBaseURL is the endpoint to give a Bedrock Runtime client
+	// (BaseEndpoint, with HTTPClient); it appends /model/M/converse.
+	BedrockBaseURL string
 	// Input is the scenario's input: the messages the agent starts from
 	// (system prompt, user message).
 	Input []llm.Message
@@ -155,7 +158,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 	h := Handler(tr, opts.Wire)
 	r := &Run{
 		Scenario: s, HTTPClient: Client(h), Handler: h,
-		OpenAIBaseURL: OpenAIBaseURL, AnthropicBaseURL: AnthropicBaseURL, GeminiBaseURL: GeminiBaseURL, APIKey: APIKey,
+		OpenAIBaseURL: OpenAIBaseURL, AnthropicBaseURL: AnthropicBaseURL, GeminiBaseURL: GeminiBaseURL, BedrockBaseURL: BedrockBaseURL, APIKey: APIKey,
 		Input: cloneMessages(s.Input), Dir: dir,
 		traffic: tr, conversation: conversation(s, opts),
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 
@@ -172,4 +173,33 @@ func headerString(h eventstream.Headers, name string) string {
 		return string(v)
 	}
 	return ""
+}
+
+// BedrockFinishReason is the finish reason of a Converse stopReason (the
+// live provider reads its answers as the bridge does).
+func BedrockFinishReason(stop string) llm.FinishReason { return bedrockFinish(stop) }
+
+// BedrockErrorKind is the kind of a Bedrock exception: by its name
+// (ThrottlingException, or a stream's throttlingException, is rate
+// limited), else by its status and message.
+func BedrockErrorKind(status int, exception, msg string) llm.ErrorKind {
+	switch strings.ToLower(exception) {
+	case "throttlingexception":
+		return llm.ErrRateLimited
+	case "serviceunavailableexception", "internalserverexception", "modelstreamerrorexception", "modelnotreadyexception":
+		return llm.ErrOverloaded
+	case "accessdeniedexception", "unrecognizedclientexception":
+		return llm.ErrAuth
+	case "modeltimeoutexception":
+		return llm.ErrTimeout
+	case "validationexception":
+		if llm.IsContextTooLong(msg) {
+			return llm.ErrContextTooLong
+		}
+		return llm.ErrBadRequest
+	}
+	if status == 0 {
+		return llm.ErrOverloaded
+	}
+	return llm.KindForStatus(status, msg)
 }
