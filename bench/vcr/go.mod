@@ -5,6 +5,8 @@ go 1.26.0
 require github.com/tapeloop/tapeloop v0.0.0
 
 require (
+	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.27 // indirect
+	github.com/aws/smithy-go v1.28.9 // indirect
 	github.com/openai/openai-go/v3 v3.96.0 // indirect
 	golang.org/x/sys v0.48.0 // indirect
 )
