@@ -3,8 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,10 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 
 	"github.com/tapeloop/tapeloop/bench/benchagent"
-	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/bridge"
-	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // bedrockBridgeRow is the reference workload's agent on aws-sdk-go-v2's
@@ -90,39 +85,5 @@ func bedrockAgent(ctx context.Context, r *bridge.Run) error {
 // compared, each run. Compare its µs/turn with BenchmarkBridge's from the
 // same run.
 func BenchmarkBridgeBedrock(b *testing.B) {
-	ctx := context.Background()
-	sdir := filepath.Join(b.TempDir(), "scenarios")
-	if err := os.MkdirAll(sdir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(sdir, "ten-turns.yaml")
-	if err := os.WriteFile(path, []byte(strings.Replace(geminiScenario, "{go: gemini}", "{go: bedrock}", 1)), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	load := func() *scenario.Scenario {
-		s, err := scenario.Load(path, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		return s
-	}
-	_, tape, err := bridge.Record(ctx, load(), bedrockAgent, benchagent.Script(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := bridge.WriteRecording(path, tape); err != nil {
-		b.Fatal(err)
-	}
-	agents := map[string]harness.Runner{"bedrock": bridge.Runner(bedrockAgent, nil)}
-	if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Update: true, Agents: agents}); !v.Passed() {
-		b.Fatal(v.Err, v.Failures)
-	}
-	before := benchrow.Read()
-	b.ResetTimer()
-	for b.Loop() {
-		if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: agents}); !v.Passed() {
-			b.Fatal(v.Err, v.Failures)
-		}
-	}
-	table.Record(b, 15, bedrockBridgeRow, benchagent.Turns, before)
+	benchBridged(b, "bedrock", bedrockAgent, 15, bedrockBridgeRow)
 }

@@ -13,10 +13,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/tapeloop/tapeloop/bench/benchagent"
-	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/bridge"
-	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // geminiBridgeRow is the reference workload's agent on genai replayed
@@ -75,57 +72,7 @@ func geminiAgent(ctx context.Context, r *bridge.Run) error {
 // scenario loaded, the agent's Gemini API calls answered in process from
 // the tape (decoded and matched), the golden compared, each run. Compare
 // its µs/turn with BenchmarkBridge's from the same run.
-func BenchmarkBridgeGemini(b *testing.B) {
-	ctx := context.Background()
-	sdir := filepath.Join(b.TempDir(), "scenarios")
-	if err := os.MkdirAll(sdir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(sdir, "ten-turns.yaml")
-	if err := os.WriteFile(path, []byte(geminiScenario), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	load := func() *scenario.Scenario {
-		s, err := scenario.Load(path, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		return s
-	}
-	_, tape, err := bridge.Record(ctx, load(), geminiAgent, benchagent.Script(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := bridge.WriteRecording(path, tape); err != nil {
-		b.Fatal(err)
-	}
-	agents := map[string]harness.Runner{"gemini": bridge.Runner(geminiAgent, nil)}
-	if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Update: true, Agents: agents}); !v.Passed() {
-		b.Fatal(v.Err, v.Failures)
-	}
-	before := benchrow.Read()
-	b.ResetTimer()
-	for b.Loop() {
-		if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: agents}); !v.Passed() {
-			b.Fatal(v.Err, v.Failures)
-		}
-	}
-	table.Record(b, 13, geminiBridgeRow, benchagent.Turns, before)
-}
-
-// geminiScenario is benchagent's bridged scenario for geminiAgent.
-const geminiScenario = `format: tapeloop/v1
-setup:
-  agent: {go: gemini}
-  workspace:
-    files: {log.txt: "start\n"}
-input:
-  - {role: user, content: "Append ten lines."}
-tape: []
-expect:
-  termination: final_text
-  iterations: 11
-`
+func BenchmarkBridgeGemini(b *testing.B) { benchBridged(b, "gemini", geminiAgent, 13, geminiBridgeRow) }
 
 // workloadTool runs the workload's read_file and append_file in dir, as
 // benchagent's agent does.

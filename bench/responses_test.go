@@ -3,9 +3,6 @@ package bench
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
@@ -14,10 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tapeloop/tapeloop/bench/benchagent"
-	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/bridge"
-	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // responsesBridgeRow is the reference workload's agent on openai-go's
@@ -79,40 +73,5 @@ func (j rawItem) MarshalJSON() ([]byte, error) { return []byte(j), nil }
 // process from the tape (decoded and matched), the golden compared, each
 // run. Compare its µs/turn with BenchmarkBridge's from the same run.
 func BenchmarkBridgeResponses(b *testing.B) {
-	ctx := context.Background()
-	sdir := filepath.Join(b.TempDir(), "scenarios")
-	if err := os.MkdirAll(sdir, 0o755); err != nil {
-		b.Fatal(err)
-	}
-	path := filepath.Join(sdir, "ten-turns.yaml")
-	text := strings.Replace(geminiScenario, "agent: {go: gemini}", "agent: {go: responses}", 1)
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	load := func() *scenario.Scenario {
-		s, err := scenario.Load(path, "")
-		if err != nil {
-			b.Fatal(err)
-		}
-		return s
-	}
-	_, tape, err := bridge.Record(ctx, load(), responsesAgent, benchagent.Script(), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := bridge.WriteRecording(path, tape); err != nil {
-		b.Fatal(err)
-	}
-	agents := map[string]harness.Runner{"responses": bridge.Runner(responsesAgent, nil)}
-	if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Update: true, Agents: agents}); !v.Passed() {
-		b.Fatal(v.Err, v.Failures)
-	}
-	before := benchrow.Read()
-	b.ResetTimer()
-	for b.Loop() {
-		if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: agents}); !v.Passed() {
-			b.Fatal(v.Err, v.Failures)
-		}
-	}
-	table.Record(b, 14, responsesBridgeRow, benchagent.Turns, before)
+	benchBridged(b, "responses", responsesAgent, 14, responsesBridgeRow)
 }
