@@ -146,9 +146,8 @@ func (e *Error) Body(f Format) []byte {
 	if f == nil {
 		f = OpenAI
 	}
-	if _, ok := f.(gemini); ok {
-		// Google says when to retry in the body (google.rpc.RetryInfo).
-		return geminiErrorJSON(status, kind, msg, e.RetryAfter)
+	if rb, ok := f.(retryBodies); ok {
+		return rb.errorBodyRetry(status, kind, msg, e.RetryAfter)
 	}
 	return f.errorBody(status, kind, msg)
 }
@@ -223,6 +222,12 @@ func (e *Error) Event(f Format) []byte {
 		return t.typedErrorEvent(e.StatusCode(f), e.kind(f), body)
 	}
 	return f.errorEvent(body)
+}
+
+// retryBodies is implemented by a format whose error body says when to
+// retry (Google's google.rpc.RetryInfo detail), not only a header.
+type retryBodies interface {
+	errorBodyRetry(status int, kind llm.ErrorKind, msg string, retryAfter time.Duration) []byte
 }
 
 // headedErrors is implemented by a format whose error answers name their

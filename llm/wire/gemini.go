@@ -2,6 +2,7 @@ package wire
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -59,6 +60,12 @@ func (gemini) status(kind llm.ErrorKind) int {
 
 func (gemini) errorBody(status int, kind llm.ErrorKind, msg string) []byte {
 	return geminiErrorJSON(status, kind, msg, 0)
+}
+
+// errorBodyRetry is errorBody with Google's RetryInfo detail saying when
+// to retry.
+func (gemini) errorBodyRetry(status int, kind llm.ErrorKind, msg string, retryAfter time.Duration) []byte {
+	return geminiErrorJSON(status, kind, msg, retryAfter)
 }
 
 // errorEvent: a Gemini stream that fails carries the error body as a data
