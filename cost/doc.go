@@ -1,16 +1,21 @@
 // Package cost reads how stable a run's prompt prefix is, request by request,
-// as a provider's prompt cache sees it: the system prompt, then the tools on
-// offer, then the conversation. For each request it finds the longest prefix
-// shared with the previous request of the run, names the first place they
-// differ (a Breaker), and counts the tokens that prefix spans: the provider's
-// recorded cached tokens when the usage holds them, else an estimate of one
-// token per four bytes of the prefix's JSON encoding. Over a run it gives the
+// as a provider's prompt cache sees it, and what that stability is worth. For
+// each request it finds the longest prefix shared with the previous request
+// of the run, names the first place they differ (a Breaker), and counts the
+// tokens the cache could read: the provider's recorded cached tokens when the
+// usage holds them, else an estimate of one token per four bytes of the
+// prefix's JSON encoding, cut by the vendor's Rules. Over a run it gives the
 // cacheable share of input tokens.
+//
+// Rules say how each vendor's cache reads a request: Generic compares in the
+// order system prompt, tools, messages with no minimum; OpenAI keeps 1024
+// tokens and more, in steps of 128; Anthropic and Bedrock read tools before
+// the system prompt and keep only prefixes ending at a breakpoint
+// (cache_control, cachePoint), which a tape does not record, so two are
+// assumed: after the system prompt and on the last message; Gemini keeps a
+// shared prefix past the model's minimum.
 //
 // The prefix is compared in whole elements (one system message, one tool
 // definition, one message), each by its JSON encoding; the matching start of
-// the first differing element is not counted, so an estimate errs low. The
-// rules are the same for every wire format: per-format rules (Anthropic's
-// explicit cache_control breakpoints, minimum cacheable lengths) are not
-// modelled.
+// the first differing element is not counted, so an estimate errs low.
 package cost

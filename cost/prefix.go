@@ -13,11 +13,17 @@ import (
 // encoded (a tool's parameters that are not valid JSON).
 var ErrEncode = errors.New("cost: request cannot be encoded")
 
+// ErrRules is wrapped by the error Rules.Analyze returns for rules that
+// cannot be applied (a negative minimum).
+var ErrRules = errors.New("cost: invalid cache rules")
+
 // Call is one model request of a run as it was sent, with the usage the
-// provider reported for it. A zero Usage means none was recorded.
+// provider reported for it and the message it answered. A zero Usage means
+// none was recorded; a zero Answer (no role) means no answer, and no output.
 type Call struct {
 	Request llm.Request
 	Usage   llm.Usage
+	Answer  llm.Message
 }
 
 // Kind says how the element at a Breaker's place differs from the previous
@@ -61,14 +67,26 @@ type Step struct {
 	// SharedBytes is the size of the shared prefix's encoding; TotalBytes
 	// that of the whole request.
 	SharedBytes, TotalBytes int
-	// SharedTokens is the tokens the shared prefix spans: the recorded
-	// CachedInputTokens when Recorded, else SharedBytes/4.
+	// SharedTokens is the tokens the cache could read for the request: the
+	// recorded CachedInputTokens when Recorded, else the estimate the Rules
+	// give for the shared prefix (its bytes/4, for Generic).
 	SharedTokens int
+	// WriteTokens is the tokens the request writes to the cache past what
+	// it reads (billed at the cache-write price): the recorded
+	// CacheWriteTokens when Recorded, else an
+	// estimate for rules with Breakpoints (the prefix up to the request's
+	// last breakpoint, past what it reads); zero for an automatic cache,
+	// whose writes cost nothing extra.
+	WriteTokens int
+	// OutputTokens is the tokens of the answer: the recorded OutputTokens
+	// when the usage holds them, else the answer's JSON encoding's bytes/4.
+	OutputTokens int
 	// InputTokens is the request's input tokens: the recorded InputTokens
 	// when InputRecorded, else TotalBytes/4.
 	InputTokens int
-	// Recorded says SharedTokens came from the provider's usage; false means
-	// it is an estimate.
+	// Recorded says SharedTokens and WriteTokens came from the provider's
+	// usage (it reported cached or cache-write tokens); false means they
+	// are estimates.
 	Recorded bool
 	// InputRecorded says InputTokens came from the provider's usage; false
 	// means it is an estimate.
@@ -80,9 +98,23 @@ type Step struct {
 
 // Run is the prefix stability of one run's requests, in the order sent.
 type Run struct {
+	// Rules are the cache rules the run was read with.
+	Rules Rules
 	Steps []Step
-	// SharedTokens and InputTokens sum the steps'.
-	SharedTokens, InputTokens int
+	// SharedTokens, InputTokens, WriteTokens and OutputTokens sum the
+	// steps'.
+	SharedTokens, InputTokens, WriteTokens, OutputTokens int
+}
+
+// Estimated reports whether any of the run's cached or input token counts
+// is an estimate rather than the provider's recorded usage.
+func (r Run) Estimated() bool {
+	for _, s := range r.Steps {
+		if !s.Recorded || !s.InputRecorded {
+			return true
+		}
+	}
+	return false
 }
 
 // Share is the cacheable share of the run's input tokens, between 0 and 1; 0
@@ -122,26 +154,43 @@ type element struct {
 }
 
 // elements lays a request out in the order the cache reads it: the leading
-// system messages, the tools, then the remaining messages.
-func elements(r *llm.Request) ([]element, error) {
+// system messages and the tools (in the order rules read them), then the
+// remaining messages.
+func elements(r *llm.Request, rules Rules) ([]element, error) {
 	var out []element
 	nsys := 0
 	for nsys < len(r.Messages) && r.Messages[nsys].Role == llm.RoleSystem {
 		nsys++
 	}
-	for i := 0; i < nsys; i++ {
-		b, err := json.Marshal(r.Messages[i])
-		if err != nil {
-			return nil, fmt.Errorf("%w: messages[%d]: %v", ErrEncode, i, err)
+	system := func() error {
+		for i := 0; i < nsys; i++ {
+			b, err := json.Marshal(r.Messages[i])
+			if err != nil {
+				return fmt.Errorf("%w: messages[%d]: %v", ErrEncode, i, err)
+			}
+			out = append(out, element{part: "system", index: i, enc: b})
 		}
-		out = append(out, element{part: "system", index: i, enc: b})
+		return nil
 	}
-	for i, t := range r.Tools {
-		b, err := json.Marshal(t)
-		if err != nil {
-			return nil, fmt.Errorf("%w: tools[%d] %q: %v", ErrEncode, i, t.Name, err)
+	tools := func() error {
+		for i, t := range r.Tools {
+			b, err := json.Marshal(t)
+			if err != nil {
+				return fmt.Errorf("%w: tools[%d] %q: %v", ErrEncode, i, t.Name, err)
+			}
+			out = append(out, element{part: "tools", index: i, name: t.Name, enc: b})
 		}
-		out = append(out, element{part: "tools", index: i, name: t.Name, enc: b})
+		return nil
+	}
+	first, second := system, tools
+	if rules.ToolsFirst {
+		first, second = tools, system
+	}
+	if err := first(); err != nil {
+		return nil, err
+	}
+	if err := second(); err != nil {
+		return nil, err
 	}
 	for i := nsys; i < len(r.Messages); i++ {
 		b, err := json.Marshal(r.Messages[i])
@@ -153,61 +202,136 @@ func elements(r *llm.Request) ([]element, error) {
 	return out, nil
 }
 
-// Analyze compares each call's request with the one before it. It fails only
-// when a request cannot be encoded, naming the request and element.
-func Analyze(calls []Call) (Run, error) {
-	var run Run
+// Analyze compares each call's request with the one before it under the
+// Generic rules. It fails only when a request cannot be encoded, naming the
+// request and element.
+func Analyze(calls []Call) (Run, error) { return Generic.Analyze(calls) }
+
+// Analyze compares each call's request with the one before it, in the order
+// r's cache reads a request, and counts what r's cache could read of each:
+// the provider's recorded cached tokens where the usage holds some, else
+// r's estimate. It fails when a request cannot be encoded, naming the
+// request and element, and for rules that cannot be applied (ErrRules).
+func (r Rules) Analyze(calls []Call) (Run, error) {
+	if err := r.check(); err != nil {
+		return Run{}, err
+	}
+	run := Run{Rules: r}
 	var prev []element
 	for i := range calls {
-		cur, err := elements(&calls[i].Request)
+		cur, err := elements(&calls[i].Request, r)
 		if err != nil {
 			return Run{}, fmt.Errorf("request %d: %w", i, err)
 		}
-		step := compare(prev, cur, i == 0)
-		if u := calls[i].Usage; u.CachedInputTokens > 0 {
-			step.SharedTokens, step.Recorded = u.CachedInputTokens, true
+		step := r.compare(prev, cur, i == 0)
+		u := calls[i].Usage
+		if u.CachedInputTokens > 0 || u.CacheWriteTokens > 0 {
+			// The provider said what its cache read and wrote.
+			step.SharedTokens, step.WriteTokens, step.Recorded = u.CachedInputTokens, u.CacheWriteTokens, true
 		}
-		if u := calls[i].Usage; u.InputTokens > 0 {
+		if u.InputTokens > 0 {
 			step.InputTokens, step.InputRecorded = u.InputTokens, true
+		}
+		step.OutputTokens = u.OutputTokens
+		if step.OutputTokens == 0 && calls[i].Answer.Role != "" {
+			b, err := json.Marshal(calls[i].Answer)
+			if err != nil {
+				return Run{}, fmt.Errorf("request %d: %w: answer: %v", i, ErrEncode, err)
+			}
+			step.OutputTokens = len(b) / 4
 		}
 		run.Steps = append(run.Steps, step)
 		run.SharedTokens += step.SharedTokens
 		run.InputTokens += step.InputTokens
+		run.WriteTokens += step.WriteTokens
+		run.OutputTokens += step.OutputTokens
 		prev = cur
 	}
 	return run, nil
 }
 
-// compare measures the prefix cur shares with prev, in whole elements.
-func compare(prev, cur []element, first bool) Step {
+// compare measures the prefix cur shares with prev, in whole elements, and
+// what r's cache could read of it.
+func (r Rules) compare(prev, cur []element, first bool) Step {
 	var s Step
-	for _, e := range cur {
-		s.TotalBytes += len(e.enc)
+	// upto[k] is the size of cur's first k elements' encodings.
+	upto := make([]int, len(cur)+1)
+	for i, e := range cur {
+		upto[i+1] = upto[i] + len(e.enc)
 	}
+	s.TotalBytes = upto[len(cur)]
 	n := 0
 	for n < len(prev) && n < len(cur) && bytes.Equal(prev[n].enc, cur[n].enc) {
-		s.SharedBytes += len(cur[n].enc)
 		n++
 	}
-	s.SharedTokens = s.SharedBytes / 4
+	s.SharedBytes = upto[n]
 	s.InputTokens = s.TotalBytes / 4
+	if r.Breakpoints {
+		s.SharedTokens, s.WriteTokens = r.readAtBreakpoints(prev, cur, n, upto)
+	} else {
+		s.SharedTokens = r.cacheable(s.SharedBytes / 4)
+	}
 	if first || n == len(prev) || n == len(cur) {
 		// Nothing before, everything before kept (an append), or a request
 		// that is all prefix: nothing broke.
 		return s
 	}
-	s.Breaker = name(prev, cur, n)
+	s.Breaker = r.name(prev, cur, n)
 	return s
 }
 
+// breakpoints are the ends (in elements) of the prefixes a request of els
+// marks: after its tools and system prompt, and at its end.
+func breakpoints(els []element) []int {
+	head := 0
+	for head < len(els) && els[head].part != "messages" {
+		head++
+	}
+	if head > 0 && head < len(els) {
+		return []int{head, len(els)}
+	}
+	return []int{len(els)}
+}
+
+// readAtBreakpoints is what a breakpoint cache reads for cur, which shares
+// its first n elements with prev (upto[k] the bytes of cur's first k), and
+// what it writes past that: prev kept the prefixes that end at its
+// breakpoints and reach the minimum; cur reads the longest of them that it
+// shares, when one of its own breakpoints is at most Lookback elements
+// after its end, and writes up to its last breakpoint that reaches the
+// minimum.
+func (r Rules) readAtBreakpoints(prev, cur []element, n int, upto []int) (read, write int) {
+	tok := func(k int) int { return upto[k] / 4 }
+	bps := breakpoints(cur)
+	if prev != nil {
+		for _, kept := range breakpoints(prev) {
+			if kept > n || tok(kept) < r.MinTokens || tok(kept) <= read {
+				continue
+			}
+			for _, b := range bps {
+				if kept <= b && (r.Lookback == 0 || b-kept <= r.Lookback) {
+					read = tok(kept)
+					break
+				}
+			}
+		}
+	}
+	for _, b := range bps {
+		if tok(b) >= r.MinTokens && tok(b) > read {
+			write = tok(b) - read
+		}
+	}
+	return read, write
+}
+
 // name says how cur[n] breaks the prefix it would share with prev.
-func name(prev, cur []element, n int) *Breaker {
+func (r Rules) name(prev, cur []element, n int) *Breaker {
 	p, c := prev[n], cur[n]
 	if p.part != c.part {
 		// One request has an element of a section the other ends earlier:
-		// the section order is system, tools, messages, so the one whose
-		// element comes first in that order gained it.
-		if order(c.part) < order(p.part) {
+		// the one whose element comes first in the order the cache reads
+		// the sections gained it.
+		if r.rank(c.part) < r.rank(p.part) {
 			return &Breaker{Part: c.part, Index: c.index, Kind: KindAdded}
 		}
 		return &Breaker{Part: p.part, Index: p.index, Kind: KindRemoved}
@@ -228,16 +352,6 @@ func name(prev, cur []element, n int) *Breaker {
 		return &Breaker{Part: "tools", Index: p.index, Kind: KindRemoved}
 	}
 	return &Breaker{Part: "messages", Index: c.index, Kind: KindRewritten}
-}
-
-func order(part string) int {
-	switch part {
-	case "system":
-		return 0
-	case "tools":
-		return 1
-	}
-	return 2
 }
 
 // sameTools reports whether prev and cur offer the same tool definitions, in
