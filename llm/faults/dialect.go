@@ -143,6 +143,10 @@ func truncateArguments(d dialect, resp *http.Response) (io.ReadCloser, error) {
 		out, err = truncateGeminiStream(data)
 	case d == wire.Gemini:
 		out, err = truncateGeminiJSON(data)
+	case d == wire.Bedrock && strings.HasPrefix(resp.Header.Get("Content-Type"), wire.ContentEventStream):
+		out, err = truncateBedrockStream(data)
+	case d == wire.Bedrock:
+		out, err = truncateBedrockJSON(data)
 	case isSSE(resp):
 		out, err = truncateStream(d, data)
 	default:
@@ -214,7 +218,6 @@ func truncateStream(d dialect, data []byte) ([]byte, error) {
 		frags []fragment
 	}
 	var events []event
-	totals := map[string]int{}
 	for len(data) > 0 {
 		end := eventEnd(data)
 		if end < 0 {
@@ -227,35 +230,20 @@ func truncateStream(d dialect, data []byte) ([]byte, error) {
 			if v, err := decode([]byte(payload)); err == nil {
 				ev.data = v
 				ev.frags = fragments(d, v)
-				for _, f := range ev.frags {
-					totals[f.key] += len(f.text)
-				}
 			}
 		}
 		events = append(events, ev)
 	}
-	kept := map[string]int{}
+	var all []fragment
+	for _, ev := range events {
+		all = append(all, ev.frags...)
+	}
+	halveFragments(all)
 	var out bytes.Buffer
 	for _, ev := range events {
 		if len(ev.frags) == 0 {
 			out.Write(ev.raw)
 			continue
-		}
-		for _, f := range ev.frags {
-			budget := totals[f.key]/2 - kept[f.key]
-			switch {
-			case budget <= 0:
-				f.set("")
-			case len(f.text) > budget:
-				cut := f.text[:budget]
-				for len(cut) > 0 && !utf8.RuneStart(f.text[len(cut)]) {
-					cut = cut[:len(cut)-1]
-				}
-				f.set(cut)
-				kept[f.key] += len(cut)
-			default:
-				kept[f.key] += len(f.text)
-			}
 		}
 		b, err := json.Marshal(ev.data)
 		if err != nil {
@@ -264,6 +252,33 @@ func truncateStream(d dialect, data []byte) ([]byte, error) {
 		out.WriteString(replaceData(ev.raw, b))
 	}
 	return out.Bytes(), nil
+}
+
+// halveFragments keeps, of each call's fragments (in stream order, a call
+// named by their key), the first half of their text, cut back to a
+// character boundary; the fragments after it are set empty.
+func halveFragments(frags []fragment) {
+	totals := map[string]int{}
+	for _, f := range frags {
+		totals[f.key] += len(f.text)
+	}
+	kept := map[string]int{}
+	for _, f := range frags {
+		budget := totals[f.key]/2 - kept[f.key]
+		switch {
+		case budget <= 0:
+			f.set("")
+		case len(f.text) > budget:
+			cut := f.text[:budget]
+			for len(cut) > 0 && !utf8.RuneStart(f.text[len(cut)]) {
+				cut = cut[:len(cut)-1]
+			}
+			f.set(cut)
+			kept[f.key] += len(cut)
+		default:
+			kept[f.key] += len(f.text)
+		}
+	}
 }
 
 // dataLine returns the payload of an event's data line.

@@ -67,15 +67,20 @@ func halveGeminiCalls(v map[string]any) bool {
 				continue
 			}
 			found = true
-			keys := make([]string, 0, len(args))
-			for k := range args {
-				keys = append(keys, k)
-			}
-			slices.Sort(keys)
-			for _, k := range keys[len(keys)/2:] {
-				delete(args, k)
-			}
+			halveKeys(args)
 		}
 	}
 	return found
+}
+
+// halveKeys keeps the first half of obj's keys (sorted, rounded down).
+func halveKeys(obj map[string]any) {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys[len(keys)/2:] {
+		delete(obj, k)
+	}
 }
