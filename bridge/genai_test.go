@@ -27,11 +27,14 @@ type genaiAgent struct {
 	model string
 	// mode, when set, is its function calling mode (toolConfig).
 	mode genai.FunctionCallingConfigMode
+	// version, when set, is the API version its client calls (genai's
+	// HTTPOptions.APIVersion: the path's v1, v1beta, v1beta1).
+	version string
 }
 
 func (a *genaiAgent) run(ctx context.Context, r *bridge.Run) error {
 	cfg := &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: r.APIKey, HTTPClient: r.HTTPClient,
-		HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL}}
+		HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL, APIVersion: a.version}}
 	if a.vertex {
 		cfg.Backend, cfg.APIKey, cfg.Project, cfg.Location = genai.BackendVertexAI, "", "notes-project", "us-central1"
 	}
@@ -98,14 +101,16 @@ func (a *genaiAgent) run(ctx context.Context, r *bridge.Run) error {
 // provider forwarding to a scripted local server), replays it with the
 // server gone, streamed and not, and fails closed when its system prompt,
 // a tool's description, its model or its function calling mode changes,
-// on the Gemini API and on Vertex AI; rebased, the changed model and mode
-// replay.
+// on the Gemini API and on Vertex AI, and when it calls another API version
+// (v1 instead of v1beta, or Vertex's v1beta1) than it was recorded on;
+// rebased, the changed model, mode and version replay.
 func TestGenai(t *testing.T) {
 	const system, desc = "You keep notes in files.", "Read a file."
 	for _, vertex := range []bool{false, true} {
 		t.Run(map[bool]string{false: "gemini-api", true: "vertex"}[vertex], func(t *testing.T) {
+			recorded := map[bool]string{false: "v1beta", true: "v1beta1"}[vertex]
 			agent := func(stream bool) *genaiAgent {
-				return &genaiAgent{system: system, readDesc: desc, stream: stream, vertex: vertex}
+				return &genaiAgent{system: system, readDesc: desc, stream: stream, vertex: vertex, version: recorded}
 			}
 			srv := httptest.NewServer(bridge.Handler(notesScript(), nil))
 			live, err := llm.Open(t.Context(), "gemini/gemini-test", &llm.OpenOptions{BaseURL: srv.URL, APIKey: "AIza-local-test"})
@@ -134,11 +139,15 @@ func TestGenai(t *testing.T) {
 			a = agent(true)
 			a.mode = genai.FunctionCallingConfigModeNone
 			failsClosed(t, verify(t, path, a.run, false), "notes.yaml:", "toolConfig", "NONE")
+			a = agent(false)
+			a.version = "v1"
+			failsClosed(t, verify(t, path, a.run, false), "notes.yaml:", "offered.params.apiVersion", `"`+recorded+`"`, `"v1"`)
 
-			// Rebased, the agent's new model and calling mode replay.
+			// Rebased, the agent's new model, calling mode and API version
+			// replay.
 			changed := func() *genaiAgent {
 				a := agent(false)
-				a.model, a.mode = "gemini-other", genai.FunctionCallingConfigModeAuto
+				a.model, a.mode, a.version = "gemini-other", genai.FunctionCallingConfigModeAuto, "v1"
 				return a
 			}
 			s := load(t, path)

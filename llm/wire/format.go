@@ -88,6 +88,9 @@ type route struct {
 	model string
 	// stream is set when the path asks for a stream.
 	stream bool
+	// apiVersion is the API version the path names (Gemini's v1 or
+	// v1beta); empty when the path names none or a header does.
+	apiVersion string
 }
 
 // ErrRequest is wrapped by every error about a request that cannot be

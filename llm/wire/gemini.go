@@ -31,12 +31,13 @@ func (gemini) Credentials() Credentials {
 	return Credentials{Headers: []string{"X-Goog-Api-Key", "Authorization"}, Query: []string{"key"}}
 }
 
-// VersionHeaders is empty: the API version is in the path.
+// VersionHeaders is empty: the API version is in the path, and pinned
+// from there as the parameter apiVersion.
 func (gemini) VersionHeaders() []string { return nil }
 
 func (gemini) route(path string) (route, bool) {
-	m, stream, ok := geminiPath(path)
-	return route{model: m, stream: stream}, ok
+	m, v, stream, ok := geminiPath(path)
+	return route{model: m, stream: stream, apiVersion: v}, ok
 }
 
 func (gemini) decode(body []byte, r route, _ *decoded) (*Call, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -95,10 +96,17 @@ type geminiGenConfig struct {
 }
 
 // params returns the request's behaviour-changing parameters by their wire
-// names: the model (from the path), toolConfig whole, and the keys of
-// generationConfig but its response schema (pinned as the response schema).
-func (r *geminiRequest) params(model string) map[string]json.RawMessage {
+// names: the model and the API version (apiVersion, as genai's
+// HTTPOptions names it), both from the path, toolConfig whole, and the
+// keys of generationConfig but its response schema (pinned as the response
+// schema). An API version serves its own models and features (v1beta has
+// what v1 has not yet), so an agent that moves to another is pinned as
+// Messages' anthropic-version header is.
+func (r *geminiRequest) params(rt route) map[string]json.RawMessage {
 	raw := map[string]json.RawMessage{"toolConfig": r.ToolConfig}
+	if rt.apiVersion != "" {
+		raw["apiVersion"] = json.RawMessage(strconv.Quote(rt.apiVersion))
+	}
 	if g := r.GenerationConfig; g != nil {
 		for k, v := range map[string]json.RawMessage{
 			"temperature": g.Temperature, "topP": g.TopP, "topK": g.TopK,
@@ -111,7 +119,7 @@ func (r *geminiRequest) params(model string) map[string]json.RawMessage {
 			raw[k] = v
 		}
 	}
-	return paramsOf(model, raw)
+	return paramsOf(rt.model, raw)
 }
 
 // DecodeGemini decodes a Gemini API request body sent to path (which names
@@ -140,7 +148,7 @@ func decodeGemini(body []byte, rt route) (*Call, error) {
 		return nil, requestErrorf("gemini body: %v", err)
 	}
 	c := &Call{Format: Gemini, Model: rt.model, Stream: rt.stream}
-	c.Request.Params = r.params(rt.model)
+	c.Request.Params = r.params(rt)
 	if g := r.GenerationConfig; g != nil {
 		if s := compact(g.ResponseJSONSchema); s != nil {
 			c.Request.ResponseSchema = s

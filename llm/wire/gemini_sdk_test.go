@@ -18,14 +18,15 @@ import (
 )
 
 // genaiBackends are the two backends of google.golang.org/genai, each with
-// the path prefix its requests carry.
+// the path prefix its requests carry and the API version in it.
 var genaiBackends = []struct {
-	name   string
-	vertex bool
-	prefix string
+	name    string
+	vertex  bool
+	prefix  string
+	version string
 }{
-	{"gemini-api", false, "/v1/models/"},
-	{"vertex", true, "/v1beta1/projects/proj-7/locations/europe-west4/publishers/google/models/"},
+	{"gemini-api", false, "/v1/models/", "v1"},
+	{"vertex", true, "/v1beta1/projects/proj-7/locations/europe-west4/publishers/google/models/", "v1beta1"},
 }
 
 // genaiClient is a genai client of the backend served by h in process.
@@ -250,6 +251,7 @@ func TestGeminiRequestThroughGenai(t *testing.T) {
 					"maxOutputTokens": `256`, "stopSequences": `["END"]`, "responseMimeType": `"application/json"`,
 					"thinkingConfig": `{"thinkingBudget":512}`,
 					"toolConfig":     `{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["read_log"]}}`,
+					"apiVersion":     `"` + b.version + `"`,
 				}
 				for k, v := range wantParams {
 					if !sameJSON(t, c.Request.Params[k], v) {
