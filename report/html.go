@@ -70,19 +70,26 @@ type kValue struct {
 
 // row is one scenario (in eval: one scenario × model).
 type row struct {
-	ID, Name, Path, Status, Model string
-	Tags                          []string
-	Seconds                       float64
+	// Kind is the page's: "replay" or "eval".
+	ID, Kind, Name, Path, Status, Model string
+	Tags                                []string
+	Seconds                             float64
 	// Summary is a short verdict line ("3/5 trials passed").
 	Summary string
 	// Reason is a failed or errored replay row's cause on one line, shown
 	// on the row itself (no click needed): its first failure's first line,
 	// else its error's; "" for a row that passed.
-	Reason       string
-	Error        string
-	Failures     []string
-	Golden       string
-	GoldenDiff   string
+	Reason string
+	// Open: the row starts open, its body rendered at once rather than
+	// when it is first opened (a failed replay row, up to openFailedRows).
+	Open       bool
+	Error      string
+	Failures   []string
+	Golden     string
+	GoldenDiff string
+	// GoldenFolded: GoldenDiff starts folded away, because a failure or
+	// an error listed before it is the cause.
+	GoldenFolded bool
 	Expectations []Expectation
 	Trials       []trialView
 }
@@ -147,6 +154,11 @@ func (r *Replay) WriteHTML(w io.Writer) error {
 	return writePage(w, replayPage(r))
 }
 
+// openFailedRows is how many failed rows of a replay page start open: the
+// first screen's worth, so that a page of hundreds of failures still
+// opens at once (each open row's body is built when the page loads).
+const openFailedRows = 10
+
 // divergenceOnce is what stands for a divergence already shown in a row.
 const divergenceOnce = "(the divergence from the tape, shown above)"
 
@@ -197,16 +209,23 @@ func showDivergenceOnce(rw *row) {
 }
 
 // rowReason is a failed replay scenario's cause on one line: the first
-// line of its first failure (a divergence comes first), else of its error,
-// without the scenario file's name the row already shows, cut at 200
-// bytes; "" when it passed.
+// line of its first failure other than the golden's difference (a
+// divergence comes first), else of its error, else the golden's first
+// change; without the scenario file's name the row already shows, cut at
+// 200 bytes; "" when it passed.
 func rowReason(s ScenarioResult) string {
 	if s.Status == StatusPass {
 		return ""
 	}
 	text := s.Error
-	if len(s.Failures) > 0 {
-		text = s.Failures[0]
+	for _, f := range s.Failures {
+		if _, golden := GoldenDifference(f); !golden {
+			text = f
+			break
+		}
+	}
+	if text == "" && len(s.Failures) > 0 {
+		text = goldenChange(s.Failures[0], s.GoldenDifference)
 	}
 	text, _, _ = strings.Cut(text, "\n")
 	text = strings.TrimPrefix(text, s.Path+": ")
@@ -218,6 +237,34 @@ func rowReason(s ScenarioResult) string {
 		text = text[:cut] + "…"
 	}
 	return text
+}
+
+// goldenFolded reports whether s's golden difference is not its cause:
+// a failure other than it, or an error, says what went wrong first.
+func goldenFolded(s ScenarioResult) bool {
+	if s.Error != "" {
+		return true
+	}
+	for _, f := range s.Failures {
+		if _, golden := GoldenDifference(f); !golden {
+			return true
+		}
+	}
+	return false
+}
+
+// openFailed opens the first n failed or errored rows of rows (in their
+// order), leaving the rest closed.
+func openFailed(rows []row, n int) {
+	for i := range rows {
+		if n == 0 {
+			return
+		}
+		if rows[i].Status == StatusFail || rows[i].Status == StatusError {
+			rows[i].Open = true
+			n--
+		}
+	}
 }
 
 // failuresFirst orders rows by status, failures and errors first, then
@@ -243,6 +290,9 @@ func failuresFirst(rows []row) {
 
 func writePage(w io.Writer, p *page) error {
 	p.CSS, p.JS = template.CSS(pageCSS), template.JS(pageJS)
+	for i := range p.Rows {
+		p.Rows[i].Kind = p.Kind
+	}
 	return pageTmpl().Execute(w, p)
 }
 
@@ -285,7 +335,7 @@ func replayPage(r *Replay) *page {
 				Iterations: s.Iterations, Transcript: s.Transcript, Verdicts: s.Judge}}
 		}
 		showDivergenceOnce(&rw)
-		rw.Reason = rowReason(s)
+		rw.Reason, rw.GoldenFolded = rowReason(s), goldenFolded(s)
 		p.Rows = append(p.Rows, rw)
 	}
 	for t := range tags {
@@ -296,5 +346,6 @@ func replayPage(r *Replay) *page {
 	p.Models = []modelRow{{Name: "tape", Scenarios: r.Summary.Scenarios, Passed: r.Summary.Passed,
 		InputTokens: r.Summary.InputTokens, OutputTokens: r.Summary.OutputTokens}}
 	failuresFirst(p.Rows)
+	openFailed(p.Rows, openFailedRows)
 	return p
 }

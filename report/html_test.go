@@ -40,8 +40,8 @@ func TestHTMLEscapesModelOutput(t *testing.T) {
 	// nothing in them may end that element early or put the parser into its
 	// escaped script states.
 	const lazyOpen = `<script type="text/html" class="lazy">`
-	if n := strings.Count(out, lazyOpen); n != 2 {
-		t.Errorf("%d rows with lazy details, want 2", n)
+	if n := strings.Count(out, lazyOpen); n != 1 {
+		t.Errorf("%d rows with lazy details, want 1 (the passing row; the failed one starts open)", n)
 	}
 	for _, part := range strings.Split(out, lazyOpen)[1:] {
 		body, _, _ := strings.Cut(part, "</script>")
@@ -108,7 +108,7 @@ func TestReplayHTMLFailuresFirstNoPassAtK(t *testing.T) {
 		}
 	}
 	var rows []string
-	for _, m := range regexp.MustCompile(`<details class="row" id="(s\d+)" data-status="(\w+)"`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`<details class="row"(?: open)? id="(s\d+)" data-status="(\w+)"`).FindAllStringSubmatch(out, -1) {
 		rows = append(rows, m[1]+" "+m[2])
 	}
 	if got := strings.Join(rows, ", "); got != "s1 fail, s2 pass" {
@@ -146,5 +146,116 @@ func TestReplayHTMLDivergenceOnce(t *testing.T) {
 	}
 	if r.Scenarios[0].Transcript.TerminationError != div {
 		t.Error("rendering changed the result's transcript")
+	}
+}
+
+// rowHTML is the markup of the row named name, from its <details> to the
+// end of its body.
+func rowHTML(t *testing.T, page, name string) string {
+	t.Helper()
+	start := strings.Index(page, `data-name="`+name+`"`)
+	if start < 0 {
+		t.Fatalf("no row %s in the page", name)
+	}
+	start = strings.LastIndex(page[:start], "<details")
+	end := strings.Index(page[start:], "\n</details>")
+	return page[start : start+end]
+}
+
+// TestReplayHTMLLeadsWithTheCause: a failed row starts open, its body
+// rendered (not waiting for a click), with its cause on the row: the first
+// failure that is not the golden's difference. The golden's difference
+// comes after what explains it, folded (a closed <details>); a row whose
+// only failure is the golden's difference shows it unfolded, its first
+// change on the row. A passing row starts closed, its body lazy.
+func TestReplayHTMLLeadsWithTheCause(t *testing.T) {
+	suite := suiteReplay(t, nil)
+	var hostile ScenarioResult
+	for _, s := range suite.Scenarios {
+		if s.Name == "hostile/script" {
+			hostile = s
+		}
+	}
+	goldenOnly := hostile
+	goldenOnly.Name, goldenOnly.Path = "golden/only", "scenarios/golden/only.yaml"
+	goldenOnly.Failures = goldenOnly.Failures[:1]
+	goldenOnly.Expectations = []Expectation{{Key: "termination", Passed: true}}
+	r := NewReplay(append(suite.Scenarios, goldenOnly), nil)
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+
+	failed := rowHTML(t, out, "hostile/script")
+	if !strings.HasPrefix(failed, `<details class="row" open`) {
+		t.Errorf("the failed row does not start open:\n%.200s", failed)
+	}
+	if strings.Contains(failed, `class="lazy"`) {
+		t.Error("the failed row's body waits for a click")
+	}
+	summary, body, _ := strings.Cut(failed, "</summary>")
+	if want := `<span class="reason">scenarios/hostile/script.yaml:19: expect.final: expected the final text to contain &#34;goodbye&#34;, found &#34;It is in.&#34;</span>`; !strings.Contains(summary, want) {
+		t.Errorf("the failed row's summary lacks its cause %s:\n%s", want, summary)
+	}
+	expect, golden := strings.Index(body, "<h3>expectations</h3>"), strings.Index(body, `<details class="golden">`)
+	if expect < 0 || golden < 0 || golden < expect {
+		t.Errorf("the golden's difference is not folded after the expectations that explain it (expectations at %d, folded golden at %d):\n%s", expect, golden, body)
+	}
+
+	only := rowHTML(t, out, "golden/only")
+	summary, body, _ = strings.Cut(only, "</summary>")
+	if want := `<span class="reason">the outcome differs from the golden file scenarios/hostile/script.golden.yaml: -final: It was in. &#43;final: It is in.</span>`; !strings.Contains(summary, want) {
+		t.Errorf("a golden-only failure's summary lacks its first change %s:\n%s", want, summary)
+	}
+	if !strings.Contains(body, `<details class="golden" open>`) {
+		t.Errorf("a golden-only failure folds away its only cause:\n%s", body)
+	}
+
+	passed := rowHTML(t, out, "files/append")
+	if strings.HasPrefix(passed, `<details class="row" open`) || !strings.Contains(passed, `class="lazy"`) {
+		t.Errorf("the passing row starts open or its body is not lazy:\n%.300s", passed)
+	}
+}
+
+// TestReplayHTMLDivergenceFirst: a row that diverged lists the divergence
+// first and folds any golden difference a saved result carries after it.
+func TestReplayHTMLDivergenceFirst(t *testing.T) {
+	div := "replay: x.yaml: request 1 differs from tape[0] at line 9 (- tape, + run):\n-  content: hello\n+  content: goodbye\n"
+	diff := "@@ -1,2 +1,2 @@\n-final: a\n+final: b\n"
+	r := &Replay{Format: ReplayFormat, Scenarios: []ScenarioResult{{
+		Name: "x", Path: "x.yaml", Status: StatusFail, Termination: "model_error", GoldenDifference: diff,
+		Failures: []string{"x.yaml: the run diverged from the tape: " + div, "x.yaml: the run stopped at turn 1; 2 expectations and the golden were not compared",
+			"the outcome differs from the golden file x.golden.yaml (- golden, + outcome; first difference):\n" + diff},
+		Transcript: &Transcript{TerminationError: div},
+	}}}
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	row := rowHTML(t, buf.String(), "x")
+	divAt, goldenAt := strings.Index(row, "content: goodbye"), strings.Index(row, `<details class="golden">`)
+	if !strings.HasPrefix(row, `<details class="row" open`) || divAt < 0 || goldenAt < divAt {
+		t.Errorf("the open row does not show the divergence (at %d) before the folded golden difference (at %d):\n%s", divAt, goldenAt, row)
+	}
+}
+
+// TestReplayHTMLOpenRowsBounded: of many failed rows only the first
+// openFailedRows start open, so that a page of hundreds of failures still
+// opens at once; the others keep their cause on the row and a lazy body.
+func TestReplayHTMLOpenRowsBounded(t *testing.T) {
+	var buf bytes.Buffer
+	if err := largeReplay(t, 100).WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if n := strings.Count(out, `<details class="row" open`); n != openFailedRows {
+		t.Errorf("%d rows start open, want %d", n, openFailedRows)
+	}
+	if n := strings.Count(out, `<span class="reason">`); n != 50 {
+		t.Errorf("%d rows show their cause, want the 50 failed ones", n)
+	}
+	if n := strings.Count(out, `class="lazy"`); n != 100-openFailedRows {
+		t.Errorf("%d rows with lazy bodies, want %d", n, 100-openFailedRows)
 	}
 }

@@ -107,12 +107,20 @@ func failureMessage(s ScenarioResult) string {
 	if len(s.Failures) == 0 {
 		return "failed"
 	}
-	msg := firstLine(s.Failures[0])
-	if strings.HasPrefix(s.Failures[0], goldenDifferencePrefix) && s.GoldenDifference != "" {
-		msg = strings.TrimSuffix(msg, " "+strings.TrimSuffix(goldenDifferenceMarker, ":\n")+":") + ": " + firstChange(s.GoldenDifference)
-	}
+	msg := goldenChange(s.Failures[0], s.GoldenDifference)
 	if n := len(s.Failures) - 1; n > 0 {
 		msg += fmt.Sprintf(" (and %d more)", n)
+	}
+	return msg
+}
+
+// goldenChange is the first line of failure; when failure is the golden
+// difference diff, its header with the diff's first change in place of
+// the marker ("the outcome differs from the golden file G: -a +b").
+func goldenChange(failure, diff string) string {
+	msg := firstLine(failure)
+	if strings.HasPrefix(failure, goldenDifferencePrefix) && diff != "" {
+		msg = strings.TrimSuffix(msg, " "+strings.TrimSuffix(goldenDifferenceMarker, ":\n")+":") + ": " + firstChange(diff)
 	}
 	return msg
 }

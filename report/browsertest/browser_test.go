@@ -21,7 +21,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
+	"github.com/tapeloop/tapeloop/report/fromharness"
 )
 
 // hostile is the model-controlled text of the fixture suite that must render
@@ -165,18 +167,15 @@ func TestBrowserReport(t *testing.T) {
 	if got := eval[string](t, tab, `typeof window.pwned + " " + document.title + " " + document.querySelectorAll("img").length`); got != "undefined tapeloop replay 0" {
 		t.Errorf("typeof window.pwned, title, images = %q, want %q", got, "undefined tapeloop replay 0")
 	}
-	// The details are lazy: no row's body is in the document until it opens.
-	if got := eval[[]int](t, tab, `[document.querySelectorAll("#rows .body").length, document.querySelectorAll("#rows > .row > script.lazy").length]`); got[0] != 0 || got[1] != 2 {
-		t.Errorf("bodies in the document, rows with unopened details = %v before opening any row, want [0 2]", got)
+	// The failing row starts open, its body in the document; the passing
+	// row's details are lazy: not in the document until it opens.
+	if got := eval[[]int](t, tab, `[document.querySelectorAll('details[data-name="hostile/script"][open] > .body').length, document.querySelectorAll("#rows .body").length, document.querySelectorAll("#rows > .row > script.lazy").length]`); got[0] != 1 || got[1] != 1 || got[2] != 1 {
+		t.Errorf("bodies of the open failed row, bodies in the document, rows with unopened details = %v before opening any row, want [1 1 1]", got)
 	}
-
-	// Open the failing scenario: its details are instantiated once, the
-	// hostile string is text in them, and its workspace diff lines are coloured.
-	if err := chromedp.Do(tab, chromedp.Click(`details[data-name="hostile/script"] > summary`), chromedp.WaitVisible(`details[data-name="hostile/script"] .d-add`)); err != nil {
+	// The hostile string is text in the failing row's details, and its
+	// workspace diff lines are coloured.
+	if err := chromedp.Do(tab, chromedp.WaitVisible(`details[data-name="hostile/script"] .turn .d-add`)); err != nil {
 		t.Fatal(err)
-	}
-	if got := eval[[]int](t, tab, `[document.querySelectorAll('details[data-name="hostile/script"] > .body').length, document.querySelectorAll("#rows > .row > script.lazy").length]`); got[0] != 1 || got[1] != 1 {
-		t.Errorf("bodies of the opened row, rows still with unopened details = %v, want [1 1]", got)
 	}
 	if got := eval[string](t, tab, `typeof window.pwned + " " + document.title + " " + document.querySelectorAll("img").length`); got != "undefined tapeloop replay 0" {
 		t.Errorf("after opening: typeof window.pwned, title, images = %q, want %q", got, "undefined tapeloop replay 0")
@@ -255,12 +254,24 @@ func TestBrowserLargeReport(t *testing.T) {
 	if got := eval[string](t, tab, `document.getElementById("shown").textContent`); got != "500 of 1000 shown" {
 		t.Errorf("shown %q after filtering to failed", got)
 	}
-	// Opening a failed row renders its details on demand.
-	if err := chromedp.Do(tab, chromedp.Click(`#rows > .row[data-status="fail"]:not([hidden]) > summary`), chromedp.WaitVisible(`#rows > .row[open] .turn .d-add`)); err != nil {
+	// The first failed rows start open; the others wait, their cause on
+	// the row, and opening one renders its details on demand.
+	opened := eval[int](t, tab, `document.querySelectorAll("#rows > .row[open] > .body").length`)
+	if opened < 1 || opened >= 500 {
+		t.Errorf("%d of 500 failed rows start open; want the first few, not all", opened)
+	}
+	closed := eval[string](t, tab, `document.querySelector('#rows > .row[data-status="fail"]:not([open])').id`)
+	if got := eval[string](t, tab, `document.querySelector("#`+closed+` .reason").textContent`); got == "" {
+		t.Errorf("the closed failed row %s shows no cause", closed)
+	}
+	// The open rows above it are laid out when they scroll into view
+	// (content-visibility), moving it: scroll to it first, then click.
+	eval[bool](t, tab, `(() => { document.querySelector("#`+closed+` > summary").scrollIntoView({block: "center"}); return true; })()`)
+	if err := chromedp.Do(tab, chromedp.Click(`#`+closed+` > summary`), chromedp.WaitVisible(`#`+closed+` .turn .d-add`)); err != nil {
 		t.Fatal(err)
 	}
-	if got := eval[int](t, tab, `document.querySelectorAll("#rows .body").length`); got != 1 {
-		t.Errorf("%d row bodies in the document after opening one row, want 1", got)
+	if got := eval[int](t, tab, `document.querySelectorAll("#rows .body").length`); got != opened+1 {
+		t.Errorf("%d row bodies in the document after opening one more row, want %d", got, opened+1)
 	}
 	info, _ := os.Stat(page)
 	t.Logf("1,000 scenarios: %.1f MB, DOMContentLoaded at %.0f ms, load at %.0f ms (2 scenarios: load at %.0f ms)", float64(info.Size())/1e6, timing[0], timing[1], base[1])
@@ -326,5 +337,91 @@ func TestBrowserJudgeVerdicts(t *testing.T) {
 	after := eval[bool](t, tab, `(() => { const b = document.querySelector('details[data-name="hostile/script"]'); const f = Array.from(b.querySelectorAll(".msg.final")).pop(); return !!(f.compareDocumentPosition(b.querySelector(".judge")) & Node.DOCUMENT_POSITION_FOLLOWING); })()`)
 	if !after {
 		t.Error("the verdicts are not after the final answer")
+	}
+}
+
+// divergedReplay returns the fixture suite with a real divergence at turn
+// 1 added: the bundled scenario files/append-line, its user message
+// changed after its tape was recorded, verified by the harness.
+func divergedReplay(t *testing.T) *report.Replay {
+	t.Helper()
+	dir := t.TempDir()
+	src := filepath.Join("..", "..", "scenarios", "files", "append-line")
+	for _, ext := range []string{".yaml", ".golden.yaml"} {
+		b, err := os.ReadFile(src + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ext == ".yaml" {
+			changed := strings.Replace(string(b), `content: "Append 'world' to notes.txt and show me the file."}`, `content: "Append 'world' to notes.txt."}`, 1)
+			if changed == string(b) {
+				t.Fatalf("%s: no user message to change", src+ext)
+			}
+			b = []byte(changed)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "append-line"+ext), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v := harness.Verify(t.Context(), filepath.Join(dir, "append-line.yaml"), nil)
+	if v.Passed() || v.Outcome == nil || !v.Outcome.Diverged {
+		t.Fatalf("the changed scenario did not diverge: %v %v", v.Err, v.Failures)
+	}
+	res := fromharness.ScenarioResult(v, 0)
+	res.Name = "files/diverged"
+	return report.NewReplay(append(suiteReplay(t).Scenarios, res), nil)
+}
+
+// TestBrowserFailedRowsLeadWithTheCause: without a click, a failed row is
+// open with its cause on the row; a row that diverged at turn 1 shows the
+// divergence's diff; a golden difference that follows a failed expectation
+// is folded away until its summary is clicked.
+func TestBrowserFailedRowsLeadWithTheCause(t *testing.T) {
+	tab := browser(t)
+	page := htmlFile(t, divergedReplay(t))
+	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
+	cons := watchConsole(t, tab)
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
+		t.Fatal(err)
+	}
+	// shown is the text of the first element matching a selector when a
+	// reader sees it (not folded away in a closed <details>), else "".
+	const shown = `(sel => { const e = document.querySelector(sel); return e && e.checkVisibility() ? e.textContent : ""; })`
+
+	open := eval[[]string](t, tab, `Array.from(document.querySelectorAll("#rows > .row")).map(r => r.dataset.name + " " + r.open)`)
+	if want := "files/diverged true,hostile/script true,files/append false"; strings.Join(open, ",") != want {
+		t.Errorf("rows and whether each is open: %v, want %s", open, want)
+	}
+	reason := eval[string](t, tab, shown+`('details[data-name="files/diverged"] > summary .reason')`)
+	if !strings.HasPrefix(reason, "the run diverged from the tape: ") || !strings.Contains(reason, "turn 1") {
+		t.Errorf("the diverged row's visible cause is %q; want the divergence at turn 1", reason)
+	}
+	first := eval[string](t, tab, shown+`('details[data-name="files/diverged"] .body pre.problem')`)
+	if !strings.Contains(first, `+`) || !strings.Contains(first, "Append 'world' to notes.txt.") {
+		t.Errorf("the diverged row's first visible problem does not show the changed message:\n%s", first)
+	}
+	stopped := eval[string](t, tab, shown+`('details[data-name="files/diverged"] .body pre.problem + pre.problem')`)
+	if !strings.Contains(stopped, "the run stopped at turn 1") {
+		t.Errorf("the line after the divergence is %q; want where the run stopped", stopped)
+	}
+
+	reason = eval[string](t, tab, shown+`('details[data-name="hostile/script"] > summary .reason')`)
+	if !strings.Contains(reason, `expect.final: expected the final text to contain "goodbye"`) {
+		t.Errorf("the failed row's visible cause is %q; want its failed expectation", reason)
+	}
+	const goldenDiff = `'details[data-name="hostile/script"] details.golden .d-add'`
+	if got := eval[string](t, tab, shown+`(`+goldenDiff+`)`); got != "" || eval[bool](t, tab, `document.querySelector('details[data-name="hostile/script"] details.golden').open`) {
+		t.Errorf("the golden difference is shown before it is clicked: %q", got)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(`details[data-name="hostile/script"] details.golden > summary`), chromedp.WaitVisible(`details[data-name="hostile/script"] details.golden .d-add`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := eval[string](t, tab, shown+`(`+goldenDiff+`)`); got != "+final: It is in." {
+		t.Errorf("after a click the golden difference's added line reads %q", got)
+	}
+	if errs := cons.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
