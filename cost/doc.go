@@ -5,7 +5,9 @@
 // tokens the cache could read: the provider's recorded cached tokens when the
 // usage holds them, else an estimate of one token per four bytes of the
 // prefix's JSON encoding, cut by the vendor's Rules. Over a run it gives the
-// cacheable share of input tokens.
+// cacheable share of input tokens; at a Price, a row of the dated table kept
+// in the repository (BundledPrices, cost/prices.yaml) or of a file of one's
+// own (LoadPrices), it gives the cost with and without the cache (Bill).
 //
 // Rules say how each vendor's cache reads a request: Generic compares in the
 // order system prompt, tools, messages with no minimum; OpenAI keeps 1024

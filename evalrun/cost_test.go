@@ -1,10 +1,17 @@
 package evalrun
 
 import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/cost"
+	"github.com/tapeloop/tapeloop/llm"
 )
 
 // A bundled scenario whose tools change mid-run shows the breaker; one
@@ -24,7 +31,7 @@ func TestCostBundledScenarios(t *testing.T) {
 	if share, _ := strconv.Atoi(m[1]); share < 50 {
 		t.Errorf("notes-over-three-turns share %d%%, want over half: each request repeats the one before", share)
 	}
-	if strings.Contains(out[strings.Index(out, "conversations/notes"):], "request ") {
+	if notes := out[strings.Index(out, "conversations/notes"):strings.Index(out, "suite  ")]; strings.Contains(notes, "request ") {
 		t.Errorf("notes-over-three-turns only appends, yet a breaker is listed:\n%s", out)
 	}
 }
@@ -38,5 +45,171 @@ func TestCostUsageErrors(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "cost", "no/such/dir"); code != exitUsage || !strings.Contains(errOut, "no/such/dir") {
 		t.Errorf("missing path: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// --model prices a scenario whose requests name none; a file of one's own
+// adds a row, here one whose cache keeps any prefix, so the cost with
+// caching follows from the JSON's token counts and the row's prices.
+func TestCostPricesAndJSON(t *testing.T) {
+	const notes = "../scenarios/conversations/notes-over-three-turns.yaml"
+	code, out, errOut := runCmd(t, "cost", "--model", "gpt-4.1-mini", notes)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	// A few hundred tokens are below OpenAI's 1024-token minimum: nothing
+	// is cached, and caching saves nothing.
+	m := regexp.MustCompile(`cacheable share 0% \(0 of \d+ input tokens, estimated\)\n      gpt-4.1-mini at openai's cache and prices of \d{4}-\d\d-\d\d: (\$[0-9.]+) with caching, (\$[0-9.]+) without\n`).FindStringSubmatch(out)
+	if m == nil || m[1] != m[2] {
+		t.Fatalf("want no share under OpenAI's minimum and equal costs, got:\n%s", out)
+	}
+	own := filepath.Join(t.TempDir(), "prices.yaml")
+	if err := os.WriteFile(own, []byte(`prices:
+  - provider: gemini
+    model: house-flash
+    input: 1
+    cached_input: 0.1
+    cache_write: 1
+    output: 4
+    min_cache_tokens: 0
+    date: 2026-12-01
+    source: https://example.com/house-prices
+`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runCmd(t, "cost", "--prices", own, "--model", "house-flash", "--json", "-", notes, "../scenarios/availability/until-iteration.yaml")
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	if !strings.Contains(errOut, "house-flash at gemini's cache") || !strings.Contains(errOut, "suite  2 scenarios") {
+		t.Errorf("with --json -, the text goes to standard error; got:\n%s", errOut)
+	}
+	var doc struct {
+		Format    string `json:"format"`
+		Scenarios []struct {
+			Name             string
+			Requests         int
+			InputTokens      int     `json:"input_tokens"`
+			CachedTokens     int     `json:"cached_tokens"`
+			CacheWriteTokens int     `json:"cache_write_tokens"`
+			OutputTokens     int     `json:"output_tokens"`
+			Share            float64 `json:"cacheable_share"`
+			Estimated        bool
+			Model, Rules     string
+			Breakers         []struct {
+				Request           int
+				Place, Part, Kind string
+				Index             int
+			}
+			Price *struct {
+				Model, Date, Source string
+				Input               float64
+				CachedInput         float64 `json:"cached_input"`
+				Output              float64
+			}
+			Cost *struct {
+				WithCache    float64 `json:"with_cache"`
+				WithoutCache float64 `json:"without_cache"`
+			} `json:"cost_usd"`
+		}
+		Suite struct {
+			Scenarios, Requests, Priced int
+			InputTokens                 int `json:"input_tokens"`
+			CachedTokens                int `json:"cached_tokens"`
+			Cost                        struct {
+				WithCache    float64 `json:"with_cache"`
+				WithoutCache float64 `json:"without_cache"`
+			} `json:"cost_usd"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stdout is not the JSON document: %v\n%s", err, out)
+	}
+	if doc.Format != "tapeloop-cost/v1" || len(doc.Scenarios) != 2 || doc.Suite.Scenarios != 2 || doc.Suite.Priced != 2 {
+		t.Fatalf("document %+v", doc)
+	}
+	var sumIn, sumCached int
+	var sumWith float64
+	for _, s := range doc.Scenarios {
+		if s.Rules != "gemini" || s.Model != "house-flash" || s.Price == nil || s.Price.Source != "https://example.com/house-prices" || s.Cost == nil || !s.Estimated {
+			t.Fatalf("%s: %+v", s.Name, s)
+		}
+		want := (float64(s.InputTokens-s.CachedTokens)*1 + float64(s.CachedTokens)*0.1 + float64(s.OutputTokens)*4) / 1e6
+		if math.Abs(s.Cost.WithCache-want) > 1e-12 || s.CacheWriteTokens != 0 {
+			t.Errorf("%s: with cache %v, want %v from its tokens", s.Name, s.Cost.WithCache, want)
+		}
+		if s.CachedTokens == 0 || s.Cost.WithCache >= s.Cost.WithoutCache || s.OutputTokens == 0 {
+			t.Errorf("%s: %d cached, %d output; costs %v and %v: want a saving", s.Name, s.CachedTokens, s.OutputTokens, s.Cost.WithCache, s.Cost.WithoutCache)
+		}
+		sumIn, sumCached, sumWith = sumIn+s.InputTokens, sumCached+s.CachedTokens, sumWith+s.Cost.WithCache
+	}
+	if until := doc.Scenarios[1]; len(until.Breakers) != 1 || until.Breakers[0].Place != "tools[0] added" || until.Breakers[0].Kind != "added" {
+		t.Errorf("until-iteration breakers %+v", until.Breakers)
+	}
+	if doc.Suite.InputTokens != sumIn || doc.Suite.CachedTokens != sumCached || math.Abs(doc.Suite.Cost.WithCache-sumWith) > 1e-12 {
+		t.Errorf("suite %+v, want the sums %d, %d, %v", doc.Suite, sumIn, sumCached, sumWith)
+	}
+}
+
+func TestCostPriceErrors(t *testing.T) {
+	if code, _, errOut := runCmd(t, "cost", "--model", "no-such-model", "../scenarios/availability"); code != exitUsage || !strings.Contains(errOut, `no price for "no-such-model"`) {
+		t.Errorf("unknown --model: exit %d, stderr %q", code, errOut)
+	}
+	bad := filepath.Join(t.TempDir(), "prices.yaml")
+	if err := os.WriteFile(bad, []byte("prices:\n  - provider: openai\n    model: m\n    input: cheap\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := runCmd(t, "cost", "--prices", bad, "../scenarios/availability"); code != exitUsage || !strings.Contains(errOut, bad+":4: prices[0].input: want a price") {
+		t.Errorf("bad --prices: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// The model a bridged agent's requests name picks the row and its vendor's
+// rules; a model without a row is said, and read generically.
+func TestCostOfRequestModel(t *testing.T) {
+	named := func(model string) []cost.Call {
+		r := llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}, Params: map[string]json.RawMessage{"model": json.RawMessage(strconv.Quote(model))}}
+		return []cost.Call{{Request: r}}
+	}
+	for _, tt := range []struct{ model, row, rules string }{
+		{"claude-sonnet-4-5-20250929", "claude-sonnet-4-5", "anthropic"},
+		{"us.anthropic.claude-haiku-4-5-20251001-v1:0", "anthropic.claude-haiku-4-5", "bedrock"},
+		{"gemini-2.5-flash", "gemini-2.5-flash", "gemini"},
+		{"house-model", "", "generic"},
+	} {
+		m, err := costOf(named(tt.model), cost.BundledPrices(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.model != tt.model || m.run.Rules.String() != tt.rules || (m.price == nil) != (tt.row == "") || m.price != nil && m.price.Model != tt.row {
+			t.Errorf("%s: model %q, rules %s, price %+v; want row %q, rules %s", tt.model, m.model, m.run.Rules, m.price, tt.row, tt.rules)
+		}
+	}
+}
+
+// Every `$ evalrun cost` block of docs/cost.md prints what the command
+// prints, run from the repository's root.
+func TestCostDocOutputs(t *testing.T) {
+	doc, err := os.ReadFile("../docs/cost.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := regexp.MustCompile("(?s)```\n\\$ evalrun (cost [^\n]*)\n(.*?)```").FindAllStringSubmatch(string(doc), -1)
+	if len(blocks) < 2 {
+		t.Fatalf("found %d evalrun cost blocks in docs/cost.md", len(blocks))
+	}
+	for _, b := range blocks {
+		var args []string
+		for i, a := range regexp.MustCompile(`'[^']*'|\S+`).FindAllString(b[1], -1) {
+			a = strings.Trim(a, "'")
+			if _, err := os.Stat(filepath.Join("..", a)); err == nil && i > 0 {
+				a = filepath.Join("..", a)
+			}
+			args = append(args, a)
+		}
+		code, out, errOut := runCmd(t, args...)
+		if code != exitOK || out != b[2] {
+			t.Errorf("evalrun %s: exit %d, stderr %q; stdout:\n%s\nthe doc shows:\n%s", b[1], code, errOut, out, b[2])
+		}
 	}
 }
