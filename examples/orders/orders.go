@@ -7,8 +7,11 @@
 //   - Both tools share one Store per run (toolkit.Shared); the Store is a
 //     toolkit.World, so its end state goes into each golden under
 //     state.orders, and expect.state checks it.
+//   - AnswerMatchesBook is a check of its own, written in Go
+//     (harness.NewChecker): a scenario calls it in expect.check, and it
+//     fails an answer that contradicts the order book.
 //   - orders_test.go replays scenarios/ with harness.Test; cmd/ordersrun is
-//     evalrun with these tools added (evalrun.Main), so
+//     evalrun with these tools and checks added (evalrun.Main), so
 //     `go run ./examples/orders/cmd/ordersrun examples/orders/scenarios`
 //     replays the same folder.
 package orders

@@ -1,6 +1,7 @@
-// Command ordersrun is evalrun with the orders agent's tools added: every
-// evalrun command, flag and exit code, and scenarios may name lookup_order
-// and cancel_order in setup.tools.
+// Command ordersrun is evalrun with the orders agent's tools and check
+// added: every evalrun command, flag and exit code, and scenarios may name
+// lookup_order and cancel_order in setup.tools and answer_matches_book in
+// expect.check.
 //
 //	go run ./examples/orders/cmd/ordersrun examples/orders/scenarios
 //	go run ./examples/orders/cmd/ordersrun lint examples/orders/scenarios
@@ -19,5 +20,5 @@ import (
 func main() {
 	ctx, stop := evalrun.NotifyContext(context.Background())
 	defer stop()
-	os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, &evalrun.Options{Tools: orders.Tools()}))
+	os.Exit(evalrun.Main(ctx, os.Args[1:], os.Stdout, os.Stderr, &evalrun.Options{Tools: orders.Tools(), Checks: orders.Checks()}))
 }
