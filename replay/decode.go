@@ -21,11 +21,11 @@ var (
 	fileKeys     = []string{"format", "name", "offered", "tape", "judge"}
 	entryKeys    = []string{"response", "error", "user", "request"}
 	userKeys     = []string{"content", "name"}
-	responseKeys = []string{"content", "tool_calls", "finish_reason", "usage"}
-	callKeys     = []string{"id", "name", "arguments"}
+	responseKeys = []string{"reasoning", "content", "tool_calls", "finish_reason", "usage"}
+	callKeys     = []string{"id", "name", "arguments", "signature"}
 	usageKeys    = []string{"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens"}
 	requestKeys  = []string{"offered", "new", "tools", "last_message", "messages"}
-	messageKeys  = []string{"role", "content", "tool_calls", "tool_call_id", "name"}
+	messageKeys  = []string{"role", "reasoning", "content", "tool_calls", "tool_call_id", "name"}
 )
 
 // Load reads the standalone tape file at path (see Decode).
@@ -312,6 +312,8 @@ func (d *decoder) response(n *yaml.Node, path string) (*llm.Response, error) {
 		var err error
 		p := d.join(path, key)
 		switch key {
+		case "reasoning":
+			r.Message.Reasoning, err = d.reasoning(v, p)
 		case "content":
 			r.Message.Content, err = d.Str(v, p)
 		case "tool_calls":
@@ -373,6 +375,8 @@ func (d *decoder) calls(n *yaml.Node, path string) ([]llm.ToolCall, error) {
 				tc.Name, err = d.Str(v, d.join(p, key))
 			case "arguments":
 				tc.Arguments, err = d.arguments(v, d.join(p, key))
+			case "signature":
+				tc.Signature, err = d.opaque(v, d.join(p, key))
 			}
 			return err
 		})
@@ -442,6 +446,8 @@ func (d *decoder) message(n *yaml.Node, path string) (llm.Message, error) {
 			var s string
 			s, err = d.Str(v, p)
 			m.Role = llm.Role(s)
+		case "reasoning":
+			m.Reasoning, err = d.reasoning(v, p)
 		case "content":
 			m.Content, err = d.Str(v, p)
 		case "tool_calls":

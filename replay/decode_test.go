@@ -20,7 +20,7 @@ func TestDecodeErrors(t *testing.T) {
 		key             string
 	}{
 		{"unknown key", head + "  - response:\n      content: hi\n  - response:\n      tool_call: []\n",
-			`tapes/x.yaml:6: tape[1].response: unknown key "tool_call" (want content, tool_calls, finish_reason, usage)`, 6, "tape[1].response"},
+			`tapes/x.yaml:6: tape[1].response: unknown key "tool_call" (want reasoning, content, tool_calls, finish_reason, usage)`, 6, "tape[1].response"},
 		{"unknown top-level key", "format: tapeloop/v1\ncassette: 1\ntape: []\n",
 			`tapes/x.yaml:2: unknown key "cassette" (want format, name, offered, tape, judge)`, 2, ""},
 		{"unknown entry key", head + "  - respnse: {}\n",

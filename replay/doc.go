@@ -45,6 +45,14 @@
 // mid-run (`offered`), and, in tapes written by hand or with
 // RecorderOptions.RecordMessages, `tools`, `last_message` and `messages`.
 //
+// A recorded response keeps the model's reasoning (`reasoning:`, blocks of
+// text, signature and redacted data) and each call's `signature`, so that
+// replay serves back what a vendor wants returned byte for byte (signed
+// thinking, a Responses reasoning item, Gemini's thoughtSignature); a
+// request must carry the signed and redacted blocks and the signatures back
+// unchanged, while reasoning text without a signature is not compared (see
+// docs/scenario-format.md, "Reasoning and signatures").
+//
 // A Model serves a tape's entries in order and fails closed: a request that
 // differs from what the tape recorded (each part only when recorded) fails
 // with ErrDiverged and a diff (of the prompt, per tool of its description
@@ -67,7 +75,7 @@
 // required field, an invalid role or an unknown format version is an error
 // wrapping ErrFormat that names the file, the line and the key, for example
 //
-//	tapes/x.yaml:12: tape[1].response: unknown key "tool_call" (want content, tool_calls, finish_reason, usage)
+//	tapes/x.yaml:12: tape[1].response: unknown key "tool_call" (want reasoning, content, tool_calls, finish_reason, usage)
 //
 // Encoding is canonical: fixed key order, literal blocks for multi-line text,
 // empty fields omitted, no timestamps, so that loading a canonical tape and

@@ -34,7 +34,8 @@ func Save(path string, t *Tape) error {
 // `name` (when set), `offered` (when recorded), `tape` and `judge` (when
 // there are verdicts), keys in a fixed order, empty fields left
 // out, literal blocks for multi-line text, tool-call arguments always as a
-// string. Decoding the output and encoding it again gives the same bytes.
+// string, long signatures as literal blocks of 76-byte lines (see
+// opaqueText). Decoding the output and encoding it again gives the same bytes.
 // A nil t encodes as an empty tape.
 func Encode(w io.Writer, t *Tape) error {
 	if t == nil {
@@ -155,6 +156,9 @@ func UserNode(m llm.Message) *yaml.Node {
 
 func encodeResponse(r *llm.Response, path string) (*yaml.Node, error) {
 	n := yamlx.Map()
+	if len(r.Message.Reasoning) > 0 {
+		yamlx.Add(n, "reasoning", encodeReasoning(r.Message.Reasoning))
+	}
 	if r.Message.Content != "" {
 		yamlx.Add(n, "content", yamlx.Text(r.Message.Content))
 	}
@@ -191,6 +195,9 @@ func encodeCalls(calls []llm.ToolCall) *yaml.Node {
 		yamlx.Add(n, "name", yamlx.Text(c.Name)) // required, even when empty
 		if c.Arguments != "" {
 			yamlx.Add(n, "arguments", yamlx.Quoted(c.Arguments))
+		}
+		if c.Signature != "" {
+			yamlx.Add(n, "signature", opaqueText(c.Signature))
 		}
 		seq.Content = append(seq.Content, n)
 	}
@@ -257,6 +264,9 @@ func encodeMessage(m llm.Message, path string, strict bool) (*yaml.Node, error) 
 	}
 	n := yamlx.Map()
 	yamlx.Add(n, "role", yamlx.Text(string(m.Role)))
+	if rs := opaqueReasoning(m.Reasoning); len(rs) > 0 {
+		yamlx.Add(n, "reasoning", encodeReasoning(rs)) // what is compared of it
+	}
 	if m.Content != "" {
 		yamlx.Add(n, "content", yamlx.Text(m.Content))
 	}

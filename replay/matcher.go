@@ -113,10 +113,11 @@ func divergenceDiff(recorded, actual string) string {
 }
 
 // equalMessage compares messages field by field; nil and empty tool calls
-// are equal.
+// are equal. Calls compare with their signatures, and reasoning by its
+// opaque blocks (sameReasoning).
 func equalMessage(a, b llm.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
-		a.Name == b.Name && slices.Equal(a.ToolCalls, b.ToolCalls)
+		a.Name == b.Name && slices.Equal(a.ToolCalls, b.ToolCalls) && sameReasoning(a.Reasoning, b.Reasoning)
 }
 
 // renderSummary renders s as the canonical YAML of a tape's `request:`.

@@ -458,7 +458,8 @@ func (r *Redactor) RedactEntry(e *Entry) {
 }
 
 // RedactMessage redacts every string of m in place: content, tool-call IDs,
-// names and arguments, tool_call_id and name. m must own its ToolCalls.
+// names, arguments and signatures, tool_call_id, name and reasoning. m must
+// own its ToolCalls and Reasoning.
 func (r *Redactor) RedactMessage(m *llm.Message) {
 	m.Content = r.Redact(m.Content)
 	for i := range m.ToolCalls {
@@ -467,6 +468,7 @@ func (r *Redactor) RedactMessage(m *llm.Message) {
 	}
 	m.ToolCallID = r.Redact(m.ToolCallID)
 	m.Name = r.Redact(m.Name)
+	redactReasoning(r, m)
 }
 
 // finding is a secret found at [start, end) of a view's text.

@@ -74,7 +74,7 @@ func TestLoadErrors(t *testing.T) {
 			want: `$FILE:5: setup.tools[weather].fixture: unknown tool "weather_api" (known: fixtures ` + strings.Join(fixtures.Names(), ", ") + `)`},
 		{name: "tape error",
 			text: "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response:\n      content: hello\n      finsh_reason: stop\n",
-			want: `$FILE:6: tape[0].response: unknown key "finsh_reason" (want content, tool_calls, finish_reason, usage)`},
+			want: `$FILE:6: tape[0].response: unknown key "finsh_reason" (want reasoning, content, tool_calls, finish_reason, usage)`},
 		{name: "bad workspace from",
 			text: "format: tapeloop/v1\nsetup:\n  workspace: {from: nowhere}\n" + minimal,
 			want: `$FILE:3: setup.workspace.from: "nowhere" does not exist (it is resolved against the scenario's folder)`},
