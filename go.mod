@@ -15,7 +15,6 @@ require (
 	go.uber.org/goleak v1.3.0
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.48.0
-	golang.org/x/tools v0.49.0
 	google.golang.org/genai v1.79.1
 )
 

@@ -38,11 +38,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tapeloop/tapeloop/scripts/mutation/internal/covermap"
 )
 
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "-map" {
-		if err := writeMap(os.Args[2], os.Args[3]); err != nil {
+		if err := covermap.Write(os.Getenv("MUTANTGO_GO"), os.Args[2], os.Args[3]); err != nil {
 			fmt.Fprintln(os.Stderr, "mutantgo:", err)
 			os.Exit(2)
 		}
@@ -118,7 +120,7 @@ func selectTests(args []string) (string, bool) {
 		fmt.Fprintf(os.Stderr, "mutantgo: %v; running every test\n", err)
 		return "", false
 	}
-	tests, err := lookup(filepath.Join(maps, strings.ReplaceAll(dir, "/", "_")+".map"), fmt.Sprintf("%s:%d", file, line))
+	tests, err := covermap.Lookup(filepath.Join(maps, strings.ReplaceAll(dir, "/", "_")+".map"), fmt.Sprintf("%s:%d", file, line))
 	if err != nil || len(tests) == 0 {
 		return "", false
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/scripts/mutation/internal/covermap"
 )
 
 const source = `package p
@@ -66,7 +68,7 @@ func TestLookupAndWithRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	for key, want := range map[string][]string{"a.go:12": {"TestA", "TestB"}, "a.go:2": {"TestC"}, "a.go:3": nil, "b.go:1": nil} {
-		if got, err := lookup(m, key); !slices.Equal(got, want) || err != nil {
+		if got, err := covermap.Lookup(m, key); !slices.Equal(got, want) || err != nil {
 			t.Errorf("lookup(%s) = %v, %v; want %v", key, got, err, want)
 		}
 	}

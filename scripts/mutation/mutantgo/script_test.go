@@ -14,7 +14,7 @@ import (
 	"time"
 )
 
-// TestScriptInterruptStopsGremlins runs scripts/mutation (the script that
+// TestScriptInterruptStopsGremlins runs scripts/mutation/run (the script that
 // puts mutantgo on gremlins' PATH) with a stand-in gremlins that never ends,
 // interrupts it the way a terminal's Ctrl-C does, and checks that the stand-in
 // is gone. The package timeout runs gremlins in a process group of its own,
@@ -47,11 +47,11 @@ func TestScriptInterruptStopsGremlins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(filepath.Join(root, "scripts", "mutation"), "--all-tests", "--out", t.TempDir(), "diffrecorder")
+	cmd := exec.Command(filepath.Join(root, "scripts", "mutation", "run"), "--all-tests", "--out", t.TempDir(), "diffrecorder")
 	cmd.Env = append(os.Environ(), "MUTATION_GOBIN="+gobin)
 	cmd.ExtraFiles = []*os.File{startedW, aliveW}
 	var stderr strings.Builder

@@ -1,0 +1,218 @@
+// Command semantic is scripts/mutation's second mutation engine: it makes
+// the mutants gremlins' arithmetic and conditional operators never do, the
+// bugs a careful engineer could write (see mutant.go for the kinds: a
+// statement or a branch removed, a value stored in the wrong field, two
+// arguments swapped, a match unanchored, a trim dropped, an early return or
+// continue, a deferred call dropped, an append to the wrong slice), and
+// reports which of them the package's own tests kill.
+//
+// It builds each package's tests once, with every mutant in (mutant
+// schemata: each mutant is guarded by a switch read from TAPELOOP_MUTANT),
+// and then runs, per mutant, only the tests that cover its line (the
+// coverage map that mutantgo makes for gremlins, shared). A mutant that a
+// test reaches only through a process it starts (a built binary) cannot be
+// switched on there, so it may be reported LIVED where a rebuilt binary
+// would kill it, never the reverse.
+//
+// Usage, from the module root:
+//
+//	semantic [flags] PKGDIR...
+//
+// Flags:
+//
+//	-allow FILE          mutants allowed to live, with a reason each (see allow.go)
+//	-maps DIR            coverage maps, made there when missing (default: a temporary folder)
+//	-work DIR            scratch folder (default: a temporary folder, removed afterwards)
+//	-workers N           mutants tested at once (default 1)
+//	-timeout-coefficient N  a mutant's tests time out after N times their time alone, plus 10 s (default 10)
+//	-sample N            test N mutants per package, chosen by a hash of their keys and -seed (default: all)
+//	-seed S              the sample's seed (default "tapeloop")
+//	-min-efficacy P      exit 1 when a package's efficacy is below P percent
+//	-list                print the mutants and exit, running nothing
+//
+// Efficacy is killed / (killed + lived), timed out counted as killed, the
+// allowed and the not covered left out (the coverage is printed beside it).
+// Exit 0 when every package ran (and met -min-efficacy), 1 when one did not
+// meet it, 2 on a usage error or when a package could not be run, 130 when
+// interrupted.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run is the command with its arguments and streams: it returns the exit
+// code.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("semantic", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	allowFile := fs.String("allow", "", "mutants allowed to live, with a reason each")
+	maps := fs.String("maps", "", "folder of coverage maps (made there when missing)")
+	work := fs.String("work", "", "scratch folder (default: temporary)")
+	workers := fs.Int("workers", 1, "mutants tested at once")
+	coefficient := fs.Int("timeout-coefficient", 10, "a mutant's tests time out after N times their time alone, plus 10 s")
+	n := fs.Int("sample", 0, "test N mutants per package (default: all)")
+	seed := fs.String("seed", "tapeloop", "the sample's seed")
+	minEff := fs.Float64("min-efficacy", 0, "exit 1 when a package's efficacy is below this percentage")
+	list := fs.Bool("list", false, "print the mutants and exit")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() == 0 || *workers < 1 || *coefficient < 1 || *n < 0 {
+		fmt.Fprintln(stderr, "usage: semantic [flags] PKGDIR... (from the module root; -h for the flags)")
+		return 2
+	}
+	allow := allowlist{}
+	if *allowFile != "" {
+		var err error
+		if allow, err = readAllow(*allowFile); err != nil {
+			fmt.Fprintln(stderr, "semantic:", err)
+			return 2
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	scratch := *work
+	if scratch == "" {
+		var err error
+		if scratch, err = os.MkdirTemp("", "semantic"); err != nil {
+			fmt.Fprintln(stderr, "semantic:", err)
+			return 2
+		}
+		defer os.RemoveAll(scratch)
+	}
+	if *maps == "" {
+		*maps = filepath.Join(scratch, "maps")
+	}
+	code := 0
+	var seen []string
+	for _, dir := range fs.Args() {
+		dir = filepath.ToSlash(filepath.Clean(dir))
+		s, err := load(dir)
+		if err != nil {
+			fmt.Fprintln(stderr, "semantic:", err)
+			code = 2
+			continue
+		}
+		ms := sample(s.mutants, *n, *seed)
+		head := fmt.Sprintf("== %s: %d mutants", dir, len(s.mutants))
+		if s.dropped > 0 {
+			head += fmt.Sprintf(" (%d more left out: the package did not compile with them)", s.dropped)
+		}
+		if len(ms) < len(s.mutants) {
+			head += fmt.Sprintf(", %d tested (a sample, seed %q)", len(ms), *seed)
+		}
+		fmt.Fprintln(stdout, head)
+		if *list {
+			for _, m := range ms {
+				fmt.Fprintf(stdout, "%s\n    key: %s\n", m.describe(dir), allow.key(dir, m))
+			}
+			continue
+		}
+		r := &runner{goCmd: "go", pkgDir: dir, work: filepath.Join(scratch, strings.ReplaceAll(dir, "/", "_")), maps: *maps, workers: *workers, coefficient: *coefficient,
+			progress: func(done, total int, v verdict) {
+				fmt.Fprintf(stderr, "[%d/%d] %s %s\n", done, total, v.state, v.m.describe(dir))
+			}}
+		cov, err := r.coverage()
+		if err != nil {
+			fmt.Fprintln(stderr, "semantic:", err)
+			code = 2
+			continue
+		}
+		bin, err := r.testBinary(s)
+		if err != nil {
+			fmt.Fprintln(stderr, "semantic:", err)
+			code = 2
+			continue
+		}
+		vs := r.run(ctx, bin, cov, ms)
+		if ctx.Err() != nil {
+			fmt.Fprintln(stderr, "semantic: interrupted; stopped")
+			return 130
+		}
+		t := tally(dir, vs, allow)
+		seen = append(seen, t.allowedKeys...)
+		for _, v := range vs {
+			if v.state == Lived {
+				fmt.Fprintf(stdout, "LIVED %s\n    allow as: %s  # why no test can kill it\n", v.m.describe(dir), allow.key(dir, v.m))
+			}
+		}
+		fmt.Fprintln(stdout, t.summary(dir))
+		if *minEff > 0 && t.efficacy() < *minEff {
+			code = max(code, 1)
+		}
+		if len(ms) == len(s.mutants) {
+			for _, k := range allow.unused(dir, seen) {
+				fmt.Fprintf(stdout, "allowlist: %s matches no mutant that lived: update or remove it\n", k)
+			}
+		}
+	}
+	return code
+}
+
+// counts is a package's tally of verdicts.
+type counts struct {
+	killed, lived, notCovered, timedOut, allowed int
+	allowedKeys                                  []string
+}
+
+// tally counts the verdicts, a lived mutant that the allowlist names as
+// allowed.
+func tally(dir string, vs []verdict, allow allowlist) *counts {
+	c := &counts{}
+	for i := range vs {
+		v := &vs[i]
+		if v.m == nil {
+			continue // not run: interrupted
+		}
+		switch v.state {
+		case Killed:
+			c.killed++
+		case TimedOut:
+			c.timedOut++
+		case NotCovered:
+			c.notCovered++
+		case Lived:
+			if k := allow.key(dir, v.m); allow[k] != "" {
+				v.state = Allowed
+				c.allowed++
+				c.allowedKeys = append(c.allowedKeys, k)
+			} else {
+				c.lived++
+			}
+		}
+	}
+	return c
+}
+
+// efficacy is killed / (killed + lived) in percent, timed out counted as
+// killed; 100 when nothing was tested.
+func (c *counts) efficacy() float64 {
+	k := c.killed + c.timedOut
+	if k+c.lived == 0 {
+		return 100
+	}
+	return 100 * float64(k) / float64(k+c.lived)
+}
+
+func (c *counts) summary(dir string) string {
+	tested := c.killed + c.timedOut + c.lived + c.allowed
+	cover := 100.0
+	if tested+c.notCovered > 0 {
+		cover = 100 * float64(tested) / float64(tested+c.notCovered)
+	}
+	return fmt.Sprintf("%s: killed %d, timed out %d, lived %d, allowed %d, not covered %d: efficacy %.1f%%, mutant coverage %.1f%%",
+		dir, c.killed, c.timedOut, c.lived, c.allowed, c.notCovered, c.efficacy(), cover)
+}
