@@ -89,6 +89,12 @@ type Options struct {
 	// per scenario than Trials, is refused with ErrResume and the reason.
 	// Nil means start afresh.
 	Resume *report.Eval
+	// Checkpoint, when set, gets each finished trial (pass, fail or
+	// error) as it finishes, synced before another trial takes its place,
+	// so that a run killed at any point leaves every finished trial on
+	// disk (OpenCheckpoint); give its Resumed as Resume to continue. Nil
+	// means no checkpoint.
+	Checkpoint *Checkpoint
 	// Tools are the user's tool factories scenarios may name beside the
 	// fixtures (harness.RunOptions.Tools); nil means the fixtures only.
 	Tools []*toolkit.Factory

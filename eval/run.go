@@ -82,6 +82,15 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 	if err := checkResume(opts, scenarios); err != nil {
 		return nil, err
 	}
+	if c := opts.Checkpoint; c != nil {
+		var names []string
+		for _, s := range scenarios {
+			names = append(names, s.Name)
+		}
+		if err := c.start(opts.Models, opts.trials(), names); err != nil {
+			return nil, err
+		}
+	}
 	r := &runner{opts: opts, redactor: opts.redactor(), clock: cmp.Or[clock.Clock](opts.Clock, clock.Real{}), models: map[string]llm.Model{}, judges: map[string]llm.Model{}, gates: map[string]*gate{},
 		results: map[slot]*report.EvalTrial{}, spans: map[string]*span{}, inFlight: map[string]int{}, spent: map[string]float64{}, costDone: map[string]int{}}
 	for _, name := range opts.Models {
@@ -289,6 +298,17 @@ func (r *runner) finish(spec trialSpec, si int, t *Trial, done bool, start time.
 			r.hookErr = err
 		}
 		r.hookMu.Unlock()
+	}
+	if c := r.opts.Checkpoint; done && c != nil {
+		// Before the trial's place is freed: a kill after the next trial
+		// starts finds this one on disk.
+		if err := c.add(spec.scenario.Name, spec.model, r.digests[si], t.Report); err != nil {
+			r.hookMu.Lock()
+			if r.hookErr == nil {
+				r.hookErr = err
+			}
+			r.hookMu.Unlock()
+		}
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -42,9 +43,11 @@ a provider down), whose scores say nothing. Prices and rate limits may come from
   limits:                       # per provider
     openai: {rpm: 500, tpm: 200000}`
 
-// evalGrace is how long the trials running when eval is interrupted
-// (Ctrl-C, SIGTERM) have to finish before they are cancelled.
-const evalGrace = 30 * time.Second
+// evalGrace is how long, by default, the trials running when eval is
+// interrupted (Ctrl-C, SIGTERM) have to finish before they are cancelled:
+// well inside Kubernetes' default 30 s between SIGTERM and SIGKILL, leaving
+// time to write the report and saved trials.
+const evalGrace = 20 * time.Second
 
 // defaultConfig is the file prices and limits are read from when it exists
 // and --config is not given.
@@ -57,6 +60,8 @@ type evalFlags struct {
 	trials, parallel, retryErrors     *int
 	out                               *outputFlags
 	baseURL, saveDir, minPass, resume *string
+	checkpoint                        *string
+	grace                             *time.Duration
 	runRE, config, judgeModel         *string
 	saveFailed                        *bool
 	maxCost                           *float64
@@ -75,7 +80,9 @@ func newEvalFlags(fs *flag.FlagSet) *evalFlags {
 	f.saveFailed = fs.Bool("save-trials-failed", false, "with --save-trials, write only the trials that failed")
 	f.minPass = fs.String("min-pass", "", "the pass rate (0..1) every model must reach (default: every trial must pass)")
 	f.maxCost = fs.Float64("max-cost", 0, "stop starting trials once the run would cost more than this many US dollars (0: no limit)")
-	f.resume = fs.String("resume", "", "the JSON report of an interrupted run: keep its finished trials")
+	f.resume = fs.String("resume", "", "the JSON report or checkpoint of an interrupted run: keep its finished trials")
+	f.checkpoint = fs.String("checkpoint", "", "append each finished trial to this file as it finishes; when it holds trials of this run already, resume from them")
+	f.grace = fs.Duration("grace", evalGrace, "when interrupted (Ctrl-C, SIGTERM), how long the running trials have to finish before they are cancelled")
 	f.runRE = fs.String("run", "", "run only scenarios whose name matches this regular expression")
 	fs.Var(&f.tags, "tag", "run only scenarios with this tag (repeatable, or comma-separated)")
 	f.retryErrors = fs.Int("retry-errors", 0, "run an error trial (a failed model call ended it) again up to this many times")
@@ -136,14 +143,40 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if saver.dir != "" {
 		opts.Trial = saver.hook(ctx)
 	}
+	ckpt, err := f.openCheckpoint(e, opts)
+	if err != nil {
+		return fail("%v", err)
+	}
+	if ckpt != nil {
+		defer ckpt.Close()
+	}
 	progress, endProgress := eval.ProgressPrinter(stderr, terminal, 10*time.Second)
 	opts.Progress = progress
+	stopSaying := sayInterrupted(ctx, stderr, *f.grace)
 	r, err := eval.Run(ctx, scenarios, opts)
+	stopSaying()
 	endProgress()
 	if err != nil {
 		return fail("%v", err)
 	}
 	return f.finish(e, r, shard, saver.failed)
+}
+
+// sayInterrupted says on w, as soon as ctx is done (Ctrl-C, SIGTERM) and
+// before the run has drained, that eval is stopping; stop ends the watch.
+func sayInterrupted(ctx context.Context, w io.Writer, grace time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-ctx.Done():
+			fmt.Fprintf(w, "evalrun eval: interrupted: starting no more trials; the running ones have %s to finish\n", grace)
+		case <-done:
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
 
 // options checks the flags and builds the eval options from them, the
@@ -152,15 +185,15 @@ func (f *evalFlags) options(e *env, red *replay.Redactor) (*eval.Options, error)
 	if len(f.models) == 0 {
 		return nil, errors.New("no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
 	}
-	if *f.trials < 1 || *f.parallel < 1 || *f.retryErrors < 0 || *f.maxCost < 0 {
-		return nil, errors.New("--trials and --parallel must be at least 1, --retry-errors and --max-cost at least 0")
+	if *f.trials < 1 || *f.parallel < 1 || *f.retryErrors < 0 || *f.maxCost < 0 || *f.grace < 0 {
+		return nil, errors.New("--trials and --parallel must be at least 1, --retry-errors, --max-cost and --grace at least 0")
 	}
 	if *f.trials > report.MaxScenarioTrials {
 		// What eval writes, compare and merge read back.
 		return nil, fmt.Errorf("--trials %d: at most %d per scenario", *f.trials, report.MaxScenarioTrials)
 	}
 	opts := &eval.Options{Models: f.models, Tools: e.tools, Checks: e.checks, Run: e.run, Trials: *f.trials, Parallel: *f.parallel, RetryErrors: *f.retryErrors, MaxCost: *f.maxCost,
-		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red, Grace: evalGrace}
+		Prices: map[string]eval.Price{}, Limits: map[string]eval.Limit{}, Clock: e.clock, Redactor: red, Grace: *f.grace}
 	if baseURL := *f.baseURL; baseURL != "" {
 		opts.OpenHTTP = func(ctx context.Context, name string, client *http.Client) (llm.Model, error) {
 			return llm.Open(ctx, name, &llm.OpenOptions{BaseURL: baseURL, HTTPClient: client})
@@ -193,17 +226,46 @@ func (f *evalFlags) options(e *env, red *replay.Redactor) (*eval.Options, error)
 		return nil, err
 	}
 	if *f.resume != "" {
-		file, err := os.Open(*f.resume)
+		data, err := os.ReadFile(*f.resume)
 		if err != nil {
 			return nil, fmt.Errorf("--resume: %w", err)
 		}
-		opts.Resume, err = report.ReadEval(file)
-		file.Close()
+		if eval.IsCheckpoint(data) {
+			opts.Resume, err = eval.ReadCheckpoint(bytes.NewReader(data))
+		} else {
+			opts.Resume, err = report.ReadEval(bytes.NewReader(data))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("--resume %s: %w", *f.resume, err)
 		}
 	}
 	return opts, nil
+}
+
+// openCheckpoint opens --checkpoint's file, taking the trials it holds as
+// the run to resume; the caller closes it.
+func (f *evalFlags) openCheckpoint(e *env, opts *eval.Options) (*eval.Checkpoint, error) {
+	if *f.checkpoint == "" {
+		return nil, nil
+	}
+	c, err := eval.OpenCheckpoint(*f.checkpoint)
+	if err != nil {
+		return nil, fmt.Errorf("--checkpoint %s: %w", *f.checkpoint, err)
+	}
+	if prev := c.Resumed(); prev != nil {
+		if opts.Resume != nil {
+			c.Close()
+			return nil, fmt.Errorf("--checkpoint %s holds trials already: give it or --resume, not both", *f.checkpoint)
+		}
+		opts.Resume = prev
+		n := 0
+		for _, s := range prev.Scenarios {
+			n += len(s.TrialsDetail)
+		}
+		fmt.Fprintf(e.stderr, "evalrun eval: resuming from %s: %d finished trials\n", *f.checkpoint, n)
+	}
+	opts.Checkpoint = c
+	return c, nil
 }
 
 // selectScenarios loads the scenarios the arguments name and keeps those

@@ -1,0 +1,58 @@
+package eval
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestCheckpointDropsACutLine: a last line a kill cut short is dropped,
+// and cut off the file so that the next trial starts a whole line; a
+// scenario whose content changed keeps only its trials of the new content;
+// a later line of the same trial replaces the earlier.
+func TestCheckpointDropsACutLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c")
+	lines := `{"format":"` + CheckpointFormat + `","models":["m/a"],"trials":3,"scenarios":["s","u"]}
+{"scenario":"s","model":"m/a","digest":"old","trial":{"trial":1,"status":"pass"}}
+{"scenario":"s","model":"m/a","digest":"new","trial":{"trial":2,"status":"error"}}
+{"scenario":"s","model":"m/a","digest":"new","trial":{"trial":2,"status":"fail"}}
+{"scenario":"s","model":"m/a","digest":"new","trial":{"tri`
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCheckpoint(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	prev := c.Resumed()
+	if prev == nil || len(prev.Scenarios) != 2 || prev.Summary.TrialsPerScenario != 3 {
+		t.Fatalf("resumed %+v; want two rows of 3 trials", prev)
+	}
+	s := prev.Scenarios[0]
+	if s.Digest != "new" || len(s.TrialsDetail) != 1 || s.TrialsDetail[0].Trial != 2 || s.TrialsDetail[0].Status != "fail" {
+		t.Errorf("row %+v; want only trial 2 of the new content, failed", s)
+	}
+	if err := c.add("u", "m/a", "d", &prev.Scenarios[0].TrialsDetail[0]); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if strings.Contains(string(data), `{"tri`+"\n") || strings.Count(string(data), "\n") != 5 || !strings.HasSuffix(string(data), "\n") {
+		t.Errorf("the cut line was not cut off before appending:\n%s", data)
+	}
+}
+
+// TestCheckpointRefusesOtherFiles: a file that is not a checkpoint is
+// refused with ErrCheckpoint and the line.
+func TestCheckpointRefusesOtherFiles(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c")
+	if err := os.WriteFile(path, []byte(`{"format":"tapeloop-eval/v1"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenCheckpoint(path)
+	if !errors.Is(err, ErrCheckpoint) || !strings.Contains(err.Error(), path+":1:") {
+		t.Errorf("got %v; want ErrCheckpoint at %s:1", err, path)
+	}
+}
