@@ -5,12 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
-	"sync"
 
-	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/cost"
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -136,15 +133,15 @@ type costMeasure struct {
 // their prefix stability under the cache rules of the model they are priced
 // as: model when not empty, else the one the requests name.
 func measureCost(ctx context.Context, e *env, s *scenario.Scenario, prices *cost.Prices, model string) (*costMeasure, error) {
-	var col callCollector
-	o, err := e.run(ctx, s, &harness.RunOptions{Tools: e.tools, Observer: col.observe})
+	var col cost.Collector
+	o, err := e.run(ctx, s, &harness.RunOptions{Tools: e.tools, Observer: col.Observe})
 	if err != nil {
 		return nil, fmt.Errorf("the replay did not run: %w", err)
 	}
 	if o.Diverged || len(o.Unused) > 0 {
 		return nil, fmt.Errorf("the replay did not follow its tape (%s replay %s shows why): its requests are not the recorded ones", e.prog(), s.Path)
 	}
-	return costOf(col.calls(), prices, model)
+	return costOf(col.Calls(), prices, model)
 }
 
 // costOf reads calls as measureCost does.
@@ -221,37 +218,3 @@ func (m *costMeasure) print(e *env, name string) {
 // dollars prints an amount in US dollars to the hundredth of a cent's
 // hundredth: runs of a few requests cost fractions of a cent.
 func dollars(v float64) string { return fmt.Sprintf("$%.6f", v) }
-
-// callCollector keeps a run's model requests and the responses to them,
-// in the order the loop reported them.
-type callCollector struct {
-	mu    sync.Mutex
-	reqs  []llm.Request
-	resps []llm.Response
-}
-
-func (c *callCollector) observe(ev agent.Event) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	switch {
-	case ev.Kind == agent.EventModelRequest && ev.Request != nil:
-		c.reqs = append(c.reqs, *ev.Request)
-	case ev.Kind == agent.EventModelResponse && ev.Response != nil:
-		c.resps = append(c.resps, *ev.Response)
-	}
-}
-
-// calls pairs the n-th request with the n-th response's usage and message;
-// a request without a response has neither.
-func (c *callCollector) calls() []cost.Call {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	out := make([]cost.Call, len(c.reqs))
-	for i, r := range c.reqs {
-		out[i].Request = r
-		if i < len(c.resps) {
-			out[i].Usage, out[i].Answer = c.resps[i].Usage, c.resps[i].Message
-		}
-	}
-	return out
-}

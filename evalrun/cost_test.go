@@ -213,3 +213,36 @@ func TestCostDocOutputs(t *testing.T) {
 		}
 	}
 }
+
+// A replay fails a scenario whose expect.cache share does not hold, naming
+// the place the prefix broke, and passes once the share asked is met.
+func TestReplayExpectCache(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "scenarios", "availability")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"until-iteration.yaml", "until-iteration.golden.yaml"} {
+		b, err := os.ReadFile("../scenarios/availability/" + f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f == "until-iteration.yaml" {
+			b = append(b, "  cache: {min_cached_share: 0.5}\n"...)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, out, _ := runCmd(t, "replay", dir)
+	if code != exitFailed || !strings.Contains(out, "until-iteration.yaml:38: expect.cache: expected a cacheable share of at least 50%, found 36.6%") || !strings.Contains(out, "the prefix broke at request 1: tools[0] added") {
+		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+	path := filepath.Join(dir, "until-iteration.yaml")
+	b, _ := os.ReadFile(path)
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), "0.5}", "0.3}", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, _ := runCmd(t, "replay", dir); code != exitOK {
+		t.Errorf("min 30%%: exit %d, stdout:\n%s", code, out)
+	}
+}

@@ -150,6 +150,11 @@ func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 			fail("state", "%s", msg)
 		}
 	}
+	if e.Cache != nil {
+		if msg := checkCache(e.Cache, o.Cache); msg != "" {
+			fail("cache", "%s", msg)
+		}
+	}
 	out = append(out, checkFailures(s, o, checks)...)
 	out = append(out, judgeFailures(s, o)...)
 	return out

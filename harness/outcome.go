@@ -54,6 +54,9 @@ type Outcome struct {
 	// Diverged is set when a recorded request did not match; the scenario
 	// fails whatever its golden says.
 	Diverged bool `yaml:"-"`
+	// Cache is the prefix stability of the run's model requests, read for
+	// expect.cache; nil when the scenario has none. Not in the golden.
+	Cache *CacheOutcome `yaml:"-"`
 	// Unused says what the run left of its recordings: tape entries never
 	// served (replay), user turns never spoken (live), recorded stand-ins'
 	// answers never given. A replay fails with each whatever its golden

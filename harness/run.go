@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"fmt"
+	"github.com/tapeloop/tapeloop/cost"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -103,10 +104,28 @@ type Runner func(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*
 // is non-nil only when the scenario could not be run at all (its workspace
 // or a tool could not be built, no runner for its agent); a run that ends
 // badly is an outcome.
+//
+// A scenario with expect.cache has its model requests gathered as they are
+// sent, and Outcome.Cache reads their prefix stability (package cost).
 func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome, error) {
 	if opts == nil {
 		opts = &RunOptions{}
 	}
+	if s.Expect == nil || s.Expect.Cache == nil {
+		return runScenario(ctx, s, opts)
+	}
+	var col cost.Collector
+	ro := *opts
+	ro.Observer = col.Observer(opts.Observer)
+	o, err := runScenario(ctx, s, &ro)
+	if o != nil {
+		o.Cache = cacheOutcome(s.Expect.Cache, col.Calls())
+	}
+	return o, err
+}
+
+// runScenario is Run without gathering requests for expect.cache.
+func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome, error) {
 	if s.Setup.Agent != nil {
 		run, err := opts.agent(s)
 		if err != nil {

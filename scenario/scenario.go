@@ -241,7 +241,10 @@ type Expect struct {
 	// Judges is expect.judge: rubrics a judge model grades the run
 	// against; nil means none.
 	Judges []JudgeExpect
-	lines  map[string]int
+	// Cache is expect.cache: the least cacheable share of the run's input
+	// tokens; nil means no check.
+	Cache *CacheExpect
+	lines map[string]int
 }
 
 // Line returns the line of expect.KEY in the scenario file (key as
@@ -274,7 +277,7 @@ var (
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
 	modelRetryKeys = []string{"attempts", "backoff", "max_backoff"}
 	retryKeys      = []string{"attempts", "backoff"}
-	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries", "check", "judge"}
+	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries", "check", "judge", "cache"}
 	finalKeys      = []string{"equals", "contains", "matches"}
 )
 
@@ -759,6 +762,10 @@ func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {
 		case "judge":
 			var err error
 			e.Judges, err = decodeJudges(d, v, path)
+			return err
+		case "cache":
+			var err error
+			e.Cache, err = decodeCache(d, v, path)
 			return err
 		}
 		return nil
