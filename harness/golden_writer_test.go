@@ -2,13 +2,10 @@ package harness
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -17,56 +14,11 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
-	"github.com/tapeloop/tapeloop/examples/orders"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
-
-// TestBundledGoldensHoldTheirOutcomes runs every bundled scenario
-// (scenarios/** and examples/**) and checks its golden by property: valid
-// YAML that reads back to the outcome's document, the same bytes when
-// written again (see checkGolden), and equal to the golden file.
-func TestBundledGoldensHoldTheirOutcomes(t *testing.T) {
-	ctx := context.Background()
-	total := 0
-	for _, root := range []string{"../scenarios", "../examples"} {
-		err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".golden.yaml") {
-				return err
-			}
-			file := strings.TrimSuffix(path, ".golden.yaml") + ".yaml"
-			s, err := scenario.Load(file, root)
-			if err != nil {
-				t.Errorf("%s: %v", file, err)
-				return nil
-			}
-			if s.Setup.Agent != nil {
-				// A bridged scenario's goldens come from its own agent
-				// (package bridge); its tests check them.
-				return nil
-			}
-			o, err := Run(ctx, s, &RunOptions{Tools: orders.Tools()})
-			if err != nil {
-				t.Errorf("%s: %v", file, err)
-				return nil
-			}
-			total++
-			if checkGolden(t, o) {
-				t.Errorf("%s: the golden writer refused it", file)
-			}
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if total < 50 {
-		t.Errorf("checked %d bundled goldens; want at least 50", total)
-	}
-}
 
 // fuzzOutcome builds an outcome holding the given texts in every field and
 // every shape: model retries, user turns (plain and named), async results,

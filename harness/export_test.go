@@ -1,0 +1,4 @@
+package harness
+
+// CheckGolden is checkGolden, for the external tests.
+var CheckGolden = checkGolden
