@@ -7,8 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -28,8 +26,8 @@ func (c *counter) State() any {
 	return map[string]int{"count": c.Count}
 }
 
-var bumpFactory = toolkit.NewFactory("bump", "raises the shared count by one", false,
-	func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
+var bumpFactory = toolkit.NewFactory("bump", "raises the shared count by one",
+	func(name string, env *toolkit.Env, _ struct{}) (tools.Tool, error) {
 		c := toolkit.Shared(env, "counter", func() *counter { return &counter{} })
 		return tools.New(tools.Spec{Name: name, Description: "Raise the count.", Safety: tools.Safety{SideEffects: tools.SideEffectExternal}},
 			func(context.Context, struct{}) (*tools.Result, error) {

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
@@ -85,8 +83,8 @@ tape:
   - response: {content: "HI"}
 `
 
-var shoutFactory = toolkit.NewFactory("shout", "upper-cases text", false,
-	func(name string, _ *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
+var shoutFactory = toolkit.NewFactory("shout", "upper-cases text",
+	func(name string, _ *toolkit.Env, _ struct{}) (tools.Tool, error) {
 		return tools.New(tools.Spec{Name: name, Safety: tools.Safety{SideEffects: tools.SideEffectNone, Pure: true}},
 			func(_ context.Context, in struct {
 				Text string `json:"text"`

@@ -58,8 +58,8 @@
 // an error naming it; an unknown name in setup.tools lists both
 // sets.
 //
-//	var lookupOrder = toolkit.NewFactory("lookup_order", "looks an order up (read)", false,
-//		func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
+//	var lookupOrder = toolkit.NewFactory("lookup_order", "looks an order up (read)",
+//		func(name string, env *toolkit.Env, _ struct{}) (tools.Tool, error) {
 //			store := toolkit.Shared(env, "orders", newStore) // *store implements toolkit.World
 //			return tools.New(tools.Spec{Name: name, Description: "Look an order up by id.",
 //				Safety: tools.Safety{SideEffects: tools.SideEffectRead, Idempotent: true}}, store.lookup)

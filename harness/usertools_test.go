@@ -8,8 +8,6 @@ import (
 	"sync"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -36,14 +34,10 @@ type depositArgs struct {
 
 // depositFactory is a user tool: with: {start: N} sets every new account's
 // opening balance.
-var depositFactory = toolkit.NewFactory("deposit", "adds to an account's balance", true,
-	func(name string, env *toolkit.Env, with *yaml.Node) (tools.Tool, error) {
-		var cfg struct {
-			Start int `yaml:"start"`
-		}
-		if err := toolkit.DecodeWith(with, &cfg); err != nil {
-			return nil, err
-		}
+var depositFactory = toolkit.NewFactory("deposit", "adds to an account's balance",
+	func(name string, env *toolkit.Env, cfg struct {
+		Start int `yaml:"start"`
+	}) (tools.Tool, error) {
 		l := toolkit.Shared(env, "ledger", func() *ledger { return &ledger{Balances: map[string]int{}} })
 		return tools.New(tools.Spec{Name: name, Description: "Deposit an amount.", Safety: tools.Safety{SideEffects: tools.SideEffectExternal}},
 			func(_ context.Context, in depositArgs) (*tools.Result, error) {

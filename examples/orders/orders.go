@@ -24,8 +24,6 @@ import (
 	"slices"
 	"sync"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
@@ -117,8 +115,8 @@ func (s *Store) cancel(_ context.Context, in cancelArgs) (*tools.Result, error) 
 func store(env *toolkit.Env) *Store { return toolkit.Shared(env, "orders", NewStore) }
 
 // LookupOrder is the lookup_order tool: it reads an order, changing nothing.
-var LookupOrder = toolkit.NewFactory("lookup_order", "looks an order up by id (read)", false,
-	func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
+var LookupOrder = toolkit.NewFactory("lookup_order", "looks an order up by id (read)",
+	func(name string, env *toolkit.Env, _ struct{}) (tools.Tool, error) {
 		return tools.New(tools.Spec{
 			Name:        name,
 			Description: "Look an order up by its id. Returns the order as JSON.",
@@ -128,8 +126,8 @@ var LookupOrder = toolkit.NewFactory("lookup_order", "looks an order up by id (r
 
 // CancelOrder is the cancel_order tool: it changes the world, so it
 // declares side effects external (and is not retried).
-var CancelOrder = toolkit.NewFactory("cancel_order", "cancels a pending order (external)", false,
-	func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
+var CancelOrder = toolkit.NewFactory("cancel_order", "cancels a pending order (external)",
+	func(name string, env *toolkit.Env, _ struct{}) (tools.Tool, error) {
 		return tools.New(tools.Spec{
 			Name:        name,
 			Description: "Cancel a pending order. Shipped orders cannot be cancelled.",

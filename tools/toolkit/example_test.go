@@ -11,15 +11,21 @@ import (
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
-// greeter is a tool of one's own whose greeting a scenario configures with
-// `with: {greeting: ...}`.
-var greeter = toolkit.NewFactory("greet", "greets someone by name (pure)", true,
-	func(name string, env *toolkit.Env, with *yaml.Node) (tools.Tool, error) {
-		cfg := struct {
-			Greeting string `yaml:"greeting"`
-		}{Greeting: "hello"}
-		if err := toolkit.DecodeWith(with, &cfg); err != nil {
-			return nil, err
+// greeting is the greeter's configuration and greeter a tool of one's own
+// whose greeting a scenario configures with `with: {greeting: ...}`; the
+// code between doc:begin and doc:end is docs/scenario-format.md's example
+// (TestFactoryDocIsTheExample).
+// doc:begin
+// setup.tools: [{name: greet, with: {greeting: good morning}}]
+// with: {greting: hi} gives "line 1: with.greting: unknown key (valid keys: greeting)"
+type greeting struct {
+	Greeting string `yaml:"greeting"`
+}
+
+var greeter = toolkit.NewFactory("greet", "greets someone by name (pure)",
+	func(name string, env *toolkit.Env, cfg greeting) (tools.Tool, error) {
+		if cfg.Greeting == "" {
+			cfg.Greeting = "hello"
 		}
 		type args struct {
 			Name string `json:"name"`
@@ -29,6 +35,8 @@ var greeter = toolkit.NewFactory("greet", "greets someone by name (pure)", true,
 				return tools.Success(cfg.Greeting + ", " + in.Name), nil
 			})
 	})
+
+// doc:end
 
 // ExampleNewFactory builds a tool the way the harness does for a scenario's
 // setup.tools entry, runs it, and shows the error a bad `with:` gives.

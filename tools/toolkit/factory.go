@@ -2,6 +2,7 @@ package toolkit
 
 import (
 	"fmt"
+	"reflect"
 	"sync"
 
 	"go.yaml.in/yaml/v3"
@@ -36,7 +37,8 @@ type Env struct {
 }
 
 // Factory builds one kind of tool that scenarios name in setup.tools: a
-// bundled fixture (package fixtures) or a tool of your own (NewFactory).
+// bundled fixture (package fixtures, NewNodeFactory) or a tool of your own
+// (NewFactory).
 type Factory struct {
 	// Name is the fixture name a scenario uses: "read_file", "flaky", ...
 	Name string
@@ -52,22 +54,55 @@ type Factory struct {
 	New func(name string, env *Env, with *yaml.Node) (tools.Tool, error)
 }
 
-// NewFactory returns the Factory of a tool, built the way the bundled
-// fixtures are: New checks that the registered name is a valid tool name,
-// treats a null `with:` as absent and, unless configurable, refuses a
-// `with:` with a *fileerr.Error (WithError) carrying its line, before calling build. Hand
-// it to harness.RunOptions.Tools (or evalrun.Options.Tools) and scenarios
-// name it in setup.tools exactly like a fixture:
+// NewFactory returns the Factory of a tool of your own, configured by C: a
+// struct whose fields carry yaml tags, which a scenario's `with:` fills
+// (decoded strictly by DecodeWith: an unknown key, a key given twice, a
+// value of the wrong type or a missing `fixture:"required"` field is a
+// *fileerr.Error carrying its line and key). A C with no fields (struct{})
+// makes a tool that takes no options, and a `with:` for it is refused the
+// same way. New checks that the registered name is a valid tool name and
+// treats a null `with:` as absent, before calling build with the decoded
+// configuration (its zero value when `with:` is absent). Hand it to
+// harness.RunOptions.Tools (or evalrun.Options.Tools) and scenarios name it
+// in setup.tools exactly like a fixture:
 //
-//	var LookupOrder = toolkit.NewFactory("lookup_order", "looks an order up by id (read)", false,
-//		func(name string, env *toolkit.Env, _ *yaml.Node) (tools.Tool, error) {
+//	var LookupOrder = toolkit.NewFactory("lookup_order", "looks an order up by id (read)",
+//		func(name string, env *toolkit.Env, _ struct{}) (tools.Tool, error) {
 //			store := toolkit.Shared(env, "orders", newStore)
 //			return tools.New(tools.Spec{Name: name, ...}, store.lookup)
 //		})
 //
-// Doc is the one line lint and docs show. An empty name or a nil build is a
-// programming error reported when the factory is used.
-func NewFactory(name, doc string, configurable bool, build func(name string, env *Env, with *yaml.Node) (tools.Tool, error)) *Factory {
+// Doc is the one line lint and docs show. An empty name, a nil build or a C
+// that is not a struct is a programming error reported when the factory is
+// used.
+func NewFactory[C any](name, doc string, build func(name string, env *Env, with C) (tools.Tool, error)) *Factory {
+	if build == nil {
+		return &Factory{Name: name, Doc: doc}
+	}
+	t := reflect.TypeFor[C]()
+	if t.Kind() != reflect.Struct {
+		return NewNodeFactory(name, doc, true, func(string, *Env, *yaml.Node) (tools.Tool, error) {
+			return nil, fmt.Errorf("tool %s: its configuration type %v is not a struct", name, t)
+		})
+	}
+	return NewNodeFactory(name, doc, t.NumField() > 0, func(name string, env *Env, with *yaml.Node) (tools.Tool, error) {
+		var cfg C
+		if err := DecodeWith(with, &cfg); err != nil {
+			return nil, err
+		}
+		return build(name, env, cfg)
+	})
+}
+
+// NewNodeFactory is NewFactory for a tool that decodes its `with:` node
+// itself (the bundled fixtures do, with DecodeOptions, to know which keys
+// were given): build receives the node, nil when absent or null. Unless
+// configurable, a `with:` is refused with a *fileerr.Error (WithError)
+// carrying its line, before build is called.
+func NewNodeFactory(name, doc string, configurable bool, build func(name string, env *Env, with *yaml.Node) (tools.Tool, error)) *Factory {
+	if build == nil {
+		return &Factory{Name: name, Doc: doc, Configurable: configurable}
+	}
 	return &Factory{Name: name, Doc: doc, Configurable: configurable, New: guard(name, configurable, build)}
 }
 

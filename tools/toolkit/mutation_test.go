@@ -8,7 +8,6 @@ import (
 	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
-	"go.yaml.in/yaml/v3"
 )
 
 // Tests that close mutants scripts/mutation found alive: each checks a
@@ -44,7 +43,7 @@ func TestDurationZero(t *testing.T) {
 // and an empty one (never nil) when given nil.
 func TestFactoryPassesTheEnv(t *testing.T) {
 	var got []*toolkit.Env
-	f := toolkit.NewFactory("t", "a test tool", false, func(name string, env *toolkit.Env, with *yaml.Node) (tools.Tool, error) {
+	f := toolkit.NewFactory("t", "a test tool", func(name string, env *toolkit.Env, _ struct{}) (tools.Tool, error) {
 		got = append(got, env)
 		return tools.New(tools.Spec{Name: name}, func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("ok"), nil })
 	})

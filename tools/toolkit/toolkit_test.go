@@ -3,6 +3,9 @@ package toolkit_test
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -57,7 +60,7 @@ func TestSharedIsPerEnvAndKey(t *testing.T) {
 
 func TestNewFactoryGuards(t *testing.T) {
 	built := 0
-	f := toolkit.NewFactory("t", "a test tool", false, func(name string, env *toolkit.Env, with *yaml.Node) (tools.Tool, error) {
+	f := toolkit.NewFactory("t", "a test tool", func(name string, env *toolkit.Env, _ struct{}) (tools.Tool, error) {
 		built++
 		return tools.New(tools.Spec{Name: name}, func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("ok"), nil })
 	})
@@ -123,5 +126,71 @@ func TestDecodeOptionsAndNested(t *testing.T) {
 	var ce *fileerr.Error
 	if !errors.As(err, &ce) || ce.Key != "with.items[0].resul" {
 		t.Errorf("DecodeNested: %v, want the key with.items[0].resul", err)
+	}
+}
+
+// TestFactoryDocIsTheExample: docs/scenario-format.md shows the factory of
+// ExampleNewFactory, which runs, as it is.
+func TestFactoryDocIsTheExample(t *testing.T) {
+	src, err := os.ReadFile("example_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "scenario-format.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, code, _ := strings.Cut(string(src), "// doc:begin\n")
+	code, _, ok := strings.Cut(code, "\n// doc:end")
+	if !ok || !strings.Contains(string(doc), "```go\n"+code+"```") {
+		t.Errorf("docs/scenario-format.md's factory example is not ExampleNewFactory's:\n%s", code)
+	}
+}
+
+// TestNewFactoryDecodesItsConfiguration: a factory configured by a struct
+// gets the `with:` decoded into it (its zero value without one), refuses a
+// bad key at its line, and one configured by something not a struct, or
+// without a build function, says so when used.
+func TestNewFactoryDecodesItsConfiguration(t *testing.T) {
+	type cfg struct {
+		Limit int    `yaml:"limit"`
+		Mode  string `yaml:"mode" fixture:"required"`
+	}
+	var got []cfg
+	f := toolkit.NewFactory("t", "a test tool", func(name string, _ *toolkit.Env, c cfg) (tools.Tool, error) {
+		got = append(got, c)
+		return tools.New(tools.Spec{Name: name}, func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("ok"), nil })
+	})
+	if !f.Configurable {
+		t.Error("a factory configured by a struct with fields is not Configurable")
+	}
+	if _, err := f.New("t", nil, node(t, "{limit: 3, mode: fast}")); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] != (cfg{Limit: 3, Mode: "fast"}) {
+		t.Errorf("build got %+v, want {3 fast}", got)
+	}
+	_, err := f.New("t", nil, node(t, "mode: fast\nlimt: 3"))
+	var fe *fileerr.Error
+	if !errors.As(err, &fe) || fe.Line != 2 || !strings.Contains(err.Error(), "limt") || len(got) != 1 {
+		t.Errorf("an unknown key: %v, want a *fileerr.Error on line 2 naming limt, and no build", err)
+	}
+	if _, err := f.New("t", nil, nil); err == nil || !strings.Contains(err.Error(), "mode") {
+		t.Errorf("no with: and a required mode: %v, want an error naming mode", err)
+	}
+
+	plain := toolkit.NewFactory("p", "takes nothing", func(name string, _ *toolkit.Env, _ struct{}) (tools.Tool, error) {
+		return tools.New(tools.Spec{Name: name}, func(context.Context, struct{}) (*tools.Result, error) { return tools.Success("ok"), nil })
+	})
+	if plain.Configurable {
+		t.Error("a factory configured by struct{} is Configurable")
+	}
+
+	notStruct := toolkit.NewFactory("n", "configured by a map", func(string, *toolkit.Env, map[string]int) (tools.Tool, error) { return nil, nil })
+	if _, err := notStruct.New("n", nil, nil); err == nil || !strings.Contains(err.Error(), "not a struct") {
+		t.Errorf("a map configuration: %v, want an error saying it is not a struct", err)
+	}
+	if nf := toolkit.NewFactory[struct{}]("x", "no build", nil); nf.New != nil {
+		t.Error("a factory without a build function has a New (the harness reports a nil New)")
 	}
 }
