@@ -30,6 +30,9 @@ type genaiAgent struct {
 	// version, when set, is the API version its client calls (genai's
 	// HTTPOptions.APIVersion: the path's v1, v1beta, v1beta1).
 	version string
+	// drop, when set, drops the thought signature of each part it sends
+	// back (a broken agent; Gemini 3 refuses such a call).
+	drop bool
 }
 
 func (a *genaiAgent) run(ctx context.Context, r *bridge.Run) error {
@@ -73,6 +76,11 @@ func (a *genaiAgent) run(ctx context.Context, r *bridge.Run) error {
 				return err
 			}
 			turn = resp.Candidates[0].Content
+		}
+		if a.drop {
+			for _, p := range turn.Parts {
+				p.ThoughtSignature = nil
+			}
 		}
 		contents = append(contents, turn)
 		results := &genai.Content{Role: genai.RoleUser}

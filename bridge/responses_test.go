@@ -31,6 +31,9 @@ import (
 type responsesAgent struct {
 	system, readDesc, model, toolChoice string
 	stream, chained                     bool
+	// alter, when set, changes the encrypted content of each reasoning
+	// item it sends back (a broken agent).
+	alter bool
 }
 
 func newResponsesAgent(stream, chained bool) *responsesAgent {
@@ -86,7 +89,11 @@ func (a *responsesAgent) run(ctx context.Context, r *bridge.Run) error {
 		var outputs responses.ResponseInputParam
 		for _, it := range resp.Output {
 			if !a.chained {
-				input = append(input, param.Override[responses.ResponseInputItemUnionParam](jsonRaw(it.RawJSON())))
+				raw := it.RawJSON()
+				if a.alter && it.Type == "reasoning" {
+					raw = strings.Replace(raw, `"encrypted_content":"`, `"encrypted_content":"A`, 1)
+				}
+				input = append(input, param.Override[responses.ResponseInputItemUnionParam](jsonRaw(raw)))
 			}
 			if it.Type == "function_call" {
 				fc := it.AsFunctionCall()

@@ -25,6 +25,9 @@ type claudeAgent struct {
 	stream           bool
 	// opts are added to every request (parameters, headers).
 	opts []aoption.RequestOption
+	// alter, when set, changes the signature of each thinking block it
+	// sends back (a broken agent).
+	alter bool
 }
 
 func (a *claudeAgent) run(ctx context.Context, r *bridge.Run) error {
@@ -62,7 +65,13 @@ func (a *claudeAgent) run(ctx context.Context, r *bridge.Run) error {
 			}
 			msg = *m
 		}
-		params.Messages = append(params.Messages, msg.ToParam())
+		turn := msg.ToParam()
+		for _, b := range turn.Content {
+			if a.alter && b.OfThinking != nil {
+				b.OfThinking.Signature += "A"
+			}
+		}
+		params.Messages = append(params.Messages, turn)
 		var results []anthropic.ContentBlockParamUnion
 		var text string
 		for _, b := range msg.Content {

@@ -52,6 +52,9 @@ type step struct {
 	// conversation: added is its whole conversation, as the first
 	// request's is.
 	fromStart bool
+	// answer is the response to the request whose conversation this one
+	// extends, which it may send back; nil when none, or it failed.
+	answer *llm.Message
 }
 
 // next summarises req relative to the request before it and makes it the
@@ -87,6 +90,7 @@ func (x *exchange) next(req *llm.Request) step {
 		st.fromStart = len(base) == 0
 	}
 	if ok {
+		st.answer = resp
 		added := conv[len(base):]
 		if len(added) > 0 && resp != nil && added[0].Role == llm.RoleAssistant && equalMessage(added[0], *resp) {
 			added = added[1:]

@@ -261,7 +261,12 @@ func (m *Model) check(e *Entry, req *llm.Request, st step) error {
 		}
 		if e.Request != nil {
 			f, d := compareNew(e.Request.New, st.added, req.Messages)
-			if len(f) > 0 && st.thread {
+			switch rd := resentDiff(e.Request.New, st); {
+			case len(f) == 0:
+			case rd != "":
+				// The answer served came back with its opaque parts changed.
+				d = rd
+			case st.thread:
 				// Shown as what it is to the previous request: a rewrite.
 				f, d = compareNew(e.Request.New, nil, req.Messages)
 			}

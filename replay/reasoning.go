@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -204,4 +205,37 @@ func redactReasoning(r *Redactor, m *llm.Message) {
 	for i := range m.ToolCalls {
 		m.ToolCalls[i].Signature = r.Redact(m.ToolCalls[i].Signature)
 	}
+}
+
+// resentDiff explains a request whose added messages differ from the
+// recorded ones (want) only in that the answer served, which it sends
+// back first, has its opaque parts changed (a signature altered or
+// dropped, a signed block missing): a diff of the answer served (-)
+// against the one sent back (+). It returns "" for any other difference.
+func resentDiff(want []llm.Message, st step) string {
+	if st.answer == nil || len(st.added) == 0 {
+		return ""
+	}
+	sent := st.added[0]
+	if sent.Role != llm.RoleAssistant || equalMessage(sent, *st.answer) || !sameVisible(sent, *st.answer) ||
+		len(want) != len(st.added)-1 || !slices.EqualFunc(want, st.added[1:], equalMessage) {
+		return ""
+	}
+	return "new: the answer served was sent back with its reasoning or call signatures changed (they must come back byte for byte):\n" +
+		udiffOrNote(renderSummary(&RequestSummary{New: []llm.Message{*st.answer}}), renderSummary(&RequestSummary{New: []llm.Message{sent}}))
+}
+
+// sameVisible reports whether a and b differ at most in their reasoning
+// and call signatures.
+func sameVisible(a, b llm.Message) bool {
+	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || a.Name != b.Name || len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i, c := range a.ToolCalls {
+		d := b.ToolCalls[i]
+		if c.ID != d.ID || c.Name != d.Name || c.Arguments != d.Arguments {
+			return false
+		}
+	}
+	return true
 }

@@ -290,3 +290,66 @@ func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
 }
+
+// TestReplayComparesWhatComesBack: a Model serves the recorded reasoning
+// and signatures, and the next request passes when it sends them back
+// (with or without the unsigned text), and diverges, showing the answer
+// served against the one sent back, when a signature is altered or
+// dropped or a signed block is missing.
+func TestReplayComparesWhatComesBack(t *testing.T) {
+	answer := llm.Message{Role: llm.RoleAssistant, Reasoning: []llm.Reasoning{{Text: "notes to self"}, {Text: "signed", Signature: "c2lnbmVk"}},
+		ToolCalls: []llm.ToolCall{{ID: "c1", Name: "f", Arguments: "{}", Signature: "Y2FsbA=="}}}
+	tp := &Tape{Entries: []Entry{
+		{Response: &llm.Response{Message: answer, FinishReason: llm.FinishToolCalls}, Request: &RequestSummary{New: []llm.Message{llm.UserMessage("go")}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("done")}, Request: &RequestSummary{New: []llm.Message{llm.ToolMessage("c1", "f", "ok")}}},
+	}}
+	out := encode(t, tp)
+	loaded, err := Decode(bytes.NewReader(out), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		change func(m *llm.Message)
+		wants  []string // empty: passes
+	}{
+		{"unchanged", func(*llm.Message) {}, nil},
+		{"unsigned text dropped", func(m *llm.Message) { m.Reasoning = m.Reasoning[1:] }, nil},
+		{"call signature dropped", func(m *llm.Message) { m.ToolCalls[0].Signature = "" },
+			[]string{"t.yaml:", "the answer served was sent back", "-        signature: Y2FsbA=="}},
+		{"block signature altered", func(m *llm.Message) { m.Reasoning[1].Signature = "c2lnbmVE" },
+			[]string{"-        signature: c2lnbmVk", "+        signature: c2lnbmVE"}},
+		{"signed block dropped", func(m *llm.Message) { m.Reasoning = m.Reasoning[:1] },
+			[]string{"-    reasoning:", "-      - text: signed"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := NewModel(loaded, nil)
+			req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}}
+			resp, err := m.Generate(t.Context(), req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(resp.Message, answer) {
+				t.Fatalf("served %+v, want %+v", resp.Message, answer)
+			}
+			back := resp.Message.Clone()
+			tc.change(&back)
+			req.Messages = append(req.Messages, back, llm.ToolMessage("c1", "f", "ok"))
+			_, err = m.Generate(t.Context(), req)
+			if len(tc.wants) == 0 {
+				if err != nil {
+					t.Errorf("diverged: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrDiverged) {
+				t.Fatalf("error %v, want a divergence", err)
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the divergence does not say %q:\n%v", w, err)
+				}
+			}
+		})
+	}
+}
