@@ -143,6 +143,9 @@ type rebaseResult struct {
 	reasons []string
 	// diffs are the changes, printed whether written or not.
 	diffs []string
+	// share says how the rebase changed the tape's cacheable share
+	// (shareChange); "" when it did not rebase.
+	share string
 }
 
 func (r *rebaseResult) print(e *env, dry bool) {
@@ -160,6 +163,9 @@ func (r *rebaseResult) print(e *env, dry bool) {
 	}
 	for _, d := range r.diffs {
 		fmt.Fprintf(e.stdout, "    %s\n", indent(report.Printable(d)))
+	}
+	if r.share != "" {
+		fmt.Fprintf(e.stdout, "    %s\n", r.share)
 	}
 }
 
@@ -242,6 +248,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		r.diffs = append(r.diffs, d)
 	}
 	r.status = "rebased"
+	r.share = shareChange(s, ns)
 	if dry {
 		return r
 	}

@@ -209,6 +209,9 @@ type recordResult struct {
 	// openErr is set when the model could not be opened: nothing can be
 	// recorded.
 	openErr error
+	// share says how the recording changed the tape's cacheable share
+	// (shareChange); "" when nothing was written.
+	share string
 }
 
 // recordFile records the scenario at t, writes it and its golden.
@@ -322,6 +325,13 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		return r
 	}
 	r.written = true
+	if ns, err := scenario.Parse(out, t.path, s.Name); err == nil {
+		var before *scenario.Scenario
+		if hasModelEntries {
+			before = s
+		}
+		r.share = shareChange(before, ns)
+	}
 	c.verifyWritten(ctx, e, t, r)
 	return r
 }
@@ -628,6 +638,9 @@ func (r *recordResult) print(e *env) {
 		for _, f := range v.Failures {
 			fmt.Fprintf(e.stdout, "        %s\n", strings.ReplaceAll(indent(f), "\n", "\n    "))
 		}
+	}
+	if r.share != "" {
+		fmt.Fprintf(e.stdout, "    %s\n", r.share)
 	}
 }
 

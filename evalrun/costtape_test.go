@@ -1,0 +1,146 @@
+package evalrun
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/cost"
+	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// The requests rebuilt from a tape are, byte for byte in their JSON, the
+// ones its replay sends, for every bundled scenario whose tape records
+// them whole.
+func TestTapeCallsAreTheReplaysRequests(t *testing.T) {
+	files, err := filepath.Glob("../scenarios/*/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebuilt := 0
+	for _, f := range files {
+		if filepath.Ext(filepath.Base(f[:len(f)-5])) == ".golden" {
+			continue
+		}
+		s, err := scenario.Load(f, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls, ok := tapeCalls(s)
+		if !ok {
+			continue
+		}
+		rebuilt++
+		var col cost.Collector
+		e := &env{}
+		if _, err := e.run(context.Background(), s, &harness.RunOptions{Observer: col.Observe}); err != nil {
+			t.Fatal(err)
+		}
+		sent := col.Calls()
+		if len(sent) != len(calls) {
+			t.Errorf("%s: %d requests rebuilt, the replay sent %d", s.Name, len(calls), len(sent))
+			continue
+		}
+		for i := range sent {
+			for j := range sent[i].Request.Messages {
+				sent[i].Request.Messages[j].IsError = false // a tape does not keep it
+			}
+			a, _ := json.Marshal(calls[i].Request)
+			b, _ := json.Marshal(sent[i].Request)
+			if string(a) != string(b) {
+				t.Errorf("%s: request %d rebuilt as\n%s\nthe replay sent\n%s", s.Name, i, a, b)
+			}
+		}
+	}
+	if rebuilt < 5 {
+		t.Errorf("only %d bundled tapes record their requests whole", rebuilt)
+	}
+	t.Logf("%d of the bundled tapes rebuilt", rebuilt)
+}
+
+// rebase prints the tape's cacheable share before and after, and each
+// agrees with what evalrun cost measures by replaying the scenario, the
+// same file before the change and after the rebase.
+func TestRebasePrintsShareBeforeAndAfter(t *testing.T) {
+	path := pinnedNoteTaker(t)
+	costShare := func() string {
+		t.Helper()
+		code, out, errOut := runCmd(t, "cost", path)
+		m := regexp.MustCompile(`cacheable share (\d+%) \(\d+ of \d+ input tokens, estimated\)`).FindStringSubmatch(out)
+		if code != exitOK || m == nil {
+			t.Fatalf("cost: exit %d\n%s%s", code, out, errOut)
+		}
+		return m[1]
+	}
+	before := costShare()
+	// The agent now repeats its whole system prompt in a second system
+	// message with the day in it: the requests keep sharing their prefix,
+	// but each is longer, so the share moves.
+	edit(t, path, `content: "You read notes."`, `content: "You read notes."}`+"\n"+`  - {role: system, content: "Today is Sunday 2026-12-06; the notes are in notes.txt, one per line."`)
+	code, out, errOut := runCmd(t, "rebase", path)
+	m := regexp.MustCompile(`\n    cacheable share (\d+%) before, (\d+%) after \(estimated from the tape's requests; evalrun cost reads a scenario whole\)\n`).FindStringSubmatch(out)
+	if code != exitOK || m == nil {
+		t.Fatalf("rebase: exit %d\n%s%s", code, out, errOut)
+	}
+	after := costShare()
+	t.Logf("rebase: %s -> %s; cost: %s -> %s", m[1], m[2], before, after)
+	if m[1] != before || m[2] != after || before == after {
+		t.Errorf("rebase says %s before, %s after; evalrun cost measured %s and %s (and they should differ)", m[1], m[2], before, after)
+	}
+}
+
+// record prints the share of the tape it wrote, and with an old tape
+// replaced, the share before too; each agrees with evalrun cost.
+func TestRecordPrintsShareBeforeAndAfter(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	path := filepath.Join(dir, "files", "append.yaml")
+	// costShare measures the share as evalrun cost does, by replaying the
+	// file, but from the requests alone: the scripted answers' usage is
+	// the script's, not what a cache would give these requests.
+	costShare := func() string {
+		t.Helper()
+		s, err := scenario.Load(path, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var col cost.Collector
+		if _, err := (&env{}).run(context.Background(), s, &harness.RunOptions{Observer: col.Observe}); err != nil {
+			t.Fatal(err)
+		}
+		calls := col.Calls()
+		for i := range calls {
+			calls[i].Usage = llm.Usage{}
+		}
+		run, err := cost.Analyze(calls)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprintf("%.0f%%", 100*run.Share())
+	}
+	code, out, _ := runRecordCmd(t, context.Background(), appendScript(), "--model", "fake/m", path)
+	first := regexp.MustCompile(`\n    cacheable share (\d+%) \(estimated`).FindStringSubmatch(out)
+	if code != exitOK || first == nil || strings.Contains(out, " before, ") {
+		t.Fatalf("record: exit %d\n%s", code, out)
+	}
+	before := costShare()
+	f := scripted(
+		callResponse("call_a", "read_file", `{"path":"notes.txt"}`),
+		callResponse("call_b", "write_file", `{"path":"notes.txt","content":"hello\nworld\n"}`),
+		textResponse("Appended."))
+	code, out, _ = runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "all", path)
+	m := regexp.MustCompile(`\n    cacheable share (\d+%) before, (\d+%) after \(estimated`).FindStringSubmatch(out)
+	if code != exitOK || m == nil {
+		t.Fatalf("--mode all: exit %d\n%s", code, out)
+	}
+	after := costShare()
+	t.Logf("record: %s, then %s -> %s; cost: %s -> %s", first[1], m[1], m[2], before, after)
+	if first[1] != before || m[1] != before || m[2] != after {
+		t.Errorf("record said %s, then %s before and %s after; the replayed requests measure %s, then %s", first[1], m[1], m[2], before, after)
+	}
+}
