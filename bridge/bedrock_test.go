@@ -25,6 +25,9 @@ import (
 type bedrockAgent struct {
 	system, readDesc, model, toolChoice string
 	stream                              bool
+	// alter, when set, changes the signature of each reasoning block it
+	// sends back (a broken agent).
+	alter bool
 }
 
 func newBedrockAgent(stream bool) *bedrockAgent {
@@ -71,6 +74,13 @@ func (a *bedrockAgent) run(ctx context.Context, r *bridge.Run) error {
 			}
 			content = out.Output.(*types.ConverseOutputMemberMessage).Value.Content
 		}
+		for _, b := range content {
+			if rc, ok := b.(*types.ContentBlockMemberReasoningContent); ok && a.alter {
+				if rt, ok := rc.Value.(*types.ReasoningContentBlockMemberReasoningText); ok && rt.Value.Signature != nil {
+					rt.Value.Signature = aws.String(*rt.Value.Signature + "A")
+				}
+			}
+		}
 		msgs = append(msgs, types.Message{Role: types.ConversationRoleAssistant, Content: content})
 		var results []types.ContentBlock
 		var text string
@@ -97,11 +107,11 @@ func (a *bedrockAgent) run(ctx context.Context, r *bridge.Run) error {
 }
 
 // gather reads a ConverseStream into the message's blocks, as an agent
-// accumulates one: text joined, each tool use's input fragments joined and
-// parsed.
+// accumulates one: reasoning text and signature joined (one block), text
+// joined, each tool use's input fragments joined and parsed.
 func gather(es *bedrockruntime.ConverseStreamEventStream) ([]types.ContentBlock, error) {
 	defer es.Close()
-	var text strings.Builder
+	var text, thought, signature strings.Builder
 	type use struct {
 		id, name string
 		input    strings.Builder
@@ -119,6 +129,13 @@ func gather(es *bedrockruntime.ConverseStreamEventStream) ([]types.ContentBlock,
 				text.WriteString(d.Value)
 			case *types.ContentBlockDeltaMemberToolUse:
 				uses[len(uses)-1].input.WriteString(*d.Value.Input)
+			case *types.ContentBlockDeltaMemberReasoningContent:
+				switch r := d.Value.(type) {
+				case *types.ReasoningContentBlockDeltaMemberText:
+					thought.WriteString(r.Value)
+				case *types.ReasoningContentBlockDeltaMemberSignature:
+					signature.WriteString(r.Value)
+				}
 			}
 		}
 	}
@@ -126,6 +143,13 @@ func gather(es *bedrockruntime.ConverseStreamEventStream) ([]types.ContentBlock,
 		return nil, err
 	}
 	var out []types.ContentBlock
+	if thought.Len() > 0 || signature.Len() > 0 {
+		rt := types.ReasoningTextBlock{Text: aws.String(thought.String())}
+		if signature.Len() > 0 {
+			rt.Signature = aws.String(signature.String())
+		}
+		out = append(out, &types.ContentBlockMemberReasoningContent{Value: &types.ReasoningContentBlockMemberReasoningText{Value: rt}})
+	}
 	if text.Len() > 0 {
 		out = append(out, &types.ContentBlockMemberText{Value: text.String()})
 	}

@@ -83,7 +83,8 @@ const responsesItem = `{"encrypted_content":"gAAAAABpQ0x1Zm9nIG9uIHRoZSBiYXk7IHJ
 // answer carries what it wants back (a Responses reasoning item with
 // encrypted_content through openai-go, an Anthropic signed thinking block
 // through anthropic-sdk-go, a Gemini thoughtSignature on a functionCall
-// through google.golang.org/genai) and that refuses a next request
+// through google.golang.org/genai, a Bedrock signed reasoningContent
+// block through aws-sdk-go-v2) and that refuses a next request
 // without it; the tape keeps it; the replay, offline, serves it (streamed
 // and whole) and the SDK's next request carries it back, so it passes; an
 // agent that alters or drops it fails closed, the diff naming the place.
@@ -91,6 +92,9 @@ func TestReasoningRoundTrip(t *testing.T) {
 	const system, desc = "You keep notes in files.", "Read a file."
 	readCall := func(sig string) llm.ToolCall {
 		return llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"notes.txt"}`, Signature: sig}
+	}
+	bedrockEnv := func(k string) string {
+		return map[string]string{"AWS_ACCESS_KEY_ID": "AKIDLIVE", "AWS_SECRET_ACCESS_KEY": "live-secret", "AWS_REGION": "us-east-1"}[k]
 	}
 	cases := []struct {
 		name, live, base string
@@ -121,12 +125,25 @@ func TestReasoningRoundTrip(t *testing.T) {
 			func(stream, broken bool) bridge.Agent {
 				return (&genaiAgent{system: system, readDesc: desc, stream: stream, drop: broken}).run
 			}, []string{"notes.yaml:", "the answer served was sent back", "-        signature: CiQBcsjafGVtaW5pIHRob3VnaHQgc2lnbmF0dXJlIG9uIGEgY2FsbA=="}},
+		{"bedrock", "bedrock/amazon.nova-pro-v1:0", "",
+			&llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
+				Reasoning: []llm.Reasoning{{Text: "Read the file, then append.", Signature: "ErcBCkgIBxABGAIiQGJlZHJvY2sgcmVhc29uaW5nIHNpZ25hdHVyZQ=="}},
+				ToolCalls: []llm.ToolCall{readCall("")}}, FinishReason: llm.FinishToolCalls},
+			func(stream, broken bool) bridge.Agent {
+				a := newBedrockAgent(stream)
+				a.alter = broken
+				return a.run
+			}, []string{"notes.yaml:", "the answer served was sent back", "+        signature: ErcBCkgIBxABGAIiQGJlZHJvY2sgcmVhc29uaW5nIHNpZ25hdHVyZQ==A"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			vendor := &reasoningScript{t: t, first: tc.first}
 			srv := httptest.NewServer(bridge.Handler(vendor, nil))
-			live, err := llm.Open(t.Context(), tc.live, &llm.OpenOptions{BaseURL: srv.URL + tc.base, APIKey: "sk-local-test"})
+			opts := &llm.OpenOptions{BaseURL: srv.URL + tc.base, APIKey: "sk-local-test"}
+			if tc.name == "bedrock" {
+				opts.APIKey, opts.Getenv = "", bedrockEnv // AWS credentials, from the environment
+			}
+			live, err := llm.Open(t.Context(), tc.live, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
