@@ -189,8 +189,8 @@ func (im *importer) run(ctx context.Context, path string, r *traceimport.Run, i,
 	// Replay it once to fill in expect, and to refuse a run that does not
 	// replay before anything is written.
 	o, err := e.run(ctx, s, &harness.RunOptions{Tools: e.tools})
-	if err == nil && (o.Diverged || len(o.Unused) > 0) {
-		why := append([]string{o.Error}, o.Unused...)
+	if err == nil && (o.Diverged || len(o.Unused) > 0 || len(o.Refused) > 0) {
+		why := append(append([]string{o.Error}, o.Unused...), o.Refused...)
 		err = fmt.Errorf("%s: the imported scenario does not replay: %s", dest, strings.Join(slices.DeleteFunc(why, func(s string) bool { return s == "" }), "; "))
 	}
 	if err != nil {

@@ -207,8 +207,11 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		r.status = "unchanged"
 		return r
 	}
-	if o.Diverged || len(o.Unused) > 0 {
+	if o.Diverged || len(o.Unused) > 0 || len(o.Refused) > 0 {
 		why := append([]string{"the run does not fit the tape beyond its requests, so it cannot be rebased:"}, append([]string{o.Error}, o.Unused...)...)
+		for _, rf := range o.Refused {
+			why = append(why, "a request through http.DefaultTransport was refused during the replay: "+rf)
+		}
 		return fail("refused", append(why, fmt.Sprintf("record it again: `%s record --mode all --model PROVIDER/MODEL %s`", e.prog(), s.Path))...)
 	}
 	out, err := rebaseFile(src, s.Path, rb)

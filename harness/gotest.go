@@ -35,6 +35,11 @@ type TestOptions struct {
 	// (setup.agent.command): bridge.Runner(nil, nil). Nil makes such a
 	// scenario fail.
 	Commands Runner
+	// AllowHosts lists what the scenarios' replays may reach through
+	// http.DefaultTransport (see RunOptions.AllowHosts): an MCP server
+	// over HTTP on localhost that a tool of yours calls, say. Nil means
+	// nothing: each refused request fails its scenario.
+	AllowHosts []string
 	// Command is the program your module runs tapeloop's commands with (a
 	// main of your own around evalrun.Main, such as supportrun, or
 	// "go run ./cmd/supportrun"), named in hints such as how to record a
@@ -70,6 +75,7 @@ func Test(t *testing.T, dir string, opts *TestOptions) {
 	vopts.Update = opts.Update || updateFlag()
 	vopts.Tools, vopts.Checks = opts.Tools, opts.Checks
 	vopts.Agents, vopts.Commands = opts.Agents, opts.Commands
+	vopts.AllowHosts = opts.AllowHosts
 	suite(t, dir, func(t *testing.T, s *scenario.Scenario) *Verdict {
 		return VerifyScenario(t.Context(), s, vopts)
 	})

@@ -62,6 +62,13 @@ type Outcome struct {
 	// answers never given. A replay fails with each whatever its golden
 	// says; nil means nothing was left.
 	Unused []string `yaml:"-"`
+	// Refused lists the requests a replay sent through
+	// http.DefaultTransport (http.Get, http.DefaultClient, a transport
+	// cloned from it) that were refused, each once, in order, with its
+	// address: "GET http://127.0.0.1:8080/weather (127.0.0.1:8080)". A
+	// replay fails with each whatever its golden says; nil means none
+	// (always in a live run). See RunOptions.AllowHosts.
+	Refused []string `yaml:"-"`
 	// Judged holds the verdict on each expect.judge item, in order: asked
 	// of the judge in a live run (eval.JudgeLive), or re-used from the
 	// scenario's judge: section in a replay (Judge). Nil, or an item with

@@ -13,6 +13,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
+	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
@@ -85,7 +86,21 @@ type RunOptions struct {
 	// (setup.agent.command): bridge.Runner(nil, nil) starts it. Nil makes
 	// running one an error wrapping scenario.ErrBridged.
 	Commands Runner
+	// AllowHosts lists what a replay (Model nil) may reach through
+	// http.DefaultTransport: a host ("localhost", any port), a host and
+	// port ("127.0.0.1:8931"), or "*" for everything. Any other request
+	// sent through it (http.Get, http.DefaultClient, a client whose
+	// transport was cloned from it) during the replay is refused, the
+	// caller gets an error wrapping ErrRefused, and the outcome lists it
+	// (Outcome.Refused): the scenario fails naming the address. Nil
+	// allows nothing; a live run is never refused.
+	AllowHosts []string
 }
+
+// ErrRefused is wrapped by the error a request sent through
+// http.DefaultTransport during a replay gets when the replay does not
+// allow its address (RunOptions.AllowHosts).
+var ErrRefused = netguard.ErrRefused
 
 // Runner runs one scenario and returns its outcome: the seam behind Run,
 // Verify and Test, as an http.RoundTripper is behind an http.Client. Run
@@ -111,6 +126,20 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if opts == nil {
 		opts = &RunOptions{}
 	}
+	if opts.Model != nil {
+		return gathered(netguard.Live(ctx), s, opts)
+	}
+	ctx, guard := netguard.Begin(ctx, s.Name, opts.AllowHosts)
+	o, err := gathered(ctx, s, opts)
+	if refused := guard.End(); o != nil {
+		o.Refused = append(o.Refused, refused...)
+	}
+	return o, err
+}
+
+// gathered is Run without the guard of http.DefaultTransport: it gathers
+// the model requests of a scenario with expect.cache.
+func gathered(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome, error) {
 	if s.Expect == nil || s.Expect.Cache == nil {
 		return runScenario(ctx, s, opts)
 	}
@@ -124,7 +153,8 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	return o, err
 }
 
-// runScenario is Run without gathering requests for expect.cache.
+// runScenario is Run without the guard and without gathering requests
+// for expect.cache.
 func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome, error) {
 	if s.Setup.Agent != nil {
 		run, err := opts.agent(s)

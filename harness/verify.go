@@ -37,6 +37,10 @@ type VerifyOptions struct {
 	// scenario is then an error.
 	Agents   map[string]Runner
 	Commands Runner
+	// AllowHosts lists what the replay may reach through
+	// http.DefaultTransport (see RunOptions.AllowHosts); nil means
+	// nothing, and each refused request fails the scenario.
+	AllowHosts []string
 	// Command is the program the user runs tapeloop's commands with (the
 	// name of evalrun, or of a main of their own), named in hints such as
 	// how to record a missing tape; empty means "evalrun".
@@ -165,7 +169,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if s.Unrecorded() {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.NoTapeError(s.Path)}
 	}
-	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools, Agents: opts.Agents, Commands: opts.Commands})
+	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools, Agents: opts.Agents, Commands: opts.Commands, AllowHosts: opts.AllowHosts})
 	if ctx.Err() != nil {
 		// Cut short (a signal): what it did is not the scenario's outcome,
 		// and its golden is left as it was.
@@ -194,6 +198,11 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 	}
 	path := s.Path
 	v := &Verdict{Path: path, Name: s.Name, Golden: scenario.GoldenPath(path), Scenario: s, Outcome: o}
+	// A refused request comes first: it is why the run did what it did
+	// (a tool's error, a divergence that follows from it).
+	for _, r := range o.Refused {
+		v.Failures = append(v.Failures, fmt.Sprintf("%s: a request through http.DefaultTransport was refused during the replay: %s", path, r))
+	}
 	if o.Diverged {
 		// The divergence is the failure: what the run did after it (the
 		// golden's difference, the expectations it missed, the tape it
