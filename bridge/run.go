@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/replay"
@@ -34,7 +36,7 @@ type Run struct {
 	// format, from the tape (or, recording, from a live model).
 	HTTPClient *http.Client
 	// Handler is the same server as an http.Handler, to serve on a
-	// listener for an agent that must dial one.
+	// listener for an agent that must dial one (Serve does).
 	Handler http.Handler
 	// OpenAIBaseURL, AnthropicBaseURL and GeminiBaseURL are the roots to
 	// give the clients (with HTTPClient): OpenAIBaseURL for Chat
@@ -54,6 +56,7 @@ type Run struct {
 	Dir string
 
 	mu      sync.Mutex
+	served  []func() // Serve's servers, closed when the run ends
 	final   *string
 	state   map[string]any
 	traffic *traffic
@@ -87,6 +90,37 @@ func (r *Run) State(key string, v any) {
 		r.state = map[string]any{}
 	}
 	r.state[key] = v
+}
+
+// Serve serves Handler on a new listener on 127.0.0.1 until the run
+// ends, for an agent that must dial one, and returns its root,
+// "http://127.0.0.1:PORT" (append /v1 for OpenAIBaseURL's place). During
+// a replay, requests to it through http.DefaultTransport pass the guard
+// that refuses every other (harness.RunOptions.AllowHosts).
+func (r *Run) Serve() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("bridge: serving the run on a loopback port: %w", err)
+	}
+	srv := &http.Server{Handler: r.Handler, ReadHeaderTimeout: commandReadHeaderTimeout}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = srv.Serve(ln) }()
+	allowed := netguard.Serve(ln.Addr().String())
+	r.mu.Lock()
+	r.served = append(r.served, func() { _ = srv.Close(); <-done; allowed() })
+	r.mu.Unlock()
+	return "http://" + ln.Addr().String(), nil
+}
+
+// closeServed closes the servers Serve started.
+func (r *Run) closeServed() {
+	r.mu.Lock()
+	served := r.served
+	r.served = nil
+	r.mu.Unlock()
+	for _, c := range served {
+		c()
+	}
 }
 
 // runOptions configures runScenario (see Runner for what each field does).
@@ -162,6 +196,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 		Input: cloneMessages(s.Input), Dir: dir,
 		traffic: tr, conversation: conversation(s, opts),
 	}
+	defer r.closeServed()
 	if r.users, err = userSource(s, tape, opts); err != nil {
 		return nil, err
 	}
@@ -174,6 +209,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 		}
 	}
 	agentErr := agent(ctx, r)
+	r.closeServed()
 	run, runErr, err := tr.finish(r, agentErr)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -61,6 +62,18 @@ func Runner(agent Agent, opts *Options) harness.Runner {
 		} else if a != nil && run == nil {
 			return nil, s.ErrorAt(a.Line, "setup.agent.go", scenario.ErrBridged, "%v: this runner has no Go agent to run %q (bridge.Runner(nil, nil) runs agent programs only)", scenario.ErrBridged, a.Go)
 		}
-		return runScenario(ctx, s, run, &runOptions{Model: ro.Model, Replay: ro.Replay, User: ro.User, Observer: ro.Observer, Wire: w})
+		if ro.Model != nil {
+			return runScenario(netguard.Live(ctx), s, run, &runOptions{Model: ro.Model, Replay: ro.Replay, User: ro.User, Observer: ro.Observer, Wire: w})
+		}
+		// A replay: the in-process agent's requests through
+		// http.DefaultTransport are refused, as a native scenario's
+		// tools' are (harness.Run has begun the guard already when it
+		// called this runner).
+		ctx, guard := netguard.Begin(ctx, s.Name, ro.AllowHosts)
+		o, err := runScenario(ctx, s, run, &runOptions{Replay: ro.Replay, User: ro.User, Observer: ro.Observer, Wire: w})
+		if refused := guard.End(); o != nil {
+			o.Refused = append(o.Refused, refused...)
+		}
+		return o, err
 	}
 }

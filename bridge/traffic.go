@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
@@ -86,7 +87,11 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 		t.attempts = 0
 		t.observe(agent.Event{Kind: agent.EventModelRequest, Request: req})
 	}
-	ex.resp, ex.err = t.model.Generate(ctx, req)
+	// The model is the tape, which sends nothing, or a live one, whose
+	// requests to its vendor are tapeloop's own and pass the guard of
+	// http.DefaultTransport (the handler's context is the server's, not
+	// the run's).
+	ex.resp, ex.err = t.model.Generate(netguard.Live(ctx), req)
 	ex.entry = -1
 	if tape, ok := t.model.(interface{ LastServed() int }); ok {
 		ex.entry = tape.LastServed()
