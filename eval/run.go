@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
@@ -63,6 +64,10 @@ func Run(ctx context.Context, scenarios []*scenario.Scenario, opts *Options) (*r
 	if opts == nil {
 		opts = &Options{}
 	}
+	// An evaluation is live: its model, judge and user calls reach the
+	// vendors whatever replay this process runs meanwhile (a saved
+	// trial's is guarded again).
+	ctx = netguard.Live(ctx)
 	if len(opts.Models) == 0 {
 		return nil, errors.New("eval: no model to evaluate")
 	}

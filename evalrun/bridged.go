@@ -17,6 +17,9 @@ import (
 func (e *env) run(ctx context.Context, s *scenario.Scenario, opts *harness.RunOptions) (*harness.Outcome, error) {
 	ro := *opts
 	ro.Agents, ro.Commands = e.agents, e.commands()
+	if ro.AllowHosts == nil {
+		ro.AllowHosts = e.allowHosts
+	}
 	o, err := harness.Run(ctx, s, &ro)
 	return o, e.agentHint(s, err)
 }
@@ -26,6 +29,9 @@ func (e *env) run(ctx context.Context, s *scenario.Scenario, opts *harness.RunOp
 func (e *env) verify(ctx context.Context, s *scenario.Scenario, opts *harness.VerifyOptions) *harness.Verdict {
 	vo := *opts
 	vo.Agents, vo.Commands = e.agents, e.commands()
+	if vo.AllowHosts == nil {
+		vo.AllowHosts = e.allowHosts
+	}
 	if vo.Command == "" {
 		vo.Command = e.prog()
 	}
@@ -48,6 +54,14 @@ func (e *env) agentHint(s *scenario.Scenario, err error) error {
 // requires their whole sandbox with --require-sandbox.
 func (e *env) commands() harness.Runner {
 	return bridge.Runner(nil, &bridge.Options{RequireSandbox: e.requireSandbox})
+}
+
+// addAllowHostFlag adds --allow-host, what an in-process replay may reach
+// through http.DefaultTransport (harness.RunOptions.AllowHosts).
+func addAllowHostFlag(fs *flag.FlagSet, e *env) {
+	fs.Func("allow-host", "let the replay's Go tools and in-process agents reach this host, or HOST:PORT, or * for everything, through http.DefaultTransport, which a replay otherwise refuses (repeatable, or comma-separated)", func(v string) error {
+		return (*stringList)(&e.allowHosts).Set(v)
+	})
 }
 
 // addSandboxFlag adds --require-sandbox to fs.

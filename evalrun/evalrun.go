@@ -108,6 +108,9 @@ type env struct {
 	// requireSandbox makes a command agent whose sandbox cannot hold
 	// every guarantee fail (--require-sandbox).
 	requireSandbox bool
+	// allowHosts are what a replay may reach through
+	// http.DefaultTransport (replay's --allow-host); nil means nothing.
+	allowHosts []string
 	// command is how the user runs this program (Options.Command); empty
 	// means progName.
 	command string

@@ -47,6 +47,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	prune := fs.Bool("prune", false, "delete golden files that no scenario refers to (orphans), instead of failing on them")
 	redact := addRedactFlags(fs)
 	addSandboxFlag(fs, e)
+	addAllowHostFlag(fs, e)
 	args, code, ok := parseFlags(e, fs, jsonSwitch(args))
 	if !ok {
 		return code
