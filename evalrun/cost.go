@@ -201,8 +201,8 @@ func recordedAny(run cost.Run) bool {
 
 // print prints one scenario's share, breakers and cost.
 func (m *costMeasure) print(e *env, name string) {
-	fmt.Fprintf(e.stdout, "cost  %s: %d requests, cacheable share %.0f%% (%d of %d input tokens, %s)\n",
-		name, m.requests, 100*m.run.Share(), m.run.SharedTokens, m.run.InputTokens, how(m.run))
+	fmt.Fprintf(e.stdout, "cost  %s: %s, cacheable share %.0f%% (%d of %d input tokens, %s)\n",
+		name, count(m.requests, "request"), 100*m.run.Share(), m.run.SharedTokens, m.run.InputTokens, how(m.run))
 	for _, b := range m.run.Breakers() {
 		fmt.Fprintf(e.stdout, "      request %d: %s\n", b.Request, b.Breaker)
 	}

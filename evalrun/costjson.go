@@ -137,8 +137,8 @@ func (d *costDocument) add(name, file string, m *costMeasure, err error) {
 
 // print prints the suite's totals line.
 func (s *costSuite) print(e *env) {
-	fmt.Fprintf(e.stdout, "suite  %d scenarios, %d requests, cacheable share %.0f%% (%d of %d input tokens)",
-		s.Scenarios-s.Failed, s.Requests, 100*s.CacheableShare, s.CachedTokens, s.InputTokens)
+	fmt.Fprintf(e.stdout, "suite  %s, %s, cacheable share %.0f%% (%d of %d input tokens)",
+		count(s.Scenarios-s.Failed, "scenario"), count(s.Requests, "request"), 100*s.CacheableShare, s.CachedTokens, s.InputTokens)
 	if s.Priced > 0 {
 		fmt.Fprintf(e.stdout, "; %d priced: %s with caching, %s without", s.Priced, dollars(s.Cost.WithCache), dollars(s.Cost.WithoutCache))
 	}
@@ -150,3 +150,11 @@ func (s *costSuite) print(e *env) {
 
 // WriteJSON writes the document as indented JSON.
 func (d *costDocument) WriteJSON(w io.Writer) error { return report.WriteJSON(w, d) }
+
+// count is n and its noun, "1 request", "3 requests".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
