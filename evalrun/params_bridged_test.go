@@ -2,6 +2,7 @@ package evalrun
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -27,18 +28,38 @@ expect:
   termination: final_text
 `
 
-// rawAgent sends one request, body as it is with header, to the path of
-// its format, and reports the answer's status as its final text.
-func rawAgent(anthropic bool, body string, header map[string]string) bridge.Agent {
+// agentRequest is one request a rawAgent sends, as it is: in format (a
+// wire format's name), to path after the root the bridge gives the
+// format's clients (the format's own path when empty), with body and
+// header.
+type agentRequest struct {
+	format, path, body string
+	header             map[string]string
+}
+
+// url returns where the request goes on the bridge of r.
+func (a agentRequest) url(r *bridge.Run) string {
+	switch a.format {
+	case "anthropic":
+		return r.AnthropicBaseURL + cmp.Or(a.path, "/v1/messages")
+	case "responses":
+		return r.OpenAIBaseURL + cmp.Or(a.path, "/responses")
+	case "gemini":
+		return r.GeminiBaseURL + a.path
+	case "bedrock":
+		return r.BedrockBaseURL + a.path
+	}
+	return r.OpenAIBaseURL + cmp.Or(a.path, "/chat/completions")
+}
+
+// rawAgent sends one request, a, and reports the answer's status as its
+// final text.
+func rawAgent(a agentRequest) bridge.Agent {
 	return func(ctx context.Context, r *bridge.Run) error {
-		url := r.OpenAIBaseURL + "/chat/completions"
-		if anthropic {
-			url = r.AnthropicBaseURL + "/v1/messages"
-		}
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, a.url(r), strings.NewReader(a.body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+r.APIKey)
-		for k, v := range header {
+		for k, v := range a.header {
 			req.Header.Set(k, v)
 		}
 		resp, err := r.HTTPClient.Do(req)
@@ -91,71 +112,77 @@ func (v *scriptedVendor) server(t *testing.T) *httptest.Server {
 	return srv
 }
 
-// TestBridgedParamsPinned, per behaviour-changing parameter of Chat
-// Completions and Messages: record forwards the agent's request to the
-// vendor byte for byte, the tape pins the parameter, the replay passes,
-// the agent sending another value fails naming the parameter and the
-// line of the offered block, rebase accepts it, and the old value then
-// fails.
+// paramRecorders are, per wire format, the provider record forwards
+// through (--model) and its root on the scripted vendor, after the
+// server's URL (--base-url).
+var paramRecorders = map[string]struct{ model, root string }{
+	"openai":    {"openai-compatible/gpt-4.1", "/v1"},
+	"anthropic": {"anthropic/claude-sonnet-4-5", ""},
+}
+
+// chat is a Chat Completions request naming model, with params.
+func chat(model, params string) agentRequest {
+	return agentRequest{format: "openai", body: chatBody(model, params)}
+}
+
+// messages is a Messages request naming model, with params and the
+// anthropic-version header (then header, name and value pairs).
+func messages(model, params string, header ...string) agentRequest {
+	a := agentRequest{format: "anthropic", body: messagesBody(model, params), header: map[string]string{"anthropic-version": "2023-06-01"}}
+	for i := 0; i+1 < len(header); i += 2 {
+		a.header[header[i]] = header[i+1]
+	}
+	return a
+}
+
+// TestBridgedParamsPinned, per behaviour-changing parameter of each wire
+// format: record forwards the agent's request to the vendor byte for
+// byte, the tape pins the parameter, the replay passes, the agent sending
+// another value fails naming the parameter and the line of the offered
+// block, rebase accepts it, and the old value then fails.
 func TestBridgedParamsPinned(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789abcdefghij")
 	t.Setenv("OPENAI_API_KEY", "")
-	type side struct {
-		body   string
-		header map[string]string
-	}
-	v := func(b string, h ...string) side {
-		s := side{body: b, header: map[string]string{}}
-		for i := 0; i+1 < len(h); i += 2 {
-			s.header[h[i]] = h[i+1]
-		}
-		return s
-	}
 	const gpt, claude = "gpt-4.1", "claude-sonnet-4-5"
-	av := func(version string) []string { return []string{"anthropic-version", version} }
 	cases := []struct {
 		name      string
-		anthropic bool
-		base, now side
+		base, now agentRequest
 		field     string
 	}{
-		{"chat model", false, v(chatBody(gpt, "")), v(chatBody("gpt-3.5-turbo", "")), "offered.params.model"},
-		{"chat tool_choice", false, v(chatBody(gpt, `,"tool_choice":"auto"`)), v(chatBody(gpt, `,"tool_choice":"none"`)), "offered.params.tool_choice"},
-		{"chat parallel_tool_calls", false, v(chatBody(gpt, `,"parallel_tool_calls":true`)), v(chatBody(gpt, `,"parallel_tool_calls":false`)), "offered.params.parallel_tool_calls"},
-		{"chat temperature", false, v(chatBody(gpt, `,"temperature":0.2`)), v(chatBody(gpt, `,"temperature":2`)), "offered.params.temperature"},
-		{"chat top_p", false, v(chatBody(gpt, `,"top_p":1`)), v(chatBody(gpt, `,"top_p":0.1`)), "offered.params.top_p"},
-		{"chat max_tokens", false, v(chatBody(gpt, `,"max_tokens":4096`)), v(chatBody(gpt, `,"max_tokens":1`)), "offered.params.max_tokens"},
-		{"chat max_completion_tokens", false, v(chatBody(gpt, `,"max_completion_tokens":300`)), v(chatBody(gpt, `,"max_completion_tokens":30`)), "offered.params.max_completion_tokens"},
-		{"chat stop", false, v(chatBody(gpt, "")), v(chatBody(gpt, `,"stop":["END"]`)), "offered.params.stop"},
-		{"chat response_format", false, v(chatBody(gpt, `,"response_format":{"type":"text"}`)), v(chatBody(gpt, `,"response_format":{"type":"json_object"}`)), "offered.params.response_format"},
-		{"chat response schema", false,
-			v(chatBody(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object"}}}`)),
-			v(chatBody(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"array"}}}`)), "offered.response_schema"},
-		{"chat reasoning_effort", false, v(chatBody(gpt, `,"reasoning_effort":"low"`)), v(chatBody(gpt, `,"reasoning_effort":"high"`)), "offered.params.reasoning_effort"},
-		{"messages model", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody("claude-haiku-4-5", `,"max_tokens":1024`), av("2023-06-01")...), "offered.params.model"},
-		{"messages tool_choice", true, v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"none"}`), av("2023-06-01")...), "offered.params.tool_choice"},
-		{"messages parallel tool use", true, v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto","disable_parallel_tool_use":true}`), av("2023-06-01")...), "offered.params.tool_choice"},
-		{"messages temperature", true, v(messagesBody(claude, `,"max_tokens":1024,"temperature":0`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"temperature":1`), av("2023-06-01")...), "offered.params.temperature"},
-		{"messages top_p", true, v(messagesBody(claude, `,"max_tokens":1024,"top_p":0.9`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"top_p":0.5`), av("2023-06-01")...), "offered.params.top_p"},
-		{"messages max_tokens", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1`), av("2023-06-01")...), "offered.params.max_tokens"},
-		{"messages stop_sequences", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024,"stop_sequences":["END"]`), av("2023-06-01")...), "offered.params.stop_sequences"},
-		{"messages thinking budget", true, v(messagesBody(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":1024}`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048}`), av("2023-06-01")...), "offered.params.thinking"},
-		{"messages anthropic-version", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024`), av("2026-10-21")...), "offered.params.anthropic-version"},
-		{"messages anthropic-beta", true, v(messagesBody(claude, `,"max_tokens":1024`), av("2023-06-01")...), v(messagesBody(claude, `,"max_tokens":1024`), "anthropic-version", "2023-06-01", "anthropic-beta", "interleaved-thinking-2025-05-14"), "offered.params.anthropic-beta"},
+		{"chat model", chat(gpt, ""), chat("gpt-3.5-turbo", ""), "offered.params.model"},
+		{"chat tool_choice", chat(gpt, `,"tool_choice":"auto"`), chat(gpt, `,"tool_choice":"none"`), "offered.params.tool_choice"},
+		{"chat parallel_tool_calls", chat(gpt, `,"parallel_tool_calls":true`), chat(gpt, `,"parallel_tool_calls":false`), "offered.params.parallel_tool_calls"},
+		{"chat temperature", chat(gpt, `,"temperature":0.2`), chat(gpt, `,"temperature":2`), "offered.params.temperature"},
+		{"chat top_p", chat(gpt, `,"top_p":1`), chat(gpt, `,"top_p":0.1`), "offered.params.top_p"},
+		{"chat max_tokens", chat(gpt, `,"max_tokens":4096`), chat(gpt, `,"max_tokens":1`), "offered.params.max_tokens"},
+		{"chat max_completion_tokens", chat(gpt, `,"max_completion_tokens":300`), chat(gpt, `,"max_completion_tokens":30`), "offered.params.max_completion_tokens"},
+		{"chat stop", chat(gpt, ""), chat(gpt, `,"stop":["END"]`), "offered.params.stop"},
+		{"chat response_format", chat(gpt, `,"response_format":{"type":"text"}`), chat(gpt, `,"response_format":{"type":"json_object"}`), "offered.params.response_format"},
+		{"chat response schema",
+			chat(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object"}}}`),
+			chat(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"array"}}}`), "offered.response_schema"},
+		{"chat reasoning_effort", chat(gpt, `,"reasoning_effort":"low"`), chat(gpt, `,"reasoning_effort":"high"`), "offered.params.reasoning_effort"},
+		{"messages model", messages(claude, `,"max_tokens":1024`), messages("claude-haiku-4-5", `,"max_tokens":1024`), "offered.params.model"},
+		{"messages tool_choice", messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"none"}`), "offered.params.tool_choice"},
+		{"messages parallel tool use", messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto","disable_parallel_tool_use":true}`), "offered.params.tool_choice"},
+		{"messages temperature", messages(claude, `,"max_tokens":1024,"temperature":0`), messages(claude, `,"max_tokens":1024,"temperature":1`), "offered.params.temperature"},
+		{"messages top_p", messages(claude, `,"max_tokens":1024,"top_p":0.9`), messages(claude, `,"max_tokens":1024,"top_p":0.5`), "offered.params.top_p"},
+		{"messages max_tokens", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1`), "offered.params.max_tokens"},
+		{"messages stop_sequences", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024,"stop_sequences":["END"]`), "offered.params.stop_sequences"},
+		{"messages thinking budget", messages(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":1024}`), messages(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048}`), "offered.params.thinking"},
+		{"messages anthropic-version", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024`, "anthropic-version", "2026-10-21"), "offered.params.anthropic-version"},
+		{"messages anthropic-beta", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024`, "anthropic-beta", "interleaved-thinking-2025-05-14"), "offered.params.anthropic-beta"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var vendor scriptedVendor
 			srv := vendor.server(t)
-			model, base := "openai-compatible/"+gpt, srv.URL+"/v1"
-			if c.anthropic {
-				model, base = "anthropic/"+claude, srv.URL
-			}
+			rec := paramRecorders[c.base.format]
 			dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
 			path := filepath.Join(dir, "p", "param.yaml")
-			before, after := rawAgent(c.anthropic, c.base.body, c.base.header), rawAgent(c.anthropic, c.now.body, c.now.header)
+			before, after := rawAgent(c.base), rawAgent(c.now)
 
-			if code, out, errOut := runAgentCmd(t, before, "record", "--model", model, "--base-url", base, path); code != exitOK {
+			if code, out, errOut := runAgentCmd(t, before, "record", "--model", rec.model, "--base-url", srv.URL+rec.root, path); code != exitOK {
 				t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
 			}
 			if len(vendor.bodies) != 1 || string(vendor.bodies[0]) != c.base.body {
@@ -201,7 +228,7 @@ func TestRecordAnotherModel(t *testing.T) {
 	dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
 	path := filepath.Join(dir, "p", "param.yaml")
 	body := chatBody("gpt-4.1", `,"temperature":0.2`)
-	agent := rawAgent(false, body, nil)
+	agent := rawAgent(agentRequest{format: "openai", body: body})
 	code, out, errOut := runAgentCmd(t, agent, "record", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", path)
 	if code != exitOK || !strings.Contains(out, "    answered by gpt-4.1-mini: sent instead of the model the agent asked for (--model); the tape pins the agent's\n") {
 		t.Fatalf("record: exit %d, want 0 saying which model answered\n%s%s", code, out, errOut)
@@ -229,7 +256,7 @@ func TestEvalAnotherModel(t *testing.T) {
 	dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
 	body := chatBody("gpt-4.1", `,"temperature":0.2`)
 	jsonPath := filepath.Join(t.TempDir(), "eval.json")
-	code, out, errOut := runAgentCmd(t, rawAgent(false, body, nil), "eval", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", "--trials", "1", "--json", jsonPath, dir)
+	code, out, errOut := runAgentCmd(t, rawAgent(agentRequest{format: "openai", body: body}), "eval", "--model", "openai-compatible/gpt-4.1-mini", "--base-url", srv.URL+"/v1", "--trials", "1", "--json", jsonPath, dir)
 	if code != exitOK || !strings.Contains(out, "  p/param (openai-compatible/gpt-4.1-mini): the agent asked for gpt-4.1; its requests went to openai-compatible/gpt-4.1-mini with the model alone replaced\n") {
 		t.Fatalf("eval: exit %d, want 0 and the text report naming the agent's model\n%s%s", code, out, errOut)
 	}
