@@ -83,6 +83,22 @@ func chatBody(model, params string) string {
 		`"tools":[{"type":"function","function":{"name":"greet","description":"Greet.","parameters":{"type":"object"}}}],"user":"u-1"` + params + `}`
 }
 
+func responsesBody(model, params string) string {
+	return `{"model":"` + model + `","instructions":"Be brief.","input":[{"role":"user","content":"Say hello."}],` +
+		`"tools":[{"type":"function","name":"greet","description":"Greet.","parameters":{"type":"object"}}],"user":"u-1","store":false` + params + `}`
+}
+
+func geminiBody(params string) string {
+	return `{"systemInstruction":{"parts":[{"text":"Be brief."}]},"contents":[{"role":"user","parts":[{"text":"Say hello."}]}],` +
+		`"tools":[{"functionDeclarations":[{"name":"greet","description":"Greet.","parameters":{"type":"object"}}]}],"labels":{"team":"a"}` + params + `}`
+}
+
+func bedrockBody(toolChoice, params string) string {
+	return `{"system":[{"text":"Be brief."}],"messages":[{"role":"user","content":[{"text":"Say hello."}]}],` +
+		`"toolConfig":{"tools":[{"toolSpec":{"name":"greet","description":"Greet.","inputSchema":{"json":{"type":"object"}}}}]` + toolChoice + `},` +
+		`"requestMetadata":{"user":"u-1"}` + params + `}`
+}
+
 func messagesBody(model, params string) string {
 	return `{"model":"` + model + `","system":"Be brief.","messages":[{"role":"user","content":"Say hello."}],` +
 		`"tools":[{"name":"greet","description":"Greet.","input_schema":{"type":"object"}}],"metadata":{"user_id":"u-1"}` + params + `}`
@@ -94,6 +110,7 @@ type scriptedVendor struct {
 	mu     sync.Mutex
 	bodies [][]byte
 	header []http.Header
+	paths  []string
 }
 
 func (v *scriptedVendor) server(t *testing.T) *httptest.Server {
@@ -103,7 +120,7 @@ func (v *scriptedVendor) server(t *testing.T) *httptest.Server {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		v.mu.Lock()
-		v.bodies, v.header = append(v.bodies, body), append(v.header, r.Header.Clone())
+		v.bodies, v.header, v.paths = append(v.bodies, body), append(v.header, r.Header.Clone()), append(v.paths, r.URL.Path)
 		v.mu.Unlock()
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		h.ServeHTTP(w, r)
@@ -118,6 +135,26 @@ func (v *scriptedVendor) server(t *testing.T) *httptest.Server {
 var paramRecorders = map[string]struct{ model, root string }{
 	"openai":    {"openai-compatible/gpt-4.1", "/v1"},
 	"anthropic": {"anthropic/claude-sonnet-4-5", ""},
+	"responses": {"openai-responses/gpt-5", "/v1"},
+	"gemini":    {"gemini/gemini-2.5-flash", ""},
+	"bedrock":   {"bedrock/amazon.nova-pro-v1:0", ""},
+}
+
+// responses is a Responses API request naming model, with params.
+func responses(model, params string) agentRequest {
+	return agentRequest{format: "responses", body: responsesBody(model, params)}
+}
+
+// gemini is a Gemini API request (generateContent) to the model at path
+// (after the root: version and model), with params.
+func gemini(path, params string) agentRequest {
+	return agentRequest{format: "gemini", path: path + ":generateContent", body: geminiBody(params)}
+}
+
+// bedrock is a Converse request to model, with toolChoice (a toolConfig
+// member) and params.
+func bedrock(model, toolChoice, params string) agentRequest {
+	return agentRequest{format: "bedrock", path: "/model/" + model + "/converse", body: bedrockBody(toolChoice, params)}
 }
 
 // chat is a Chat Completions request naming model, with params.
@@ -142,8 +179,15 @@ func messages(model, params string, header ...string) agentRequest {
 // block, rebase accepts it, and the old value then fails.
 func TestBridgedParamsPinned(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789abcdefghij")
-	t.Setenv("OPENAI_API_KEY", "")
-	const gpt, claude = "gpt-4.1", "claude-sonnet-4-5"
+	t.Setenv("OPENAI_API_KEY", "sk-test-0123456789abcdefghij")
+	t.Setenv("GEMINI_API_KEY", "AIzaTest0123456789abcdefghij")
+	t.Setenv("GOOGLE_API_KEY", "")
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIATEST0123456789AB")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret-test-0123456789abcdefghij")
+	t.Setenv("AWS_SESSION_TOKEN", "")
+	t.Setenv("AWS_REGION", "us-east-1")
+	const gpt, claude, gpt5 = "gpt-4.1", "claude-sonnet-4-5", "gpt-5"
+	const flash, nova = "/v1beta/models/gemini-2.5-flash", "amazon.nova-pro-v1:0"
 	cases := []struct {
 		name      string
 		base, now agentRequest
@@ -172,6 +216,63 @@ func TestBridgedParamsPinned(t *testing.T) {
 		{"messages thinking budget", messages(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":1024}`), messages(claude, `,"max_tokens":4096,"thinking":{"type":"enabled","budget_tokens":2048}`), "offered.params.thinking"},
 		{"messages anthropic-version", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024`, "anthropic-version", "2026-10-21"), "offered.params.anthropic-version"},
 		{"messages anthropic-beta", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024`, "anthropic-beta", "interleaved-thinking-2025-05-14"), "offered.params.anthropic-beta"},
+
+		{"responses model", responses(gpt5, ""), responses("gpt-5-mini", ""), "offered.params.model"},
+		{"responses tool_choice", responses(gpt5, `,"tool_choice":"auto"`), responses(gpt5, `,"tool_choice":"required"`), "offered.params.tool_choice"},
+		{"responses tool_choice forced", responses(gpt5, `,"tool_choice":"auto"`), responses(gpt5, `,"tool_choice":{"type":"function","name":"greet"}`), "offered.params.tool_choice"},
+		{"responses parallel_tool_calls", responses(gpt5, `,"parallel_tool_calls":true`), responses(gpt5, `,"parallel_tool_calls":false`), "offered.params.parallel_tool_calls"},
+		{"responses temperature", responses(gpt5, `,"temperature":1`), responses(gpt5, `,"temperature":0.2`), "offered.params.temperature"},
+		{"responses top_p", responses(gpt5, `,"top_p":1`), responses(gpt5, `,"top_p":0.5`), "offered.params.top_p"},
+		{"responses max_output_tokens", responses(gpt5, `,"max_output_tokens":2048`), responses(gpt5, `,"max_output_tokens":16`), "offered.params.max_output_tokens"},
+		{"responses max_tool_calls", responses(gpt5, ""), responses(gpt5, `,"max_tool_calls":1`), "offered.params.max_tool_calls"},
+		{"responses text.format", responses(gpt5, `,"text":{"format":{"type":"text"}}`), responses(gpt5, `,"text":{"format":{"type":"json_object"}}`), "offered.params.text"},
+		{"responses text.format schema",
+			responses(gpt5, `,"text":{"format":{"type":"json_schema","name":"a","schema":{"type":"object"}}}`),
+			responses(gpt5, `,"text":{"format":{"type":"json_schema","name":"a","schema":{"type":"array"}}}`), "offered.response_schema"},
+		{"responses text.verbosity", responses(gpt5, `,"text":{"verbosity":"medium"}`), responses(gpt5, `,"text":{"verbosity":"low"}`), "offered.params.text"},
+		{"responses reasoning.effort", responses(gpt5, `,"reasoning":{"effort":"low"}`), responses(gpt5, `,"reasoning":{"effort":"high"}`), "offered.params.reasoning"},
+		{"responses truncation", responses(gpt5, `,"truncation":"disabled"`), responses(gpt5, `,"truncation":"auto"`), "offered.params.truncation"},
+		{"responses instructions", responses(gpt5, ""), agentRequest{format: "responses", body: strings.Replace(responsesBody(gpt5, ""), "Be brief.", "Be thorough.", 1)}, "offered.system"},
+		{"responses prompt", responses(gpt5, `,"prompt":{"id":"pmpt_1","version":"1"}`), responses(gpt5, `,"prompt":{"id":"pmpt_1","version":"2"}`), "offered.params.prompt"},
+
+		{"gemini model", gemini(flash, ""), gemini("/v1beta/models/gemini-2.5-pro", ""), "offered.params.model"},
+		{"gemini function calling mode", gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}`), gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`), "offered.params.toolConfig"},
+		{"gemini allowedFunctionNames", gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`), gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["greet"]}}`), "offered.params.toolConfig"},
+		{"gemini temperature", gemini(flash, `,"generationConfig":{"temperature":1}`), gemini(flash, `,"generationConfig":{"temperature":0.1}`), "offered.params.temperature"},
+		{"gemini topP", gemini(flash, `,"generationConfig":{"topP":0.95}`), gemini(flash, `,"generationConfig":{"topP":0.5}`), "offered.params.topP"},
+		{"gemini topK", gemini(flash, `,"generationConfig":{"topK":64}`), gemini(flash, `,"generationConfig":{"topK":1}`), "offered.params.topK"},
+		{"gemini maxOutputTokens", gemini(flash, `,"generationConfig":{"maxOutputTokens":8192}`), gemini(flash, `,"generationConfig":{"maxOutputTokens":8}`), "offered.params.maxOutputTokens"},
+		{"gemini stopSequences", gemini(flash, ""), gemini(flash, `,"generationConfig":{"stopSequences":["END"]}`), "offered.params.stopSequences"},
+		{"gemini candidateCount", gemini(flash, `,"generationConfig":{"candidateCount":1}`), gemini(flash, `,"generationConfig":{"candidateCount":2}`), "offered.params.candidateCount"},
+		{"gemini seed", gemini(flash, `,"generationConfig":{"seed":1}`), gemini(flash, `,"generationConfig":{"seed":2}`), "offered.params.seed"},
+		{"gemini presencePenalty", gemini(flash, ""), gemini(flash, `,"generationConfig":{"presencePenalty":0.5}`), "offered.params.presencePenalty"},
+		{"gemini frequencyPenalty", gemini(flash, ""), gemini(flash, `,"generationConfig":{"frequencyPenalty":0.5}`), "offered.params.frequencyPenalty"},
+		{"gemini responseMimeType", gemini(flash, `,"generationConfig":{"responseMimeType":"text/plain"}`), gemini(flash, `,"generationConfig":{"responseMimeType":"application/json"}`), "offered.params.responseMimeType"},
+		{"gemini responseSchema",
+			gemini(flash, `,"generationConfig":{"responseMimeType":"application/json","responseSchema":{"type":"OBJECT"}}`),
+			gemini(flash, `,"generationConfig":{"responseMimeType":"application/json","responseSchema":{"type":"ARRAY"}}`), "offered.response_schema"},
+		{"gemini responseJsonSchema",
+			gemini(flash, `,"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object"}}`),
+			gemini(flash, `,"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"array"}}`), "offered.response_schema"},
+		{"gemini responseModalities", gemini(flash, `,"generationConfig":{"responseModalities":["TEXT"]}`), gemini(flash, `,"generationConfig":{"responseModalities":["TEXT","IMAGE"]}`), "offered.params.responseModalities"},
+		{"gemini thinkingBudget", gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingBudget":512}}`), gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingBudget":0}}`), "offered.params.thinkingConfig"},
+		{"gemini thinkingLevel", gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingLevel":"low"}}`), gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingLevel":"high"}}`), "offered.params.thinkingConfig"},
+
+		{"bedrock model", bedrock(nova, "", ""), bedrock("amazon.nova-lite-v1:0", "", ""), "offered.params.model"},
+		{"bedrock toolChoice", bedrock(nova, `,"toolChoice":{"auto":{}}`, ""), bedrock(nova, `,"toolChoice":{"any":{}}`, ""), "offered.params.toolChoice"},
+		{"bedrock toolChoice tool", bedrock(nova, "", ""), bedrock(nova, `,"toolChoice":{"tool":{"name":"greet"}}`, ""), "offered.params.toolChoice"},
+		{"bedrock maxTokens", bedrock(nova, "", `,"inferenceConfig":{"maxTokens":1024}`), bedrock(nova, "", `,"inferenceConfig":{"maxTokens":1}`), "offered.params.maxTokens"},
+		{"bedrock temperature", bedrock(nova, "", `,"inferenceConfig":{"temperature":0.5}`), bedrock(nova, "", `,"inferenceConfig":{"temperature":1}`), "offered.params.temperature"},
+		{"bedrock topP", bedrock(nova, "", `,"inferenceConfig":{"topP":0.9}`), bedrock(nova, "", `,"inferenceConfig":{"topP":0.1}`), "offered.params.topP"},
+		{"bedrock stopSequences", bedrock(nova, "", `,"inferenceConfig":{"maxTokens":1024}`), bedrock(nova, "", `,"inferenceConfig":{"maxTokens":1024,"stopSequences":["END"]}`), "offered.params.stopSequences"},
+		{"bedrock additionalModelRequestFields", bedrock(nova, "", `,"additionalModelRequestFields":{"inferenceConfig":{"topK":50}}`), bedrock(nova, "", `,"additionalModelRequestFields":{"inferenceConfig":{"topK":5}}`), "offered.params.additionalModelRequestFields"},
+		{"bedrock reasoning effort", bedrock(nova, "", `,"additionalModelRequestFields":{"reasoningConfig":{"type":"enabled","maxReasoningEffort":"low"}}`),
+			bedrock(nova, "", `,"additionalModelRequestFields":{"reasoningConfig":{"type":"enabled","maxReasoningEffort":"high"}}`), "offered.params.additionalModelRequestFields"},
+		{"bedrock outputConfig schema",
+			bedrock(nova, "", `,"outputConfig":{"textFormat":{"type":"json_schema","structure":{"jsonSchema":{"name":"a","schema":"{\"type\":\"object\"}"}}}}`),
+			bedrock(nova, "", `,"outputConfig":{"textFormat":{"type":"json_schema","structure":{"jsonSchema":{"name":"a","schema":"{\"type\":\"array\"}"}}}}`), "offered.response_schema"},
+		{"bedrock guardrailConfig", bedrock(nova, "", `,"guardrailConfig":{"guardrailIdentifier":"g1","guardrailVersion":"1"}`), bedrock(nova, "", `,"guardrailConfig":{"guardrailIdentifier":"g1","guardrailVersion":"2"}`), "offered.params.guardrailConfig"},
+		{"bedrock performanceConfig", bedrock(nova, "", `,"performanceConfig":{"latency":"standard"}`), bedrock(nova, "", `,"performanceConfig":{"latency":"optimized"}`), "offered.params.performanceConfig"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -187,6 +288,9 @@ func TestBridgedParamsPinned(t *testing.T) {
 			}
 			if len(vendor.bodies) != 1 || string(vendor.bodies[0]) != c.base.body {
 				t.Fatalf("the vendor got %d requests, the first:\n%s\nwant the agent's body:\n%s", len(vendor.bodies), vendor.bodies, c.base.body)
+			}
+			if c.base.path != "" && (len(vendor.paths) != 1 || vendor.paths[0] != c.base.path) {
+				t.Errorf("the vendor got the path %q, the agent sent %q", vendor.paths, c.base.path)
 			}
 			for k, want := range c.base.header {
 				if got := vendor.header[0].Get(k); got != want {
