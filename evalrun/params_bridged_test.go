@@ -234,8 +234,12 @@ func TestBridgedParamsPinned(t *testing.T) {
 		{"responses truncation", responses(gpt5, `,"truncation":"disabled"`), responses(gpt5, `,"truncation":"auto"`), "offered.params.truncation"},
 		{"responses instructions", responses(gpt5, ""), agentRequest{format: "responses", body: strings.Replace(responsesBody(gpt5, ""), "Be brief.", "Be thorough.", 1)}, "offered.system"},
 		{"responses prompt", responses(gpt5, `,"prompt":{"id":"pmpt_1","version":"1"}`), responses(gpt5, `,"prompt":{"id":"pmpt_1","version":"2"}`), "offered.params.prompt"},
+		{"responses context_management", responses(gpt5, ""), responses(gpt5, `,"context_management":[{"type":"compaction","compact_threshold":2000}]`), "offered.params.context_management"},
+		{"responses access_programs", responses(gpt5, ""), responses(gpt5, `,"access_programs":{"cyber":"daybreak_blue"}`), "offered.params.access_programs"},
+		{"responses moderation", responses(gpt5, ""), responses(gpt5, `,"moderation":{"model":"omni-moderation-latest"}`), "offered.params.moderation"},
 
 		{"gemini model", gemini(flash, ""), gemini("/v1beta/models/gemini-2.5-pro", ""), "offered.params.model"},
+		{"gemini API version", gemini(flash, ""), gemini("/v1/models/gemini-2.5-flash", ""), "offered.params.apiVersion"},
 		{"gemini function calling mode", gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"AUTO"}}`), gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"NONE"}}`), "offered.params.toolConfig"},
 		{"gemini allowedFunctionNames", gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"ANY"}}`), gemini(flash, `,"toolConfig":{"functionCallingConfig":{"mode":"ANY","allowedFunctionNames":["greet"]}}`), "offered.params.toolConfig"},
 		{"gemini temperature", gemini(flash, `,"generationConfig":{"temperature":1}`), gemini(flash, `,"generationConfig":{"temperature":0.1}`), "offered.params.temperature"},
@@ -257,6 +261,10 @@ func TestBridgedParamsPinned(t *testing.T) {
 		{"gemini responseModalities", gemini(flash, `,"generationConfig":{"responseModalities":["TEXT"]}`), gemini(flash, `,"generationConfig":{"responseModalities":["TEXT","IMAGE"]}`), "offered.params.responseModalities"},
 		{"gemini thinkingBudget", gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingBudget":512}}`), gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingBudget":0}}`), "offered.params.thinkingConfig"},
 		{"gemini thinkingLevel", gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingLevel":"low"}}`), gemini(flash, `,"generationConfig":{"thinkingConfig":{"thinkingLevel":"high"}}`), "offered.params.thinkingConfig"},
+		{"gemini safetySettings", gemini(flash, ""), gemini(flash, `,"safetySettings":[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","threshold":"BLOCK_LOW_AND_ABOVE"}]`), "offered.params.safetySettings"},
+		{"gemini cachedContent", gemini(flash, `,"cachedContent":"cachedContents/a1"`), gemini(flash, `,"cachedContent":"cachedContents/b2"`), "offered.params.cachedContent"},
+		{"gemini mediaResolution", gemini(flash, ""), gemini(flash, `,"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_LOW"}`), "offered.params.mediaResolution"},
+		{"gemini enableEnhancedCivicAnswers", gemini(flash, ""), gemini(flash, `,"generationConfig":{"enableEnhancedCivicAnswers":true}`), "offered.params.enableEnhancedCivicAnswers"},
 
 		{"bedrock model", bedrock(nova, "", ""), bedrock("amazon.nova-lite-v1:0", "", ""), "offered.params.model"},
 		{"bedrock toolChoice", bedrock(nova, `,"toolChoice":{"auto":{}}`, ""), bedrock(nova, `,"toolChoice":{"any":{}}`, ""), "offered.params.toolChoice"},

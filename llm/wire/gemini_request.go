@@ -13,11 +13,18 @@ import (
 // geminiRequest is a GenerateContentRequest body (the model is in the
 // path).
 type geminiRequest struct {
-	Contents          []geminiContent  `json:"contents"`
-	SystemInstruction *geminiContent   `json:"systemInstruction"`
-	Tools             []geminiTool     `json:"tools"`
-	ToolConfig        json.RawMessage  `json:"toolConfig"`
-	GenerationConfig  *geminiGenConfig `json:"generationConfig"`
+	Contents          []geminiContent `json:"contents"`
+	SystemInstruction *geminiContent  `json:"systemInstruction"`
+	Tools             []geminiTool    `json:"tools"`
+	ToolConfig        json.RawMessage `json:"toolConfig"`
+	// SafetySettings decide which answers are blocked; CachedContent names
+	// a cache whose contents the model reads before the request's.
+	SafetySettings json.RawMessage `json:"safetySettings"`
+	CachedContent  json.RawMessage `json:"cachedContent"`
+	// GenerationConfig holds the sampling, limit and output parameters by
+	// their keys (all of them change the model's behaviour but those
+	// geminiUnpinned names).
+	GenerationConfig map[string]json.RawMessage `json:"generationConfig"`
 }
 
 // geminiContent is a Content: a role and its parts.
@@ -76,46 +83,25 @@ func (t *geminiTool) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// geminiGenConfig is a request's generationConfig: the parameters that
-// change the model's behaviour, kept as sent (see Call.Request.Params).
-type geminiGenConfig struct {
-	Temperature        json.RawMessage `json:"temperature"`
-	TopP               json.RawMessage `json:"topP"`
-	TopK               json.RawMessage `json:"topK"`
-	CandidateCount     json.RawMessage `json:"candidateCount"`
-	MaxOutputTokens    json.RawMessage `json:"maxOutputTokens"`
-	StopSequences      json.RawMessage `json:"stopSequences"`
-	PresencePenalty    json.RawMessage `json:"presencePenalty"`
-	FrequencyPenalty   json.RawMessage `json:"frequencyPenalty"`
-	Seed               json.RawMessage `json:"seed"`
-	ResponseMimeType   json.RawMessage `json:"responseMimeType"`
-	ResponseSchema     json.RawMessage `json:"responseSchema"`
-	ResponseJSONSchema json.RawMessage `json:"responseJsonSchema"`
-	ResponseModalities json.RawMessage `json:"responseModalities"`
-	ThinkingConfig     json.RawMessage `json:"thinkingConfig"`
-}
+// geminiUnpinned are the generationConfig keys that are not parameters:
+// the response schema (pinned as the request's response schema) and the
+// log probabilities reported beside the answer, which do not change it.
+var geminiUnpinned = map[string]bool{"responseSchema": true, "responseJsonSchema": true, "responseLogprobs": true, "logprobs": true}
 
 // params returns the request's behaviour-changing parameters by their wire
 // names: the model and the API version (apiVersion, as genai's
-// HTTPOptions names it), both from the path, toolConfig whole, and the
-// keys of generationConfig but its response schema (pinned as the response
-// schema). An API version serves its own models and features (v1beta has
-// what v1 has not yet), so an agent that moves to another is pinned as
-// Messages' anthropic-version header is.
+// HTTPOptions names it), both from the path, toolConfig, safetySettings and
+// cachedContent whole, and every key of generationConfig but those
+// geminiUnpinned names. An API version serves its own models and features
+// (v1beta has what v1 has not yet), so an agent that moves to another is
+// pinned as Messages' anthropic-version header is.
 func (r *geminiRequest) params(rt route) map[string]json.RawMessage {
-	raw := map[string]json.RawMessage{"toolConfig": r.ToolConfig}
+	raw := map[string]json.RawMessage{"toolConfig": r.ToolConfig, "safetySettings": r.SafetySettings, "cachedContent": r.CachedContent}
 	if rt.apiVersion != "" {
 		raw["apiVersion"] = json.RawMessage(strconv.Quote(rt.apiVersion))
 	}
-	if g := r.GenerationConfig; g != nil {
-		for k, v := range map[string]json.RawMessage{
-			"temperature": g.Temperature, "topP": g.TopP, "topK": g.TopK,
-			"candidateCount": g.CandidateCount, "maxOutputTokens": g.MaxOutputTokens,
-			"stopSequences": g.StopSequences, "presencePenalty": g.PresencePenalty,
-			"frequencyPenalty": g.FrequencyPenalty, "seed": g.Seed,
-			"responseMimeType": g.ResponseMimeType, "responseModalities": g.ResponseModalities,
-			"thinkingConfig": g.ThinkingConfig,
-		} {
+	for k, v := range r.GenerationConfig {
+		if !geminiUnpinned[k] {
 			raw[k] = v
 		}
 	}
@@ -149,12 +135,10 @@ func decodeGemini(body []byte, rt route) (*Call, error) {
 	}
 	c := &Call{Format: Gemini, Model: rt.model, Stream: rt.stream}
 	c.Request.Params = r.params(rt)
-	if g := r.GenerationConfig; g != nil {
-		if s := compact(g.ResponseJSONSchema); s != nil {
-			c.Request.ResponseSchema = s
-		} else if s := compact(g.ResponseSchema); s != nil {
-			c.Request.ResponseSchema = s
-		}
+	if s := compact(r.GenerationConfig["responseJsonSchema"]); s != nil {
+		c.Request.ResponseSchema = s
+	} else if s := compact(r.GenerationConfig["responseSchema"]); s != nil {
+		c.Request.ResponseSchema = s
 	}
 	msgs := []llm.Message{}
 	if si := r.SystemInstruction; si != nil {

@@ -23,8 +23,9 @@ type responsesRequest struct {
 // responsesParams are the Responses API parameters that change the
 // model's behaviour, kept as sent (see Call.Request.Params). Not among
 // them, and so not compared: store, metadata, user, safety_identifier,
-// prompt_cache_key, prompt_cache_retention, service_tier, include,
-// top_logprobs, stream_options, background (docs/record.md).
+// prompt_cache_key, prompt_cache_retention, prompt_cache_options,
+// service_tier, include, top_logprobs, stream_options, background
+// (docs/record.md).
 type responsesParams struct {
 	ToolChoice        json.RawMessage `json:"tool_choice"`
 	ParallelToolCalls json.RawMessage `json:"parallel_tool_calls"`
@@ -37,6 +38,13 @@ type responsesParams struct {
 	Truncation        json.RawMessage `json:"truncation"`
 	Prompt            json.RawMessage `json:"prompt"`
 	Conversation      json.RawMessage `json:"conversation"`
+	// ContextManagement compacts the conversation the model sees past a
+	// threshold; Moderation runs a moderation model on the input and the
+	// output; AccessPrograms selects the safety program the model answers
+	// under.
+	ContextManagement json.RawMessage `json:"context_management"`
+	Moderation        json.RawMessage `json:"moderation"`
+	AccessPrograms    json.RawMessage `json:"access_programs"`
 }
 
 // params returns p by wire name, text without its format's schema (pinned
@@ -48,6 +56,8 @@ func (p responsesParams) params(model string) map[string]json.RawMessage {
 		"max_tool_calls": p.MaxToolCalls, "text": withoutTextSchema(p.Text),
 		"reasoning": p.Reasoning, "truncation": p.Truncation,
 		"prompt": p.Prompt, "conversation": p.Conversation,
+		"context_management": p.ContextManagement, "moderation": p.Moderation,
+		"access_programs": p.AccessPrograms,
 	})
 }
 
