@@ -82,8 +82,8 @@ const responsesItem = `{"encrypted_content":"gAAAAABpQ0x1Zm9nIG9uIHRoZSBiYXk7IHJ
 // TestReasoningRoundTrip records each SDK agent against a vendor whose
 // answer carries what it wants back (a Responses reasoning item with
 // encrypted_content through openai-go, an Anthropic signed thinking block
-// through anthropic-sdk-go, a Gemini thoughtSignature on a functionCall
-// through google.golang.org/genai, a Bedrock signed reasoningContent
+// through anthropic-sdk-go, Gemini thoughtSignatures on a functionCall
+// and on text through google.golang.org/genai, a Bedrock signed reasoningContent
 // block through aws-sdk-go-v2) and that refuses a next request
 // without it; the tape keeps it; the replay, offline, serves it (streamed
 // and whole) and the SDK's next request carries it back, so it passes; an
@@ -120,11 +120,12 @@ func TestReasoningRoundTrip(t *testing.T) {
 				return (&claudeAgent{system: system, readDesc: desc, stream: stream, alter: broken}).run
 			}, []string{"notes.yaml:", "the answer served was sent back", "+        signature: EqQBCkYIBhgCKkDthinkingsignature0123456789abcdefABCDEF+/xyz==A"}},
 		{"gemini", "gemini/gemini-test", "",
-			&llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
+			&llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "Reading it first.",
+				Reasoning: []llm.Reasoning{{Signature: "CiIBdGV4dCBwYXJ0IHRob3VnaHQgc2lnbmF0dXJl"}},
 				ToolCalls: []llm.ToolCall{readCall("CiQBcsjafGVtaW5pIHRob3VnaHQgc2lnbmF0dXJlIG9uIGEgY2FsbA==")}}, FinishReason: llm.FinishToolCalls},
 			func(stream, broken bool) bridge.Agent {
 				return (&genaiAgent{system: system, readDesc: desc, stream: stream, drop: broken}).run
-			}, []string{"notes.yaml:", "the answer served was sent back", "-        signature: CiQBcsjafGVtaW5pIHRob3VnaHQgc2lnbmF0dXJlIG9uIGEgY2FsbA=="}},
+			}, []string{"notes.yaml:", "the answer served was sent back", "-      - signature: CiIBdGV4dCBwYXJ0IHRob3VnaHQgc2lnbmF0dXJl", "-        signature: CiQBcsjafGVtaW5pIHRob3VnaHQgc2lnbmF0dXJlIG9uIGEgY2FsbA=="}},
 		{"bedrock", "bedrock/amazon.nova-pro-v1:0", "",
 			&llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
 				Reasoning: []llm.Reasoning{{Text: "Read the file, then append.", Signature: "ErcBCkgIBxABGAIiQGJlZHJvY2sgcmVhc29uaW5nIHNpZ25hdHVyZQ=="}},

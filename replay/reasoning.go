@@ -7,6 +7,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -211,7 +212,7 @@ func redactReasoning(r *Redactor, m *llm.Message) {
 // recorded ones (want) only in that the answer served, which it sends
 // back first, has its opaque parts changed (a signature altered or
 // dropped, a signed block missing): a diff of the answer served (-)
-// against the one sent back (+). It returns "" for any other difference.
+// against the one sent back (+), labelled so. It returns "" for any other difference.
 func resentDiff(want []llm.Message, st step) string {
 	if st.answer == nil || len(st.added) == 0 {
 		return ""
@@ -221,8 +222,12 @@ func resentDiff(want []llm.Message, st step) string {
 		len(want) != len(st.added)-1 || !slices.EqualFunc(want, st.added[1:], equalMessage) {
 		return ""
 	}
-	return "new: the answer served was sent back with its reasoning or call signatures changed (they must come back byte for byte):\n" +
-		udiffOrNote(renderSummary(&RequestSummary{New: []llm.Message{*st.answer}}), renderSummary(&RequestSummary{New: []llm.Message{sent}}))
+	served, back := renderSummary(&RequestSummary{New: []llm.Message{*st.answer}}), renderSummary(&RequestSummary{New: []llm.Message{sent}})
+	d := "(they render the same; they differ in characters YAML does not show)\n"
+	if h := udiff.Hunks(served, back); h != "" {
+		d = "--- served\n+++ sent back\n" + h
+	}
+	return "new: the answer served was sent back with its reasoning or call signatures changed (they must come back byte for byte):\n" + d
 }
 
 // sameVisible reports whether a and b differ at most in their reasoning
