@@ -52,7 +52,7 @@ func TestPromptChangeOutput(t *testing.T) {
 
 	var got bytes.Buffer
 	var out, errb bytes.Buffer
-	code := evalrun.Main(t.Context(), []string{dir}, &out, &errb, &evalrun.Options{Agents: agents, Command: "go run ./cmd/notesrun"})
+	code := evalrun.Main(t.Context(), []string{dir}, &out, &errb, &evalrun.Options{Agents: agents, Command: notesrun})
 	got.WriteString("$ evalrun replay $WORK\n")
 	got.WriteString(out.String())
 	got.WriteString(errb.String())
@@ -101,5 +101,5 @@ func TestPromptChangeChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("run by TestPromptChangeOutput only")
 	}
-	harness.Test(t, dir, &harness.TestOptions{Agents: agents, Command: "go run ./cmd/notesrun"})
+	harness.Test(t, dir, &harness.TestOptions{Agents: agents, Command: notesrun})
 }

@@ -62,10 +62,15 @@ var agents = map[string]harness.Runner{
 
 // TestScenarios replays scenarios/ with the agent streaming its answers:
 // one subtest per scenario, goldens and expectations as for a native
-// scenario (go test -update rewrites the goldens).
+// scenario (go test -update rewrites the goldens); a failure's hints name
+// cmd/notesrun, the example's own evalrun.
 func TestScenarios(t *testing.T) {
-	harness.Test(t, "scenarios", &harness.TestOptions{Agents: agents})
+	harness.Test(t, "scenarios", &harness.TestOptions{Agents: agents, Command: notesrun})
 }
+
+// notesrun is how this example's own evalrun (cmd/notesrun) is run from
+// the module root: the failures of TestScenarios name it in their hints.
+const notesrun = "go run ./examples/notes/cmd/notesrun"
 
 // TestScenariosWhole replays the same tapes with whole (not streamed)
 // answers: the same goldens hold.
