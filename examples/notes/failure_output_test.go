@@ -103,3 +103,101 @@ func TestPromptChangeChild(t *testing.T) {
 	}
 	harness.Test(t, dir, &harness.TestOptions{Agents: agents, Command: notesrun})
 }
+
+// Markers around the README's first failure, which TestReadmeFailure
+// writes (-update) and checks.
+const (
+	readmeBegin = "<!-- the output below is written by examples/notes/failure_output_test.go (TestReadmeFailure) -->\n```\n"
+	readmeEnd   = "```\n<!-- end of TestReadmeFailure's output -->"
+)
+
+// TestReadmeFailure pins the failure the README opens with, as a user sees
+// it: the notes agent's system prompt gained a sentence after its tape was
+// recorded; go test of the example (this test binary's TestScenarios, run
+// in a copy of the module's folders with that tape) fails with the
+// prompt's diff and the command that accepts it; that command (rebase,
+// through cmd/notesrun's options) accepts it; and the same go test then
+// passes. go test -run TestReadmeFailure -update rewrites the README's
+// block, with times as 0.00s.
+func TestReadmeFailure(t *testing.T) {
+	if os.Getenv(promptChangeDir) != "" {
+		t.Skip("the child run of TestPromptChangeChild")
+	}
+	readme, err := filepath.Abs(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	scenarios := filepath.Join(root, "examples", "notes", "scenarios")
+	if err := os.MkdirAll(scenarios, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "go.mod"), []byte("module example.com/notes\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"add-item.yaml", "add-item.golden.yaml"} {
+		b, err := os.ReadFile(filepath.Join("scenarios", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The tape was recorded when the prompt was one sentence shorter.
+		old := strings.Replace(string(b), "system: You keep the user's notes in files. Read a note before you change it.", "system: You keep the user's notes in files.", 1)
+		if old == string(b) && file == "add-item.yaml" {
+			t.Fatalf("%s: no offered.system line to change", file)
+		}
+		if err := os.WriteFile(filepath.Join(scenarios, file), []byte(old), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	goTest := func() (string, error) {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestScenarios$/^add-item$")
+		cmd.Dir = filepath.Dir(scenarios)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	var text strings.Builder
+	const test = "$ go test ./examples/notes -run TestScenarios/add-item\n"
+	failed, err := goTest()
+	if err == nil {
+		t.Fatalf("go test passed on the changed prompt:\n%s", failed)
+	}
+	text.WriteString(test + failed)
+
+	accept := "rebase examples/notes/scenarios/add-item.yaml"
+	if !strings.Contains(failed, "`"+notesrun+" "+accept+"`") {
+		t.Errorf("the failure does not name the command %q", notesrun+" "+accept)
+	}
+	t.Chdir(root)
+	var out, errb bytes.Buffer
+	code := evalrun.Main(t.Context(), strings.Fields(accept), &out, &errb, &evalrun.Options{Agents: agents, Command: notesrun})
+	if code != 0 {
+		t.Fatalf("%s: exit %d\n%s%s", accept, code, out.String(), errb.String())
+	}
+	text.WriteString("$ " + notesrun + " " + accept + "\n" + out.String() + errb.String())
+	passed, err := goTest()
+	if err != nil {
+		t.Fatalf("go test after the rebase:\n%s", passed)
+	}
+	text.WriteString(test + passed)
+
+	block := regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b`).ReplaceAllString(text.String(), "0.00s")
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, rest, ok1 := strings.Cut(string(data), readmeBegin)
+	_, after, ok2 := strings.Cut(rest, readmeEnd)
+	if !ok1 || !ok2 {
+		t.Fatalf("README.md has no block between %q and %q; it would hold:\n%s", readmeBegin, readmeEnd, block)
+	}
+	if f := flag.Lookup("update"); f != nil && f.Value.String() == "true" {
+		data = []byte(before + readmeBegin + block + readmeEnd + after)
+		if err := os.WriteFile(readme, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rest = block + readmeEnd
+	}
+	if got, _, _ := strings.Cut(rest, readmeEnd); got != block {
+		t.Errorf("README.md's first failure is not what the code prints (go test ./examples/notes -run TestReadmeFailure -update rewrites it):\n%s", block)
+	}
+}
