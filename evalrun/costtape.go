@@ -89,10 +89,11 @@ func tapeShare(s *scenario.Scenario) string {
 
 // shareChange says how a rewrite of a scenario's tape changed its
 // cacheable share, for rebase and record: "cacheable share 33% before,
-// 56% after (estimated from the tapes' requests)", or, when there was no
+// 56% after (estimated from the tape's requests; `PROG cost` reads a
+// scenario whole)", PROG the program the user runs, or, when there was no
 // tape before (before nil), "cacheable share 56% (...)".
-func shareChange(before, after *scenario.Scenario) string {
-	const how = " (estimated from the tape's requests; evalrun cost reads a scenario whole)"
+func shareChange(prog string, before, after *scenario.Scenario) string {
+	how := " (estimated from the tape's requests; `" + prog + " cost` reads a scenario whole)"
 	if before == nil {
 		return "cacheable share " + tapeShare(after) + how
 	}

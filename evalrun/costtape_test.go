@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -84,7 +85,7 @@ func TestRebasePrintsShareBeforeAndAfter(t *testing.T) {
 	// but each is longer, so the share moves.
 	edit(t, path, `content: "You read notes."`, `content: "You read notes."}`+"\n"+`  - {role: system, content: "Today is Sunday 2026-12-06; the notes are in notes.txt, one per line."`)
 	code, out, errOut := runCmd(t, "rebase", path)
-	m := regexp.MustCompile(`\n    cacheable share (\d+%) before, (\d+%) after \(estimated from the tape's requests; evalrun cost reads a scenario whole\)\n`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`\n    cacheable share (\d+%) before, (\d+%) after \(estimated from the tape's requests; ` + "`evalrun cost`" + ` reads a scenario whole\)\n`).FindStringSubmatch(out)
 	if code != exitOK || m == nil {
 		t.Fatalf("rebase: exit %d\n%s%s", code, out, errOut)
 	}
@@ -142,5 +143,18 @@ func TestRecordPrintsShareBeforeAndAfter(t *testing.T) {
 	t.Logf("record: %s, then %s -> %s; cost: %s -> %s", first[1], m[1], m[2], before, after)
 	if first[1] != before || m[1] != before || m[2] != after {
 		t.Errorf("record said %s, then %s before and %s after; the replayed requests measure %s, then %s", first[1], m[1], m[2], before, after)
+	}
+}
+
+// TestShareNamesTheUsersProgram: the cacheable-share line of rebase
+// points to the cost command of the program the user runs (Options.Command),
+// not to evalrun.
+func TestShareNamesTheUsersProgram(t *testing.T) {
+	path := pinnedNoteTaker(t)
+	edit(t, path, `content: "You read notes."`, `content: "You read notes, one per line."`)
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"rebase", path}, &out, &errb, &Options{Command: "go run ./cmd/supportrun"})
+	if want := "(estimated from the tape's requests; `go run ./cmd/supportrun cost` reads a scenario whole)"; code != exitOK || !strings.Contains(out.String(), want) {
+		t.Errorf("rebase: exit %d, want the line to end %q:\n%s%s", code, want, out.String(), errb.String())
 	}
 }

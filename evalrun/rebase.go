@@ -251,7 +251,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		r.diffs = append(r.diffs, d)
 	}
 	r.status = "rebased"
-	r.share = shareChange(s, ns)
+	r.share = shareChange(e.prog(), s, ns)
 	if dry {
 		return r
 	}

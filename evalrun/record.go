@@ -330,7 +330,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		if hasModelEntries {
 			before = s
 		}
-		r.share = shareChange(before, ns)
+		r.share = shareChange(e.prog(), before, ns)
 	}
 	c.verifyWritten(ctx, e, t, r)
 	return r

@@ -165,7 +165,7 @@ func TestRecordThenReplayWithoutTheModel(t *testing.T) {
 	golden := filepath.Join(dir, "files", "append.golden.yaml")
 	want := "recorded  files/append  2 model calls, 250 tokens in, 25 out, $T\n" +
 		"    PASS  replaying the recording (golden written: " + golden + ")\n" +
-		"    cacheable share N% (estimated from the tape's requests; evalrun cost reads a scenario whole)\n" +
+		"    cacheable share N% (estimated from the tape's requests; `evalrun cost` reads a scenario whole)\n" +
 		"1 recorded, 0 skipped, 0 failed\n" +
 		"redacted: nothing\n"
 	if out = regexp.MustCompile(`cacheable share \d+%`).ReplaceAllString(out, "cacheable share N%"); out != want {
