@@ -102,6 +102,9 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 			return "", fmt.Errorf("saving trial %s: setup.agent: %w", name, err)
 		}
 	}
+	if err := scenario.CheckReadable(path, out); err != nil {
+		return "", fmt.Errorf("saving trial %s: %w", name, err)
+	}
 	if err := writeConfined(dir, filepath.FromSlash(name)+".yaml", out); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/faults"
 	"github.com/tapeloop/tapeloop/replay"
@@ -385,7 +384,7 @@ func writeScenario(path string, src, out []byte) error {
 	if !bytes.Equal(now, src) {
 		return fmt.Errorf("%s changed while it was being recorded; nothing written (record it again)", path)
 	}
-	return atomicfile.WriteFile(path, out)
+	return scenario.WriteFile(path, out)
 }
 
 // tapeLine returns the line of the file's tape: key, or 1.

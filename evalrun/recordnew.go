@@ -13,7 +13,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -185,7 +184,7 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig)
 			return err
 		}
 	}
-	return atomicfile.WriteFile(path, data)
+	return scenario.WriteFile(path, data)
 }
 
 // expectNode fills an expect block from what happened: the termination,

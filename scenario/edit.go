@@ -14,6 +14,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 )
 
@@ -22,6 +23,37 @@ import (
 // a YAML mapping, or the edit would change something besides the value it
 // replaces.
 var ErrEdit = errors.New("cannot edit the scenario file")
+
+// ErrUnreadable is wrapped by the error CheckReadable returns: the text
+// would make a scenario file that Load refuses, so it is not written.
+var ErrUnreadable = errors.New("refusing to write a scenario file that would not read back")
+
+// CheckReadable reports why data, the new text of the scenario file at
+// path, would not load again: larger than MaxScenarioSize, or refused by
+// Parse. A command that writes a scenario (record, rebase, save-trials)
+// calls it before writing, so that it never leaves a file later commands
+// refuse. The error wraps ErrUnreadable and says why; nil means it loads.
+func CheckReadable(path string, data []byte) error {
+	if len(data) > MaxScenarioSize {
+		return fmt.Errorf("%s: %w: it would be %.1f MiB, more than the %d MiB a scenario may have (record fewer or shorter calls, or keep large content in setup.workspace files)",
+			path, ErrUnreadable, float64(len(data))/(1<<20), MaxScenarioSize>>20)
+	}
+	if _, err := Parse(data, path, DefaultName(path, "")); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreadable, err)
+	}
+	return nil
+}
+
+// WriteFile writes data over the scenario file at path atomically (a
+// reader sees the old file or the new one, never a part) once
+// CheckReadable passes it; otherwise the file is left as it was and the
+// error says why.
+func WriteFile(path string, data []byte) error {
+	if err := CheckReadable(path, data); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, data)
+}
 
 // SetTape returns src, the bytes of a scenario file, with the value of its
 // top-level `tape:` key replaced by entries written canonically (see
@@ -35,6 +67,12 @@ var ErrEdit = errors.New("cannot edit the scenario file")
 // back as entries or any other part of the document changed, the error wraps
 // ErrEdit and nothing is returned.
 func SetTape(src []byte, file string, entries []replay.Entry) ([]byte, error) {
+	if n := textLen(entries); n > MaxScenarioSize {
+		// Refused before encoding: the text alone passes the limit, and
+		// encoding it would cost far more than saying so.
+		return nil, fmt.Errorf("%s: %w: its tape alone would be more than %.1f MiB, more than the %d MiB a scenario may have (record fewer or shorter calls, or keep large content in setup.workspace files)",
+			file, ErrUnreadable, float64(n)/(1<<20), MaxScenarioSize>>20)
+	}
 	seq, err := replay.EncodeEntries(entries)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encoding the tape: %w", file, err)
@@ -132,7 +170,40 @@ func editFile(path string, edit func([]byte) ([]byte, error)) error {
 	if bytes.Equal(out, src) {
 		return nil
 	}
-	return atomicfile.WriteFile(path, out)
+	return WriteFile(path, out)
+}
+
+// textLen is a lower bound on the bytes entries take in a file: the
+// length of the texts they hold, each written at least once.
+func textLen(entries []replay.Entry) int {
+	n := 0
+	msg := func(m *llm.Message) {
+		if m == nil {
+			return
+		}
+		n += len(m.Content)
+		for _, c := range m.ToolCalls {
+			n += len(c.ID) + len(c.Name) + len(c.Arguments)
+		}
+	}
+	for i := range entries {
+		e := &entries[i]
+		n += len(e.Error)
+		if e.Response != nil {
+			msg(&e.Response.Message)
+		}
+		msg(e.User)
+		if r := e.Request; r != nil {
+			msg(r.LastMessage)
+			for j := range r.New {
+				msg(&r.New[j])
+			}
+			for j := range r.Messages {
+				msg(&r.Messages[j])
+			}
+		}
+	}
+	return n
 }
 
 // SetValue returns src with the value at path (a chain of mapping keys from

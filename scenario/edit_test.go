@@ -387,3 +387,67 @@ expect: {}
 		}
 	}
 }
+
+// FuzzSetTapeReadsBack: whatever strings a recording holds (a model's
+// answer, a tool call's name, id and arguments, the user's turn, an error
+// text), the file SetTape writes parses back as a scenario whose tape holds
+// them unchanged, or SetTape refuses it; never a file later commands refuse
+// (issue 39, item 13).
+func FuzzSetTapeReadsBack(f *testing.F) {
+	for _, s := range []string{"", "plain", "yes", "~", "null", "0x1F", "1e3", ".inf", "- a", "? k", ": v", "&anchor x", "*alias", "!!binary AA==", "!tag v", "#comment", "%YAML 1.2", "---", "...", "a: b", "{x: y}", "[1]", "'quoted'", "\"dq\"", "|", ">", "line\nbreak", "cr\rnot", "crlf\r\nend", "tab\tin", "nul\x00byte", "bell\x07", "del\x7f", "\x85next", "\u2028ls", "\ufeffbom", "invalid\xff\xfeutf8", "trail ", " lead", "\n", "\n\n", strings.Repeat("long ", 20000)} {
+		f.Add(s, "call_1", "{}")
+	}
+	f.Fuzz(func(t *testing.T, text, id, args string) {
+		src := []byte("format: tapeloop/v1\ninput:\n  - {role: user, content: hi}\ntape: []\n")
+		entries := []replay.Entry{
+			{Response: &llm.Response{Message: llm.AssistantMessage(text, llm.ToolCall{ID: id, Name: text, Arguments: args})}},
+			{User: &llm.Message{Role: llm.RoleUser, Content: text}},
+			{Response: &llm.Response{Message: llm.AssistantMessage(args)}, Request: &replay.RequestSummary{Tools: []string{}, LastMessage: &llm.Message{Role: llm.RoleTool, Content: text, ToolCallID: id}}},
+			{Error: text},
+		}
+		out, err := SetTape(src, "s.yaml", entries)
+		if err != nil {
+			return // refused before anything is written
+		}
+		s, err := Parse(out, "s.yaml", "s")
+		if err != nil {
+			t.Fatalf("SetTape wrote a file Parse refuses: %v\n%q", err, out)
+		}
+		if len(s.Tape) != len(entries) {
+			t.Fatalf("read back %d entries, wrote %d\n%q", len(s.Tape), len(entries), out)
+		}
+		got := s.Tape[0].Response.Message
+		if got.Content != text || got.ToolCalls[0].Name != text || got.ToolCalls[0].ID != id || got.ToolCalls[0].Arguments != args {
+			t.Fatalf("entry 1 read back as %q, %+v; wrote %q, %q, %q", got.Content, got.ToolCalls, text, id, args)
+		}
+		if s.Tape[1].User.Content != text || s.Tape[2].Request.LastMessage.Content != text || s.Tape[2].Response.Message.Content != args {
+			t.Fatalf("entries 2, 3 read back as %q, %q, %q", s.Tape[1].User.Content, s.Tape[2].Request.LastMessage.Content, s.Tape[2].Response.Message.Content)
+		}
+		if (text != "" || s.Tape[3].Error != "") && s.Tape[3].Error != text {
+			t.Fatalf("entry 4's error read back as %q, wrote %q", s.Tape[3].Error, text)
+		}
+	})
+}
+
+// TestCheckReadable: text over MaxScenarioSize, and text Parse refuses,
+// are refused with ErrUnreadable and the reason; WriteFile then leaves the
+// file as it was (issue 39, item 13).
+func TestCheckReadable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	good := "format: tapeloop/v1\ninput:\n  - {role: user, content: hi}\ntape: []\n"
+	if err := WriteFile(path, []byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, text, want string }{
+		{"too large", good + "# " + strings.Repeat("x", MaxScenarioSize) + "\n", "16 MiB a scenario may have"},
+		{"refused by Parse", good + "expect: {nope: 1}\n", "s.yaml:5"},
+	} {
+		err := WriteFile(path, []byte(tc.text))
+		if !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want ErrUnreadable saying %q", tc.name, err, tc.want)
+		}
+		if data, _ := os.ReadFile(path); string(data) != good {
+			t.Errorf("%s: the file was rewritten", tc.name)
+		}
+	}
+}
