@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -77,6 +79,14 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	}
 	if from := s.Setup.Workspace.From; from != "" {
 		rel, err := relativeFrom(filepath.Dir(path), from)
+		if err == nil && !within(scenario.SeedBound(path), from) {
+			// Saved outside the module (or scenarios folder) that holds
+			// the seed tree, the saved file may not point back at it: a
+			// copy goes beside the trials.
+			seed := filepath.Join(filepath.Dir(filepath.FromSlash(name)), "testdata", "seed")
+			err = copySeed(dir, seed, &s.Setup.Workspace)
+			rel = "testdata/seed"
+		}
 		if err != nil {
 			return "", fmt.Errorf("saving trial %s: setup.workspace.from: %w", name, err)
 		}
@@ -163,12 +173,56 @@ func (o *SaveOptions) redactor() *replay.Redactor {
 // setSeed sets setup.seed, adding a setup block when the file has none.
 func setSeed(src []byte, file string, seed int64) ([]byte, error) {
 	out, err := scenario.SetValue(src, file, []string{"setup", "seed"}, intNode(seed))
-	if err == nil {
-		return out, nil
+	if err == nil || hasSetup(src) {
+		// A setup that cannot take the seed is an error, never replaced.
+		return out, err
 	}
 	setup := yamlx.Map()
 	yamlx.Add(setup, "seed", intNode(seed))
 	return scenario.SetValue(src, file, []string{"setup"}, setup)
+}
+
+// within reports whether path lies inside dir (both made absolute).
+func within(dir, path string) bool {
+	absDir, err1 := filepath.Abs(dir)
+	abs, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(absDir, abs)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// maxSeedFile bounds one file of a seed tree copied beside saved trials,
+// as the seed tree is bounded when a run reads it.
+const maxSeedFile = 16 << 20
+
+// copySeed copies the regular files of the seed tree w (setup.workspace.from)
+// to dir/rel, confined to dir as the trials are.
+func copySeed(dir, rel string, w *scenario.WorkspaceSetup) error {
+	root, err := w.OpenFrom()
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		data, err := regularfile.ReadIn(root, p, maxSeedFile)
+		if err != nil {
+			return err
+		}
+		return writeConfined(dir, filepath.Join(rel, filepath.FromSlash(p)), data)
+	})
+}
+
+// hasSetup reports whether the scenario text src has a top-level setup key.
+func hasSetup(src []byte) bool {
+	var doc struct {
+		Setup *yaml.Node `yaml:"setup"`
+	}
+	return yaml.Unmarshal(src, &doc) == nil && doc.Setup != nil
 }
 
 func relativeFrom(dir, from string) (string, error) {

@@ -227,6 +227,15 @@ func SetValue(src []byte, file string, path []string, value *yaml.Node) ([]byte,
 		if v == nil || v.Kind != yaml.MappingNode && (i == len(path)-2 || v.Kind != yaml.SequenceNode) {
 			return nil, editErrorf(file, parent.Line, strings.Join(path[:i+1], "."), "missing or not a mapping")
 		}
+		if v.Style&yaml.FlowStyle != 0 && parent.Kind == yaml.MappingNode {
+			// A flow collection ({...}, [...]) on the way, the value of a
+			// block mapping's key: set the value in its nodes and write
+			// the collection anew in its place, still in flow style.
+			if err := setIn(v, path[i+1:], value); err != nil {
+				return nil, editErrorf(file, v.Line, keyPath, "%v", err)
+			}
+			return SetValue(src, file, path[:i+1], v)
+		}
 		parent = v
 	}
 	if parent.Style&yaml.FlowStyle != 0 {
@@ -269,6 +278,28 @@ func SetValue(src []byte, file string, path []string, value *yaml.Node) ([]byte,
 		return nil, err
 	}
 	return out, nil
+}
+
+// setIn sets the value at path inside the node tree n: a missing last key
+// is added to its mapping.
+func setIn(n *yaml.Node, path []string, value *yaml.Node) error {
+	for i, k := range path[:len(path)-1] {
+		v := child(n, k)
+		if v == nil || v.Kind != yaml.MappingNode && v.Kind != yaml.SequenceNode {
+			return fmt.Errorf("%s: missing or not a mapping", strings.Join(path[:i+1], "."))
+		}
+		n = v
+	}
+	last := path[len(path)-1]
+	if n.Kind != yaml.MappingNode {
+		return fmt.Errorf("%s: its parent is not a mapping", last)
+	}
+	if _, v := lookup(n, last); v != nil {
+		*v = *value
+		return nil
+	}
+	yamlx.Add(n, last, value)
+	return nil
 }
 
 // parseForEdit parses src, which must be one YAML document whose top is a

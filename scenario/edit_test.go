@@ -451,3 +451,27 @@ func TestCheckReadable(t *testing.T) {
 		}
 	}
 }
+
+// TestSetValueInAFlowMapping: a key inside a flow mapping ({...}) is set
+// by writing that mapping anew in flow style; the lines around it stay
+// byte for byte (issue 39, item 14).
+func TestSetValueInAFlowMapping(t *testing.T) {
+	src := "format: tapeloop/v1\n# the setup\nsetup: {workspace: {from: ../seed}, tools: [read_file]}   # flow\ninput:\n  - {role: user, content: hi}\ntape: []\n"
+	out, err := SetValue([]byte(src), "s.yaml", []string{"setup", "workspace", "from"}, yamlx.Text("../other"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(src, "{from: ../seed}, tools: [read_file]}   # flow", "{from: ../other}, tools: [read_file]} # flow", 1); string(out) != want {
+		t.Errorf("setting setup.workspace.from:\n%s\nwant\n%s", out, want)
+	}
+	out, err = SetValue(out, "s.yaml", []string{"setup", "seed"}, yamlx.Int(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.Replace(src, "{from: ../seed}, tools: [read_file]}   # flow", "{from: ../other}, tools: [read_file], seed: 7} # flow", 1); string(out) != want {
+		t.Errorf("adding setup.seed:\n%s\nwant\n%s", out, want)
+	}
+	if !strings.HasPrefix(string(out), "format: tapeloop/v1\n# the setup\nsetup: {") || !strings.HasSuffix(string(out), "input:\n  - {role: user, content: hi}\ntape: []\n") {
+		t.Errorf("adding setup.seed changed the lines around it:\n%s", out)
+	}
+}

@@ -14,6 +14,15 @@ import (
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
+// SeedBound returns the folder the setup.workspace.from of a scenario file
+// at path must stay inside: the Go module holding it (the nearest folder
+// above it with a go.mod), else the nearest enclosing folder named
+// "scenarios", else the file's own folder. The file need not exist.
+func SeedBound(path string) string {
+	dir, _ := confinement(path)
+	return dir
+}
+
 // confinement returns the folder a scenario's seed tree must stay inside and
 // how messages name it: the Go module holding the scenario file (the nearest
 // folder above it with a go.mod), else the nearest enclosing folder named
