@@ -356,6 +356,22 @@ func TestRecordAnotherModel(t *testing.T) {
 	if code, out, errOut := runAgentCmd(t, agent, "replay", path); code != exitOK {
 		t.Fatalf("replay: exit %d\n%s%s", code, out, errOut)
 	}
+	// The answers stay gpt-4.1-mini's through a rebase of the agent's
+	// changed request, so the comment saying so stays too.
+	changed := rawAgent(agentRequest{format: "openai", body: chatBody("gpt-4.1", `,"temperature":0.7`)})
+	for _, args := range [][]string{{"rebase", path}, {"rebase", "--all", path}} {
+		if code, out, errOut := runAgentCmd(t, changed, args...); code != exitOK {
+			t.Fatalf("%s: exit %d\n%s%s", args, code, out, errOut)
+		}
+		file, _ = os.ReadFile(path)
+		if !strings.Contains(string(file), "    model: \"gpt-4.1\" # answered by gpt-4.1-mini: the recording sent it instead (--model)\n") ||
+			!strings.Contains(string(file), "    temperature: 0.7\n") {
+			t.Errorf("%s dropped the comment saying which model answered, or the new temperature:\n%s", args, file)
+		}
+	}
+	if code, out, errOut := runAgentCmd(t, changed, "replay", path); code != exitOK {
+		t.Fatalf("replay after rebase: exit %d\n%s%s", code, out, errOut)
+	}
 }
 
 // TestEvalAnotherModel: eval --model naming another model than the

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -43,8 +44,9 @@ type Offered struct {
 	// AnsweredBy is the model a live run sent the vendor instead of the
 	// one the agent's request named (evalrun --model naming another, see
 	// wire.Forwarded): the answers recorded are that model's. It is
-	// written as a comment beside params.model, and neither decoded nor
-	// compared; empty when the agent's own model answered.
+	// written as a comment beside params.model, read back from it (so that
+	// a rebase, which keeps the answers, keeps it) and never compared;
+	// empty when the agent's own model answered.
 	AnsweredBy string
 	// Line is the line of the block in its source file; 0 if not from a
 	// file. It is not encoded.
@@ -327,7 +329,7 @@ func EncodeOffered(o *Offered) *yaml.Node {
 		for _, k := range slices.Sorted(maps.Keys(o.Params)) {
 			v := paramNode(o.Params[k])
 			if k == "model" && o.AnsweredBy != "" {
-				v.LineComment = "# answered by " + o.AnsweredBy + ": the recording sent it instead (--model)"
+				v.LineComment = answeredByComment + o.AnsweredBy + ": the recording sent it instead (--model)"
 			}
 			yamlx.Add(pn, k, v)
 		}
@@ -407,6 +409,7 @@ func (d *decoder) offered(n *yaml.Node, path string) (*Offered, error) {
 			o.Tools, err = d.toolDefs(v, p)
 		case "params":
 			o.Params, err = d.params(v, p)
+			o.AnsweredBy = answeredBy(v)
 		case "response_schema":
 			o.ResponseSchema = json.RawMessage{} // null: none was asked for
 			if !yamlx.IsNull(v) {
@@ -479,6 +482,27 @@ func (d *decoder) schema(n *yaml.Node, path string) (json.RawMessage, error) {
 
 // params decodes an offered block's params: a mapping of parameter names
 // to their values (any YAML, read as JSON).
+// answeredByComment starts the comment beside params.model that names
+// the model which answered instead (Offered.AnsweredBy).
+const answeredByComment = "# answered by "
+
+// answeredBy returns the model the comment beside the model of params
+// (a mapping node) names as the one that answered; empty for none.
+func answeredBy(params *yaml.Node) string {
+	for i := 0; i+1 < len(params.Content); i += 2 {
+		if params.Content[i].Value != "model" {
+			continue
+		}
+		c, ok := strings.CutPrefix(params.Content[i+1].LineComment, answeredByComment)
+		if !ok {
+			return ""
+		}
+		name, _, _ := strings.Cut(c, ":")
+		return strings.TrimSpace(name)
+	}
+	return ""
+}
+
 func (d *decoder) params(n *yaml.Node, path string) (map[string]json.RawMessage, error) {
 	if err := d.Want(n, path, yaml.MappingNode); err != nil {
 		return nil, err

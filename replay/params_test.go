@@ -139,3 +139,31 @@ func TestUnpinnedParamsAreNotCompared(t *testing.T) {
 		}
 	}
 }
+
+// TestAnsweredByIsReadBack: the comment beside params.model that names
+// the model which answered is read back, so that a rebase keeps it; a
+// comment of the user's own is not taken for one.
+func TestAnsweredByIsReadBack(t *testing.T) {
+	for _, c := range []struct{ comment, want string }{
+		{"# answered by gpt-4.1-mini: the recording sent it instead (--model)", "gpt-4.1-mini"},
+		{"# answered by claude-haiku-4-5", "claude-haiku-4-5"},
+		{"# the model our team ships", ""},
+		{"", ""},
+	} {
+		tape := "format: tapeloop/v1\noffered:\n  params:\n    temperature: 0.2\n    model: \"gpt-4.1\" " + c.comment + "\ntape:\n  - response:\n      content: Done.\n"
+		tp, err := Decode(strings.NewReader(tape), "t.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tp.Offered.AnsweredBy != c.want {
+			t.Errorf("%q: AnsweredBy = %q, want %q", c.comment, tp.Offered.AnsweredBy, c.want)
+		}
+		var b strings.Builder
+		if err := Encode(&b, tp); err != nil {
+			t.Fatal(err)
+		}
+		if c.want != "" && !strings.Contains(b.String(), `model: "gpt-4.1" # answered by `+c.want+": the recording sent it instead (--model)\n") {
+			t.Errorf("%q: encoded again without the comment:\n%s", c.comment, b.String())
+		}
+	}
+}

@@ -181,6 +181,10 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 		redactOffered(red, now)
 		if m.offered != nil {
 			now.Line = m.offered.Line
+			if now.Params["model"] != nil {
+				// The answers kept are still the model's that answered.
+				now.AnsweredBy = m.offered.AnsweredBy
+			}
 		}
 		if !sameOffered(now, m.offered) {
 			out.Offered = true
