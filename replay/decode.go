@@ -447,7 +447,7 @@ func (d *decoder) message(n *yaml.Node, path string) (llm.Message, error) {
 			s, err = d.Str(v, p)
 			m.Role = llm.Role(s)
 		case "reasoning":
-			m.Reasoning, err = d.reasoning(v, p)
+			m.Reasoning, err = d.requestReasoning(v, p)
 		case "content":
 			m.Content, err = d.Str(v, p)
 		case "tool_calls":

@@ -193,6 +193,22 @@ func (d *decoder) reasoning(n *yaml.Node, path string) ([]llm.Reasoning, error) 
 	return out, nil
 }
 
+// requestReasoning decodes the reasoning of a request's message: only the
+// blocks replay compares, those with a signature or redacted data; a block
+// of text alone is refused, as it would be kept and never compared.
+func (d *decoder) requestReasoning(n *yaml.Node, path string) ([]llm.Reasoning, error) {
+	rs, err := d.reasoning(n, path)
+	if err != nil {
+		return nil, err
+	}
+	for i, r := range rs {
+		if !opaque(r) {
+			return nil, d.Errf(n.Content[i], d.index(path, i), "reasoning text without a signature in a request (replay compares only signed and redacted blocks; leave it out)")
+		}
+	}
+	return rs, nil
+}
+
 // redactReasoning redacts the reasoning of m in place: each block's text,
 // signature and redacted data, and each call's signature. Signatures are
 // not secrets and pass unchanged (the redactor finds no secret in random

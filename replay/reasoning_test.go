@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -130,6 +131,42 @@ func TestOpaqueValues(t *testing.T) {
 	}
 }
 
+// TestOpaqueValuesRandom: opaque values drawn from an alphabet of what
+// trips YAML (spaces and tabs, quotes, colons, hashes, dashes, non-ASCII,
+// line breaks) read back as written, whatever their length.
+func TestOpaqueValuesRandom(t *testing.T) {
+	alphabet := []rune("AZaz09+/=_- \t\"':#{}[],&*!|>%@`é€\n\\")
+	rng := rand.New(rand.NewPCG(36, 1))
+	wrapped := 0
+	for k := range 500 {
+		rs := make([]rune, rng.IntN(300))
+		for i := range rs {
+			rs[i] = alphabet[rng.IntN(len(alphabet))]
+			if k%2 == 0 && rs[i] == '\n' {
+				rs[i] = 'n' // half the values on one line, long ones written as blocks
+			}
+		}
+		if _, ok := wrapOpaque(string(rs)); ok {
+			wrapped++
+		}
+		s := string(rs)
+		tp := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.Message{Role: llm.RoleAssistant,
+			Reasoning: []llm.Reasoning{{Signature: s + "x"}}, ToolCalls: []llm.ToolCall{{Name: "f", Signature: s}}}}}}}
+		out := encode(t, tp)
+		got, err := Decode(bytes.NewReader(out), "t.yaml")
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", s, err, out)
+		}
+		m := got.Entries[0].Response.Message
+		if m.ToolCalls[0].Signature != s || m.Reasoning[0].Signature != s+"x" {
+			t.Fatalf("%q read back as %q and %q\n%s", s, m.ToolCalls[0].Signature, m.Reasoning[0].Signature, out)
+		}
+	}
+	if wrapped < 100 {
+		t.Errorf("only %d of 500 values were written as blocks; the test no longer exercises them", wrapped)
+	}
+}
+
 func TestReasoningDecodeErrors(t *testing.T) {
 	const head = "format: tapeloop/v1\ntape:\n  - response:\n"
 	for _, tc := range []struct {
@@ -157,6 +194,8 @@ func TestReasoningDecodeErrors(t *testing.T) {
 			`t.yaml:6: tape[0].response.tool_calls[0]: unknown key "thought_signature" (want id, name, arguments, signature)`, 6, "tape[0].response.tool_calls[0]"},
 		{"request message reasoning", "format: tapeloop/v1\ntape:\n  - response: {}\n    request:\n      new:\n        - role: assistant\n          reasoning: [{signature: [x]}]\n",
 			`t.yaml:7: tape[0].request.new[0].reasoning[0].signature: want a string, got a sequence`, 7, "tape[0].request.new[0].reasoning[0].signature"},
+		{"request text alone", "format: tapeloop/v1\ntape:\n  - response: {}\n    request:\n      new:\n        - role: assistant\n          reasoning:\n            - text: unsigned\n",
+			`t.yaml:8: tape[0].request.new[0].reasoning[0]: reasoning text without a signature in a request (replay compares only signed and redacted blocks; leave it out)`, 8, "tape[0].request.new[0].reasoning[0]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tp, err := Decode(strings.NewReader(tc.src), "t.yaml")
