@@ -17,6 +17,9 @@
 // assumed: after the system prompt and on the last message; Gemini keeps a
 // shared prefix past the model's minimum.
 //
+// A Collector gathers a run's calls from the agent loop's events (the
+// harness uses one for expect.cache, evalrun cost another).
+//
 // The prefix is compared in whole elements (one system message, one tool
 // definition, one message), each by its JSON encoding; the matching start of
 // the first differing element is not counted, so an estimate errs low.
