@@ -18,58 +18,76 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 )
 
-// einoAgent is a ReAct agent of cloudwego/eino on its Gemini model
-// component (eino-ext components/model/gemini, on a genai client): the
-// notes tools inferred from Go functions, the agent's graph running the
-// tool loop. Function calling mode ANY is eino's forced tool choice.
-func einoAgent(k geminiKnobs) bridge.Agent {
-	return func(ctx context.Context, r *bridge.Run) error {
-		client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: r.APIKey,
-			HTTPClient: r.HTTPClient, HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL}})
-		if err != nil {
-			return err
+// einoModel makes the model component a ReAct agent runs on, its client
+// pointed at the bridge run r, naming the model name.
+type einoModel func(ctx context.Context, r *bridge.Run, name string) (model.ToolCallingChatModel, error)
+
+// einoGemini is eino-ext's Gemini model component on a genai client.
+func einoGemini(ctx context.Context, r *bridge.Run, name string) (model.ToolCallingChatModel, error) {
+	client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: r.APIKey,
+		HTTPClient: r.HTTPClient, HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL}})
+	if err != nil {
+		return nil, err
+	}
+	return einogemini.NewChatModel(ctx, &einogemini.Config{Client: client, Model: name})
+}
+
+// einoChoices are eino's tool choices by modelKnobs.choice: forced is
+// what each component sends as its format's forced choice (Gemini's
+// function calling mode ANY).
+var einoChoices = map[string]schema.ToolChoice{"auto": schema.ToolChoiceAllowed, "forced": schema.ToolChoiceForced}
+
+// einoAgent is a ReAct agent of cloudwego/eino on the model component
+// newModel makes: the notes tools inferred from Go functions, the agent's
+// graph running the tool loop.
+func einoAgent(newModel einoModel) func(k modelKnobs) bridge.Agent {
+	return func(k modelKnobs) bridge.Agent {
+		return func(ctx context.Context, r *bridge.Run) error {
+			cm, err := newModel(ctx, r, k.model)
+			if err != nil {
+				return err
+			}
+			type pathArg struct {
+				Path string `json:"path"`
+			}
+			type writeArg struct {
+				Path    string `json:"path"`
+				Content string `json:"content"`
+			}
+			read, err := utils.InferTool("read_file", k.readDesc, func(_ context.Context, in pathArg) (string, error) {
+				b, _ := json.Marshal(in)
+				return runTool(r.Dir, "read_file", string(b)), nil
+			})
+			if err != nil {
+				return err
+			}
+			write, err := utils.InferTool("write_file", writeDesc, func(_ context.Context, in writeArg) (string, error) {
+				b, _ := json.Marshal(in)
+				return runTool(r.Dir, "write_file", string(b)), nil
+			})
+			if err != nil {
+				return err
+			}
+			a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm, MaxStep: 10,
+				ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{read, write}}})
+			if err != nil {
+				return err
+			}
+			var opts []agent.AgentOption
+			if k.choice != "" {
+				opts = append(opts, react.WithChatModelOptions(model.WithToolChoice(einoChoices[k.choice])))
+			}
+			msg, err := a.Generate(ctx, []*schema.Message{schema.SystemMessage(k.system), schema.UserMessage(lastUser(r))}, opts...)
+			if err != nil {
+				return err
+			}
+			r.Final(msg.Content)
+			return nil
 		}
-		cm, err := einogemini.NewChatModel(ctx, &einogemini.Config{Client: client, Model: k.model})
-		if err != nil {
-			return err
-		}
-		type pathArg struct {
-			Path string `json:"path"`
-		}
-		type writeArg struct {
-			Path    string `json:"path"`
-			Content string `json:"content"`
-		}
-		read, err := utils.InferTool("read_file", k.readDesc, func(_ context.Context, in pathArg) (string, error) {
-			b, _ := json.Marshal(in)
-			return runTool(r.Dir, "read_file", string(b)), nil
-		})
-		if err != nil {
-			return err
-		}
-		write, err := utils.InferTool("write_file", writeDesc, func(_ context.Context, in writeArg) (string, error) {
-			b, _ := json.Marshal(in)
-			return runTool(r.Dir, "write_file", string(b)), nil
-		})
-		if err != nil {
-			return err
-		}
-		a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm, MaxStep: 10,
-			ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{read, write}}})
-		if err != nil {
-			return err
-		}
-		var opts []agent.AgentOption
-		if k.mode == genai.FunctionCallingConfigModeAny {
-			opts = append(opts, react.WithChatModelOptions(model.WithToolChoice(schema.ToolChoiceForced)))
-		}
-		msg, err := a.Generate(ctx, []*schema.Message{schema.SystemMessage(k.system), schema.UserMessage(lastUser(r))}, opts...)
-		if err != nil {
-			return err
-		}
-		r.Final(msg.Content)
-		return nil
 	}
 }
 
-func TestEino(t *testing.T) { proveGemini(t, einoAgent) }
+// TestEino proves eino's ReAct agent on its Gemini model component.
+func TestEino(t *testing.T) {
+	t.Run("gemini", func(t *testing.T) { proveFormat(t, geminiProof, einoAgent(einoGemini)) })
+}

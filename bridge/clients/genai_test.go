@@ -4,37 +4,31 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"google.golang.org/genai"
 
 	"github.com/tapeloop/tapeloop/bridge"
-	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/gemini" // registers gemini/
-	"github.com/tapeloop/tapeloop/replay"
 )
 
-// geminiKnobs are knobs with what a Gemini agent also changes: the model
-// it names in the path and its function calling mode (toolConfig).
-type geminiKnobs struct {
-	knobs
-	model string
-	mode  genai.FunctionCallingConfigMode
-}
+// geminiProof is the Gemini API's part of proveFormat: recorded through
+// the gemini provider, the model named in the path, function calling mode
+// ANY (toolConfig) the forced tool choice.
+var geminiProof = wireProof{provider: "gemini", key: "AIza-local-test", model: "gemini-2.5-flash", otherModel: "gemini-2.5-pro",
+	forcedWants: []string{"toolConfig", "ANY"}}
 
-var geminiDefaults = geminiKnobs{knobs: defaults, model: "gemini-2.5-flash"}
+// geminiModes are the function calling modes of modelKnobs.choice.
+var geminiModes = map[string]genai.FunctionCallingConfigMode{"auto": genai.FunctionCallingConfigModeAuto, "forced": genai.FunctionCallingConfigModeAny}
 
 // genaiAgent is an agent loop written on google.golang.org/genai, as its
 // README shows one: contents kept by the agent, each model turn appended
 // as genai parsed it (thought signatures and all), function responses
 // answering the calls by name and id. With stream set it gathers each
 // answer's parts from GenerateContentStream.
-func genaiAgent(stream bool) func(k geminiKnobs) bridge.Agent {
-	return func(k geminiKnobs) bridge.Agent {
+func genaiAgent(stream bool) func(k modelKnobs) bridge.Agent {
+	return func(k modelKnobs) bridge.Agent {
 		return func(ctx context.Context, r *bridge.Run) error {
 			client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: r.APIKey,
 				HTTPClient: r.HTTPClient, HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL}})
@@ -48,8 +42,8 @@ func genaiAgent(stream bool) func(k geminiKnobs) bridge.Agent {
 					{Name: "write_file", Description: writeDesc, ParametersJsonSchema: json.RawMessage(writeSchema)},
 				}}},
 			}
-			if k.mode != "" {
-				cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: k.mode}}
+			if k.choice != "" {
+				cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: geminiModes[k.choice]}}
 			}
 			contents := []*genai.Content{genai.NewContentFromText(lastUser(r), genai.RoleUser)}
 			for range 10 {
@@ -109,86 +103,6 @@ func turnCalls(c *genai.Content) []*genai.FunctionCall {
 }
 
 func TestGenai(t *testing.T) {
-	t.Run("json", func(t *testing.T) { proveGemini(t, genaiAgent(false)) })
-	t.Run("stream", func(t *testing.T) { proveGemini(t, genaiAgent(true)) })
-}
-
-// proveGemini is proveClient for an agent of the Gemini API, recorded
-// through the gemini provider (the agent's own request forwarded to the
-// scripted server): replayed with the server gone, failing closed when its
-// system prompt, a tool's description, its model or its function calling
-// mode changes, and replaying the changed model and mode once rebased.
-func proveGemini(t *testing.T, agent func(k geminiKnobs) bridge.Agent) {
-	dir := filepath.Join(t.TempDir(), "scenarios")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "notes.yaml")
-	if err := os.WriteFile(path, []byte(notesScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	live := newLiveServer(t)
-	model, err := llm.Open(t.Context(), "gemini/"+geminiDefaults.model, &llm.OpenOptions{BaseURL: live.URL, APIKey: "AIza-local-test"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(geminiDefaults), model, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Termination != "final_text" {
-		t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
-	}
-	if err := bridge.WriteRecording(path, tape); err != nil {
-		t.Fatal(err)
-	}
-	live.Close()
-	if live.requests != 3 {
-		t.Fatalf("the live server saw %d requests, want 3", live.requests)
-	}
-	recorded, _ := os.ReadFile(path)
-	for _, want := range []string{"offered:", geminiDefaults.system, geminiDefaults.readDesc, "call_2", geminiDefaults.model} {
-		if !strings.Contains(string(recorded), want) {
-			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
-		}
-	}
-	if v := verify(t, path, agent(geminiDefaults), true); !v.Passed() {
-		t.Fatalf("the first replay (writing the golden) fails:\n%s", strings.Join(v.Failures, "\n"))
-	}
-	if v := verify(t, path, agent(geminiDefaults), false); !v.Passed() {
-		t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
-	}
-
-	changed := geminiDefaults
-	changed.system = "You keep notes in files. Be brief."
-	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
-	changed = geminiDefaults
-	changed.readDesc = "Read a text file."
-	failsClosed(t, "tool description", verify(t, path, agent(changed), false), "notes.yaml:", "read_file", "Read a text file.")
-	changed = geminiDefaults
-	changed.model = "gemini-2.5-pro"
-	failsClosed(t, "model", verify(t, path, agent(changed), false), "notes.yaml:", "model", "gemini-2.5-pro")
-	changed = geminiDefaults
-	changed.mode = genai.FunctionCallingConfigModeAny
-	failsClosed(t, "function calling mode", verify(t, path, agent(changed), false), "notes.yaml:", "toolConfig", "ANY")
-
-	// Rebased, the agent's new model and mode replay, and the old ones fail.
-	changed = geminiDefaults
-	changed.model, changed.mode = "gemini-2.5-pro", genai.FunctionCallingConfigModeAuto
-	s := load(t, path)
-	m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true})
-	if _, err := bridge.Runner(agent(changed), nil)(t.Context(), s, &harness.RunOptions{Replay: m}); err != nil {
-		t.Fatal(err)
-	}
-	rb, err := m.Rebased(nil)
-	if err != nil || !rb.Changed() {
-		t.Fatalf("rebase: %v, changed %v", err, rb != nil && rb.Changed())
-	}
-	if err := bridge.WriteRecording(path, rb.Tape); err != nil {
-		t.Fatal(err)
-	}
-	if v := verify(t, path, agent(changed), false); !v.Passed() {
-		t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
-	}
-	failsClosed(t, "model, after the rebase", verify(t, path, agent(geminiDefaults), false), "notes.yaml:", "gemini-2.5-flash")
+	t.Run("json", func(t *testing.T) { proveFormat(t, geminiProof, genaiAgent(false)) })
+	t.Run("stream", func(t *testing.T) { proveFormat(t, geminiProof, genaiAgent(true)) })
 }

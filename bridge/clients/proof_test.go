@@ -17,6 +17,7 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/openai" // registers openai-compatible/
 	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -128,15 +129,7 @@ func newLiveServer(t *testing.T) *liveServer {
 // changed system prompt and a changed tool description fail the replay
 // with a diff naming the scenario file.
 func proveClient(t *testing.T, agent func(k knobs) bridge.Agent) {
-	dir := filepath.Join(t.TempDir(), "scenarios")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, "notes.yaml")
-	if err := os.WriteFile(path, []byte(notesScenario), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
+	path := writeScenario(t)
 	live := newLiveServer(t)
 	model, err := llm.Open(t.Context(), "openai-compatible/scripted", &llm.OpenOptions{BaseURL: live.URL, APIKey: "sk-local-test"})
 	if err != nil {
@@ -214,3 +207,129 @@ func failsClosed(t *testing.T, what string, v *harness.Verdict, wants ...string)
 
 // lastUser is the scenario's user message, the agents' input.
 func lastUser(r *bridge.Run) string { return r.Input[len(r.Input)-1].Content }
+
+// modelKnobs are knobs with what an agent also chooses in each request:
+// the model it names, and its tool choice, "" (none sent), "auto" or
+// "forced", which each agent says in its own SDK's words.
+type modelKnobs struct {
+	knobs
+	model  string
+	choice string
+	// version, when set, is the API version the agent sends in its
+	// format's version header instead of its SDK's own.
+	version string
+}
+
+// wireProof is what proveFormat needs of one wire format: the provider
+// a recording forwards the agent's request to (provider/model) and a key
+// of the kind it takes, the agents' model and another, and what a failed
+// replay names when the agent forces a tool call (the request's key for
+// the tool choice and the format's word for forced). A format that names
+// its API version in a header (versionHeader) has the version the agent's
+// SDK sends, which the recording must hold, and, for an agent that can
+// send another (modelKnobs.version), an older one, which must fail.
+type wireProof struct {
+	provider, key                        string
+	model, otherModel                    string
+	forcedWants                          []string
+	versionHeader, version, olderVersion string
+}
+
+// knobs are the defaults with the format's model.
+func (p wireProof) knobs() modelKnobs { return modelKnobs{knobs: defaults, model: p.model} }
+
+// proveFormat is proveClient for an agent that a provider of its own
+// format records (its own request forwarded to the scripted server):
+// replayed with the server gone, failing closed when its system prompt, a
+// tool's description, its model or its tool choice changes, and replaying
+// a changed model and tool choice once rebased, the old model failing
+// then.
+func proveFormat(t *testing.T, p wireProof, agent func(k modelKnobs) bridge.Agent) {
+	path := writeScenario(t)
+	live := newLiveServer(t)
+	model, err := llm.Open(t.Context(), p.provider+"/"+p.model, &llm.OpenOptions{BaseURL: live.URL, APIKey: p.key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def := p.knobs()
+	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(def), model, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" {
+		t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+	}
+	if err := bridge.WriteRecording(path, tape); err != nil {
+		t.Fatal(err)
+	}
+	live.Close()
+	if live.requests != 3 {
+		t.Fatalf("the live server saw %d requests, want 3", live.requests)
+	}
+	recorded, _ := os.ReadFile(path)
+	for _, want := range []string{"offered:", def.system, def.readDesc, "call_2", def.model, p.versionHeader, p.version} {
+		if !strings.Contains(string(recorded), want) {
+			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
+		}
+	}
+	if v := verify(t, path, agent(def), true); !v.Passed() {
+		t.Fatalf("the first replay (writing the golden) fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+	if v := verify(t, path, agent(def), false); !v.Passed() {
+		t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+
+	changed := def
+	changed.system = "You keep notes in files. Be brief."
+	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
+	changed = def
+	changed.readDesc = "Read a text file."
+	failsClosed(t, "tool description", verify(t, path, agent(changed), false), "notes.yaml:", "read_file", "Read a text file.")
+	changed = def
+	changed.model = p.otherModel
+	failsClosed(t, "model", verify(t, path, agent(changed), false), "notes.yaml:", "model", p.otherModel)
+	changed = def
+	changed.choice = "forced"
+	failsClosed(t, "tool choice", verify(t, path, agent(changed), false), append([]string{"notes.yaml:"}, p.forcedWants...)...)
+	if p.olderVersion != "" {
+		changed = def
+		changed.version = p.olderVersion
+		failsClosed(t, "API version", verify(t, path, agent(changed), false), "notes.yaml:", p.versionHeader, p.olderVersion)
+	}
+
+	// Rebased, the agent's new model and tool choice replay, and the old
+	// model fails.
+	changed = def
+	changed.model, changed.choice = p.otherModel, "auto"
+	s := load(t, path)
+	m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true})
+	if _, err := bridge.Runner(agent(changed), nil)(t.Context(), s, &harness.RunOptions{Replay: m}); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := m.Rebased(nil)
+	if err != nil || !rb.Changed() {
+		t.Fatalf("rebase: %v, changed %v", err, rb != nil && rb.Changed())
+	}
+	if err := bridge.WriteRecording(path, rb.Tape); err != nil {
+		t.Fatal(err)
+	}
+	if v := verify(t, path, agent(changed), false); !v.Passed() {
+		t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
+	}
+	failsClosed(t, "model, after the rebase", verify(t, path, agent(def), false), "notes.yaml:", p.model)
+}
+
+// writeScenario writes notesScenario to a scenarios folder of its own and
+// returns its path.
+func writeScenario(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "notes.yaml")
+	if err := os.WriteFile(path, []byte(notesScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}

@@ -1,0 +1,102 @@
+package clients_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/anthropics/anthropic-sdk-go/v2/option"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	_ "github.com/tapeloop/tapeloop/llm/anthropic" // registers anthropic/
+)
+
+// claudeProof is the Messages API's part of proveFormat: recorded through
+// the anthropic provider, tool_choice {"type":"any"} the forced choice,
+// the API version v2 sends in anthropic-version (v1 sends 2023-06-01).
+var claudeProof = wireProof{provider: "anthropic", key: "sk-ant-local-test", model: "claude-sonnet-4-5", otherModel: "claude-opus-4-5",
+	forcedWants: []string{"tool_choice", `"any"`}, versionHeader: "anthropic-version", version: "2026-10-21", olderVersion: "2023-06-01"}
+
+// anthropicV2Agent is an agent loop on anthropic-sdk-go v2 (API version
+// 2026-10-21, messages a user/assistant/system union), as its README
+// shows one: the system prompt in System, each answer appended with
+// Message.ToParam, tool results answering tool_use blocks by id. With
+// stream set it accumulates each answer from the stream with
+// Message.Accumulate.
+func anthropicV2Agent(stream bool) func(k modelKnobs) bridge.Agent {
+	return func(k modelKnobs) bridge.Agent {
+		return func(ctx context.Context, r *bridge.Run) error {
+			opts := []option.RequestOption{option.WithBaseURL(r.AnthropicBaseURL), option.WithHTTPClient(r.HTTPClient),
+				option.WithAPIKey(r.APIKey), option.WithMaxRetries(0)}
+			if k.version != "" {
+				opts = append(opts, option.WithHeader("anthropic-version", k.version))
+			}
+			client := anthropic.NewClient(opts...)
+			tool := func(name, desc, schema string) anthropic.ToolUnionParam {
+				var s anthropic.ToolInputSchemaParam
+				if err := json.Unmarshal([]byte(schema), &s); err != nil {
+					panic(err)
+				}
+				return anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: name, Description: anthropic.String(desc), InputSchema: s}}
+			}
+			params := anthropic.MessageNewParams{
+				Model: anthropic.Model(k.model), MaxTokens: 1024,
+				System:   []anthropic.TextBlockParam{{Text: k.system}},
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(lastUser(r)))},
+				Tools:    []anthropic.ToolUnionParam{tool("read_file", k.readDesc, readSchema), tool("write_file", writeDesc, writeSchema)},
+			}
+			switch k.choice {
+			case "auto":
+				params.ToolChoice = anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}
+			case "forced":
+				params.ToolChoice = anthropic.ToolChoiceUnionParam{OfAny: &anthropic.ToolChoiceAnyParam{}}
+			}
+			for range 10 {
+				var msg anthropic.Message
+				if stream {
+					s := client.Messages.NewStreaming(ctx, params)
+					for s.Next() {
+						if err := msg.Accumulate(s.Current()); err != nil {
+							return err
+						}
+					}
+					if err := s.Err(); err != nil {
+						return err
+					}
+				} else {
+					m, err := client.Messages.New(ctx, params)
+					if err != nil {
+						return err
+					}
+					msg = *m
+				}
+				params.Messages = append(params.Messages, msg.ToParam())
+				var results []anthropic.ContentBlockParamUnion
+				var text string
+				for _, b := range msg.Content {
+					switch b.Type {
+					case "text":
+						text += b.Text
+					case "tool_use":
+						out := runTool(r.Dir, b.Name, string(b.Input))
+						results = append(results, anthropic.NewToolResultBlock(b.ID, out, strings.HasPrefix(out, "error:")))
+					}
+				}
+				if len(results) == 0 {
+					r.Final(text)
+					return nil
+				}
+				params.Messages = append(params.Messages, anthropic.NewUserMessage(results...))
+			}
+			return errors.New("too many steps")
+		}
+	}
+}
+
+func TestAnthropicV2(t *testing.T) {
+	t.Run("json", func(t *testing.T) { proveFormat(t, claudeProof, anthropicV2Agent(false)) })
+	t.Run("stream", func(t *testing.T) { proveFormat(t, claudeProof, anthropicV2Agent(true)) })
+}
