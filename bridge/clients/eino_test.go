@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	einoclaude "github.com/cloudwego/eino-ext/components/model/claude"
 	einogemini "github.com/cloudwego/eino-ext/components/model/gemini"
+	einoopenai "github.com/cloudwego/eino-ext/components/model/openai"
 	"github.com/cloudwego/eino/components/model"
 	"github.com/cloudwego/eino/components/tool"
 	"github.com/cloudwego/eino/components/tool/utils"
@@ -32,9 +34,25 @@ func einoGemini(ctx context.Context, r *bridge.Run, name string) (model.ToolCall
 	return einogemini.NewChatModel(ctx, &einogemini.Config{Client: client, Model: name})
 }
 
+// einoOpenAI is eino-ext's OpenAI model component (Chat Completions).
+func einoOpenAI(ctx context.Context, r *bridge.Run, name string) (model.ToolCallingChatModel, error) {
+	return einoopenai.NewChatModel(ctx, &einoopenai.ChatModelConfig{APIKey: r.APIKey, BaseURL: r.OpenAIBaseURL, HTTPClient: r.HTTPClient, Model: name})
+}
+
+// einoClaude is eino-ext's Claude model component (Messages, on
+// anthropic-sdk-go v1).
+func einoClaude(ctx context.Context, r *bridge.Run, name string) (model.ToolCallingChatModel, error) {
+	return einoclaude.NewChatModel(ctx, &einoclaude.Config{APIKey: r.APIKey, BaseURL: &r.AnthropicBaseURL, HTTPClient: r.HTTPClient, Model: name, MaxTokens: 1024})
+}
+
+// openAIProof is Chat Completions' part of proveFormat: recorded through
+// the openai-compatible provider, tool_choice "required" the forced choice.
+var openAIProof = wireProof{provider: "openai-compatible", key: "sk-local-test", model: "gpt-test", otherModel: "gpt-test-2",
+	forcedWants: []string{"tool_choice", `"required"`}}
+
 // einoChoices are eino's tool choices by modelKnobs.choice: forced is
 // what each component sends as its format's forced choice (Gemini's
-// function calling mode ANY).
+// function calling mode ANY, OpenAI's "required", Claude's "any").
 var einoChoices = map[string]schema.ToolChoice{"auto": schema.ToolChoiceAllowed, "forced": schema.ToolChoiceForced}
 
 // einoAgent is a ReAct agent of cloudwego/eino on the model component
@@ -87,7 +105,14 @@ func einoAgent(newModel einoModel) func(k modelKnobs) bridge.Agent {
 	}
 }
 
-// TestEino proves eino's ReAct agent on its Gemini model component.
+// TestEino proves eino's ReAct agent on each of its model components,
+// each recorded through a provider of its format.
 func TestEino(t *testing.T) {
 	t.Run("gemini", func(t *testing.T) { proveFormat(t, geminiProof, einoAgent(einoGemini)) })
+	t.Run("openai", func(t *testing.T) { proveFormat(t, openAIProof, einoAgent(einoOpenAI)) })
+	// The Claude component is on anthropic-sdk-go v1: API version
+	// 2023-06-01, which the agent cannot change.
+	v1 := claudeProof
+	v1.version, v1.olderVersion = "2023-06-01", ""
+	t.Run("claude", func(t *testing.T) { proveFormat(t, v1, einoAgent(einoClaude)) })
 }
