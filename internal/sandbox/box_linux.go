@@ -28,6 +28,7 @@ type Box struct {
 	ended chan struct{}
 	cmds  []*exec.Cmd
 	net   *netWatch
+	files *writeWatch
 	done  bool
 }
 
@@ -144,6 +145,12 @@ func Open(cfg *Config) (*Box, error) {
 				ready <- fmt.Errorf("restricting writes: %w", err)
 				return
 			}
+			w, err := watchWrites(b.root, WorkDir, HomeDir)
+			if err != nil {
+				ready <- fmt.Errorf("watching refused writes: %w", err)
+				return
+			}
+			b.files = w
 		}
 		ready <- nil
 		for f := range b.calls {
@@ -155,6 +162,9 @@ func Open(cfg *Config) (*Box, error) {
 			b.net.close()
 		}
 		<-b.ended
+		if b.files != nil {
+			b.files.close()
+		}
 		b.removeRoot()
 		return nil, err
 	}
@@ -252,6 +262,10 @@ func (b *Box) End() Report {
 	}
 	close(b.calls)
 	<-b.ended
+	// Every call the commands made was answered before they exited.
+	if b.files != nil {
+		r.Files = b.files.close()
+	}
 	b.removeRoot()
 	return r
 }

@@ -16,6 +16,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -38,7 +39,8 @@ const (
 	Workspace
 	// Files: the command cannot change a file outside its workspace, its
 	// scratch home and the device files of /dev (the write is refused,
-	// EACCES).
+	// EACCES), and each change it attempts there is reported (on amd64
+	// and arm64).
 	Files
 )
 
@@ -99,13 +101,24 @@ type Report struct {
 	// api.openai.com (udp 10.0.0.2:53)", "send udp 192.0.2.1:9", "ping
 	// 192.0.2.1". Nil means none (or no Network guarantee to see them).
 	Network []string
+	// Files lists each distinct change to the file system outside the
+	// workspace and the home that the commands attempted (and Landlock
+	// refused), sorted, by the path the command saw: "write /etc/hosts",
+	// "create /usr/local/bin/x", "mkdir /opt/tool", "remove /tmp/lock",
+	// "rename /etc/a", "truncate /var/log/x", "link ...", "symlink ...".
+	// Nil means none (or no Files guarantee to see them, or an
+	// architecture other than amd64 and arm64).
+	Files []string
 }
 
 // Empty reports whether r holds no attempt.
-func (r Report) Empty() bool { return len(r.Network) == 0 }
+func (r Report) Empty() bool { return len(r.Network) == 0 && len(r.Files) == 0 }
 
-// String lists r's attempts, separated by "; ".
-func (r Report) String() string { return strings.Join(r.Network, "; ") }
+// String lists r's attempts, the network's then the files', separated by
+// "; ".
+func (r Report) String() string {
+	return strings.Join(append(slices.Clone(r.Network), r.Files...), "; ")
+}
 
 // Status is what the sandbox of this process can guarantee.
 type Status struct {
