@@ -96,7 +96,8 @@ type CommandMessage struct {
 // nothing else; a connection it attempts anywhere else is refused and
 // fails the run (ErrSandbox), naming the address. Its workspace and home
 // are then at /tapeloop/work and /tapeloop/home, the same on every run,
-// and where the kernel has Landlock a write anywhere else is refused.
+// and where the kernel has Landlock a write anywhere else is refused and
+// fails the run (ErrSandbox), naming the path.
 // Elsewhere it runs in a process group of its own, killed after the run.
 // A command that does not finish within setup.agent.timeout (default
 // scenario.DefaultAgentTimeout) is killed with what it started; that,

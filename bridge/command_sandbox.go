@@ -12,9 +12,11 @@ import (
 
 // ErrSandbox is wrapped by the error of a setup.agent.command that tried
 // to reach beyond its sandbox: a connection to anything but the bridge's
-// listener (another loopback port, an outside address, a DNS server).
-// The error lists each attempt with its address; the run fails with
-// agent_error even when the command got over the refusal and answered.
+// listener (another loopback port, an outside address, a DNS server), or
+// a change to a file outside its workspace and home ("write /etc/x",
+// "mkdir /opt/y"). The error lists each attempt with its address or
+// path; the run fails with agent_error even when the command got over the
+// refusal and answered.
 var ErrSandbox = errors.New("the agent command reached beyond its sandbox")
 
 // ErrNoSandbox is wrapped by the error of a setup.agent.command run with

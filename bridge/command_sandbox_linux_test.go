@@ -150,7 +150,9 @@ func TestCommandWorkspaceIsFixed(t *testing.T) {
 
 // TestCommandWritesOutsideRefused: a command writes its workspace and its
 // home, and a write anywhere else is refused (Landlock): the file is not
-// made, and the command sees a permission error.
+// made, the command sees a permission error, and the run fails all the
+// same, naming the path, as a connection beyond the sandbox does: a
+// command that got over the refusal cannot pass.
 func TestCommandWritesOutsideRefused(t *testing.T) {
 	needSandbox(t, sandbox.Files)
 	outside := filepath.Join(t.TempDir(), "escape.txt")
@@ -159,8 +161,8 @@ func TestCommandWritesOutsideRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.Termination != "final_text" || o.Final != "answer" {
-		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"answer\" (the write outside refused, those inside made)", o.Termination, o.Final, o.Error)
+	if o.Termination != "agent_error" || !strings.Contains(o.Error, "reached beyond its sandbox: write "+outside) {
+		t.Errorf("the run ended with %s, final %q, error %q; want agent_error naming the write to %s", o.Termination, o.Final, o.Error, outside)
 	}
 	if _, err := os.Stat(outside); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the write outside the workspace reached the disk: %v", err)
