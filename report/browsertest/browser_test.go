@@ -264,9 +264,14 @@ func TestBrowserLargeReport(t *testing.T) {
 	if got := eval[string](t, tab, `document.querySelector("#`+closed+` .reason").textContent`); got == "" {
 		t.Errorf("the closed failed row %s shows no cause", closed)
 	}
-	// The open rows above it are laid out when they scroll into view
-	// (content-visibility), moving it: scroll to it first, then click.
-	eval[bool](t, tab, `(() => { document.querySelector("#`+closed+` > summary").scrollIntoView({block: "center"}); return true; })()`)
+	// Search for it by name, so that it is the first row shown: far down
+	// the page the rows above it are laid out only as they scroll into view
+	// (content-visibility) and move it under the pointer.
+	name := eval[string](t, tab, `document.getElementById("`+closed+`").dataset.name`)
+	eval[bool](t, tab, `(() => { const s = document.getElementById("search"); s.value = "`+name+`"; return s.dispatchEvent(new Event("input")); })()`)
+	if got := eval[string](t, tab, `document.getElementById("shown").textContent`); got != "1 of 1000 shown" {
+		t.Fatalf("shown %q after searching for %s", got, name)
+	}
 	if err := chromedp.Do(tab, chromedp.Click(`#`+closed+` > summary`), chromedp.WaitVisible(`#`+closed+` .turn .d-add`)); err != nil {
 		t.Fatal(err)
 	}
