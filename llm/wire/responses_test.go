@@ -160,7 +160,7 @@ func TestResponsesStreamEvents(t *testing.T) {
 	stream := client.Responses.NewStreaming(t.Context(), responses.ResponseNewParams{Model: "gpt-test",
 		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("hi")}})
 	defer stream.Close()
-	var types []string
+	var types, added []string
 	var text, args strings.Builder
 	var final responses.Response
 	seq := int64(0)
@@ -174,6 +174,12 @@ func TestResponsesStreamEvents(t *testing.T) {
 			types = append(types, ev.Type)
 		}
 		switch ev.Type {
+		case "response.created", "response.in_progress":
+			if ev.Response.Model != "gpt-test" || ev.Response.Status != "in_progress" {
+				t.Errorf("%s: model %q, status %q; want gpt-test, in_progress", ev.Type, ev.Response.Model, ev.Response.Status)
+			}
+		case "response.output_item.added":
+			added = append(added, string(ev.Item.Type)+"/"+string(ev.Item.Status))
 		case "response.output_text.delta":
 			text.WriteString(ev.Delta)
 		case "response.output_text.done":
@@ -206,8 +212,14 @@ func TestResponsesStreamEvents(t *testing.T) {
 	if text.String() != resp.Message.Content || args.String() != resp.Message.ToolCalls[0].Arguments {
 		t.Errorf("deltas: text %q, arguments %q", text.String(), args.String())
 	}
-	if final.Status != "completed" || final.OutputText() != resp.Message.Content || len(final.Output) != 3 || final.Usage.InputTokens != 10 {
+	if final.Status != "completed" || final.OutputText() != resp.Message.Content || len(final.Output) != 3 || final.Usage.InputTokens != 10 || final.Model != "gpt-test" {
 		t.Errorf("completed response %+v", final)
+	}
+	// Each item is announced by its type, in progress (a reasoning item, as
+	// OpenAI streams it, with no status); the SDKs dispatch on
+	// the type (a message's text is read only from a "message" item).
+	if want := []string{"reasoning/", "message/in_progress", "function_call/in_progress"}; !reflect.DeepEqual(added, want) {
+		t.Errorf("output_item.added items %q, want %q", added, want)
 	}
 	if got := final.Output[2].AsFunctionCall(); got.CallID != "call_w" || got.Arguments != resp.Message.ToolCalls[0].Arguments {
 		t.Errorf("function call %+v", got)
@@ -339,6 +351,49 @@ func TestResponsesStreamError(t *testing.T) {
 	}
 	if first.Type != "error" || first.Error.Type != "rate_limit_exceeded" || first.Message != "too fast" {
 		t.Errorf("error event %+v", first)
+	}
+	// Then response.failed holds a response object (object "response",
+	// status failed) whose error repeats the code and message.
+	_, failedData, _ := strings.Cut(string(ev), "event: response.failed\ndata: ")
+	failedData, _, _ = strings.Cut(failedData, "\n")
+	var failed struct {
+		Response struct {
+			ID, Object, Status string
+			Error              struct{ Code, Message string }
+		} `json:"response"`
+	}
+	if err := json.Unmarshal([]byte(failedData), &failed); err != nil {
+		t.Fatal(err)
+	}
+	if r := failed.Response; r.Object != "response" || r.ID == "response" || r.Status != "failed" || r.Error.Code != "rate_limit_exceeded" || r.Error.Message != "too fast" {
+		t.Errorf("response.failed %+v", failed.Response)
+	}
+}
+
+// TestResponsesAnswerNamesTheModel: a JSON answer names the model the
+// request asked for, as the API does (agents log it, and some check it).
+func TestResponsesAnswerNamesTheModel(t *testing.T) {
+	resp := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "ok"}, FinishReason: llm.FinishStop}
+	s := &server{t: t, answer: func(*wire.Call) (*llm.Response, *wire.Error) { return resp, nil }}
+	client := responsesClient(s)
+	got, err := client.Responses.New(t.Context(), responses.ResponseNewParams{Model: "gpt-named",
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "gpt-named" || got.OutputText() != "ok" || got.Status != "completed" {
+		t.Errorf("response: model %q, text %q, status %q; want gpt-named, ok, completed", got.Model, got.OutputText(), got.Status)
+	}
+	// Served under another model's name (Options.Model), the answer says
+	// that name, and the request's tool choice stays what it was.
+	s.opts = &wire.Options{Model: "gpt-served"}
+	got, err = client.Responses.New(t.Context(), responses.ResponseNewParams{Model: "gpt-named",
+		Input: responses.ResponseNewParamsInputUnion{OfString: param.NewOpt("hi")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Model != "gpt-served" || !strings.Contains(got.RawJSON(), `"tool_choice":"auto"`) {
+		t.Errorf("served as gpt-served: model %q in %s", got.Model, got.RawJSON())
 	}
 }
 
