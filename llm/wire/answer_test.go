@@ -187,3 +187,45 @@ func TestDecodeAnswerCorpus(t *testing.T) {
 		t.Errorf("vercel json tool: got %+v", got)
 	}
 }
+
+// TestDecodeAnswerAnthropicStreamUsage reads a Messages stream as the API
+// documents it: message_start states the input counts (and one output
+// token so far), message_delta only the output count at the end. The
+// input and cache counts must come from message_start, and the delta's
+// zero counts must not replace them.
+func TestDecodeAnswerAnthropicStreamUsage(t *testing.T) {
+	body := `event: message_start
+data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":5,"cache_creation_input_tokens":3,"cache_read_input_tokens":20,"output_tokens":1}}}
+
+event: content_block_start
+data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
+
+event: content_block_delta
+data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Done."}}
+
+event: content_block_stop
+data: {"type":"content_block_stop","index":0}
+
+event: message_delta
+data: {"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":7}}
+
+event: message_stop
+data: {"type":"message_stop"}
+
+`
+	// The API also sends, in message_delta, the cumulative counts of every
+	// kind; those replace the start's.
+	cumulative := strings.Replace(strings.Replace(body,
+		`"usage":{"input_tokens":5,"cache_creation_input_tokens":3,"cache_read_input_tokens":20,"output_tokens":1}`, `"usage":{"input_tokens":0,"output_tokens":1}`, 1),
+		`"usage":{"output_tokens":7}`, `"usage":{"input_tokens":5,"cache_creation_input_tokens":3,"cache_read_input_tokens":20,"output_tokens":7}`, 1)
+	for name, b := range map[string]string{"counts at the start": body, "cumulative counts at the end": cumulative} {
+		got, err := wire.DecodeAnswer(answerCall(t, wire.Anthropic, true), http.StatusOK, nil, []byte(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := llm.Usage{InputTokens: 28, OutputTokens: 7, CachedInputTokens: 20, CacheWriteTokens: 3}
+		if got.Usage != want || got.Message.Content != "Done." || got.FinishReason != llm.FinishStop {
+			t.Errorf("%s: got usage %+v, content %q, finish %q; want %+v, Done., stop", name, got.Usage, got.Message.Content, got.FinishReason, want)
+		}
+	}
+}
