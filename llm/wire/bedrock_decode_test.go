@@ -1,0 +1,68 @@
+package wire_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
+)
+
+// TestBedrockDecodeBody decodes a Converse body written from the API
+// reference, by hand rather than by the SDK, for the shapes an SDK call
+// rarely makes: a user turn mixing text and tool results (texts on either
+// side of a result are separate user messages, in order), a cache point
+// among the tools (skipped), and a JSON schema in outputConfig (the
+// response schema, compacted).
+func TestBedrockDecodeBody(t *testing.T) {
+	body := `{
+  "system": [{"text": "Be brief."}],
+  "messages": [
+    {"role": "user", "content": [{"text": "Read a.txt."}]},
+    {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}}]},
+    {"role": "user", "content": [
+      {"text": "Here it is:"},
+      {"toolResult": {"toolUseId": "tu_1", "content": [{"text": "alpha"}]}},
+      {"text": "Now summarise."},
+      {"text": "In one line."}
+    ]}
+  ],
+  "toolConfig": {"tools": [
+    {"toolSpec": {"name": "read_file", "description": "Reads a file.", "inputSchema": {"json": {"type": "object", "properties": {"path": {"type": "string"}}}}}},
+    {"cachePoint": {"type": "default"}}
+  ]},
+  "outputConfig": {"textFormat": {"type": "json_schema", "structure": {"jsonSchema": {"name": "summary", "schema": "{ \"type\": \"object\" }"}}}}
+}`
+	c, err := wire.Decode("/model/anthropic.claude-test/converse", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.Message{
+		llm.SystemMessage("Be brief."),
+		llm.UserMessage("Read a.txt."),
+		llm.AssistantMessage("", llm.ToolCall{ID: "tu_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}),
+		llm.UserMessage("Here it is:"),
+		llm.ToolMessage("tu_1", "read_file", "alpha"),
+		llm.UserMessage("Now summarise.\nIn one line."),
+	}
+	if !reflect.DeepEqual(c.Request.Messages, want) {
+		t.Errorf("messages\n got %+v\nwant %+v", c.Request.Messages, want)
+	}
+	if len(c.Request.Tools) != 1 || c.Request.Tools[0].Name != "read_file" || c.Request.Tools[0].Description != "Reads a file." {
+		t.Errorf("tools %+v, want read_file alone (the cache point skipped)", c.Request.Tools)
+	}
+	if string(c.Request.ResponseSchema) != `{"type":"object"}` {
+		t.Errorf("response schema %s, want the outputConfig's, compacted", c.Request.ResponseSchema)
+	}
+
+	// A tool that is neither a toolSpec nor a cache point is refused,
+	// naming its place.
+	bad := strings.Replace(body, `{"cachePoint": {"type": "default"}}`, `{"systemTool": {"name": "web_grounding"}}`, 1)
+	if _, err := wire.Decode("/model/anthropic.claude-test/converse", []byte(bad)); err == nil || !strings.Contains(err.Error(), "toolConfig.tools[1]") {
+		t.Errorf("a system tool: err = %v, want one naming toolConfig.tools[1]", err)
+	} else if !errors.Is(err, wire.ErrRequest) {
+		t.Errorf("a system tool: err = %v, want wire.ErrRequest", err)
+	}
+}
