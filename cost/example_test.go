@@ -34,3 +34,26 @@ func ExampleAnalyze() {
 	//   request 1: system[0] changed
 	// share 56% (124 of 222 tokens, estimated)
 }
+
+// The same stable conversation under each vendor's cache: the generic rule
+// counts every shared element, OpenAI's caches nothing under its
+// 1024-token minimum, and a row of the price table prices what is left.
+func ExampleRules_Analyze() {
+	msgs := []llm.Message{{Role: llm.RoleSystem, Content: "You file receipts."}, {Role: llm.RoleUser, Content: "File the taxi receipt."}}
+	calls := []cost.Call{
+		{Request: llm.Request{Messages: msgs}},
+		{Request: llm.Request{Messages: append(msgs, llm.Message{Role: llm.RoleAssistant, Content: "Filed."}, llm.Message{Role: llm.RoleUser, Content: "And the hotel one."})}},
+	}
+	for _, rules := range []cost.Rules{cost.Generic, cost.OpenAI} {
+		run, _ := rules.Analyze(calls)
+		fmt.Printf("%s: %d of %d input tokens cacheable\n", rules, run.SharedTokens, run.InputTokens)
+	}
+	price, _ := cost.BundledPrices().Lookup("gpt-4.1-mini-2025-04-14")
+	run, _ := price.Rules().Analyze(calls)
+	bill := price.Cost(run)
+	fmt.Printf("%s (%s rules): $%.6f with caching, $%.6f without\n", price.Model, price.Provider, bill.WithCache, bill.WithoutCache)
+	// Output:
+	// generic: 24 of 69 input tokens cacheable
+	// openai: 0 of 69 input tokens cacheable
+	// gpt-4.1-mini (openai rules): $0.000028 with caching, $0.000028 without
+}
