@@ -11,14 +11,17 @@ import (
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/bridge/internal/clientproof"
 	_ "github.com/tapeloop/tapeloop/llm/anthropic" // registers anthropic/
 )
 
-// claudeProof is the Messages API's part of proveFormat: recorded through
-// the anthropic provider, tool_choice {"type":"any"} the forced choice,
-// the API version v2 sends in anthropic-version (v1 sends 2023-06-01).
-var claudeProof = wireProof{provider: "anthropic", key: "sk-ant-local-test", model: "claude-sonnet-4-5", otherModel: "claude-opus-4-5",
-	forcedWants: []string{"tool_choice", `"any"`}, versionHeader: "anthropic-version", version: "2026-10-21", olderVersion: "2023-06-01"}
+// v2Messages is Messages as anthropic-sdk-go v2 speaks it: API version
+// 2026-10-21 in anthropic-version, where v1 sends 2023-06-01.
+var v2Messages = func() clientproof.Format {
+	p := clientproof.Messages
+	p.Version, p.OlderVersion = "2026-10-21", "2023-06-01"
+	return p
+}()
 
 // anthropicV2Agent is an agent loop on anthropic-sdk-go v2 (API version
 // 2026-10-21, messages a user/assistant/system union), as its README
@@ -26,13 +29,13 @@ var claudeProof = wireProof{provider: "anthropic", key: "sk-ant-local-test", mod
 // Message.ToParam, tool results answering tool_use blocks by id. With
 // stream set it accumulates each answer from the stream with
 // Message.Accumulate.
-func anthropicV2Agent(stream bool) func(k modelKnobs) bridge.Agent {
-	return func(k modelKnobs) bridge.Agent {
+func anthropicV2Agent(stream bool) func(k clientproof.ModelKnobs) bridge.Agent {
+	return func(k clientproof.ModelKnobs) bridge.Agent {
 		return func(ctx context.Context, r *bridge.Run) error {
 			opts := []option.RequestOption{option.WithBaseURL(r.AnthropicBaseURL), option.WithHTTPClient(r.HTTPClient),
 				option.WithAPIKey(r.APIKey), option.WithMaxRetries(0)}
-			if k.version != "" {
-				opts = append(opts, option.WithHeader("anthropic-version", k.version))
+			if k.Version != "" {
+				opts = append(opts, option.WithHeader("anthropic-version", k.Version))
 			}
 			client := anthropic.NewClient(opts...)
 			tool := func(name, desc, schema string) anthropic.ToolUnionParam {
@@ -43,12 +46,12 @@ func anthropicV2Agent(stream bool) func(k modelKnobs) bridge.Agent {
 				return anthropic.ToolUnionParam{OfTool: &anthropic.ToolParam{Name: name, Description: anthropic.String(desc), InputSchema: s}}
 			}
 			params := anthropic.MessageNewParams{
-				Model: anthropic.Model(k.model), MaxTokens: 1024,
-				System:   []anthropic.TextBlockParam{{Text: k.system}},
-				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(lastUser(r)))},
-				Tools:    []anthropic.ToolUnionParam{tool("read_file", k.readDesc, readSchema), tool("write_file", writeDesc, writeSchema)},
+				Model: anthropic.Model(k.Model), MaxTokens: 1024,
+				System:   []anthropic.TextBlockParam{{Text: k.System}},
+				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(clientproof.LastUser(r)))},
+				Tools:    []anthropic.ToolUnionParam{tool("read_file", k.ReadDesc, clientproof.ReadSchema), tool("write_file", clientproof.WriteDesc, clientproof.WriteSchema)},
 			}
-			switch k.choice {
+			switch k.Choice {
 			case "auto":
 				params.ToolChoice = anthropic.ToolChoiceUnionParam{OfAuto: &anthropic.ToolChoiceAutoParam{}}
 			case "forced":
@@ -81,7 +84,7 @@ func anthropicV2Agent(stream bool) func(k modelKnobs) bridge.Agent {
 					case "text":
 						text += b.Text
 					case "tool_use":
-						out := runTool(r.Dir, b.Name, string(b.Input))
+						out := clientproof.RunTool(r.Dir, b.Name, string(b.Input))
 						results = append(results, anthropic.NewToolResultBlock(b.ID, out, strings.HasPrefix(out, "error:")))
 					}
 				}
@@ -97,6 +100,6 @@ func anthropicV2Agent(stream bool) func(k modelKnobs) bridge.Agent {
 }
 
 func TestAnthropicV2(t *testing.T) {
-	t.Run("json", func(t *testing.T) { proveFormat(t, claudeProof, anthropicV2Agent(false)) })
-	t.Run("stream", func(t *testing.T) { proveFormat(t, claudeProof, anthropicV2Agent(true)) })
+	t.Run("json", func(t *testing.T) { clientproof.Prove(t, v2Messages, anthropicV2Agent(false)) })
+	t.Run("stream", func(t *testing.T) { clientproof.Prove(t, v2Messages, anthropicV2Agent(true)) })
 }

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/bridge/internal/clientproof"
 )
 
 // einoModel makes the model component a ReAct agent runs on, its client
@@ -45,12 +46,7 @@ func einoClaude(ctx context.Context, r *bridge.Run, name string) (model.ToolCall
 	return einoclaude.NewChatModel(ctx, &einoclaude.Config{APIKey: r.APIKey, BaseURL: &r.AnthropicBaseURL, HTTPClient: r.HTTPClient, Model: name, MaxTokens: 1024})
 }
 
-// openAIProof is Chat Completions' part of proveFormat: recorded through
-// the openai-compatible provider, tool_choice "required" the forced choice.
-var openAIProof = wireProof{provider: "openai-compatible", key: "sk-local-test", model: "gpt-test", otherModel: "gpt-test-2",
-	forcedWants: []string{"tool_choice", `"required"`}}
-
-// einoChoices are eino's tool choices by modelKnobs.choice: forced is
+// einoChoices are eino's tool choices by clientproof.ModelKnobs.Choice: forced is
 // what each component sends as its format's forced choice (Gemini's
 // function calling mode ANY, OpenAI's "required", Claude's "any").
 var einoChoices = map[string]schema.ToolChoice{"auto": schema.ToolChoiceAllowed, "forced": schema.ToolChoiceForced}
@@ -58,10 +54,10 @@ var einoChoices = map[string]schema.ToolChoice{"auto": schema.ToolChoiceAllowed,
 // einoAgent is a ReAct agent of cloudwego/eino on the model component
 // newModel makes: the notes tools inferred from Go functions, the agent's
 // graph running the tool loop.
-func einoAgent(newModel einoModel) func(k modelKnobs) bridge.Agent {
-	return func(k modelKnobs) bridge.Agent {
+func einoAgent(newModel einoModel) func(k clientproof.ModelKnobs) bridge.Agent {
+	return func(k clientproof.ModelKnobs) bridge.Agent {
 		return func(ctx context.Context, r *bridge.Run) error {
-			cm, err := newModel(ctx, r, k.model)
+			cm, err := newModel(ctx, r, k.Model)
 			if err != nil {
 				return err
 			}
@@ -72,16 +68,16 @@ func einoAgent(newModel einoModel) func(k modelKnobs) bridge.Agent {
 				Path    string `json:"path"`
 				Content string `json:"content"`
 			}
-			read, err := utils.InferTool("read_file", k.readDesc, func(_ context.Context, in pathArg) (string, error) {
+			read, err := utils.InferTool("read_file", k.ReadDesc, func(_ context.Context, in pathArg) (string, error) {
 				b, _ := json.Marshal(in)
-				return runTool(r.Dir, "read_file", string(b)), nil
+				return clientproof.RunTool(r.Dir, "read_file", string(b)), nil
 			})
 			if err != nil {
 				return err
 			}
-			write, err := utils.InferTool("write_file", writeDesc, func(_ context.Context, in writeArg) (string, error) {
+			write, err := utils.InferTool("write_file", clientproof.WriteDesc, func(_ context.Context, in writeArg) (string, error) {
 				b, _ := json.Marshal(in)
-				return runTool(r.Dir, "write_file", string(b)), nil
+				return clientproof.RunTool(r.Dir, "write_file", string(b)), nil
 			})
 			if err != nil {
 				return err
@@ -92,10 +88,10 @@ func einoAgent(newModel einoModel) func(k modelKnobs) bridge.Agent {
 				return err
 			}
 			var opts []agent.AgentOption
-			if k.choice != "" {
-				opts = append(opts, react.WithChatModelOptions(model.WithToolChoice(einoChoices[k.choice])))
+			if k.Choice != "" {
+				opts = append(opts, react.WithChatModelOptions(model.WithToolChoice(einoChoices[k.Choice])))
 			}
-			msg, err := a.Generate(ctx, []*schema.Message{schema.SystemMessage(k.system), schema.UserMessage(lastUser(r))}, opts...)
+			msg, err := a.Generate(ctx, []*schema.Message{schema.SystemMessage(k.System), schema.UserMessage(clientproof.LastUser(r))}, opts...)
 			if err != nil {
 				return err
 			}
@@ -108,11 +104,11 @@ func einoAgent(newModel einoModel) func(k modelKnobs) bridge.Agent {
 // TestEino proves eino's ReAct agent on each of its model components,
 // each recorded through a provider of its format.
 func TestEino(t *testing.T) {
-	t.Run("gemini", func(t *testing.T) { proveFormat(t, geminiProof, einoAgent(einoGemini)) })
-	t.Run("openai", func(t *testing.T) { proveFormat(t, openAIProof, einoAgent(einoOpenAI)) })
+	t.Run("gemini", func(t *testing.T) { clientproof.Prove(t, clientproof.Gemini, einoAgent(einoGemini)) })
+	t.Run("openai", func(t *testing.T) { clientproof.Prove(t, clientproof.ChatCompletions, einoAgent(einoOpenAI)) })
 	// The Claude component is on anthropic-sdk-go v1: API version
 	// 2023-06-01, which the agent cannot change.
-	v1 := claudeProof
-	v1.version, v1.olderVersion = "2023-06-01", ""
-	t.Run("claude", func(t *testing.T) { proveFormat(t, v1, einoAgent(einoClaude)) })
+	v1 := clientproof.Messages
+	v1.Version = "2023-06-01"
+	t.Run("claude", func(t *testing.T) { clientproof.Prove(t, v1, einoAgent(einoClaude)) })
 }

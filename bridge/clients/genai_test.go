@@ -10,16 +10,11 @@ import (
 	"google.golang.org/genai"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/bridge/internal/clientproof"
 	_ "github.com/tapeloop/tapeloop/llm/gemini" // registers gemini/
 )
 
-// geminiProof is the Gemini API's part of proveFormat: recorded through
-// the gemini provider, the model named in the path, function calling mode
-// ANY (toolConfig) the forced tool choice.
-var geminiProof = wireProof{provider: "gemini", key: "AIza-local-test", model: "gemini-2.5-flash", otherModel: "gemini-2.5-pro",
-	forcedWants: []string{"toolConfig", "ANY"}}
-
-// geminiModes are the function calling modes of modelKnobs.choice.
+// geminiModes are the function calling modes of clientproof.ModelKnobs.Choice.
 var geminiModes = map[string]genai.FunctionCallingConfigMode{"auto": genai.FunctionCallingConfigModeAuto, "forced": genai.FunctionCallingConfigModeAny}
 
 // genaiAgent is an agent loop written on google.golang.org/genai, as its
@@ -27,8 +22,8 @@ var geminiModes = map[string]genai.FunctionCallingConfigMode{"auto": genai.Funct
 // as genai parsed it (thought signatures and all), function responses
 // answering the calls by name and id. With stream set it gathers each
 // answer's parts from GenerateContentStream.
-func genaiAgent(stream bool) func(k modelKnobs) bridge.Agent {
-	return func(k modelKnobs) bridge.Agent {
+func genaiAgent(stream bool) func(k clientproof.ModelKnobs) bridge.Agent {
+	return func(k clientproof.ModelKnobs) bridge.Agent {
 		return func(ctx context.Context, r *bridge.Run) error {
 			client, err := genai.NewClient(ctx, &genai.ClientConfig{Backend: genai.BackendGeminiAPI, APIKey: r.APIKey,
 				HTTPClient: r.HTTPClient, HTTPOptions: genai.HTTPOptions{BaseURL: r.GeminiBaseURL}})
@@ -36,20 +31,20 @@ func genaiAgent(stream bool) func(k modelKnobs) bridge.Agent {
 				return err
 			}
 			cfg := &genai.GenerateContentConfig{
-				SystemInstruction: genai.NewContentFromText(k.system, genai.RoleUser),
+				SystemInstruction: genai.NewContentFromText(k.System, genai.RoleUser),
 				Tools: []*genai.Tool{{FunctionDeclarations: []*genai.FunctionDeclaration{
-					{Name: "read_file", Description: k.readDesc, ParametersJsonSchema: json.RawMessage(readSchema)},
-					{Name: "write_file", Description: writeDesc, ParametersJsonSchema: json.RawMessage(writeSchema)},
+					{Name: "read_file", Description: k.ReadDesc, ParametersJsonSchema: json.RawMessage(clientproof.ReadSchema)},
+					{Name: "write_file", Description: clientproof.WriteDesc, ParametersJsonSchema: json.RawMessage(clientproof.WriteSchema)},
 				}}},
 			}
-			if k.choice != "" {
-				cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: geminiModes[k.choice]}}
+			if k.Choice != "" {
+				cfg.ToolConfig = &genai.ToolConfig{FunctionCallingConfig: &genai.FunctionCallingConfig{Mode: geminiModes[k.Choice]}}
 			}
-			contents := []*genai.Content{genai.NewContentFromText(lastUser(r), genai.RoleUser)}
+			contents := []*genai.Content{genai.NewContentFromText(clientproof.LastUser(r), genai.RoleUser)}
 			for range 10 {
 				turn := &genai.Content{Role: genai.RoleModel}
 				if stream {
-					for resp, err := range client.Models.GenerateContentStream(ctx, k.model, contents, cfg) {
+					for resp, err := range client.Models.GenerateContentStream(ctx, k.Model, contents, cfg) {
 						if err != nil {
 							return err
 						}
@@ -58,7 +53,7 @@ func genaiAgent(stream bool) func(k modelKnobs) bridge.Agent {
 						}
 					}
 				} else {
-					resp, err := client.Models.GenerateContent(ctx, k.model, contents, cfg)
+					resp, err := client.Models.GenerateContent(ctx, k.Model, contents, cfg)
 					if err != nil {
 						return err
 					}
@@ -71,7 +66,7 @@ func genaiAgent(stream bool) func(k modelKnobs) bridge.Agent {
 				var results []*genai.Part
 				for _, fc := range turnCalls(turn) {
 					args, _ := json.Marshal(fc.Args)
-					p := genai.NewPartFromFunctionResponse(fc.Name, map[string]any{"output": runTool(r.Dir, fc.Name, string(args))})
+					p := genai.NewPartFromFunctionResponse(fc.Name, map[string]any{"output": clientproof.RunTool(r.Dir, fc.Name, string(args))})
 					p.FunctionResponse.ID = fc.ID
 					results = append(results, p)
 				}
@@ -103,6 +98,6 @@ func turnCalls(c *genai.Content) []*genai.FunctionCall {
 }
 
 func TestGenai(t *testing.T) {
-	t.Run("json", func(t *testing.T) { proveFormat(t, geminiProof, genaiAgent(false)) })
-	t.Run("stream", func(t *testing.T) { proveFormat(t, geminiProof, genaiAgent(true)) })
+	t.Run("json", func(t *testing.T) { clientproof.Prove(t, clientproof.Gemini, genaiAgent(false)) })
+	t.Run("stream", func(t *testing.T) { clientproof.Prove(t, clientproof.Gemini, genaiAgent(true)) })
 }

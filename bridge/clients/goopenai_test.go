@@ -10,26 +10,28 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/bridge/internal/clientproof"
+	_ "github.com/tapeloop/tapeloop/llm/openai" // registers openai-compatible/, which records every Chat Completions agent here
 )
 
 // goOpenAIAgent is an agent loop written on github.com/sashabaranov/go-openai,
 // as a team would write it: its own messages, its own tool dispatch. With
 // stream set it reads each answer as a stream and accumulates the tool
 // calls' argument fragments itself.
-func goOpenAIAgent(stream bool) func(k knobs) bridge.Agent {
-	return func(k knobs) bridge.Agent {
+func goOpenAIAgent(stream bool) func(k clientproof.Knobs) bridge.Agent {
+	return func(k clientproof.Knobs) bridge.Agent {
 		return func(ctx context.Context, r *bridge.Run) error {
 			cfg := openai.DefaultConfig(r.APIKey)
 			cfg.BaseURL = r.OpenAIBaseURL
 			cfg.HTTPClient = r.HTTPClient
 			client := openai.NewClientWithConfig(cfg)
 			tools := []openai.Tool{
-				{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "read_file", Description: k.readDesc, Parameters: json.RawMessage(readSchema)}},
-				{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "write_file", Description: writeDesc, Parameters: json.RawMessage(writeSchema)}},
+				{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "read_file", Description: k.ReadDesc, Parameters: json.RawMessage(clientproof.ReadSchema)}},
+				{Type: openai.ToolTypeFunction, Function: &openai.FunctionDefinition{Name: "write_file", Description: clientproof.WriteDesc, Parameters: json.RawMessage(clientproof.WriteSchema)}},
 			}
 			msgs := []openai.ChatCompletionMessage{
-				{Role: openai.ChatMessageRoleSystem, Content: k.system},
-				{Role: openai.ChatMessageRoleUser, Content: lastUser(r)},
+				{Role: openai.ChatMessageRoleSystem, Content: k.System},
+				{Role: openai.ChatMessageRoleUser, Content: clientproof.LastUser(r)},
 			}
 			for range 10 {
 				req := openai.ChatCompletionRequest{Model: "gpt-test", Messages: msgs, Tools: tools}
@@ -56,7 +58,7 @@ func goOpenAIAgent(stream bool) func(k knobs) bridge.Agent {
 					return nil
 				}
 				for _, c := range m.ToolCalls {
-					msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: runTool(r.Dir, c.Function.Name, c.Function.Arguments)})
+					msgs = append(msgs, openai.ChatCompletionMessage{Role: openai.ChatMessageRoleTool, ToolCallID: c.ID, Content: clientproof.RunTool(r.Dir, c.Function.Name, c.Function.Arguments)})
 				}
 			}
 			return errors.New("too many steps")
@@ -106,6 +108,6 @@ func goOpenAIStream(ctx context.Context, client *openai.Client, req openai.ChatC
 }
 
 func TestGoOpenAI(t *testing.T) {
-	t.Run("json", func(t *testing.T) { proveClient(t, goOpenAIAgent(false)) })
-	t.Run("stream", func(t *testing.T) { proveClient(t, goOpenAIAgent(true)) })
+	t.Run("json", func(t *testing.T) { clientproof.Client(t, goOpenAIAgent(false)) })
+	t.Run("stream", func(t *testing.T) { clientproof.Client(t, goOpenAIAgent(true)) })
 }

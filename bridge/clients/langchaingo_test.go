@@ -10,12 +10,13 @@ import (
 	lcopenai "github.com/tmc/langchaingo/llms/openai"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/bridge/internal/clientproof"
 )
 
 // langchainAgent is an agent loop on github.com/tmc/langchaingo's OpenAI
 // client and its tool calling: llms.WithTools, ToolCall parts in the AI
 // message, ToolCallResponse parts in the tool messages.
-func langchainAgent(k knobs) bridge.Agent {
+func langchainAgent(k clientproof.Knobs) bridge.Agent {
 	return func(ctx context.Context, r *bridge.Run) error {
 		model, err := lcopenai.New(
 			lcopenai.WithToken(r.APIKey),
@@ -32,12 +33,12 @@ func langchainAgent(k knobs) bridge.Agent {
 			return v
 		}
 		tools := []llms.Tool{
-			{Type: "function", Function: &llms.FunctionDefinition{Name: "read_file", Description: k.readDesc, Parameters: schema(readSchema)}},
-			{Type: "function", Function: &llms.FunctionDefinition{Name: "write_file", Description: writeDesc, Parameters: schema(writeSchema)}},
+			{Type: "function", Function: &llms.FunctionDefinition{Name: "read_file", Description: k.ReadDesc, Parameters: schema(clientproof.ReadSchema)}},
+			{Type: "function", Function: &llms.FunctionDefinition{Name: "write_file", Description: clientproof.WriteDesc, Parameters: schema(clientproof.WriteSchema)}},
 		}
 		msgs := []llms.MessageContent{
-			llms.TextParts(llms.ChatMessageTypeSystem, k.system),
-			llms.TextParts(llms.ChatMessageTypeHuman, lastUser(r)),
+			llms.TextParts(llms.ChatMessageTypeSystem, k.System),
+			llms.TextParts(llms.ChatMessageTypeHuman, clientproof.LastUser(r)),
 		}
 		for range 10 {
 			resp, err := model.GenerateContent(ctx, msgs, llms.WithTools(tools))
@@ -59,7 +60,7 @@ func langchainAgent(k knobs) bridge.Agent {
 			msgs = append(msgs, ai)
 			for _, c := range ch.ToolCalls {
 				msgs = append(msgs, llms.MessageContent{Role: llms.ChatMessageTypeTool, Parts: []llms.ContentPart{llms.ToolCallResponse{
-					ToolCallID: c.ID, Name: c.FunctionCall.Name, Content: runTool(r.Dir, c.FunctionCall.Name, c.FunctionCall.Arguments),
+					ToolCallID: c.ID, Name: c.FunctionCall.Name, Content: clientproof.RunTool(r.Dir, c.FunctionCall.Name, c.FunctionCall.Arguments),
 				}}})
 			}
 		}
@@ -67,4 +68,4 @@ func langchainAgent(k knobs) bridge.Agent {
 	}
 }
 
-func TestLangchaingo(t *testing.T) { proveClient(t, langchainAgent) }
+func TestLangchaingo(t *testing.T) { clientproof.Client(t, langchainAgent) }

@@ -1,4 +1,12 @@
-package clients_test
+// Package clientproof proves the bridge with a model client nobody on
+// this project wrote: the nested modules' tests (bridge/clients and those
+// below it) give it an agent on the client, which it records against a
+// scripted local server speaking the agent's wire format, replays with
+// the server gone, and changes (system prompt, a tool's description,
+// model, tool choice, API version) to see each replay fail closed, before
+// a rebase accepts the changes. It links no model client of its own: the
+// caller registers the provider that records (an llm/... import).
+package clientproof
 
 import (
 	"encoding/json"
@@ -15,7 +23,6 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	_ "github.com/tapeloop/tapeloop/llm/openai" // registers openai-compatible/
 	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -46,23 +53,28 @@ expect:
     notes.txt: "hello\nworld\n"
 `
 
-// knobs are what a test changes in an agent to see replay fail closed:
+// Knobs are what a proof changes in an agent to see replay fail closed:
 // its system prompt and the description of its read_file tool.
-type knobs struct{ system, readDesc string }
+type Knobs struct{ System, ReadDesc string }
 
-var defaults = knobs{
-	system:   "You keep notes in files.",
-	readDesc: "Read a file in the notes folder.",
+// Defaults are the knobs an agent is recorded with.
+var Defaults = Knobs{
+	System:   "You keep notes in files.",
+	ReadDesc: "Read a file in the notes folder.",
 }
 
+// The agents' two tools, read_file (described by Knobs.ReadDesc) and
+// write_file: their parameters' JSON Schemas and write_file's description.
 const (
-	readSchema  = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`
-	writeSchema = `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`
-	writeDesc   = "Write a file in the notes folder."
+	ReadSchema  = `{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`
+	WriteSchema = `{"type":"object","properties":{"path":{"type":"string"},"content":{"type":"string"}},"required":["path","content"]}`
+	WriteDesc   = "Write a file in the notes folder."
 )
 
-// runTool runs one of the agents' two tools in dir.
-func runTool(dir, name, args string) string {
+// RunTool runs one of the agents' two tools, name with its JSON
+// arguments args, on the files in dir, and returns what the model is told:
+// the file, what was written, or an error starting "error:".
+func RunTool(dir, name, args string) string {
 	var a struct{ Path, Content string }
 	if err := json.Unmarshal([]byte(args), &a); err != nil {
 		return "error: " + err.Error()
@@ -85,8 +97,9 @@ func runTool(dir, name, args string) string {
 }
 
 // liveServer is a scripted model behind a local HTTP server speaking the
-// OpenAI wire format (package wire, as the bridge does): the n-th request
-// gets the n-th answer, streamed when the client asks for a stream.
+// wire format of each request it gets (package wire, as the bridge does):
+// the n-th request gets the n-th answer, streamed when the client asks for
+// a stream.
 type liveServer struct {
 	*httptest.Server
 	mu       sync.Mutex
@@ -94,6 +107,7 @@ type liveServer struct {
 	requests int
 }
 
+// newLiveServer starts the scripted server, closed when t ends.
 func newLiveServer(t *testing.T) *liveServer {
 	t.Helper()
 	answers := []*llm.Response{
@@ -124,18 +138,19 @@ func newLiveServer(t *testing.T) *liveServer {
 	return s
 }
 
-// proveClient records agent against the scripted live server, replays it
-// with the server closed (golden written, then checked), and checks that a
-// changed system prompt and a changed tool description fail the replay
-// with a diff naming the scenario file.
-func proveClient(t *testing.T, agent func(k knobs) bridge.Agent) {
+// Client records agent against the scripted live server through the
+// openai-compatible provider (the caller registers it: import
+// llm/openai), replays it with the server closed (golden written, then
+// checked), and checks that a changed system prompt and a changed tool
+// description fail the replay with a diff naming the scenario file.
+func Client(t *testing.T, agent func(k Knobs) bridge.Agent) {
 	path := writeScenario(t)
 	live := newLiveServer(t)
 	model, err := llm.Open(t.Context(), "openai-compatible/scripted", &llm.OpenOptions{BaseURL: live.URL, APIKey: "sk-local-test"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(defaults), model, nil)
+	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(Defaults), model, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,27 +165,28 @@ func proveClient(t *testing.T, agent func(k knobs) bridge.Agent) {
 		t.Fatalf("the live server saw %d requests, want 3", live.requests)
 	}
 	recorded, _ := os.ReadFile(path)
-	for _, want := range []string{"offered:", defaults.system, defaults.readDesc, "call_2"} {
+	for _, want := range []string{"offered:", Defaults.System, Defaults.ReadDesc, "call_2"} {
 		if !strings.Contains(string(recorded), want) {
 			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
 		}
 	}
 
-	if v := verify(t, path, agent(defaults), true); !v.Passed() {
+	if v := verify(t, path, agent(Defaults), true); !v.Passed() {
 		t.Fatalf("the first replay (writing the golden) fails:\n%s", strings.Join(v.Failures, "\n"))
 	}
-	if v := verify(t, path, agent(defaults), false); !v.Passed() {
+	if v := verify(t, path, agent(Defaults), false); !v.Passed() {
 		t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
 	}
 
-	changed := defaults
-	changed.system = "You keep notes in files. Be brief."
+	changed := Defaults
+	changed.System = "You keep notes in files. Be brief."
 	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
-	changed = defaults
-	changed.readDesc = "Read a text file."
+	changed = Defaults
+	changed.ReadDesc = "Read a text file."
 	failsClosed(t, "tool description", verify(t, path, agent(changed), false), "notes.yaml:", "read_file", "Read a text file.")
 }
 
+// load loads the scenario at path.
 func load(t *testing.T, path string) *scenario.Scenario {
 	t.Helper()
 	s, err := scenario.Load(path, "")
@@ -180,6 +196,8 @@ func load(t *testing.T, path string) *scenario.Scenario {
 	return s
 }
 
+// verify replays the scenario at path with agent, writing its golden
+// when update is set.
 func verify(t *testing.T, path string, agent bridge.Agent, update bool) *harness.Verdict {
 	t.Helper()
 	s := load(t, path)
@@ -191,6 +209,8 @@ func verify(t *testing.T, path string, agent bridge.Agent, update bool) *harness
 	return v
 }
 
+// failsClosed checks that v, the replay after what changed, failed and
+// that its failures say each of wants.
 func failsClosed(t *testing.T, what string, v *harness.Verdict, wants ...string) {
 	t.Helper()
 	if v.Passed() {
@@ -205,53 +225,72 @@ func failsClosed(t *testing.T, what string, v *harness.Verdict, wants ...string)
 	}
 }
 
-// lastUser is the scenario's user message, the agents' input.
-func lastUser(r *bridge.Run) string { return r.Input[len(r.Input)-1].Content }
+// LastUser is the scenario's user message, the agents' input.
+func LastUser(r *bridge.Run) string { return r.Input[len(r.Input)-1].Content }
 
-// modelKnobs are knobs with what an agent also chooses in each request:
+// ModelKnobs are Knobs with what an agent also chooses in each request:
 // the model it names, and its tool choice, "" (none sent), "auto" or
 // "forced", which each agent says in its own SDK's words.
-type modelKnobs struct {
-	knobs
-	model  string
-	choice string
-	// version, when set, is the API version the agent sends in its
+type ModelKnobs struct {
+	Knobs
+	Model  string
+	Choice string
+	// Version, when set, is the API version the agent sends in its
 	// format's version header instead of its SDK's own.
-	version string
+	Version string
 }
 
-// wireProof is what proveFormat needs of one wire format: the provider
+// Format is what Prove needs of one wire format: the provider
 // a recording forwards the agent's request to (provider/model) and a key
 // of the kind it takes, the agents' model and another, and what a failed
 // replay names when the agent forces a tool call (the request's key for
 // the tool choice and the format's word for forced). A format that names
 // its API version in a header (versionHeader) has the version the agent's
 // SDK sends, which the recording must hold, and, for an agent that can
-// send another (modelKnobs.version), an older one, which must fail.
-type wireProof struct {
-	provider, key                        string
-	model, otherModel                    string
-	forcedWants                          []string
-	versionHeader, version, olderVersion string
+// send another (ModelKnobs.Version), an older one, which must fail.
+type Format struct {
+	Provider, Key                        string
+	Model, OtherModel                    string
+	ForcedWants                          []string
+	VersionHeader, Version, OlderVersion string
 }
 
-// knobs are the defaults with the format's model.
-func (p wireProof) knobs() modelKnobs { return modelKnobs{knobs: defaults, model: p.model} }
+// The formats' parts of Prove, each recorded through a provider of the
+// format (the caller imports llm/gemini, llm/anthropic or llm/openai).
+var (
+	// Gemini is the Gemini API: the model named in the path, function
+	// calling mode ANY (toolConfig) the forced tool choice.
+	Gemini = Format{Provider: "gemini", Key: "AIza-local-test", Model: "gemini-2.5-flash", OtherModel: "gemini-2.5-pro",
+		ForcedWants: []string{"toolConfig", "ANY"}}
+	// Messages is Anthropic's Messages API: tool_choice {"type":"any"}
+	// the forced tool choice, the API version in anthropic-version (a
+	// client's proof sets the Version its SDK sends).
+	Messages = Format{Provider: "anthropic", Key: "sk-ant-local-test", Model: "claude-sonnet-4-5", OtherModel: "claude-opus-4-5",
+		ForcedWants: []string{"tool_choice", `"any"`}, VersionHeader: "anthropic-version"}
+	// ChatCompletions is OpenAI's Chat Completions, recorded through the
+	// openai-compatible provider: tool_choice "required" the forced
+	// tool choice.
+	ChatCompletions = Format{Provider: "openai-compatible", Key: "sk-local-test", Model: "gpt-test", OtherModel: "gpt-test-2",
+		ForcedWants: []string{"tool_choice", `"required"`}}
+)
 
-// proveFormat is proveClient for an agent that a provider of its own
-// format records (its own request forwarded to the scripted server):
+// Knobs are the Defaults with the format's model.
+func (p Format) Knobs() ModelKnobs { return ModelKnobs{Knobs: Defaults, Model: p.Model} }
+
+// Prove is Client for an agent that a provider of its own format
+// records (the caller registers it) (its own request forwarded to the scripted server):
 // replayed with the server gone, failing closed when its system prompt, a
 // tool's description, its model or its tool choice changes, and replaying
 // a changed model and tool choice once rebased, the old model failing
 // then.
-func proveFormat(t *testing.T, p wireProof, agent func(k modelKnobs) bridge.Agent) {
+func Prove(t *testing.T, p Format, agent func(k ModelKnobs) bridge.Agent) {
 	path := writeScenario(t)
 	live := newLiveServer(t)
-	model, err := llm.Open(t.Context(), p.provider+"/"+p.model, &llm.OpenOptions{BaseURL: live.URL, APIKey: p.key})
+	model, err := llm.Open(t.Context(), p.Provider+"/"+p.Model, &llm.OpenOptions{BaseURL: live.URL, APIKey: p.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := p.knobs()
+	def := p.Knobs()
 	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(def), model, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -267,7 +306,7 @@ func proveFormat(t *testing.T, p wireProof, agent func(k modelKnobs) bridge.Agen
 		t.Fatalf("the live server saw %d requests, want 3", live.requests)
 	}
 	recorded, _ := os.ReadFile(path)
-	for _, want := range []string{"offered:", def.system, def.readDesc, "call_2", def.model, p.versionHeader, p.version} {
+	for _, want := range []string{"offered:", def.System, def.ReadDesc, "call_2", def.Model, p.VersionHeader, p.Version} {
 		if !strings.Contains(string(recorded), want) {
 			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
 		}
@@ -280,27 +319,27 @@ func proveFormat(t *testing.T, p wireProof, agent func(k modelKnobs) bridge.Agen
 	}
 
 	changed := def
-	changed.system = "You keep notes in files. Be brief."
+	changed.System = "You keep notes in files. Be brief."
 	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
 	changed = def
-	changed.readDesc = "Read a text file."
+	changed.ReadDesc = "Read a text file."
 	failsClosed(t, "tool description", verify(t, path, agent(changed), false), "notes.yaml:", "read_file", "Read a text file.")
 	changed = def
-	changed.model = p.otherModel
-	failsClosed(t, "model", verify(t, path, agent(changed), false), "notes.yaml:", "model", p.otherModel)
+	changed.Model = p.OtherModel
+	failsClosed(t, "model", verify(t, path, agent(changed), false), "notes.yaml:", "model", p.OtherModel)
 	changed = def
-	changed.choice = "forced"
-	failsClosed(t, "tool choice", verify(t, path, agent(changed), false), append([]string{"notes.yaml:"}, p.forcedWants...)...)
-	if p.olderVersion != "" {
+	changed.Choice = "forced"
+	failsClosed(t, "tool choice", verify(t, path, agent(changed), false), append([]string{"notes.yaml:"}, p.ForcedWants...)...)
+	if p.OlderVersion != "" {
 		changed = def
-		changed.version = p.olderVersion
-		failsClosed(t, "API version", verify(t, path, agent(changed), false), "notes.yaml:", p.versionHeader, p.olderVersion)
+		changed.Version = p.OlderVersion
+		failsClosed(t, "API version", verify(t, path, agent(changed), false), "notes.yaml:", p.VersionHeader, p.OlderVersion)
 	}
 
 	// Rebased, the agent's new model and tool choice replay, and the old
 	// model fails.
 	changed = def
-	changed.model, changed.choice = p.otherModel, "auto"
+	changed.Model, changed.Choice = p.OtherModel, "auto"
 	s := load(t, path)
 	m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true})
 	if _, err := bridge.Runner(agent(changed), nil)(t.Context(), s, &harness.RunOptions{Replay: m}); err != nil {
@@ -316,7 +355,7 @@ func proveFormat(t *testing.T, p wireProof, agent func(k modelKnobs) bridge.Agen
 	if v := verify(t, path, agent(changed), false); !v.Passed() {
 		t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
 	}
-	failsClosed(t, "model, after the rebase", verify(t, path, agent(def), false), "notes.yaml:", p.model)
+	failsClosed(t, "model, after the rebase", verify(t, path, agent(def), false), "notes.yaml:", p.Model)
 }
 
 // writeScenario writes notesScenario to a scenarios folder of its own and
