@@ -24,8 +24,14 @@ func answerCall(t *testing.T, f wire.Format, stream bool) *wire.Call {
 		s = "true"
 	}
 	path, body := "/v1/chat/completions", `{"model":"m","stream":`+s+`,"stream_options":{"include_usage":true},"messages":[{"role":"user","content":"Hi."}]}`
-	if f == wire.Anthropic {
+	switch f {
+	case wire.Anthropic:
 		path, body = "/v1/messages", `{"model":"m","max_tokens":9,"stream":`+s+`,"messages":[{"role":"user","content":"Hi."}]}`
+	case wire.Bedrock:
+		path, body = "/model/m/converse", `{"messages":[{"role":"user","content":[{"text":"Hi."}]}]}`
+		if stream {
+			path = "/model/m/converse-stream"
+		}
 	}
 	c, err := wire.Decode(path, []byte(body))
 	if err != nil {
@@ -52,13 +58,22 @@ func answers(f wire.Format) map[string]*llm.Response {
 		"cut": {Message: llm.AssistantMessage("The answer is"), FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 4, OutputTokens: 1}},
 	}
 	thought := llm.AssistantMessage("42.")
-	if f == wire.Anthropic {
+	if f == wire.Bedrock {
+		// Converse carries signed and redacted reasoning too, and no pause.
+		thought.Reasoning = []llm.Reasoning{{Text: "Think of " + long, Signature: "sig-Zm9v"}, {Redacted: "cmVkYWN0ZWQ="}}
+	} else if f == wire.Anthropic {
 		thought.Reasoning = []llm.Reasoning{{Text: "Think of " + long, Signature: "sig-Zm9v"}, {Redacted: "cmVkYWN0ZWQ="}}
 		out["pause"] = &llm.Response{Message: llm.AssistantMessage("Still working."), FinishReason: llm.FinishPause, Usage: llm.Usage{InputTokens: 9, OutputTokens: 2}}
 	} else {
 		thought.Reasoning = []llm.Reasoning{{Text: "Think of " + long}}
 	}
 	out["reasoning"] = &llm.Response{Message: thought, FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: 18}}
+	if f == wire.Bedrock {
+		// Converse's usage has no count of reasoning tokens.
+		for _, r := range out {
+			r.Usage.ReasoningTokens = 0
+		}
+	}
 	return out
 }
 
@@ -66,7 +81,7 @@ func answers(f wire.Format) map[string]*llm.Response {
 // reads back into the response it encoded, JSON and streamed, in each
 // format that reads answers.
 func TestDecodeAnswerRoundTrip(t *testing.T) {
-	for _, f := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+	for _, f := range []wire.Format{wire.OpenAI, wire.Anthropic, wire.Bedrock} {
 		if !wire.ReadsAnswers(f) {
 			t.Fatalf("%s does not read answers", f)
 		}
