@@ -10,8 +10,11 @@ import (
 	"strconv"
 	"strings"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -280,7 +283,15 @@ func rebaseFile(src []byte, file string, rb *replay.Rebase) ([]byte, error) {
 	out := src
 	var err error
 	if rb.Offered {
-		if out, err = scenario.SetValue(out, file, []string{"offered"}, replay.EncodeOffered(rb.Tape.Offered)); err != nil {
+		// The author's comments in offered: stay where their parts stay.
+		offered := replay.EncodeOffered(rb.Tape.Offered)
+		var doc struct {
+			Offered yaml.Node `yaml:"offered"`
+		}
+		if yaml.Unmarshal(src, &doc) == nil {
+			yamlx.CopyComments(&doc.Offered, offered)
+		}
+		if out, err = scenario.SetValue(out, file, []string{"offered"}, offered); err != nil {
 			return nil, err
 		}
 	}

@@ -237,3 +237,53 @@ func TestLintSaysWhatIsPinned(t *testing.T) {
 		t.Errorf("lint --strict-requests after rebase --all: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestRebaseRefusesAResultThatChangedKind: a tool result that turned from
+// a success into a failure, or back, changes what the recorded answers
+// after it stand on: rebase refuses, naming the call, and writes nothing
+// (issue 39, item 15).
+func TestRebaseRefusesAResultThatChangedKind(t *testing.T) {
+	for _, c := range []struct{ name, pinned, now string }{
+		{"success to failure", `files: {notes.txt: "hello\n"}`, `files: {other.txt: "hello\n"}`},
+		{"failure to success", `files: {other.txt: "hello\n"}`, `files: {notes.txt: "hello\n"}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := newScenarios(t, map[string]string{"notes/read.yaml": strings.Replace(noteTaker, `files: {notes.txt: "hello\n"}`, c.pinned, 1)})
+			path := filepath.Join(dir, "notes", "read.yaml")
+			if code, out, errOut := runCmd(t, "replay", "--update", path); code != exitOK {
+				t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+			}
+			if code, out, errOut := runCmd(t, "rebase", "--all", path); code != exitOK {
+				t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
+			}
+			edit(t, path, c.pinned, c.now)
+			before, _ := os.ReadFile(path)
+			code, out, errOut := runCmd(t, "rebase", path)
+			if code != exitFailed || !strings.Contains(out, "REFUSED") || !strings.Contains(out, "call_1") || !strings.Contains(out, "record") {
+				t.Errorf("rebase of a result that changed kind: exit %d, want 1, refused, naming call_1 and saying to record again\n%s%s", code, out, errOut)
+			}
+			if now, _ := os.ReadFile(path); string(now) != string(before) {
+				t.Errorf("the refused rebase rewrote the scenario:\n%s", now)
+			}
+		})
+	}
+}
+
+// TestRebaseKeepsCommentsInOffered: rebasing a changed system prompt
+// rewrites offered: and keeps every comment in it (issue 39, item 15).
+func TestRebaseKeepsCommentsInOffered(t *testing.T) {
+	path := pinnedNoteTaker(t)
+	edit(t, path, "offered:\n  system: You read notes.\n", "offered:\n  # the prompt, from prompts/notes.md\n  system: You read notes.  # short on purpose\n")
+	edit(t, path, "    - name: lookup\n      description: Look a word up.\n", "    # our dictionary\n    - name: lookup  # stand-in\n      description: Look a word up.\n")
+	edit(t, path, `content: "You read notes."`, `content: "You read notes aloud."`)
+	code, out, errOut := runCmd(t, "rebase", path)
+	if code != exitOK || !strings.Contains(out, "rebased") {
+		t.Fatalf("rebase: exit %d\n%s%s", code, out, errOut)
+	}
+	data, _ := os.ReadFile(path)
+	for _, want := range []string{"# the prompt, from prompts/notes.md\n", "# short on purpose", "# our dictionary\n", "# stand-in", "You read notes aloud."} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("the rebased scenario lost %q:\n%s", want, data)
+		}
+	}
+}

@@ -25,7 +25,7 @@ var (
 	callKeys     = []string{"id", "name", "arguments", "signature"}
 	usageKeys    = []string{"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens"}
 	requestKeys  = []string{"offered", "new", "tools", "last_message", "messages"}
-	messageKeys  = []string{"role", "reasoning", "content", "tool_calls", "tool_call_id", "name"}
+	messageKeys  = []string{"role", "reasoning", "content", "tool_calls", "tool_call_id", "name", "is_error"}
 )
 
 // Load reads the standalone tape file at path (see Decode).
@@ -456,6 +456,8 @@ func (d *decoder) message(n *yaml.Node, path string) (llm.Message, error) {
 			m.ToolCallID, err = d.Str(v, p)
 		case "name":
 			m.Name, err = d.Str(v, p)
+		case "is_error":
+			m.IsError, err = d.Bool(v, p)
 		}
 		return err
 	})

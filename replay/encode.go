@@ -279,6 +279,9 @@ func encodeMessage(m llm.Message, path string, strict bool) (*yaml.Node, error) 
 	if m.Name != "" {
 		yamlx.Add(n, "name", yamlx.Text(m.Name))
 	}
+	if m.IsError {
+		yamlx.Add(n, "is_error", yamlx.Bool(true))
+	}
 	return n, nil
 }
 

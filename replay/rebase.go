@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -57,6 +58,9 @@ func (rb *rebase) applies(e *Entry, recorded *Offered, req *llm.Request) error {
 	if e.Response == nil {
 		return nil
 	}
+	if err := sameResultKinds(e.Request, req); err != nil {
+		return err
+	}
 	for i, c := range e.Response.Message.ToolCalls {
 		var was *llm.ToolDefinition
 		offeredThen := true // unknown: assume the recording offered it
@@ -90,6 +94,59 @@ func (rb *rebase) applies(e *Entry, recorded *Offered, req *llm.Request) error {
 		}
 	}
 	return nil
+}
+
+// sameResultKinds checks that each tool result the tape recorded in a
+// request (its new messages, last message or whole list) is still of the
+// same kind in req, a success or a failure: the recorded response was the
+// model's answer to that kind, and a result that failed where it passed (or
+// the other way round) makes it a different conversation, whatever the
+// recorded answer says. A result whose text is unchanged is the same. A
+// recorded result states its kind with is_error; one recorded before tapes
+// did is a failure when its text is a tool failure's ("error (kind): ...").
+func sameResultKinds(recorded *RequestSummary, req *llm.Request) error {
+	if recorded == nil {
+		return nil
+	}
+	now := map[string]*llm.Message{}
+	for i := range req.Messages {
+		if m := &req.Messages[i]; m.Role == llm.RoleTool && m.ToolCallID != "" {
+			now[m.ToolCallID] = m
+		}
+	}
+	var was []llm.Message
+	was = append(was, recorded.New...)
+	if recorded.LastMessage != nil {
+		was = append(was, *recorded.LastMessage)
+	}
+	was = append(was, recorded.Messages...)
+	for _, w := range was {
+		n := now[w.ToolCallID]
+		if w.Role != llm.RoleTool || n == nil || n.Content == w.Content {
+			continue
+		}
+		if failed, fails := w.IsError || isToolFailure(w.Content), n.IsError; failed != fails {
+			kind := map[bool]string{false: "a success", true: "a failure"}
+			return fmt.Errorf("the result of %s (%s) turned from %s into %s (now %q); the recorded answers after it were the model's answer to %s",
+				w.ToolCallID, w.Name, kind[failed], kind[fails], clip(n.Content, 120), kind[failed])
+		}
+	}
+	return nil
+}
+
+// isToolFailure reports whether a tool result's text is a failed call's as
+// the tool runtime writes it (tools.Result's "error (kind): message").
+func isToolFailure(content string) bool {
+	kind, _, ok := strings.Cut(strings.TrimPrefix(content, "error ("), "): ")
+	return ok && strings.HasPrefix(content, "error (") && kind != "" && !strings.ContainsAny(kind, " \n")
+}
+
+// clip returns s cut to at most n bytes, marked when cut.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
 }
 
 // valid reports whether v passes schema; a schema that is missing or does
