@@ -87,3 +87,11 @@ func bedrockAgent(ctx context.Context, r *bridge.Run) error {
 func BenchmarkBridgeBedrock(b *testing.B) {
 	benchBridged(b, "bedrock", bedrockAgent, 15, bedrockBridgeRow)
 }
+
+// BenchmarkAgentAloneBedrock is BenchmarkAgentAlone for the Bedrock agent:
+// aws-sdk-go-v2's Converse client and the tools against canned answer
+// bytes, no harness. BenchmarkBridgeBedrock minus this row is what the
+// bridge adds to that agent.
+func BenchmarkAgentAloneBedrock(b *testing.B) {
+	benchAlone(b, "bedrock", bedrockAgent, 18, "agent alone: aws-sdk-go-v2 (Bedrock Converse) agent against canned answer bytes")
+}

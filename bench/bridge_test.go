@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"testing"
@@ -52,6 +55,22 @@ func BenchmarkBridgeDecode(b *testing.B) {
 // figures as the table's row order, row.
 func benchBridged(b *testing.B, name string, agent bridge.Agent, order int, row string) {
 	ctx := context.Background()
+	load, agents := prepareBridged(b, name, agent)
+	before := benchrow.Read()
+	b.ResetTimer()
+	for b.Loop() {
+		if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: agents}); !v.Passed() {
+			b.Fatal(v.Err, v.Failures)
+		}
+	}
+	table.Record(b, order, row, benchagent.Turns, before)
+}
+
+// prepareBridged writes benchagent's bridged scenario for agent, named
+// name, records it against benchagent.Script and writes its golden; it
+// returns what loads the scenario and the agents to run it with.
+func prepareBridged(b *testing.B, name string, agent bridge.Agent) (load func() *scenario.Scenario, agents map[string]harness.Runner) {
+	ctx := context.Background()
 	sdir := filepath.Join(b.TempDir(), "scenarios")
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
 		b.Fatal(err)
@@ -60,7 +79,7 @@ func benchBridged(b *testing.B, name string, agent bridge.Agent, order int, row 
 	if err := os.WriteFile(path, []byte(fmt.Sprintf(bridgedScenario, name)), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	load := func() *scenario.Scenario {
+	load = func() *scenario.Scenario {
 		s, err := scenario.Load(path, "")
 		if err != nil {
 			b.Fatal(err)
@@ -74,19 +93,88 @@ func benchBridged(b *testing.B, name string, agent bridge.Agent, order int, row 
 	if err := bridge.WriteRecording(path, tape); err != nil {
 		b.Fatal(err)
 	}
-	agents := map[string]harness.Runner{name: bridge.Runner(agent, nil)}
+	agents = map[string]harness.Runner{name: bridge.Runner(agent, nil)}
 	if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Update: true, Agents: agents}); !v.Passed() {
 		b.Fatal(v.Err, v.Failures)
+	}
+	return load, agents
+}
+
+// benchAlone measures agent, named name, with no harness, as
+// BenchmarkAgentAlone measures benchagent's: its answers captured from one
+// bridged replay, then per run the agent in a fresh directory seeded as
+// the scenario seeds it, its HTTP client serving those answer bytes in
+// order and doing nothing else (benchagent.Canned), its final text and
+// the file it leaves checked. The row is the vendor SDK's and the tools'
+// own work, which is inside the agent's bridged row: the bridged row minus
+// this one is what tapeloop adds. It records the figures as the table's
+// row order, row.
+func benchAlone(b *testing.B, name string, agent bridge.Agent, order int, row string) {
+	ctx := context.Background()
+	load, _ := prepareBridged(b, name, agent)
+	var answers []benchagent.Answer
+	capture := func(ctx context.Context, r *bridge.Run) error {
+		inner := r.HTTPClient.Transport
+		r.HTTPClient = &http.Client{Transport: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+			body, err := io.ReadAll(req.Body)
+			if err != nil {
+				return nil, err
+			}
+			req.Body = io.NopCloser(bytes.NewReader(body))
+			resp, err := inner.RoundTrip(req)
+			if err != nil {
+				return nil, err
+			}
+			got, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return nil, err
+			}
+			answers = append(answers, benchagent.Answer{Path: req.URL.Path, Request: body, Status: resp.StatusCode,
+				ContentType: resp.Header.Get("Content-Type"), Body: got})
+			resp.Body = io.NopCloser(bytes.NewReader(got))
+			return resp, nil
+		})}
+		return agent(ctx, r)
+	}
+	if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: map[string]harness.Runner{name: bridge.Runner(capture, nil)}}); !v.Passed() {
+		b.Fatal(v.Err, v.Failures)
+	}
+	if len(answers) != benchagent.Turns {
+		b.Fatalf("captured %d answers, want %d", len(answers), benchagent.Turns)
+	}
+	client := &http.Client{Transport: benchagent.NewCanned(answers)}
+	run := func() {
+		dir, err := os.MkdirTemp("", "benchalone-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		log := filepath.Join(dir, "log.txt")
+		if err := os.WriteFile(log, []byte(benchagent.Seed), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		r := &bridge.Run{HTTPClient: client, OpenAIBaseURL: bridge.OpenAIBaseURL, GeminiBaseURL: bridge.GeminiBaseURL,
+			BedrockBaseURL: bridge.BedrockBaseURL, APIKey: bridge.APIKey, Dir: dir}
+		if err := agent(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+		got, err := os.ReadFile(log)
+		if want := len(benchagent.Seed) + 10*len("line 1\n") + 1; err != nil || len(got) != want {
+			b.Fatalf("log.txt %q (%v), want %d bytes", got, err, want)
+		}
 	}
 	before := benchrow.Read()
 	b.ResetTimer()
 	for b.Loop() {
-		if v := harness.VerifyScenario(ctx, load(), &harness.VerifyOptions{Agents: agents}); !v.Passed() {
-			b.Fatal(v.Err, v.Failures)
-		}
+		run()
 	}
 	table.Record(b, order, row, benchagent.Turns, before)
 }
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // bridgedScenario is benchagent's bridged scenario, its agent's name to be
 // filled in.

@@ -99,3 +99,11 @@ func workloadTool(dir, name, args string) string {
 	}
 	return string(b)
 }
+
+// BenchmarkAgentAloneGemini is BenchmarkAgentAlone for the genai agent:
+// genai's client and the tools against canned answer bytes, no harness.
+// BenchmarkBridgeGemini minus this row is what the bridge adds to that
+// agent.
+func BenchmarkAgentAloneGemini(b *testing.B) {
+	benchAlone(b, "gemini", geminiAgent, 16, "agent alone: genai (Gemini API) agent against canned answer bytes")
+}

@@ -75,3 +75,11 @@ func (j rawItem) MarshalJSON() ([]byte, error) { return []byte(j), nil }
 func BenchmarkBridgeResponses(b *testing.B) {
 	benchBridged(b, "responses", responsesAgent, 14, responsesBridgeRow)
 }
+
+// BenchmarkAgentAloneResponses is BenchmarkAgentAlone for the Responses API
+// agent: openai-go's Responses client and the tools against canned answer
+// bytes, no harness. BenchmarkBridgeResponses minus this row is what the
+// bridge adds to that agent.
+func BenchmarkAgentAloneResponses(b *testing.B) {
+	benchAlone(b, "responses", responsesAgent, 17, "agent alone: openai-go Responses API agent against canned answer bytes")
+}
