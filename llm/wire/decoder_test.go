@@ -18,6 +18,7 @@ import (
 type conversation struct {
 	path   string
 	head   string   // everything before the messages, "{" ... ","
+	key    string   // the messages array's key; "" for "messages"
 	msgs   []string // each message's JSON
 	tools  string   // the tools array's JSON, "" for none
 	stream bool
@@ -26,7 +27,11 @@ type conversation struct {
 func (c *conversation) body() []byte {
 	var b strings.Builder
 	b.WriteString(c.head)
-	b.WriteString(`"messages":[`)
+	key := c.key
+	if key == "" {
+		key = "messages"
+	}
+	fmt.Fprintf(&b, "%q:[", key)
 	b.WriteString(strings.Join(c.msgs, ","))
 	b.WriteString("]")
 	if c.tools != "" {
@@ -71,6 +76,47 @@ func anthropicTurn(c *conversation, id, name, result string) {
 		fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":%q,"content":%q},{"type":"text","text":"Go on."}]}`, id, result))
 }
 
+func responsesConversation() *conversation {
+	return &conversation{
+		path: "/v1/responses",
+		head: `{"instructions":"You keep notes.","model":"gpt-test","store":false,`,
+		key:  "input",
+		msgs: []string{`{"content":"Note the date.","role":"user"}`},
+		tools: `[{"type":"function","name":"read","description":"Read a note.","parameters":{"type":"object","properties":{"path":{"type":"string"}}}},` +
+			`{"type":"function","name":"write","description":"Write a note.","parameters":{"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"}}}}]`,
+	}
+}
+
+// responsesTurn appends the output items of a response as openai-go's
+// agents send them back (a reasoning item, a message, a function call:
+// one assistant message once decoded) and the call's output.
+func responsesTurn(c *conversation, id, name, result string) {
+	c.msgs = append(c.msgs,
+		fmt.Sprintf(`{"id":"rs_%s","type":"reasoning","summary":[{"type":"summary_text","text":"Thinking of %s."}],"encrypted_content":"opaque-%s"}`, id, name, id),
+		fmt.Sprintf(`{"id":"msg_%s","type":"message","role":"assistant","status":"completed","content":[{"type":"output_text","text":"Calling %s.","annotations":[]}]}`, id, name),
+		fmt.Sprintf(`{"type":"function_call","call_id":%q,"name":%q,"arguments":"{\"path\":\"a\"}","status":"completed"}`, id, name),
+		fmt.Sprintf(`{"type":"function_call_output","call_id":%q,"output":%q}`, id, result))
+}
+
+func geminiConversation() *conversation {
+	return &conversation{
+		path: "/v1beta/models/gemini-test:generateContent",
+		head: `{"systemInstruction":{"parts":[{"text":"You keep notes."}],"role":"user"},`,
+		key:  "contents",
+		msgs: []string{`{"parts":[{"text":"Note the date."}],"role":"user"}`},
+		tools: `[{"functionDeclarations":[{"description":"Read a note.","name":"read","parametersJsonSchema":{"type":"object","properties":{"path":{"type":"string"}}}},` +
+			`{"description":"Write a note.","name":"write","parametersJsonSchema":{"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"}}}}]}]`,
+	}
+}
+
+// geminiTurn appends a model turn calling name (its thought signature
+// kept) and the user turn answering it.
+func geminiTurn(c *conversation, id, name, result string) {
+	c.msgs = append(c.msgs,
+		fmt.Sprintf(`{"parts":[{"text":"Calling %s."},{"functionCall":{"args":{"path":"a"},"id":%q,"name":%q},"thoughtSignature":"c2lnLQ=="}],"role":"model"}`, name, id, name),
+		fmt.Sprintf(`{"parts":[{"functionResponse":{"id":%q,"name":%q,"response":{"output":%q}}}],"role":"user"}`, id, name, result))
+}
+
 // decodeBoth decodes body with the warm decoder and afresh, and fails
 // unless both give the same call; it returns the call.
 func decodeBoth(t *testing.T, d *wire.Decoder, c *conversation) *wire.Call {
@@ -100,7 +146,8 @@ func TestDecoderIsDecode(t *testing.T) {
 		name string
 		conv func() *conversation
 		turn func(c *conversation, id, name, result string)
-	}{{"openai", openAIConversation, openAITurn}, {"anthropic", anthropicConversation, anthropicTurn}} {
+	}{{"openai", openAIConversation, openAITurn}, {"anthropic", anthropicConversation, anthropicTurn},
+		{"responses", responsesConversation, responsesTurn}, {"gemini", geminiConversation, geminiTurn}} {
 		t.Run(f.name, func(t *testing.T) {
 			c := f.conv()
 			decodeBoth(t, &d, c)
@@ -121,14 +168,15 @@ func TestDecoderIsDecode(t *testing.T) {
 			decodeBoth(t, &d, c)
 
 			// The call a result answers is renamed while the result's bytes
-			// stay: the result's name (taken from the call) must follow.
+			// stay: the result's name (taken from the call) must follow. A
+			// Gemini result names its function itself.
 			c.msgs[last-1] = strings.ReplaceAll(c.msgs[last-1], `"read"`, `"write"`)
 			got := decodeBoth(t, &d, c)
-			if m := got.Request.Messages[len(got.Request.Messages)-1]; f.name == "openai" && m.Name != "write" {
-				t.Errorf("the unchanged result after a renamed call is named %q, want write", m.Name)
-			}
-			if m := got.Request.Messages[len(got.Request.Messages)-2]; f.name == "anthropic" && m.Name != "write" {
-				t.Errorf("the unchanged result after a renamed call is named %q, want write", m.Name)
+			msgs := got.Request.Messages
+			if k := slices.IndexFunc(msgs, func(m llm.Message) bool { return m.Role == llm.RoleTool && m.ToolCallID == "call_3" }); k < 0 {
+				t.Errorf("no result of call_3 in %+v", msgs)
+			} else if f.name != "gemini" && msgs[k].Name != "write" {
+				t.Errorf("the unchanged result after a renamed call is named %q, want write", msgs[k].Name)
 			}
 
 			// A tool's schema changes, then its description: both decoded.
@@ -191,13 +239,15 @@ func TestDecoderKeepsNoSliceOfTheBody(t *testing.T) {
 		name string
 		conv *conversation
 		turn func(c *conversation, id, name, result string)
-	}{{"openai", withSchema, openAITurn}, {"anthropic", anthropicConversation(), anthropicTurn}} {
+	}{{"openai", withSchema, openAITurn}, {"anthropic", anthropicConversation(), anthropicTurn},
+		{"responses", responsesConversation(), responsesTurn}, {"gemini", geminiConversation(), geminiTurn}} {
 		t.Run(f.name, func(t *testing.T) {
 			var d wire.Decoder
 			c := f.conv
 			var calls []*wire.Call
 			var sent [][]byte
 			for i := range 6 {
+				want := len(c.msgs) // the messages the previous body sent
 				if i > 0 {
 					f.turn(c, fmt.Sprintf("call_%d", i), "read", fmt.Sprintf("note %d", i))
 				}
@@ -208,7 +258,7 @@ func TestDecoderKeepsNoSliceOfTheBody(t *testing.T) {
 				if err != nil {
 					t.Fatalf("request %d: %v", i, err)
 				}
-				if want := len(c.msgs) - 2; i > 0 && (skipped != want || onlyNew != (i != 3)) {
+				if i > 0 && (skipped != want || onlyNew != (i != 3)) {
 					t.Errorf("request %d: %d messages skipped (want %d), only the new ones scanned %v", i, skipped, want, onlyNew)
 				}
 				for j := range body {
@@ -286,5 +336,65 @@ func TestDecoderAfterAnError(t *testing.T) {
 	var v any
 	if err := json.Unmarshal(c.body(), &v); err != nil {
 		t.Fatalf("the test's body is not JSON: %v", err)
+	}
+}
+
+// TestDecoderResponsesChain: an agent that keeps its conversation on the
+// server sends only its new items with the previous_response_id they
+// follow; it branches back to an older response, repeats a request with
+// one item more, then sends a whole history of its own. Every call must
+// be the whole decode's with the same previous responses resolved, and
+// the responses kept must get the same ids.
+func TestDecoderResponsesChain(t *testing.T) {
+	var d, whole wire.Decoder
+	call := func(id string) string {
+		return fmt.Sprintf(`{"arguments":"{\"path\":\"a\"}","call_id":%q,"name":"read","type":"function_call"}`, id)
+	}
+	out := func(id, text string) string {
+		return fmt.Sprintf(`{"call_id":%q,"output":%q,"type":"function_call_output"}`, id, text)
+	}
+	user := func(text string) string { return fmt.Sprintf(`{"content":%q,"role":"user"}`, text) }
+	calling := func(id string) *llm.Response {
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "Reading.", ToolCalls: []llm.ToolCall{{ID: id, Name: "read", Arguments: `{"path":"a"}`}}}}
+	}
+	var ids []string
+	for i, step := range []struct {
+		prev  int // the step whose response this one continues; -1 for none
+		items []string
+		resp  *llm.Response
+		skips int // the items the decoder must not scan again
+	}{
+		{-1, []string{user("Read a.")}, calling("c1"), 0},
+		{0, []string{out("c1", "alpha")}, calling("c2"), 0},
+		{1, []string{out("c2", "beta")}, &llm.Response{Message: llm.AssistantMessage("Both read.")}, 0},
+		{1, []string{out("c2", "beta"), user("And c?")}, calling("c3"), 1},
+		{-1, []string{user("Read a."), call("c1"), out("c1", "alpha"), call("c2"), out("c2", "beta")}, calling("c4"), 0},
+		{0, []string{out("c1", "gamma")}, &llm.Response{Message: llm.AssistantMessage("Read.")}, 0},
+		{2, []string{user("Again.")}, &llm.Response{Message: llm.AssistantMessage("Again.")}, 0},
+	} {
+		prev := ""
+		if step.prev >= 0 {
+			prev = fmt.Sprintf(`,"previous_response_id":%q`, ids[step.prev])
+		}
+		body := []byte(`{"input":[` + strings.Join(step.items, ",") + `],"instructions":"You read.","model":"gpt-test"` + prev + `,"store":true}`)
+		warm, skipped, _, err := wire.DecodeSkippedForTest(&d, "/v1/responses", body)
+		if err != nil {
+			t.Fatalf("step %d: %v\n%s", i, err, body)
+		}
+		cold, err := wire.DecodeWholeForTest(&whole, "/v1/responses", body)
+		if err != nil {
+			t.Fatalf("step %d, whole: %v", i, err)
+		}
+		if !reflect.DeepEqual(warm, cold) {
+			t.Fatalf("step %d: the decoder's call differs from the whole decode's\nwarm %+v\ncold %+v", i, warm, cold)
+		}
+		if skipped != step.skips {
+			t.Errorf("step %d: %d items not scanned again, want %d", i, skipped, step.skips)
+		}
+		id := d.Keep(warm, step.resp)
+		if w := whole.Keep(cold, step.resp); w != id {
+			t.Fatalf("step %d: kept as %s, the whole decode's as %s", i, id, w)
+		}
+		ids = append(ids, id)
 	}
 }

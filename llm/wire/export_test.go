@@ -26,3 +26,26 @@ func DecodedOnceForTest(d *Decoder, path string) int {
 	defer d.mu.Unlock()
 	return d.last[f].once
 }
+
+// DecodeWholeForTest is d.Decode with no reuse: body decoded whole, as
+// Decode does, then a previous_response_id resolved from the responses d
+// was told of (Keep). d's memory of previous requests is not used nor
+// changed.
+func DecodeWholeForTest(d *Decoder, path string, body []byte) (*Call, error) {
+	f, r, ok := formatOf(path)
+	if !ok {
+		return Decode(path, body)
+	}
+	c, err := f.decode(body, r, nil)
+	if err != nil {
+		return nil, err
+	}
+	if c.PreviousResponseID != "" {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if err := d.resolve(c); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}

@@ -40,8 +40,8 @@ func (gemini) route(path string) (route, bool) {
 	return route{model: m, stream: stream, apiVersion: v}, ok
 }
 
-func (gemini) decode(body []byte, r route, _ *decoded) (*Call, error) {
-	return decodeGemini(body, r)
+func (gemini) decode(body []byte, r route, last *decoded) (*Call, error) {
+	return decodeGemini(body, r, last)
 }
 
 func (gemini) encode(c *Call, resp *llm.Response, opts *Options) (string, []byte) {

@@ -13,10 +13,10 @@ import (
 // geminiRequest is a GenerateContentRequest body (the model is in the
 // path).
 type geminiRequest struct {
-	Contents          []geminiContent `json:"contents"`
-	SystemInstruction *geminiContent  `json:"systemInstruction"`
-	Tools             []geminiTool    `json:"tools"`
-	ToolConfig        json.RawMessage `json:"toolConfig"`
+	Contents          []json.RawMessage `json:"contents"`
+	SystemInstruction *geminiContent    `json:"systemInstruction"`
+	Tools             json.RawMessage   `json:"tools"`
+	ToolConfig        json.RawMessage   `json:"toolConfig"`
 	// SafetySettings decide which answers are blocked; CachedContent names
 	// a cache whose contents the model reads before the request's.
 	SafetySettings json.RawMessage `json:"safetySettings"`
@@ -25,6 +25,12 @@ type geminiRequest struct {
 	// their keys (all of them change the model's behaviour but those
 	// geminiUnpinned names).
 	GenerationConfig map[string]json.RawMessage `json:"generationConfig"`
+}
+
+// geminiCounted is geminiRequest with its contents read for the Decoder.
+type geminiCounted struct {
+	geminiRequest
+	Contents rawList `json:"contents"`
 }
 
 // geminiContent is a Content: a role and its parts.
@@ -115,10 +121,12 @@ func DecodeGemini(path string, body []byte) (*Call, error) {
 	if !ok {
 		return nil, PathError("POST", path)
 	}
-	return decodeGemini(body, r)
+	return decodeGemini(body, r, nil)
 }
 
-// decodeGemini decodes a GenerateContentRequest: the system instruction
+// decodeGemini decodes a GenerateContentRequest, reusing what last holds
+// of the previous request (see Decoder), and on success makes last this
+// request's; a nil last decodes it whole. The system instruction comes
 // first as a system message, then each content in order. A user content's
 // text parts become a user message (joined by newlines) and each
 // functionResponse a tool message whose content is the response object as
@@ -128,9 +136,25 @@ func DecodeGemini(path string, body []byte) (*Call, error) {
 // signature on them a reasoning block of that signature alone, and its
 // functionCall parts tool calls with their ids, arguments (the args object
 // as compact JSON, its key order kept) and signatures.
-func decodeGemini(body []byte, rt route) (*Call, error) {
+func decodeGemini(body []byte, rt route, last *decoded) (*Call, error) {
 	var r geminiRequest
-	if err := json.Unmarshal(body, &r); err != nil {
+	sent, err := last.unmarshal(body, bodyFuncs{
+		counted: func(text []byte) (*rawList, error) {
+			var c geminiCounted
+			err := json.Unmarshal(text, &c)
+			r = c.geminiRequest
+			return &c.Contents, err
+		},
+		plain: func() ([]json.RawMessage, error) {
+			r = geminiRequest{}
+			err := json.Unmarshal(body, &r)
+			return r.Contents, err
+		},
+		keep:  func() any { return r },
+		reuse: func(v any) { r = v.(geminiRequest) },
+		fresh: geminiElements.fresh,
+	})
+	if err != nil {
 		return nil, requestErrorf("gemini body: %v", err)
 	}
 	c := &Call{Format: Gemini, Model: rt.model, Stream: rt.stream}
@@ -140,7 +164,7 @@ func decodeGemini(body []byte, rt route) (*Call, error) {
 	} else if s := compact(r.GenerationConfig["responseSchema"]); s != nil {
 		c.Request.ResponseSchema = s
 	}
-	msgs := []llm.Message{}
+	c.Request.Messages = []llm.Message{}
 	if si := r.SystemInstruction; si != nil {
 		var texts []string
 		for _, p := range si.Parts {
@@ -148,31 +172,41 @@ func decodeGemini(body []byte, rt route) (*Call, error) {
 				texts = append(texts, *p.Text)
 			}
 		}
-		msgs = append(msgs, llm.SystemMessage(strings.Join(texts, "\n")))
+		c.Request.Messages = append(c.Request.Messages, llm.SystemMessage(strings.Join(texts, "\n")))
 	}
-	for i, content := range r.Contents {
-		var err error
-		switch content.Role {
-		case "", "user", "function", "tool":
-			msgs, err = geminiUserContent(msgs, i, content.Parts)
-		case "model":
-			var m llm.Message
-			m, err = geminiModelContent(i, content.Parts)
-			msgs = append(msgs, m)
-		default:
-			err = requestErrorf("contents[%d].role: unknown role %q", i, content.Role)
-		}
-		if err != nil {
-			return nil, err
-		}
-	}
-	c.Request.Messages = msgs
-	tools, err := geminiTools(r.Tools)
-	if err != nil {
+	if err := last.request(c, sent, r.Tools, geminiElements, geminiTools); err != nil {
 		return nil, err
 	}
-	c.Request.Tools = tools
 	return c, nil
+}
+
+// geminiElements decodes a request's contents, each into its messages:
+// a user turn into a user message and tool messages, a model turn into
+// one assistant message.
+var geminiElements = elements{
+	fresh: func() any { return new(geminiContent) },
+	messages: func(i int, raw json.RawMessage, v any, _ map[string]string) ([]llm.Message, error) {
+		if v == nil {
+			content := new(geminiContent)
+			if err := json.Unmarshal(raw, content); err != nil {
+				return nil, requestErrorf("contents[%d]: %v", i, err)
+			}
+			v = content
+		}
+		content := v.(*geminiContent)
+		switch content.Role {
+		case "", "user", "function", "tool":
+			return geminiUserContent(nil, i, content.Parts)
+		case "model":
+			m, err := geminiModelContent(i, content.Parts)
+			if err != nil {
+				return nil, err
+			}
+			return []llm.Message{m}, nil
+		default:
+			return nil, requestErrorf("contents[%d].role: unknown role %q", i, content.Role)
+		}
+	},
 }
 
 // geminiUserContent appends the messages of contents[i], a user turn: its
@@ -248,10 +282,17 @@ func geminiModelContent(i int, parts []geminiPart) (llm.Message, error) {
 	return m, nil
 }
 
-// geminiTools decodes the tools' function declarations, each schema as
-// compact JSON (parametersJsonSchema, else parameters). A tool of another
-// kind (googleSearch, codeExecution, ...) is refused.
-func geminiTools(tools []geminiTool) ([]llm.ToolDefinition, error) {
+// geminiTools decodes the tools array's function declarations, each
+// schema as compact JSON (parametersJsonSchema, else parameters). A tool of
+// another kind (googleSearch, codeExecution, ...) is refused.
+func geminiTools(raw json.RawMessage) ([]llm.ToolDefinition, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var tools []geminiTool
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, requestErrorf("tools: %v", err)
+	}
 	var defs []llm.ToolDefinition
 	for i, t := range tools {
 		if len(t.rest) > 0 {

@@ -344,7 +344,8 @@ func TestGeminiDecodeErrors(t *testing.T) {
 	path := "/v1beta/models/gemini-test:generateContent"
 	for _, tc := range []struct{ body, want string }{
 		{`{"contents": [{"role": "narrator", "parts": [{"text": "x"}]}]}`, `contents[0].role: unknown role "narrator"`},
-		{`{"contents": [{"role": "user", "parts": [{"text": 7}]}]}`, `invalid request: gemini body:`},
+		{`{"contents": [{"role": "user", "parts": [{"text": 7}]}]}`, `invalid request: contents[0]: json: cannot unmarshal number`},
+		{`{"contents": [{"role": "user", "parts": [{"text": "x"}]}], "tools": 7}`, `invalid request: tools: json: cannot unmarshal number`},
 		{`{"tools": [{"googleSearch": {}}]}`, `tools[0]: googleSearch tools are not supported`},
 		{`{"tools": [{"functionDeclarations": [{"description": "x"}]}]}`, `tools[0].functionDeclarations[0].name: missing`},
 		{`{"contents": [{"role": "model", "parts": [{"functionCall": {"args": {}}}]}]}`, `contents[0].parts[0].functionCall.name: missing`},

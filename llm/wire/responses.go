@@ -35,8 +35,8 @@ func (responsesAPI) route(path string) (route, bool) {
 	return route{}, strings.HasSuffix(p, "/responses") || p == "responses"
 }
 
-func (responsesAPI) decode(body []byte, _ route, _ *decoded) (*Call, error) {
-	return decodeResponses(body)
+func (responsesAPI) decode(body []byte, _ route, last *decoded) (*Call, error) {
+	return decodeResponses(body, last)
 }
 
 func (responsesAPI) encode(c *Call, resp *llm.Response, opts *Options) (string, []byte) {

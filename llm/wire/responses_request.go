@@ -93,17 +93,43 @@ type responsesTool struct {
 	Parameters  json.RawMessage `json:"parameters"`
 }
 
-// decodeResponses decodes a Responses API request body whole. The
-// instructions become the first system message; input given as a string is
-// one user message; the input items become messages: system and developer
-// messages system ones, an assistant's message, function calls and
-// reasoning items one assistant message until another role speaks, each
-// function_call_output a tool message named after the call it answers. A
-// reasoning item is kept as it came (llm.Reasoning.Signature holds its
-// JSON, keys sorted). The error wraps ErrRequest.
-func decodeResponses(body []byte) (*Call, error) {
+// decodeResponses decodes a Responses API request body, reusing what last
+// holds of the previous request (see Decoder), and on success makes last
+// this request's; a nil last decodes it whole. The instructions become the
+// first system message; input given as a string is one user message; the
+// input items become messages: system and developer messages system ones,
+// an assistant's message, function calls and reasoning items one
+// assistant message until another role speaks, each function_call_output
+// a tool message named after the call it answers. A reasoning item is kept
+// as it came (llm.Reasoning.Signature holds its JSON, keys sorted). The
+// error wraps ErrRequest.
+func decodeResponses(body []byte, last *decoded) (*Call, error) {
 	var r responsesRequest
-	if err := json.Unmarshal(body, &r); err != nil {
+	sent, err := last.unmarshal(body, bodyFuncs{
+		counted: func(text []byte) (*rawList, error) {
+			var c responsesCounted
+			err := json.Unmarshal(text, &c)
+			r = c.responsesRequest
+			return &c.Input, err
+		},
+		plain: func() ([]json.RawMessage, error) {
+			r = responsesRequest{}
+			if err := json.Unmarshal(body, &r); err != nil {
+				return nil, err
+			}
+			// An input that is a list is its items; any other is read
+			// below (a string, or an error naming the input).
+			var raws []json.RawMessage
+			if in := bytes.TrimSpace(r.Input); len(in) > 0 && in[0] == '[' && json.Unmarshal(in, &raws) == nil {
+				r.Input = nil
+			}
+			return raws, nil
+		},
+		keep:  func() any { return r },
+		reuse: func(v any) { r = v.(responsesRequest) },
+		fresh: responsesElements.fresh,
+	})
+	if err != nil {
 		return nil, requestErrorf("responses body: %v", err)
 	}
 	c := &Call{Format: Responses, Model: r.Model, Stream: r.Stream, PreviousResponseID: r.PreviousResponseID, digest: sha256.Sum256(body)}
@@ -117,108 +143,134 @@ func decodeResponses(body []byte) (*Call, error) {
 			c.Request.ResponseSchema = compact(t.Format.Schema)
 		}
 	}
-	msgs := []llm.Message{}
+	c.Request.Messages = []llm.Message{}
 	if ins := compact(r.Instructions); ins != nil {
 		var text string
 		if err := json.Unmarshal(ins, &text); err != nil {
 			return nil, requestErrorf("instructions: %v", err)
 		}
 		if text != "" {
-			msgs = append(msgs, llm.SystemMessage(text))
+			c.Request.Messages = append(c.Request.Messages, llm.SystemMessage(text))
 			c.instructions = 1
 		}
 	}
-	in, err := responsesInput(r.Input)
-	if err != nil {
+	// r.Input is set only when the input is not a list of items.
+	if in := bytes.TrimSpace(r.Input); len(in) > 0 && string(in) != "null" {
+		if in[0] != '"' {
+			var raws []json.RawMessage
+			err := json.Unmarshal(in, &raws)
+			return nil, requestErrorf("input: %v", err)
+		}
+		var s string
+		if err := json.Unmarshal(in, &s); err != nil {
+			return nil, requestErrorf("input: %v", err)
+		}
+		c.Request.Messages = append(c.Request.Messages, llm.UserMessage(s))
+		sent.raw = nil
+	}
+	if err := last.request(c, sent, r.Tools, responsesElements, responsesTools); err != nil {
 		return nil, err
 	}
-	c.Request.Messages = append(msgs, in...)
-	if c.Request.Tools, err = responsesTools(r.Tools); err != nil {
-		return nil, err
-	}
+	c.Request.Messages = joinAssistant(c.Request.Messages)
 	return c, nil
 }
 
-// responsesInput decodes a request's input: a string (one user message) or
-// a list of items.
-func responsesInput(raw json.RawMessage) ([]llm.Message, error) {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, requestErrorf("input: %v", err)
+// responsesCounted is responsesRequest with its input read for the
+// Decoder (a list of items; any other input fails it, and the body is
+// decoded plainly).
+type responsesCounted struct {
+	responsesRequest
+	Input rawList `json:"input"`
+}
+
+// responsesElements decodes a Responses request's input items, each into
+// at most one message: an assistant item (an assistant's message, a
+// function call, a reasoning item) into an assistant message of its own,
+// which joinAssistant then joins to the assistant message before it.
+var responsesElements = elements{
+	fresh: func() any { return new(responsesItem) },
+	messages: func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error) {
+		if v == nil {
+			it := new(responsesItem)
+			if err := json.Unmarshal(raw, it); err != nil {
+				return nil, requestErrorf("input[%d]: %v", i, err)
+			}
+			v = it
 		}
-		return []llm.Message{llm.UserMessage(s)}, nil
-	}
-	var raws []json.RawMessage
-	if err := json.Unmarshal(raw, &raws); err != nil {
-		return nil, requestErrorf("input: %v", err)
-	}
-	var msgs []llm.Message
-	names := map[string]string{}
-	// assistant returns the assistant message the next assistant item
-	// belongs to: the last message when it is one, else a new one.
-	assistant := func() *llm.Message {
-		if n := len(msgs); n > 0 && msgs[n-1].Role == llm.RoleAssistant {
-			return &msgs[n-1]
+		return responsesElement(i, raw, v.(*responsesItem), names)
+	},
+}
+
+// responsesElement makes input[i], raw, decoded as it: the message it
+// becomes, alone (see responsesElements).
+func responsesElement(i int, raw json.RawMessage, it *responsesItem, names map[string]string) ([]llm.Message, error) {
+	switch it.Type {
+	case "", "message":
+		text, err := responsesContent(it.Content)
+		if err != nil {
+			return nil, requestErrorf("input[%d].content: %v", i, err)
 		}
-		msgs = append(msgs, llm.Message{Role: llm.RoleAssistant})
-		return &msgs[len(msgs)-1]
-	}
-	for i, el := range raws {
-		var it responsesItem
-		if err := json.Unmarshal(el, &it); err != nil {
-			return nil, requestErrorf("input[%d]: %v", i, err)
-		}
-		switch it.Type {
-		case "", "message":
-			text, err := responsesContent(it.Content)
-			if err != nil {
-				return nil, requestErrorf("input[%d].content: %v", i, err)
-			}
-			switch it.Role {
-			case "system", "developer":
-				msgs = append(msgs, llm.SystemMessage(text))
-			case "user":
-				msgs = append(msgs, llm.UserMessage(text))
-			case "assistant":
-				m := assistant()
-				if m.Content != "" && text != "" {
-					m.Content += "\n"
-				}
-				m.Content += text
-			default:
-				return nil, requestErrorf("input[%d].role: unknown role %q", i, it.Role)
-			}
-		case "function_call":
-			args, err := openAIArguments(it.Arguments)
-			if err != nil {
-				return nil, requestErrorf("input[%d].arguments: %v", i, err)
-			}
-			m := assistant()
-			m.ToolCalls = append(m.ToolCalls, llm.ToolCall{ID: it.CallID, Name: it.Name, Arguments: args})
-			names[it.CallID] = it.Name
-		case "function_call_output":
-			out, err := responsesContent(it.Output)
-			if err != nil {
-				return nil, requestErrorf("input[%d].output: %v", i, err)
-			}
-			msgs = append(msgs, llm.ToolMessage(it.CallID, names[it.CallID], out))
-		case "reasoning":
-			var texts []string
-			for _, s := range it.Summary {
-				texts = append(texts, s.Text)
-			}
-			m := assistant()
-			m.Reasoning = append(m.Reasoning, llm.Reasoning{Text: strings.Join(texts, "\n\n"), Signature: canonicalJSON(el)})
+		switch it.Role {
+		case "system", "developer":
+			return []llm.Message{llm.SystemMessage(text)}, nil
+		case "user":
+			return []llm.Message{llm.UserMessage(text)}, nil
+		case "assistant":
+			return []llm.Message{{Role: llm.RoleAssistant, Content: text}}, nil
 		default:
-			return nil, requestErrorf("input[%d].type: %q items are not supported (only messages, function calls and their outputs, and reasoning)", i, it.Type)
+			return nil, requestErrorf("input[%d].role: unknown role %q", i, it.Role)
 		}
+	case "function_call":
+		args, err := openAIArguments(it.Arguments)
+		if err != nil {
+			return nil, requestErrorf("input[%d].arguments: %v", i, err)
+		}
+		names[it.CallID] = it.Name
+		return []llm.Message{{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: it.CallID, Name: it.Name, Arguments: args}}}}, nil
+	case "function_call_output":
+		out, err := responsesContent(it.Output)
+		if err != nil {
+			return nil, requestErrorf("input[%d].output: %v", i, err)
+		}
+		return []llm.Message{llm.ToolMessage(it.CallID, names[it.CallID], out)}, nil
+	case "reasoning":
+		var texts []string
+		for _, s := range it.Summary {
+			texts = append(texts, s.Text)
+		}
+		return []llm.Message{{Role: llm.RoleAssistant, Reasoning: []llm.Reasoning{{Text: strings.Join(texts, "\n\n"), Signature: canonicalJSON(raw)}}}}, nil
+	default:
+		return nil, requestErrorf("input[%d].type: %q items are not supported (only messages, function calls and their outputs, and reasoning)", i, it.Type)
 	}
-	return msgs, nil
+}
+
+// joinAssistant joins each run of adjacent assistant messages in msgs into
+// one, in place: their contents joined by a newline (empty ones left out),
+// their calls and reasoning in order. It returns msgs cut to what is left.
+// The calls and reasoning of a message joined into are new arrays, so a
+// message joined changes no other's.
+func joinAssistant(msgs []llm.Message) []llm.Message {
+	w := 0
+	for _, m := range msgs {
+		if w > 0 && m.Role == llm.RoleAssistant && msgs[w-1].Role == llm.RoleAssistant {
+			p := &msgs[w-1]
+			if p.Content != "" && m.Content != "" {
+				p.Content += "\n"
+			}
+			p.Content += m.Content
+			if len(m.ToolCalls) > 0 {
+				p.ToolCalls = append(p.ToolCalls[:len(p.ToolCalls):len(p.ToolCalls)], m.ToolCalls...)
+			}
+			if len(m.Reasoning) > 0 {
+				p.Reasoning = append(p.Reasoning[:len(p.Reasoning):len(p.Reasoning)], m.Reasoning...)
+			}
+			continue
+		}
+		msgs[w] = m
+		w++
+	}
+	clear(msgs[w:])
+	return msgs[:w]
 }
 
 // responsesContent reads a message's content or a call's output: a string,

@@ -3,6 +3,7 @@ package wire_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -11,13 +12,14 @@ import (
 
 // sameAsDecode decodes prev and then next with one Decoder, and fails
 // unless next's call or error is exactly Decode's (the plain, whole-body
-// decode), error text included.
+// decode; a previous_response_id resolved, by a Decoder told of no
+// response), error text included.
 func sameAsDecode(t *testing.T, path string, prev, next []byte) {
 	t.Helper()
-	var d wire.Decoder
+	var d, whole wire.Decoder
 	_, _ = d.Decode(path, prev)
 	warm, werr := d.Decode(path, next)
-	cold, cerr := wire.Decode(path, next)
+	cold, cerr := wire.DecodeWholeForTest(&whole, path, next)
 	switch {
 	case (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()):
 		t.Fatalf("after %s\nnext %s\ndecoder error %v\nDecode error  %v", prev, next, werr, cerr)
@@ -47,6 +49,22 @@ func skipCases() []skipCase {
 	aResult := `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"start"}]}`
 	an := func(msgs ...string) string {
 		return `{"max_tokens":64,"messages":[` + strings.Join(msgs, ",") + `],"model":"c","system":"S"}`
+	}
+	rUser := `{"content":"Append.","role":"user"}`
+	rCall := `{"arguments":"{\"path\":\"log.txt\"}","call_id":"c1","name":"read_file","type":"function_call"}`
+	rCall2 := `{"arguments":"{}","call_id":"c2","name":"read_file","type":"function_call"}`
+	rOutput := `{"call_id":"c1","output":"start\n","type":"function_call_output"}`
+	rOutput2 := `{"call_id":"c2","output":[{"type":"input_text","text":"x"}],"type":"function_call_output"}`
+	rReasoning := `{"id":"rs_1","summary":[{"text":"Hm.","type":"summary_text"}],"type":"reasoning","encrypted_content":"e"}`
+	rText := `{"content":[{"annotations":[],"text":"Reading.","type":"output_text"}],"id":"msg_1","role":"assistant","status":"completed","type":"message"}`
+	rs := func(items ...string) string {
+		return `{"input":[` + strings.Join(items, ",") + `],"instructions":"S","model":"m","store":false,"tools":[{"type":"function","name":"read_file","parameters":{"type":"object"}}]}`
+	}
+	gUser := `{"parts":[{"text":"Append."}],"role":"user"}`
+	gCall := `{"parts":[{"text":"Reading."},{"functionCall":{"args":{"path":"log.txt"},"name":"read_file"},"thoughtSignature":"c2ln"}],"role":"model"}`
+	gResult := `{"parts":[{"functionResponse":{"name":"read_file","response":{"output":"start"}}}],"role":"user"}`
+	gm := func(contents ...string) string {
+		return `{"contents":[` + strings.Join(contents, ",") + `],"systemInstruction":{"parts":[{"text":"S"}],"role":"user"},"tools":[{"functionDeclarations":[{"name":"read_file","parametersJsonSchema":{"type":"object"}}]}]}`
 	}
 	return []skipCase{
 		{"openai", "/v1/chat/completions", oa(sys, user), []string{
@@ -96,6 +114,36 @@ func skipCases() []skipCase {
 			`{"max_tokens":64,"messages":[` + aUser + `],"system":[{"type":"text","text":"S"}],"Messages":[]}`,
 			`{"max_tokens":64,"messages":[` + aUser + `,` + aCall + `],"system":7}`,
 		}},
+		// Responses: the input as items, as a string, as something else;
+		// assistant items joined across the skipped and the new ones.
+		{"responses", "/v1/responses", rs(rUser, rCall), []string{
+			rs(rUser, rCall, rOutput),
+			rs(rUser, rCall, rReasoning, rText, rCall2, rOutput, rOutput2),
+			rs(rUser),
+			rs(rUser, rOutput),
+			rs(rCall, rUser),
+			`{"input":[` + rUser + `,` + rCall + `],"instructions":"S","model":"m","previous_response_id":"resp_1"}`,
+			`{"input":"Append.","instructions":"S","model":"m"}`,
+			`{"input":[` + rUser + `,` + rCall + `],"instructions":"S","model":"m","input":"Append."}`,
+			`{"input":[` + rUser + `,` + rCall + `],"instructions":"S","model":"m","Input":5}`,
+			`{"input":[` + rUser + `,` + rCall + `],"instructions":7,"model":"m"}`,
+			`{"input":[` + rUser + `,` + rCall + `,{"type":"web_search_call"}],"instructions":"S","model":"m"}`,
+			`{"input":[` + rUser + `,` + rCall + `,` + rOutput + `],"instructions":"S","model":"m","tools":[{"type":"function","name":"read_file"}]}`,
+			`{"input":[` + rUser + `,` + rCall + `],"instructions":"S","model":"m","text":{"format":{"type":"json_schema","name":"x","schema":{"type":"object"}}}}`,
+		}},
+		// Gemini: the system instruction and tools after the contents, as
+		// genai sends them.
+		{"gemini", "/v1beta/models/g:generateContent", gm(gUser, gCall), []string{
+			gm(gUser, gCall, gResult),
+			gm(gUser),
+			gm(gCall, gUser),
+			gm(gUser, gCall, gResult, gCall, gResult),
+			`{"contents":[` + gUser + `,` + gCall + `,{"role":"narrator","parts":[]}],"systemInstruction":{"parts":[{"text":"S"}]}}`,
+			`{"contents":[` + gUser + `,` + gCall + `,{"role":"user","parts":[{"text":7}]}],"systemInstruction":{"parts":[{"text":"S"}]}}`,
+			`{"contents":[` + gUser + `,` + gCall + `],"systemInstruction":{"parts":[{"text":"S"}]},"Contents":[]}`,
+			`{"contents":[` + gUser + `,` + gCall + `],"systemInstruction":{"parts":[{"text":"S"}]},"tools":[{"googleSearch":{}}]}`,
+			`{"contents":[` + gUser + `,` + gCall + `],"generationConfig":{"temperature":0.5},"systemInstruction":{"parts":[{"text":"S"}]}}`,
+		}},
 		{"case-variant head", "/v1/chat/completions", `{"Messages":[` + sys + `]}`, []string{
 			`{"Messages":[` + sys + `,` + user + `]}`,
 			`{"Messages":[` + sys + `,` + user + `],"messages":[]}`,
@@ -134,6 +182,10 @@ func TestSkipIsDecode(t *testing.T) {
 	}
 }
 
+// fuzzPaths are the paths FuzzDecoderSkip decodes its bodies at, one per
+// format that decodes incrementally.
+var fuzzPaths = []string{"/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1beta/models/g:generateContent"}
+
 // FuzzDecoderSkip decodes three bodies in turn with one Decoder; each must
 // decode exactly as Decode decodes it. The seeds are conversations that
 // grow, so that the fuzzer's changes to one body keep much of what it
@@ -141,18 +193,15 @@ func TestSkipIsDecode(t *testing.T) {
 func FuzzDecoderSkip(f *testing.F) {
 	for _, c := range skipCases() {
 		for i := 0; i+1 < len(c.next); i += 2 {
-			f.Add(c.path == "/v1/messages", []byte(c.prev), []byte(c.next[i]), []byte(c.next[i+1]))
+			f.Add(uint8(slices.Index(fuzzPaths, c.path)), []byte(c.prev), []byte(c.next[i]), []byte(c.next[i+1]))
 		}
 	}
-	f.Fuzz(func(t *testing.T, anthropic bool, a, b, c []byte) {
-		path := "/v1/chat/completions"
-		if anthropic {
-			path = "/v1/messages"
-		}
-		var d wire.Decoder
+	f.Fuzz(func(t *testing.T, format uint8, a, b, c []byte) {
+		path := fuzzPaths[int(format)%len(fuzzPaths)]
+		var d, whole wire.Decoder
 		for i, body := range [][]byte{a, b, c} {
 			warm, werr := d.Decode(path, body)
-			cold, cerr := wire.Decode(path, body)
+			cold, cerr := wire.DecodeWholeForTest(&whole, path, body)
 			if (werr == nil) != (cerr == nil) || (werr != nil && werr.Error() != cerr.Error()) || !reflect.DeepEqual(warm, cold) {
 				t.Fatalf("body %d %q: decoder %+v, %v; Decode %+v, %v", i, body, warm, werr, cold, cerr)
 			}
