@@ -114,6 +114,11 @@ func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, elems
 type elements struct {
 	// fresh returns a new value (a pointer) to decode one element into.
 	fresh func() any
+	// join, when set, joins each run of adjacent assistant messages the
+	// elements become into one (see flatten): a format whose assistant
+	// turn spans several elements (Responses items) decodes each into a
+	// message of its own.
+	join bool
 	// messages returns the messages element i, raw, becomes, from v (raw
 	// decoded into a value fresh returned; nil when that failed, so that
 	// messages decodes raw itself and reports the error), given names (call
@@ -173,16 +178,57 @@ func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements)
 		}
 		per[i] = ms
 	}
+	return flatten(per, elems.join), per, names, once, nil
+}
+
+// flatten returns the messages of per in order, as copies (see detach);
+// with join, each run of adjacent assistant messages is one message: their
+// contents joined by a newline (empty ones left out), their calls and
+// reasoning in order.
+func flatten(per [][]llm.Message, join bool) []llm.Message {
 	n := 0
 	for _, ms := range per {
 		n += len(ms)
 	}
-	out = make([]llm.Message, 0, n+1)
+	out := make([]llm.Message, 0, n+1)
 	for _, ms := range per {
 		out = append(out, ms...)
 	}
-	detach(out)
-	return out, per, names, once, nil
+	if !join {
+		detach(out)
+		return out
+	}
+	// The calls and reasoning of a run are appended to the one array of
+	// each that detach would take them from, so that the joined message
+	// holds them all without an array of its own.
+	callArr, reasonArr := arrays(out)
+	w := 0
+	for i := 0; i < len(out); {
+		m := out[i]
+		from, rfrom := len(callArr), len(reasonArr)
+		callArr, reasonArr = append(callArr, m.ToolCalls...), append(reasonArr, m.Reasoning...)
+		i++
+		for m.Role == llm.RoleAssistant && i < len(out) && out[i].Role == llm.RoleAssistant {
+			next := out[i]
+			if m.Content != "" && next.Content != "" {
+				m.Content += "\n"
+			}
+			m.Content += next.Content
+			callArr, reasonArr = append(callArr, next.ToolCalls...), append(reasonArr, next.Reasoning...)
+			i++
+		}
+		m.ToolCalls, m.Reasoning = nil, nil
+		if len(callArr) > from {
+			m.ToolCalls = callArr[from:len(callArr):len(callArr)]
+		}
+		if len(reasonArr) > rfrom {
+			m.Reasoning = reasonArr[rfrom:len(reasonArr):len(reasonArr)]
+		}
+		out[w] = m
+		w++
+	}
+	clear(out[w:])
+	return out[:w]
 }
 
 // detach makes msgs copies (llm.Message.Clone's) of the messages they
@@ -190,13 +236,7 @@ func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements)
 // array of each for all of msgs, and capped to their length, so that
 // changing or appending to one changes nothing else.
 func detach(msgs []llm.Message) {
-	calls, reasoning := 0, 0
-	for _, m := range msgs {
-		calls += len(m.ToolCalls)
-		reasoning += len(m.Reasoning)
-	}
-	callArr := make([]llm.ToolCall, 0, calls)
-	reasonArr := make([]llm.Reasoning, 0, reasoning)
+	callArr, reasonArr := arrays(msgs)
 	for i := range msgs {
 		m := &msgs[i]
 		if m.ToolCalls != nil {
@@ -206,6 +246,17 @@ func detach(msgs []llm.Message) {
 			m.Reasoning, reasonArr = takeCopy(reasonArr, m.Reasoning)
 		}
 	}
+}
+
+// arrays returns empty arrays with room for all the tool calls and all the
+// reasoning of msgs.
+func arrays(msgs []llm.Message) (calls []llm.ToolCall, reasoning []llm.Reasoning) {
+	nc, nr := 0, 0
+	for _, m := range msgs {
+		nc += len(m.ToolCalls)
+		nr += len(m.Reasoning)
+	}
+	return make([]llm.ToolCall, 0, nc), make([]llm.Reasoning, 0, nr)
 }
 
 // takeCopy appends s to arr and returns the copy, capped to its length

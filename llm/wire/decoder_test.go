@@ -344,7 +344,8 @@ func TestDecoderAfterAnError(t *testing.T) {
 // follow; it branches back to an older response, repeats a request with
 // one item more, then sends a whole history of its own. Every call must
 // be the whole decode's with the same previous responses resolved, and
-// the responses kept must get the same ids.
+// the responses kept must get the same ids; changing a call changes no
+// later one.
 func TestDecoderResponsesChain(t *testing.T) {
 	var d, whole wire.Decoder
 	call := func(id string) string {
@@ -396,5 +397,17 @@ func TestDecoderResponsesChain(t *testing.T) {
 			t.Fatalf("step %d: kept as %s, the whole decode's as %s", i, id, w)
 		}
 		ids = append(ids, id)
+		// What the decoder kept and resolved are copies: changing this
+		// call changes none of the later ones.
+		for j := range warm.Request.Messages {
+			m := &warm.Request.Messages[j]
+			m.Content += " (changed)"
+			for k := range m.ToolCalls {
+				m.ToolCalls[k].Name = "changed"
+			}
+			for k := range m.Reasoning {
+				m.Reasoning[k].Text = "changed"
+			}
+		}
 	}
 }

@@ -171,7 +171,6 @@ func decodeResponses(body []byte, last *decoded) (*Call, error) {
 	if err := last.request(c, sent, r.Tools, responsesElements, responsesTools); err != nil {
 		return nil, err
 	}
-	c.Request.Messages = joinAssistant(c.Request.Messages)
 	return c, nil
 }
 
@@ -186,8 +185,9 @@ type responsesCounted struct {
 // responsesElements decodes a Responses request's input items, each into
 // at most one message: an assistant item (an assistant's message, a
 // function call, a reasoning item) into an assistant message of its own,
-// which joinAssistant then joins to the assistant message before it.
+// joined to the assistant message before it (see elements.join).
 var responsesElements = elements{
+	join:  true,
 	fresh: func() any { return new(responsesItem) },
 	messages: func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error) {
 		if v == nil {
@@ -242,35 +242,6 @@ func responsesElement(i int, raw json.RawMessage, it *responsesItem, names map[s
 	default:
 		return nil, requestErrorf("input[%d].type: %q items are not supported (only messages, function calls and their outputs, and reasoning)", i, it.Type)
 	}
-}
-
-// joinAssistant joins each run of adjacent assistant messages in msgs into
-// one, in place: their contents joined by a newline (empty ones left out),
-// their calls and reasoning in order. It returns msgs cut to what is left.
-// The calls and reasoning of a message joined into are new arrays, so a
-// message joined changes no other's.
-func joinAssistant(msgs []llm.Message) []llm.Message {
-	w := 0
-	for _, m := range msgs {
-		if w > 0 && m.Role == llm.RoleAssistant && msgs[w-1].Role == llm.RoleAssistant {
-			p := &msgs[w-1]
-			if p.Content != "" && m.Content != "" {
-				p.Content += "\n"
-			}
-			p.Content += m.Content
-			if len(m.ToolCalls) > 0 {
-				p.ToolCalls = append(p.ToolCalls[:len(p.ToolCalls):len(p.ToolCalls)], m.ToolCalls...)
-			}
-			if len(m.Reasoning) > 0 {
-				p.Reasoning = append(p.Reasoning[:len(p.Reasoning):len(p.Reasoning)], m.Reasoning...)
-			}
-			continue
-		}
-		msgs[w] = m
-		w++
-	}
-	clear(msgs[w:])
-	return msgs[:w]
 }
 
 // responsesContent reads a message's content or a call's output: a string,

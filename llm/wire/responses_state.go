@@ -42,10 +42,8 @@ func (d *Decoder) Keep(c *Call, resp *llm.Response) string {
 // before its own input.
 func (d *Decoder) KeepAs(id string, c *Call, resp *llm.Response) {
 	conv := make([]llm.Message, 0, len(c.Request.Messages)-c.instructions+1)
-	for _, m := range c.Request.Messages[c.instructions:] {
-		conv = append(conv, m.Clone())
-	}
-	conv = append(conv, resp.Message.Clone())
+	conv = append(append(conv, c.Request.Messages[c.instructions:]...), resp.Message)
+	detach(conv) // copies, as Clone's, in one array of calls for all
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.kept == nil {
@@ -63,9 +61,8 @@ func (d *Decoder) resolve(c *Call) error {
 	}
 	msgs := make([]llm.Message, 0, len(prev)+len(c.Request.Messages))
 	msgs = append(msgs, c.Request.Messages[:c.instructions]...)
-	for _, m := range prev {
-		msgs = append(msgs, m.Clone())
-	}
+	msgs = append(msgs, prev...)
+	detach(msgs[c.instructions:]) // the previous conversation's copies
 	msgs = append(msgs, c.Request.Messages[c.instructions:]...)
 	// A call's result names the call it answers; a call made in the
 	// previous response was not in this request's input.
