@@ -34,17 +34,30 @@ func BenchmarkBridgeDecode(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	before := benchrow.Read()
-	b.ResetTimer()
-	for b.Loop() {
-		var d wire.Decoder
-		for _, c := range calls {
-			if _, err := d.Decode(c.Path, c.Request); err != nil {
-				b.Fatal(err)
-			}
+	benchDecode(b, calls, false, 11, "bridge phase: decode the requests (wire.Decoder)")
+}
+
+// BenchmarkDecodeFormats is BenchmarkBridgeDecode for each wire format's
+// agent (its requests captured from one bridged replay), by a wire.Decoder
+// as the bridge decodes them (sub-benchmark "decoder") and each body
+// decoded whole by wire.Decode ("whole"): the difference is what the
+// Decoder's reuse of the previous request saves.
+func BenchmarkDecodeFormats(b *testing.B) {
+	for i, f := range []struct {
+		name  string
+		agent bridge.Agent
+	}{{"openai", benchagent.Agent}, {"responses", responsesAgent}, {"gemini", geminiAgent}, {"bedrock", bedrockAgent}} {
+		var calls []benchagent.Answer
+		for _, how := range []string{"decoder", "whole"} {
+			b.Run(f.name+"/"+how, func(b *testing.B) {
+				if calls == nil {
+					calls = captureAnswers(b, f.name, f.agent)
+				}
+				benchDecode(b, calls, how == "whole", 20+2*i+map[string]int{"decoder": 0, "whole": 1}[how],
+					fmt.Sprintf("decode: %s requests, %s", f.name, map[string]string{"decoder": "wire.Decoder", "whole": "each whole (wire.Decode)"}[how]))
+			})
 		}
 	}
-	record(b, 11, "bridge phase: decode the requests (wire.Decoder)", before)
 }
 
 // benchBridged measures agent, named name in the scenario's setup.agent,
@@ -111,6 +124,41 @@ func prepareBridged(b *testing.B, name string, agent bridge.Agent) (load func() 
 // row order, row.
 func benchAlone(b *testing.B, name string, agent bridge.Agent, order int, row string) {
 	ctx := context.Background()
+	answers := captureAnswers(b, name, agent)
+	client := &http.Client{Transport: benchagent.NewCanned(answers)}
+	run := func() {
+		dir, err := os.MkdirTemp("", "benchalone-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		log := filepath.Join(dir, "log.txt")
+		if err := os.WriteFile(log, []byte(benchagent.Seed), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		r := &bridge.Run{HTTPClient: client, OpenAIBaseURL: bridge.OpenAIBaseURL, GeminiBaseURL: bridge.GeminiBaseURL,
+			BedrockBaseURL: bridge.BedrockBaseURL, APIKey: bridge.APIKey, Dir: dir}
+		if err := agent(ctx, r); err != nil {
+			b.Fatal(err)
+		}
+		got, err := os.ReadFile(log)
+		if want := len(benchagent.Seed) + 10*len("line 1\n") + 1; err != nil || len(got) != want {
+			b.Fatalf("log.txt %q (%v), want %d bytes", got, err, want)
+		}
+	}
+	before := benchrow.Read()
+	b.ResetTimer()
+	for b.Loop() {
+		run()
+	}
+	table.Record(b, order, row, benchagent.Turns, before)
+}
+
+// captureAnswers records benchagent's workload with agent, named name,
+// replays it once through the bridge and returns the agent's requests and
+// the answers it got, in order.
+func captureAnswers(b *testing.B, name string, agent bridge.Agent) []benchagent.Answer {
+	ctx := context.Background()
 	load, _ := prepareBridged(b, name, agent)
 	var answers []benchagent.Answer
 	capture := func(ctx context.Context, r *bridge.Run) error {
@@ -143,31 +191,30 @@ func benchAlone(b *testing.B, name string, agent bridge.Agent, order int, row st
 	if len(answers) != benchagent.Turns {
 		b.Fatalf("captured %d answers, want %d", len(answers), benchagent.Turns)
 	}
-	client := &http.Client{Transport: benchagent.NewCanned(answers)}
-	run := func() {
-		dir, err := os.MkdirTemp("", "benchalone-")
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		log := filepath.Join(dir, "log.txt")
-		if err := os.WriteFile(log, []byte(benchagent.Seed), 0o644); err != nil {
-			b.Fatal(err)
-		}
-		r := &bridge.Run{HTTPClient: client, OpenAIBaseURL: bridge.OpenAIBaseURL, GeminiBaseURL: bridge.GeminiBaseURL,
-			BedrockBaseURL: bridge.BedrockBaseURL, APIKey: bridge.APIKey, Dir: dir}
-		if err := agent(ctx, r); err != nil {
-			b.Fatal(err)
-		}
-		got, err := os.ReadFile(log)
-		if want := len(benchagent.Seed) + 10*len("line 1\n") + 1; err != nil || len(got) != want {
-			b.Fatalf("log.txt %q (%v), want %d bytes", got, err, want)
-		}
-	}
+	return answers
+}
+
+// benchDecode measures the bridge's request decoding alone for calls, an
+// agent's requests in order: one wire.Decoder (a fresh one each run)
+// decoding them as the bridge's handler does, or, whole, each decoded on
+// its own by wire.Decode (nothing reused). It records the figures as the
+// table's row order, row.
+func benchDecode(b *testing.B, calls []benchagent.Answer, whole bool, order int, row string) {
 	before := benchrow.Read()
 	b.ResetTimer()
 	for b.Loop() {
-		run()
+		var d wire.Decoder
+		for _, c := range calls {
+			var err error
+			if whole {
+				_, err = wire.Decode(c.Path, c.Request)
+			} else {
+				_, err = d.Decode(c.Path, c.Request)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 	table.Record(b, order, row, benchagent.Turns, before)
 }
