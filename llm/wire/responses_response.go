@@ -64,8 +64,26 @@ func (it responsesOutItem) MarshalJSON() ([]byte, error) {
 	if it.raw != nil {
 		return it.raw, nil
 	}
-	type plain responsesOutItem
-	return json.Marshal(plain(it))
+	return json.Marshal(plainOutItem(it))
+}
+
+// plainOutItem is responsesOutItem without its MarshalJSON: encoded in
+// the pass that encodes what holds it, where a Marshaler's output is
+// encoded apart, then scanned again to be checked and compacted.
+type plainOutItem responsesOutItem
+
+// outputValues returns items as a response object's output holds them:
+// each raw item as its JSON, any other as a plainOutItem.
+func outputValues(items []responsesOutItem) []any {
+	out := make([]any, len(items))
+	for i := range items {
+		if items[i].raw != nil {
+			out[i] = items[i].raw
+		} else {
+			out[i] = (*plainOutItem)(&items[i])
+		}
+	}
+	return out
 }
 
 // responsesObject is a response object: the JSON answer, and what the
@@ -79,15 +97,15 @@ type responsesObject struct {
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Instructions       *string            `json:"instructions"`
-	Model              string             `json:"model"`
-	Output             []responsesOutItem `json:"output"`
-	ParallelToolCalls  bool               `json:"parallel_tool_calls"`
-	PreviousResponseID *string            `json:"previous_response_id"`
-	ToolChoice         string             `json:"tool_choice"`
-	Tools              []struct{}         `json:"tools"`
-	Usage              *responsesUsage    `json:"usage"`
-	Metadata           struct{}           `json:"metadata"`
+	Instructions       *string         `json:"instructions"`
+	Model              string          `json:"model"`
+	Output             []any           `json:"output"` // see outputValues
+	ParallelToolCalls  bool            `json:"parallel_tool_calls"`
+	PreviousResponseID *string         `json:"previous_response_id"`
+	ToolChoice         string          `json:"tool_choice"`
+	Tools              []struct{}      `json:"tools"`
+	Usage              *responsesUsage `json:"usage"`
+	Metadata           struct{}        `json:"metadata"`
 }
 
 // responsesErrorBody is the error of a failed response.
@@ -158,11 +176,8 @@ func reasoningItem(r llm.Reasoning) json.RawMessage {
 // responsesObjectOf returns the response object of resp, answering c, with
 // status and output.
 func responsesObjectOf(c *Call, resp *llm.Response, id, status, reason string, output []responsesOutItem, usage bool) responsesObject {
-	o := responsesObject{ID: id, Object: "response", Status: status, Model: c.Model, Output: output,
+	o := responsesObject{ID: id, Object: "response", Status: status, Model: c.Model, Output: outputValues(output),
 		ParallelToolCalls: true, ToolChoice: "auto", Tools: []struct{}{}}
-	if output == nil {
-		o.Output = []responsesOutItem{}
-	}
 	if reason != "" {
 		o.IncompleteDetails = &struct {
 			Reason string `json:"reason"`
@@ -294,7 +309,7 @@ func responsesErrorEvents(body []byte, seq int) []byte {
 	}
 	ev := map[string]any{"type": "error", "code": code, "message": e.Error.Message, "param": e.Error.Param, "error": e.Error}
 	failed := map[string]any{"type": "response.failed", "response": responsesObject{Object: "response", Status: "failed",
-		Error: &responsesErrorBody{Code: code, Message: e.Error.Message}, Output: []responsesOutItem{}, Tools: []struct{}{}}}
+		Error: &responsesErrorBody{Code: code, Message: e.Error.Message}, Output: []any{}, Tools: []struct{}{}}}
 	if seq >= 0 {
 		ev["sequence_number"] = seq
 		failed["sequence_number"] = seq + 1
