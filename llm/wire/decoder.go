@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"hash"
 	"maps"
 	"slices"
 	"sync"
@@ -39,6 +40,9 @@ type decoded struct {
 	tail    []byte            // the body from its messages array's ']' on (see skip.go)
 	req     any               // the request struct as decoded from head and tail, messages aside
 	skipped int               // how many of raw were not scanned again (see skip.go)
+	at      int               // where the skipped elements end in the body, when skipped > 0
+	sum     hash.Hash         // the body's SHA-256 up to its elements' end (see digest.go); nil when not kept
+	sumLen  int               // how many bytes sum has read
 	pre     []any             // by index, an element of raw already decoded (see between); nil where not
 	once    int               // how many elements were made from pre, each scanned once
 	kept    bool              // req was the previous request's: only the new messages were scanned

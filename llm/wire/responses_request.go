@@ -2,7 +2,6 @@ package wire
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"encoding/json"
 	"strings"
 
@@ -132,7 +131,7 @@ func decodeResponses(body []byte, last *decoded) (*Call, error) {
 	if err != nil {
 		return nil, requestErrorf("responses body: %v", err)
 	}
-	c := &Call{Format: Responses, Model: r.Model, Stream: r.Stream, PreviousResponseID: r.PreviousResponseID, digest: sha256.Sum256(body)}
+	c := &Call{Format: Responses, Model: r.Model, Stream: r.Stream, PreviousResponseID: r.PreviousResponseID, digest: last.digest(body, &sent)}
 	c.Request.Params = r.responsesParams.params(r.Model)
 	if len(compact(r.Text)) > 0 {
 		var t responsesText

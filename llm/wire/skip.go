@@ -93,7 +93,7 @@ func (last *decoded) unmarshal(body []byte, f bodyFuncs) (decoded, error) {
 		if err == nil && l.n == 1 && at(text, l.at) == len(last.head)-1 && len(l.elems) > 0 && string(l.elems[0]) == "0" {
 			raws := make([]json.RawMessage, 0, k+len(l.elems)-1)
 			raws = append(append(raws, last.raw[:k]...), l.elems[1:]...)
-			return decoded{head: last.head, tail: bytes.Clone(text[len(last.head)+len(l.at)-2:]), req: f.keep(), raw: raws, skipped: k}, nil
+			return decoded{head: last.head, tail: bytes.Clone(text[len(last.head)+len(l.at)-2:]), req: f.keep(), raw: raws, skipped: k, at: p}, nil
 		}
 	}
 	l, err := f.counted(body)
@@ -135,7 +135,7 @@ func (last *decoded) between(body []byte, k, p int, f bodyFuncs) (decoded, bool)
 	raws = append(append(raws, last.raw[:k]...), elems...)
 	pre := make([]any, k, k+len(vals))
 	pre = append(pre, vals...)
-	return decoded{head: last.head, tail: last.tail, req: last.req, raw: raws, pre: pre, skipped: k, kept: true}, true
+	return decoded{head: last.head, tail: last.tail, req: last.req, raw: raws, pre: pre, skipped: k, at: p, kept: true}, true
 }
 
 // afterEmpty reads text when it is a JSON array whose first element is
