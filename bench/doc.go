@@ -16,9 +16,14 @@
 // rows), and the bridge's request decoding alone (BenchmarkBridgeDecode:
 // the workload's eleven captured requests through one wire.Decoder), and
 // the same agent on google.golang.org/genai replayed through the bridge in
-// the Gemini API's wire format (BenchmarkBridgeGemini), and on openai-go's
-// Responses API (BenchmarkBridgeResponses), each to compare per turn with
-// BenchmarkBridge from the same run. The
+// the Gemini API's wire format (BenchmarkBridgeGemini), on openai-go's
+// Responses API (BenchmarkBridgeResponses) and on aws-sdk-go-v2's Bedrock
+// Converse (BenchmarkBridgeBedrock), each to compare per turn with
+// BenchmarkBridge from the same run, and each of those agents alone
+// against canned answer bytes (BenchmarkAgentAloneResponses, ...Gemini,
+// ...Bedrock: the vendor SDK's own share of its bridged row), and each
+// format's request decoding alone, by a wire.Decoder and each body whole
+// (BenchmarkDecodeFormats). The
 // package has no code of its own; run
 //
 //	go test -run '^$' -bench . -benchmem -count 5 ./bench
