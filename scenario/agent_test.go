@@ -34,6 +34,7 @@ func TestAgentSetupErrors(t *testing.T) {
 		{`{command: [node], timeout: 0s}`, "a.yaml:3: setup.agent.timeout: 0s is not a positive duration"},
 		{`{command: [node], env: {"A=B": x}}`, `a.yaml:3: setup.agent.env: "A=B" is not a variable name`},
 		{`{command: [node], shell: true}`, "a.yaml:3: setup.agent"},
+		{`{command: [node], env: {TOKEN: [a, b]}}`, "a.yaml:3: setup.agent.env.TOKEN: want a string, got a sequence"},
 	} {
 		_, err := scenario.Parse([]byte(agentScenario(tc.agent)), "a.yaml", "a")
 		if err == nil || !errors.Is(err, scenario.ErrScenario) || !strings.Contains(err.Error(), tc.want) {

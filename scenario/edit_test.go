@@ -7,11 +7,10 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"go.yaml.in/yaml/v3"
 )
 
 // authored is a scenario as a person writes it: comments everywhere, blank
@@ -473,5 +472,157 @@ func TestSetValueInAFlowMapping(t *testing.T) {
 	}
 	if !strings.HasPrefix(string(out), "format: tapeloop/v1\n# the setup\nsetup: {") || !strings.HasSuffix(string(out), "input:\n  - {role: user, content: hi}\ntape: []\n") {
 		t.Errorf("adding setup.seed changed the lines around it:\n%s", out)
+	}
+}
+
+// TestSetValueInAFlowItem: a key of a flow mapping that is an item of a
+// block sequence cannot be edited in place: the edit is refused, saying so,
+// and nothing is returned.
+func TestSetValueInAFlowItem(t *testing.T) {
+	src := "format: tapeloop/v1\ninput:\n  - {role: user, content: hi}\ntape: []\n"
+	out, err := SetValue([]byte(src), "s.yaml", []string{"input", "0", "content"}, yamlx.Text("bye"))
+	if err == nil || !errors.Is(err, ErrEdit) || !strings.Contains(err.Error(), "s.yaml:3: input.0.content: its mapping is in flow style ({...}); write it as a block to edit it in place") || out != nil {
+		t.Errorf("SetValue in a flow item = %q, %v; want the flow-style error", out, err)
+	}
+}
+
+// TestSetValueInAFlowMappingRefuses: inside a flow collection, a path
+// through a key that is missing, or ending in a sequence, names no place for
+// the value: an error naming the key, nothing returned.
+func TestSetValueInAFlowMappingRefuses(t *testing.T) {
+	src := "format: tapeloop/v1\nsetup: {workspace: {from: ../seed}, tools: [read_file]}\ninput:\n  - {role: user, content: hi}\ntape: []\n"
+	for _, tc := range []struct {
+		path []string
+		want string
+	}{
+		{[]string{"setup", "loop", "memoize"}, "s.yaml:2: setup.loop.memoize: loop: missing or not a mapping"},
+		{[]string{"setup", "tools", "name"}, "s.yaml:2: setup.tools.name: name: its parent is not a mapping"},
+	} {
+		out, err := SetValue([]byte(src), "s.yaml", tc.path, yamlx.Text("x"))
+		if err == nil || !errors.Is(err, ErrEdit) || !strings.Contains(err.Error(), tc.want) || out != nil {
+			t.Errorf("SetValue(%v) = %q, %v; want an ErrEdit saying %q", tc.path, out, err, tc.want)
+		}
+	}
+}
+
+// TestSetTapeRefusesALongUserTurn: a tape whose user turns alone pass the
+// size a scenario may have is refused before it is encoded, saying so.
+func TestSetTapeRefusesALongUserTurn(t *testing.T) {
+	long := strings.Repeat("a", MaxScenarioSize+1)
+	entries := []replay.Entry{
+		{Response: &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "hello"}}},
+		{User: &llm.Message{Role: llm.RoleUser, Content: long}},
+	}
+	out, err := SetTape([]byte(authored), "s.yaml", entries)
+	if err == nil || !errors.Is(err, ErrUnreadable) || !strings.Contains(err.Error(), "s.yaml: ") || !strings.Contains(err.Error(), "its tape alone would be more than 16.0 MiB") || out != nil {
+		t.Errorf("SetTape with a user turn of %d bytes = %d bytes, %v; want the size error", len(long), len(out), err)
+	}
+}
+
+// TestAppendTapeAtColumnZero: a tape whose items start at the key's column
+// (no indentation) is appended to in place, at that column, keeping the old
+// entries as written.
+func TestAppendTapeAtColumnZero(t *testing.T) {
+	src := "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n- response: {content: old}  # kept\n"
+	out, err := AppendTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("new")}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := src + "- response:\n    content: new\n"
+	if string(out) != want {
+		t.Errorf("AppendTape wrote\n%s\nwant\n%s", out, want)
+	}
+}
+
+// TestWriteTapeSizeLimit: a scenario file of exactly MaxScenarioSize bytes is
+// read and edited (here it is not YAML, so the edit fails on its content);
+// one byte more is refused for its size.
+func TestWriteTapeSizeLimit(t *testing.T) {
+	dir := t.TempDir()
+	sized := func(name string, size int64) string {
+		path := filepath.Join(dir, name)
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A sparse file: no disk blocks are written.
+		if err := f.Truncate(size); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	err := WriteTape(sized("max.yaml", MaxScenarioSize), nil)
+	if !errors.Is(err, ErrEdit) || strings.Contains(err.Error(), "more than") {
+		t.Errorf("WriteTape of a file of MaxScenarioSize bytes = %v; want the edit's error about its content", err)
+	}
+	err = WriteTape(sized("over.yaml", MaxScenarioSize+1), nil)
+	if want := "16777217 bytes is more than the 16777216 a scenario may have"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("WriteTape of a file of MaxScenarioSize+1 bytes = %v; want %q", err, want)
+	}
+}
+
+// TestSetValueItemPastTheEnd: an index one past a sequence's last item, or
+// below zero, names no item: an error, nothing written.
+func TestSetValueItemPastTheEnd(t *testing.T) {
+	src := "format: tapeloop/v1\ninput: []\ntape:\n  - response: {content: a}\n  - response: {content: b}\n"
+	for _, path := range [][]string{{"tape", "2", "request"}, {"tape", "-1", "request"}} {
+		out, err := SetValue([]byte(src), "s.yaml", path, yamlx.Map())
+		if !errors.Is(err, ErrEdit) || !strings.Contains(err.Error(), "missing or not a mapping") {
+			t.Errorf("SetValue(%v) = %q, %v; want an error wrapping ErrEdit", path, out, err)
+		}
+	}
+}
+
+// TestSetValueReplacesAMultiLineScalar: a value written on its key's line
+// that goes on over the next lines (a plain or quoted scalar folded over
+// lines) is replaced whole.
+func TestSetValueReplacesAMultiLineScalar(t *testing.T) {
+	for _, src := range []string{
+		"format: tapeloop/v1\ndescription: a plain text\n  that goes on\ninput: []\n",
+		"format: tapeloop/v1\ndescription: \"a quoted text\n  that goes on\"  # why\ninput: []\n",
+	} {
+		out, err := SetValue([]byte(src), "s.yaml", []string{"description"}, yamlx.Text("new"))
+		if want := "format: tapeloop/v1\ndescription: new\ninput: []\n"; err != nil || string(out) != want {
+			t.Errorf("SetValue(description) of\n%s= %q, %v; want %q", src, out, err, want)
+		}
+	}
+}
+
+// TestSetValueUnderASequence: the last key of a path is a mapping key, so a
+// path whose last parent is a sequence item list is refused.
+func TestSetValueUnderASequence(t *testing.T) {
+	src := "format: tapeloop/v1\ntape:\n  - response: {content: a}\n"
+	out, err := SetValue([]byte(src), "s.yaml", []string{"tape", "0"}, yamlx.Text("new"))
+	if want := "cannot edit the scenario file: s.yaml:1: tape: missing or not a mapping"; err == nil || err.Error() != want {
+		t.Errorf("SetValue(tape.0) = %q, %v; want %s", out, err, want)
+	}
+}
+
+// TestSetTapeOnTheFirstLine: a tape whose key is the file's first line is
+// replaced in place like any other.
+func TestSetTapeOnTheFirstLine(t *testing.T) {
+	src := "tape: [{error: boom}]\nformat: tapeloop/v1\ninput: [{role: user, content: hi}]\n"
+	out, err := SetTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
+	if want := "tape:\n  - response:\n      content: hi\nformat: tapeloop/v1\ninput: [{role: user, content: hi}]\n"; err != nil || string(out) != want {
+		t.Errorf("SetTape = %q, %v; want %q", out, err, want)
+	}
+}
+
+// TestSetValueAddsATopLevelKeyInFormatOrder: a missing top-level key goes
+// after the last key that comes before it in the format's order (format
+// itself included), after all of that key's value, whatever its layout.
+func TestSetValueAddsATopLevelKeyInFormatOrder(t *testing.T) {
+	src := "format: tapeloop/v1\ninput: [{role: user, content: hi}]\n"
+	out, err := SetValue([]byte(src), "s.yaml", []string{"name"}, yamlx.Text("x"))
+	if want := "format: tapeloop/v1\nname: x\ninput: [{role: user, content: hi}]\n"; err != nil || string(out) != want {
+		t.Errorf("SetValue(name) = %q, %v; want %q", out, err, want)
+	}
+	src = "format: tapeloop/v1\ninput:\n- {role: user, content: hi}\n- {role: user, content: again}\nexpect: {iterations: 1}\n"
+	out, err = SetTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
+	if want := strings.Replace(src, "expect:", "tape:\n  - response:\n      content: hi\nexpect:", 1); err != nil || string(out) != want {
+		t.Errorf("SetTape after input items at column 0 = %q, %v; want %q", out, err, want)
 	}
 }

@@ -170,3 +170,19 @@ func TestMatchVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchVerdictsByModel: an expect.judge item that names its judge
+// model takes the recorded verdict of that model, not an earlier one of
+// another model for the same rubric.
+func TestMatchVerdictsByModel(t *testing.T) {
+	s := parseBody(t, `expect:
+  judge: [{rubric: is kind, model: openai/a}]
+judge:
+  - {rubric: is kind, model: openai/b, on: final, judged: hello, score: 1, pass: true, reason: r}
+  - {rubric: is kind, model: openai/a, on: final, judged: hello, score: 1, pass: true, reason: r}
+`)
+	paired, unpaired := s.MatchVerdicts()
+	if len(paired) != 1 || paired[0] != 1 || len(unpaired) != 1 || unpaired[0] != 0 {
+		t.Errorf("MatchVerdicts = %v, %v; want [1], [0]", paired, unpaired)
+	}
+}

@@ -202,3 +202,94 @@ func TestLintCallIDWithoutCalls(t *testing.T) {
 		`$FILE:6: expect.errors: names call "call_1", but the tape makes no call`,
 	})
 }
+
+// TestLintDurationTooLargeWhenTheFileDoesNotLoad: a duration too large is
+// reported even when an earlier mistake stops the file from loading.
+func TestLintDurationTooLargeWhenTheFileDoesNotLoad(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\nsetup:\n  loop:\n    max_iterations: 0\n    retry: {attempts: 3, backoff: 9999999h}\ninput: []\ntape: []\n")
+	checkLint(t, got, []string{
+		`$FILE:4: setup.loop.max_iterations: want an integer from 1 to 10000, got 0`,
+		`$FILE:5: setup.loop.retry.backoff: "9999999h" is too large: a duration is at most 2562047h47m16.854775807s`,
+	})
+}
+
+// TestLintCallsWithoutIDs: calls the tape gives no id (the loop generates
+// them) are not one id used twice.
+func TestLintCallsWithoutIDs(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\nsetup: {tools: [echo]}\ninput: [{role: user, content: hi}]\ntape:\n  - response: {tool_calls: [{name: echo, arguments: {}}, {name: echo, arguments: {}}]}\n  - response: {content: done}\n")
+	checkLint(t, got, nil)
+}
+
+// TestLintReportsValidateErrors: what only the caller's Validate finds is
+// a problem of the file, with the line it names.
+func TestLintReportsValidateErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	if err := os.WriteFile(path, []byte("format: tapeloop/v1\n"+minimal), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := scenario.Lint(path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error {
+		return s.ErrorAt(2, "input", nil, "no user model for this turn")
+	}})
+	var got []string
+	for _, p := range problems {
+		got = append(got, strings.ReplaceAll(p.String(), path, "$FILE"))
+	}
+	checkLint(t, got, []string{"$FILE:2: input: no user model for this turn"})
+}
+
+// TestLintTapeWithUserTurns: a tape holding user turns (no model answer)
+// lints clean when text calls are read with a chosen set of formats.
+func TestLintTapeWithUserTurns(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\nsetup:\n  loop: {text_calls: {formats: [hermes]}}\ninput: [{role: user, content: hi}]\ntape:\n  - response: {content: hello}\n  - user: {content: more}\n  - response: {content: done}\n")
+	checkLint(t, got, nil)
+}
+
+// TestProblemStringWithoutLine: a problem about the whole file (line 0)
+// names the file alone, with no ":0".
+func TestProblemStringWithoutLine(t *testing.T) {
+	if got := (scenario.Problem{File: "s.yaml", Message: "cannot read it"}).String(); got != "s.yaml: cannot read it" {
+		t.Errorf("String = %q, want %q", got, "s.yaml: cannot read it")
+	}
+	if got := (scenario.Problem{File: "s.yaml", Line: 3, Key: "tape", Message: "m", Warning: true}).String(); got != "s.yaml:3: warning: tape: m" {
+		t.Errorf("String = %q", got)
+	}
+}
+
+// TestLintNotAScenario: a YAML file without a format line is one problem
+// for the whole file that says what it is.
+func TestLintNotAScenario(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(path, []byte("retries: 3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := scenario.Lint(path, nil)
+	if want := path + ": not a tapeloop scenario: it has no `format: tapeloop/v1` line"; len(problems) != 1 || problems[0].String() != want {
+		t.Errorf("Lint = %v, want %s", problems, want)
+	}
+}
+
+// TestLintToolsAndGeneratedIDs: a tape calling a tool when setup.tools
+// sets up none says so; a generated call ID (call_gen_N) in an expectation
+// is accepted only when the loop may generate one: a call without an id,
+// or a text turn while text calls are extracted.
+func TestLintToolsAndGeneratedIDs(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n  - response: {tool_calls: [{id: c1, name: search, arguments: {}}]}\n  - response: {content: done}\n")
+	checkLint(t, got, []string{`$FILE:4: tape: calls tool "search", which setup.tools does not set up (it sets up none); expect.errors: {{turn: 1, call: 1}: not_found} if that is the point`})
+	const text = "format: tapeloop/v1\nsetup:\n  loop: {text_calls: TC}\ninput: [{role: user, content: hi}]\ntape:\n  - response: {content: done}\nexpect:\n  errors: {call_gen_1: failed}\n"
+	checkLint(t, lintText(t, strings.Replace(text, "TC", "true", 1)), nil)
+	checkLint(t, lintText(t, strings.Replace(text, "TC", "false", 1)), []string{`$FILE:8: expect.errors: names call "call_gen_1", but the tape makes no call`})
+	const calls = "format: tapeloop/v1\nsetup:\n  tools: [echo]\n  loop: {text_calls: false}\ninput: [{role: user, content: hi}]\ntape:\n  - response: {tool_calls: [CALL]}\n  - response: {content: done}\nexpect:\n  errors: {call_gen_1: failed}\n"
+	checkLint(t, lintText(t, strings.Replace(calls, "CALL", "{name: echo, arguments: {}}", 1)), nil)
+	checkLint(t, lintText(t, strings.Replace(calls, "CALL", "{id: c1, name: echo, arguments: {}}", 1)), []string{`$FILE:10: expect.errors: names call "call_gen_1", which the tape does not make (its call ids: c1)`})
+}
+
+// TestLintUnknownToolsInExpectations: expect.retries and both forms of an
+// expect.calls list item are checked against the tools set up or called.
+func TestLintUnknownToolsInExpectations(t *testing.T) {
+	got := lintText(t, "format: tapeloop/v1\nsetup:\n  tools: [echo]\ninput: [{role: user, content: hi}]\ntape: [{response: {content: done}}]\nexpect:\n  retries: {nope: 1}\n  calls:\n    list:\n      - nope2\n      - {name: nope3}\n")
+	checkLint(t, got, []string{
+		`$FILE:7: expect.retries: no tool "nope" in setup.tools or the tape (it sets up echo)`,
+		`$FILE:10: expect.calls.list: no tool "nope2" in setup.tools or the tape (it sets up echo)`,
+		`$FILE:11: expect.calls.list: no tool "nope3" in setup.tools or the tape (it sets up echo)`,
+	})
+}

@@ -34,3 +34,16 @@ func TestNameIsValidatedAtLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenPathOfEachExtension: a .yml scenario's golden is .golden.yml, and
+// a file with neither extension gets .golden.yaml added.
+func TestGoldenPathOfEachExtension(t *testing.T) {
+	for in, want := range map[string]string{
+		"files/edit.yml": "files/edit.golden.yml",
+		"files/edit":     "files/edit.golden.yaml",
+	} {
+		if got := GoldenPath(in); got != want {
+			t.Errorf("GoldenPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -2,16 +2,19 @@ package scenario_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
@@ -237,5 +240,161 @@ func TestParseWithoutTape(t *testing.T) {
 	s, err = scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\n"), "empty.yaml", "empty")
 	if err != nil || s.NoTape {
 		t.Fatalf("tape: []: %+v, %v; want a tape", s, err)
+	}
+}
+
+// TestSetupLoopDecoded: every key of setup.loop reaches the LoopSetup the
+// harness runs with; a retry count outside 1..100 names its key and range.
+func TestSetupLoopDecoded(t *testing.T) {
+	s, err := scenario.Parse([]byte(`format: tapeloop/v1
+setup:
+  loop:
+    max_iterations: 7
+    execution: sequential
+    retry: {attempts: 3, backoff: 250ms}
+    tool_timeout: 2s
+    memoize: true
+    repair: false
+    model_timeout: 9s
+    model_retry: {attempts: 4, backoff: 1s, max_backoff: 8s}
+`+minimal), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := s.Setup.Loop
+	got := []any{l.MaxIterations, l.Execution, l.RetryAttempts, l.RetryBackoff, l.ToolTimeout, l.Memoize, l.Repair, l.ModelTimeout, l.ModelRetryAttempts, l.ModelRetryBackoff, l.ModelRetryMaxBackoff}
+	want := []any{7, tools.ExecutionSequential, 3, 250 * time.Millisecond, 2 * time.Second, true, false, 9 * time.Second, 4, time.Second, 8 * time.Second}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("setup.loop = %v\nwant        %v", got, want)
+	}
+	for attempts, want := range map[string]string{
+		"1":   "",
+		"100": "",
+		"0":   "s.yaml:4: setup.loop.retry.attempts: want an integer from 1 to 100, got 0",
+		"101": "s.yaml:4: setup.loop.retry.attempts: want an integer from 1 to 100, got 101",
+	} {
+		_, err := scenario.Parse([]byte("format: tapeloop/v1\nsetup:\n  loop:\n    retry: {attempts: "+attempts+"}\n"+minimal), "s.yaml", "s")
+		if got := fmt.Sprint(err); want == "" && err != nil || want != "" && !strings.HasPrefix(got, want) {
+			t.Errorf("retry.attempts %s: %v, want %q", attempts, err, want)
+		}
+	}
+}
+
+// checkParseErrors parses a minimal scenario followed by each body and
+// checks that the error starts with the text given for it.
+func checkParseErrors(t *testing.T, cases map[string]string) {
+	t.Helper()
+	for body, want := range cases {
+		if got := parseError(t, body); !strings.HasPrefix(got, want) {
+			t.Errorf("%q: error %s\nwant %s...", body, got, want)
+		}
+	}
+}
+
+// parseBody parses a minimal scenario followed by body (top-level keys).
+func parseBody(t *testing.T, body string) *scenario.Scenario {
+	t.Helper()
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\n"+minimal+body), "s.yaml", "s")
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	return s
+}
+
+// parseError parses a minimal scenario followed by body and returns the
+// error's text, file name "s.yaml".
+func parseError(t *testing.T, body string) string {
+	t.Helper()
+	_, err := scenario.Parse([]byte("format: tapeloop/v1\n"+minimal+body), "s.yaml", "s")
+	if err == nil {
+		t.Fatalf("Parse of %q: no error", body)
+	}
+	return err.Error()
+}
+
+// TestWorkspaceFilesErrors: each name of setup.workspace.files must be a
+// file inside the workspace, and no two may name the same file.
+func TestWorkspaceFilesErrors(t *testing.T) {
+	s := parseBody(t, "setup:\n  workspace:\n    files:\n      a.txt: one\n      dir/b.txt: two\n")
+	if f := s.Setup.Workspace.Files; len(f) != 2 || f[1].Path != "dir/b.txt" || f[1].Content != "two" || f[1].Line != 8 {
+		t.Errorf("files = %+v", f)
+	}
+	checkParseErrors(t, map[string]string{
+		"setup:\n  workspace:\n    files: {'': x}\n":                   "s.yaml:6: setup.workspace.files: empty file name",
+		"setup:\n  workspace:\n    files: {../x: x}\n":                 `s.yaml:6: setup.workspace.files: "../x" leads outside the workspace`,
+		"setup:\n  workspace:\n    files: {.: x}\n":                    `s.yaml:6: setup.workspace.files: "." names the workspace folder, not a file`,
+		"setup:\n  workspace:\n    files:\n      a: x\n      ./a: y\n": `s.yaml:8: setup.workspace.files: "./a" names the same file as "a" on line 7`,
+		"setup:\n  workspace:\n    files: {a: [x]}\n":                  "s.yaml:6: setup.workspace.files.a: want a string",
+	})
+}
+
+// TestExpectDecoded: the scalar and mapping keys of expect keep their
+// values, and Line gives each key's line (0 for a key not there, or no
+// expect block at all).
+func TestExpectDecoded(t *testing.T) {
+	s := parseBody(t, `expect:
+  termination: final_text
+  model_retries: 2
+  iterations: 3
+  tool_calls: [read_file]
+  retries: {read_file: 1}
+  errors: {call_1: validation}
+  final: {equals: done, contains: do, matches: '^d'}
+  files:
+    gone.txt: null
+    notes.txt: hello
+`)
+	e := s.Expect
+	if *e.Termination != agent.ReasonFinalText || *e.ModelRetries != 2 || *e.Iterations != 3 || strings.Join(*e.ToolCalls, ",") != "read_file" || e.Retries["read_file"] != 1 || e.Errors["call_1"] != tools.KindValidation {
+		t.Errorf("expect = %+v", e)
+	}
+	if *e.Final.Equals != "done" || *e.Final.Contains != "do" || e.Final.Matches.String() != "^d" {
+		t.Errorf("expect.final = %+v", e.Final)
+	}
+	if len(e.Files) != 2 || e.Files[0].Path != "gone.txt" || e.Files[0].Content != nil || e.Files[1].Content == nil || *e.Files[1].Content != "hello" {
+		t.Errorf("expect.files = %+v; want gone.txt absent and notes.txt holding hello", e.Files)
+	}
+	if e.Line("termination") != 5 || e.Line("files") != 13 || e.Line("state") != 0 {
+		t.Errorf("Line(termination, files, state) = %d, %d, %d; want 5, 13, 0", e.Line("termination"), e.Line("files"), e.Line("state"))
+	}
+	var none *scenario.Expect
+	if none.Line("final") != 0 {
+		t.Errorf("a nil Expect's Line = %d, want 0", none.Line("final"))
+	}
+	checkParseErrors(t, map[string]string{
+		"expect:\n  errors: {call_1: broken}\n":   "s.yaml:5: expect.errors.call_1:",
+		"expect:\n  errors: {call_1: [failed]}\n": "s.yaml:5: expect.errors.call_1: want a string",
+		"expect:\n  final: {}\n":                  "s.yaml:5: expect.final: empty (want equals, contains or matches)",
+		"expect:\n  final: {equals: [a]}\n":       "s.yaml:5: expect.final.equals: want a string",
+		"expect:\n  files: {a.txt: [x]}\n":        "s.yaml:5: expect.files.a.txt: want a string",
+		"expect:\n  retries: {read_file: -1}\n":   "s.yaml:5: expect.retries.read_file: want an integer from 0 to 1000",
+	})
+}
+
+// TestSetupToolsDecoded: setup.tools takes a name (the fixture of that
+// name) or {name, fixture, with}; fixture defaults to the name.
+func TestSetupToolsDecoded(t *testing.T) {
+	s := parseBody(t, "setup:\n  seed: -7\n  tools:\n    - read_file\n    - {name: notes, fixture: echo, with: {x: 1}}\n    - {name: search}\n")
+	ts := s.Setup.Tools
+	if s.Setup.Seed != -7 || len(ts) != 3 {
+		t.Fatalf("setup = %+v", s.Setup)
+	}
+	if ts[0].Name != "read_file" || ts[0].Fixture != "read_file" || ts[1].Fixture != "echo" || ts[1].With == nil || ts[2].Fixture != "search" || ts[2].Line != 9 {
+		t.Errorf("tools = %+v", ts)
+	}
+	if s := parseBody(t, "setup: {seed: 4611686018427387904}\n"); s.Setup.Seed != 1<<62 {
+		t.Errorf("seed: 2^62 = %d", s.Setup.Seed)
+	}
+	checkParseErrors(t, map[string]string{
+		"setup:\n  tools: read_file\n":           "s.yaml:5: setup.tools: want a sequence",
+		"setup:\n  tools: [[read_file]]\n":       "s.yaml:5: setup.tools[0]: want a mapping",
+		"setup:\n  tools: [{fixture: echo}]\n":   `s.yaml:5: setup.tools[0]: missing key "name"`,
+		"setup:\n  tools: [{name: [a]}]\n":       "s.yaml:5: setup.tools[0].name: want a string",
+		"setup:\n  tools: ['bad name']\n":        "s.yaml:5: setup.tools[0]:",
+		"setup:\n  seed: 4611686018427387905\n":  "s.yaml:5: setup.seed: want an integer from -4611686018427387904 to 4611686018427387904",
+		"setup:\n  seed: -4611686018427387905\n": "s.yaml:5: setup.seed: want an integer from -4611686018427387904 to 4611686018427387904",
+	})
+	if _, err := scenario.Parse([]byte("format: tapeloop/v1\nsetup:\n  tools: ['bad name']\n"+minimal), "s.yaml", "s"); err == nil || !strings.Contains(err.Error(), "bad name") {
+		t.Errorf("a tool name with a space: %v", err)
 	}
 }

@@ -28,3 +28,11 @@ func TestStaleTemps(t *testing.T) {
 		t.Errorf("StaleTemps = %v\nwant %v", got, want)
 	}
 }
+
+// TestIsStaleTempNeedsAGoldenName: a temporary file is a golden update's
+// only when a name comes before .golden.yaml.
+func TestIsStaleTempNeedsAGoldenName(t *testing.T) {
+	if !IsStaleTemp(".a.golden.yaml.tmp5") || IsStaleTemp("..golden.yaml.tmp5") {
+		t.Errorf("IsStaleTemp(.a.golden.yaml.tmp5, ..golden.yaml.tmp5) = %v, %v; want true, false", IsStaleTemp(".a.golden.yaml.tmp5"), IsStaleTemp("..golden.yaml.tmp5"))
+	}
+}

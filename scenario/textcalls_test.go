@@ -95,6 +95,8 @@ func TestTextCallsErrors(t *testing.T) {
 			`$DIR/s.yaml:7: setup.loop.text_calls.families[1].name: family "acme" is already declared on line 6`},
 		{"not a list", map[string]string{"s.yaml": textCallsScenario(" {families: {name: acme}}")},
 			`$DIR/s.yaml:4: setup.loop.text_calls.families: want a sequence, got a mapping`},
+		{"file name not a string", map[string]string{"s.yaml": textCallsScenario(" {families: 5}")},
+			`$DIR/s.yaml:4: setup.loop.text_calls.families: want a string, got an integer (5); quote it`},
 		{"file missing", map[string]string{"s.yaml": textCallsScenario(" {families: nowhere.yaml}")},
 			`$DIR/s.yaml:4: setup.loop.text_calls.families: "nowhere.yaml" (resolved against the scenario's folder): no such file or directory`},
 		{"file outside", map[string]string{"sub/s.yaml": "x", "s.yaml": textCallsScenario(" {families: ../elsewhere.yaml}")},
