@@ -95,3 +95,30 @@ func TestCompareSkipsZeroTrialRows(t *testing.T) {
 		t.Errorf("Compare: %+v, want the 10 scored scenarios, pass rates 0 and 0.1", c)
 	}
 }
+
+// TestDiffTiesByName: scenarios in the same group with the same change are
+// listed by name, the same on every run, whatever the reports' order.
+func TestDiffTiesByName(t *testing.T) {
+	names := []string{"h", "c", "a", "g", "e", "b", "f", "d"}
+	a, b := &report.Eval{}, &report.Eval{}
+	for _, n := range names {
+		a.Scenarios = append(a.Scenarios, row("same-"+n, "m", 1, 2), row("drop-"+n, "m", 2, 2), row("gone-"+n, "m", 1, 1))
+		b.Scenarios = append(b.Scenarios, row("same-"+n, "n", 1, 2), row("drop-"+n, "n", 1, 2), row("new-"+n, "n", 1, 1))
+	}
+	sorted := slices.Sorted(slices.Values(names))
+	var want []string
+	for _, group := range []string{"drop-", "same-", "gone-", "new-"} {
+		for _, n := range sorted {
+			want = append(want, group+n)
+		}
+	}
+	for range 5 {
+		var got []string
+		for _, c := range Diff(a, b, "m", "n") {
+			got = append(got, c.Name)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("order %v; want %v", got, want)
+		}
+	}
+}

@@ -213,3 +213,33 @@ func TestJudgeRequestNamesWhatIsJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeLiveAsksAboutTheItemsRubric: the judge model is sent each
+// item's rubric under "Rubric:" and told what it judges, and the verdict
+// keeps that request, so a reader of the recording sees what was asked.
+func TestJudgeLiveAsksAboutTheItemsRubric(t *testing.T) {
+	s, o := parseRun(t, judgeScenario)
+	var asked []string
+	judge := func(string) (llm.Model, error) {
+		return llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+			asked = append(asked, req.Messages[1].Content)
+			return &llm.Response{Message: llm.AssistantMessage(`{"score": 1, "pass": true, "reason": "ok"}`)}, nil
+		}), nil
+	}
+	verdicts, err := JudgeLive(context.Background(), s, o, &JudgeOptions{Model: judge, Default: "test/judge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"Rubric:\nnames the key\n\nThe final answer to judge:\n", "Rubric:\nis confident\n\nThe transcript to judge:\n"}
+	if len(asked) != 2 || len(verdicts) != 2 {
+		t.Fatalf("asked %q, verdicts %d; want two requests", asked, len(verdicts))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(asked[i], w) {
+			t.Errorf("request %d = %q, want it to start %q", i, asked[i], w)
+		}
+		if got := verdicts[i].Request.Messages[1].Content; !strings.HasPrefix(got, w) {
+			t.Errorf("verdict %d keeps the request %q, want it to start %q", i, got, w)
+		}
+	}
+}
