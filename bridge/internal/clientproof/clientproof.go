@@ -240,14 +240,15 @@ type ModelKnobs struct {
 	Version string
 }
 
-// Format is what Prove needs of one wire format: the provider
-// a recording forwards the agent's request to (provider/model) and a key
-// of the kind it takes, the agents' model and another, and what a failed
-// replay names when the agent forces a tool call (the request's key for
-// the tool choice and the format's word for forced). A format that names
-// its API version in a header (versionHeader) has the version the agent's
-// SDK sends, which the recording must hold, and, for an agent that can
-// send another (ModelKnobs.Version), an older one, which must fail.
+// Format is what Prove needs of one wire format: the provider a
+// recording forwards the agent's request to (Provider/Model) and a key of
+// the kind it takes, the agents' model and another, and what a failed
+// replay names when the agent forces a tool call (ForcedWants: the
+// request's key for the tool choice and the format's word for forced). A
+// format that names its API version in a header (VersionHeader) has the
+// Version the agent's SDK sends, which the recording must hold, and, for
+// an agent that can send another (ModelKnobs.Version), an OlderVersion,
+// which must fail the replay; an empty one is not tried.
 type Format struct {
 	Provider, Key                        string
 	Model, OtherModel                    string
@@ -277,12 +278,12 @@ var (
 // Knobs are the Defaults with the format's model.
 func (p Format) Knobs() ModelKnobs { return ModelKnobs{Knobs: Defaults, Model: p.Model} }
 
-// Prove is Client for an agent that a provider of its own format
-// records (the caller registers it) (its own request forwarded to the scripted server):
-// replayed with the server gone, failing closed when its system prompt, a
-// tool's description, its model or its tool choice changes, and replaying
-// a changed model and tool choice once rebased, the old model failing
-// then.
+// Prove is Client for an agent that a provider of its own format records
+// (p.Provider, which the caller registers), the agent's own request
+// forwarded to the scripted server: replayed with the server gone,
+// failing closed when its system prompt, a tool's description, its model,
+// its tool choice or its API version changes, and replaying a changed
+// model and tool choice once rebased, the old model failing then.
 func Prove(t *testing.T, p Format, agent func(k ModelKnobs) bridge.Agent) {
 	path := writeScenario(t)
 	live := newLiveServer(t)
