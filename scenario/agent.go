@@ -2,12 +2,14 @@ package scenario
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/replay"
 )
 
 // AgentSetup marks a bridged scenario: the agent under test is not
@@ -26,6 +28,16 @@ type AgentSetup struct {
 	// Env holds variables added to the command's environment
 	// (setup.agent.env); nil adds none.
 	Env map[string]string
+	// PassEnv names variables of tapeloop's own environment the command
+	// gets as they are, when set (setup.agent.pass_env): GOFLAGS,
+	// NODE_OPTIONS, a proxy's address. None may look like a credential
+	// (CredentialShaped); nil passes none.
+	PassEnv []string
+	// PassCredentials names credential-shaped variables of tapeloop's
+	// environment the command gets as they are, when set
+	// (setup.agent.pass_credentials): the scenario says so, since a
+	// replay then hands the agent a real secret. Nil passes none.
+	PassCredentials []string
 	// Timeout is how long the command may run (setup.agent.timeout); 0
 	// means DefaultAgentTimeout.
 	Timeout time.Duration
@@ -42,7 +54,57 @@ var ErrBridged = errors.New("a bridged scenario (setup.agent) runs its own agent
 // scenario gives no timeout.
 const DefaultAgentTimeout = 60 * time.Second
 
-var agentKeys = []string{"go", "command", "env", "timeout"}
+var agentKeys = []string{"go", "command", "env", "pass_env", "pass_credentials", "timeout"}
+
+// credentialWords are the parts of a variable's name (split at '_')
+// that make it look like it holds a credential.
+var credentialWords = []string{"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS", "AUTH", "COOKIE", "SESSION", "PRIVATE", "CERT"}
+
+// CredentialShaped reports whether the variable name looks like it holds
+// a credential: a part of it (split at '_', case ignored) is KEY, APIKEY,
+// TOKEN, SECRET, PASSWORD, PASSWD, PASS, AUTH, COOKIE, SESSION, PRIVATE or
+// CERT, or starts with CREDENTIAL, or recordings redact its value
+// (replay.SecretEnvNames: MYSQL_PWD, PGPASSWORD). OPENAI_API_KEY, GITHUB_TOKEN,
+// AWS_ACCESS_KEY_ID and GOOGLE_APPLICATION_CREDENTIALS do, and so do
+// AWS_PROFILE and AWS_CONFIG_FILE, which point an SDK at one; GOFLAGS and
+// HTTPS_PROXY do not.
+func CredentialShaped(name string) bool {
+	if u := strings.ToUpper(name); u == "AWS_PROFILE" || u == "AWS_CONFIG_FILE" || len(replay.SecretEnvNames([]string{name + "="})) > 0 {
+		return true
+	}
+	for _, part := range strings.Split(strings.ToUpper(name), "_") {
+		if slices.Contains(credentialWords, part) || strings.HasPrefix(part, "CREDENTIAL") {
+			return true
+		}
+	}
+	return false
+}
+
+// passNames decodes a pass_env or pass_credentials list: variable names,
+// each once, credential-shaped (want true) or not.
+func passNames(d *yamlx.Decoder, v *yaml.Node, path string, credentials bool) ([]string, error) {
+	names, err := d.Strs(v, path)
+	if err != nil {
+		return nil, err
+	}
+	for i, name := range names {
+		item := v
+		if i < len(v.Content) {
+			item = v.Content[i]
+		}
+		switch {
+		case name == "" || strings.ContainsAny(name, "=\x00"):
+			return nil, d.Errf(item, path, "%q is not a variable name", name)
+		case slices.Contains(names[:i], name):
+			return nil, d.Errf(item, path, "%s is listed twice", name)
+		case !credentials && CredentialShaped(name):
+			return nil, d.Errf(item, path, "%s looks like a credential, which a replay would hand the agent: list it under setup.agent.pass_credentials if the agent must have it", name)
+		case credentials && !CredentialShaped(name):
+			return nil, d.Errf(item, path, "%s does not look like a credential: list it under setup.agent.pass_env", name)
+		}
+	}
+	return names, nil
+}
 
 func decodeAgent(d *yamlx.Decoder, n *yaml.Node) (*AgentSetup, error) {
 	a := &AgentSetup{Line: n.Line}
@@ -70,6 +132,10 @@ func decodeAgent(d *yamlx.Decoder, n *yaml.Node) (*AgentSetup, error) {
 				a.Env[name] = val
 				return err
 			})
+		case "pass_env":
+			a.PassEnv, err = passNames(d, v, path, false)
+		case "pass_credentials":
+			a.PassCredentials, err = passNames(d, v, path, true)
 		case "timeout":
 			a.Timeout, err = d.Duration(v, path)
 			if err == nil && a.Timeout <= 0 {
@@ -86,8 +152,8 @@ func decodeAgent(d *yamlx.Decoder, n *yaml.Node) (*AgentSetup, error) {
 		return nil, d.Errf(n, "setup.agent", "both go: and command: (an agent is either a Go function or a program)")
 	case !seen.Has("go") && !seen.Has("command"):
 		return nil, d.Errf(n, "setup.agent", "missing go: (the name of your Go agent, run by its bridge.Runner in harness.TestOptions.Agents or a registered evalrun agent) or command: (a program, e.g. [node, agent.js])")
-	case seen.Has("go") && (seen.Has("env") || seen.Has("timeout")):
-		return nil, d.Errf(n, "setup.agent", "env: and timeout: apply to a command: agent, not to a Go one")
+	case seen.Has("go") && (seen.Has("env") || seen.Has("timeout") || seen.Has("pass_env") || seen.Has("pass_credentials")):
+		return nil, d.Errf(n, "setup.agent", "env:, pass_env:, pass_credentials: and timeout: apply to a command: agent, not to a Go one")
 	}
 	return a, nil
 }
