@@ -80,7 +80,9 @@ type CommandMessage struct {
 // HOME and TMPDIR scratch directories removed after the run, every
 // provider credential variable an SDK reads (OPENAI_API_KEY,
 // ANTHROPIC_AUTH_TOKEN, GEMINI_API_KEY, AWS_SECRET_ACCESS_KEY, GITHUB_TOKEN,
-// ...) set to a dummy key, so a real key never reaches the agent, and
+// ...) set to a dummy key, so a real key never reaches the agent, the
+// variables setup.agent.pass_env names passed as they are, those of
+// setup.agent.pass_credentials instead of their dummies, and
 // setup.agent.env added. It writes a CommandInput to the
 // command's stdin and takes everything the command prints on stdout, less
 // one trailing newline, as the final answer; in a conversation it reads
@@ -176,7 +178,7 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string,
 	}
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = box.Dir()
-	cmd.Env = agentEnviron(os.Environ(), box.Home(), filepath.Join(box.Home(), "tmp"), r.APIKey)
+	cmd.Env = agentEnviron(os.Environ(), box.Home(), filepath.Join(box.Home(), "tmp"), r.APIKey, a.PassEnv, a.PassCredentials)
 	for _, f := range wire.Formats {
 		cmd.Env = append(cmd.Env, f.Env(base)...)
 	}

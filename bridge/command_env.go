@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -34,14 +35,20 @@ var emptyCredentials = []string{
 }
 
 // agentEnviron is the environment a command agent starts from: the
-// variables of environ that passedEnv names or that start with LC_, HOME
-// set to home and TMPDIR to tmp (scratch directories of the run), and
-// every credential variable a dummy.
-func agentEnviron(environ []string, home, tmp, key string) []string {
-	var env []string
+// variables of environ that passedEnv or pass names or that start with
+// LC_, HOME set to home and TMPDIR to tmp (scratch directories of the
+// run), every credential variable a dummy, and then the variables of
+// environ that credentials names (setup.agent.pass_credentials), which
+// replace their dummies. A named variable environ does not set is left
+// out (a credential keeps its dummy).
+func agentEnviron(environ []string, home, tmp, key string, pass, credentials []string) []string {
+	var env, creds []string
 	for _, kv := range environ {
 		name, _, _ := strings.Cut(kv, "=")
-		if passedEnv[name] || strings.HasPrefix(name, "LC_") {
+		switch {
+		case slices.Contains(credentials, name):
+			creds = append(creds, kv)
+		case passedEnv[name] || strings.HasPrefix(name, "LC_") || slices.Contains(pass, name):
 			env = append(env, kv)
 		}
 	}
@@ -52,5 +59,6 @@ func agentEnviron(environ []string, home, tmp, key string) []string {
 	for _, k := range emptyCredentials {
 		env = append(env, k+"=")
 	}
-	return env
+	// Later entries win (os/exec keeps the last of a name).
+	return append(env, creds...)
 }

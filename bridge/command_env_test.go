@@ -1,6 +1,8 @@
 package bridge_test
 
 import (
+	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -61,5 +63,50 @@ func TestCommandEnvironment(t *testing.T) {
 	}
 	if t.Failed() {
 		t.Logf("the agent printed:\n%s", o.Final)
+	}
+}
+
+// TestCommandPassEnv: setup.agent.pass_env passes the variables it names
+// from tapeloop's environment as they are, and pass_credentials a
+// credential instead of its dummy; an unset one stays unset (or a dummy),
+// and the rest of the environment is still left out.
+func TestCommandPassEnv(t *testing.T) {
+	t.Setenv("GOFLAGS", "-mod=mod")
+	t.Setenv("NODE_OPTIONS", "--no-warnings")
+	t.Setenv("GITHUB_TOKEN", "real-github")
+	t.Setenv("OPENAI_API_KEY", "real-openai")
+	t.Setenv("MY_SETTING", "kept out")
+	os.Unsetenv("TAPELOOP_UNSET_PASSED")
+	names := []string{"GOFLAGS", "NODE_OPTIONS", "GITHUB_TOKEN", "OPENAI_API_KEY", "MY_SETTING", "TAPELOOP_UNSET_PASSED"}
+	s := modeScenario(t, "60s", append([]string{"env"}, names...)...)
+	text, err := os.ReadFile(s.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text = bytes.Replace(text, []byte("    timeout: 60s\n"), []byte("    timeout: 60s\n    pass_env: [GOFLAGS, NODE_OPTIONS, TAPELOOP_UNSET_PASSED]\n    pass_credentials: [GITHUB_TOKEN]\n"), 1)
+	s = load(t, writeScenario(t, string(text)))
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(o.Final, "\n") {
+		name, v, _ := strings.Cut(line, "=")
+		got[name] = v
+	}
+	want := map[string]string{
+		"GOFLAGS":               `"-mod=mod" true`,
+		"NODE_OPTIONS":          `"--no-warnings" true`,
+		"GITHUB_TOKEN":          `"real-github" true`,
+		"MY_SETTING":            `"" false`,
+		"TAPELOOP_UNSET_PASSED": `"" false`,
+	}
+	for k, w := range want {
+		if got[k] != w {
+			t.Errorf("the agent got %s=%s; want %s", k, got[k], w)
+		}
+	}
+	if v := got["OPENAI_API_KEY"]; strings.Contains(v, "real") || !strings.HasSuffix(v, " true") {
+		t.Errorf("the agent got OPENAI_API_KEY=%s; want a dummy (only GITHUB_TOKEN is passed)", v)
 	}
 }
