@@ -56,3 +56,17 @@ func TestCheckpointRefusesOtherFiles(t *testing.T) {
 		t.Errorf("got %v; want ErrCheckpoint at %s:1", err, path)
 	}
 }
+
+// TestCheckpointStartsAMissingFile: a checkpoint path with no file yet is
+// a fresh run: nothing resumed, and the file is made on the first trial.
+func TestCheckpointStartsAMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c")
+	c, err := OpenCheckpoint(path)
+	if err != nil {
+		t.Fatalf("a missing file: %v", err)
+	}
+	defer c.Close()
+	if prev := c.Resumed(); prev != nil {
+		t.Errorf("resumed %+v from no file", prev)
+	}
+}

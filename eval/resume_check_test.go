@@ -34,4 +34,11 @@ func TestResumeOfAnotherRunIsRefused(t *testing.T) {
 			t.Errorf("got %v, want ErrResume: %s", err, tc.want)
 		}
 	}
+	// A scenario this run adds is refused too: the report is of another run.
+	added := &scenario.Scenario{Name: "z", Expect: &scenario.Expect{}}
+	_, err := Run(context.Background(), []*scenario.Scenario{s, added}, &Options{Models: []string{"test/m"}, Trials: 2, Resume: prev("test/m", "a", 2),
+		Open: opener(nil)})
+	if want := `this run has scenario "z", which the report did not run`; !errors.Is(err, ErrResume) || !strings.Contains(err.Error(), want) {
+		t.Errorf("got %v, want ErrResume: %s", err, want)
+	}
 }

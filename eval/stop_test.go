@@ -116,4 +116,18 @@ func TestResumeSkipsFinishedTrials(t *testing.T) {
 	if !reflect.DeepEqual(row.TrialsDetail[0], prev.Scenarios[0].TrialsDetail[0]) {
 		t.Errorf("the resumed trial changed:\n%+v\nwas\n%+v", row.TrialsDetail[0], prev.Scenarios[0].TrialsDetail[0])
 	}
+
+	// A report of the scenario's earlier content (another digest) is
+	// reused for nothing: every trial runs again.
+	prev.Scenarios[0].Digest = "0123456789abcdef"
+	trials.Store(0)
+	if _, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": counting(writer("hello\nworld\n", "done"), &trials, nil)}),
+		Trials: 3, Parallel: 2, Resume: prev, Clock: clock.NewVirtual(clock.Epoch),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if trials.Load() != 3 {
+		t.Errorf("a changed scenario: %d trials ran, want all 3", trials.Load())
+	}
 }
