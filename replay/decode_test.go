@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"go.yaml.in/yaml/v3"
+	"testing/iotest"
 
 	"github.com/tapeloop/tapeloop/fileerr"
+	"go.yaml.in/yaml/v3"
 )
 
 func TestDecodeErrors(t *testing.T) {
@@ -190,5 +190,107 @@ func TestDecodeMessages(t *testing.T) {
 	}
 	if _, err := DecodeMessages("s.yaml", "input", nil); err == nil || err.Error() != "s.yaml: input: missing (want a sequence of messages)" {
 		t.Errorf("DecodeMessages(nil) error = %v", err)
+	}
+}
+
+// TestDecodeReadError: a reader that fails is reported as the read's
+// error, naming the tape, not as an empty file.
+func TestDecodeReadError(t *testing.T) {
+	_, err := Decode(iotest.ErrReader(errors.New("disk on fire")), "t.yaml")
+	if err == nil || err.Error() != "reading tape t.yaml: disk on fire" {
+		t.Errorf("Decode of a failing reader = %v; want the read error", err)
+	}
+}
+
+// TestDecodeErrorsNameTheKey: a bad value under each usage count, an
+// error entry's message and an offered tool's fields is reported under its
+// own key path.
+func TestDecodeErrorsNameTheKey(t *testing.T) {
+	const head = "format: tapeloop/v1\ntape:\n"
+	cases := map[string]string{
+		head + "  - error: {message: [a]}\n": "t.yaml:3: tape[0].error.message: want a string, got a sequence",
+	}
+	for _, key := range []string{"input_tokens", "output_tokens", "cached_input_tokens", "cache_write_tokens", "reasoning_tokens"} {
+		cases[head+"  - response: {content: hi, usage: {"+key+": -1}}\n"] = "t.yaml:3: tape[0].response.usage." + key + ": want a non-negative integer, got -1"
+	}
+	for key, tool := range map[string]string{
+		"name":        "{name: [x], description: b, parameters: {type: object}}",
+		"description": "{name: a, description: [x], parameters: {type: object}}",
+		"parameters":  "{name: a, description: b, parameters: [x]}",
+	} {
+		cases["format: tapeloop/v1\noffered:\n  tools:\n    - "+tool+"\ntape:\n  - response: {content: hi}\n"] = "t.yaml:4: offered.tools[0]." + key + ": want "
+	}
+	for src, want := range cases {
+		_, err := Decode(strings.NewReader(src), "t.yaml")
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: error %v\nwant %s", src, err, want)
+		}
+	}
+}
+
+// A tape of exactly MaxFileSize bytes is read, not refused as too large
+// (one byte more is: TestDecodeRefusesHugeInput). Its first line is not
+// YAML, so that decoding stops there instead of parsing
+// 64 MiB.
+func TestDecodeReadsMaxFileSize(t *testing.T) {
+	src := "\tx\n" + strings.Repeat("#", MaxFileSize-3)
+	_, err := Decode(strings.NewReader(src), "big.yaml")
+	if err == nil || strings.Contains(err.Error(), "larger than") || !strings.HasPrefix(err.Error(), "big.yaml: invalid YAML: ") {
+		t.Errorf("Decode(%d bytes) error = %v, want the YAML error", len(src), err)
+	}
+}
+
+func TestDecodeRootThatIsNotAMapping(t *testing.T) {
+	for _, tc := range []struct{ src, want string }{
+		// A document that is only null is an empty file; any other
+		// scalar or a sequence is the wrong kind of root.
+		{"~\n", "x.yaml:1: empty file (want format: tapeloop/v1 and tape: [...])"},
+		{"# a comment\nnull\n", "x.yaml:2: empty file (want format: tapeloop/v1 and tape: [...])"},
+		{"hello\n", `x.yaml:1: want a mapping, got a string ("hello")`},
+		{"[a]\n", "x.yaml:1: want a mapping, got a sequence"},
+	} {
+		_, err := Decode(strings.NewReader(tc.src), "x.yaml")
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Decode(%q) error = %v, want %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+// DecodeEntries takes the sequence node itself or the document holding it.
+func TestDecodeEntriesFromDocumentNode(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("- response: {content: a}\n- user: b\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := DecodeEntries("t.yaml", &doc)
+	if err != nil || len(entries) != 2 || entries[1].Line != 2 {
+		t.Errorf("DecodeEntries(document) = %+v, %v; want 2 entries, the second on line 2", entries, err)
+	}
+}
+
+// Zero is a count like any other (a negative one is refused: TestDecodeErrors).
+func TestDecodeZeroCount(t *testing.T) {
+	src := "format: tapeloop/v1\ntape:\n  - response:\n      usage: {input_tokens: 0, output_tokens: 7}\n"
+	tp, err := Decode(strings.NewReader(src), "x.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := tp.Entries[0].Response.Usage; u.InputTokens != 0 || u.OutputTokens != 7 {
+		t.Errorf("usage = %+v, want 0 input and 7 output tokens", u)
+	}
+}
+
+// A response may hold MaxCallsPerResponse calls, not one more.
+func TestDecodeMaxCallsPerResponse(t *testing.T) {
+	tape := func(n int) string {
+		return "format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n" + strings.Repeat("        - name: f\n", n)
+	}
+	tp, err := Decode(strings.NewReader(tape(MaxCallsPerResponse)), "x.yaml")
+	if err != nil || len(tp.Entries[0].Response.Message.ToolCalls) != MaxCallsPerResponse {
+		t.Errorf("Decode(%d calls) error = %v", MaxCallsPerResponse, err)
+	}
+	_, err = Decode(strings.NewReader(tape(MaxCallsPerResponse+1)), "x.yaml")
+	if want := "x.yaml:5: tape[0].response.tool_calls: 1001 calls, more than the 1000 one response may hold"; err == nil || err.Error() != want {
+		t.Errorf("Decode(%d calls) error = %v, want %s", MaxCallsPerResponse+1, err, want)
 	}
 }

@@ -57,3 +57,15 @@ func TestRedactVerdict(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictPassDecoded: a recorded verdict's pass: true reads back as a
+// pass.
+func TestVerdictPassDecoded(t *testing.T) {
+	tp, err := replay.Decode(strings.NewReader("format: tapeloop/v1\ntape:\n  - response: {content: done}\njudge:\n  - {rubric: says it is done, model: openai/judge, on: final, judged: done, score: 1, pass: true, reason: it does}\n"), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tp.Verdicts) != 1 || !tp.Verdicts[0].Pass || tp.Verdicts[0].Score != 1 {
+		t.Errorf("verdicts = %+v; want one that passed with score 1", tp.Verdicts)
+	}
+}

@@ -496,3 +496,72 @@ func TestErrorsNameTheTapeEntry(t *testing.T) {
 		}
 	}
 }
+
+// A tape with no offered block whose requests record only new: still checks
+// the messages added between requests.
+func TestModelChecksNewWithoutOffered(t *testing.T) {
+	src := `format: tapeloop/v1
+tape:
+  - response:
+      tool_calls: [{id: c1, name: read_file, arguments: "{}"}]
+  - request:
+      new:
+        - {role: tool, tool_call_id: c1, name: read_file, content: hello}
+    response: {content: done}
+`
+	call := llm.ToolCall{ID: "c1", Name: "read_file", Arguments: "{}"}
+	run := func(result string) error {
+		tp, err := Decode(strings.NewReader(src), "new.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := NewModel(tp, nil)
+		user := llm.UserMessage("read it")
+		if _, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{user}}); err != nil {
+			return err
+		}
+		_, err = m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{
+			user, llm.AssistantMessage("", call), llm.ToolMessage("c1", "read_file", result)}})
+		return err
+	}
+	if err := run("hello"); err != nil {
+		t.Fatalf("the recorded result: %v", err)
+	}
+	if err := run("goodbye"); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "new differs") {
+		t.Errorf("another tool result: err = %v, want a divergence naming new", err)
+	}
+}
+
+// quoteLast quotes a last message of up to 200 bytes whole and shortens a
+// longer one to its first 200.
+func TestQuoteLastShortensPast200Bytes(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		want string
+	}{{200, strings.Repeat("a", 200)}, {201, strings.Repeat("a", 200) + "..."}} {
+		req := &llm.Request{Messages: []llm.Message{llm.UserMessage(strings.Repeat("a", tc.n))}}
+		if got, want := quoteLast(req), `user message "`+tc.want+`"`; got != want {
+			t.Errorf("quoteLast(%d bytes) = %s, want %s", tc.n, got, want)
+		}
+	}
+}
+
+// An offered block recording only tools is checked: a run offering other
+// tools diverges.
+func TestModelChecksToolsOnlyOffered(t *testing.T) {
+	src := "format: tapeloop/v1\noffered:\n  tools:\n    - name: read_file\n      description: Read a file.\ntape:\n  - response: {content: hi}\n"
+	run := func(tools []llm.ToolDefinition) error {
+		tp, err := Decode(strings.NewReader(src), "t.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}, Tools: tools})
+		return err
+	}
+	if err := run([]llm.ToolDefinition{{Name: "read_file", Description: "Read a file."}}); err != nil {
+		t.Fatalf("the recorded tools: %v", err)
+	}
+	if err := run([]llm.ToolDefinition{{Name: "read_file", Description: "Read any file."}}); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "offered.tools differs") {
+		t.Errorf("another description: err = %v, want a divergence naming offered.tools", err)
+	}
+}

@@ -3,10 +3,12 @@ package replay
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"go.yaml.in/yaml/v3"
 )
 
 // agentSetup is what a tiny agent sends: its system prompt, its tools and
@@ -298,5 +300,51 @@ func TestRewrittenConversationDiverges(t *testing.T) {
 	err = second("Write hello to notes.txt.", "failed")
 	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "new differs") || strings.Contains(err.Error(), rewrote) {
 		t.Errorf("an extended conversation: err = %v, want a divergence in new, not a rewrite", err)
+	}
+}
+
+// offered.system is one text or a list of them (each system message);
+// system: [] records that the run had none.
+func TestDecodeOfferedSystemList(t *testing.T) {
+	for src, want := range map[string][]string{"[Be terse., Use tools.]": {"Be terse.", "Use tools."}, "[]": {}} {
+		tp, err := Decode(strings.NewReader("format: tapeloop/v1\noffered:\n  system: "+src+"\ntape:\n  - response: {content: hi}\n"), "x.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tp.Offered == nil || tp.Offered.System == nil || !slices.Equal(tp.Offered.System, want) {
+			t.Errorf("system: %s decoded as %+v, want %q", src, tp.Offered, want)
+		}
+	}
+}
+
+// An offered change replaces only the parts it records: a new system prompt
+// keeps the tools offered before, and new tools keep the system prompt.
+func TestOfferedChangeKeepsUnrecordedParts(t *testing.T) {
+	base := &Offered{System: []string{"old"}, Tools: []llm.ToolDefinition{{Name: "read_file"}}}
+	if got := base.with(&Offered{System: []string{"new"}}); !slices.Equal(got.System, []string{"new"}) || len(got.Tools) != 1 || got.Tools[0].Name != "read_file" {
+		t.Errorf("a new system prompt: %+v, want system [new] and the tools kept", got)
+	}
+	if got := base.with(&Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}}); !slices.Equal(got.System, []string{"old"}) || len(got.Tools) != 1 || got.Tools[0].Name != "write_file" {
+		t.Errorf("new tools: %+v, want system [old] kept and the tools [write_file]", got)
+	}
+	if got := base.with(&Offered{ResponseSchema: []byte(`{"type":"object"}`)}); string(got.ResponseSchema) != `{"type":"object"}` || !slices.Equal(got.System, []string{"old"}) {
+		t.Errorf("a new response schema alone: %+v, want it recorded and system [old] kept", got)
+	}
+}
+
+// Several system prompts are written as a block sequence, one a line; an
+// empty list as [].
+func TestEncodeOfferedSystemLists(t *testing.T) {
+	for _, tc := range []struct {
+		system []string
+		want   string
+	}{
+		{[]string{"one", "two"}, "system:\n    - one\n    - two\n"},
+		{[]string{}, "system: []\n"},
+	} {
+		out, err := yaml.Marshal(EncodeOffered(&Offered{System: tc.system}))
+		if err != nil || string(out) != tc.want {
+			t.Errorf("system %q: %q, %v; want %q", tc.system, out, err, tc.want)
+		}
 	}
 }

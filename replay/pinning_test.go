@@ -1,6 +1,8 @@
 package replay
 
-import "testing"
+import (
+	"testing"
+)
 
 func TestPinningOf(t *testing.T) {
 	tp := recordAgent(t)
@@ -21,5 +23,18 @@ func TestPinningOf(t *testing.T) {
 	}
 	if p := PinningOf(nil); p.All() || p.Calls != 0 {
 		t.Errorf("nil: %+v", p)
+	}
+}
+
+// Without an offered block, PinningOf counts the model calls whose request
+// pins the tool names, and only those.
+func TestPinningCountsCallsThatPinToolNames(t *testing.T) {
+	tp := recordAgent(t)
+	tp.Offered = nil
+	tp.Entries[0].Request.Tools = []string{"read_file", "write_file"}
+	tp.Entries[1].Request.Tools = []string{"read_file"}
+	tp.Entries[2].Request.Tools = nil
+	if p := PinningOf(tp); p.ToolNames != 2 || p.Calls != 3 {
+		t.Errorf("%+v: want tool names pinned on 2 of 3 model calls", p)
 	}
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -355,5 +356,34 @@ func TestRebaseRedactsTheOfferedBlock(t *testing.T) {
 	}
 	if got := red.Counts()["TEST_KEY"]; got != 3 {
 		t.Errorf("counted %d redactions of TEST_KEY, want 3", got)
+	}
+}
+
+// In rebase mode a recorded call to the first tool of the recording's
+// offered block, which the agent no longer offers, makes the response stale.
+func TestRebaseRefusesACallToTheFirstToolRemoved(t *testing.T) {
+	tp := recordAgent(t)
+	if len(tp.Offered.Tools) < 2 || tp.Offered.Tools[0].Name != "write_file" {
+		t.Fatalf("recorded tools %+v, want write_file first", tp.Offered.Tools)
+	}
+	a := baseAgent()
+	a.tools = a.tools[1:]
+	err := a.run(NewModel(tp, &ModelOptions{Rebase: true}))
+	if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "calls write_file, which the agent no longer offers") {
+		t.Errorf("run error = %v, want ErrStale naming write_file", err)
+	}
+}
+
+// In rebase mode a recorded call to a tool the recording did not offer
+// either (the model made the name up) is not stale: nothing changed.
+func TestRebaseKeepsACallToAToolNeverOffered(t *testing.T) {
+	tp := &Tape{
+		Offered: &Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}},
+		Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "ghost", Arguments: "{}"}), FinishReason: llm.FinishToolCalls}}},
+	}
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}, Tools: []llm.ToolDefinition{{Name: "read_file"}}})
+	if err != nil || len(resp.Message.ToolCalls) != 1 || resp.Message.ToolCalls[0].Name != "ghost" {
+		t.Errorf("Generate = %+v, %v; want the recorded call to ghost", resp, err)
 	}
 }

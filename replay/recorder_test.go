@@ -258,3 +258,39 @@ func TestRecordedUsageRoundTrips(t *testing.T) {
 		t.Errorf("read back %+v, want %+v", got, want)
 	}
 }
+
+// A request sent again unchanged after a provider error (a retry) adds no
+// message: the recorder states it as `new: []`, not as a rewritten
+// conversation with every message, and the tape replays the retry.
+func TestRecorderRetryAddsNoMessages(t *testing.T) {
+	calls := 0
+	flaky := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		calls++
+		if calls == 1 {
+			return nil, errors.New("503 overloaded")
+		}
+		return &llm.Response{Message: llm.AssistantMessage("hello"), FinishReason: llm.FinishStop}, nil
+	})
+	rec := NewRecorder(flaky, nil)
+	req := &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}}
+	if _, err := rec.Generate(context.Background(), req); err == nil {
+		t.Fatal("the first call did not fail")
+	}
+	if _, err := rec.Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	tp := rec.Tape()
+	if len(tp.Entries) != 2 {
+		t.Fatalf("%d entries, want 2", len(tp.Entries))
+	}
+	if r := tp.Entries[1].Request; r == nil || r.New == nil || len(r.New) != 0 || r.Messages != nil {
+		t.Errorf("the retry's request = %+v, want new: [] and no message list", r)
+	}
+	m := NewModel(tp, nil)
+	if _, err := m.Generate(context.Background(), req); !errors.Is(err, ErrRecordedError) {
+		t.Fatalf("replaying the failed call: %v", err)
+	}
+	if resp, err := m.Generate(context.Background(), req); err != nil || resp.Message.Content != "hello" {
+		t.Errorf("replaying the retry: %+v, %v", resp, err)
+	}
+}
