@@ -1,9 +1,12 @@
 package bridge_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -237,5 +240,63 @@ func TestRunNeedsARunner(t *testing.T) {
 	}
 	if i := slices.IndexFunc(o.Workspace, func(f harness.FileState) bool { return f.Path == "notes.txt" }); i < 0 || o.Workspace[i].Content != "hello\nworld\n" {
 		t.Errorf("the workspace after the run: %+v, want notes.txt with the agent's edit", o.Workspace)
+	}
+}
+
+// TestHandlerRefusesAnOversizedBody: a request body over 64 MiB is refused
+// with a 400 that says so, before anything decodes it; one of exactly
+// 64 MiB is decoded (here it is no JSON request).
+func TestHandlerRefusesAnOversizedBody(t *testing.T) {
+	client := bridge.Client(bridge.Handler(notesScript(), nil))
+	for _, size := range []int{64 << 20, 64<<20 + 1} {
+		resp, err := client.Post(bridge.OpenAIBaseURL+"/chat/completions", "application/json", bytes.NewReader(bytes.Repeat([]byte(" "), size)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		refused := strings.Contains(string(msg), "the request body is larger than 67108864 bytes")
+		if resp.StatusCode != http.StatusBadRequest || refused != (size > 64<<20) {
+			t.Errorf("a body of %d bytes: %d %s", size, resp.StatusCode, msg)
+		}
+	}
+}
+
+// TestHandlerAnswersARequestOfExactly64MiB: a request body of exactly the
+// 64 MiB limit is read whole and answered, whether its length is declared
+// or not; a declared length far past the limit is not trusted.
+func TestHandlerAnswersARequestOfExactly64MiB(t *testing.T) {
+	client := bridge.Client(bridge.Handler(notesScript(), nil))
+	req := `{"model": "m", "messages": [{"role": "user", "content": "Append world to notes.txt."}]}`
+	body := append(bytes.Repeat([]byte(" "), 64<<20-len(req)), req...)
+	for _, declared := range []int64{64 << 20, 1 << 40} {
+		r, err := http.NewRequest(http.MethodPost, bridge.OpenAIBaseURL+"/chat/completions", bytes.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.ContentLength = declared
+		resp, err := client.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("a 64 MiB request declared as %d bytes: %d %s", declared, resp.StatusCode, msg)
+		}
+	}
+}
+
+// TestClientRefusesAGet: the in-process client answers a request without a
+// body (a GET) with the handler's 405, not a crash.
+func TestClientRefusesAGet(t *testing.T) {
+	resp, err := bridge.Client(bridge.Handler(notesScript(), nil)).Get(bridge.OpenAIBaseURL + "/chat/completions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(string(msg), "the bridge answers POST model calls only") {
+		t.Errorf("GET: %d %s", resp.StatusCode, msg)
 	}
 }
