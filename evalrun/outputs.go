@@ -104,7 +104,7 @@ func jsonSwitch(args []string) []string {
 			return append(out, args[i:]...)
 		}
 		if a == "--json" || a == "-json" {
-			if i+1 < len(args) && (args[i+1] == "-" || strings.HasSuffix(args[i+1], ".json")) {
+			if i+1 < len(args) && takesJSON(args[i+1]) {
 				out = append(out, a, args[i+1])
 				i++
 				continue
@@ -114,6 +114,51 @@ func jsonSwitch(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// takesJSON reports whether the argument after --json is its file: "-",
+// a name ending in .json, or any name that is not a flag nor an existing
+// folder or scenario file (those are the old switch's paths; a golden is
+// not one, and writeOutput refuses it).
+func takesJSON(next string) bool {
+	switch {
+	case next == "-" || strings.HasSuffix(next, ".json"):
+		return true
+	case strings.HasPrefix(next, "-"):
+		return false
+	}
+	info, err := os.Stat(next)
+	if err != nil {
+		return true
+	}
+	return !info.IsDir() && (isGolden(next) || !isScenarioFile(next))
+}
+
+// isGolden reports whether path is named as a golden file is.
+func isGolden(path string) bool {
+	return strings.HasSuffix(path, ".golden.yaml") || strings.HasSuffix(path, ".golden.yml")
+}
+
+// isScenarioFile reports whether path is a scenario file or a golden:
+// named NAME.golden.yaml (or .yml), or a file whose text has a top-level
+// `format: tapeloop/` line.
+func isScenarioFile(path string) bool {
+	if isGolden(path) {
+		return true
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 64<<10)
+	n, _ := io.ReadFull(f, head)
+	for _, line := range strings.Split(string(head[:n]), "\n") {
+		if strings.HasPrefix(line, "format: tapeloop/") || strings.HasPrefix(line, "format: \"tapeloop/") {
+			return true
+		}
+	}
+	return false
 }
 
 // addShardFlag adds --shard, stored in p.
@@ -176,6 +221,9 @@ func writeOutput(e *env, path string, write func(io.Writer) error) error {
 		return nil
 	case "-":
 		return write(e.stdout)
+	}
+	if info, err := os.Stat(path); err == nil && info.Mode().IsRegular() && isScenarioFile(path) {
+		return fmt.Errorf("%s is a tapeloop scenario or golden file; refusing to write a report over it", path)
 	}
 	return atomicfile.Output(path, write)
 }

@@ -75,3 +75,46 @@ func TestEvalBaseURLAndJSONStdout(t *testing.T) {
 		t.Errorf("merge --json -: exit %d\nstdout:\n%s\nstderr:\n%s", code, mout, merr)
 	}
 }
+
+// TestOutputsNeverOverwriteScenarioFiles: --html, --json or --junit given
+// a golden or a scenario file is refused with exit 2, and the file stays
+// as it was; --json followed by a scenario file is the old switch, which
+// replays it (issue 39, minor list).
+func TestOutputsNeverOverwriteScenarioFiles(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("blessing: exit %d\n%s%s", code, out, errOut)
+	}
+	for _, target := range []string{filepath.Join(dir, "math", "add.golden.yaml"), filepath.Join(dir, "math", "add.yaml")} {
+		for _, flag := range []string{"--html", "--json", "--junit"} {
+			before, _ := os.ReadFile(target)
+			code, out, errOut := runCmd(t, "replay", flag, target, dir)
+			oldSwitch := flag == "--json" && strings.HasSuffix(target, "add.yaml") // JSON to stdout, the scenario replayed
+			if !oldSwitch && (code != exitUsage || !strings.Contains(errOut, "tapeloop")) {
+				t.Errorf("replay %s %s: exit %d, want 2 refusing a tapeloop file\n%s%s", flag, target, code, out, errOut)
+			}
+			if now, _ := os.ReadFile(target); string(now) != string(before) {
+				t.Errorf("replay %s %s overwrote it", flag, target)
+			}
+		}
+	}
+}
+
+// TestReplayJSONToAYAMLName: --json NAME writes the JSON to NAME whatever
+// its extension when NAME is no scenario file or folder; only an existing
+// scenario path after --json is the old switch's path (issue 39, minor
+// list).
+func TestReplayJSONToAYAMLName(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("blessing: exit %d\n%s%s", code, out, errOut)
+	}
+	file := filepath.Join(t.TempDir(), "out.yaml")
+	code, out, errOut := runCmd(t, "replay", "--json", file, dir)
+	if code != exitOK || !strings.Contains(out, "1 passed") {
+		t.Fatalf("--json out.yaml: exit %d\n%s%s", code, out, errOut)
+	}
+	if r, err := report.ReadReplay(file); err != nil || r.Summary.Passed != 1 {
+		t.Errorf("--json out.yaml wrote %+v, %v", r, err)
+	}
+}
