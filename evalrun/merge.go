@@ -44,12 +44,17 @@ func runMerge(ctx context.Context, e *env, args []string) int {
 	}
 	parts := make([]*report.Replay, len(args))
 	for i, path := range args {
-		r, err := report.ReadReplay(path)
+		r, err := report.Read(path)
 		if err != nil {
 			fmt.Fprintf(e.stderr, "evalrun merge: %v\n", err)
 			return exitUsage
 		}
-		parts[i] = r
+		rr, ok := r.(*report.Replay)
+		if !ok {
+			fmt.Fprintf(e.stderr, "evalrun merge: %s is a replay result and %s an eval report: merge results of one kind\n", args[0], path)
+			return exitUsage
+		}
+		parts[i] = rr
 	}
 	merged, err := report.MergeReplay(args, parts)
 	if err != nil {

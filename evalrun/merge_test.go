@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -121,5 +122,30 @@ func TestReportRendersSavedResults(t *testing.T) {
 	code, _, errOut := runCmd(t, "report", "--html", html, bad)
 	if want := `evalrun report: not a tapeloop result: ` + bad + `: format "tapeloop-replay/v9", want tapeloop-replay/v1 or tapeloop-eval/v1` + "\n"; code != exitUsage || errOut != want {
 		t.Errorf("exit %d, stderr %q, want %q", code, errOut, want)
+	}
+}
+
+// TestMergeReplayWithEvalSaysSo: a replay result merged with an eval
+// report, in either order, is refused saying which file is which kind
+// (issue 39, minor list).
+func TestMergeReplayWithEvalSaysSo(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("blessing: exit %d\n%s%s", code, out, errOut)
+	}
+	tmp := t.TempDir()
+	replayJSON, evalJSON := filepath.Join(tmp, "r.json"), filepath.Join(tmp, "e.json")
+	if code, out, errOut := runCmd(t, "replay", "--json", replayJSON, dir); code != exitOK {
+		t.Fatalf("replay --json: exit %d\n%s%s", code, out, errOut)
+	}
+	if err := os.WriteFile(evalJSON, []byte(`{"format":"tapeloop-eval/v1","models":[],"scenarios":[],"summary":{"trials_per_scenario":1}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{replayJSON, evalJSON}, {evalJSON, replayJSON}} {
+		code, out, errOut := runCmd(t, append([]string{"merge", "--json", filepath.Join(tmp, "all.json")}, args...)...)
+		want := fmt.Sprintf("%s is a replay result and %s an eval report: merge results of one kind", replayJSON, evalJSON)
+		if code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("merge %v: exit %d, want 2 saying %q\n%s%s", args, code, want, out, errOut)
+		}
 	}
 }
