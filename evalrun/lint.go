@@ -120,8 +120,12 @@ func unpinned(s *scenario.Scenario, p replay.Pinning) []scenario.Problem {
 	if !p.Tools {
 		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.tools", Message: "the tools' descriptions and schemas are not pinned" + fix})
 	}
-	if s.Setup.Agent != nil && !p.Params {
+	switch {
+	case p.Params:
+	case s.Setup.Agent != nil:
 		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.params", Message: "the request parameters the agent sends (model, tool choice, temperature, max tokens, ...) are not pinned" + fix})
+	case s.Setup.Loop.Request.Params() != nil:
+		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.params", Message: "the request parameters of setup.loop.request are not pinned" + fix})
 	}
 	for _, i := range p.Unpinned {
 		out = append(out, scenario.Problem{File: s.Path, Line: s.Tape[i].Line, Key: fmt.Sprintf("tape[%d].request.new", i), Message: "the messages of this model call are not pinned" + fix})

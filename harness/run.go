@@ -235,6 +235,9 @@ func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*
 		}
 		defer closeMCP()
 	}
+	if ro := s.Setup.Loop.Request; ro.Params() != nil {
+		model = &requestModel{next: model, opts: ro, params: ro.Params()}
+	}
 	run, runErr := agent.Run(ctx, model, reg, input, loopOpts)
 	o, err := rec.Outcome(run, runErr)
 	if err != nil {

@@ -60,7 +60,8 @@ type Request struct {
 	// Params holds the request parameters that change the model's
 	// behaviour, by their wire name (model, tool_choice, temperature,
 	// max_tokens, stop, ...), each as compact JSON, as a bridged agent sent
-	// them. Nil when none is known (tapeloop's own loop sets none); a replay
+	// them, or as tapeloop's loop sends a scenario's setup.loop.request
+	// (RequestOptions.Params). Nil when none is known; a replay
 	// tape pins them in its offered block.
 	Params map[string]json.RawMessage `json:"params,omitempty"`
 }

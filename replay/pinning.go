@@ -17,8 +17,8 @@ type Pinning struct {
 	Tools bool
 	// Params is set when the offered block states the request parameters
 	// that change the model's behaviour (offered.params: a bridged agent's
-	// model, tool choice, temperature, ...). Tapeloop's own loop sends
-	// none, so a native scenario's tape never states them.
+	// model, tool choice, temperature, ...; a native scenario's
+	// setup.loop.request, which is all tapeloop's own loop sends).
 	Params bool
 	// ToolNames counts the model calls whose request pins only the names
 	// of the offered tools (request.tools), when Tools is not set.

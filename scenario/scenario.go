@@ -4,9 +4,11 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -213,6 +215,11 @@ type LoopSetup struct {
 	// ModelTimeout bounds each model-call attempt of a live run; zero means
 	// none. A replay's model answers at once.
 	ModelTimeout time.Duration
+	// Request holds the sampling and tool options of setup.loop.request,
+	// which the loop sends with every model call (a live model sends them
+	// in place of those it was opened with) and pins in the tape, by the
+	// names of llm.RequestOptions.Params. The zero value sets none.
+	Request llm.RequestOptions
 }
 
 // Expect is the expect block: every field that is set must hold.
@@ -274,7 +281,8 @@ var (
 	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp", "agent", "user"}
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
-	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout"}
+	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout", "request"}
+	requestKeys    = []string{"temperature", "top_p", "max_tokens", "seed", "stop", "tool_choice", "parallel_tool_calls"}
 	modelRetryKeys = []string{"attempts", "backoff", "max_backoff"}
 	retryKeys      = []string{"attempts", "backoff"}
 	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries", "check", "judge", "cache"}
@@ -627,6 +635,8 @@ func decodeLoop(d *yamlx.Decoder, n *yaml.Node, l *LoopSetup) error {
 			l.Repair, err = d.Bool(v, path)
 		case "model_timeout":
 			l.ModelTimeout, err = d.Duration(v, path)
+		case "request":
+			err = decodeRequest(d, v, path, &l.Request)
 		case "model_retry":
 			_, err = d.Fields(v, path, modelRetryKeys, func(key string, v *yaml.Node) error {
 				var err error
@@ -646,6 +656,60 @@ func decodeLoop(d *yamlx.Decoder, n *yaml.Node, l *LoopSetup) error {
 		return err
 	})
 	return err
+}
+
+// decodeRequest decodes setup.loop.request into o.
+func decodeRequest(d *yamlx.Decoder, n *yaml.Node, path string, o *llm.RequestOptions) error {
+	_, err := d.Fields(n, path, requestKeys, func(key string, v *yaml.Node) error {
+		p := yamlx.Join(path, key)
+		var err error
+		switch key {
+		case "temperature":
+			var f float64
+			f, err = number(d, v, p, 2)
+			o.Temperature = &f
+		case "top_p":
+			var f float64
+			f, err = d.Unit(v, p)
+			o.TopP = &f
+		case "max_tokens":
+			var i int64
+			i, err = d.Int(v, p, 1, math.MaxInt32)
+			o.MaxTokens = int(i)
+		case "seed":
+			var i int64
+			i, err = d.Int(v, p, math.MinInt64, math.MaxInt64)
+			o.Seed = &i
+		case "stop":
+			o.Stop, err = d.Strs(v, p)
+			if o.Stop == nil && err == nil {
+				o.Stop = []string{}
+			}
+		case "tool_choice":
+			o.ToolChoice, err = d.Str(v, p)
+			if err == nil && o.ToolChoice == "" {
+				err = d.Errf(v, p, `want "auto", "none", "required" or a tool's name, got ""`)
+			}
+		case "parallel_tool_calls":
+			var b bool
+			b, err = d.Bool(v, p)
+			o.ParallelToolCalls = &b
+		}
+		return err
+	})
+	return err
+}
+
+// number decodes a number (an integer or a float) from 0 to max.
+func number(d *yamlx.Decoder, n *yaml.Node, path string, max float64) (float64, error) {
+	if err := d.Want(n, path, yaml.ScalarNode); err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseFloat(n.Value, 64)
+	if t := n.ShortTag(); t != "!!int" && t != "!!float" || err != nil || math.IsNaN(f) || f < 0 || f > max {
+		return 0, d.Errf(n, path, "want a number from 0 to %g, got %s", max, yamlx.Describe(n))
+	}
+	return f, nil
 }
 
 func decodeExpect(d *yamlx.Decoder, n *yaml.Node) (*Expect, error) {

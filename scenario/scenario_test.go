@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestLoadErrors(t *testing.T) {
 			want: `$FILE:4: unknown key "expcet" (want format, name, description, tags, setup, input, offered, tape, expect, faults, judge)`},
 		{name: "unknown nested key",
 			text: "format: tapeloop/v1\nsetup:\n  loop:\n    retyr: {attempts: 2}\n" + minimal,
-			want: `$FILE:4: setup.loop: unknown key "retyr" (want max_iterations, execution, retry, tool_timeout, memoize, text_calls, repair, model_retry, model_timeout)`},
+			want: `$FILE:4: setup.loop: unknown key "retyr" (want max_iterations, execution, retry, tool_timeout, memoize, text_calls, repair, model_retry, model_timeout, request)`},
 		{name: "wrong type",
 			text: "format: tapeloop/v1\nsetup:\n  loop:\n    max_iterations: \"ten\"\n" + minimal,
 			want: `$FILE:4: setup.loop.max_iterations: want an integer, got a string ("ten")`},
@@ -396,5 +397,44 @@ func TestSetupToolsDecoded(t *testing.T) {
 	})
 	if _, err := scenario.Parse([]byte("format: tapeloop/v1\nsetup:\n  tools: ['bad name']\n"+minimal), "s.yaml", "s"); err == nil || !strings.Contains(err.Error(), "bad name") {
 		t.Errorf("a tool name with a space: %v", err)
+	}
+}
+
+// TestLoopRequest: setup.loop.request decodes into the loop's request
+// options; a value out of range is an error naming its file, line and key.
+func TestLoopRequest(t *testing.T) {
+	const base = "format: tapeloop/v1\nsetup:\n  loop:\n    request: REQ\ninput:\n  - {role: user, content: hi}\ntape:\n  - response: {content: hello}\n"
+	dir := t.TempDir()
+	write := func(req string) string {
+		p := filepath.Join(dir, "s.yaml")
+		if err := os.WriteFile(p, []byte(strings.Replace(base, "REQ", req, 1)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	s, err := scenario.Load(write("{temperature: 0.2, top_p: 1, max_tokens: 64, seed: -1, stop: [END], tool_choice: none, parallel_tool_calls: false}"), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for k, v := range s.Setup.Loop.Request.Params() {
+		got[k] = string(v)
+	}
+	want := map[string]string{"temperature": "0.2", "top_p": "1", "max_tokens": "64", "seed": "-1", "stop": `["END"]`, "tool_choice": `"none"`, "parallel_tool_calls": "false"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("params %v, want %v", got, want)
+	}
+	for req, msg := range map[string]string{
+		"{temperature: 3}":    `s.yaml:4: setup.loop.request.temperature: want a number from 0 to 2, got an integer (3)`,
+		"{top_p: -0.1}":       `s.yaml:4: setup.loop.request.top_p: want a number from 0 to 1`,
+		"{max_tokens: 0}":     `s.yaml:4: setup.loop.request.max_tokens: want an integer from 1`,
+		`{tool_choice: ""}`:   `s.yaml:4: setup.loop.request.tool_choice: want "auto", "none", "required" or a tool's name`,
+		"{temprature: 0.2}":   `s.yaml:4: setup.loop.request: unknown key "temprature"`,
+		"{stop: END}":         `s.yaml:4: setup.loop.request.stop:`,
+		"{temperature: warm}": `s.yaml:4: setup.loop.request.temperature: want a number from 0 to 2, got`,
+	} {
+		if _, err := scenario.Load(write(req), dir); err == nil || !strings.Contains(err.Error(), msg) {
+			t.Errorf("%s: err = %v, want %q", req, err, msg)
+		}
 	}
 }

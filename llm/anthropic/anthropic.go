@@ -87,7 +87,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if fw := wire.ForwardedOf(ctx); fw != nil {
 		return m.forward(ctx, fw)
 	}
-	params, err := m.params(req)
+	params, err := m.params(ctx, req)
 	if err != nil {
 		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ProviderName, Message: err.Error(), Err: err}
 	}

@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -14,8 +15,8 @@ import (
 // prompt; consecutive tool results become one user message of tool_result
 // blocks (is_error from the message); an assistant message sends its signed
 // thinking blocks back first, as the API requires when thinking is on.
-func (m *Model) params(req *llm.Request) (anthropic.MessageNewParams, error) {
-	o := m.opts.Request
+func (m *Model) params(ctx context.Context, req *llm.Request) (anthropic.MessageNewParams, error) {
+	o := llm.RequestOptionsOf(ctx, m.opts.Request)
 	p := anthropic.MessageNewParams{
 		Model:     anthropic.Model(m.model),
 		MaxTokens: int64(o.MaxTokens),

@@ -111,7 +111,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if fw := wire.ForwardedOf(ctx); fw != nil {
 		return m.forward(ctx, fw)
 	}
-	in, err := m.input(req)
+	in, err := m.input(ctx, req)
 	if err != nil {
 		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ProviderName, Message: err.Error(), Err: err}
 	}
@@ -125,7 +125,8 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 // input is req as a Converse request: system messages as system blocks,
 // a tool message (and the ones after it) as a user turn of toolResult
 // blocks, an assistant message as its reasoning, text and toolUse blocks.
-func (m *Model) input(req *llm.Request) (*bedrockruntime.ConverseInput, error) {
+func (m *Model) input(ctx context.Context, req *llm.Request) (*bedrockruntime.ConverseInput, error) {
+	ro := llm.RequestOptionsOf(ctx, m.opts.Request)
 	in := &bedrockruntime.ConverseInput{ModelId: aws.String(m.model)}
 	var pending []types.ContentBlock // tool results waiting for their user turn
 	flush := func() {
@@ -196,7 +197,7 @@ func (m *Model) input(req *llm.Request) (*bedrockruntime.ConverseInput, error) {
 				InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(schema)},
 			}})
 		}
-		switch c := m.opts.Request.ToolChoice; c {
+		switch c := ro.ToolChoice; c {
 		case "", "auto":
 		case "required", "any":
 			tc.ToolChoice = &types.ToolChoiceMemberAny{}
@@ -205,7 +206,6 @@ func (m *Model) input(req *llm.Request) (*bedrockruntime.ConverseInput, error) {
 		}
 		in.ToolConfig = tc
 	}
-	ro := m.opts.Request
 	if ro.Temperature != nil || ro.TopP != nil || ro.MaxTokens > 0 || ro.Stop != nil {
 		ic := &types.InferenceConfiguration{StopSequences: ro.Stop}
 		if ro.Temperature != nil {

@@ -97,7 +97,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if fw := wire.ForwardedOf(ctx); fw != nil {
 		return m.forward(ctx, fw)
 	}
-	contents, cfg, err := m.request(req)
+	contents, cfg, err := m.request(ctx, req)
 	if err != nil {
 		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ProviderName, Message: err.Error(), Err: err}
 	}

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -17,7 +18,7 @@ import (
 // signatures); tool results in a row one user turn of functionResponse
 // parts (a result that is a JSON object is the response itself, any other
 // text {"output": text}, or {"error": text} for a failed call).
-func (m *Model) request(req *llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
+func (m *Model) request(ctx context.Context, req *llm.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
 	cfg := &genai.GenerateContentConfig{}
 	var contents []*genai.Content
 	var results *genai.Content // the user turn tool results are gathered in
@@ -65,7 +66,7 @@ func (m *Model) request(req *llm.Request) ([]*genai.Content, *genai.GenerateCont
 		cfg.ResponseMIMEType = "application/json"
 		cfg.ResponseJsonSchema = json.RawMessage(req.ResponseSchema)
 	}
-	o := m.opts.Request
+	o := llm.RequestOptionsOf(ctx, m.opts.Request)
 	if o.Temperature != nil {
 		t := float32(*o.Temperature)
 		cfg.Temperature = &t

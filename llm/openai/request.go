@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -13,7 +14,7 @@ import (
 // params builds the Chat Completions request: the conversation, the tools and
 // the request options. Reasoning is never sent back: Chat Completions servers
 // do not want it.
-func (m *Model) params(req *llm.Request) (openai.ChatCompletionNewParams, error) {
+func (m *Model) params(ctx context.Context, req *llm.Request) (openai.ChatCompletionNewParams, error) {
 	p := openai.ChatCompletionNewParams{
 		Model:    m.model,
 		Messages: make([]openai.ChatCompletionMessageParamUnion, 0, len(req.Messages)),
@@ -39,7 +40,7 @@ func (m *Model) params(req *llm.Request) (openai.ChatCompletionNewParams, error)
 			p.Tools = append(p.Tools, openai.ChatCompletionFunctionTool(fn))
 		}
 	}
-	o := m.opts.Request
+	o := llm.RequestOptionsOf(ctx, m.opts.Request)
 	if o.Temperature != nil {
 		p.Temperature = param.NewOpt(*o.Temperature)
 	}

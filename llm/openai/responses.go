@@ -55,7 +55,7 @@ func (m *ResponsesModel) Generate(ctx context.Context, req *llm.Request) (*llm.R
 	if fw := wire.ForwardedOf(ctx); fw != nil {
 		return m.chat.forward(ctx, fw)
 	}
-	params, err := m.params(req)
+	params, err := m.params(ctx, req)
 	if err != nil {
 		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ResponsesDialect.Name, Message: err.Error(), Err: err}
 	}

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -17,7 +18,7 @@ import (
 // tool result a function_call_output), the tools as flat function tools,
 // the response schema as text.format, and the request options. store is
 // false: the conversation is sent whole every call.
-func (m *ResponsesModel) params(req *llm.Request) (responses.ResponseNewParams, error) {
+func (m *ResponsesModel) params(ctx context.Context, req *llm.Request) (responses.ResponseNewParams, error) {
 	p := responses.ResponseNewParams{Model: m.chat.model, Store: param.NewOpt(false)}
 	msgs := req.Messages
 	if len(msgs) > 0 && msgs[0].Role == llm.RoleSystem {
@@ -67,7 +68,7 @@ func (m *ResponsesModel) params(req *llm.Request) (responses.ResponseNewParams, 
 		}
 		p.Text.Format = responses.ResponseFormatTextConfigParamOfJSONSchema("answer", schema)
 	}
-	o := m.chat.opts.Request
+	o := llm.RequestOptionsOf(ctx, m.chat.opts.Request)
 	if o.Temperature != nil {
 		p.Temperature = param.NewOpt(*o.Temperature)
 	}
