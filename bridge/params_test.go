@@ -12,6 +12,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/llm"
+	_ "github.com/tapeloop/tapeloop/llm/builtin" // the providers llm.Open finds by name
 )
 
 // TestSDKParamsReachTheModel: the parameters an official SDK sends (and,
@@ -65,5 +66,50 @@ func TestSDKParamsReachTheModel(t *testing.T) {
 	}
 	if len(got) != len(want) {
 		t.Errorf("chat completions: params = %v, want only %v", got, want)
+	}
+}
+
+// TestRequestOptionsReachTheWire: a model of each built-in provider,
+// called with request options on its context (what tapeloop's loop sends
+// for a scenario's setup.loop.request), sends them in its format's own
+// names over the options it was opened with.
+func TestRequestOptionsReachTheWire(t *testing.T) {
+	var got map[string]string
+	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		got = map[string]string{}
+		for k, v := range req.Params {
+			got[k] = string(v)
+		}
+		return &llm.Response{Message: llm.AssistantMessage("Done.")}, nil
+	})
+	srv := httptest.NewServer(bridge.Handler(model, nil))
+	defer srv.Close()
+	opened, carried := 0.1, 0.5
+	env := map[string]string{"AWS_REGION": "us-east-1"}
+	cases := []struct {
+		name, key, root string
+		want            map[string]string
+	}{
+		{"openai/gpt-4.1", "k", "/v1", map[string]string{"temperature": "0.5", "max_completion_tokens": "77", "stop": `["END"]`}},
+		{"openai-responses/gpt-5", "k", "/v1", map[string]string{"temperature": "0.5", "max_output_tokens": "77"}},
+		{"anthropic/claude-sonnet-4-5", "k", "", map[string]string{"temperature": "0.5", "max_tokens": "77", "stop_sequences": `["END"]`}},
+		{"gemini/gemini-2.5-flash", "k", "", map[string]string{"temperature": "0.5", "maxOutputTokens": "77", "stopSequences": `["END"]`}},
+		{"bedrock/amazon.nova-pro-v1:0", "id:secret", "", map[string]string{"temperature": "0.5", "maxTokens": "77", "stopSequences": `["END"]`}},
+	}
+	for _, c := range cases {
+		m, err := llm.Open(t.Context(), c.name, &llm.OpenOptions{APIKey: c.key, BaseURL: srv.URL + c.root, NoStream: true,
+			Request: llm.RequestOptions{Temperature: &opened, MaxTokens: 9}, Getenv: func(k string) string { return env[k] }})
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		ctx := llm.WithRequestOptions(t.Context(), llm.RequestOptions{Temperature: &carried, MaxTokens: 77, Stop: []string{"END"}})
+		if _, err := m.Generate(ctx, &llm.Request{Messages: []llm.Message{llm.UserMessage("Hi.")}}); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		for k, v := range c.want {
+			if got[k] != v {
+				t.Errorf("%s: %s = %q, want %q (all: %v)", c.name, k, got[k], v, got)
+			}
+		}
 	}
 }
