@@ -276,3 +276,16 @@ func TestResponsesCorpusErrors(t *testing.T) {
 
 // jsonOf encodes a value YAML decoded (maps with string keys) as JSON.
 func jsonOf(v any) ([]byte, error) { return json.Marshal(v) }
+
+// TestResponsesStreamEndEventWithoutResponse: a stream whose
+// response.completed (or .failed, .incomplete) event holds no response
+// object is malformed, an error that names the event, not a crash.
+func TestResponsesStreamEndEventWithoutResponse(t *testing.T) {
+	for _, typ := range []string{"response.completed", "response.failed", "response.incomplete"} {
+		body := "event: " + typ + "\ndata: {\"type\":\"" + typ + "\",\"sequence_number\":1}\n\n"
+		_, err := wire.DecodeAnswer(responsesCall(t, true), http.StatusOK, nil, []byte(body))
+		if !errors.Is(err, llm.ErrMalformed) || !strings.Contains(err.Error(), typ) {
+			t.Errorf("%s without a response: err = %v, want malformed naming the event", typ, err)
+		}
+	}
+}

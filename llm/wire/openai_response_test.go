@@ -1,0 +1,100 @@
+package wire_test
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
+)
+
+// TestOpenAIFinishReasonWhenTheResponseHasNone: a recorded response without
+// a finish reason is sent as the Chat Completions API would send it:
+// "tool_calls" when it calls tools, "stop" when it does not; never an empty
+// finish_reason, which clients read as a stream cut short.
+func TestOpenAIFinishReasonWhenTheResponseHasNone(t *testing.T) {
+	cases := map[string]struct {
+		resp *llm.Response
+		want string
+	}{
+		"calls": {&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"a.txt"}`})}, "tool_calls"},
+		"text":  {&llm.Response{Message: llm.AssistantMessage("Done.")}, "stop"},
+	}
+	for name, tc := range cases {
+		for _, stream := range []bool{false, true} {
+			c := answerCall(t, wire.OpenAI, stream)
+			rec := httptest.NewRecorder()
+			wire.WriteResponse(rec, c, tc.resp, nil)
+			var got []string
+			if stream {
+				for _, line := range strings.Split(rec.Body.String(), "\n") {
+					data, ok := strings.CutPrefix(line, "data: ")
+					if !ok || data == "[DONE]" {
+						continue
+					}
+					var ch struct {
+						Choices []struct {
+							FinishReason *string `json:"finish_reason"`
+						} `json:"choices"`
+					}
+					if err := json.Unmarshal([]byte(data), &ch); err != nil {
+						t.Fatalf("%s: chunk %s: %v", name, data, err)
+					}
+					for _, c := range ch.Choices {
+						if c.FinishReason != nil {
+							got = append(got, *c.FinishReason)
+						}
+					}
+				}
+			} else {
+				var body struct {
+					Choices []struct {
+						FinishReason string `json:"finish_reason"`
+					} `json:"choices"`
+				}
+				if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
+					t.Fatalf("%s: %v\n%s", name, err, rec.Body)
+				}
+				for _, c := range body.Choices {
+					got = append(got, c.FinishReason)
+				}
+			}
+			if len(got) != 1 || got[0] != tc.want {
+				t.Errorf("%s stream=%v: finish reasons %q, want [%q]\n%s", name, stream, got, tc.want, rec.Body)
+			}
+			// And the answer reads back with that reason.
+			back, err := wire.DecodeAnswer(c, rec.Code, rec.Header(), rec.Body.Bytes())
+			if err != nil {
+				t.Fatalf("%s stream=%v: %v\n%s", name, stream, err, rec.Body)
+			}
+			if string(back.FinishReason) != tc.want {
+				t.Errorf("%s stream=%v: read back finish reason %q, want %q", name, stream, back.FinishReason, tc.want)
+			}
+		}
+	}
+}
+
+// TestOpenAIStreamEmptyToolCallDelta: a chunk whose tool call delta holds
+// only its index (no id, name nor arguments, as some OpenAI-compatible
+// servers send) reads back without a phantom, nameless tool call.
+func TestOpenAIStreamEmptyToolCallDelta(t *testing.T) {
+	body := `data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"read_file","arguments":"{\"path\":\"a.txt\"}"}}]}}]}
+
+data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{}}]}}]}
+
+data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}
+
+data: [DONE]
+
+`
+	got, err := wire.DecodeAnswer(answerCall(t, wire.OpenAI, true), 200, nil, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}}
+	if len(got.Message.ToolCalls) != 1 || got.Message.ToolCalls[0] != want[0] {
+		t.Errorf("tool calls %+v, want %+v", got.Message.ToolCalls, want)
+	}
+}
