@@ -2,7 +2,9 @@ package wire_test
 
 import (
 	"errors"
+	"net/http/httptest"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -64,5 +66,38 @@ func TestBedrockDecodeBody(t *testing.T) {
 		t.Errorf("a system tool: err = %v, want one naming toolConfig.tools[1]", err)
 	} else if !errors.Is(err, wire.ErrRequest) {
 		t.Errorf("a system tool: err = %v, want wire.ErrRequest", err)
+	}
+}
+
+// TestBedrockStopReasonsOnTheWire: each finish reason goes out under the
+// name Converse's reference gives it (a cut answer is max_tokens, which the
+// SDK types as StopReasonMaxTokens), and a streamed answer closes every
+// block it opens with a contentBlockStop.
+func TestBedrockStopReasonsOnTheWire(t *testing.T) {
+	for finish, want := range map[llm.FinishReason]string{
+		llm.FinishLength: "max_tokens", llm.FinishStop: "end_turn", llm.FinishToolCalls: "tool_use", llm.FinishFiltered: "content_filtered",
+	} {
+		c, err := wire.Decode("/model/m/converse", []byte(`{"messages":[{"role":"user","content":[{"text":"Hi."}]}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := httptest.NewRecorder()
+		wire.WriteResponse(rec, c, &llm.Response{Message: llm.AssistantMessage("Part"), FinishReason: finish}, nil)
+		if !strings.Contains(rec.Body.String(), `"stopReason":"`+want+`"`) {
+			t.Errorf("%s: body %s, want stopReason %s", finish, rec.Body, want)
+		}
+	}
+	c, err := wire.Decode("/model/m/converse-stream", []byte(`{"messages":[{"role":"user","content":[{"text":"Hi."}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	resp := &llm.Response{Message: llm.AssistantMessage("Reading.", llm.ToolCall{ID: "tu_1", Name: "read_file", Arguments: `{"path":"a"}`}), FinishReason: llm.FinishToolCalls}
+	wire.WriteResponse(rec, c, resp, &wire.Options{Chunk: 4})
+	body := rec.Body.String()
+	for i := range 2 {
+		if !strings.Contains(body, `{"contentBlockIndex":`+strconv.Itoa(i)+`}`) {
+			t.Errorf("no contentBlockStop for block %d in the stream", i)
+		}
 	}
 }
