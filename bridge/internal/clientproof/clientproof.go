@@ -150,7 +150,18 @@ func Client(t *testing.T, agent func(k Knobs) bridge.Agent) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(Defaults), model, nil)
+	recordAndReplay(t, path, live, model, Defaults, agent)
+}
+
+// recordAndReplay records agent(def) through model against live, writes
+// the recording to path and checks it holds the offered block, def's
+// system prompt and tool description, the second call and wants; then
+// replays it (the golden written, then checked with the server gone) and
+// checks that a changed system prompt and a changed tool description fail
+// the replay with a diff naming the scenario file.
+func recordAndReplay(t *testing.T, path string, live *liveServer, model llm.Model, def Knobs, agent func(Knobs) bridge.Agent, wants ...string) {
+	t.Helper()
+	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(def), model, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,23 +176,21 @@ func Client(t *testing.T, agent func(k Knobs) bridge.Agent) {
 		t.Fatalf("the live server saw %d requests, want 3", live.requests)
 	}
 	recorded, _ := os.ReadFile(path)
-	for _, want := range []string{"offered:", Defaults.System, Defaults.ReadDesc, "call_2"} {
+	for _, want := range append([]string{"offered:", def.System, def.ReadDesc, "call_2"}, wants...) {
 		if !strings.Contains(string(recorded), want) {
 			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
 		}
 	}
-
-	if v := verify(t, path, agent(Defaults), true); !v.Passed() {
+	if v := verify(t, path, agent(def), true); !v.Passed() {
 		t.Fatalf("the first replay (writing the golden) fails:\n%s", strings.Join(v.Failures, "\n"))
 	}
-	if v := verify(t, path, agent(Defaults), false); !v.Passed() {
+	if v := verify(t, path, agent(def), false); !v.Passed() {
 		t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
 	}
-
-	changed := Defaults
+	changed := def
 	changed.System = "You keep notes in files. Be brief."
 	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
-	changed = Defaults
+	changed = def
 	changed.ReadDesc = "Read a text file."
 	failsClosed(t, "tool description", verify(t, path, agent(changed), false), "notes.yaml:", "read_file", "Read a text file.")
 }
@@ -292,40 +301,12 @@ func Prove(t *testing.T, p Format, agent func(k ModelKnobs) bridge.Agent) {
 		t.Fatal(err)
 	}
 	def := p.Knobs()
-	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(def), model, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Termination != "final_text" {
-		t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
-	}
-	if err := bridge.WriteRecording(path, tape); err != nil {
-		t.Fatal(err)
-	}
-	live.Close()
-	if live.requests != 3 {
-		t.Fatalf("the live server saw %d requests, want 3", live.requests)
-	}
-	recorded, _ := os.ReadFile(path)
-	for _, want := range []string{"offered:", def.System, def.ReadDesc, "call_2", def.Model, p.VersionHeader, p.Version} {
-		if !strings.Contains(string(recorded), want) {
-			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
-		}
-	}
-	if v := verify(t, path, agent(def), true); !v.Passed() {
-		t.Fatalf("the first replay (writing the golden) fails:\n%s", strings.Join(v.Failures, "\n"))
-	}
-	if v := verify(t, path, agent(def), false); !v.Passed() {
-		t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
-	}
-
+	recordAndReplay(t, path, live, model, def.Knobs, func(k Knobs) bridge.Agent {
+		m := def
+		m.Knobs = k
+		return agent(m)
+	}, def.Model, p.VersionHeader, p.Version)
 	changed := def
-	changed.System = "You keep notes in files. Be brief."
-	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
-	changed = def
-	changed.ReadDesc = "Read a text file."
-	failsClosed(t, "tool description", verify(t, path, agent(changed), false), "notes.yaml:", "read_file", "Read a text file.")
-	changed = def
 	changed.Model = p.OtherModel
 	failsClosed(t, "model", verify(t, path, agent(changed), false), "notes.yaml:", "model", p.OtherModel)
 	changed = def
