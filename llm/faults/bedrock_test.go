@@ -19,11 +19,7 @@ func bedrockFaultCall(t *testing.T, stream bool) (*wire.Call, string) {
 	if stream {
 		path = "/model/anthropic.claude-test/converse-stream"
 	}
-	c, err := wire.Decode(path, []byte(`{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, path
+	return faultCall(t, path, `{"messages":[{"role":"user","content":[{"text":"hi"}]}]}`), path
 }
 
 // TestBedrockArgumentsTruncate: a Converse answer's calls keep the first

@@ -17,11 +17,18 @@ func geminiFaultCall(t *testing.T, stream bool) (*wire.Call, string) {
 	if stream {
 		path = "/v1beta/models/gemini-test:streamGenerateContent"
 	}
-	c, err := wire.Decode(path, []byte(`{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`))
+	return faultCall(t, path, `{"contents":[{"role":"user","parts":[{"text":"hi"}]}]}`), path
+}
+
+// faultCall decodes a request body sent to path into the call a fault is
+// injected into.
+func faultCall(t *testing.T, path, body string) *wire.Call {
+	t.Helper()
+	c, err := wire.Decode(path, []byte(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c, path
+	return c
 }
 
 // TestGeminiArgumentsTruncate: each call of a Gemini answer, JSON or
