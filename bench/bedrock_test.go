@@ -65,7 +65,7 @@ func bedrockAgent(ctx context.Context, r *bridge.Run) error {
 					return err
 				}
 				results = append(results, &types.ContentBlockMemberToolResult{Value: types.ToolResultBlock{ToolUseId: b.Value.ToolUseId,
-					Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: workloadTool(r.Dir, *b.Value.Name, string(args))}}}})
+					Content: []types.ToolResultContentBlock{&types.ToolResultContentBlockMemberText{Value: benchagent.Tool(r.Dir, *b.Value.Name, string(args))}}}})
 			case *types.ContentBlockMemberText:
 				text.WriteString(b.Value)
 			}

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -52,7 +49,7 @@ func geminiAgent(ctx context.Context, r *bridge.Run) error {
 		for _, p := range turn.Parts {
 			if fc := p.FunctionCall; fc != nil {
 				args, _ := json.Marshal(fc.Args)
-				part := genai.NewPartFromFunctionResponse(fc.Name, map[string]any{"output": workloadTool(r.Dir, fc.Name, string(args))})
+				part := genai.NewPartFromFunctionResponse(fc.Name, map[string]any{"output": benchagent.Tool(r.Dir, fc.Name, string(args))})
 				part.FunctionResponse.ID = fc.ID
 				results = append(results, part)
 			} else {
@@ -73,32 +70,6 @@ func geminiAgent(ctx context.Context, r *bridge.Run) error {
 // the tape (decoded and matched), the golden compared, each run. Compare
 // its µs/turn with BenchmarkBridge's from the same run.
 func BenchmarkBridgeGemini(b *testing.B) { benchBridged(b, "gemini", geminiAgent, 13, geminiBridgeRow) }
-
-// workloadTool runs the workload's read_file and append_file in dir, as
-// benchagent's agent does.
-func workloadTool(dir, name, args string) string {
-	var a struct{ Path, Content string }
-	if err := json.Unmarshal([]byte(args), &a); err != nil || a.Path == "" || strings.Contains(a.Path, "..") {
-		return "error: bad arguments"
-	}
-	p := filepath.Join(dir, filepath.FromSlash(a.Path))
-	if name == "append_file" {
-		f, err := os.OpenFile(p, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		defer f.Close()
-		if _, err := f.WriteString(a.Content); err != nil {
-			return "error: " + err.Error()
-		}
-		return fmt.Sprintf("appended %d bytes", len(a.Content))
-	}
-	b, err := os.ReadFile(p)
-	if err != nil {
-		return "error: no such file"
-	}
-	return string(b)
-}
 
 // BenchmarkAgentAloneGemini is BenchmarkAgentAlone for the genai agent:
 // genai's client and the tools against canned answer bytes, no harness.

@@ -49,7 +49,7 @@ func responsesAgent(ctx context.Context, r *bridge.Run) error {
 			input = append(input, param.Override[responses.ResponseInputItemUnionParam](rawItem(it.RawJSON())))
 			if it.Type == "function_call" {
 				fc := it.AsFunctionCall()
-				out := responses.ResponseInputItemParamOfFunctionCallOutput(workloadTool(r.Dir, fc.Name, fc.Arguments))
+				out := responses.ResponseInputItemParamOfFunctionCallOutput(benchagent.Tool(r.Dir, fc.Name, fc.Arguments))
 				out.OfFunctionCallOutput.CallID = param.NewOpt(fc.CallID)
 				results = append(results, out)
 			}

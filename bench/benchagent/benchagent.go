@@ -65,13 +65,18 @@ func Run(ctx context.Context, client openai.Client, dir string) (string, error) 
 			return msg.Content, nil
 		}
 		for _, c := range msg.ToolCalls {
-			params.Messages = append(params.Messages, openai.ToolMessage(call(dir, c.Function.Name, c.Function.Arguments), c.ID))
+			params.Messages = append(params.Messages, openai.ToolMessage(Tool(dir, c.Function.Name, c.Function.Arguments), c.ID))
 		}
 	}
 	return "", errors.New("too many turns")
 }
 
-func call(dir, name, args string) string {
+// Tool runs the workload's read_file and append_file in dir with the
+// call's JSON arguments, and returns what the model is told: the file's
+// text, the bytes appended, or "error: ..." for bad arguments, a path
+// leaving dir or a missing file. The other SDKs' agents of bench call it
+// too, so every row does the same tool work.
+func Tool(dir, name, args string) string {
 	var a struct{ Path, Content string }
 	if err := json.Unmarshal([]byte(args), &a); err != nil || a.Path == "" || strings.Contains(a.Path, "..") {
 		return "error: bad arguments"
