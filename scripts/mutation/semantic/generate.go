@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -21,10 +20,9 @@ type fileGen struct {
 	next    *int // the package's last mutant ID
 	mutants []*Mutant
 	edits   []edit
-	// fn is the enclosing function's name and type while walking it.
-	fn     string
-	fnType *ast.FuncType
-	lits   int // function literals seen in fn, for their names
+	// fn is the enclosing function's name while walking it.
+	fn   string
+	lits int // function literals seen in fn, for their names
 	// appends holds, per enclosing function, the targets of x = append(x, ...)
 	// statements, in source order.
 	appends []appendSite
@@ -35,7 +33,6 @@ type appendSite struct {
 	stmt   *ast.AssignStmt
 	target string
 	typ    types.Type
-	fn     string
 }
 
 func (g *fileGen) off(p token.Pos) int { return g.fset.Position(p).Offset }
@@ -74,7 +71,7 @@ func (g *fileGen) generate() {
 			if d.Body == nil {
 				continue
 			}
-			g.fn, g.fnType, g.lits = funcName(d), d.Type, 0
+			g.fn, g.lits = funcName(d), 0
 			g.appends = nil
 			g.collectAppends(d.Body)
 			g.walkFunc(d.Type, d.Body)
@@ -82,7 +79,7 @@ func (g *fileGen) generate() {
 			if d.Tok != token.VAR {
 				continue
 			}
-			g.fn, g.fnType = "var", nil
+			g.fn = "var"
 			for _, s := range d.Specs {
 				for _, v := range s.(*ast.ValueSpec).Values {
 					g.exprs(v, s)
@@ -394,14 +391,13 @@ func (g *fileGen) exprs(root ast.Expr, parent ast.Node) {
 		parent := parents[len(parents)-1]
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			fn, ft, apps := g.fn, g.fnType, g.appends
+			fn, apps := g.fn, g.appends
 			g.lits++
 			g.fn = fmt.Sprintf("%s.func%d", fn, g.lits)
-			g.fnType = n.Type
 			g.appends = nil
 			g.collectAppends(n.Body)
 			g.walkFunc(n.Type, n.Body)
-			g.fn, g.fnType, g.appends = fn, ft, apps
+			g.fn, g.appends = fn, apps
 			return false // walkFunc walked it
 		case *ast.CallExpr:
 			g.call(n, parent)
@@ -784,7 +780,7 @@ func (g *fileGen) collectAppends(body *ast.BlockStmt) {
 			return true
 		}
 		if t := g.info.TypeOf(a.Lhs[0]); t != nil {
-			g.appends = append(g.appends, appendSite{stmt: a, target: oneLine(g.text(a.Lhs[0])), typ: t, fn: g.fn})
+			g.appends = append(g.appends, appendSite{stmt: a, target: oneLine(g.text(a.Lhs[0])), typ: t})
 		}
 		return true
 	})
@@ -826,9 +822,4 @@ func (g *fileGen) appendWrong(a *ast.AssignStmt) {
 	mut := g.textWith(a, a.Lhs[0], other, c.Args[0], other)
 	id := g.add(AppendWrong, a, g.text(a), mut)
 	g.edits = append(g.edits, replaceStmt(id, g.off(a.Pos()), g.off(a.End()), mut))
-}
-
-// baseName is the file's base name.
-func baseName(fset *token.FileSet, f *ast.File) string {
-	return filepath.Base(fset.Position(f.Package).Filename)
 }

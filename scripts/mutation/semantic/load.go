@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -118,13 +119,7 @@ func load(pkgDir string) (*schemata, error) {
 func check(p *packages.Package, extra map[string]*types.Package, files map[string]string, spans map[string][]span) (map[int]bool, error) {
 	fset := token.NewFileSet()
 	var asts []*ast.File
-	names := slices.Sorted(func(yield func(string) bool) {
-		for k := range files {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	names := slices.Sorted(maps.Keys(files))
 	for _, path := range names {
 		f, err := parser.ParseFile(fset, path, files[path], parser.SkipObjectResolution)
 		if err != nil {
