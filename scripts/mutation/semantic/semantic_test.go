@@ -118,7 +118,9 @@ func TestSchemataIsTheCodeAsWritten(t *testing.T) {
 	}
 }
 
-func TestMinEfficacyAndUsage(t *testing.T) {
+// TestUsageErrors: no package, a worker count of 0 and an unknown flag are
+// usage errors, exit 2.
+func TestUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{}, {"-workers", "0", "shop"}, {"-nope"}} {
 		if code := run(args, &bytes.Buffer{}, &bytes.Buffer{}); code != 2 {
 			t.Errorf("run(%q) = %d, want 2", args, code)
