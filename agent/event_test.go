@@ -8,6 +8,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -86,5 +87,38 @@ func TestEventStream(t *testing.T) {
 	}
 	if string(ev[3].Arguments) != `{"k":1}` || ev[3].Tool != "lookup" || string(ev[5].Arguments) != `{}` {
 		t.Errorf("tool_start arguments %s, %s", ev[3].Arguments, ev[5].Arguments)
+	}
+}
+
+// TestRunEndTurnCountsAnsweredTurns: a model call that fails, or that the
+// run's cancellation interrupts, is not a turn: the run_end event's Turn is
+// the number of turns the model answered, as in RunResult.Turns.
+func TestRunEndTurnCountsAnsweredTurns(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		reason agent.Reason
+		fail   func(cancel context.CancelFunc) step
+	}{
+		{"model error", agent.ReasonModelError, func(context.CancelFunc) step {
+			return step{err: providerErr(llm.ErrAuth, 401, 0)}
+		}},
+		{"cancelled during the call", agent.ReasonCancelled, func(cancel context.CancelFunc) step {
+			return step{err: providerErr(llm.ErrOverloaded, 503, 0), before: func(*llm.Request) { cancel() }}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(t.Context())
+			defer cancel()
+			log := &eventLog{}
+			model := script(respond(call("c1", "echo", `{"text":"hi"}`)), tc.fail(cancel))
+			run, _ := agent.Run(ctx, model, newRegistry(t, echo("echo")), nil, &agent.Options{Clock: virtual(), Observer: log.observe,
+				ModelRetry: &agent.ModelRetryPolicy{Attempts: 3}})
+			if run.Termination.Reason != tc.reason || len(run.Turns) != 1 {
+				t.Fatalf("run ended %v with %d turns; want %v after 1", run.Termination.Reason, len(run.Turns), tc.reason)
+			}
+			if end := log.ofKind(agent.EventRunEnd); len(end) != 1 || end[0].Turn != 1 {
+				t.Errorf("run_end events %+v; want one at turn 1", end)
+			}
+		})
 	}
 }

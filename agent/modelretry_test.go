@@ -188,3 +188,31 @@ func TestModelTimeoutBoundsEachAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestModelRetryAfterAtTheLimit: a Retry-After exactly at MaxRetryAfter is
+// still honoured; only a longer one makes the run give up.
+func TestModelRetryAfterAtTheLimit(t *testing.T) {
+	log := &eventLog{}
+	model := script(step{err: providerErr(llm.ErrRateLimited, 429, time.Minute)}, final("done"))
+	run, err := agent.Run(t.Context(), model, newRegistry(t), nil, &agent.Options{
+		Clock: virtual(), Observer: log.observe,
+		ModelRetry: &agent.ModelRetryPolicy{Attempts: 2, Backoff: time.Second, MaxRetryAfter: time.Minute},
+	})
+	if err != nil || run.FinalText() != "done" || model.count() != 2 {
+		t.Fatalf("run ended %v (%v) after %d requests; want final text after 2", run.Termination.Reason, err, model.count())
+	}
+	if r := log.ofKind(agent.EventModelRetry); len(r) != 1 || r[0].Backoff != time.Minute {
+		t.Errorf("model_retry events %+v; want one waiting 1m", r)
+	}
+}
+
+// TestModelResponseOnFirstAttempt: a model response that needed no retry
+// carries no attempt number (Attempt is set only after a retry).
+func TestModelResponseOnFirstAttempt(t *testing.T) {
+	log := &eventLog{}
+	mustRun(t, script(final("done")), newRegistry(t), &agent.Options{Clock: virtual(), Observer: log.observe,
+		ModelRetry: &agent.ModelRetryPolicy{Attempts: 3}})
+	if r := log.ofKind(agent.EventModelResponse); len(r) != 1 || r[0].Attempt != 0 {
+		t.Errorf("model_response events %+v; want one with Attempt 0", r)
+	}
+}

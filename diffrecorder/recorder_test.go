@@ -667,3 +667,115 @@ func TestNewFromSnapshot(t *testing.T) {
 		t.Errorf("the snapshot changed: %q", snap)
 	}
 }
+
+// TestEndTurnReportsUnreadableSubdirectory: when a directory beneath a
+// touched directory cannot be listed, EndTurn fails with the workspace's
+// error instead of rendering a diff that leaves its files out.
+func TestEndTurnReportsUnreadableSubdirectory(t *testing.T) {
+	w := workspace.NewMemory()
+	for _, p := range []string{"d/a", "d/sub/b"} {
+		if err := w.WriteFile(p, []byte("x\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	broken := &readDirFails{FS: w, dir: "d/sub"}
+	rec, err := diffrecorder.New(broken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken.on = true
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpModify, "d", 0)})
+	d, err := rec.EndTurn()
+	if !errors.Is(err, errUnreadable) {
+		t.Errorf("EndTurn = %q, %v; want an error wrapping %v", d, err, errUnreadable)
+	}
+}
+
+var errUnreadable = errors.New("unreadable")
+
+// readDirFails fails ReadDir of dir once on is set.
+type readDirFails struct {
+	workspace.FS
+	dir string
+	on  bool
+}
+
+func (r *readDirFails) ReadDir(name string) ([]fs.DirEntry, error) {
+	if r.on && name == r.dir {
+		return nil, errUnreadable
+	}
+	return r.FS.ReadDir(name)
+}
+
+// TestEndTurnReadsFilesWithoutStat: a touched path that is a file is read
+// at once; the workspace is asked for its status only when it cannot be
+// read as a file (a directory, a path that is gone, an error), so that a
+// turn on a disk workspace costs one system call less per file.
+func TestEndTurnReadsFilesWithoutStat(t *testing.T) {
+	w := workspace.NewMemory()
+	for _, p := range []string{"a", "d/b"} {
+		if err := w.WriteFile(p, []byte("x\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	counted := &statCounter{FS: w}
+	rec, err := diffrecorder.New(counted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.WriteFile("a", []byte("y\n"))
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpModify, "a", 2)})
+	if d, err := rec.EndTurn(); err != nil || len(d.Files) != 1 || counted.n != 0 {
+		t.Errorf("a file: EndTurn = %q, %v after %d Stat calls; want its diff after none", d, err, counted.n)
+	}
+	w.WriteFile("d/b", []byte("y\n"))
+	w.Remove("a")
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpModify, "d", 0), tools.FileChange(tools.OpDelete, "a", 0)})
+	if d, err := rec.EndTurn(); err != nil || len(d.Files) != 2 || counted.n != 2 {
+		t.Errorf("a directory and a removed file: EndTurn = %q, %v after %d Stat calls; want two diffs after two", d, err, counted.n)
+	}
+}
+
+// TestEndTurnReportsUnreadableFile: a touched file that exists but cannot
+// be read fails EndTurn with the workspace's error.
+func TestEndTurnReportsUnreadableFile(t *testing.T) {
+	w := workspace.NewMemory()
+	if err := w.WriteFile("a", []byte("x\n")); err != nil {
+		t.Fatal(err)
+	}
+	broken := &readFileFails{FS: w, name: "a"}
+	rec, err := diffrecorder.New(broken)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken.on = true
+	rec.Record([]tools.Effect{tools.FileChange(tools.OpModify, "a", 2)})
+	if d, err := rec.EndTurn(); !errors.Is(err, errUnreadable) {
+		t.Errorf("EndTurn = %q, %v; want an error wrapping %v", d, err, errUnreadable)
+	}
+}
+
+// statCounter counts Stat calls.
+type statCounter struct {
+	workspace.FS
+	n int
+}
+
+func (s *statCounter) Stat(name string) (fs.FileInfo, error) {
+	s.n++
+	return s.FS.Stat(name)
+}
+
+// readFileFails fails ReadFile of name once on is set.
+type readFileFails struct {
+	workspace.FS
+	name string
+	on   bool
+}
+
+func (r *readFileFails) ReadFile(name string) ([]byte, error) {
+	if r.on && name == r.name {
+		return nil, errUnreadable
+	}
+	return r.FS.ReadFile(name)
+}

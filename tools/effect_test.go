@@ -95,3 +95,14 @@ func TestTypedDecoding(t *testing.T) {
 		t.Error("trailing data accepted")
 	}
 }
+
+// TestEffectOfZeroBytesIsValid: a file effect that wrote nothing (Bytes 0)
+// is valid; only a negative count is not.
+func TestEffectOfZeroBytesIsValid(t *testing.T) {
+	if err := FileChange(OpModify, "a.txt", 0).Validate(); err != nil {
+		t.Errorf("Validate of a 0-byte change: %v", err)
+	}
+	if err := FileChange(OpModify, "a.txt", -1).Validate(); err == nil {
+		t.Error("Validate of a -1-byte change succeeded")
+	}
+}

@@ -447,3 +447,20 @@ func TestInvalidFailureKindIsFailed(t *testing.T) {
 		}
 	}
 }
+
+// TestRemoveProviderOfNothingKeepsSnapshot: removing a provider that has no
+// tools changes nothing, so the cached snapshot and the version stay; a
+// removal that removes a tool makes a new one without it.
+func TestRemoveProviderOfNothingKeepsSnapshot(t *testing.T) {
+	r := NewRegistry(nil)
+	if err := r.RegisterProvider("mcp:files", echoTool(t, "a")); err != nil {
+		t.Fatal(err)
+	}
+	before := r.Snapshot()
+	if n := r.RemoveProvider("mcp:other"); n != 0 || r.Snapshot() != before || r.Version() != before.Version() {
+		t.Errorf("removing nothing (%d) replaced the snapshot or moved the version", n)
+	}
+	if n := r.RemoveProvider("mcp:files"); n != 1 || r.Snapshot().Len() != 0 || r.Version() == before.Version() {
+		t.Errorf("removed %d; snapshot holds %d tools at version %d (was %d)", n, r.Snapshot().Len(), r.Version(), before.Version())
+	}
+}

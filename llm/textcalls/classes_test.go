@@ -3,6 +3,7 @@ package textcalls
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -128,5 +129,46 @@ func TestExtractClasses(t *testing.T) {
 				t.Errorf("content = %q, want %q", res.Content, tc.content)
 			}
 		})
+	}
+}
+
+// TestWordCharacters: a marker such as "format" counts only as a whole word;
+// the bytes that continue a word are ASCII letters, digits, _ and every
+// non-ASCII byte (a letter of another script).
+func TestWordCharacters(t *testing.T) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		want := b == '_' || b >= 0x80 ||
+			strings.IndexByte("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", b) >= 0
+		if got := isWordChar(b); got != want {
+			t.Errorf("isWordChar(%q) = %v, want %v", b, got, want)
+		}
+	}
+}
+
+// TestToolNameCharacters: a tool name is 1 to 256 bytes of ASCII letters,
+// digits and _ - . : /; any other character makes the text no tool name.
+func TestToolNameCharacters(t *testing.T) {
+	const allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.:/"
+	for c := 0; c < 128; c++ {
+		name := "x" + string(rune(c)) + "y"
+		want := strings.IndexByte(allowed, byte(c)) >= 0
+		if got := isIdent(name); got != want {
+			t.Errorf("isIdent(%q) = %v, want %v", name, got, want)
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		want bool
+	}{
+		{"", false},
+		{"a", true},
+		{strings.Repeat("a", 256), true},
+		{strings.Repeat("a", 257), false},
+		{"héllo", false},
+	} {
+		if got := isIdent(tc.name); got != tc.want {
+			t.Errorf("isIdent(%d bytes %.10q) = %v, want %v", len(tc.name), tc.name, got, tc.want)
+		}
 	}
 }
