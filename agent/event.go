@@ -46,6 +46,12 @@ type Event struct {
 
 	// Tool is the called tool's name (call events).
 	Tool string `json:",omitempty"`
+	// ModelCall numbers, from 1, the model call a model_request,
+	// model_retry, model_error or model_response event belongs to, so that
+	// an observer pairs an answer with the request it answers even when
+	// calls overlap. Zero means not numbered (events of other kinds, or a
+	// source that does not number its calls).
+	ModelCall int `json:",omitempty"`
 	// Request is the request sent (model_request).
 	Request *llm.Request `json:",omitempty"`
 	// Response is the model's answer (model_response).

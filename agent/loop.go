@@ -196,8 +196,9 @@ func (r *runner) nextUser(ctx context.Context) bool {
 // the turn's record. A failed call ends the run with the returned termination.
 func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termination) {
 	r.turn++
-	r.emit(Event{Kind: EventModelRequest, Request: req})
 	r.result.ModelCalls++
+	call := r.result.ModelCalls
+	r.emit(Event{Kind: EventModelRequest, ModelCall: call, Request: req})
 	var resp *llm.Response
 	attempt := 1
 	for ; ; attempt++ {
@@ -215,18 +216,18 @@ func (r *runner) generate(ctx context.Context, req *llm.Request) (*Turn, *Termin
 		}
 		wait, retry := r.opts.ModelRetry.wait(attempt, err)
 		if !retry {
-			r.emit(Event{Kind: EventModelError, Attempt: attempt, Error: err.Error(), ErrorKind: errorKind(err)})
+			r.emit(Event{Kind: EventModelError, ModelCall: call, Attempt: attempt, Error: err.Error(), ErrorKind: errorKind(err)})
 			r.turn--
 			return nil, &Termination{Reason: ReasonModelError, Err: fmt.Errorf("%w: turn %d: %w", ErrModel, r.result.ModelCalls, err)}
 		}
-		r.emit(Event{Kind: EventModelRetry, Attempt: attempt, Backoff: wait, Error: err.Error(), ErrorKind: errorKind(err)})
+		r.emit(Event{Kind: EventModelRetry, ModelCall: call, Attempt: attempt, Backoff: wait, Error: err.Error(), ErrorKind: errorKind(err)})
 		r.result.ModelRetries++
 		if err := r.clock.Sleep(ctx, wait); err != nil {
 			r.turn--
 			return nil, &Termination{Reason: ReasonCancelled, Err: err}
 		}
 	}
-	e := Event{Kind: EventModelResponse, Response: resp}
+	e := Event{Kind: EventModelResponse, ModelCall: call, Response: resp}
 	if attempt > 1 {
 		e.Attempt = attempt
 	}

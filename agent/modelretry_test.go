@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -215,4 +216,28 @@ func TestModelResponseOnFirstAttempt(t *testing.T) {
 	if r := log.ofKind(agent.EventModelResponse); len(r) != 1 || r[0].Attempt != 0 {
 		t.Errorf("model_response events %+v; want one with Attempt 0", r)
 	}
+}
+
+// TestModelCallNumbersEachCallsEvents: the request, retries and answer of
+// one model call carry its number; the next call, the next number.
+func TestModelCallNumbersEachCallsEvents(t *testing.T) {
+	log := &eventLog{}
+	model := script(
+		step{err: providerErr(llm.ErrOverloaded, 503, 0)},
+		respond(call("c1", "nosuch", `{}`)),
+		final("done"),
+	)
+	_, err := agent.Run(t.Context(), model, newRegistry(t), nil, &agent.Options{
+		Clock: virtual(), Observer: log.observe, ModelRetry: &agent.ModelRetryPolicy{Attempts: 2, Backoff: time.Second},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range log.all() {
+		if e.ModelCall != 0 {
+			got = append(got, fmt.Sprintf("%s %d", e.Kind, e.ModelCall))
+		}
+	}
+	equalStrings(t, "numbered events", got, []string{"model_request 1", "model_retry 1", "model_response 1", "model_request 2", "model_response 2"})
 }

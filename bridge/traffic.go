@@ -46,6 +46,7 @@ type traffic struct {
 	scanned  time.Time           // when the last scan began
 	open     bool                // a turn answered and its diff not yet closed
 	attempts int                 // failed attempts of the current call so far
+	calls    int                 // the model calls so far, a retry not counted: the events' ModelCall
 	diverged error
 	users    []spoken // the user turns the agent went on with
 	answers  []spoken // the answers the agent reported (Run.Final)
@@ -82,10 +83,11 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 		prev := t.log[n-1]
 		t.attempts++
 		ex.retry = true
-		t.observe(agent.Event{Kind: agent.EventModelRetry, Attempt: t.attempts, ErrorKind: errorKind(prev.err), Error: prev.err.Error()})
+		t.observe(agent.Event{Kind: agent.EventModelRetry, ModelCall: t.calls, Attempt: t.attempts, ErrorKind: errorKind(prev.err), Error: prev.err.Error()})
 	} else {
 		t.attempts = 0
-		t.observe(agent.Event{Kind: agent.EventModelRequest, Request: req})
+		t.calls++
+		t.observe(agent.Event{Kind: agent.EventModelRequest, ModelCall: t.calls, Request: req})
 	}
 	// The model is the tape, which sends nothing, or a live one, whose
 	// requests to its vendor are tapeloop's own and pass the guard of
@@ -102,9 +104,9 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 	t.open = ex.err == nil
 	t.log = append(t.log, ex)
 	if ex.err != nil {
-		t.observe(agent.Event{Kind: agent.EventModelError, Attempt: t.attempts + 1, ErrorKind: errorKind(ex.err), Error: ex.err.Error()})
+		t.observe(agent.Event{Kind: agent.EventModelError, ModelCall: t.calls, Attempt: t.attempts + 1, ErrorKind: errorKind(ex.err), Error: ex.err.Error()})
 	} else {
-		t.observe(agent.Event{Kind: agent.EventModelResponse, Response: ex.resp, Attempt: t.attempts + 1})
+		t.observe(agent.Event{Kind: agent.EventModelResponse, ModelCall: t.calls, Response: ex.resp, Attempt: t.attempts + 1})
 	}
 	return ex.resp, ex.err
 }

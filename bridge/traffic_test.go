@@ -191,3 +191,40 @@ func TestTurnWithoutChangesHasNoToolEnd(t *testing.T) {
 		t.Errorf("a turn that changed nothing ended with the events %q, want turn_end alone", got)
 	}
 }
+
+// TestModelCallNumbersPairEvents: each model event names the call it
+// belongs to; a failed call repeated unchanged is the same call (its
+// retry), a new request the next.
+func TestModelCallNumbersPairEvents(t *testing.T) {
+	ws, err := workspace.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	fail := true
+	model := llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		if fail {
+			fail = false
+			return nil, &llm.ProviderError{Kind: llm.ErrRateLimited, Message: "slow down"}
+		}
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "ok"}}, nil
+	})
+	var got []string
+	tr, err := newTraffic(model, ws, func(e agent.Event) {
+		if strings.HasPrefix(string(e.Kind), "model_") {
+			got = append(got, fmt.Sprintf("%s %d", e.Kind, e.ModelCall))
+		}
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &llm.Request{Messages: []llm.Message{llm.UserMessage("a")}}
+	b := &llm.Request{Messages: []llm.Message{llm.UserMessage("b")}}
+	for _, req := range []*llm.Request{a, a, b} {
+		tr.Generate(context.Background(), req)
+	}
+	want := []string{"model_request 1", "model_error 1", "model_retry 1", "model_response 1", "model_request 2", "model_response 2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
