@@ -6,10 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -39,7 +40,7 @@ func TestBridgedJudgeReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := replay.EncodeVerdicts(verdicts)
+	node, err := tape.EncodeVerdicts(verdicts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
@@ -27,7 +29,7 @@ type RecordOptions struct {
 // provider error, and in a conversation each user turn where it was
 // spoken (the tape's user turns drive a live run, see Run.NextUser).
 // WriteRecording puts the tape into the scenario's file.
-func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Model, opts *RecordOptions) (*harness.Outcome, *replay.Tape, error) {
+func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Model, opts *RecordOptions) (*harness.Outcome, *tape.Tape, error) {
 	if opts == nil {
 		opts = &RecordOptions{}
 	}
@@ -41,8 +43,8 @@ func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Mo
 	if err != nil {
 		return nil, nil, err
 	}
-	tape := rec.Tape()
-	tape.Entries = o.WithUserTurns(tape.Entries, rec.Redactor())
+	tp := rec.Tape()
+	tp.Entries = o.WithUserTurns(tp.Entries, rec.Redactor())
 	if ro.User == nil {
 		// The tape's user turns the run never reached stay, at its end.
 		spoken := 0
@@ -53,23 +55,23 @@ func Record(ctx context.Context, s *scenario.Scenario, agent Agent, model llm.Mo
 		}
 		for _, u := range s.UserTurns()[min(spoken, len(s.UserTurns())):] {
 			rec.Redactor().RedactMessage(&u)
-			tape.Entries = append(tape.Entries, replay.Entry{User: &u})
+			tp.Entries = append(tp.Entries, tape.Entry{User: &u})
 		}
 	}
-	return o, tape, nil
+	return o, tp, nil
 }
 
 // WriteRecording replaces the tape (and the offered block, when the tape
 // has one) of the scenario file at path with tape's, in place (comments,
 // key order and the rest of the file kept), atomically.
-func WriteRecording(path string, tape *replay.Tape) error {
+func WriteRecording(path string, tp *tape.Tape) error {
 	src, err := regularfile.Read(path, scenario.MaxScenarioSize)
 	if err != nil {
 		return err
 	}
-	out, err := scenario.SetTape(src, path, tape.Entries)
-	if err == nil && tape.Offered != nil {
-		out, err = scenario.SetValue(out, path, []string{"offered"}, replay.EncodeOffered(tape.Offered))
+	out, err := scenario.SetTape(src, path, tp.Entries)
+	if err == nil && tp.Offered != nil {
+		out, err = scenario.SetValue(out, path, []string{"offered"}, tape.EncodeOffered(tp.Offered))
 	}
 	if err != nil {
 		return fmt.Errorf("writing the recording: %w", err)

@@ -4,8 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -34,12 +35,12 @@ func TestConversationNeedsALaterUserTurn(t *testing.T) {
 	answer := &llm.Response{Message: llm.AssistantMessage("hello")}
 	for _, tc := range []struct {
 		name string
-		tape []replay.Entry
+		tape []tape.Entry
 		want bool
 	}{
-		{"a user turn first", []replay.Entry{{User: user}, {Response: answer}}, false},
-		{"a user turn after an answer", []replay.Entry{{Response: answer}, {User: user}, {Response: answer}}, true},
-		{"no user turn", []replay.Entry{{Response: answer}}, false},
+		{"a user turn first", []tape.Entry{{User: user}, {Response: answer}}, false},
+		{"a user turn after an answer", []tape.Entry{{Response: answer}, {User: user}, {Response: answer}}, true},
+		{"no user turn", []tape.Entry{{Response: answer}}, false},
 	} {
 		if got := conversation(&scenario.Scenario{Tape: tc.tape}, &runOptions{}); got != tc.want {
 			t.Errorf("%s: conversation %v, want %v", tc.name, got, tc.want)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
@@ -288,9 +290,9 @@ func tapeOrder(s *scenario.Scenario) string {
 func TestUnusedOfALongerReplay(t *testing.T) {
 	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
 	s := load(t, path)
-	tape := s.ReplayTape()
-	tape.Entries = append(slices.Clone(tape.Entries), replay.Entry{Response: text("more")})
-	o, err := bridge.Runner(newNotesAgent().agentFunc(), nil)(t.Context(), s, &harness.RunOptions{Replay: replay.NewModel(tape, nil)})
+	tp := s.ReplayTape()
+	tp.Entries = append(slices.Clone(tp.Entries), tape.Entry{Response: text("more")})
+	o, err := bridge.Runner(newNotesAgent().agentFunc(), nil)(t.Context(), s, &harness.RunOptions{Replay: replay.NewModel(tp, nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,10 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/report/fromharness"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -50,7 +51,7 @@ func (r *runner) openJudges(ctx context.Context, scenarios []*scenario.Scenario)
 // calls' tokens and their cost (Options.Prices of the judge model, added
 // to et.Cost). The error (a failed call, an answer that is no verdict)
 // makes the trial an error trial.
-func (r *runner) judge(ctx context.Context, sc *scenario.Scenario, o *harness.Outcome, et *report.EvalTrial) ([]replay.Verdict, error) {
+func (r *runner) judge(ctx context.Context, sc *scenario.Scenario, o *harness.Outcome, et *report.EvalTrial) ([]tape.Verdict, error) {
 	if sc.Expect == nil || len(sc.Expect.Judges) == 0 {
 		return nil, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
@@ -75,7 +77,7 @@ func contains(names []string, name string) bool {
 // message). A model that cannot be opened, a call that fails, or an answer
 // that is not a verdict is an error naming the item's file and line (the
 // trial is an error, never a pass); o.Judged is then left nil.
-func JudgeLive(ctx context.Context, s *scenario.Scenario, o *harness.Outcome, opts *JudgeOptions) ([]replay.Verdict, error) {
+func JudgeLive(ctx context.Context, s *scenario.Scenario, o *harness.Outcome, opts *JudgeOptions) ([]tape.Verdict, error) {
 	if s.Expect == nil || len(s.Expect.Judges) == 0 {
 		return nil, nil
 	}
@@ -83,7 +85,7 @@ func JudgeLive(ctx context.Context, s *scenario.Scenario, o *harness.Outcome, op
 	if red == nil {
 		red = replay.NewRedactor(nil)
 	}
-	verdicts := make([]replay.Verdict, 0, len(s.Expect.Judges))
+	verdicts := make([]tape.Verdict, 0, len(s.Expect.Judges))
 	judged := make([]harness.JudgeResult, 0, len(s.Expect.Judges))
 	for i, item := range s.Expect.Judges {
 		at := fmt.Sprintf("%s: expect.judge[%d]", s.At(item.Line), i)
@@ -109,8 +111,8 @@ func JudgeLive(ctx context.Context, s *scenario.Scenario, o *harness.Outcome, op
 		if err != nil {
 			return nil, fmt.Errorf("%s: the judge %s: %w", at, name, err)
 		}
-		v := replay.Verdict{Rubric: item.Rubric, Model: name, On: item.On, Judged: text, Score: score, Pass: pass, Reason: reason,
-			Request: &replay.RequestSummary{Messages: []llm.Message{req.Messages[0].Clone(), user}}}
+		v := tape.Verdict{Rubric: item.Rubric, Model: name, On: item.On, Judged: text, Score: score, Pass: pass, Reason: reason,
+			Request: &tape.RequestSummary{Messages: []llm.Message{req.Messages[0].Clone(), user}}}
 		red.RedactVerdict(&v)
 		verdicts = append(verdicts, v)
 		c := v.Clone()

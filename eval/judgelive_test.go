@@ -8,9 +8,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -140,7 +141,7 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 	}
 
 	// Recorded into the file, the verdicts replay with no judge.
-	node, err := replay.EncodeVerdicts(verdicts)
+	node, err := tape.EncodeVerdicts(verdicts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
@@ -58,12 +60,12 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
 	if t.Tape.Offered != nil {
-		if out, err = scenario.SetValue(out, s.Path, []string{"offered"}, replay.EncodeOffered(t.Tape.Offered)); err != nil {
+		if out, err = scenario.SetValue(out, s.Path, []string{"offered"}, tape.EncodeOffered(t.Tape.Offered)); err != nil {
 			return "", fmt.Errorf("saving trial %s: %w", name, err)
 		}
 	}
 	if len(t.Tape.Verdicts) > 0 {
-		judge, err := replay.EncodeVerdicts(t.Tape.Verdicts)
+		judge, err := tape.EncodeVerdicts(t.Tape.Verdicts)
 		if err == nil {
 			out, err = scenario.SetValue(out, s.Path, []string{"judge"}, judge)
 		}

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -18,7 +19,7 @@ import (
 // agentTrial is a trial of a bridged scenario (setup.agent, whose command
 // names $SCENARIO_DIR) under dir/src, that ended with termination, its tape
 // offering the tools offered (nil: none recorded).
-func agentTrial(t *testing.T, dir, termination string, offered *replay.Offered) *Trial {
+func agentTrial(t *testing.T, dir, termination string, offered *tape.Offered) *Trial {
 	t.Helper()
 	src := filepath.Join(dir, "src", "agent.yaml")
 	text := "format: tapeloop/v1\nname: bridged\nsetup:\n  agent: {command: [node, $SCENARIO_DIR/agent.js]}\ninput:\n  - {role: user, content: hi}\ntape: []\n"
@@ -33,7 +34,7 @@ func agentTrial(t *testing.T, dir, termination string, offered *replay.Offered) 
 		t.Fatal(err)
 	}
 	return &Trial{Scenario: s, Model: "test/m", Report: &report.EvalTrial{Trial: 1, Termination: termination},
-		Tape: &replay.Tape{Name: s.Name, Offered: offered}}
+		Tape: &tape.Tape{Name: s.Name, Offered: offered}}
 }
 
 // replaysAs is a SaveOptions.Verify whose replay ends with o.
@@ -48,9 +49,9 @@ func replaysAs(o *harness.Outcome) *SaveOptions {
 // recorded one, and no judge block when nothing was judged.
 func TestSaveTrialOfABridgedScenario(t *testing.T) {
 	dir := t.TempDir()
-	offered := &replay.Offered{Tools: []llm.ToolDefinition{{Name: "notes", Description: "Keeps notes."}}}
+	offered := &tape.Offered{Tools: []llm.ToolDefinition{{Name: "notes", Description: "Keeps notes."}}}
 	for _, tc := range []struct {
-		offered *replay.Offered
+		offered *tape.Offered
 		want    bool
 	}{{nil, false}, {offered, true}} {
 		tr := agentTrial(t, dir, "final_text", tc.offered)

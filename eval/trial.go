@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
@@ -29,7 +31,7 @@ type Trial struct {
 	// Tape is what the model was offered (its Offered block) and answered,
 	// call by call, and the judges' verdicts on its expect.judge items,
 	// secrets redacted: a tape that replays this trial.
-	Tape *replay.Tape
+	Tape *tape.Tape
 }
 
 // TrialSeed is the fixtures' seed for trial number trial (from 1) of a
@@ -51,7 +53,7 @@ type callStat struct {
 	err     error
 	// request is what the call offered and its last message (the tape's
 	// entries record only what changed).
-	request *replay.RequestSummary
+	request *tape.RequestSummary
 }
 
 // meter is the model a trial's loop talks to: it waits at the provider's
@@ -86,7 +88,7 @@ func (m *meter) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		}
 		if err == nil || !retryable(err) || attempt > m.retries || outOfRetries(err, attempt) {
 			m.mu.Lock()
-			m.calls = append(m.calls, callStat{latency: latency, tokens: tokens, err: err, request: replay.Summarize(req)})
+			m.calls = append(m.calls, callStat{latency: latency, tokens: tokens, err: err, request: tape.Summarize(req)})
 			m.mu.Unlock()
 			return resp, err
 		}
@@ -147,10 +149,10 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	}
 	um, user := r.userMeter(sc)
 	o, err := run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP, User: user})
-	tape := rec.Tape()
-	recorded := tape.Entries
-	t.Tape = &replay.Tape{Name: sc.Name, Offered: tape.Offered, Entries: recorded}
-	if o := tape.Offered; o != nil && o.AnsweredBy != "" {
+	tp := rec.Tape()
+	recorded := tp.Entries
+	t.Tape = &tape.Tape{Name: sc.Name, Offered: tp.Offered, Entries: recorded}
+	if o := tp.Offered; o != nil && o.AnsweredBy != "" {
 		// The bridged agent named another model, which the vendor got
 		// replaced by the one evaluated (wire.Forward).
 		var agentModel string
@@ -225,7 +227,7 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 // tapeEntries pairs the recorded tape with the measured calls (both have
 // one entry per model call the loop made): the call gives the tools it
 // offered, its last message and its latency.
-func tapeEntries(entries []replay.Entry, calls []callStat) []report.EvalTapeEntry {
+func tapeEntries(entries []tape.Entry, calls []callStat) []report.EvalTapeEntry {
 	out := make([]report.EvalTapeEntry, len(entries))
 	for i, e := range entries {
 		te := report.EvalTapeEntry{Error: e.Error, Tools: []string{}}

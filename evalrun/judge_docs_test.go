@@ -10,10 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -74,7 +75,7 @@ func TestScoringDocJudge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	node, err := replay.EncodeVerdicts(recorded)
+	node, err := tape.EncodeVerdicts(recorded)
 	if err != nil {
 		t.Fatal(err)
 	}

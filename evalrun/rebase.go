@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
@@ -284,7 +286,7 @@ func rebaseFile(src []byte, file string, rb *replay.Rebase) ([]byte, error) {
 	var err error
 	if rb.Offered {
 		// The author's comments in offered: stay where their parts stay.
-		offered := replay.EncodeOffered(rb.Tape.Offered)
+		offered := tape.EncodeOffered(rb.Tape.Offered)
 		var doc struct {
 			Offered yaml.Node `yaml:"offered"`
 		}
@@ -297,7 +299,7 @@ func rebaseFile(src []byte, file string, rb *replay.Rebase) ([]byte, error) {
 	}
 	withOffered := out
 	for _, i := range rb.Entries {
-		n, err := replay.EncodeRequest(rb.Tape.Entries[i].Request)
+		n, err := tape.EncodeRequest(rb.Tape.Entries[i].Request)
 		if err != nil {
 			return nil, err
 		}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -203,7 +205,7 @@ type recordResult struct {
 	judgeUsage llm.Usage
 	verdict    *harness.Verdict
 	// answeredBy is the model sent instead of the bridged agent's own
-	// (replay.Offered.AnsweredBy); empty when the agent's answered.
+	// (tape.Offered.AnsweredBy); empty when the agent's answered.
 	answeredBy string
 	// openErr is set when the model could not be opened: nothing can be
 	// recorded.
@@ -230,7 +232,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	if c.mode == modeJudge {
 		return c.judgeFile(ctx, e, t, s, src, r)
 	}
-	hasModelEntries := slices.ContainsFunc(s.Tape, func(e replay.Entry) bool { return e.User == nil })
+	hasModelEntries := slices.ContainsFunc(s.Tape, func(e tape.Entry) bool { return e.User == nil })
 	if c.mode == modeOnce && hasModelEntries {
 		r.status, r.reason = "skipped", "it has a tape (--mode all re-records it, --mode extend goes on from it)"
 		return r
@@ -241,7 +243,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 			return r
 		}
 	}
-	var old []replay.Entry
+	var old []tape.Entry
 	if c.mode == modeExtend {
 		if s.Setup.User != nil && hasModelEntries {
 			r.status, r.reason = "error", fmt.Sprintf("%s: --mode extend: the scenario's user is a model (setup.user), whose recorded turns a live run does not go on from; re-record it with --mode all", s.At(s.Setup.User.Line))
@@ -290,7 +292,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 	default:
 		r.status = "recorded"
 	}
-	var verdicts []replay.Verdict
+	var verdicts []tape.Verdict
 	if rec.failure == "" {
 		var calls int
 		var usage llm.Usage
@@ -308,7 +310,7 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		out, err = scenario.SetTape(src, t.path, rec.tape)
 	}
 	if err == nil && rec.offeredBlock != nil && (c.mode != modeExtend || s.Offered == nil) {
-		out, err = scenario.SetValue(out, t.path, []string{"offered"}, replay.EncodeOffered(rec.offeredBlock))
+		out, err = scenario.SetValue(out, t.path, []string{"offered"}, tape.EncodeOffered(rec.offeredBlock))
 	}
 	if err == nil {
 		out, err = setVerdicts(out, t.path, verdicts)
@@ -367,7 +369,7 @@ func (c *recordConfig) gateFor(e *env, model string) *eval.Gate {
 
 // sameEntry reports whether b, an entry of a new tape, is a, the old
 // tape's entry: the same model entry, or a user turn with the same message.
-func sameEntry(b, a replay.Entry) bool {
+func sameEntry(b, a tape.Entry) bool {
 	if a.User != nil || b.User != nil {
 		return a.User != nil && b.User != nil && reflect.DeepEqual(*a.User, *b.User)
 	}
@@ -403,9 +405,9 @@ func tapeLine(src []byte) int {
 
 // liveRun is one scenario run against the live model.
 type liveRun struct {
-	tape    []replay.Entry // the new tape, in order
-	failure string         // why the recording failed; empty if it did not
-	err     error          // the scenario could not be run at all
+	tape    []tape.Entry // the new tape, in order
+	failure string       // why the recording failed; empty if it did not
+	err     error        // the scenario could not be run at all
 	calls   int
 	usage   llm.Usage
 	elapsed time.Duration
@@ -413,13 +415,13 @@ type liveRun struct {
 	offered []llm.ToolDefinition // the tools of the first request
 	// offeredBlock is what the first request offered, redacted: the
 	// scenario's offered block; nil when no request was made.
-	offeredBlock *replay.Offered
+	offeredBlock *tape.Offered
 }
 
 // run runs s with model answering, after the model entries of old (extend
 // mode) have been replayed, and returns the tape: old's entries that were
 // used, the user turns as they were spoken, and the live calls, redacted.
-func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, model llm.Model, old []replay.Entry, user harness.UserFunc) *liveRun {
+func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, model llm.Model, old []tape.Entry, user harness.UserFunc) *liveRun {
 	start := time.Now()
 	if s.Setup.Loop.ModelRetryAttempts < 2 && len(s.Faults) == 0 {
 		// Transient failures are not the behaviour under test: wait them
@@ -435,7 +437,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 		}
 	}
 	if len(lm.old) > 0 {
-		lm.replay = replay.NewModel(&replay.Tape{Name: s.Name, File: s.RelPath, Entries: lm.old}, nil)
+		lm.replay = replay.NewModel(&tape.Tape{Name: s.Name, File: s.RelPath, Entries: lm.old}, nil)
 	}
 	users := s.UserTurns()
 	if user != nil {
@@ -447,7 +449,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 		defer lm.mu.Unlock()
 		m = m.Clone()
 		c.redactor.RedactMessage(&m)
-		lm.tape = append(lm.tape, replay.Entry{User: &m})
+		lm.tape = append(lm.tape, tape.Entry{User: &m})
 		spoken++
 	}
 	if len(users) > 0 && s.Tape[0].User != nil {
@@ -476,7 +478,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 	// User turns the run never reached stay on the tape, at its end.
 	for _, u := range users[min(spoken, len(users)):] {
 		c.redactor.RedactMessage(&u)
-		lr.tape = append(lr.tape, replay.Entry{User: &u})
+		lr.tape = append(lr.tape, tape.Entry{User: &u})
 	}
 	if err != nil || ctx.Err() != nil {
 		return lr
@@ -501,10 +503,10 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 type liveModel struct {
 	rec    *replay.Recorder
 	replay *replay.Model // nil: nothing to replay
-	old    []replay.Entry
+	old    []tape.Entry
 
 	mu       sync.Mutex
-	tape     []replay.Entry
+	tape     []tape.Entry
 	replayed int
 	recorded int
 	calls    int

@@ -6,10 +6,11 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -40,7 +41,7 @@ func (j *judgeCounter) Generate(ctx context.Context, req *llm.Request) (*llm.Res
 // --base-url, retried as the recording's model is, and returns the
 // verdicts for the file's judge: section (redacted) with the judge calls
 // and their usage. A scenario with no expect.judge item returns nothing.
-func (c *recordConfig) judgeRecording(ctx context.Context, e *env, s *scenario.Scenario, o *harness.Outcome) ([]replay.Verdict, int, llm.Usage, error) {
+func (c *recordConfig) judgeRecording(ctx context.Context, e *env, s *scenario.Scenario, o *harness.Outcome) ([]tape.Verdict, int, llm.Usage, error) {
 	if s.Expect == nil || len(s.Expect.Judges) == 0 {
 		return nil, 0, llm.Usage{}, nil
 	}
@@ -68,11 +69,11 @@ func (c *recordConfig) judgeRecording(ctx context.Context, e *env, s *scenario.S
 
 // setVerdicts writes verdicts as the judge: section of the scenario text
 // out (file names it in errors); no verdicts leave it as it is.
-func setVerdicts(out []byte, file string, verdicts []replay.Verdict) ([]byte, error) {
+func setVerdicts(out []byte, file string, verdicts []tape.Verdict) ([]byte, error) {
 	if len(verdicts) == 0 {
 		return out, nil
 	}
-	node, err := replay.EncodeVerdicts(verdicts)
+	node, err := tape.EncodeVerdicts(verdicts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encoding the judge: section: %w", file, err)
 	}
@@ -87,7 +88,7 @@ func (c *recordConfig) judgeFile(ctx context.Context, e *env, t target, s *scena
 		r.status, r.reason = "skipped", "it has no expect.judge item"
 		return r
 	}
-	if s.NoTape || !slices.ContainsFunc(s.Tape, func(e replay.Entry) bool { return e.User == nil }) {
+	if s.NoTape || !slices.ContainsFunc(s.Tape, func(e tape.Entry) bool { return e.User == nil }) {
 		r.status, r.reason = "error", fmt.Sprintf("%s: --mode judge judges a recorded tape, and it has none: record it first (--mode once)", t.path)
 		return r
 	}

@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -114,7 +115,7 @@ func withoutOffered(t *testing.T, path string, data []byte, first *llm.Request) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := replay.OfferedOf(first)
+	want := tape.OfferedOf(first)
 	if s.Offered == nil || !reflect.DeepEqual(s.Offered.System, want.System) || len(s.Offered.Tools) != len(want.Tools) {
 		t.Fatalf("offered = %+v, want %+v", s.Offered, want)
 	}

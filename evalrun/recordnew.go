@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
@@ -149,16 +151,16 @@ func messageNode(m llm.Message) *yaml.Node {
 // the stand-ins of --capture into its setup, and writes it to path
 // atomically.
 func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig) error {
-	tape, err := replay.EncodeEntries(lr.tape)
+	entries, err := tape.EncodeEntries(lr.tape)
 	if err != nil {
 		return fmt.Errorf("%s: encoding the tape: %w", path, err)
 	}
 	for i := 0; i+1 < len(doc.Content); i += 2 {
 		if doc.Content[i].Value == "tape" {
-			doc.Content[i+1] = tape
+			doc.Content[i+1] = entries
 			if lr.offeredBlock != nil {
 				// What the model saw goes before the tape.
-				block := yamlx.Add(yamlx.Map(), "offered", replay.EncodeOffered(lr.offeredBlock))
+				block := yamlx.Add(yamlx.Map(), "offered", tape.EncodeOffered(lr.offeredBlock))
 				doc.Content = slices.Insert(doc.Content, i, block.Content...)
 			}
 			break

@@ -2,7 +2,7 @@
 // a place in a file: a scenario, a tape, a tool's with: block. The errors
 // tapeloop returns for such problems are, or wrap, an *Error, so that a
 // caller reads the file, line and key with errors.As instead of parsing
-// the message; the kind of problem (scenario.ErrScenario, replay.ErrFormat,
+// the message; the kind of problem (scenario.ErrScenario, tape.ErrFormat,
 // toolkit.ErrUnknownKey, ...) is what it unwraps to, for errors.Is.
 //
 //	var fe *fileerr.Error

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -142,7 +143,7 @@ func TestConversationScriptDrivesALiveRun(t *testing.T) {
 	if len(tr) != 6 || tr[4].User == nil || tr[4].User.Content != "third" || tr[5].Response.Message.Content != "re: third" {
 		t.Errorf("Transcript = %+v", tr)
 	}
-	if _, err := replay.EncodeEntries(tr); err != nil {
+	if _, err := tape.EncodeEntries(tr); err != nil {
 		t.Errorf("the transcript does not encode as a tape: %v", err)
 	}
 }

@@ -8,7 +8,7 @@
 //
 //  1. scenario.Load parses the file strictly: an unknown key, a wrong type,
 //     a bad value, an unknown format version is an error "file:line: key:
-//     problem" that matches scenario.ErrScenario (or replay.ErrFormat for
+//     problem" that matches scenario.ErrScenario (or tape.ErrFormat for
 //     the tape).
 //  2. Run builds an in-memory workspace (setup.workspace.from, then
 //     files), registers each setup.tools entry built from package fixtures (or

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/builtin"
@@ -130,7 +132,7 @@ func TestFaultScenariosLive(t *testing.T) {
 
 // describe renders entries for comparison: typed errors by kind, status,
 // Retry-After and message; responses by content and calls.
-func describe(entries []replay.Entry) string {
+func describe(entries []tape.Entry) string {
 	var b strings.Builder
 	for _, e := range entries {
 		if e.Response == nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -13,7 +15,7 @@ import (
 type JudgeResult struct {
 	// Verdict is the judge's verdict, redacted; nil means there is none,
 	// and Problem says why.
-	Verdict *replay.Verdict
+	Verdict *tape.Verdict
 	// Problem says why there is no verdict (a replay's judged text
 	// changed, none was recorded); empty when Verdict is set.
 	Problem string

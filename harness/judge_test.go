@@ -4,7 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -39,15 +40,15 @@ func TestJudgeResultPassed(t *testing.T) {
 	th := func(f float64) *float64 { return &f }
 	cases := []struct {
 		threshold *float64
-		verdict   *replay.Verdict
+		verdict   *tape.Verdict
 		want      bool
 	}{
-		{th(0.8), &replay.Verdict{Score: 0.8}, true},               // the threshold reached exactly
-		{th(0.8), &replay.Verdict{Score: 0.79, Pass: true}, false}, // below it, whatever the judge says
-		{th(0.8), &replay.Verdict{Score: 0.9, Pass: false}, true},  // above it, whatever the judge says
-		{th(0), &replay.Verdict{Score: 0}, true},                   // 0 lets every score pass
-		{nil, &replay.Verdict{Score: 0, Pass: true}, true},         // no threshold: the judge's pass
-		{nil, &replay.Verdict{Score: 1, Pass: false}, false},       //
+		{th(0.8), &tape.Verdict{Score: 0.8}, true},               // the threshold reached exactly
+		{th(0.8), &tape.Verdict{Score: 0.79, Pass: true}, false}, // below it, whatever the judge says
+		{th(0.8), &tape.Verdict{Score: 0.9, Pass: false}, true},  // above it, whatever the judge says
+		{th(0), &tape.Verdict{Score: 0}, true},                   // 0 lets every score pass
+		{nil, &tape.Verdict{Score: 0, Pass: true}, true},         // no threshold: the judge's pass
+		{nil, &tape.Verdict{Score: 1, Pass: false}, false},       //
 		{nil, nil, false},   // no verdict never passes
 		{th(0), nil, false}, //
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -73,7 +75,7 @@ func TestWithUserTurnsRedactsAndKeepsFailedCalls(t *testing.T) {
 		{Index: 1, User: &first, Response: &llm.Response{Message: llm.AssistantMessage("ok")}},
 		{Index: 2, User: &last},
 	}}
-	recorded := []replay.Entry{
+	recorded := []tape.Entry{
 		{Response: &llm.Response{Message: llm.AssistantMessage("ok")}},
 		{Error: "503 unavailable"},
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
@@ -225,8 +226,8 @@ func TestExpectCallsViewClipsAfter100Bytes(t *testing.T) {
 func TestJudgeScoresAreShownExactly(t *testing.T) {
 	s, o := parseRun(t, strings.Replace(judgeScenario, "threshold: 0.8", "threshold: 0.85", 1))
 	o.Judged = []JudgeResult{
-		{Verdict: &replay.Verdict{Model: "test/judge", Score: 1, Pass: true}},
-		{Verdict: &replay.Verdict{Model: "test/strict", Score: 0.75, Reason: "unsure"}},
+		{Verdict: &tape.Verdict{Model: "test/judge", Score: 1, Pass: true}},
+		{Verdict: &tape.Verdict{Model: "test/strict", Score: 0.75, Reason: "unsure"}},
 	}
 	fs := Failures(s, o)
 	if len(fs) != 1 || fs[0].Message != "j.yaml:11: expect.judge[1]: the judge (test/strict) scored 0.75, below the threshold 0.85: unsure" {
@@ -271,7 +272,7 @@ func TestUnknownToolListsTheFixtures(t *testing.T) {
 // scenario's recorded verdicts for an outcome not judged live, and keeps
 // the verdicts of one that was.
 func TestJudgeTakesRecordedVerdictsOnlyInAReplay(t *testing.T) {
-	recorded, err := replay.EncodeVerdicts([]replay.Verdict{
+	recorded, err := tape.EncodeVerdicts([]tape.Verdict{
 		{Rubric: "names the key", Model: "test/judge", On: "final", Judged: "the key is [REDACTED]", Score: 1, Pass: true, Reason: "yes"},
 		{Rubric: "is confident", Model: "test/strict", On: "transcript", Judged: "-", Score: 0.7, Pass: true, Reason: "unsure"},
 	})
@@ -302,7 +303,7 @@ func TestJudgeTakesRecordedVerdictsOnlyInAReplay(t *testing.T) {
 	}
 	// Judged live: both verdicts stand as given.
 	live := run()
-	live.Judged = []JudgeResult{{Verdict: &replay.Verdict{Model: "test/judge", Score: 1, Pass: true}}, {Verdict: &replay.Verdict{Model: "test/strict", Score: 0.9}}}
+	live.Judged = []JudgeResult{{Verdict: &tape.Verdict{Model: "test/judge", Score: 1, Pass: true}}, {Verdict: &tape.Verdict{Model: "test/strict", Score: 0.9}}}
 	if v := judgeOutcome(s, live, &VerifyOptions{Update: true}); v.Err != nil || len(v.Failures) != 0 {
 		t.Errorf("live: %v %q; want the live verdicts to pass", v.Err, v.Failures)
 	}

@@ -14,6 +14,8 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
@@ -82,8 +84,8 @@ type Outcome struct {
 // started, each redacted by red (nil: as they are). recorded holds, per
 // model call in order, the attempts that failed (error entries) and then
 // the response; o has one turn per answered call.
-func (o *Outcome) WithUserTurns(recorded []replay.Entry, red *replay.Redactor) []replay.Entry {
-	var out []replay.Entry
+func (o *Outcome) WithUserTurns(recorded []tape.Entry, red *replay.Redactor) []tape.Entry {
+	var out []tape.Entry
 	i := 0
 	for _, t := range o.Turns {
 		if t.User != nil {
@@ -91,7 +93,7 @@ func (o *Outcome) WithUserTurns(recorded []replay.Entry, red *replay.Redactor) [
 			if red != nil {
 				red.RedactMessage(&u)
 			}
-			out = append(out, replay.Entry{User: &u})
+			out = append(out, tape.Entry{User: &u})
 		}
 		// A turn's model call is its failed attempts (error entries, when
 		// the loop retried) and then its response.
@@ -112,17 +114,17 @@ func (o *Outcome) WithUserTurns(recorded []replay.Entry, red *replay.Redactor) [
 // received. It is the shape a recording writes into a scenario's tape (the
 // model's responses between the user turns); a model call that failed has no
 // entry.
-func (o *Outcome) Transcript() []replay.Entry {
-	var out []replay.Entry
+func (o *Outcome) Transcript() []tape.Entry {
+	var out []tape.Entry
 	for _, t := range o.Turns {
 		if t.User != nil {
 			u := t.User.Clone()
-			out = append(out, replay.Entry{User: &u})
+			out = append(out, tape.Entry{User: &u})
 		}
 		if t.Response != nil {
 			r := *t.Response
 			r.Message = t.Response.Message.Clone()
-			out = append(out, replay.Entry{Response: &r})
+			out = append(out, tape.Entry{Response: &r})
 		}
 	}
 	return out

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
@@ -71,7 +73,7 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := replay.NewModel(&replay.Tape{Entries: s.Tape}, nil)
+	model := replay.NewModel(&tape.Tape{Entries: s.Tape}, nil)
 	run, runErr := agent.Run(context.Background(), model, reg, s.Input, &agent.Options{Clock: clk, Observer: rec.Observer(nil)})
 	o, err := rec.Outcome(run, runErr)
 	if err != nil {

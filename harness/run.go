@@ -3,12 +3,13 @@ package harness
 import (
 	"context"
 	"fmt"
-	"github.com/tapeloop/tapeloop/cost"
 	"math/rand/v2"
 	"runtime"
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/tapeloop/tapeloop/cost"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"

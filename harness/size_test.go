@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -29,13 +30,13 @@ func manyCalls(n int) []byte {
 	return []byte(b.String())
 }
 
-// manyResponses is a scenario of r responses holding replay.MaxCallsPerResponse
+// manyResponses is a scenario of r responses holding tape.MaxCallsPerResponse
 // calls each: allowed input, as dense as a tape gets.
 func manyResponses(r int) []byte {
 	var b strings.Builder
 	b.WriteString(sizeHeader)
-	for i := range r * replay.MaxCallsPerResponse {
-		if i%replay.MaxCallsPerResponse == 0 {
+	for i := range r * tape.MaxCallsPerResponse {
+		if i%tape.MaxCallsPerResponse == 0 {
 			b.WriteString("  - response:\n      tool_calls:\n")
 		}
 		fmt.Fprintf(&b, "        - {id: c%d, name: echo, arguments: {text: t%d}}\n", i, i)
@@ -107,7 +108,7 @@ func BenchmarkSize(b *testing.B) {
 		data []byte
 	}{
 		{"calls=100", manyCalls(100)},
-		{fmt.Sprintf("calls=%d", replay.MaxCallsPerResponse), manyCalls(replay.MaxCallsPerResponse)},
+		{fmt.Sprintf("calls=%d", tape.MaxCallsPerResponse), manyCalls(tape.MaxCallsPerResponse)},
 		{"calls=100000", manyCalls(100000)},
 		{"responses=20x1000", manyResponses(20)},
 		{"textcalls=1000", textCalls(1000)},
@@ -143,16 +144,16 @@ func BenchmarkSize(b *testing.B) {
 }
 
 // TestTooManyCallsInOneResponseIsRefused checks a response with more calls
-// than replay.MaxCallsPerResponse is refused when the scenario loads, at the
+// than tape.MaxCallsPerResponse is refused when the scenario loads, at the
 // line of its tool_calls, instead of taking a gigabyte (100k calls in 4.3 MB
 // did) to replay; one at the limit still loads.
 func TestTooManyCallsInOneResponseIsRefused(t *testing.T) {
-	if _, err := scenario.Parse(manyCalls(replay.MaxCallsPerResponse), "many.yaml", "many"); err != nil {
+	if _, err := scenario.Parse(manyCalls(tape.MaxCallsPerResponse), "many.yaml", "many"); err != nil {
 		t.Fatalf("at the limit: %v", err)
 	}
-	n := replay.MaxCallsPerResponse + 1 // 100k calls, the case, is BenchmarkSize's
+	n := tape.MaxCallsPerResponse + 1 // 100k calls, the case, is BenchmarkSize's
 	_, err := scenario.Parse(manyCalls(n), "many.yaml", "many")
-	want := fmt.Sprintf("many.yaml:10: tape[0].response.tool_calls: %d calls, more than the %d one response may hold", n, replay.MaxCallsPerResponse)
+	want := fmt.Sprintf("many.yaml:10: tape[0].response.tool_calls: %d calls, more than the %d one response may hold", n, tape.MaxCallsPerResponse)
 	if err == nil || err.Error() != want {
 		t.Errorf("%d calls:\n got %v\nwant %s", n, err, want)
 	}
@@ -163,7 +164,7 @@ func TestTooManyCallsInOneResponseIsRefused(t *testing.T) {
 // model_error and the limit's message, running none of them; one at the
 // limit runs them all.
 func TestTooManyTextCallsEndTheRun(t *testing.T) {
-	for _, n := range []int{replay.MaxCallsPerResponse, replay.MaxCallsPerResponse + 1} {
+	for _, n := range []int{tape.MaxCallsPerResponse, tape.MaxCallsPerResponse + 1} {
 		s, err := scenario.Parse(textCalls(n), "text.yaml", "text")
 		if err != nil {
 			t.Fatal(err)
@@ -176,13 +177,13 @@ func TestTooManyTextCallsEndTheRun(t *testing.T) {
 		for _, turn := range o.Turns {
 			calls += len(turn.Calls)
 		}
-		if n == replay.MaxCallsPerResponse {
+		if n == tape.MaxCallsPerResponse {
 			if o.Termination != "final_text" || calls != n {
 				t.Errorf("%d calls: ended %s after %d calls (%s); want final_text after %d", n, o.Termination, calls, o.Error, n)
 			}
 			continue
 		}
-		want := fmt.Sprintf("model call failed: turn 1: too many tool calls: the text holds more than %d calls (hermes), more than one message may hold", replay.MaxCallsPerResponse)
+		want := fmt.Sprintf("model call failed: turn 1: too many tool calls: the text holds more than %d calls (hermes), more than one message may hold", tape.MaxCallsPerResponse)
 		if o.Termination != "model_error" || o.Error != want || calls != 0 {
 			t.Errorf("%d calls: ended %s after %d calls: %s\nwant model_error after none: %s", n, o.Termination, calls, o.Error, want)
 		}

@@ -3,6 +3,8 @@ package harness_test
 import (
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -16,7 +18,7 @@ func TestWithUserTurnsAfterRetriedCalls(t *testing.T) {
 	r1 := &llm.Response{Message: llm.AssistantMessage("one")}
 	r2 := &llm.Response{Message: llm.AssistantMessage("two")}
 	o := &harness.Outcome{Turns: []harness.TurnOutcome{{Index: 1, User: &u1}, {Index: 2, User: &u2}}}
-	recorded := []replay.Entry{{Error: "overloaded"}, {Response: r1}, {Error: "rate limited"}, {Response: r2}}
+	recorded := []tape.Entry{{Error: "overloaded"}, {Response: r1}, {Error: "rate limited"}, {Response: r2}}
 	got := o.WithUserTurns(recorded, replay.NewRedactor(nil))
 	want := []string{"user first", "error overloaded", "response one", "user second", "error rate limited", "response two"}
 	if len(got) != len(want) {

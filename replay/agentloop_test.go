@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
@@ -41,14 +43,14 @@ func TestRecordThenReplayThroughTheAgentLoop(t *testing.T) {
 	recordedEvents, recordedRun := runLoop(t, recorder)
 
 	var file bytes.Buffer
-	if err := replay.Encode(&file, recorder.Tape()); err != nil {
+	if err := tape.Encode(&file, recorder.Tape()); err != nil {
 		t.Fatal(err)
 	}
-	tape, err := replay.Decode(&file, "recorded.yaml")
+	tp, err := tape.Decode(&file, "recorded.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := replay.NewModel(tape, nil)
+	model := replay.NewModel(tp, nil)
 	replayedEvents, replayedRun := runLoop(t, model)
 
 	if model.Remaining() != 0 {

@@ -3,6 +3,8 @@ package replay
 import (
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // Tests here close mutants that scripts/mutation found alive in replay.
@@ -11,8 +13,8 @@ import (
 // src (indented under "arguments:") and returns the JSON text they became.
 func decodeArguments(t *testing.T, src string) string {
 	t.Helper()
-	tape := "format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n        - name: f\n          arguments: " + src + "\n"
-	tp, err := Decode(strings.NewReader(tape), "x.yaml")
+	recorded := "format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n        - name: f\n          arguments: " + src + "\n"
+	tp, err := tape.Decode(strings.NewReader(recorded), "x.yaml")
 	if err != nil {
 		t.Fatalf("Decode(arguments: %s): %v", src, err)
 	}

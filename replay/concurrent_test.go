@@ -29,9 +29,9 @@ func TestConcurrentRequestsMatchByContent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	tape := rec.Tape()
+	tp := rec.Tape()
 	for _, order := range [][]string{{"Summarise a.txt", "Summarise b.txt"}, {"Summarise b.txt", "Summarise a.txt"}} {
-		m := NewModel(tape, nil)
+		m := NewModel(tp, nil)
 		for _, task := range order {
 			resp, err := m.Generate(context.Background(), sub(task))
 			if err != nil {
@@ -45,7 +45,7 @@ func TestConcurrentRequestsMatchByContent(t *testing.T) {
 			t.Errorf("order %q: %v", order, err)
 		}
 	}
-	m := NewModel(tape, nil)
+	m := NewModel(tp, nil)
 	if _, err := m.Generate(context.Background(), sub("Summarise c.txt")); err == nil {
 		t.Error("a request no entry recorded was answered")
 	}

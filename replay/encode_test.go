@@ -9,12 +9,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
 // zeroLines returns a copy of t without source positions, for comparing a
 // decoded tape with one built in memory.
-func zeroLines(t *Tape) *Tape {
+func zeroLines(t *tape.Tape) *tape.Tape {
 	c := t.Clone()
 	c.File = ""
 	for i := range c.Entries {
@@ -23,10 +25,10 @@ func zeroLines(t *Tape) *Tape {
 	return c
 }
 
-func encode(t *testing.T, tp *Tape) []byte {
+func encode(t *testing.T, tp *tape.Tape) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Encode(&b, tp); err != nil {
+	if err := tape.Encode(&b, tp); err != nil {
 		t.Fatalf("Encode: %v", err)
 	}
 	return b.Bytes()
@@ -43,7 +45,7 @@ func TestCanonicalFilesRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tp, err := Load(f)
+			tp, err := tape.Load(f)
 			if err != nil {
 				t.Fatalf("Load: %v", err)
 			}
@@ -56,7 +58,7 @@ func TestCanonicalFilesRoundTrip(t *testing.T) {
 }
 
 func TestDecodeValues(t *testing.T) {
-	tp, err := Load("testdata/unicode.yaml")
+	tp, err := tape.Load("testdata/unicode.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ tape:
           name: list
           arguments: [1, two]
 `
-	tp, err := Decode(strings.NewReader(src), "m.yaml")
+	tp, err := tape.Decode(strings.NewReader(src), "m.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +125,7 @@ func TestEncodeEmptyAndNil(t *testing.T) {
 	if got, want := string(encode(t, nil)), "format: tapeloop/v1\ntape: []\n"; got != want {
 		t.Errorf("Encode(nil) = %q, want %q", got, want)
 	}
-	tp, err := Decode(strings.NewReader("format: tapeloop/v1\ntape: []\n"), "e.yaml")
+	tp, err := tape.Decode(strings.NewReader("format: tapeloop/v1\ntape: []\n"), "e.yaml")
 	if err != nil || len(tp.Entries) != 0 {
 		t.Errorf("Decode(empty tape) = %v, %v", tp, err)
 	}
@@ -131,17 +133,17 @@ func TestEncodeEmptyAndNil(t *testing.T) {
 
 func TestEncodeRejectsInvalidEntries(t *testing.T) {
 	for _, tc := range []struct {
-		entry Entry
+		entry tape.Entry
 		want  string
 	}{
-		{Entry{}, "tape[0]: none of response, error and user (want exactly one)"},
-		{Entry{Response: &llm.Response{}, Error: "x"}, "tape[0]: more than one of response, error and user (want exactly one)"},
-		{Entry{User: &llm.Message{Role: llm.RoleUser}, Error: "x"}, "tape[0]: more than one of response, error and user (want exactly one)"},
-		{Entry{User: &llm.Message{Role: llm.RoleUser}, Request: &RequestSummary{}}, "tape[0]: a user turn has no request"},
-		{Entry{Response: &llm.Response{}, Request: &RequestSummary{LastMessage: &llm.Message{Role: "bot"}}},
+		{tape.Entry{}, "tape[0]: none of response, error and user (want exactly one)"},
+		{tape.Entry{Response: &llm.Response{}, Error: "x"}, "tape[0]: more than one of response, error and user (want exactly one)"},
+		{tape.Entry{User: &llm.Message{Role: llm.RoleUser}, Error: "x"}, "tape[0]: more than one of response, error and user (want exactly one)"},
+		{tape.Entry{User: &llm.Message{Role: llm.RoleUser}, Request: &tape.RequestSummary{}}, "tape[0]: a user turn has no request"},
+		{tape.Entry{Response: &llm.Response{}, Request: &tape.RequestSummary{LastMessage: &llm.Message{Role: "bot"}}},
 			`tape[0].request.last_message.role: invalid role "bot" (want system, user, assistant, tool)`},
 	} {
-		_, err := EncodeEntries([]Entry{tc.entry})
+		_, err := tape.EncodeEntries([]tape.Entry{tc.entry})
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("EncodeEntries(%+v) error = %v, want %q", tc.entry, err, tc.want)
 		}
@@ -170,15 +172,15 @@ func TestRoundTripRandomStrings(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
 		s := func() string { return randomString(r) }
-		tp := &Tape{Name: s(), Entries: []Entry{
+		tp := &tape.Tape{Name: s(), Entries: []tape.Entry{
 			{Response: &llm.Response{
 				Message:      llm.AssistantMessage(s(), llm.ToolCall{ID: s(), Name: s(), Arguments: s()}),
 				FinishReason: llm.FinishReason(s()),
-			}, Request: &RequestSummary{Tools: []string{s(), s()}, LastMessage: &llm.Message{Role: llm.RoleTool, Content: s(), ToolCallID: s(), Name: s()}}},
-			{Error: "e" + s(), Request: &RequestSummary{Messages: []llm.Message{{Role: llm.RoleUser, Content: s()}}}},
+			}, Request: &tape.RequestSummary{Tools: []string{s(), s()}, LastMessage: &llm.Message{Role: llm.RoleTool, Content: s(), ToolCallID: s(), Name: s()}}},
+			{Error: "e" + s(), Request: &tape.RequestSummary{Messages: []llm.Message{{Role: llm.RoleUser, Content: s()}}}},
 		}}
 		out := encode(t, tp)
-		back, err := Decode(bytes.NewReader(out), "r.yaml")
+		back, err := tape.Decode(bytes.NewReader(out), "r.yaml")
 		if err != nil {
 			t.Fatalf("case %d: decoding the encoding of %#v: %v\n%s", i, tp, err, out)
 		}
@@ -193,7 +195,7 @@ func TestRoundTripRandomStrings(t *testing.T) {
 
 // normalize returns t as decoding gives it back: assistant role on
 // responses, nil for empty tool calls.
-func normalize(t *Tape) *Tape {
+func normalize(t *tape.Tape) *tape.Tape {
 	c := t.Clone()
 	for i := range c.Entries {
 		if r := c.Entries[i].Response; r != nil {
@@ -209,16 +211,16 @@ func normalize(t *Tape) *Tape {
 func TestSaveIsAtomicAndLoadable(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "t.yaml")
-	tp, err := Load("testdata/canonical.yaml")
+	tp, err := tape.Load("testdata/canonical.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := Save(path, tp); err != nil {
+	if err := tape.Save(path, tp); err != nil {
 		t.Fatal(err)
 	}
 	// A failing save leaves the old file whole and no temp file behind.
-	bad := &Tape{Entries: []Entry{{}}}
-	if err := Save(path, bad); err == nil {
+	bad := &tape.Tape{Entries: []tape.Entry{{}}}
+	if err := tape.Save(path, bad); err == nil {
 		t.Fatal("Save(invalid tape) succeeded")
 	}
 	got, _ := os.ReadFile(path)
@@ -229,7 +231,7 @@ func TestSaveIsAtomicAndLoadable(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d files, want 1 (temp files left behind?)", len(entries))
 	}
-	if err := Save(filepath.Join(dir, "missing", "t.yaml"), tp); err == nil {
+	if err := tape.Save(filepath.Join(dir, "missing", "t.yaml"), tp); err == nil {
 		t.Error("Save into a missing directory succeeded")
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -25,7 +27,7 @@ tape:
   - response:
       content: done
 `
-	tp, err := Decode(strings.NewReader(src), "t.yaml")
+	tp, err := tape.Decode(strings.NewReader(src), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +70,8 @@ func TestTypedErrorDecodeErrors(t *testing.T) {
 			`t.yaml:3: tape[0].error: unknown key "code" (want message, kind, status, retry_after)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := Decode(strings.NewReader(tc.src), "t.yaml")
-			if err == nil || err.Error() != tc.want || !errors.Is(err, ErrFormat) {
+			_, err := tape.Decode(strings.NewReader(tc.src), "t.yaml")
+			if err == nil || err.Error() != tc.want || !errors.Is(err, tape.ErrFormat) {
 				t.Fatalf("got %v, want %q", err, tc.want)
 			}
 		})

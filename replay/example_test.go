@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 )
@@ -31,12 +33,12 @@ tape:
 `
 
 func ExampleModel() {
-	tape, err := replay.Decode(strings.NewReader(weatherTape), "weather.yaml")
+	tp, err := tape.Decode(strings.NewReader(weatherTape), "weather.yaml")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	model := replay.NewModel(tape, nil)
+	model := replay.NewModel(tp, nil)
 	ctx := context.Background()
 	req := &llm.Request{
 		Messages: []llm.Message{llm.UserMessage("What is the weather in Oslo?")},
@@ -62,15 +64,15 @@ func ExampleModel() {
 }
 
 func ExampleEncode() {
-	tape := &replay.Tape{Entries: []replay.Entry{{
+	tp := &tape.Tape{Entries: []tape.Entry{{
 		Response: &llm.Response{
 			Message:      llm.AssistantMessage("Done:\nhello\nworld\n", llm.ToolCall{ID: "c1", Name: "write_file", Arguments: `{"path": "a.txt",}`}),
 			FinishReason: llm.FinishToolCalls,
 		},
-		Request: replay.Summarize(&llm.Request{Messages: []llm.Message{llm.UserMessage("Write it.")}, Tools: []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}}),
+		Request: tape.Summarize(&llm.Request{Messages: []llm.Message{llm.UserMessage("Write it.")}, Tools: []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}}),
 	}}}
 	var b strings.Builder
-	if err := replay.Encode(&b, tape); err != nil {
+	if err := tape.Encode(&b, tp); err != nil {
 		fmt.Println(err)
 	}
 	fmt.Print(b.String())

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // exchange follows the requests of one run, so that each is summarised
@@ -11,8 +12,8 @@ import (
 // conversation. A Recorder and a Model follow a run the same way, so that
 // what one records the other compares.
 type exchange struct {
-	first    *Offered      // what the first request offered; nil before it
-	current  *Offered      // what the latest request offered
+	first    *tape.Offered // what the first request offered; nil before it
+	current  *tape.Offered // what the latest request offered
 	prevConv []llm.Message // the latest request's conversation (a shallow copy)
 	prevResp *llm.Message  // the response to it; nil when it failed
 
@@ -37,10 +38,10 @@ const maxHeads = 8
 // step is one request as an exchange saw it.
 type step struct {
 	// offered is what the request offered, in full.
-	offered *Offered
+	offered *tape.Offered
 	// change holds the parts of offered that differ from the request
 	// before; nil for the first request and when nothing changed.
-	change *Offered
+	change *tape.Offered
 	// added holds the messages the request added to the conversation (see
 	// RequestSummary.New), copied; nil when the conversation does not
 	// extend the previous request's (it was rewritten).
@@ -69,14 +70,14 @@ func (x *exchange) next(req *llm.Request) step {
 	st := step{offered: x.current}
 	switch {
 	case x.first == nil:
-		st.offered = OfferedOf(req)
+		st.offered = tape.OfferedOf(req)
 		x.first = st.offered
-	case !x.current.offeredBy(req):
-		st.offered = OfferedOf(req)
+	case !offeredBy(x.current, req):
+		st.offered = tape.OfferedOf(req)
 		st.change = changes(x.current, st.offered, nil)
 	}
 	x.current = st.offered
-	conv := Conversation(req)
+	conv := tape.Conversation(req)
 	base, resp, ok := x.prevConv, x.prevResp, extends(conv, x.prevConv)
 	if !ok && x.threads {
 		// The longest earlier conversation it extends, or none (the
@@ -136,12 +137,12 @@ func (x *exchange) answered(resp *llm.Response) {
 // recorded is what a Recorder keeps of the step: the change of what was
 // offered, the messages added, or the whole message list when the
 // conversation was rewritten. All is set by RecorderOptions.RecordMessages.
-func (st step) recorded(req *llm.Request, all bool) *RequestSummary {
-	var s *RequestSummary
+func (st step) recorded(req *llm.Request, all bool) *tape.RequestSummary {
+	var s *tape.RequestSummary
 	if all {
 		s = summarizeAll(req)
 	} else {
-		s = &RequestSummary{}
+		s = &tape.RequestSummary{}
 		if st.added == nil {
 			s.Messages = cloneMessages(req.Messages)
 			if s.Messages == nil {
@@ -150,5 +151,17 @@ func (st step) recorded(req *llm.Request, all bool) *RequestSummary {
 		}
 	}
 	s.Offered, s.New = st.change.Clone(), cloneMessages(st.added)
+	return s
+}
+
+// summarizeAll returns Summarize(req) plus a copy of the whole message list.
+func summarizeAll(req *llm.Request) *tape.RequestSummary {
+	s := tape.Summarize(req)
+	if req != nil {
+		s.Messages = cloneMessages(req.Messages)
+	}
+	if s.Messages == nil {
+		s.Messages = []llm.Message{}
+	}
 	return s
 }

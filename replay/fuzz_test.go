@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -35,18 +37,18 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		tp, err := Decode(bytes.NewReader(data), "f.yaml")
+		tp, err := tape.Decode(bytes.NewReader(data), "f.yaml")
 		if err != nil {
-			if !errors.Is(err, ErrFormat) {
+			if !errors.Is(err, tape.ErrFormat) {
 				t.Fatalf("error does not wrap ErrFormat: %v", err)
 			}
 			return
 		}
 		var out bytes.Buffer
-		if err := Encode(&out, tp); err != nil {
+		if err := tape.Encode(&out, tp); err != nil {
 			t.Fatalf("decoded tape does not encode: %v", err)
 		}
-		back, err := Decode(bytes.NewReader(out.Bytes()), "f.yaml")
+		back, err := tape.Decode(bytes.NewReader(out.Bytes()), "f.yaml")
 		if err != nil {
 			t.Fatalf("encoding does not decode: %v\n%s", err, out.Bytes())
 		}
@@ -54,7 +56,7 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("round trip changed the tape\n%s\ngot  %#v\nwant %#v", out.Bytes(), back.Entries, tp.Entries)
 		}
 		var again bytes.Buffer
-		if err := Encode(&again, back); err != nil || !bytes.Equal(again.Bytes(), out.Bytes()) {
+		if err := tape.Encode(&again, back); err != nil || !bytes.Equal(again.Bytes(), out.Bytes()) {
 			t.Fatalf("encoding is not stable (%v):\n%s", err, divergenceDiff(out.String(), again.String()))
 		}
 	})
@@ -62,9 +64,9 @@ func FuzzDecode(f *testing.F) {
 
 // benchTape builds a tape of n entries mixing text answers and tool calls,
 // each recording its request, and the requests that match it.
-func benchTape(n int) (*Tape, []*llm.Request) {
+func benchTape(n int) (*tape.Tape, []*llm.Request) {
 	offered := []llm.ToolDefinition{{Name: "read_file"}, {Name: "write_file"}, {Name: "grep"}}
-	tp := &Tape{Name: "bench"}
+	tp := &tape.Tape{Name: "bench"}
 	var reqs []*llm.Request
 	msgs := []llm.Message{llm.SystemMessage("You are careful."), llm.UserMessage("Fix the build.")}
 	for i := range n {
@@ -77,7 +79,7 @@ func benchTape(n int) (*Tape, []*llm.Request) {
 			call := llm.ToolCall{ID: fmt.Sprintf("call_%d", i), Name: "write_file", Arguments: fmt.Sprintf(`{"path": "f%d.go", "content": "package main\n",}`, i)}
 			resp = &llm.Response{Message: llm.AssistantMessage("Writing.", call), FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 100 + i, OutputTokens: 20}}
 		}
-		tp.Entries = append(tp.Entries, Entry{Response: resp, Request: Summarize(req)})
+		tp.Entries = append(tp.Entries, tape.Entry{Response: resp, Request: tape.Summarize(req)})
 		msgs = append(msgs, resp.Message)
 		for _, c := range resp.Message.ToolCalls {
 			msgs = append(msgs, llm.ToolMessage(c.ID, c.Name, "wrote 13 bytes"))
@@ -93,7 +95,7 @@ func BenchmarkLoadAndReplay(b *testing.B) {
 	const n = 100
 	tp, reqs := benchTape(n)
 	var buf bytes.Buffer
-	if err := Encode(&buf, tp); err != nil {
+	if err := tape.Encode(&buf, tp); err != nil {
 		b.Fatal(err)
 	}
 	benchDecodeAndReplay(b, buf.Bytes(), reqs)
@@ -117,7 +119,7 @@ func BenchmarkLoadAndReplayPinned(b *testing.B) {
 		}
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, rec.Tape()); err != nil {
+	if err := tape.Encode(&buf, rec.Tape()); err != nil {
 		b.Fatal(err)
 	}
 	benchDecodeAndReplay(b, buf.Bytes(), reqs)
@@ -130,7 +132,7 @@ func benchDecodeAndReplay(b *testing.B, data []byte, reqs []*llm.Request) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		loaded, err := Decode(bytes.NewReader(data), "bench.yaml")
+		loaded, err := tape.Decode(bytes.NewReader(data), "bench.yaml")
 		if err != nil {
 			b.Fatal(err)
 		}

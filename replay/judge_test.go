@@ -5,27 +5,29 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
 )
 
 func TestVerdictsRoundTrip(t *testing.T) {
-	tape := &replay.Tape{
-		Entries: []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
-		Verdicts: []replay.Verdict{{
+	tp := &tape.Tape{
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
+		Verdicts: []tape.Verdict{{
 			Rubric: "says it is done", Model: "openai/judge", On: "final", Judged: "done\nand more",
 			Score: 0.25, Pass: false, Reason: "half",
-			Request: &replay.RequestSummary{Messages: []llm.Message{llm.SystemMessage("grade"), llm.UserMessage("Rubric: says it is done")}},
+			Request: &tape.RequestSummary{Messages: []llm.Message{llm.SystemMessage("grade"), llm.UserMessage("Rubric: says it is done")}},
 		}},
 	}
 	var b bytes.Buffer
-	if err := replay.Encode(&b, tape); err != nil {
+	if err := tape.Encode(&b, tp); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "judge:\n  - rubric: says it is done\n") || !strings.Contains(b.String(), "score: 0.25\n") {
 		t.Fatalf("encoded:\n%s\nwant a judge: section with the score", b.String())
 	}
-	back, err := replay.Decode(bytes.NewReader(b.Bytes()), "t.yaml")
+	back, err := tape.Decode(bytes.NewReader(b.Bytes()), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestVerdictsRoundTrip(t *testing.T) {
 		t.Errorf("decoded verdict = %+v", v)
 	}
 	var again bytes.Buffer
-	if err := replay.Encode(&again, back); err != nil {
+	if err := tape.Encode(&again, back); err != nil {
 		t.Fatal(err)
 	}
 	if again.String() != b.String() {
@@ -48,8 +50,8 @@ func TestVerdictsRoundTrip(t *testing.T) {
 func TestRedactVerdict(t *testing.T) {
 	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
 	r := replay.NewRedactor(&replay.RedactorOptions{Environ: []string{}})
-	v := replay.Verdict{Rubric: "r", Model: "openai/judge", On: "final", Judged: "the key is " + secret, Reason: "it leaked " + secret,
-		Request: &replay.RequestSummary{Messages: []llm.Message{llm.UserMessage("text: " + secret)}}}
+	v := tape.Verdict{Rubric: "r", Model: "openai/judge", On: "final", Judged: "the key is " + secret, Reason: "it leaked " + secret,
+		Request: &tape.RequestSummary{Messages: []llm.Message{llm.UserMessage("text: " + secret)}}}
 	r.RedactVerdict(&v)
 	for _, s := range []string{v.Judged, v.Reason, v.Request.Messages[0].Content} {
 		if strings.Contains(s, secret) || !strings.Contains(s, replay.Redacted) {
@@ -61,7 +63,7 @@ func TestRedactVerdict(t *testing.T) {
 // TestVerdictPassDecoded: a recorded verdict's pass: true reads back as a
 // pass.
 func TestVerdictPassDecoded(t *testing.T) {
-	tp, err := replay.Decode(strings.NewReader("format: tapeloop/v1\ntape:\n  - response: {content: done}\njudge:\n  - {rubric: says it is done, model: openai/judge, on: final, judged: done, score: 1, pass: true, reason: it does}\n"), "t.yaml")
+	tp, err := tape.Decode(strings.NewReader("format: tapeloop/v1\ntape:\n  - response: {content: done}\njudge:\n  - {rubric: says it is done, model: openai/judge, on: final, judged: done, score: 1, pass: true, reason: it does}\n"), "t.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/udiff"
-	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // Matcher decides whether an actual request matches the one recorded on the
@@ -15,14 +15,14 @@ import (
 // never nil (entries without a recorded request are not checked) and, from a
 // Model, has its Tools sorted; actual is never nil.
 type Matcher interface {
-	Match(recorded *RequestSummary, actual *llm.Request) error
+	Match(recorded *tape.RequestSummary, actual *llm.Request) error
 }
 
 // MatcherFunc adapts a function to the Matcher interface.
-type MatcherFunc func(recorded *RequestSummary, actual *llm.Request) error
+type MatcherFunc func(recorded *tape.RequestSummary, actual *llm.Request) error
 
 // Match calls f.
-func (f MatcherFunc) Match(recorded *RequestSummary, actual *llm.Request) error {
+func (f MatcherFunc) Match(recorded *tape.RequestSummary, actual *llm.Request) error {
 	return f(recorded, actual)
 }
 
@@ -36,7 +36,7 @@ type DefaultMatcher struct{}
 
 // Match reports a mismatch of tools, last message or messages as a
 // *MismatchError.
-func (DefaultMatcher) Match(recorded *RequestSummary, actual *llm.Request) error {
+func (DefaultMatcher) Match(recorded *tape.RequestSummary, actual *llm.Request) error {
 	return match(recorded, actual)
 }
 
@@ -60,9 +60,9 @@ func (e *MismatchError) Error() string {
 	return strings.Join(e.Fields, ", ") + verb + " (- recorded, + actual):\n" + strings.TrimSuffix(e.Diff, "\n")
 }
 
-func match(rec *RequestSummary, req *llm.Request) error {
+func match(rec *tape.RequestSummary, req *llm.Request) error {
 	// want and got hold the same fields: those recorded and checked.
-	want, got := &RequestSummary{}, &RequestSummary{}
+	want, got := &tape.RequestSummary{}, &tape.RequestSummary{}
 	var fields []string
 	if rec.Tools != nil {
 		// A Model's recorded tools are already sorted; a caller's need not be.
@@ -99,7 +99,7 @@ func match(rec *RequestSummary, req *llm.Request) error {
 	if len(fields) == 0 {
 		return nil
 	}
-	return &MismatchError{Fields: fields, Diff: divergenceDiff(renderSummary(want), renderSummary(got))}
+	return &MismatchError{Fields: fields, Diff: divergenceDiff(want.String(), got.String())}
 }
 
 // divergenceDiff returns a unified diff of the recorded text (-) against the
@@ -118,17 +118,4 @@ func divergenceDiff(recorded, actual string) string {
 func equalMessage(a, b llm.Message) bool {
 	return a.Role == b.Role && a.Content == b.Content && a.ToolCallID == b.ToolCallID &&
 		a.Name == b.Name && slices.Equal(a.ToolCalls, b.ToolCalls) && sameReasoning(a.Reasoning, b.Reasoning)
-}
-
-// renderSummary renders s as the canonical YAML of a tape's `request:`.
-func renderSummary(s *RequestSummary) string {
-	n, err := encodeRequest(s, "request", false)
-	if err != nil {
-		return "(cannot render: " + err.Error() + ")\n"
-	}
-	out, err := yamlx.Marshal(n)
-	if err != nil {
-		return "(cannot render: " + err.Error() + ")\n"
-	}
-	return string(out)
 }

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // The errors a Model's Generate wraps.
@@ -54,8 +55,8 @@ type ModelOptions struct {
 type Model struct {
 	mu      sync.Mutex
 	file    string
-	entries []Entry
-	offered *Offered // the tape's offered block; nil when not recorded
+	entries []tape.Entry
+	offered *tape.Offered // the tape's offered block; nil when not recorded
 	matcher Matcher
 	// redacted holds the IDs of the calls whose recorded arguments were
 	// redacted (see applyRedaction).
@@ -67,39 +68,39 @@ type Model struct {
 	// expectAt holds per entry what the tape says its request offers: the
 	// offered block with the changes of the entries up to it, in tape
 	// order, so that serving entries out of order expects the same.
-	expectAt []*Offered
+	expectAt []*tape.Offered
 
 	// track is set when the tape records what was offered or the new
 	// messages (or in rebase mode): x then follows the requests, and
 	// expect is what the next request must offer.
 	track  bool
 	x      exchange
-	expect *Offered
+	expect *tape.Offered
 	// agreed is the last pair of what the tape expected offered and what
 	// a request offered that check found alike: neither is ever changed
 	// once built, so the same pair agrees again (see exchange.next).
-	agreed [2]*Offered
+	agreed [2]*tape.Offered
 	rb     *rebase // nil unless ModelOptions.Rebase
 }
 
 // NewModel returns a Model replaying a deep copy of t; a nil t replays an
 // empty tape. A nil opts means default options.
-func NewModel(t *Tape, opts *ModelOptions) *Model {
+func NewModel(t *tape.Tape, opts *ModelOptions) *Model {
 	m := &Model{matcher: DefaultMatcher{}}
 	if t != nil {
 		c := t.Clone()
 		m.file, m.entries, m.offered = c.File, c.Entries, c.Offered
 		m.redacted = redactedCalls(m.entries)
-		m.expect, m.track = c.Offered, !c.Offered.empty()
+		m.expect, m.track = c.Offered, !empty(c.Offered)
 		// Sorted once here, so that matching compares the tools as a set
 		// without sorting them on every call.
 		expect := c.Offered
 		for _, e := range m.entries {
 			if e.Request != nil {
 				slices.Sort(e.Request.Tools)
-				m.track = m.track || e.Request.New != nil || !e.Request.Offered.empty()
-				if !e.Request.Offered.empty() {
-					expect = expect.with(e.Request.Offered)
+				m.track = m.track || e.Request.New != nil || !empty(e.Request.Offered)
+				if !empty(e.Request.Offered) {
+					expect = with(expect, e.Request.Offered)
 				}
 			}
 			m.expectAt = append(m.expectAt, expect)
@@ -184,9 +185,9 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		m.x.answered(nil)
 		if e.ErrorKind != "" {
 			pe := &llm.ProviderError{Kind: e.ErrorKind, StatusCode: e.ErrorStatus, RetryAfter: e.RetryAfter, Message: e.Error}
-			return nil, fmt.Errorf("replay: %s: %w: %w", entryAt(m.file, i, e.Line), ErrRecordedError, pe)
+			return nil, fmt.Errorf("replay: %s: %w: %w", tape.EntryAt(m.file, i, e.Line), ErrRecordedError, pe)
 		}
-		return nil, fmt.Errorf("replay: %s: %w: %s", entryAt(m.file, i, e.Line), ErrRecordedError, e.Error)
+		return nil, fmt.Errorf("replay: %s: %w: %s", tape.EntryAt(m.file, i, e.Line), ErrRecordedError, e.Error)
 	}
 	m.x.answered(e.Response)
 	return cloneResponse(e.Response), nil
@@ -246,11 +247,11 @@ func (m *Model) use(i int) {
 // offered (the tape's block with the changes of earlier entries), the new
 // messages, and, through the Matcher, the tools, last message and messages.
 // Their differences are reported together as one *MismatchError.
-func (m *Model) check(e *Entry, req *llm.Request, st step) error {
+func (m *Model) check(e *tape.Entry, req *llm.Request, st step) error {
 	var fields []string
 	var diff strings.Builder
 	if m.track {
-		if pair := [2]*Offered{m.expect, st.offered}; pair != m.agreed {
+		if pair := [2]*tape.Offered{m.expect, st.offered}; pair != m.agreed {
 			// As for the messages, the tape's redaction is applied first.
 			f, d := compareOffered(m.expect, redactedOffered(m.expect, st.offered), m.file)
 			fields = append(fields, f...)
@@ -432,7 +433,7 @@ type DivergenceError struct {
 // Error returns "replay: tape[N] at file:line: request diverged from the
 // recording: " and the matcher's explanation.
 func (e *DivergenceError) Error() string {
-	return fmt.Sprintf("replay: %s: %v: %v", entryAt(e.File, e.Entry, e.Line), ErrDiverged, e.Err)
+	return fmt.Sprintf("replay: %s: %v: %v", tape.EntryAt(e.File, e.Entry, e.Line), ErrDiverged, e.Err)
 }
 
 // Is reports whether target is ErrDiverged.

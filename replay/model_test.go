@@ -8,14 +8,16 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
 var tools = []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}
 
-func loadCanonical(t *testing.T) *Tape {
+func loadCanonical(t *testing.T) *tape.Tape {
 	t.Helper()
-	tp, err := Load("testdata/canonical.yaml")
+	tp, err := tape.Load("testdata/canonical.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,17 +137,17 @@ func TestDefaultMatcherChecksEveryRecordedKey(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		key      string
-		recorded *RequestSummary
+		recorded *tape.RequestSummary
 		want     string
 	}{
-		{"tools", &RequestSummary{Tools: []string{"calculator", "echo"}},
+		{"tools", &tape.RequestSummary{Tools: []string{"calculator", "echo"}},
 			`replay: tape[0]: request diverged from the recording: tools differs (- recorded, + actual):
 --- recorded
 +++ actual
 @@ -1 +1 @@
 -tools: [calculator, echo]
 +tools: [calculator]`},
-		{"last_message", &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "What is 3+3?"}},
+		{"last_message", &tape.RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "What is 3+3?"}},
 			`replay: tape[0]: request diverged from the recording: last_message differs (- recorded, + actual):
 --- recorded
 +++ actual
@@ -156,7 +158,7 @@ func TestDefaultMatcherChecksEveryRecordedKey(t *testing.T) {
 +  content: |-
 +    What is 2+2?
 +    Answer in digits.`},
-		{"messages", &RequestSummary{Messages: []llm.Message{sys, q}},
+		{"messages", &tape.RequestSummary{Messages: []llm.Message{sys, q}},
 			`replay: tape[0]: request diverged from the recording: messages differs (- recorded, + actual):
 --- recorded
 +++ actual
@@ -170,13 +172,13 @@ func TestDefaultMatcherChecksEveryRecordedKey(t *testing.T) {
        What is 2+2?`},
 	} {
 		t.Run(tc.key, func(t *testing.T) {
-			tp := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("4")}, Request: tc.recorded}}}
+			tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("4")}, Request: tc.recorded}}}
 			_, err := NewModel(tp, nil).Generate(context.Background(), req)
 			if err == nil || err.Error() != tc.want {
 				t.Fatalf("error:\n got %v\nwant %s", err, tc.want)
 			}
 			// The same request matches a recording of what was sent.
-			ok := Summarize(req)
+			ok := tape.Summarize(req)
 			ok.Messages = req.Messages
 			tp.Entries[0].Request = ok
 			if _, err := NewModel(tp, nil).Generate(context.Background(), req); err != nil {
@@ -187,8 +189,8 @@ func TestDefaultMatcherChecksEveryRecordedKey(t *testing.T) {
 }
 
 func TestModelSortsRecordedToolsOnce(t *testing.T) {
-	rec := &RequestSummary{Tools: []string{"write_file", "read_file"}}
-	tp := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("ok")}, Request: rec}}}
+	rec := &tape.RequestSummary{Tools: []string{"write_file", "read_file"}}
+	tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("ok")}, Request: rec}}}
 	m := NewModel(tp, nil)
 	if got := m.entries[0].Request.Tools; !slices.Equal(got, []string{"read_file", "write_file"}) {
 		t.Errorf("the model's recorded tools = %v, want them sorted", got)
@@ -207,7 +209,7 @@ func TestModelSortsRecordedToolsOnce(t *testing.T) {
 }
 
 func TestMismatchDiffKeepsTrailingSpacesInBlocks(t *testing.T) {
-	rec := &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "line one  \nline two\n"}}
+	rec := &tape.RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "line one  \nline two\n"}}
 	req := &llm.Request{Messages: []llm.Message{{Role: llm.RoleTool, Content: "line one  \nline 2\n"}}}
 	err := (DefaultMatcher{}).Match(rec, req)
 	want := "last_message differs (- recorded, + actual):\n" +
@@ -224,11 +226,11 @@ func TestMismatchDiffKeepsTrailingSpacesInBlocks(t *testing.T) {
 }
 
 func TestMatcherFuncAndNoRecordedRequest(t *testing.T) {
-	tp := &Tape{File: "t.yaml", Entries: []Entry{
+	tp := &tape.Tape{File: "t.yaml", Entries: []tape.Entry{
 		{Response: &llm.Response{Message: llm.AssistantMessage("a")}, Line: 3},
-		{Response: &llm.Response{Message: llm.AssistantMessage("b")}, Request: &RequestSummary{}, Line: 5},
+		{Response: &llm.Response{Message: llm.AssistantMessage("b")}, Request: &tape.RequestSummary{}, Line: 5},
 	}}
-	never := MatcherFunc(func(*RequestSummary, *llm.Request) error { return errors.New("system prompt changed") })
+	never := MatcherFunc(func(*tape.RequestSummary, *llm.Request) error { return errors.New("system prompt changed") })
 	m := NewModel(tp, &ModelOptions{Matcher: never})
 	if _, err := m.Generate(context.Background(), nil); err != nil {
 		t.Errorf("entry without a recorded request was checked: %v", err)
@@ -259,9 +261,9 @@ func TestModelNilTapeIsExhausted(t *testing.T) {
 }
 
 func TestModelConcurrentUse(t *testing.T) {
-	tp := &Tape{}
+	tp := &tape.Tape{}
 	for range 50 {
-		tp.Entries = append(tp.Entries, Entry{Response: &llm.Response{Message: llm.AssistantMessage("x")}})
+		tp.Entries = append(tp.Entries, tape.Entry{Response: &llm.Response{Message: llm.AssistantMessage("x")}})
 	}
 	m := NewModel(tp, nil)
 	var wg sync.WaitGroup
@@ -343,7 +345,7 @@ func TestUnifiedDiffHunks(t *testing.T) {
 }
 
 func TestModelServesUserTurns(t *testing.T) {
-	tp, err := Load("testdata/conversation.yaml")
+	tp, err := tape.Load("testdata/conversation.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +385,7 @@ func TestModelServesUserTurns(t *testing.T) {
 }
 
 func TestModelRefusesARequestWhereTheUserSpeaks(t *testing.T) {
-	tp, err := Load("testdata/conversation.yaml")
+	tp, err := tape.Load("testdata/conversation.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -396,7 +398,7 @@ func TestModelRefusesARequestWhereTheUserSpeaks(t *testing.T) {
 }
 
 func TestUnusedWithoutLines(t *testing.T) {
-	tp := &Tape{Entries: []Entry{{Response: &llm.Response{}}}}
+	tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{}}}}
 	want := "tape has 1 entry; the run used 0 (tape[0] was never served)"
 	if err := NewModel(tp, nil).Unused(); err == nil || err.Error() != want {
 		t.Fatalf("Unused = %v, want %s", err, want)
@@ -426,7 +428,7 @@ func TestMessagesMatcherComparesToolCalls(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			recorded := []llm.Message{q, llm.AssistantMessage("", tc.calls...), llm.ToolMessage("c1", "weather", "sunny")}
-			tp := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}, Request: &RequestSummary{Messages: recorded}}}}
+			tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}, Request: &tape.RequestSummary{Messages: recorded}}}}
 			_, err := NewModel(tp, nil).Generate(context.Background(), actual)
 			var me *MismatchError
 			if !errors.As(err, &me) {
@@ -455,11 +457,11 @@ func TestMessagesMatcherComparesToolCalls(t *testing.T) {
 // from the entry, and which read like the loop's turn numbers).
 func TestErrorsNameTheTapeEntry(t *testing.T) {
 	ctx := context.Background()
-	no := MatcherFunc(func(*RequestSummary, *llm.Request) error { return errors.New("no") })
-	tp := &Tape{File: "t.yaml", Entries: []Entry{
+	no := MatcherFunc(func(*tape.RequestSummary, *llm.Request) error { return errors.New("no") })
+	tp := &tape.Tape{File: "t.yaml", Entries: []tape.Entry{
 		{User: &llm.Message{Role: llm.RoleUser, Content: "hi"}, Line: 3},
 		{Error: "boom", Line: 5},
-		{Response: &llm.Response{Message: llm.AssistantMessage("a")}, Request: &RequestSummary{}, Line: 7},
+		{Response: &llm.Response{Message: llm.AssistantMessage("a")}, Request: &tape.RequestSummary{}, Line: 7},
 	}}
 	m := NewModel(tp, &ModelOptions{Matcher: no})
 	if _, ok := m.NextUser(); !ok {
@@ -479,12 +481,12 @@ func TestErrorsNameTheTapeEntry(t *testing.T) {
 	}
 	// Without a file, the line; without either, the index alone.
 	for _, tc := range []struct {
-		tape *Tape
+		tape *tape.Tape
 		want string
 	}{
-		{&Tape{Entries: []Entry{{Error: "boom", Line: 4}}}, "replay: tape[0] at line 4: recorded provider error: boom"},
-		{&Tape{Entries: []Entry{{Error: "boom"}}}, "replay: tape[0]: recorded provider error: boom"},
-		{&Tape{Entries: []Entry{{Response: &llm.Response{}}}}, "replay: tape exhausted after 1 entry; the unanswered request ends with no message"},
+		{&tape.Tape{Entries: []tape.Entry{{Error: "boom", Line: 4}}}, "replay: tape[0] at line 4: recorded provider error: boom"},
+		{&tape.Tape{Entries: []tape.Entry{{Error: "boom"}}}, "replay: tape[0]: recorded provider error: boom"},
+		{&tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{}}}}, "replay: tape exhausted after 1 entry; the unanswered request ends with no message"},
 	} {
 		m := NewModel(tc.tape, nil)
 		_, err := m.Generate(ctx, nil)
@@ -511,7 +513,7 @@ tape:
 `
 	call := llm.ToolCall{ID: "c1", Name: "read_file", Arguments: "{}"}
 	run := func(result string) error {
-		tp, err := Decode(strings.NewReader(src), "new.yaml")
+		tp, err := tape.Decode(strings.NewReader(src), "new.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -551,7 +553,7 @@ func TestQuoteLastShortensPast200Bytes(t *testing.T) {
 func TestModelChecksToolsOnlyOffered(t *testing.T) {
 	src := "format: tapeloop/v1\noffered:\n  tools:\n    - name: read_file\n      description: Read a file.\ntape:\n  - response: {content: hi}\n"
 	run := func(tools []llm.ToolDefinition) error {
-		tp, err := Decode(strings.NewReader(src), "t.yaml")
+		tp, err := tape.Decode(strings.NewReader(src), "t.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}

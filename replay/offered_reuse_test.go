@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -15,9 +17,9 @@ import (
 // hands the same Offered to every request that offers the same, and a
 // Model skips comparing a pair it found alike, both of which hold only
 // while no Offered is changed once built.
-type offeredWatch map[*Offered]*Offered
+type offeredWatch map[*tape.Offered]*tape.Offered
 
-func (w offeredWatch) see(offered ...*Offered) {
+func (w offeredWatch) see(offered ...*tape.Offered) {
 	for _, o := range offered {
 		if o != nil && w[o] == nil {
 			w[o] = o.Clone()
@@ -30,7 +32,7 @@ func (w offeredWatch) see(offered ...*Offered) {
 // request was served, before the watch first saw it.
 func (w offeredWatch) current(t *testing.T, x *exchange, req *llm.Request) {
 	t.Helper()
-	if want := OfferedOf(req); !reflect.DeepEqual(x.current, want) {
+	if want := tape.OfferedOf(req); !reflect.DeepEqual(x.current, want) {
 		t.Errorf("what the request offered changed while it was served:\nwas %+v\nnow %+v", want, x.current)
 	}
 	w.see(x.first, x.current)
@@ -158,13 +160,13 @@ func TestOfferedIsNeverChanged(t *testing.T) {
 // anything else a new one, equal to OfferedOf's; a change after a reused
 // offer still diverges, with its diff.
 func TestOfferedReusedWhileUnchanged(t *testing.T) {
-	var got []*Offered
+	var got []*tape.Offered
 	x := &exchange{}
 	seq := offers(0)
 	for i, a := range seq {
 		req := &llm.Request{Messages: []llm.Message{llm.SystemMessage(a.system), llm.UserMessage("go")}, Tools: append([]llm.ToolDefinition(nil), a.tools...)}
 		st := x.next(req)
-		if want := OfferedOf(req); !reflect.DeepEqual(st.offered, want) {
+		if want := tape.OfferedOf(req); !reflect.DeepEqual(st.offered, want) {
 			t.Fatalf("request %d offered %+v, want %+v", i, st.offered, want)
 		}
 		got = append(got, st.offered)
@@ -231,21 +233,21 @@ func TestOfferedBy(t *testing.T) {
 		reqs = append(reqs, req)
 	}
 	for i, a := range reqs {
-		o := OfferedOf(a)
+		o := tape.OfferedOf(a)
 		for j, b := range reqs {
-			if got, want := o.offeredBy(b), reflect.DeepEqual(o, OfferedOf(b)); got != want {
+			if got, want := offeredBy(o, b), reflect.DeepEqual(o, tape.OfferedOf(b)); got != want {
 				t.Errorf("request %d's Offered offered by request %d: %v, want %v (OfferedOf's equal)", i, j, got, want)
 			}
 		}
 	}
-	if (*Offered)(nil).offeredBy(base()) || OfferedOf(base()).offeredBy(nil) {
+	if offeredBy((*tape.Offered)(nil), base()) || offeredBy(tape.OfferedOf(base()), nil) {
 		t.Errorf("offeredBy with a nil Offered or request is true")
 	}
 }
 
 // recordTape records runOffers' run of seq, as TestOfferedIsNeverChanged
 // does.
-func recordTape(t *testing.T, seq []agentSetup) *Tape {
+func recordTape(t *testing.T, seq []agentSetup) *tape.Tape {
 	t.Helper()
 	rec := NewRecorder(fourResponses(), &RecorderOptions{Getenv: func(string) string { return "" }})
 	if err := runOffers(rec, seq, func(*llm.Request) {}); err != nil {

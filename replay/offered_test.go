@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 	"go.yaml.in/yaml/v3"
 )
@@ -53,7 +55,7 @@ func (a agentSetup) run(m llm.Model) error {
 
 // recordAgent records baseAgent's run against a scripted model and reads
 // the tape back from its encoding, as a file would give it.
-func recordAgent(t *testing.T) *Tape {
+func recordAgent(t *testing.T) *tape.Tape {
 	t.Helper()
 	rec := NewRecorder(scriptedModel(
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
@@ -64,10 +66,10 @@ func recordAgent(t *testing.T) *Tape {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := Encode(&b, rec.Tape()); err != nil {
+	if err := tape.Encode(&b, rec.Tape()); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := Decode(strings.NewReader(b.String()), "notes.yaml")
+	tp, err := tape.Decode(strings.NewReader(b.String()), "notes.yaml")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
@@ -307,7 +309,7 @@ func TestRewrittenConversationDiverges(t *testing.T) {
 // system: [] records that the run had none.
 func TestDecodeOfferedSystemList(t *testing.T) {
 	for src, want := range map[string][]string{"[Be terse., Use tools.]": {"Be terse.", "Use tools."}, "[]": {}} {
-		tp, err := Decode(strings.NewReader("format: tapeloop/v1\noffered:\n  system: "+src+"\ntape:\n  - response: {content: hi}\n"), "x.yaml")
+		tp, err := tape.Decode(strings.NewReader("format: tapeloop/v1\noffered:\n  system: "+src+"\ntape:\n  - response: {content: hi}\n"), "x.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -320,14 +322,14 @@ func TestDecodeOfferedSystemList(t *testing.T) {
 // An offered change replaces only the parts it records: a new system prompt
 // keeps the tools offered before, and new tools keep the system prompt.
 func TestOfferedChangeKeepsUnrecordedParts(t *testing.T) {
-	base := &Offered{System: []string{"old"}, Tools: []llm.ToolDefinition{{Name: "read_file"}}}
-	if got := base.with(&Offered{System: []string{"new"}}); !slices.Equal(got.System, []string{"new"}) || len(got.Tools) != 1 || got.Tools[0].Name != "read_file" {
+	base := &tape.Offered{System: []string{"old"}, Tools: []llm.ToolDefinition{{Name: "read_file"}}}
+	if got := with(base, &tape.Offered{System: []string{"new"}}); !slices.Equal(got.System, []string{"new"}) || len(got.Tools) != 1 || got.Tools[0].Name != "read_file" {
 		t.Errorf("a new system prompt: %+v, want system [new] and the tools kept", got)
 	}
-	if got := base.with(&Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}}); !slices.Equal(got.System, []string{"old"}) || len(got.Tools) != 1 || got.Tools[0].Name != "write_file" {
+	if got := with(base, &tape.Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}}); !slices.Equal(got.System, []string{"old"}) || len(got.Tools) != 1 || got.Tools[0].Name != "write_file" {
 		t.Errorf("new tools: %+v, want system [old] kept and the tools [write_file]", got)
 	}
-	if got := base.with(&Offered{ResponseSchema: []byte(`{"type":"object"}`)}); string(got.ResponseSchema) != `{"type":"object"}` || !slices.Equal(got.System, []string{"old"}) {
+	if got := with(base, &tape.Offered{ResponseSchema: []byte(`{"type":"object"}`)}); string(got.ResponseSchema) != `{"type":"object"}` || !slices.Equal(got.System, []string{"old"}) {
 		t.Errorf("a new response schema alone: %+v, want it recorded and system [old] kept", got)
 	}
 }
@@ -342,7 +344,7 @@ func TestEncodeOfferedSystemLists(t *testing.T) {
 		{[]string{"one", "two"}, "system:\n    - one\n    - two\n"},
 		{[]string{}, "system: []\n"},
 	} {
-		out, err := yaml.Marshal(EncodeOffered(&Offered{System: tc.system}))
+		out, err := yaml.Marshal(tape.EncodeOffered(&tape.Offered{System: tc.system}))
 		if err != nil || string(out) != tc.want {
 			t.Errorf("system %q: %q, %v; want %q", tc.system, out, err, tc.want)
 		}

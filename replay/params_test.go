@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
@@ -72,7 +74,7 @@ func TestRequestParamsArePinned(t *testing.T) {
 				t.Fatal(err)
 			}
 			var b strings.Builder
-			if err := Encode(&b, rec.Tape()); err != nil {
+			if err := tape.Encode(&b, rec.Tape()); err != nil {
 				t.Fatal(err)
 			}
 			if !strings.Contains(b.String(), "\n    "+c.param+":") && !strings.Contains(c.name, "added") {
@@ -83,7 +85,7 @@ func TestRequestParamsArePinned(t *testing.T) {
 					t.Errorf("the tape pins %s, which changes nothing:\n%s", unpinned, b.String())
 				}
 			}
-			tp, err := Decode(strings.NewReader(b.String()), "notes.yaml")
+			tp, err := tape.Decode(strings.NewReader(b.String()), "notes.yaml")
 			if err != nil {
 				t.Fatalf("%v\n%s", err, b.String())
 			}
@@ -107,10 +109,10 @@ func TestRequestParamsArePinned(t *testing.T) {
 				t.Fatal("the rebase changed nothing")
 			}
 			b.Reset()
-			if err := Encode(&b, rb.Tape); err != nil {
+			if err := tape.Encode(&b, rb.Tape); err != nil {
 				t.Fatal(err)
 			}
-			rebased, err := Decode(strings.NewReader(b.String()), "notes.yaml")
+			rebased, err := tape.Decode(strings.NewReader(b.String()), "notes.yaml")
 			if err != nil {
 				t.Fatalf("%v\n%s", err, b.String())
 			}
@@ -128,8 +130,8 @@ func TestRequestParamsArePinned(t *testing.T) {
 // params (one recorded before they were pinned) replays requests whatever
 // their parameters.
 func TestUnpinnedParamsAreNotCompared(t *testing.T) {
-	const tape = "format: tapeloop/v1\noffered:\n  system: You keep notes.\ntape:\n  - response:\n      content: Done.\n"
-	tp, err := Decode(strings.NewReader(tape), "old.yaml")
+	const tapeText = "format: tapeloop/v1\noffered:\n  system: You keep notes.\ntape:\n  - response:\n      content: Done.\n"
+	tp, err := tape.Decode(strings.NewReader(tapeText), "old.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,8 +152,8 @@ func TestAnsweredByIsReadBack(t *testing.T) {
 		{"# the model our team ships", ""},
 		{"", ""},
 	} {
-		tape := "format: tapeloop/v1\noffered:\n  params:\n    temperature: 0.2\n    model: \"gpt-4.1\" " + c.comment + "\ntape:\n  - response:\n      content: Done.\n"
-		tp, err := Decode(strings.NewReader(tape), "t.yaml")
+		tapeText := "format: tapeloop/v1\noffered:\n  params:\n    temperature: 0.2\n    model: \"gpt-4.1\" " + c.comment + "\ntape:\n  - response:\n      content: Done.\n"
+		tp, err := tape.Decode(strings.NewReader(tapeText), "t.yaml")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +161,7 @@ func TestAnsweredByIsReadBack(t *testing.T) {
 			t.Errorf("%q: AnsweredBy = %q, want %q", c.comment, tp.Offered.AnsweredBy, c.want)
 		}
 		var b strings.Builder
-		if err := Encode(&b, tp); err != nil {
+		if err := tape.Encode(&b, tp); err != nil {
 			t.Fatal(err)
 		}
 		if c.want != "" && !strings.Contains(b.String(), `model: "gpt-4.1" # answered by `+c.want+": the recording sent it instead (--model)\n") {

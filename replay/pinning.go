@@ -3,6 +3,8 @@ package replay
 import (
 	"fmt"
 	"strings"
+
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // Pinning says which parts of a tape's requests are pinned, that is
@@ -37,7 +39,7 @@ type Pinning struct {
 
 // PinningOf reports which parts of t's requests are pinned; a nil t pins
 // nothing.
-func PinningOf(t *Tape) Pinning {
+func PinningOf(t *tape.Tape) Pinning {
 	var p Pinning
 	if t == nil {
 		return p

@@ -2,6 +2,8 @@ package replay
 
 import (
 	"testing"
+
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 func TestPinningOf(t *testing.T) {
@@ -11,7 +13,7 @@ func TestPinningOf(t *testing.T) {
 	}
 	tp.Offered.System = nil
 	last := tp.Entries[1].Request.New[0].Clone()
-	tp.Entries[1].Request = &RequestSummary{Tools: []string{"read_file"}, LastMessage: &last}
+	tp.Entries[1].Request = &tape.RequestSummary{Tools: []string{"read_file"}, LastMessage: &last}
 	tp.Entries[2].Request = nil
 	p := PinningOf(tp)
 	if p.All() || len(p.Unpinned) != 2 || p.Unpinned[0] != 1 || p.String() != "system prompt not pinned, tools pinned, messages pinned on 1 of 3 model calls (the last message only on 1)" {

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 	toolspkg "github.com/tapeloop/tapeloop/tools"
 )
 
@@ -33,7 +34,7 @@ type StaleError struct {
 // Error returns "replay: tape[N] at file:line: the recorded response no
 // longer applies; ...: why".
 func (e *StaleError) Error() string {
-	return fmt.Sprintf("replay: %s: %v: %v", entryAt(e.File, e.Entry, e.Line), ErrStale, e.Err)
+	return fmt.Sprintf("replay: %s: %v: %v", tape.EntryAt(e.File, e.Entry, e.Line), ErrStale, e.Err)
 }
 
 // Is reports whether target is ErrStale.
@@ -54,7 +55,7 @@ type rebase struct {
 // every call names a tool req offers (unless the recording did not offer it
 // either), and arguments that passed the recorded schema pass the current
 // one. recorded is what the tape says was offered; nil parts are unknown.
-func (rb *rebase) applies(e *Entry, recorded *Offered, req *llm.Request) error {
+func (rb *rebase) applies(e *tape.Entry, recorded *tape.Offered, req *llm.Request) error {
 	if e.Response == nil {
 		return nil
 	}
@@ -104,7 +105,7 @@ func (rb *rebase) applies(e *Entry, recorded *Offered, req *llm.Request) error {
 // recorded answer says. A result whose text is unchanged is the same. A
 // recorded result states its kind with is_error; one recorded before tapes
 // did is a failure when its text is a tool failure's ("error (kind): ...").
-func sameResultKinds(recorded *RequestSummary, req *llm.Request) error {
+func sameResultKinds(recorded *tape.RequestSummary, req *llm.Request) error {
 	if recorded == nil {
 		return nil
 	}
@@ -168,7 +169,7 @@ func (rb *rebase) valid(schema []byte, v any) bool {
 // cloneRequest returns a copy of req that shares nothing a caller may
 // change.
 func cloneRequest(req *llm.Request) *llm.Request {
-	c := &llm.Request{Messages: cloneMessages(req.Messages), Tools: OfferedOf(req).Tools}
+	c := &llm.Request{Messages: cloneMessages(req.Messages), Tools: tape.OfferedOf(req).Tools}
 	c.ResponseSchema = slices.Clone(req.ResponseSchema)
 	c.Params = cloneParams(req.Params)
 	return c
@@ -190,7 +191,7 @@ type RebaseOptions struct {
 type Rebase struct {
 	// Tape is the rebased tape: the recorded responses, errors and user
 	// turns, with the requests as the run sent them.
-	Tape *Tape
+	Tape *tape.Tape
 	// Offered is set when the tape's offered block changed (or was added).
 	Offered bool
 	// Entries lists the indexes of the entries whose request changed (or
@@ -219,7 +220,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := &Rebase{Tape: (&Tape{File: m.file, Offered: m.offered, Entries: m.entries}).Clone()}
+	out := &Rebase{Tape: (&tape.Tape{File: m.file, Offered: m.offered, Entries: m.entries}).Clone()}
 	if m.rb == nil || m.x.first == nil {
 		return out, nil
 	}
@@ -232,9 +233,9 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 		red = NewRedactor(&RedactorOptions{SecretEnv: []string{}, Secrets: learned, Extra: red.Redact})
 	}
 	t := out.Tape
-	var stated *Offered // the parts of the offered block the rebased tape states
+	var stated *tape.Offered // the parts of the offered block the rebased tape states
 	if m.offered != nil || o.All {
-		now := restrict(m.x.first, m.offered, o.All).block()
+		now := block(restrict(m.x.first, m.offered, o.All))
 		redactOffered(red, now)
 		if m.offered != nil {
 			now.Line = m.offered.Line
@@ -254,7 +255,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 		if !served {
 			continue
 		}
-		var change *Offered
+		var change *tape.Offered
 		if stated != nil {
 			change = changes(current, st.offered, stated).Clone()
 		}
@@ -264,7 +265,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 			continue
 		}
 		req := m.rb.requests[i]
-		r := &RequestSummary{Offered: change}
+		r := &tape.RequestSummary{Offered: change}
 		if o.All || old != nil && old.New != nil {
 			if st.added != nil {
 				r.New = cloneMessages(st.added)
@@ -273,7 +274,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 			}
 		}
 		if old != nil {
-			full := Summarize(req)
+			full := tape.Summarize(req)
 			if old.Tools != nil {
 				r.Tools = full.Tools
 			}
@@ -295,8 +296,8 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 				r.Offered = restrict(st.offered, old.Offered, false)
 			}
 		}
-		red.RedactEntry(&Entry{Request: r, Response: &llm.Response{}})
-		if old == nil || renderSummary(r) != renderSummary(old) {
+		red.RedactEntry(&tape.Entry{Request: r, Response: &llm.Response{}})
+		if old == nil || r.String() != old.String() {
 			if old != nil && old.Offered != nil && r.Offered != nil {
 				r.Offered.Line = old.Offered.Line
 			}
@@ -309,7 +310,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 
 // restrict returns a copy of o holding only the parts stated records (all
 // parts when all is set or stated is nil).
-func restrict(o, stated *Offered, all bool) *Offered {
+func restrict(o, stated *tape.Offered, all bool) *tape.Offered {
 	c := o.Clone()
 	if all || stated == nil {
 		return c
@@ -330,7 +331,7 @@ func restrict(o, stated *Offered, all bool) *Offered {
 }
 
 // sameOffered reports whether a and b state the same parts alike.
-func sameOffered(a, b *Offered) bool {
+func sameOffered(a, b *tape.Offered) bool {
 	if a == nil || b == nil {
 		return a == b
 	}
@@ -342,7 +343,7 @@ func sameOffered(a, b *Offered) bool {
 
 // redactOffered redacts every string of o in place: the system prompts,
 // each tool's name, description and parameters, and the response schema.
-func redactOffered(r *Redactor, o *Offered) {
+func redactOffered(r *Redactor, o *tape.Offered) {
 	if o == nil {
 		return
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -14,7 +16,7 @@ import (
 // restates, and that it leaves alone what did not change.
 
 // rebased runs a against tp in rebase mode and returns Rebased(opts).
-func rebased(t *testing.T, tp *Tape, a agentSetup, opts *RebaseOptions) *Rebase {
+func rebased(t *testing.T, tp *tape.Tape, a agentSetup, opts *RebaseOptions) *Rebase {
 	t.Helper()
 	m := NewModel(tp, &ModelOptions{Rebase: true})
 	if err := a.run(m); err != nil {
@@ -28,10 +30,10 @@ func rebased(t *testing.T, tp *Tape, a agentSetup, opts *RebaseOptions) *Rebase 
 }
 
 // encoded is t as a tape file holds it.
-func encoded(t *testing.T, tp *Tape) string {
+func encoded(t *testing.T, tp *tape.Tape) string {
 	t.Helper()
 	var b strings.Builder
-	if err := Encode(&b, tp); err != nil {
+	if err := tape.Encode(&b, tp); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
@@ -39,7 +41,7 @@ func encoded(t *testing.T, tp *Tape) string {
 
 // recordWith records a's run of the three responses recordAgent's tape
 // holds, with opts.
-func recordWith(t *testing.T, a agentSetup, opts RecorderOptions) *Tape {
+func recordWith(t *testing.T, a agentSetup, opts RecorderOptions) *tape.Tape {
 	t.Helper()
 	opts.Getenv = func(string) string { return "" }
 	rec := NewRecorder(scriptedModel(
@@ -61,7 +63,7 @@ func TestRebaseOfAnUnchangedRunChangesNothing(t *testing.T) {
 	for i := range noRequests.Entries {
 		noRequests.Entries[i].Request = nil
 	}
-	for name, tp := range map[string]*Tape{"new": recordAgent(t), "every part": full, "offered only": noRequests} {
+	for name, tp := range map[string]*tape.Tape{"new": recordAgent(t), "every part": full, "offered only": noRequests} {
 		rb := rebased(t, tp, baseAgent(), nil)
 		if rb.Changed() || rb.Offered || len(rb.Entries) != 0 {
 			t.Errorf("%s: Changed() = %v (offered %v, entries %v), want nothing changed", name, rb.Changed(), rb.Offered, rb.Entries)
@@ -158,7 +160,7 @@ func toolsAgent(m llm.Model, tools ...[]string) error {
 
 // toolsTape records toolsAgent's requests offering tools, answered by a
 // call to tool a each.
-func toolsTape(t *testing.T, tools ...[]string) *Tape {
+func toolsTape(t *testing.T, tools ...[]string) *tape.Tape {
 	t.Helper()
 	var script []*llm.Response
 	for i := range tools {
@@ -180,7 +182,7 @@ func toolsTape(t *testing.T, tools ...[]string) *Tape {
 
 // rebaseTools runs toolsAgent with tools against tp in rebase mode and
 // returns the rebase.
-func rebaseTools(t *testing.T, tp *Tape, tools ...[]string) *Rebase {
+func rebaseTools(t *testing.T, tp *tape.Tape, tools ...[]string) *Rebase {
 	t.Helper()
 	m := NewModel(tp, &ModelOptions{Rebase: true})
 	if err := toolsAgent(m, tools...); err != nil {
@@ -194,7 +196,7 @@ func rebaseTools(t *testing.T, tp *Tape, tools ...[]string) *Rebase {
 }
 
 // offeredTools names the tools o offers; nil when o is nil.
-func offeredTools(o *Offered) []string {
+func offeredTools(o *tape.Offered) []string {
 	if o == nil {
 		return nil
 	}
@@ -271,14 +273,14 @@ func TestRebaseFollowsOnlyTheStatedParts(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name   string
-		stated *Offered
+		stated *tape.Offered
 		want   []string
 	}{
-		{"tools only", &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}}, nil},
-		{"system only", &Offered{System: []string{"one"}}, []string{"two"}},
-		{"both", &Offered{System: []string{"one"}, Tools: []llm.ToolDefinition{{Name: "a"}}}, []string{"two"}},
+		{"tools only", &tape.Offered{Tools: []llm.ToolDefinition{{Name: "a"}}}, nil},
+		{"system only", &tape.Offered{System: []string{"one"}}, []string{"two"}},
+		{"both", &tape.Offered{System: []string{"one"}, Tools: []llm.ToolDefinition{{Name: "a"}}}, []string{"two"}},
 	} {
-		tp := &Tape{Offered: c.stated, Entries: []Entry{
+		tp := &tape.Tape{Offered: c.stated, Entries: []tape.Entry{
 			{Response: &llm.Response{Message: llm.AssistantMessage("ok")}},
 			{Response: &llm.Response{Message: llm.AssistantMessage("done")}},
 		}}
@@ -309,14 +311,14 @@ func TestRebaseRestatesTheResponseSchemaOnlyWhereStated(t *testing.T) {
 	const was, now = `{"type":"object"}`, `{"type":"array"}`
 	for _, c := range []struct {
 		name   string
-		block  *Offered
+		block  *tape.Offered
 		want   string // the rebased block's response schema
 		change bool
 	}{
-		{"stated", &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(was)}, now, true},
-		{"not stated", &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}}, "", false},
+		{"stated", &tape.Offered{Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(was)}, now, true},
+		{"not stated", &tape.Offered{Tools: []llm.ToolDefinition{{Name: "a"}}}, "", false},
 	} {
-		tp := &Tape{Offered: c.block, Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage(`[]`)}}}}
+		tp := &tape.Tape{Offered: c.block, Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage(`[]`)}}}}
 		m := NewModel(tp, &ModelOptions{Rebase: true})
 		req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}, Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(now)}
 		if _, err := m.Generate(context.Background(), req); err != nil {
@@ -337,8 +339,8 @@ func TestRebaseRestatesTheResponseSchemaOnlyWhereStated(t *testing.T) {
 func TestRebaseRedactsTheOfferedBlock(t *testing.T) {
 	const key = "sk-test-Qx7mP2vLw9"
 	red := NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "TEST_KEY", Value: key}}, SecretEnv: []string{}})
-	tp := &Tape{Offered: &Offered{Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(`{"type":"object"}`)},
-		Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage(`{}`)}}}}
+	tp := &tape.Tape{Offered: &tape.Offered{Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(`{"type":"object"}`)},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage(`{}`)}}}}
 	m := NewModel(tp, &ModelOptions{Rebase: true})
 	req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}, Tools: []llm.ToolDefinition{{
 		Name: "a", Description: "Uses " + key + ".", Parameters: []byte(`{"type":"object","properties":{"key":{"const":"` + key + `"}}}`),
@@ -377,9 +379,9 @@ func TestRebaseRefusesACallToTheFirstToolRemoved(t *testing.T) {
 // In rebase mode a recorded call to a tool the recording did not offer
 // either (the model made the name up) is not stale: nothing changed.
 func TestRebaseKeepsACallToAToolNeverOffered(t *testing.T) {
-	tp := &Tape{
-		Offered: &Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}},
-		Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "ghost", Arguments: "{}"}), FinishReason: llm.FinishToolCalls}}},
+	tp := &tape.Tape{
+		Offered: &tape.Offered{Tools: []llm.ToolDefinition{{Name: "write_file"}}},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "ghost", Arguments: "{}"}), FinishReason: llm.FinishToolCalls}}},
 	}
 	m := NewModel(tp, &ModelOptions{Rebase: true})
 	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}, Tools: []llm.ToolDefinition{{Name: "read_file"}}})

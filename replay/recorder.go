@@ -7,6 +7,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // RecorderOptions configures a Recorder. A nil *RecorderOptions means all
@@ -47,9 +48,9 @@ type Recorder struct {
 	redactor *Redactor
 
 	mu      sync.Mutex
-	entries []Entry
+	entries []tape.Entry
 	x       exchange
-	offered *Offered // the first request's, redacted
+	offered *tape.Offered // the first request's, redacted
 }
 
 // NewRecorder returns a Recorder wrapping m. A nil opts means default options.
@@ -91,7 +92,7 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 		}
 		r.mu.Unlock()
 	}
-	var e Entry
+	var e tape.Entry
 	switch {
 	case err != nil && ctx.Err() != nil:
 		return resp, err
@@ -129,7 +130,7 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 func (r *Recorder) follow(req *llm.Request) step {
 	st := r.x.next(req)
 	if r.offered == nil {
-		r.offered = st.offered.Clone().block()
+		r.offered = block(st.offered.Clone())
 		redactOffered(r.redactor, r.offered)
 	}
 	return st
@@ -153,8 +154,8 @@ func (r *Recorder) Follow(req *llm.Request, resp *llm.Response) {
 // Tape returns a copy of what has been recorded so far, already redacted:
 // the first request's offered block and the entries. Its Name and File are
 // empty.
-func (r *Recorder) Tape() *Tape {
+func (r *Recorder) Tape() *tape.Tape {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return (&Tape{Offered: r.offered, Entries: r.entries}).Clone()
+	return (&tape.Tape{Offered: r.offered, Entries: r.entries}).Clone()
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -74,10 +76,10 @@ func TestRecordThenReplay(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "run.yaml")
 			tp := rec.Tape()
 			tp.Name = "record-then-replay"
-			if err := Save(path, tp); err != nil {
+			if err := tape.Save(path, tp); err != nil {
 				t.Fatal(err)
 			}
-			loaded, err := Load(path)
+			loaded, err := tape.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -185,7 +187,7 @@ func TestRecorderRedactsSecrets(t *testing.T) {
 	}
 
 	path := filepath.Join(t.TempDir(), "secret.yaml")
-	if err := Save(path, rec.Tape()); err != nil {
+	if err := tape.Save(path, rec.Tape()); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(path)
@@ -247,7 +249,7 @@ func TestRecordedUsageRoundTrips(t *testing.T) {
 			t.Errorf("the tape lacks %q:\n%s", want, text)
 		}
 	}
-	back, err := Decode(strings.NewReader(text), "usage.yaml")
+	back, err := tape.Decode(strings.NewReader(text), "usage.yaml")
 	if err != nil {
 		t.Fatalf("Decode: %v\n%s", err, text)
 	}

@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // Redacted replaces every secret a Redactor finds.
@@ -429,7 +430,7 @@ func (r *Redactor) count(kind string) {
 // offered system prompts and tools (names, descriptions, schemas), tool
 // names, new messages and messages (content, tool calls, tool_call_id, name); the
 // error text. e must own its messages (see Entry.Clone).
-func (r *Redactor) RedactEntry(e *Entry) {
+func (r *Redactor) RedactEntry(e *tape.Entry) {
 	if e.Response != nil {
 		r.RedactMessage(&e.Response.Message)
 		e.Response.FinishReason = llm.FinishReason(r.Redact(string(e.Response.FinishReason)))

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -15,13 +17,13 @@ import (
 // other change of the prompt or the tool still diverges with its diff
 // (issue 22).
 func TestReplayAppliesTheTapesRedactionToWhatWasOffered(t *testing.T) {
-	tape := &Tape{
-		Offered: &Offered{
+	tp := &tape.Tape{
+		Offered: &tape.Offered{
 			System: []string{"You deploy with the key [REDACTED]; never say it."},
 			Tools: []llm.ToolDefinition{{Name: "deploy", Description: "Deploys with the token [REDACTED].",
 				Parameters: []byte(`{"type":"object","properties":{"env":{"type":"string","description":"like [REDACTED]"}}}`)}},
 		},
-		Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
 	}
 	req := func(system, desc, schemaDesc string) *llm.Request {
 		return &llm.Request{
@@ -31,7 +33,7 @@ func TestReplayAppliesTheTapesRedactionToWhatWasOffered(t *testing.T) {
 		}
 	}
 	const key = "sk-proj-Lk9QmZ2xW7pRs4TuV8yNa3Bc6De1Fg5Hj"
-	if _, err := NewModel(tape, nil).Generate(context.Background(), req("You deploy with the key "+key+"; never say it.", "Deploys with the token "+key+".", "like "+key)); err != nil {
+	if _, err := NewModel(tp, nil).Generate(context.Background(), req("You deploy with the key "+key+"; never say it.", "Deploys with the token "+key+".", "like "+key)); err != nil {
 		t.Fatalf("the redacted secrets did not match: %v", err)
 	}
 	for _, c := range []struct {
@@ -41,7 +43,7 @@ func TestReplayAppliesTheTapesRedactionToWhatWasOffered(t *testing.T) {
 		{"description", "You deploy with the key " + key + "; never say it.", "Deploys with " + key + ".", "like " + key, "offered.tools"},
 		{"schema", "You deploy with the key " + key + "; never say it.", "Deploys with the token " + key + ".", "as " + key, "offered.tools"},
 	} {
-		_, err := NewModel(tape, nil).Generate(context.Background(), req(c.system, c.desc, c.schemaDesc))
+		_, err := NewModel(tp, nil).Generate(context.Background(), req(c.system, c.desc, c.schemaDesc))
 		if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s changed: %v; want a divergence in %s", c.name, err, c.want)
 		}

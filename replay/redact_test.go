@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -65,37 +67,37 @@ func secretForms() []struct {
 // fields returns a setter for each string a tape entry can hold.
 func fields() []struct {
 	name string
-	set  func(e *Entry, s string)
+	set  func(e *tape.Entry, s string)
 } {
-	msg := func(e *Entry) *llm.Message { return e.Request.LastMessage }
+	msg := func(e *tape.Entry) *llm.Message { return e.Request.LastMessage }
 	return []struct {
 		name string
-		set  func(e *Entry, s string)
+		set  func(e *tape.Entry, s string)
 	}{
-		{"response content", func(e *Entry, s string) { e.Response.Message.Content = s }},
-		{"response tool-call id", func(e *Entry, s string) { e.Response.Message.ToolCalls[0].ID = s }},
-		{"response tool-call name", func(e *Entry, s string) { e.Response.Message.ToolCalls[0].Name = s }},
-		{"response tool-call arguments", func(e *Entry, s string) { e.Response.Message.ToolCalls[0].Arguments = `{"q": "` + s + `"}` }},
-		{"finish_reason", func(e *Entry, s string) { e.Response.FinishReason = llm.FinishReason(s) }},
-		{"offered tool", func(e *Entry, s string) { e.Request.Tools[0] = s }},
-		{"last message content", func(e *Entry, s string) { msg(e).Content = s }},
-		{"last message tool_call_id", func(e *Entry, s string) { msg(e).ToolCallID = s }},
-		{"last message name", func(e *Entry, s string) { msg(e).Name = s }},
-		{"request message tool-call id", func(e *Entry, s string) { e.Request.Messages[0].ToolCalls[0].ID = s }},
-		{"request message tool-call name", func(e *Entry, s string) { e.Request.Messages[0].ToolCalls[0].Name = s }},
-		{"request message tool-call arguments", func(e *Entry, s string) { e.Request.Messages[0].ToolCalls[0].Arguments = s }},
-		{"request message content", func(e *Entry, s string) { e.Request.Messages[1].Content = s }},
-		{"error", func(e *Entry, s string) { e.Response, e.Error = nil, s }},
-		{"user turn", func(e *Entry, s string) {
+		{"response content", func(e *tape.Entry, s string) { e.Response.Message.Content = s }},
+		{"response tool-call id", func(e *tape.Entry, s string) { e.Response.Message.ToolCalls[0].ID = s }},
+		{"response tool-call name", func(e *tape.Entry, s string) { e.Response.Message.ToolCalls[0].Name = s }},
+		{"response tool-call arguments", func(e *tape.Entry, s string) { e.Response.Message.ToolCalls[0].Arguments = `{"q": "` + s + `"}` }},
+		{"finish_reason", func(e *tape.Entry, s string) { e.Response.FinishReason = llm.FinishReason(s) }},
+		{"offered tool", func(e *tape.Entry, s string) { e.Request.Tools[0] = s }},
+		{"last message content", func(e *tape.Entry, s string) { msg(e).Content = s }},
+		{"last message tool_call_id", func(e *tape.Entry, s string) { msg(e).ToolCallID = s }},
+		{"last message name", func(e *tape.Entry, s string) { msg(e).Name = s }},
+		{"request message tool-call id", func(e *tape.Entry, s string) { e.Request.Messages[0].ToolCalls[0].ID = s }},
+		{"request message tool-call name", func(e *tape.Entry, s string) { e.Request.Messages[0].ToolCalls[0].Name = s }},
+		{"request message tool-call arguments", func(e *tape.Entry, s string) { e.Request.Messages[0].ToolCalls[0].Arguments = s }},
+		{"request message content", func(e *tape.Entry, s string) { e.Request.Messages[1].Content = s }},
+		{"error", func(e *tape.Entry, s string) { e.Response, e.Error = nil, s }},
+		{"user turn", func(e *tape.Entry, s string) {
 			e.Response, e.Request, e.User = nil, nil, &llm.Message{Role: llm.RoleUser, Content: s}
 		}},
 	}
 }
 
-func entryTemplate() Entry {
-	return Entry{
+func entryTemplate() tape.Entry {
+	return tape.Entry{
 		Response: &llm.Response{Message: llm.AssistantMessage("ok", llm.ToolCall{ID: "c1", Name: "read_file", Arguments: "{}"}), FinishReason: llm.FinishToolCalls},
-		Request: &RequestSummary{
+		Request: &tape.RequestSummary{
 			Tools:       []string{"read_file", "write_file"},
 			LastMessage: &llm.Message{Role: llm.RoleTool, Content: "x", ToolCallID: "c0", Name: "read_file"},
 			Messages: []llm.Message{
@@ -123,7 +125,7 @@ func TestRedactorEveryFormInEveryField(t *testing.T) {
 				field.set(&e, "before "+form.text+" after")
 				r.RedactEntry(&e)
 				path := filepath.Join(dir, "tape.yaml")
-				if err := Save(path, &Tape{Entries: []Entry{e}}); err != nil {
+				if err := tape.Save(path, &tape.Tape{Entries: []tape.Entry{e}}); err != nil {
 					t.Fatal(err)
 				}
 				data, err := os.ReadFile(path)

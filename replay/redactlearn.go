@@ -5,6 +5,7 @@ import (
 	"unicode"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // A rebase restates a tape's requests from what the agent sends now, where
@@ -126,7 +127,7 @@ func (m *Model) learnRedacted() []Secret {
 			out = append(out, Secret{Kind: "recorded as " + Redacted, Value: v})
 		}
 	}
-	learnOffered := func(rec, now *Offered) {
+	learnOffered := func(rec, now *tape.Offered) {
 		if rec == nil || now == nil {
 			return
 		}

@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // A tape is redacted when it is recorded, while the run that replays it may
@@ -69,7 +70,7 @@ func matchSecrets(parts []string, rest string) bool {
 
 // redactedCalls returns the IDs of the tool calls of entries whose
 // recorded arguments hold Redacted; nil when there are none.
-func redactedCalls(entries []Entry) map[string]bool {
+func redactedCalls(entries []tape.Entry) map[string]bool {
 	var ids map[string]bool
 	for _, e := range entries {
 		if e.Response == nil {
@@ -91,7 +92,7 @@ func redactedCalls(entries []Entry) map[string]bool {
 // summary rec holds redacted, and that matches it, replaced by the
 // recorded text (see matchesRedacted and redactedCalls); req itself when
 // nothing is replaced. req is never changed.
-func applyRedaction(rec *RequestSummary, req *llm.Request, calls map[string]bool) *llm.Request {
+func applyRedaction(rec *tape.RequestSummary, req *llm.Request, calls map[string]bool) *llm.Request {
 	var msgs []llm.Message // a copy of req.Messages, made on the first change
 	fix := func(i int, want *llm.Message) {
 		got := req.Messages[i]
@@ -169,14 +170,14 @@ func applyRedactionNew(recorded, added []llm.Message, calls map[string]bool) {
 // and that matches it, replaced by want's: what applyRedaction does for
 // the messages. got itself is returned when nothing is replaced; it is
 // never changed.
-func redactedOffered(want, got *Offered) *Offered {
-	if want.empty() || got == nil {
+func redactedOffered(want, got *tape.Offered) *tape.Offered {
+	if empty(want) || got == nil {
 		return got
 	}
-	var out *Offered // a copy of got, made on the first change
-	own := func() *Offered {
+	var out *tape.Offered // a copy of got, made on the first change
+	own := func() *tape.Offered {
 		if out == nil {
-			out = &Offered{System: slices.Clone(got.System), Tools: slices.Clone(got.Tools), ResponseSchema: got.ResponseSchema, Params: got.Params, Line: got.Line}
+			out = &tape.Offered{System: slices.Clone(got.System), Tools: slices.Clone(got.Tools), ResponseSchema: got.ResponseSchema, Params: got.Params, Line: got.Line}
 		}
 		return out
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -14,16 +16,16 @@ import (
 // recorded arguments were redacted; any other difference still diverges
 // (issue 21, item 5).
 func TestReplayAppliesTheTapesRedaction(t *testing.T) {
-	tape := &Tape{Entries: []Entry{
+	tp := &tape.Tape{Entries: []tape.Entry{
 		{Response: &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "write_file", Arguments: `{"content":"key [REDACTED]"}`})},
-			Request: &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "KEY=[REDACTED]\nnext", ToolCallID: "c0", Name: "read_file"}}},
+			Request: &tape.RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "KEY=[REDACTED]\nnext", ToolCallID: "c0", Name: "read_file"}}},
 		{Response: &llm.Response{Message: llm.AssistantMessage("done")},
-			Request: &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "created out.txt (30 bytes)", ToolCallID: "c1", Name: "write_file"}}},
+			Request: &tape.RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "created out.txt (30 bytes)", ToolCallID: "c1", Name: "write_file"}}},
 	}}
 	req := func(content, id, name string) *llm.Request {
 		return &llm.Request{Messages: []llm.Message{llm.UserMessage("go"), llm.ToolMessage(id, name, content)}}
 	}
-	m := NewModel(tape, nil)
+	m := NewModel(tp, nil)
 	if _, err := m.Generate(context.Background(), req("KEY=sk-live-123456789\nnext", "c0", "read_file")); err != nil {
 		t.Fatalf("the redacted key did not match: %v", err)
 	}
@@ -35,14 +37,14 @@ func TestReplayAppliesTheTapesRedaction(t *testing.T) {
 		req("key=sk-live-123456789\nnext", "c0", "read_file"),
 		req("KEY=sk-live\nnext", "c9", "read_file"),
 	} {
-		m := NewModel(tape, nil)
+		m := NewModel(tp, nil)
 		if _, err := m.Generate(context.Background(), bad); !errors.Is(err, ErrDiverged) {
 			t.Errorf("request %q matched; want a divergence", bad.Messages[1].Content)
 		}
 	}
 	// A tool result for a call whose arguments were not redacted is compared.
-	plain := &Tape{Entries: []Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")},
-		Request: &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "created out.txt (30 bytes)", ToolCallID: "c1", Name: "write_file"}}}}}
+	plain := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")},
+		Request: &tape.RequestSummary{LastMessage: &llm.Message{Role: llm.RoleTool, Content: "created out.txt (30 bytes)", ToolCallID: "c1", Name: "write_file"}}}}}
 	if _, err := NewModel(plain, nil).Generate(context.Background(), req("created out.txt (14 bytes)", "c1", "write_file")); !errors.Is(err, ErrDiverged) {
 		t.Errorf("an unredacted call's result was not compared: %v", err)
 	}
@@ -93,12 +95,12 @@ func TestReplayAppliesTheTapesRedactionToToolCalls(t *testing.T) {
 	history := func(calls ...llm.ToolCall) []llm.Message {
 		return []llm.Message{llm.UserMessage("deploy it"), llm.AssistantMessage("", calls...), llm.ToolMessage("c1", "deploy", "deployed")}
 	}
-	tape := &Tape{Entries: []Entry{{
+	tp := &tape.Tape{Entries: []tape.Entry{{
 		Response: &llm.Response{Message: llm.AssistantMessage("done")},
-		Request:  &RequestSummary{Messages: history(call("c1", `{"token": "[REDACTED]"}`))},
+		Request:  &tape.RequestSummary{Messages: history(call("c1", `{"token": "[REDACTED]"}`))},
 	}}}
 	live := history(call("c1", `{"token": "`+key+`"}`))
-	if _, err := NewModel(tape, nil).Generate(context.Background(), &llm.Request{Messages: live}); err != nil {
+	if _, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: live}); err != nil {
 		t.Fatalf("the redacted argument did not match: %v", err)
 	}
 	for name, msgs := range map[string][]llm.Message{
@@ -106,7 +108,7 @@ func TestReplayAppliesTheTapesRedactionToToolCalls(t *testing.T) {
 		"one more call":   history(call("c1", `{"token": "`+key+`"}`), call("c2", `{"token": "`+key+`"}`)),
 		"no call":         history(),
 	} {
-		if _, err := NewModel(tape, nil).Generate(context.Background(), &llm.Request{Messages: msgs}); !errors.Is(err, ErrDiverged) {
+		if _, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: msgs}); !errors.Is(err, ErrDiverged) {
 			t.Errorf("%s: err = %v, want a divergence", name, err)
 		}
 	}
@@ -116,11 +118,11 @@ func TestReplayAppliesTheTapesRedactionToToolCalls(t *testing.T) {
 // against an entry that recorded a last message, diverges (it does not
 // panic).
 func TestReplayOfARequestWithoutMessages(t *testing.T) {
-	tape := &Tape{Entries: []Entry{{
+	tp := &tape.Tape{Entries: []tape.Entry{{
 		Response: &llm.Response{Message: llm.AssistantMessage("done")},
-		Request:  &RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "key [REDACTED]"}},
+		Request:  &tape.RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "key [REDACTED]"}},
 	}}}
-	if _, err := NewModel(tape, nil).Generate(context.Background(), &llm.Request{}); !errors.Is(err, ErrDiverged) {
+	if _, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{}); !errors.Is(err, ErrDiverged) {
 		t.Errorf("err = %v, want a divergence", err)
 	}
 }

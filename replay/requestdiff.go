@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // compareOffered compares what was recorded as offered (want: the tape's
@@ -17,8 +18,8 @@ import (
 // differ (offered.system, offered.tools) and an explanation of each: a
 // unified diff of the prompts; per tool, which of name, description and
 // parameters changed, the parameters as a diff of their indented JSON.
-func compareOffered(want, got *Offered, file string) (fields []string, diff string) {
-	if want.empty() {
+func compareOffered(want, got *tape.Offered, file string) (fields []string, diff string) {
+	if empty(want) {
 		return nil, ""
 	}
 	system := want.System != nil && !slices.Equal(want.System, got.System)
@@ -209,13 +210,13 @@ func compareNew(want, got []llm.Message, whole []llm.Message) (fields []string, 
 	if want == nil || got != nil && slices.EqualFunc(want, got, equalMessage) {
 		return nil, ""
 	}
-	w := renderSummary(&RequestSummary{New: want})
+	w := (&tape.RequestSummary{New: want}).String()
 	var g string
 	if got == nil {
 		g = "# the request does not extend the previous request's conversation; it holds:\n" +
-			renderSummary(&RequestSummary{Messages: whole})
+			(&tape.RequestSummary{Messages: whole}).String()
 	} else {
-		g = renderSummary(&RequestSummary{New: got})
+		g = (&tape.RequestSummary{New: got}).String()
 	}
 	return []string{"new"}, "new: the messages added since the previous request changed:\n" + udiffOrNote(w, g)
 }

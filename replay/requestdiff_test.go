@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // TestCompareOfferedDiffs: a divergence in what was offered shows the
@@ -13,16 +15,16 @@ import (
 func TestCompareOfferedDiffs(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		want, got *Offered
+		want, got *tape.Offered
 		has       []string
 	}{
-		{"param", &Offered{Params: map[string]json.RawMessage{"temperature": json.RawMessage(`0.2`)}}, &Offered{Params: map[string]json.RawMessage{"temperature": json.RawMessage(`0.7`)}},
+		{"param", &tape.Offered{Params: map[string]json.RawMessage{"temperature": json.RawMessage(`0.2`)}}, &tape.Offered{Params: map[string]json.RawMessage{"temperature": json.RawMessage(`0.7`)}},
 			[]string{"offered.params.temperature (recorded at t.yaml:3): the request parameter temperature changed:\n--- recorded\n+++ actual\n", "-0.2\n+0.7\n"}},
-		{"seed past float precision", &Offered{Params: map[string]json.RawMessage{"seed": json.RawMessage(`9007199254740993`)}}, &Offered{Params: map[string]json.RawMessage{"seed": json.RawMessage(`9007199254740992`)}},
+		{"seed past float precision", &tape.Offered{Params: map[string]json.RawMessage{"seed": json.RawMessage(`9007199254740993`)}}, &tape.Offered{Params: map[string]json.RawMessage{"seed": json.RawMessage(`9007199254740992`)}},
 			[]string{"the request parameter seed changed:\n", "-9007199254740993\n+9007199254740992\n"}},
-		{"system added", &Offered{System: []string{}}, &Offered{System: []string{"Be brief."}},
+		{"system added", &tape.Offered{System: []string{}}, &tape.Offered{System: []string{"Be brief."}},
 			[]string{"offered.system (recorded at t.yaml:3): the system prompt changed:\n", "-(no system prompt)\n+Be brief.\n"}},
-		{"schema", &Offered{ResponseSchema: json.RawMessage(`{"description":"a <b> & c"}`)}, &Offered{ResponseSchema: json.RawMessage(`{"description":"a <b> & d"}`)},
+		{"schema", &tape.Offered{ResponseSchema: json.RawMessage(`{"description":"a <b> & c"}`)}, &tape.Offered{ResponseSchema: json.RawMessage(`{"description":"a <b> & d"}`)},
 			[]string{`-  "description": "a <b> & c"`, `+  "description": "a <b> & d"`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/llm"
 )
 
@@ -38,7 +40,7 @@ func structuredRun(m llm.Model, schema string) error {
 
 // recordStructured records structuredRun with answerSchema and reads the
 // tape back from its encoding.
-func recordStructured(t *testing.T) (*Tape, string) {
+func recordStructured(t *testing.T) (*tape.Tape, string) {
 	t.Helper()
 	rec := NewRecorder(scriptedModel(
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
@@ -49,10 +51,10 @@ func recordStructured(t *testing.T) (*Tape, string) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := Encode(&b, rec.Tape()); err != nil {
+	if err := tape.Encode(&b, rec.Tape()); err != nil {
 		t.Fatal(err)
 	}
-	tp, err := Decode(strings.NewReader(b.String()), "answer.yaml")
+	tp, err := tape.Decode(strings.NewReader(b.String()), "answer.yaml")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, b.String())
 	}
@@ -145,13 +147,13 @@ func TestResponseSchemaHoldingASecretReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := Encode(&b, rec.Tape()); err != nil {
+	if err := tape.Encode(&b, rec.Tape()); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Contains(b.String(), key) || !strings.Contains(b.String(), Redacted) {
 		t.Fatalf("the key is not redacted in the recording:\n%s", b.String())
 	}
-	tp, err := Decode(strings.NewReader(b.String()), "answer.yaml")
+	tp, err := tape.Decode(strings.NewReader(b.String()), "answer.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

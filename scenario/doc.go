@@ -4,7 +4,7 @@
 //
 // Load (or Parse) decodes a file strictly: an unknown key, a wrong type, a
 // bad value, an unknown format version is an error "file:line: key:
-// problem" that matches ErrScenario (or replay.ErrFormat for the tape). The
+// problem" that matches ErrScenario (or tape.ErrFormat for the tape). The
 // result is a Scenario: its Setup (seed, workspace, tools, loop, MCP
 // servers), the Input the run starts from, the Tape of recorded model
 // responses, the Expect block and the Faults a live run applies.

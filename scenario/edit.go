@@ -10,12 +10,13 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 )
 
 // ErrEdit is wrapped by every error SetTape, AppendTape, SetValue and
@@ -57,7 +58,7 @@ func WriteFile(path string, data []byte) error {
 
 // SetTape returns src, the bytes of a scenario file, with the value of its
 // top-level `tape:` key replaced by entries written canonically (see
-// replay.EncodeEntries). Everything else stays byte for byte as the author
+// tape.EncodeEntries). Everything else stays byte for byte as the author
 // wrote it: comments, blank lines, key order, quoting, `expect:`. A file
 // without a `tape:` key gets one after `input:` (or the last key that comes
 // before `tape` in the format's order). file names src in errors; empty means
@@ -66,14 +67,14 @@ func WriteFile(path string, data []byte) error {
 // The edit is checked by parsing the result: when the tape does not read
 // back as entries or any other part of the document changed, the error wraps
 // ErrEdit and nothing is returned.
-func SetTape(src []byte, file string, entries []replay.Entry) ([]byte, error) {
+func SetTape(src []byte, file string, entries []tape.Entry) ([]byte, error) {
 	if n := textLen(entries); n > MaxScenarioSize {
 		// Refused before encoding: the text alone passes the limit, and
 		// encoding it would cost far more than saying so.
 		return nil, fmt.Errorf("%s: %w: its tape alone would be more than %.1f MiB, more than the %d MiB a scenario may have (record fewer or shorter calls, or keep large content in setup.workspace files)",
 			file, ErrUnreadable, float64(n)/(1<<20), MaxScenarioSize>>20)
 	}
-	seq, err := replay.EncodeEntries(entries)
+	seq, err := tape.EncodeEntries(entries)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encoding the tape: %w", file, err)
 	}
@@ -84,7 +85,7 @@ func SetTape(src []byte, file string, entries []replay.Entry) ([]byte, error) {
 // keeping the existing entries as written (their comments included); it is
 // SetTape when the tape is missing, empty or written in flow style. It
 // checks the result as SetTape does.
-func AppendTape(src []byte, file string, entries []replay.Entry) ([]byte, error) {
+func AppendTape(src []byte, file string, entries []tape.Entry) ([]byte, error) {
 	if len(entries) == 0 {
 		return bytes.Clone(src), nil
 	}
@@ -95,9 +96,9 @@ func AppendTape(src []byte, file string, entries []replay.Entry) ([]byte, error)
 	_, old := lookup(doc.Content[0], "tape")
 	// rewrite writes the old entries and the new ones canonically.
 	rewrite := func() ([]byte, error) {
-		var all []replay.Entry
+		var all []tape.Entry
 		if old != nil {
-			if all, err = replay.DecodeEntries(file, old); err != nil {
+			if all, err = tape.DecodeEntries(file, old); err != nil {
 				return nil, err
 			}
 		}
@@ -106,7 +107,7 @@ func AppendTape(src []byte, file string, entries []replay.Entry) ([]byte, error)
 	if old == nil || old.Kind != yaml.SequenceNode || old.Style&yaml.FlowStyle != 0 || len(old.Content) == 0 {
 		return rewrite()
 	}
-	seq, err := replay.EncodeEntries(entries)
+	seq, err := tape.EncodeEntries(entries)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encoding the tape: %w", file, err)
 	}
@@ -142,7 +143,7 @@ func AppendTape(src []byte, file string, entries []replay.Entry) ([]byte, error)
 // WriteTape replaces the tape of the scenario file at path with entries (see
 // SetTape) and writes the file atomically: a reader sees the old file or the
 // new one, never a part.
-func WriteTape(path string, entries []replay.Entry) error {
+func WriteTape(path string, entries []tape.Entry) error {
 	return editFile(path, func(src []byte) ([]byte, error) { return SetTape(src, path, entries) })
 }
 
@@ -175,7 +176,7 @@ func editFile(path string, edit func([]byte) ([]byte, error)) error {
 
 // textLen is a lower bound on the bytes entries take in a file: the
 // length of the texts they hold, each written at least once.
-func textLen(entries []replay.Entry) int {
+func textLen(entries []tape.Entry) int {
 	n := 0
 	msg := func(m *llm.Message) {
 		if m == nil {

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -47,10 +48,10 @@ expect:
 
 // recorded is a tape with the texts that need care: a multi-line content
 // with a trailing space, JSON arguments, a request summary.
-func recorded() []replay.Entry {
-	return []replay.Entry{
+func recorded() []tape.Entry {
+	return []tape.Entry{
 		{Response: &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path":"notes.txt","content":"hello\nworld\n"}`}), FinishReason: llm.FinishToolCalls},
-			Request: &replay.RequestSummary{Tools: []string{"read_file", "write_file"}, LastMessage: &llm.Message{Role: llm.RoleUser, Content: "Append 'world'."}}},
+			Request: &tape.RequestSummary{Tools: []string{"read_file", "write_file"}, LastMessage: &llm.Message{Role: llm.RoleUser, Content: "Append 'world'."}}},
 		{Response: &llm.Response{Message: llm.AssistantMessage("Done: \nhello\nworld"), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 10, OutputTokens: 3}}},
 	}
 }
@@ -107,7 +108,7 @@ func TestSetTapeKeepsTheRestOfTheFile(t *testing.T) {
 }
 
 func TestSetTapeShapes(t *testing.T) {
-	one := []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}}
+	one := []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}}
 	cases := []struct {
 		name, src, want string
 	}{
@@ -316,9 +317,9 @@ func TestSetTapeOnBundledScenarios(t *testing.T) {
 }
 
 // canonical returns the canonical text of entries.
-func canonical(t *testing.T, entries []replay.Entry) string {
+func canonical(t *testing.T, entries []tape.Entry) string {
 	t.Helper()
-	n, err := replay.EncodeEntries(entries)
+	n, err := tape.EncodeEntries(entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -398,10 +399,10 @@ func FuzzSetTapeReadsBack(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text, id, args string) {
 		src := []byte("format: tapeloop/v1\ninput:\n  - {role: user, content: hi}\ntape: []\n")
-		entries := []replay.Entry{
+		entries := []tape.Entry{
 			{Response: &llm.Response{Message: llm.AssistantMessage(text, llm.ToolCall{ID: id, Name: text, Arguments: args})}},
 			{User: &llm.Message{Role: llm.RoleUser, Content: text}},
-			{Response: &llm.Response{Message: llm.AssistantMessage(args)}, Request: &replay.RequestSummary{Tools: []string{}, LastMessage: &llm.Message{Role: llm.RoleTool, Content: text, ToolCallID: id}}},
+			{Response: &llm.Response{Message: llm.AssistantMessage(args)}, Request: &tape.RequestSummary{Tools: []string{}, LastMessage: &llm.Message{Role: llm.RoleTool, Content: text, ToolCallID: id}}},
 			{Error: text},
 		}
 		out, err := SetTape(src, "s.yaml", entries)
@@ -509,7 +510,7 @@ func TestSetValueInAFlowMappingRefuses(t *testing.T) {
 // size a scenario may have is refused before it is encoded, saying so.
 func TestSetTapeRefusesALongUserTurn(t *testing.T) {
 	long := strings.Repeat("a", MaxScenarioSize+1)
-	entries := []replay.Entry{
+	entries := []tape.Entry{
 		{Response: &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "hello"}}},
 		{User: &llm.Message{Role: llm.RoleUser, Content: long}},
 	}
@@ -524,7 +525,7 @@ func TestSetTapeRefusesALongUserTurn(t *testing.T) {
 // entries as written.
 func TestAppendTapeAtColumnZero(t *testing.T) {
 	src := "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape:\n- response: {content: old}  # kept\n"
-	out, err := AppendTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("new")}}})
+	out, err := AppendTape([]byte(src), "s.yaml", []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("new")}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -605,7 +606,7 @@ func TestSetValueUnderASequence(t *testing.T) {
 // replaced in place like any other.
 func TestSetTapeOnTheFirstLine(t *testing.T) {
 	src := "tape: [{error: boom}]\nformat: tapeloop/v1\ninput: [{role: user, content: hi}]\n"
-	out, err := SetTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
+	out, err := SetTape([]byte(src), "s.yaml", []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
 	if want := "tape:\n  - response:\n      content: hi\nformat: tapeloop/v1\ninput: [{role: user, content: hi}]\n"; err != nil || string(out) != want {
 		t.Errorf("SetTape = %q, %v; want %q", out, err, want)
 	}
@@ -621,7 +622,7 @@ func TestSetValueAddsATopLevelKeyInFormatOrder(t *testing.T) {
 		t.Errorf("SetValue(name) = %q, %v; want %q", out, err, want)
 	}
 	src = "format: tapeloop/v1\ninput:\n- {role: user, content: hi}\n- {role: user, content: again}\nexpect: {iterations: 1}\n"
-	out, err = SetTape([]byte(src), "s.yaml", []replay.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
+	out, err = SetTape([]byte(src), "s.yaml", []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("hi")}}})
 	if want := strings.Replace(src, "expect:", "tape:\n  - response:\n      content: hi\nexpect:", 1); err != nil || string(out) != want {
 		t.Errorf("SetTape after input items at column 0 = %q, %v; want %q", out, err, want)
 	}

@@ -8,12 +8,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm/repair"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -215,7 +216,7 @@ func (l *linter) emptyMatchers(n *yaml.Node, key string) {
 // recorded again.
 func (l *linter) verdicts(s *Scenario) {
 	paired, unpaired := s.MatchVerdicts()
-	recorded := slices.ContainsFunc(s.Tape, func(e replay.Entry) bool { return e.User == nil })
+	recorded := slices.ContainsFunc(s.Tape, func(e tape.Entry) bool { return e.User == nil })
 	for i, j := range paired {
 		if j < 0 && recorded {
 			item := s.Expect.Judges[i]

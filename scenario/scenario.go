@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -21,7 +23,6 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/faults"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -111,11 +112,11 @@ type Scenario struct {
 	Input       []llm.Message
 	// Offered is the top-level `offered:` block: what the tape recorded the
 	// model was offered (system prompts, tools); nil when absent.
-	Offered *replay.Offered
-	Tape    []replay.Entry
+	Offered *tape.Offered
+	Tape    []tape.Entry
 	// Verdicts is the top-level `judge:` section: the recorded verdicts of
 	// the expect.judge items, which a replay re-uses; nil means none.
-	Verdicts []replay.Verdict
+	Verdicts []tape.Verdict
 	// NoTape reports that the file has no `tape:` key: a scenario written
 	// for live runs (evalrun eval, evalrun record), which a replay refuses
 	// until one is recorded. False for a tape, empty or not.
@@ -291,7 +292,7 @@ var (
 
 // Load reads and checks the scenario file at path. root is not used (see
 // DefaultName): pass "".
-// Every problem is an error wrapping ErrScenario (or replay.ErrFormat for the
+// Every problem is an error wrapping ErrScenario (or tape.ErrFormat for the
 // tape) that names the file, the line and the key.
 func Load(path, root string) (*Scenario, error) {
 	data, err := regularfile.Read(path, MaxScenarioSize)
@@ -445,29 +446,29 @@ func parse(data []byte, file, name string, cut bool) (s *Scenario, err error) {
 			return nil, err
 		}
 	}
-	if s.Input, err = replay.DecodeMessages(file, "input", nodes["input"]); err != nil {
+	if s.Input, err = tape.DecodeMessages(file, "input", nodes["input"]); err != nil {
 		return nil, err
 	}
 	if n := nodes["offered"]; n != nil {
-		if s.Offered, err = replay.DecodeOffered(file, "offered", n); err != nil {
+		if s.Offered, err = tape.DecodeOffered(file, "offered", n); err != nil {
 			return nil, err
 		}
 	}
 	if n := nodes["tape"]; n != nil && d.IsCut(n) {
 		if err := d.EachItem(n, func(i int, item *yaml.Node) error {
-			e, err := replay.DecodeEntry(file, i, item)
+			e, err := tape.DecodeEntry(file, i, item)
 			s.Tape = append(s.Tape, e)
 			return err
 		}); err != nil {
 			return nil, err
 		}
 	} else if n != nil {
-		if s.Tape, err = replay.DecodeEntries(file, n); err != nil {
+		if s.Tape, err = tape.DecodeEntries(file, n); err != nil {
 			return nil, err
 		}
 	}
 	if n := nodes["judge"]; n != nil {
-		if s.Verdicts, err = replay.DecodeVerdicts(file, n); err != nil {
+		if s.Verdicts, err = tape.DecodeVerdicts(file, n); err != nil {
 			return nil, err
 		}
 	}
@@ -854,9 +855,9 @@ func (s *Scenario) UserTurns() []llm.Message {
 	return out
 }
 
-// ReplayTape returns the scenario's tape as a replay.Tape: its name, the
+// ReplayTape returns the scenario's tape as a tape.Tape: its name, the
 // file relative to its scenarios folder (as goldens show it), the offered
 // block, the entries and the verdicts (shared, not copied).
-func (s *Scenario) ReplayTape() *replay.Tape {
-	return &replay.Tape{Name: s.Name, File: s.RelPath, Offered: s.Offered, Entries: s.Tape, Verdicts: s.Verdicts}
+func (s *Scenario) ReplayTape() *tape.Tape {
+	return &tape.Tape{Name: s.Name, File: s.RelPath, Offered: s.Offered, Entries: s.Tape, Verdicts: s.Verdicts}
 }

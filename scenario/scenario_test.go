@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/harness"
-	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -134,8 +135,8 @@ func TestLoadWrapsFixtureSentinels(t *testing.T) {
 
 func TestLoadTapeErrorWrapsReplayFormat(t *testing.T) {
 	_, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{respons: {}}]\n"), "s.yaml", "s")
-	if !errors.Is(err, scenario.ErrScenario) || !errors.Is(err, replay.ErrFormat) {
-		t.Errorf("Parse = %v, want it to wrap ErrScenario and replay.ErrFormat", err)
+	if !errors.Is(err, scenario.ErrScenario) || !errors.Is(err, tape.ErrFormat) {
+		t.Errorf("Parse = %v, want it to wrap ErrScenario and tape.ErrFormat", err)
 	}
 }
 

@@ -4,11 +4,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
 )
 
 // DefaultUserStop is setup.user.stop when the scenario gives none: the text
@@ -94,7 +95,7 @@ func checkUser(d *yamlx.Decoder, s *Scenario, nodes map[string]*yaml.Node) error
 	if !slices.ContainsFunc(s.Input, func(m llm.Message) bool { return m.Role == llm.RoleUser }) {
 		return d.Errf(at, "setup.user", "input holds no user message: the conversation starts from input's user message, and the user model writes the next ones")
 	}
-	if len(s.Tape) > 0 && !slices.ContainsFunc(s.Tape, func(e replay.Entry) bool { return e.User == nil }) {
+	if len(s.Tape) > 0 && !slices.ContainsFunc(s.Tape, func(e tape.Entry) bool { return e.User == nil }) {
 		return d.Errf(at, "setup.user", "the tape holds only user turns (a conversation script), which a live run with setup.user never speaks: the user model writes them; remove the script or setup.user")
 	}
 	return nil

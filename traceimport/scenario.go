@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/tape"
+
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
@@ -62,11 +64,11 @@ func Scenario(r *Run, opts *ScenarioOptions) (*yaml.Node, error) {
 	if err := b.plan(); err != nil {
 		return nil, err
 	}
-	tape, err := b.record()
+	tp, err := b.record()
 	if err != nil {
 		return nil, err
 	}
-	return b.document(tape)
+	return b.document(tp)
 }
 
 // builder builds one run's scenario.
@@ -230,7 +232,7 @@ func (b *builder) request(i int) *llm.Request {
 // record replays the steps through replay.Recorder, so that the tape's
 // offered block and requests are what a recording of the run would hold,
 // redacted; the user's turns go between them.
-func (b *builder) record() (*replay.Tape, error) {
+func (b *builder) record() (*tape.Tape, error) {
 	i := 0
 	model := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
 		st := b.steps[i]
@@ -241,28 +243,28 @@ func (b *builder) record() (*replay.Tape, error) {
 		return &llm.Response{Message: *st.out, FinishReason: llm.FinishReason(st.call.FinishReason), Usage: st.call.Usage}, nil
 	})
 	rec := replay.NewRecorder(model, &replay.RecorderOptions{Redactor: b.red})
-	var entries []replay.Entry
+	var entries []tape.Entry
 	for i = range b.steps {
 		if u := b.users[i]; u != nil {
 			m := u.Clone()
 			b.red.RedactMessage(&m)
-			entries = append(entries, replay.Entry{User: &m})
+			entries = append(entries, tape.Entry{User: &m})
 		}
 		_, _ = rec.Generate(context.Background(), b.request(i))
-		tape := rec.Tape()
-		entries = append(entries, tape.Entries[len(tape.Entries)-1])
+		tp := rec.Tape()
+		entries = append(entries, tp.Entries[len(tp.Entries)-1])
 	}
-	tape := rec.Tape()
-	tape.Entries = entries
-	if tape.Offered != nil && !b.toolsKnown() {
-		tape.Offered.Tools = nil // not recorded: not compared
-		for j := range tape.Entries {
-			if rq := tape.Entries[j].Request; rq != nil && rq.Offered != nil {
+	tp := rec.Tape()
+	tp.Entries = entries
+	if tp.Offered != nil && !b.toolsKnown() {
+		tp.Offered.Tools = nil // not recorded: not compared
+		for j := range tp.Entries {
+			if rq := tp.Entries[j].Request; rq != nil && rq.Offered != nil {
 				rq.Offered.Tools = nil
 			}
 		}
 	}
-	return tape, nil
+	return tp, nil
 }
 
 // toolsKnown reports whether every call recorded the tools it offered.
@@ -305,7 +307,7 @@ func errorStatus(c *Call) int {
 }
 
 // document assembles the scenario document.
-func (b *builder) document(tape *replay.Tape) (*yaml.Node, error) {
+func (b *builder) document(tp *tape.Tape) (*yaml.Node, error) {
 	root := yamlx.Map()
 	yamlx.Add(root, "format", yamlx.Text(scenario.Format))
 	yamlx.Add(root, "description", yamlx.Text(b.red.Redact(b.description())))
@@ -341,10 +343,10 @@ func (b *builder) document(tape *replay.Tape) (*yaml.Node, error) {
 		return nil, err
 	}
 	yamlx.Add(root, "input", input)
-	if tape.Offered != nil {
-		yamlx.Add(root, "offered", replay.EncodeOffered(tape.Offered))
+	if tp.Offered != nil {
+		yamlx.Add(root, "offered", tape.EncodeOffered(tp.Offered))
 	}
-	entries, err := replay.EncodeEntries(tape.Entries)
+	entries, err := tape.EncodeEntries(tp.Entries)
 	if err != nil {
 		return nil, err
 	}
@@ -393,7 +395,7 @@ func (b *builder) input() (*yaml.Node, error) {
 			ms[i].Content = b.red.Redact(ms[i].Content)
 		}
 	}
-	n, err := replay.EncodeRequest(&replay.RequestSummary{Messages: ms})
+	n, err := tape.EncodeRequest(&tape.RequestSummary{Messages: ms})
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package replay
+package tape
 
 import (
 	"bytes"
@@ -147,7 +147,7 @@ func DecodeEntries(filename string, node *yaml.Node) (entries []Entry, err error
 // DecodeEntry decodes item i of a scenario file's `tape:` sequence, as
 // DecodeEntries does each, for a caller that parses the items one at a time.
 func DecodeEntry(filename string, i int, node *yaml.Node) (Entry, error) {
-	e, err := newDecoder(filename).entryAt(node, i)
+	e, err := newDecoder(filename).EntryAt(node, i)
 	return e, formatError(err)
 }
 
@@ -182,7 +182,7 @@ func (d *decoder) index(path string, i int) string {
 // entryAt decodes item i of the tape. Decoding is a function of the node
 // alone, so it decodes without keys first and, only for an entry that
 // fails, again with them: the same error, with its key.
-func (d *decoder) entryAt(n *yaml.Node, i int) (Entry, error) {
+func (d *decoder) EntryAt(n *yaml.Node, i int) (Entry, error) {
 	quick := *d
 	quick.pathless = true
 	if e, err := quick.entry(n, ""); err == nil {
@@ -228,7 +228,7 @@ func (d *decoder) entries(n *yaml.Node) ([]Entry, error) {
 	}
 	entries := make([]Entry, 0, len(n.Content))
 	for i, c := range n.Content {
-		e, err := d.entryAt(c, i)
+		e, err := d.EntryAt(c, i)
 		if err != nil {
 			return nil, err
 		}

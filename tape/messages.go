@@ -1,4 +1,4 @@
-package replay
+package tape
 
 import (
 	"go.yaml.in/yaml/v3"

@@ -1,4 +1,4 @@
-package replay
+package tape
 
 import (
 	"bytes"
@@ -84,30 +84,6 @@ func OfferedOf(req *llm.Request) *Offered {
 	return o
 }
 
-// offeredBy reports whether o is, field for field, what OfferedOf(req)
-// returns (o.Line aside); false for a nil o.
-func (o *Offered) offeredBy(req *llm.Request) bool {
-	if o == nil || req == nil || !bytes.Equal(o.ResponseSchema, req.ResponseSchema) || len(o.Tools) != len(req.Tools) ||
-		(o.Params == nil) != (req.Params == nil) || !sameParams(o.Params, req.Params) {
-		return false
-	}
-	for i, t := range req.Tools {
-		if u := o.Tools[i]; t.Name != u.Name || t.Description != u.Description || !bytes.Equal(t.Parameters, u.Parameters) || (t.Parameters == nil) != (u.Parameters == nil) {
-			return false
-		}
-	}
-	system := req.Messages[:len(req.Messages)-len(Conversation(req))]
-	if len(system) != len(o.System) {
-		return false
-	}
-	for i, m := range system {
-		if m.Content != o.System[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // Conversation returns the messages of req after its leading system
 // messages (those OfferedOf reports as its system prompts); nil for a nil
 // req. The slice shares req's messages.
@@ -141,11 +117,6 @@ func (o *Offered) Clone() *Offered {
 	return c
 }
 
-// empty reports whether o records nothing.
-func (o *Offered) empty() bool {
-	return o == nil || o.System == nil && o.Tools == nil && o.ResponseSchema == nil && o.Params == nil
-}
-
 // cloneParams returns a deep copy of p; nil gives nil.
 func cloneParams(p map[string]json.RawMessage) map[string]json.RawMessage {
 	if p == nil {
@@ -156,99 +127,6 @@ func cloneParams(p map[string]json.RawMessage) map[string]json.RawMessage {
 		c[k] = bytes.Clone(v)
 	}
 	return c
-}
-
-// sameParams reports whether a and b hold the same parameters, the values
-// compared as JSON.
-func sameParams(a, b map[string]json.RawMessage) bool {
-	return maps.EqualFunc(a, b, func(v, w json.RawMessage) bool { return sameJSON(v, w) })
-}
-
-// block returns o as a tape's offered block states it: without a response
-// schema when the request asked for none, so that a tape of a run without
-// a structured finish says nothing of it.
-func (o *Offered) block() *Offered {
-	if o != nil && o.ResponseSchema != nil && len(o.ResponseSchema) == 0 {
-		o.ResponseSchema = nil
-	}
-	return o
-}
-
-// with returns base with the parts over records replaced by over's: what a
-// request offered after an entry recorded a change. Either may be nil.
-func (base *Offered) with(over *Offered) *Offered {
-	if over.empty() {
-		return base
-	}
-	out := &Offered{Line: over.Line}
-	if base != nil {
-		out.System, out.Tools, out.ResponseSchema, out.Params = base.System, base.Tools, base.ResponseSchema, base.Params
-	}
-	if over.System != nil {
-		out.System = over.System
-	}
-	if over.Tools != nil {
-		out.Tools = over.Tools
-	}
-	if over.ResponseSchema != nil {
-		out.ResponseSchema = over.ResponseSchema
-	}
-	if over.Params != nil {
-		out.Params = over.Params
-	}
-	return out
-}
-
-// changes returns the parts of now that differ from was, limited to the
-// parts stated records (all parts when stated is nil), or nil when none
-// differs.
-func changes(was, now, stated *Offered) *Offered {
-	var out Offered
-	if (stated == nil || stated.System != nil) && (was == nil || !slices.Equal(was.System, now.System)) {
-		out.System = now.System
-	}
-	if (stated == nil || stated.Tools != nil) && (was == nil || !sameTools(was.Tools, now.Tools)) {
-		out.Tools = now.Tools
-	}
-	// A tape's block states a response schema only when the first request
-	// had one: a block that pins anything pins the schema's changes too.
-	if (stated == nil || !stated.empty()) && now.ResponseSchema != nil && (was == nil || !sameSchema(was.ResponseSchema, now.ResponseSchema)) {
-		out.ResponseSchema = now.ResponseSchema
-	}
-	if (stated == nil || stated.Params != nil) && now.Params != nil && (was == nil || !sameParams(was.Params, now.Params)) {
-		out.Params = now.Params
-	}
-	if out.empty() {
-		return nil
-	}
-	return &out
-}
-
-// sameTools reports whether a and b define the same tools, in any order.
-func sameTools(a, b []llm.ToolDefinition) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for _, t := range a {
-		i := slices.IndexFunc(b, func(u llm.ToolDefinition) bool { return u.Name == t.Name })
-		if i < 0 || !sameTool(t, b[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameTool(a, b llm.ToolDefinition) bool {
-	return a.Name == b.Name && a.Description == b.Description && sameJSON(a.Parameters, b.Parameters)
-}
-
-// sameSchema compares two response schemas: none (empty) equals none, and
-// schemas compare as JSON values.
-func sameSchema(a, b json.RawMessage) bool {
-	if len(a) == 0 || len(b) == 0 {
-		return len(a) == len(b)
-	}
-	return sameJSON(a, b)
 }
 
 // sameJSON compares two JSON texts as values (key order and spacing do not

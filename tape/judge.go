@@ -1,4 +1,4 @@
-package replay
+package tape
 
 import (
 	"strconv"
@@ -121,18 +121,4 @@ func EncodeVerdicts(vs []Verdict) (*yaml.Node, error) {
 func (v Verdict) Clone() Verdict {
 	v.Request = v.Request.Clone()
 	return v
-}
-
-// RedactVerdict redacts every string v holds, in place: the rubric, the
-// model, the judged text, the reason and the request's messages. v must
-// own its request (see Verdict.Clone).
-func (r *Redactor) RedactVerdict(v *Verdict) {
-	v.Rubric = r.Redact(v.Rubric)
-	v.Model = r.Redact(v.Model)
-	v.Judged = r.Redact(v.Judged)
-	v.Reason = r.Redact(v.Reason)
-	if v.Request != nil {
-		e := Entry{Request: v.Request}
-		r.RedactEntry(&e)
-	}
 }

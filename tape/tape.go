@@ -1,4 +1,4 @@
-package replay
+package tape
 
 import (
 	"errors"
@@ -27,7 +27,8 @@ const MaxFileSize = 64 << 20
 var ErrFormat = errors.New("invalid tape")
 
 // Tape is a recorded transcript of a run's model calls. The zero Tape has no
-// entries: a Model replaying it answers every request with ErrTapeExhausted.
+// entries: a replay.Model replaying it answers every request with
+// replay.ErrTapeExhausted.
 type Tape struct {
 	// Name is the tape's optional name; empty means unnamed.
 	Name string
@@ -117,18 +118,6 @@ func Summarize(req *llm.Request) *RequestSummary {
 	return s
 }
 
-// summarizeAll returns Summarize(req) plus a copy of the whole message list.
-func summarizeAll(req *llm.Request) *RequestSummary {
-	s := Summarize(req)
-	if req != nil {
-		s.Messages = cloneMessages(req.Messages)
-	}
-	if s.Messages == nil {
-		s.Messages = []llm.Message{}
-	}
-	return s
-}
-
 // Clone returns a deep copy of t; a nil t gives nil.
 func (t *Tape) Clone() *Tape {
 	if t == nil {
@@ -191,9 +180,9 @@ func cloneMessages(ms []llm.Message) []llm.Message {
 	return c
 }
 
-// entryAt names entry i of a tape for an error: "tape[i] at file:line", or
-// what of file and line is known.
-func entryAt(file string, i, line int) string {
+// EntryAt names entry i of a tape for an error: "tape[i] at file:line", or
+// what of file and line is known (line 0 and file "" are unknown).
+func EntryAt(file string, i, line int) string {
 	at := "tape[" + strconv.Itoa(i) + "]"
 	switch {
 	case file != "" && line > 0:

@@ -1,4 +1,4 @@
-package replay
+package tape
 
 import (
 	"fmt"
@@ -293,4 +293,23 @@ func EncodeRequest(s *RequestSummary) (*yaml.Node, error) {
 		return yamlx.Map(), nil
 	}
 	return encodeRequest(s, "request", true)
+}
+
+// String renders s as the canonical YAML of an entry's `request:` value,
+// for a diff; unlike EncodeRequest it does not check roles, so that a
+// request an agent sent with an invalid one still shows. A nil s renders
+// as an empty mapping.
+func (s *RequestSummary) String() string {
+	n := yamlx.Map()
+	if s != nil {
+		var err error
+		if n, err = encodeRequest(s, "request", false); err != nil {
+			return "(cannot render: " + err.Error() + ")\n"
+		}
+	}
+	out, err := yamlx.Marshal(n)
+	if err != nil {
+		return "(cannot render: " + err.Error() + ")\n"
+	}
+	return string(out)
 }
