@@ -194,7 +194,7 @@ func BenchmarkVerify(b *testing.B) { table.Native(b, 2) }
 // scenario, its outcome and its golden.
 func replayOnce(b *testing.B, path string) (*scenario.Scenario, *harness.Outcome, []byte) {
 	b.Helper()
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func BenchmarkPhase(b *testing.B) {
 		before := benchrow.Read()
 		b.ResetTimer()
 		for b.Loop() {
-			if _, err := scenario.Load(path, ""); err != nil {
+			if _, err := scenario.Load(path); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -93,7 +93,7 @@ func prepareBridged(b *testing.B, name string, agent bridge.Agent) (load func() 
 		b.Fatal(err)
 	}
 	load = func() *scenario.Scenario {
-		s, err := scenario.Load(path, "")
+		s, err := scenario.Load(path)
 		if err != nil {
 			b.Fatal(err)
 		}

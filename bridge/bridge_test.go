@@ -102,7 +102,7 @@ func record(t *testing.T, text string, agent bridge.Agent, model llm.Model) stri
 
 func load(t *testing.T, path string) *scenario.Scenario {
 	t.Helper()
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ const parentEnv = "TAPELOOP_BRIDGE_TEST_PARENT"
 // runParent runs the command scenario at path against notesScript, as
 // evalrun would, and returns the exit code.
 func runParent(path string) int {
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 2

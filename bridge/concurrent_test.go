@@ -95,7 +95,7 @@ func TestParallelRequestsReplay(t *testing.T) {
 			}
 		}
 	}
-	if s, err := scenario.Load(path, ""); err != nil || len(s.Tape) != 3 {
+	if s, err := scenario.Load(path); err != nil || len(s.Tape) != 3 {
 		t.Fatalf("the tape: %v", err)
 	}
 }

@@ -32,7 +32,7 @@ func TestDigestFollowsTheSeedTreesNames(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s, err := scenario.Load(filepath.Join(dir, "d.yaml"), "")
+		s, err := scenario.Load(filepath.Join(dir, "d.yaml"))
 		if err != nil {
 			t.Fatal(err)
 		}

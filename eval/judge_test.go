@@ -151,7 +151,7 @@ func judgedFile(t *testing.T, dir string) *scenario.Scenario {
 	if err := os.WriteFile(path, []byte(judgedScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -102,7 +102,7 @@ func replayed(t *testing.T, src string) (*scenario.Scenario, *harness.Outcome) {
 	if err := os.WriteFile("j.yaml", []byte(src), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Load("j.yaml", "")
+	s, err := scenario.Load("j.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	if err := writeConfined(dir, filepath.FromSlash(name)+".yaml", out); err != nil {
 		return "", fmt.Errorf("saving trial %s: %w", name, err)
 	}
-	saved, err := scenario.Load(path, dir)
+	saved, err := scenario.Load(path)
 	if err != nil {
 		return "", fmt.Errorf("saving trial %s: the saved scenario does not load: %w", name, err)
 	}

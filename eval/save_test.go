@@ -29,7 +29,7 @@ func agentTrial(t *testing.T, dir, termination string, offered *tape.Offered) *T
 	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Load(src, "")
+	s, err := scenario.Load(src)
 	if err != nil {
 		t.Fatal(err)
 	}

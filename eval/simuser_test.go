@@ -140,7 +140,7 @@ func TestEvalSimulatedUser(t *testing.T) {
 			if err := os.WriteFile(path, []byte(chatScenario(tc.user, tc.maxTurns, tc.final)), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := scenario.Load(path, "")
+			s, err := scenario.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -142,7 +142,7 @@ func TestEvalSaveTrialsBridgedConversation(t *testing.T) {
 		t.Fatalf("eval: exit %d\n%s%s", code, out, errOut)
 	}
 	trial := filepath.Join(saved, "b", "talk", "openai-compatible-gpt-test", "trial-1.yaml")
-	s, err := scenario.Load(trial, saved)
+	s, err := scenario.Load(trial)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestRecordExtendBridged(t *testing.T) {
 // model answers in order, joined by " | ".
 func tapeOrder(t *testing.T, path, dir string) string {
 	t.Helper()
-	s, err := scenario.Load(path, dir)
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

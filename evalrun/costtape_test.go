@@ -29,7 +29,7 @@ func TestTapeCallsAreTheReplaysRequests(t *testing.T) {
 		if filepath.Ext(filepath.Base(f[:len(f)-5])) == ".golden" {
 			continue
 		}
-		s, err := scenario.Load(f, "")
+		s, err := scenario.Load(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestRecordPrintsShareBeforeAndAfter(t *testing.T) {
 	// the script's, not what a cache would give these requests.
 	costShare := func() string {
 		t.Helper()
-		s, err := scenario.Load(path, "")
+		s, err := scenario.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ type target struct{ path, root string }
 // not a scenario at all (no format: key) is skipped with a note on stderr:
 // skip is true and err nil. Named on the command line, it is an error.
 func (t target) load(e *env, cmd string) (s *scenario.Scenario, skip bool, err error) {
-	s, err = scenario.Load(t.path, "")
+	s, err = scenario.Load(t.path)
 	if err != nil && t.root != "" && errors.Is(err, scenario.ErrNotScenario) {
 		fmt.Fprintf(e.stderr, "evalrun %s: skipping %v\n", cmd, err)
 		return nil, true, nil

@@ -110,7 +110,7 @@ func TestRecordCommand(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "recorded  b/notes  3 model calls") {
 		t.Fatalf("record: exit %d\n%s%s", code, stdout, stderr)
 	}
-	s, err := scenario.Load(path, dir)
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -216,7 +216,7 @@ func (im *importer) run(ctx context.Context, path string, r *traceimport.Run, i,
 	if im.noGolden {
 		return
 	}
-	s, err = scenario.Load(dest, "")
+	s, err = scenario.Load(dest)
 	if err != nil {
 		fmt.Fprintf(e.stdout, "    ERROR %s\n", indent(err.Error()))
 		im.worse(exitUsage)
@@ -245,7 +245,7 @@ func (im *importer) load(doc *yaml.Node, dest string) (*scenario.Scenario, error
 	if err != nil {
 		return nil, err
 	}
-	s, err := scenario.Parse(data, dest, scenario.DefaultName(dest, ""))
+	s, err := scenario.Parse(data, dest, scenario.DefaultName(dest))
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func TestScoringDocJudge(t *testing.T) {
 	}
 
 	// The section is what the code records for the judge's answer.
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

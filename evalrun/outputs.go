@@ -237,7 +237,7 @@ func shardTargets(targets []target, shard *report.Shard) []target {
 	var out []target
 	for _, t := range targets {
 		name := t.path
-		if s, err := scenario.Load(t.path, t.root); err == nil {
+		if s, err := scenario.Load(t.path); err == nil {
 			name = s.Name
 		}
 		if shard.Contains(name) {

@@ -218,7 +218,7 @@ type recordResult struct {
 // recordFile records the scenario at t, writes it and its golden.
 func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.Model, error), t target) *recordResult {
 	r := &recordResult{name: t.path, path: t.path}
-	s, err := scenario.Load(t.path, t.root)
+	s, err := scenario.Load(t.path)
 	if err != nil {
 		r.status, r.reason = "error", err.Error()
 		return r
@@ -343,7 +343,7 @@ func (c *recordConfig) verifyWritten(ctx context.Context, e *env, t target, r *r
 	if c.noGolden {
 		return
 	}
-	if ns, err := scenario.Load(t.path, t.root); err != nil {
+	if ns, err := scenario.Load(t.path); err != nil {
 		r.verdict = &harness.Verdict{Path: t.path, Name: t.path, Golden: scenario.GoldenPath(t.path), Err: err}
 	} else {
 		r.verdict = e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks, Redactor: c.redactor})

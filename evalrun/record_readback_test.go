@@ -26,7 +26,7 @@ func TestRecordNeverWritesWhatItCannotRead(t *testing.T) {
 	if data, _ := os.ReadFile(path); string(data) != doneScenario {
 		t.Errorf("the scenario was rewritten (%d bytes); want it untouched", len(data))
 	}
-	if _, err := scenario.Load(path, ""); err != nil {
+	if _, err := scenario.Load(path); err != nil {
 		t.Errorf("the scenario no longer loads: %v", err)
 	}
 }

@@ -111,7 +111,7 @@ const afterTheWrite = `      finish_reason: stop
 // the tools of first.
 func withoutOffered(t *testing.T, path string, data []byte, first *llm.Request) string {
 	t.Helper()
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

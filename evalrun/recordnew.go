@@ -61,7 +61,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	s, err := scenario.Parse(src, path, scenario.DefaultName(path, ""))
+	s, err := scenario.Parse(src, path, scenario.DefaultName(path))
 	if err == nil {
 		err = harness.Validate(s, &harness.RunOptions{Tools: e.tools, Checks: e.checks})
 	}

@@ -19,7 +19,7 @@ func BenchmarkReplaySuite(b *testing.B) {
 		b.Skipf("no scenario files under %s (%v)", root, err)
 	}
 	ctx := context.Background()
-	opts := &VerifyOptions{Root: root}
+	opts := &VerifyOptions{}
 	turns := 0
 	for _, p := range paths {
 		v := Verify(ctx, p, opts)

@@ -89,7 +89,7 @@ func TestFaultScenariosLive(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := scenario.Load("../scenarios/faults/"+c.name+".yaml", "../scenarios")
+			s, err := scenario.Load("../scenarios/faults/" + c.name + ".yaml")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -170,7 +170,7 @@ func TestFaultScenariosLiveAnthropic(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := scenario.Load("../scenarios/faults/"+c.name+".yaml", "../scenarios")
+			s, err := scenario.Load("../scenarios/faults/" + c.name + ".yaml")
 			if err != nil {
 				t.Fatal(err)
 			}

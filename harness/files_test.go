@@ -67,7 +67,7 @@ func TestScenarioAndGoldenFilesMustBeRegular(t *testing.T) {
 	dir := t.TempDir()
 	for kind, p := range strangeFiles(t, dir, ".yaml") {
 		t.Run("scenario/"+kind, func(t *testing.T) {
-			_, err := scenario.Load(p, dir)
+			_, err := scenario.Load(p)
 			wantRefused(t, kind, p, err)
 			if !errors.Is(err, scenario.ErrScenario) {
 				t.Errorf("%v does not wrap ErrScenario", err)

@@ -28,7 +28,7 @@ func TestBundledGoldensHoldTheirOutcomes(t *testing.T) {
 				return err
 			}
 			file := strings.TrimSuffix(path, ".golden.yaml") + ".yaml"
-			s, err := scenario.Load(file, root)
+			s, err := scenario.Load(file)
 			if err != nil {
 				t.Errorf("%s: %v", file, err)
 				return nil

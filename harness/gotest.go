@@ -96,8 +96,8 @@ func suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scena
 		t.Fatalf("no scenario files in %s", dir)
 	}
 	for _, path := range paths {
-		s, loadErr := scenario.Load(path, "")
-		name := scenario.DefaultName(path, "")
+		s, loadErr := scenario.Load(path)
+		name := scenario.DefaultName(path)
 		if loadErr == nil {
 			name = s.Name
 		}

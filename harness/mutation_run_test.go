@@ -189,7 +189,7 @@ func TestSeedTreeLimitIsInclusive(t *testing.T) {
 	writeFile(t, filepath.Join(seed, "b.txt"), "67890")
 	path := filepath.Join(dir, "s.yaml")
 	writeFile(t, path, "format: tapeloop/v1\nsetup:\n  workspace:\n    from: seed\ninput: [{role: user, content: hi}]\ntape: []\n")
-	s, err := scenario.Load(path, dir)
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

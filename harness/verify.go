@@ -14,9 +14,6 @@ import (
 
 // VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
 type VerifyOptions struct {
-	// Root is not used: a default name depends only on where the file is
-	// (see DefaultName). It is kept so that existing callers compile.
-	Root string
 	// Update rewrites the golden file (atomically, only when it changed)
 	// instead of comparing with it. Expectations are still checked.
 	Update bool
@@ -152,7 +149,7 @@ func Verify(ctx context.Context, path string, opts *VerifyOptions) *Verdict {
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
-	s, err := scenario.Load(path, opts.Root)
+	s, err := scenario.Load(path)
 	if err != nil {
 		return &Verdict{Path: path, Name: path, Golden: scenario.GoldenPath(path), Err: err}
 	}
@@ -160,7 +157,7 @@ func Verify(ctx context.Context, path string, opts *VerifyOptions) *Verdict {
 }
 
 // VerifyScenario runs a loaded scenario and checks the outcome against its golden
-// file and its expect block; opts.Root is not used. A run cut short by ctx
+// file and its expect block. A run cut short by ctx
 // is Interrupted: not judged, its golden untouched.
 func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptions) *Verdict {
 	if opts == nil {

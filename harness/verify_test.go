@@ -19,37 +19,37 @@ func TestVerify(t *testing.T) {
 	path := filepath.Join(root, "g", "demo.yaml")
 	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 2}\n")
 
-	v := Verify(ctx, path, &VerifyOptions{Root: root})
+	v := Verify(ctx, path, &VerifyOptions{})
 	want := "missing golden file " + scenario.GoldenPath(path) + ": run `evalrun replay --update` to write it, then review it"
 	if v.Passed() || v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want || v.Name != "g/demo" {
 		t.Fatalf("no golden: %+v", v)
 	}
 	// The hint names the user's own command.
-	v = Verify(ctx, path, &VerifyOptions{Root: root, Command: "supportrun"})
+	v = Verify(ctx, path, &VerifyOptions{Command: "supportrun"})
 	if want := "run `supportrun replay --update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0], want) {
 		t.Fatalf("Command supportrun: %q; want %q", v.Failures, want)
 	}
-	v = Verify(ctx, path, &VerifyOptions{Root: root, UpdateHint: "go test ./support -update"})
+	v = Verify(ctx, path, &VerifyOptions{UpdateHint: "go test ./support -update"})
 	if want := "run `go test ./support -update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0], want) {
 		t.Fatalf("UpdateHint: %q; want %q", v.Failures, want)
 	}
 
-	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
+	v = Verify(ctx, path, &VerifyOptions{Update: true})
 	if !v.Passed() || !v.Updated {
 		t.Fatalf("update: passed %v, updated %v, %v %v", v.Passed(), v.Updated, v.Err, v.Failures)
 	}
-	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
+	v = Verify(ctx, path, &VerifyOptions{Update: true})
 	if !v.Passed() || v.Updated {
 		t.Fatalf("second update: passed %v, updated %v (want no rewrite)", v.Passed(), v.Updated)
 	}
-	v = Verify(ctx, path, &VerifyOptions{Root: root, Perturb: 7})
+	v = Verify(ctx, path, &VerifyOptions{Perturb: 7})
 	if !v.Passed() {
 		t.Fatalf("after update: %v %v", v.Err, v.Failures)
 	}
 
 	// Expectations are checked in update mode too.
 	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 3}\n")
-	v = Verify(ctx, path, &VerifyOptions{Root: root, Update: true})
+	v = Verify(ctx, path, &VerifyOptions{Update: true})
 	want = path + ":" + strconv.Itoa(strings.Count(demoScenario, "\n")) + ": expect.iterations: expected 3 model calls, found 2"
 	if len(v.Failures) != 1 || v.Failures[0] != want {
 		t.Errorf("update with a failed expectation: %q, want %q", v.Failures, want)

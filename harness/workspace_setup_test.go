@@ -68,7 +68,7 @@ func TestWorkspaceSetupErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".yaml")
 			writeFile(t, path, head+c.workspace+minimal)
-			_, err := scenario.Load(path, tree)
+			_, err := scenario.Load(path)
 			want := strings.ReplaceAll(c.want, "$FILE", path)
 			if err == nil || err.Error() != want {
 				t.Fatalf("Load:\n got %v\nwant %s", err, want)
@@ -81,7 +81,7 @@ func TestWorkspaceSetupErrors(t *testing.T) {
 	t.Run("a link that stays inside is followed", func(t *testing.T) {
 		path := filepath.Join(dir, "inside.yaml")
 		writeFile(t, path, head+"    from: in\n"+minimal)
-		s, err := scenario.Load(path, tree)
+		s, err := scenario.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -119,7 +119,7 @@ func TestWorkspaceSetupRunErrors(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-")+".yaml")
 			writeFile(t, path, c.text)
-			s, err := scenario.Load(path, dir)
+			s, err := scenario.Load(path)
 			if err != nil {
 				t.Fatal(err)
 			}

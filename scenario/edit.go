@@ -39,7 +39,7 @@ func CheckReadable(path string, data []byte) error {
 		return fmt.Errorf("%s: %w: it would be %.1f MiB, more than the %d MiB a scenario may have (record fewer or shorter calls, or keep large content in setup.workspace files)",
 			path, ErrUnreadable, float64(len(data))/(1<<20), MaxScenarioSize>>20)
 	}
-	if _, err := Parse(data, path, DefaultName(path, "")); err != nil {
+	if _, err := Parse(data, path, DefaultName(path)); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnreadable, err)
 	}
 	return nil

@@ -235,7 +235,7 @@ func TestWriteTape(t *testing.T) {
 	if err := WriteTape(path, recorded()); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Load(path, dir)
+	s, err := Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func Lint(file string, opts *LintOptions) (*Scenario, []Problem) {
 		l.semantics(root)
 		l.expectKeys(child(root, "expect"))
 	}
-	s, err := Load(file, "")
+	s, err := Load(file)
 	if err != nil {
 		l.addErr(err)
 		return nil, l.sorted()

@@ -60,14 +60,6 @@ func (s *Scenario) ErrorAt(line int, key string, kind error, format string, args
 	return &scenarioError{err: &fileerr.Error{File: s.Path, Line: line, Key: key, Problem: fmt.Sprintf(format, args...), Kind: kind}}
 }
 
-// Errorf formats an error about a scenario's content, "file:line: key:
-// problem" as the caller writes it: the error matches ErrScenario and what
-// %w verbs wrap, and ErrScenario's text does not appear in it. Packages
-// that build what a scenario sets up (package harness) report with it.
-func Errorf(format string, args ...any) error {
-	return &scenarioError{err: fmt.Errorf(format, args...)}
-}
-
 // Unrecorded reports that the scenario has nothing to replay: no tape: key
 // (NoTape) or an empty tape (`tape: []`, what a user writes before
 // recording one) where it does not expect the agent to make no model call
@@ -290,11 +282,11 @@ var (
 	finalKeys      = []string{"equals", "contains", "matches"}
 )
 
-// Load reads and checks the scenario file at path. root is not used (see
-// DefaultName): pass "".
+// Load reads and checks the scenario file at path; its default name is
+// DefaultName(path).
 // Every problem is an error wrapping ErrScenario (or tape.ErrFormat for the
 // tape) that names the file, the line and the key.
-func Load(path, root string) (*Scenario, error) {
+func Load(path string) (*Scenario, error) {
 	data, err := regularfile.Read(path, MaxScenarioSize)
 	if errors.Is(err, regularfile.ErrNotRegular) || errors.Is(err, regularfile.ErrTooLarge) {
 		return nil, &scenarioError{err: fmt.Errorf("loading scenario: %w", err)}
@@ -302,7 +294,7 @@ func Load(path, root string) (*Scenario, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loading scenario: %w", err)
 	}
-	name := DefaultName(path, root)
+	name := DefaultName(path)
 	s, err := Parse(data, path, name)
 	if err != nil {
 		return nil, err
@@ -316,9 +308,8 @@ func Load(path, root string) (*Scenario, error) {
 // that is named "scenarios" or holds a go.mod file (the module root), or,
 // when there is neither, the file's base name. It depends only on where the
 // file is, never on the working directory or on which folder or file a
-// command was given, so a golden is the same however it is replayed. root
-// is not used (it once was): pass "".
-func DefaultName(path, root string) string {
+// command was given, so a golden is the same however it is replayed.
+func DefaultName(path string) string {
 	name := filepath.Base(path)
 	if abs, err := filepath.Abs(path); err == nil {
 		for dir := filepath.Dir(abs); dir != filepath.Dir(dir); dir = filepath.Dir(dir) {

@@ -103,7 +103,7 @@ func TestLoadErrors(t *testing.T) {
 			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			s, err := scenario.Load(path, dir)
+			s, err := scenario.Load(path)
 			if err == nil && c.validate {
 				err = harness.Validate(s, nil)
 			} else if c.validate {
@@ -153,7 +153,7 @@ func TestLoadRefusesHugeFile(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	_, err = scenario.Load(path, "")
+	_, err = scenario.Load(path)
 	want := "loading scenario: reading " + path + ": file too large: more than the limit of 16777216 bytes"
 	if err == nil || err.Error() != want || !errors.Is(err, scenario.ErrScenario) {
 		t.Errorf("Load = %v, want %s", err, want)
@@ -161,7 +161,7 @@ func TestLoadRefusesHugeFile(t *testing.T) {
 }
 
 func TestLoadMissingFile(t *testing.T) {
-	_, err := scenario.Load(filepath.Join(t.TempDir(), "nope.yaml"), "")
+	_, err := scenario.Load(filepath.Join(t.TempDir(), "nope.yaml"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load = %v, want it to wrap fs.ErrNotExist", err)
 	}
@@ -202,7 +202,7 @@ func TestLoadNamesAndDefaults(t *testing.T) {
 		{inModule, filepath.Join(root, "mod", "testdata"), "testdata/evals/weather/retry"},
 	}
 	for _, c := range cases {
-		s, err := scenario.Load(c.path, c.root)
+		s, err := scenario.Load(c.path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -210,17 +210,17 @@ func TestLoadNamesAndDefaults(t *testing.T) {
 			t.Errorf("Load(%s, %q).Name = %q, want %q", c.path, c.root, s.Name, c.name)
 		}
 	}
-	if s, err := scenario.Load(inScenarios, ""); err != nil || s.RelPath != "files/edit.yml" {
+	if s, err := scenario.Load(inScenarios); err != nil || s.RelPath != "files/edit.yml" {
 		t.Errorf("RelPath of a .yml scenario: %v, %v", s, err)
 	}
-	s, err := scenario.Load(plain, root)
+	s, err := scenario.Load(plain)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s.Setup.Seed != 1 || s.Setup.Loop.MaxIterations != agent.DefaultMaxIterations || !s.Setup.Loop.TextCalls || !s.Setup.Loop.Repair || s.Expect != nil {
 		t.Errorf("defaults: %+v, expect %v", s.Setup, s.Expect)
 	}
-	s, err = scenario.Load(named, root)
+	s, err = scenario.Load(named)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,7 +413,7 @@ func TestLoopRequest(t *testing.T) {
 		}
 		return p
 	}
-	s, err := scenario.Load(write("{temperature: 0.2, top_p: 1, max_tokens: 64, seed: -1, stop: [END], tool_choice: none, parallel_tool_calls: false}"), dir)
+	s, err := scenario.Load(write("{temperature: 0.2, top_p: 1, max_tokens: 64, seed: -1, stop: [END], tool_choice: none, parallel_tool_calls: false}"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +434,7 @@ func TestLoopRequest(t *testing.T) {
 		"{stop: END}":         `s.yaml:4: setup.loop.request.stop:`,
 		"{temperature: warm}": `s.yaml:4: setup.loop.request.temperature: want a number from 0 to 2, got`,
 	} {
-		if _, err := scenario.Load(write(req), dir); err == nil || !strings.Contains(err.Error(), msg) {
+		if _, err := scenario.Load(write(req)); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: err = %v, want %q", req, err, msg)
 		}
 	}

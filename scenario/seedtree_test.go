@@ -49,7 +49,7 @@ func TestWorkspaceFromConfinement(t *testing.T) {
 	}
 	for _, c := range cases {
 		path := write(c.file, from(c.from))
-		s, err := scenario.Load(path, "")
+		s, err := scenario.Load(path)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s with from %s: %v", c.file, c.from, err)
@@ -63,7 +63,7 @@ func TestWorkspaceFromConfinement(t *testing.T) {
 	if err := os.Symlink(filepath.Join(root, "outside"), filepath.Join(root, "plain", "link")); err != nil {
 		t.Skipf("no symbolic links here: %v", err)
 	}
-	_, err := scenario.Load(write("plain/s.yaml", from("link")), "")
+	_, err := scenario.Load(write("plain/s.yaml", from("link")))
 	if err == nil || !strings.Contains(err.Error(), `"link" leads outside the scenario's folder through a symbolic link`) {
 		t.Errorf("from a link leading out: %v", err)
 	}

@@ -57,7 +57,7 @@ func TestTextCallsMapping(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := scenario.Load(writeScenario(t, tc.files), "")
+			s, err := scenario.Load(writeScenario(t, tc.files))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,7 +66,7 @@ func TestTextCallsMapping(t *testing.T) {
 			}
 		})
 	}
-	s, err := scenario.Load(writeScenario(t, map[string]string{"s.yaml": textCallsScenario(" false")}), "")
+	s, err := scenario.Load(writeScenario(t, map[string]string{"s.yaml": textCallsScenario(" false")}))
 	if err != nil || s.Setup.Loop.TextCalls {
 		t.Errorf("text_calls: false: %v, %v; want off", s, err)
 	}
@@ -109,7 +109,7 @@ func TestTextCallsErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeScenario(t, tc.files)
-			_, err := scenario.Load(path, "")
+			_, err := scenario.Load(path)
 			if err == nil {
 				t.Fatalf("no error, want %s", tc.want)
 			}

@@ -34,7 +34,7 @@ func replayed(t *testing.T, r *Run, opts *ScenarioOptions) (string, *harness.Ver
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatalf("the scenario does not load: %v\n%s", err, data)
 	}

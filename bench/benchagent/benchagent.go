@@ -165,7 +165,7 @@ func Prepare(ctx context.Context, dir string) (string, error) {
 	if err := os.WriteFile(path, []byte(scenarioText), 0o644); err != nil {
 		return "", err
 	}
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		return "", err
 	}
@@ -176,7 +176,7 @@ func Prepare(ctx context.Context, dir string) (string, error) {
 	if err := bridge.WriteRecording(path, tape); err != nil {
 		return "", err
 	}
-	if s, err = scenario.Load(path, ""); err != nil {
+	if s, err = scenario.Load(path); err != nil {
 		return "", err
 	}
 	if v := harness.VerifyScenario(ctx, s, &harness.VerifyOptions{Update: true, Agents: Agents()}); !v.Passed() {

@@ -63,7 +63,7 @@ func (t *Table) Bridge(b *testing.B, order int) {
 	before := Read()
 	b.ResetTimer()
 	for b.Loop() {
-		s, err := scenario.Load(path, "")
+		s, err := scenario.Load(path)
 		if err != nil {
 			b.Fatal(err)
 		}

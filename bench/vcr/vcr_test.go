@@ -68,7 +68,7 @@ func TestRowsReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,7 +50,7 @@ func TestRecord(t *testing.T) {
 	}
 	for _, name := range []string{"before", "after"} {
 		path := filepath.Join("scenarios", name+".yaml")
-		s, err := scenario.Load(path, "")
+		s, err := scenario.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -73,11 +73,11 @@ func TestRecord(t *testing.T) {
 // The agent before its fix, held to the share its fix reaches, fails its
 // replay, naming the place its prefix breaks on each request.
 func TestBeforeFailsTheGate(t *testing.T) {
-	s, err := scenario.Load(filepath.Join("scenarios", "before.yaml"), "")
+	s, err := scenario.Load(filepath.Join("scenarios", "before.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	after, err := scenario.Load(filepath.Join("scenarios", "after.yaml"), "")
+	after, err := scenario.Load(filepath.Join("scenarios", "after.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

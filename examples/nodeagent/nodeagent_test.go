@@ -152,7 +152,7 @@ func TestRecordReplayFailClosed(t *testing.T) {
 
 func load(t *testing.T, path string) *scenario.Scenario {
 	t.Helper()
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}

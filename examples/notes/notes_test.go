@@ -111,7 +111,7 @@ func TestRecord(t *testing.T) {
 	}
 	for name, steps := range scripts {
 		path := filepath.Join("scenarios", name+".yaml")
-		s, err := scenario.Load(path, "")
+		s, err := scenario.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +227,7 @@ func TestEvalrunEval(t *testing.T) {
 // user's second request (the model would not see the note it read, nor
 // its first answer) fails closed on that request, naming it.
 func TestConversationForgetful(t *testing.T) {
-	s, err := scenario.Load(filepath.Join("scenarios", "two-requests.yaml"), "")
+	s, err := scenario.Load(filepath.Join("scenarios", "two-requests.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestAnswerMatchesBook(t *testing.T) {
 	if err := os.WriteFile(path, []byte(wrong), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestAnswerMatchesBook(t *testing.T) {
 	if got := harness.Failures(s, o, orders.Checks()...); len(got) != 1 || got[0].Message != want || got[0].Key != "check[answer_matches_book]" {
 		t.Errorf("the check on a wrong answer:\n%q\nwant\n%q", got, want)
 	}
-	s, err = scenario.Load(filepath.Join("scenarios", "cancel-shipped.yaml"), "")
+	s, err = scenario.Load(filepath.Join("scenarios", "cancel-shipped.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -143,7 +143,7 @@ func TestRecord(t *testing.T) {
 	}
 	for name := range agents {
 		path := filepath.Join("scenarios", name+".yaml")
-		s, err := scenario.Load(path, "")
+		s, err := scenario.Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -81,7 +81,7 @@ func DescribeScenarios(dir string, opts *SuiteOptions) bool {
 // tree construction, gives the spec its name and labels; Verify loads it
 // again inside the spec.
 func describeScenario(dir, path string, update func() bool, userTools []*toolkit.Factory) {
-	s, loadErr := scenario.Load(path, "")
+	s, loadErr := scenario.Load(path)
 	if errors.Is(loadErr, scenario.ErrNotScenario) {
 		ginkgo.It(path, func() { ginkgo.Skip(loadErr.Error()) })
 		return

@@ -82,7 +82,7 @@ func fixtureSuite(t testing.TB) string {
 	write("files/append.yaml", passingScenario)
 	write("hostile/script.yaml", failingScenario)
 	for _, rel := range []string{"files/append.yaml", "hostile/script.yaml"} {
-		v := harness.Verify(context.Background(), filepath.Join(dir, rel), &harness.VerifyOptions{Root: dir, Update: true})
+		v := harness.Verify(context.Background(), filepath.Join(dir, rel), &harness.VerifyOptions{Update: true})
 		if v.Err != nil {
 			t.Fatalf("blessing %s: %v", rel, v.Err)
 		}
@@ -112,7 +112,7 @@ func replayOf(t testing.TB, dir string, shard *report.Shard) *report.Replay {
 	}
 	var results []report.ScenarioResult
 	for _, p := range paths {
-		v := harness.Verify(context.Background(), p, &harness.VerifyOptions{Root: dir})
+		v := harness.Verify(context.Background(), p, &harness.VerifyOptions{})
 		if !shard.Contains(v.Name) {
 			continue
 		}

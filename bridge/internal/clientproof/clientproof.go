@@ -198,7 +198,7 @@ func recordAndReplay(t *testing.T, path string, live *liveServer, model llm.Mode
 // load loads the scenario at path.
 func load(t *testing.T, path string) *scenario.Scenario {
 	t.Helper()
-	s, err := scenario.Load(path, "")
+	s, err := scenario.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
