@@ -13,7 +13,8 @@ import (
 // WriteHTML writes the eval report as one self-contained HTML page: the
 // per-model table, then per scenario × model its trials side by side.
 func (e *Eval) WriteHTML(w io.Writer) error {
-	return writePage(w, evalPage(e))
+	p := evalPage(e)
+	return writePage(w, p, writeRows(p.Rows))
 }
 
 func evalPage(e *Eval) *page {

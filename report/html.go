@@ -151,13 +151,25 @@ func percent(v float64) string { return fmt.Sprintf("%.0f%%", v*100) }
 // WriteHTML writes the result as one self-contained HTML page: no network,
 // every string escaped.
 func (r *Replay) WriteHTML(w io.Writer) error {
-	return writePage(w, replayPage(r))
+	return r.stream().WriteHTML(w)
 }
 
 // openFailedRows is how many failed rows of a replay page start open: the
 // first screen's worth, so that a page of hundreds of failures still
 // opens at once (each open row's body is built when the page loads).
 const openFailedRows = 10
+
+// statusRank is where rows of a status are shown: failures and errors
+// (and unknown statuses) first, then flaky rows, then passing ones.
+func statusRank(status string) int {
+	switch status {
+	case ClassFlaky:
+		return 1
+	case StatusPass:
+		return 2
+	}
+	return 0
+}
 
 // divergenceOnce is what stands for a divergence already shown in a row.
 const divergenceOnce = "(the divergence from the tape, shown above)"
@@ -253,99 +265,85 @@ func goldenFolded(s ScenarioResult) bool {
 	return false
 }
 
-// openFailed opens the first n failed or errored rows of rows (in their
-// order), leaving the rest closed.
-func openFailed(rows []row, n int) {
-	for i := range rows {
-		if n == 0 {
-			return
-		}
-		if rows[i].Status == StatusFail || rows[i].Status == StatusError {
-			rows[i].Open = true
-			n--
-		}
-	}
-}
-
 // failuresFirst orders rows by status, failures and errors first, then
 // flaky rows, then passing ones, keeping the order within each, and
 // numbers their IDs in the new order.
 func failuresFirst(rows []row) {
-	rank := func(status string) int {
-		switch status {
-		case StatusFail, StatusError:
-			return 0
-		case ClassFlaky:
-			return 1
-		case StatusPass:
-			return 2
-		}
-		return 0
-	}
-	slices.SortStableFunc(rows, func(a, b row) int { return rank(a.Status) - rank(b.Status) })
+	slices.SortStableFunc(rows, func(a, b row) int { return statusRank(a.Status) - statusRank(b.Status) })
 	for i := range rows {
 		rows[i].ID = fmt.Sprintf("s%d", i+1)
 	}
 }
 
-func writePage(w io.Writer, p *page) error {
+// writePage writes the page p: its head, each of its rows as each calls
+// emit with it (in order), and its foot. Rows is not read: a page's rows
+// are written one at a time, so that a suite's page is never held whole.
+func writePage(w io.Writer, p *page, each func(emit func(*row) error) error) error {
 	p.CSS, p.JS = template.CSS(pageCSS), template.JS(pageJS)
-	for i := range p.Rows {
-		p.Rows[i].Kind = p.Kind
+	t := pageTmpl()
+	if err := t.ExecuteTemplate(w, "head", p); err != nil {
+		return err
 	}
-	return pageTmpl().Execute(w, p)
+	err := each(func(rw *row) error {
+		rw.Kind = p.Kind
+		return t.ExecuteTemplate(w, "row", rw)
+	})
+	if err != nil {
+		return err
+	}
+	return t.ExecuteTemplate(w, "foot", p)
 }
 
+// writeRows is the each of writePage for rows held in a slice.
+func writeRows(rows []row) func(emit func(*row) error) error {
+	return func(emit func(*row) error) error {
+		for i := range rows {
+			if err := emit(&rows[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// replayPage is the page of a replay result, its rows built: what
+// ReplayStream.WriteHTML writes one row at a time.
 func replayPage(r *Replay) *page {
-	p := &page{Title: "tapeloop replay", Kind: "replay", ModelNames: []string{"tape"}}
-	if r.Shard != nil {
-		p.Title += " (shard " + r.Shard.String() + ")"
+	s := r.stream()
+	p, order, err := s.pageHead()
+	if err != nil {
+		panic(err) // a slice source does not fail
 	}
-	tags := map[string]bool{}
-	for i, s := range r.Scenarios {
-		p.Counts.Total++
-		switch s.Status {
-		case StatusPass:
-			p.Counts.Passed++
-		case StatusError:
-			p.Counts.Errors++
-		default:
-			p.Counts.Failed++
-		}
-		for _, t := range s.Tags {
-			tags[t] = true
-		}
-		rw := row{ID: fmt.Sprintf("s%d", i+1), Name: s.Name, Path: s.Path, Status: s.Status, Model: "tape",
-			Tags: s.Tags, Seconds: s.Seconds, Error: s.Error, Golden: s.Golden, GoldenDiff: s.GoldenDifference,
-			Expectations: s.Expectations}
-		explained := map[string]bool{}
-		for _, e := range s.Expectations {
-			for _, m := range e.Messages {
-				explained[m] = true
-			}
-		}
-		for _, f := range s.Failures {
-			golden := s.GoldenDifference != "" && strings.HasPrefix(f, goldenDifferencePrefix)
-			if !golden && !explained[f] {
-				rw.Failures = append(rw.Failures, f)
-			}
-		}
-		if s.Transcript != nil {
-			rw.Trials = []trialView{{Label: "replay", Status: s.Status, Termination: s.Termination,
-				Iterations: s.Iterations, Transcript: s.Transcript, Verdicts: s.Judge}}
-		}
-		showDivergenceOnce(&rw)
-		rw.Reason, rw.GoldenFolded = rowReason(s), goldenFolded(s)
-		p.Rows = append(p.Rows, rw)
-	}
-	for t := range tags {
-		p.Tags = append(p.Tags, t)
-	}
-	slices.Sort(p.Tags)
-	// A tape has no trials: no pass@k or pass^k.
-	p.Models = []modelRow{{Name: "tape", Scenarios: r.Summary.Scenarios, Passed: r.Summary.Passed,
-		InputTokens: r.Summary.InputTokens, OutputTokens: r.Summary.OutputTokens}}
-	failuresFirst(p.Rows)
-	openFailed(p.Rows, openFailedRows)
+	_ = s.eachRow(order, func(rw *row) error {
+		p.Rows = append(p.Rows, *rw)
+		return nil
+	})
 	return p
+}
+
+// replayRow is the row of one scenario of a replay page, but for its ID
+// and whether it starts open.
+func replayRow(s *ScenarioResult) row {
+	rw := row{Name: s.Name, Path: s.Path, Status: s.Status, Model: "tape",
+		Tags: s.Tags, Seconds: s.Seconds, Error: s.Error, Golden: s.Golden, GoldenDiff: s.GoldenDifference,
+		Expectations: s.Expectations}
+	explained := map[string]bool{}
+	for _, e := range s.Expectations {
+		for _, m := range e.Messages {
+			explained[m] = true
+		}
+	}
+	for _, f := range s.Failures {
+		golden := s.GoldenDifference != "" && strings.HasPrefix(f, goldenDifferencePrefix)
+		if !golden && !explained[f] {
+			rw.Failures = append(rw.Failures, f)
+		}
+	}
+	if s.Transcript != nil {
+		rw.Trials = []trialView{{Label: "replay", Status: s.Status, Termination: s.Termination,
+			Iterations: s.Iterations, Transcript: s.Transcript, Verdicts: s.Judge}}
+	}
+	showDivergenceOnce(&rw)
+	rw.Reason, rw.GoldenFolded = rowReason(*s), goldenFolded(*s)
+	return rw
 }

@@ -61,31 +61,7 @@ type junitProblem struct {
 // the golden, or a failed expectation), the failure body every failure, and
 // system-out the transcript.
 func (r *Replay) WriteJUnit(w io.Writer) error {
-	suite := junitSuite{Name: "tapeloop replay"}
-	for _, s := range r.Scenarios {
-		c := junitCase{Name: s.Name, Classname: classname(s.Name), Time: seconds(s.Seconds), File: s.Path,
-			SystemOut: s.Transcript.Text()}
-		if s.Termination != "" {
-			c.Properties = &junitProperties{Property: []junitProperty{
-				{Name: "termination", Value: s.Termination},
-				{Name: "iterations", Value: fmt.Sprint(s.Iterations)},
-			}}
-		}
-		switch s.Status {
-		case StatusError:
-			c.Error = &junitProblem{Message: firstLine(s.Error), Type: "error", Body: s.Error}
-			suite.Errors++
-		case StatusFail:
-			c.Failure = &junitProblem{Message: failureMessage(s), Type: failureType(s), Body: strings.Join(s.Failures, "\n\n")}
-			suite.Failures++
-		}
-		suite.Cases = append(suite.Cases, c)
-	}
-	suite.Tests = len(r.Scenarios)
-	suite.Time = seconds(r.Summary.Seconds)
-	doc := junitSuites{Name: "tapeloop", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
-		Time: suite.Time, Suites: []junitSuite{suite}}
-	return writeXML(w, doc)
+	return r.stream().WriteJUnit(w)
 }
 
 func writeXML(w io.Writer, doc any) error {

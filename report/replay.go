@@ -116,22 +116,8 @@ func NewReplay(scenarios []ScenarioResult, shard *Shard) *Replay {
 // summarise computes a summary from the scenarios alone.
 func summarise(scenarios []ScenarioResult) ReplaySummary {
 	var s ReplaySummary
-	for _, sc := range scenarios {
-		s.Scenarios++
-		s.Seconds += sc.Seconds
-		switch sc.Status {
-		case StatusPass:
-			s.Passed++
-		case StatusError:
-			s.Errors++
-			s.Failed++
-		default:
-			s.Failed++
-		}
-		if sc.Transcript != nil {
-			s.InputTokens += sc.Transcript.Tokens.InputTokens
-			s.OutputTokens += sc.Transcript.Tokens.OutputTokens
-		}
+	for i := range scenarios {
+		s = s.Add(&scenarios[i])
 	}
 	return s
 }
@@ -139,12 +125,7 @@ func summarise(scenarios []ScenarioResult) ReplaySummary {
 // SortScenarios puts scenarios in canonical order: by path, compared folder
 // by folder (the order a directory walk finds them), then by name.
 func SortScenarios(s []ScenarioResult) {
-	slices.SortStableFunc(s, func(a, b ScenarioResult) int {
-		if c := comparePaths(a.Path, b.Path); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Name, b.Name)
-	})
+	slices.SortStableFunc(s, func(a, b ScenarioResult) int { return CompareScenarios(&a, &b) })
 }
 
 func comparePaths(a, b string) int {
@@ -154,7 +135,7 @@ func comparePaths(a, b string) int {
 // WriteJSON writes r as indented JSON, times rounded to six significant
 // digits.
 func (r *Replay) WriteJSON(w io.Writer) error {
-	return writeJSON(w, r, false)
+	return r.stream().WriteJSON(w)
 }
 
 // DecodeReplay decodes a replay result, checking its format. name is the
