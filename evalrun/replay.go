@@ -1,8 +1,10 @@
 package evalrun
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"regexp"
 	"runtime"
 	"slices"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/report/fromharness"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -87,42 +90,46 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 
-	// Load and select before running, so that --update with --run or --tag
-	// rewrites only the selected goldens. A file that does not load is kept
-	// unless --run excludes its path: it is reported as an input error.
-	var chosen []*replayResult
-	for _, t := range targets {
-		s, skip, err := t.load(e, "replay")
-		switch {
-		case skip:
-		case err != nil:
-			if (re == nil || re.MatchString(t.path)) && shard.Contains(t.path) {
-				chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Path: t.path, Name: t.path, Err: err}})
-			}
-		case selectedBy(s.Name, s.Tags, re, tags) && shard.Contains(s.Name):
-			chosen = append(chosen, &replayResult{Verdict: &harness.Verdict{Scenario: s}})
-		}
-	}
 	// Before any update, which would remove its own golden's quietly.
 	reportStaleTemps(e, "replay", args, *update)
+	run := &replayRun{e: e, red: red, text: !out.toStdout()}
+	if out.any() {
+		if run.spool, err = newSpool(); err != nil {
+			fmt.Fprintf(e.stderr, "evalrun replay: %v\n", err)
+			return exitUsage
+		}
+		defer run.spool.close()
+	}
+	// Each scenario is loaded, selected, replayed and reported by a worker,
+	// at most --parallel at once, and its result kept only as the reports
+	// need it (the spool) and as its text (printed in the order the
+	// scenarios were found): memory does not grow with the suite. A file
+	// is selected before it runs, so that --update with --run or --tag
+	// rewrites only the selected goldens; one that does not load is kept
+	// unless --run excludes its path, and reported as an input error.
+	done := make(chan replayed, *parallel)
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		run.printInOrder(done)
+	}()
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, *parallel)
-	for _, r := range chosen {
-		if r.Scenario == nil {
-			continue
-		}
+	opts := &harness.VerifyOptions{Update: *update, Force: *force, Redactor: red}
+	for i, t := range targets {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			*r = *replayOne(ctx, e, r.Scenario, &harness.VerifyOptions{Update: *update, Force: *force, Redactor: red}, *repeat)
+			done <- run.one(ctx, i, t, re, tags, shard, opts, *repeat)
 		}()
 	}
 	wg.Wait()
-	selected := chosen
+	close(done)
+	<-printed
 
-	if len(selected) == 0 && shard == nil {
+	if run.chosen == 0 && shard == nil {
 		fmt.Fprintln(e.stderr, "evalrun replay: no scenario matches")
 		return exitUsage
 	}
@@ -130,37 +137,140 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	if code != exitOK {
 		return code
 	}
-
-	for _, o := range orphans {
+	for i, o := range orphans {
 		if shard.Contains(o.Name) {
-			selected = append(selected, o)
+			run.emit(run.finish(len(targets)+i, o))
 		}
 	}
-	if len(selected) == 0 {
+	if run.chosen == 0 {
 		fmt.Fprintf(e.stderr, "evalrun replay: shard %s holds no selected scenario\n", shard)
 	}
-	results := make([]report.ScenarioResult, len(selected))
-	for i, r := range selected {
-		results[i] = fromharness.ScenarioResult(r.Verdict, r.elapsed)
+	if run.err != nil {
+		fmt.Fprintf(e.stderr, "evalrun replay: %v\n", run.err)
+		return exitUsage
 	}
-	report.RedactStrings(&results, red.Quiet)
-	rep := report.NewReplay(results, shard)
-	if !out.toStdout() {
-		writeText(e, selected)
+	if run.text {
+		run.tally.write(e.stdout)
 	}
-	if code := out.write(e, "replay", rep); code != exitOK {
-		return code
-	}
-	code = exitOK
-	for _, r := range selected {
-		switch {
-		case r.Err != nil:
-			code = exitUsage
-		case !r.Passed() && code == exitOK:
-			code = exitFailed
+	if run.spool != nil {
+		sum := run.spool.sort()
+		if code := out.write(e, "replay", &report.ReplayStream{Shard: shard, Summary: sum, Source: run.spool}); code != exitOK {
+			return code
 		}
 	}
-	return code
+	return run.code
+}
+
+// replayRun is one replay command's state as its scenarios finish: the
+// spool the reports read (nil when none is asked for), the text's tally,
+// the exit code so far.
+type replayRun struct {
+	e    *env
+	red  *replay.Redactor
+	text bool
+	// spool is nil when no --json, --junit or --html is asked for.
+	spool *spool
+
+	// Set by printInOrder and emit, in one goroutine.
+	tally  tally
+	chosen int
+	code   int
+	err    error
+}
+
+// replayed is what a worker leaves of one scenario found: a note for
+// standard error, and when the scenario was selected its text and
+// verdict.
+type replayed struct {
+	seq    int
+	note   string
+	chosen bool
+	text   string
+	// verdict is PASS, FAIL, ERROR or STOPPED.
+	verdict string
+	err     error
+}
+
+// one loads, selects and replays the seq'th target.
+func (run *replayRun) one(ctx context.Context, seq int, t target, re *regexp.Regexp, tags []string, shard *report.Shard, opts *harness.VerifyOptions, repeat int) replayed {
+	var note bytes.Buffer
+	e := *run.e
+	e.stderr = &note
+	s, skip, err := t.load(&e, "replay")
+	r := replayed{seq: seq}
+	switch {
+	case skip:
+	case err != nil:
+		if (re == nil || re.MatchString(t.path)) && shard.Contains(t.path) {
+			r = run.finish(seq, &replayResult{Verdict: &harness.Verdict{Path: t.path, Name: t.path, Err: err}})
+		}
+	case selectedBy(s.Name, s.Tags, re, tags) && shard.Contains(s.Name):
+		r = run.finish(seq, replayOne(ctx, run.e, s, opts, repeat))
+	}
+	r.note = note.String()
+	return r
+}
+
+// finish keeps the result of the seq'th scenario for the reports and
+// renders its text; the verdict is dropped.
+func (run *replayRun) finish(seq int, v *replayResult) replayed {
+	r := replayed{seq: seq, chosen: true, verdict: verdictOf(v)}
+	if run.spool != nil {
+		res := fromharness.ScenarioResult(v.Verdict, v.elapsed)
+		// The spool keeps JSON, which holds UTF-8 only: an invalid byte is
+		// U+FFFD in every report, as it was in the JSON.
+		report.RedactStrings(&res, func(s string) string { return strings.ToValidUTF8(run.red.Quiet(s), "\uFFFD") })
+		r.err = run.spool.add(seq, &res)
+	}
+	if run.text {
+		var b strings.Builder
+		writeResult(&b, run.e, v)
+		r.text = b.String()
+	}
+	return r
+}
+
+// printInOrder emits the results from done in the order the scenarios
+// were found, keeping those that finish early until their turn.
+func (run *replayRun) printInOrder(done <-chan replayed) {
+	waiting := map[int]replayed{}
+	next := 0
+	for r := range done {
+		waiting[r.seq] = r
+		for {
+			r, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			run.emit(r)
+		}
+	}
+}
+
+// emit prints one result's note and text and counts it.
+func (run *replayRun) emit(r replayed) {
+	if r.note != "" {
+		io.WriteString(run.e.stderr, r.note)
+	}
+	if r.err != nil && run.err == nil {
+		run.err = r.err
+	}
+	if !r.chosen {
+		return
+	}
+	run.chosen++
+	if run.text {
+		io.WriteString(run.e.stdout, r.text)
+	}
+	run.tally.add(r.verdict)
+	switch {
+	case r.verdict == "ERROR":
+		run.code = exitUsage
+	case r.verdict != "PASS" && run.code == exitOK:
+		run.code = exitFailed
+	}
 }
 
 // replayOne verifies a scenario and, when asked, runs it repeat-1 more times
@@ -210,51 +320,70 @@ func selectedBy(name string, scenarioTags []string, re *regexp.Regexp, tags []st
 	return false
 }
 
-func writeText(e *env, results []*replayResult) {
-	passed, failed, broken, stopped := 0, 0, 0, 0
-	for _, r := range results {
-		verdict := "PASS"
-		switch {
-		case r.Interrupted:
-			verdict = "STOPPED"
-			stopped++
-		case r.Err != nil:
-			verdict = "ERROR"
-			broken++
-		case !r.Passed():
-			verdict = "FAIL"
-			failed++
-		default:
-			passed++
-		}
-		note := ""
-		switch {
-		case r.Updated && len(r.Failures) > 0:
-			note = "  (golden written, but the scenario fails, so it is not blessed: fix what follows, or bless it anyway with --update --force)"
-		case r.Updated && len(r.Forced) > 0:
-			note = "  (golden updated; blessed with --force although expectations failed)"
-		case r.Updated:
-			note = "  (golden updated)"
-		}
-		fmt.Fprintf(e.stdout, "%s  %s  %s%s\n", colour(e, verdict), report.Printable(r.Name), formatElapsed(r.elapsed), note)
-		if r.Err != nil {
-			fmt.Fprintf(e.stdout, "    %s\n", indent(report.Printable(r.Err.Error())))
-		}
-		for _, f := range r.Failures {
-			fmt.Fprintf(e.stdout, "    %s\n", indent(report.Printable(f)))
-		}
-		for _, f := range r.Forced {
-			fmt.Fprintf(e.stdout, "    forced: %s\n", indent(report.Printable(f)))
-		}
+// verdictOf is a result's verdict in the text: PASS, FAIL, ERROR or
+// STOPPED (interrupted).
+func verdictOf(r *replayResult) string {
+	switch {
+	case r.Interrupted:
+		return "STOPPED"
+	case r.Err != nil:
+		return "ERROR"
+	case !r.Passed():
+		return "FAIL"
 	}
-	summary := fmt.Sprintf("%d passed, %d failed", passed, failed+broken+stopped)
-	if broken > 0 {
-		summary += fmt.Sprintf(" (%d could not be loaded or run)", broken)
+	return "PASS"
+}
+
+// writeResult writes one result's text: its verdict line, then its error,
+// failures and forced failures.
+func writeResult(w io.Writer, e *env, r *replayResult) {
+	note := ""
+	switch {
+	case r.Updated && len(r.Failures) > 0:
+		note = "  (golden written, but the scenario fails, so it is not blessed: fix what follows, or bless it anyway with --update --force)"
+	case r.Updated && len(r.Forced) > 0:
+		note = "  (golden updated; blessed with --force although expectations failed)"
+	case r.Updated:
+		note = "  (golden updated)"
 	}
-	if stopped > 0 {
-		summary += fmt.Sprintf(" (%d interrupted: goldens untouched)", stopped)
+	fmt.Fprintf(w, "%s  %s  %s%s\n", colour(e, verdictOf(r)), report.Printable(r.Name), formatElapsed(r.elapsed), note)
+	if r.Err != nil {
+		fmt.Fprintf(w, "    %s\n", indent(report.Printable(r.Err.Error())))
 	}
-	fmt.Fprintln(e.stdout, summary)
+	for _, f := range r.Failures {
+		fmt.Fprintf(w, "    %s\n", indent(report.Printable(f)))
+	}
+	for _, f := range r.Forced {
+		fmt.Fprintf(w, "    forced: %s\n", indent(report.Printable(f)))
+	}
+}
+
+// tally counts the verdicts of a replay's text, for its last line.
+type tally struct{ passed, failed, broken, stopped int }
+
+func (t *tally) add(verdict string) {
+	switch verdict {
+	case "PASS":
+		t.passed++
+	case "FAIL":
+		t.failed++
+	case "ERROR":
+		t.broken++
+	case "STOPPED":
+		t.stopped++
+	}
+}
+
+// write writes the summary line.
+func (t *tally) write(w io.Writer) {
+	summary := fmt.Sprintf("%d passed, %d failed", t.passed, t.failed+t.broken+t.stopped)
+	if t.broken > 0 {
+		summary += fmt.Sprintf(" (%d could not be loaded or run)", t.broken)
+	}
+	if t.stopped > 0 {
+		summary += fmt.Sprintf(" (%d interrupted: goldens untouched)", t.stopped)
+	}
+	fmt.Fprintln(w, summary)
 }
 
 func indent(s string) string { return strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ") }

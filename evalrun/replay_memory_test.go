@@ -1,0 +1,127 @@
+package evalrun
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// writeSuite writes n scenarios under dir, each in a folder of its own: an
+// agent that reads a 4 KB note and rewrites it, so that each outcome (its
+// transcript, its workspace diff) is a few tens of kilobytes, as a real
+// scenario's is.
+func writeSuite(t testing.TB, dir string, n int) {
+	t.Helper()
+	note := strings.Repeat("a line of the note, long enough to count\n", 25)
+	for i := range n {
+		sub := filepath.Join(dir, fmt.Sprintf("g%02d", i%50))
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text := fmt.Sprintf(`format: tapeloop/v1
+name: suite/s%05d
+setup:
+  workspace:
+    files:
+      note.txt: %q
+  tools: [read_file, write_file]
+input:
+  - {role: user, content: "Rewrite note.txt in upper case."}
+tape:
+  - response:
+      tool_calls:
+        - {id: c1, name: read_file, arguments: {path: note.txt}}
+  - response:
+      tool_calls:
+        - {id: c2, name: write_file, arguments: {path: note.txt, content: %q}}
+  - response: {content: "Done: note %d rewritten."}
+expect:
+  termination: final_text
+`, i, note, strings.ToUpper(note), i)
+		if err := os.WriteFile(filepath.Join(sub, fmt.Sprintf("s%05d.yaml", i)), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// peakRSS runs bin with args and returns the child's peak resident set
+// size in MB (rusage's maxrss, kilobytes on Linux), failing unless it
+// exits 0.
+func peakRSS(t testing.TB, bin string, args ...string) float64 {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("evalrun %s: %v\n%s", strings.Join(args, " "), err, tail(out))
+	}
+	return float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		return b[len(b)-2000:]
+	}
+	return b
+}
+
+// replaySuitePeak writes a suite of n scenarios, blesses its goldens, and
+// returns the peak RSS in MB of replaying it with every output written.
+func replaySuitePeak(t testing.TB, bin string, n int) float64 {
+	t.Helper()
+	dir := t.TempDir()
+	suite := filepath.Join(dir, "suite")
+	writeSuite(t, suite, n)
+	peakRSS(t, bin, "replay", "--update", suite)
+	return peakRSS(t, bin, "replay", "--json", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "r.xml"),
+		"--html", filepath.Join(dir, "r.html"), suite)
+}
+
+// TestReplayMemoryFlatInSuiteSize replays a suite of 400 scenarios and one
+// of 2,200, writing the JSON, JUnit and HTML reports, in a child process,
+// and compares their peak memory: results are streamed to the outputs, so
+// the larger suite costs no more than a few megabytes over the smaller
+// (issue 39: 2,200 scenarios peaked at 99.8 MB, 4,400 at 151.5 MB).
+func TestReplayMemoryFlatInSuiteSize(t *testing.T) {
+	if testing.Short() {
+		t.Skip("replays 2,600 scenarios in child processes")
+	}
+	bin := buildEvalrun(t)
+	small := replaySuitePeak(t, bin, 400)
+	big := replaySuitePeak(t, bin, 2200)
+	t.Logf("peak RSS: 400 scenarios %.1f MB, 2,200 scenarios %.1f MB", small, big)
+	if big-small > 12 {
+		t.Errorf("replaying 2,200 scenarios peaked at %.1f MB, 400 at %.1f MB: memory grows with the suite (%.1f MB more)", big, small, big-small)
+	}
+}
+
+// BenchmarkReplaySuiteRSS reports the peak RSS (MB) of `evalrun replay`
+// with --json, --junit and --html of a suite of 2,200 and of 4,400
+// scenarios (writeSuite's), each in a fresh child process.
+//
+//	go test -run '^$' -bench ReplaySuiteRSS -benchtime 3x ./evalrun
+func BenchmarkReplaySuiteRSS(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "evalrun")
+	if out, err := exec.Command("go", "build", "-o", bin, "../cmd/evalrun").CombinedOutput(); err != nil {
+		b.Fatalf("building evalrun: %v\n%s", err, out)
+	}
+	for _, n := range []int{2200, 4400} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			dir := b.TempDir()
+			suite := filepath.Join(dir, "suite")
+			writeSuite(b, suite, n)
+			peakRSS(b, bin, "replay", "--update", suite)
+			var text, all float64
+			for b.Loop() {
+				text = max(text, peakRSS(b, bin, "replay", suite))
+				all = max(all, peakRSS(b, bin, "replay", "--json", filepath.Join(dir, "r.json"), "--junit", filepath.Join(dir, "r.xml"),
+					"--html", filepath.Join(dir, "r.html"), suite))
+			}
+			b.ReportMetric(text, "text-MB")
+			b.ReportMetric(all, "outputs-MB")
+		})
+	}
+}
