@@ -90,11 +90,17 @@ func isEscape(err error) bool {
 // updateGolden writes the golden file atomically if its content changed and
 // reports whether it did. A golden that is not a regular file (a named pipe,
 // a link to a device) is refused, not replaced; one over maxGoldenSize is
-// replaced. A line the old golden redacted that still matches is kept
+// replaced. An outcome over maxGoldenSize is refused (ErrTooLarge), as
+// reading it back would be. A line the old golden redacted that still matches is kept
 // redacted (keepRedactedLines). Temporary files that interrupted updates of
 // the same golden left beside it are removed first.
 func updateGolden(path string, got []byte) (bool, error) {
 	removeStaleTemps(path)
+	if len(got) > maxGoldenSize {
+		// Written, it would be refused by every replay after this one.
+		return false, fmt.Errorf("writing %s: %w: the outcome is %d bytes, more than a golden's limit of %d MiB; the golden is left as it was",
+			path, regularfile.ErrTooLarge, len(got), maxGoldenSize>>20)
+	}
 	old, err := readGolden(path)
 	switch {
 	case err == nil && (bytes.Equal(old, got) || sameRedacted(old, got)):

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -10,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tapeloop/tapeloop/internal/regularfile"
 )
 
 func writeFile(t *testing.T, path, content string) {
@@ -196,5 +199,37 @@ func TestUpdateGoldenRemovesItsStaleTemps(t *testing.T) {
 	}
 	if _, err := os.Stat(other); err != nil {
 		t.Errorf("another golden's temporary file was removed: %v", err)
+	}
+}
+
+// TestUpdateGoldenRefusesWhatReadingRefuses: a golden over maxGoldenSize
+// would be refused by every later replay (readGolden's limit), so
+// updateGolden refuses to write it, naming the file and the size, and
+// leaves the old golden as it was.
+func TestUpdateGoldenRefusesWhatReadingRefuses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.golden.yaml")
+	if err := os.WriteFile(path, []byte("name: big\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := bytes.Repeat([]byte("x"), maxGoldenSize+1)
+	updated, err := updateGolden(path, got)
+	if !errors.Is(err, regularfile.ErrTooLarge) || updated {
+		t.Fatalf("updateGolden of %d bytes: updated %v, err %v; want ErrTooLarge", len(got), updated, err)
+	}
+	for _, want := range []string{path, "67108865 bytes", "64 MiB"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != "name: big\n" {
+		t.Errorf("the old golden is now %q (%v)", data, err)
+	}
+	// At the limit it is written, and read back.
+	got = got[:maxGoldenSize]
+	if updated, err := updateGolden(path, got); err != nil || !updated {
+		t.Fatalf("updateGolden of %d bytes: updated %v, err %v", len(got), updated, err)
+	}
+	if err := CompareGolden(path, got); err != nil {
+		t.Errorf("the golden written at the limit does not read back: %v", err)
 	}
 }
