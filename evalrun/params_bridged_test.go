@@ -162,6 +162,12 @@ func chat(model, params string) agentRequest {
 	return agentRequest{format: "openai", body: chatBody(model, params)}
 }
 
+// legacyChat is a Chat Completions request naming model without tools,
+// with params (the deprecated functions and function_call among them).
+func legacyChat(model, params string) agentRequest {
+	return agentRequest{format: "openai", body: `{"model":"` + model + `","messages":[{"role":"user","content":"Say hello."}]` + params + `}`}
+}
+
 // messages is a Messages request naming model, with params and the
 // anthropic-version header (then header, name and value pairs).
 func messages(model, params string, header ...string) agentRequest {
@@ -206,6 +212,18 @@ func TestBridgedParamsPinned(t *testing.T) {
 			chat(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"object"}}}`),
 			chat(gpt, `,"response_format":{"type":"json_schema","json_schema":{"name":"a","schema":{"type":"array"}}}`), "offered.response_schema"},
 		{"chat reasoning_effort", chat(gpt, `,"reasoning_effort":"low"`), chat(gpt, `,"reasoning_effort":"high"`), "offered.params.reasoning_effort"},
+		{"chat logit_bias", chat(gpt, `,"logit_bias":{"50256":-100}`), chat(gpt, `,"logit_bias":{"50256":100}`), "offered.params.logit_bias"},
+		{"chat verbosity", chat(gpt, `,"verbosity":"medium"`), chat(gpt, `,"verbosity":"low"`), "offered.params.verbosity"},
+		{"chat web_search_options", chat(gpt, ""), chat(gpt, `,"web_search_options":{"search_context_size":"low"}`), "offered.params.web_search_options"},
+		{"chat modalities", chat(gpt, `,"modalities":["text"]`), chat(gpt, `,"modalities":["text","audio"]`), "offered.params.modalities"},
+		{"chat audio", chat(gpt, `,"audio":{"voice":"alloy","format":"wav"}`), chat(gpt, `,"audio":{"voice":"ash","format":"wav"}`), "offered.params.audio"},
+		{"chat moderation", chat(gpt, ""), chat(gpt, `,"moderation":{"model":"omni-moderation-latest"}`), "offered.params.moderation"},
+		{"chat legacy functions",
+			legacyChat(gpt, `,"functions":[{"name":"greet","description":"Greet.","parameters":{"type":"object"}}]`),
+			legacyChat(gpt, `,"functions":[{"name":"greet","description":"Greet warmly.","parameters":{"type":"object"}}]`), "offered.params.functions"},
+		{"chat legacy function_call",
+			legacyChat(gpt, `,"functions":[{"name":"greet","parameters":{"type":"object"}}],"function_call":"auto"`),
+			legacyChat(gpt, `,"functions":[{"name":"greet","parameters":{"type":"object"}}],"function_call":{"name":"greet"}`), "offered.params.function_call"},
 		{"messages model", messages(claude, `,"max_tokens":1024`), messages("claude-haiku-4-5", `,"max_tokens":1024`), "offered.params.model"},
 		{"messages tool_choice", messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"none"}`), "offered.params.tool_choice"},
 		{"messages parallel tool use", messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto"}`), messages(claude, `,"max_tokens":1024,"tool_choice":{"type":"auto","disable_parallel_tool_use":true}`), "offered.params.tool_choice"},

@@ -44,6 +44,21 @@ type openAIParams struct {
 	PresencePenalty     json.RawMessage `json:"presence_penalty"`
 	N                   json.RawMessage `json:"n"`
 	ResponseFormat      json.RawMessage `json:"response_format"`
+	// LogitBias raises or bans tokens; Verbosity asks for shorter or longer
+	// answers; WebSearchOptions lets the model search the web first;
+	// Modalities and Audio ask for a spoken answer and its voice;
+	// Moderation runs a moderation model on the input and the output.
+	LogitBias        json.RawMessage `json:"logit_bias"`
+	Verbosity        json.RawMessage `json:"verbosity"`
+	WebSearchOptions json.RawMessage `json:"web_search_options"`
+	Modalities       json.RawMessage `json:"modalities"`
+	Audio            json.RawMessage `json:"audio"`
+	Moderation       json.RawMessage `json:"moderation"`
+	// Functions and FunctionCall are the deprecated forms of tools and
+	// tool_choice, pinned as sent (whole: names, descriptions, schemas),
+	// since tapeloop does not serve a legacy function_call answer.
+	Functions    json.RawMessage `json:"functions"`
+	FunctionCall json.RawMessage `json:"function_call"`
 }
 
 // params returns p by wire name, the response format without its schema
@@ -56,6 +71,9 @@ func (p openAIParams) params(model string) map[string]json.RawMessage {
 		"reasoning_effort": p.ReasoningEffort, "seed": p.Seed,
 		"frequency_penalty": p.FrequencyPenalty, "presence_penalty": p.PresencePenalty,
 		"n": p.N, "response_format": withoutSchema(p.ResponseFormat),
+		"logit_bias": p.LogitBias, "verbosity": p.Verbosity, "web_search_options": p.WebSearchOptions,
+		"modalities": p.Modalities, "audio": p.Audio, "moderation": p.Moderation,
+		"functions": p.Functions, "function_call": p.FunctionCall,
 	})
 }
 

@@ -25,7 +25,7 @@ var unpinnedCases = []struct {
 			"user": `"u-1"`, "metadata": `{"run":"7"}`, "store": `true`, "service_tier": `"flex"`,
 			"stream_options": `{"include_usage":true}`, "logprobs": `true`, "top_logprobs": `3`,
 			"prediction": `{"type":"content","content":"Hello."}`, "safety_identifier": `"h-1"`,
-			"prompt_cache_key": `"k-1"`, "prompt_cache_retention": `"24h"`,
+			"prompt_cache_key": `"k-1"`, "prompt_cache_retention": `"24h"`, "prompt_cache_options": `{"mode":"explicit","ttl":"30m"}`,
 		}},
 	{"Messages", "/v1/messages",
 		`{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi."}]`,
