@@ -27,14 +27,61 @@ type anthropicParams struct {
 	MaxTokens     json.RawMessage `json:"max_tokens"`
 	StopSequences json.RawMessage `json:"stop_sequences"`
 	Thinking      json.RawMessage `json:"thinking"`
+	// OutputConfig sets the effort and the format of the answer (its
+	// schema is the response schema); OutputFormat is the format alone, as
+	// the structured outputs beta first named it.
+	OutputConfig json.RawMessage `json:"output_config"`
+	OutputFormat json.RawMessage `json:"output_format"`
+	// ContextManagement clears old tool results or thinking from what the
+	// model sees; Compaction makes the request one that summarizes the
+	// conversation; Fallbacks name the models that answer when this one
+	// declines.
+	ContextManagement json.RawMessage `json:"context_management"`
+	Compaction        json.RawMessage `json:"compaction"`
+	Fallbacks         json.RawMessage `json:"fallbacks"`
 }
 
+// params returns p by wire name, output_config and output_format without
+// their schema (pinned as the response schema).
 func (p anthropicParams) params(model string) map[string]json.RawMessage {
 	return paramsOf(model, map[string]json.RawMessage{
 		"tool_choice": p.ToolChoice, "temperature": p.Temperature, "top_p": p.TopP,
 		"top_k": p.TopK, "max_tokens": p.MaxTokens, "stop_sequences": p.StopSequences,
-		"thinking": p.Thinking,
+		"thinking": p.Thinking, "output_config": withoutFormatSchema(p.OutputConfig),
+		"output_format":      withoutKey(p.OutputFormat, "schema"),
+		"context_management": p.ContextManagement, "compaction": p.Compaction, "fallbacks": p.Fallbacks,
 	})
+}
+
+// responseSchema returns the schema the answer must follow: output_config's
+// format's, else output_format's; nil when neither names one.
+func (p anthropicParams) responseSchema() (json.RawMessage, error) {
+	var config struct {
+		Format *anthropicFormat `json:"format"`
+	}
+	if raw := compact(p.OutputConfig); raw != nil {
+		if err := json.Unmarshal(raw, &config); err != nil {
+			return nil, requestErrorf("output_config: %v", err)
+		}
+	}
+	if config.Format == nil {
+		if raw := compact(p.OutputFormat); raw != nil {
+			config.Format = new(anthropicFormat)
+			if err := json.Unmarshal(raw, config.Format); err != nil {
+				return nil, requestErrorf("output_format: %v", err)
+			}
+		}
+	}
+	if config.Format == nil {
+		return nil, nil
+	}
+	return compact(config.Format.Schema), nil
+}
+
+// anthropicFormat is an output format: json_schema and its schema.
+type anthropicFormat struct {
+	Type   string          `json:"type"`
+	Schema json.RawMessage `json:"schema"`
 }
 
 type anthropicTool struct {
@@ -105,6 +152,9 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 	}
 	c := &Call{Format: Anthropic, Model: r.Model, Stream: r.Stream, IncludeUsage: true}
 	c.Request.Params = r.anthropicParams.params(r.Model)
+	if c.Request.ResponseSchema, err = r.anthropicParams.responseSchema(); err != nil {
+		return nil, err
+	}
 	system, err := anthropicBlocks(r.System)
 	if err != nil {
 		return nil, requestErrorf("system: %v", err)

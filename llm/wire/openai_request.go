@@ -419,3 +419,17 @@ func withoutSchema(raw json.RawMessage) json.RawMessage {
 	}
 	return out
 }
+
+// withoutKey returns a JSON object without its key (raw itself when it is
+// not an object or has no such key).
+func withoutKey(raw json.RawMessage, key string) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return raw
+	}
+	if _, ok := obj[key]; !ok {
+		return raw
+	}
+	delete(obj, key)
+	return marshal(obj)
+}

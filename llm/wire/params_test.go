@@ -29,7 +29,10 @@ var unpinnedCases = []struct {
 		}},
 	{"Messages", "/v1/messages",
 		`{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi."}]`,
-		map[string]string{"metadata": `{"user_id":"u-1"}`, "service_tier": `"standard_only"`}},
+		map[string]string{
+			"metadata": `{"user_id":"u-1"}`, "service_tier": `"standard_only"`, "inference_geo": `"us"`,
+			"speed": `"fast"`, "cache_control": `{"type":"ephemeral"}`, "diagnostics": `{"previous_message_id":"msg_1"}`,
+		}},
 	{"Responses API", "/v1/responses",
 		`{"model":"gpt-5","input":"Hi.","temperature":0.2`,
 		map[string]string{

@@ -52,7 +52,7 @@ func (p responsesParams) params(model string) map[string]json.RawMessage {
 	return paramsOf(model, map[string]json.RawMessage{
 		"tool_choice": p.ToolChoice, "parallel_tool_calls": p.ParallelToolCalls,
 		"temperature": p.Temperature, "top_p": p.TopP, "max_output_tokens": p.MaxOutputTokens,
-		"max_tool_calls": p.MaxToolCalls, "text": withoutTextSchema(p.Text),
+		"max_tool_calls": p.MaxToolCalls, "text": withoutFormatSchema(p.Text),
 		"reasoning": p.Reasoning, "truncation": p.Truncation,
 		"prompt": p.Prompt, "conversation": p.Conversation,
 		"context_management": p.ContextManagement, "moderation": p.Moderation,
@@ -296,9 +296,10 @@ func responsesTools(raw json.RawMessage) ([]llm.ToolDefinition, error) {
 	return defs, nil
 }
 
-// withoutTextSchema returns a text option without its format's schema
-// (the request's response schema, pinned apart).
-func withoutTextSchema(raw json.RawMessage) json.RawMessage {
+// withoutFormatSchema returns an object holding a format (a Responses
+// request's text option, a Messages request's output_config) without the
+// format's schema (the request's response schema, pinned apart).
+func withoutFormatSchema(raw json.RawMessage) json.RawMessage {
 	var text map[string]json.RawMessage
 	if json.Unmarshal(raw, &text) != nil || text == nil {
 		return raw
