@@ -56,6 +56,11 @@ type step struct {
 	// answer is the response to the request whose conversation this one
 	// extends, which it may send back; nil when none, or it failed.
 	answer *llm.Message
+	// reencoded is answer as the request sent it back when its calls'
+	// arguments came back as the same JSON values in other bytes (see
+	// echoes): left out of added like an answer sent back as served, kept
+	// here for tapes that recorded it (see Model.try); nil otherwise.
+	reencoded *llm.Message
 }
 
 // next summarises req relative to the request before it and makes it the
@@ -93,7 +98,11 @@ func (x *exchange) next(req *llm.Request) step {
 	if ok {
 		st.answer = resp
 		added := conv[len(base):]
-		if len(added) > 0 && resp != nil && added[0].Role == llm.RoleAssistant && equalMessage(added[0], *resp) {
+		if len(added) > 0 && resp != nil && added[0].Role == llm.RoleAssistant && echoes(added[0], *resp) {
+			if !equalMessage(added[0], *resp) {
+				m := added[0].Clone()
+				st.reencoded = &m
+			}
 			added = added[1:]
 		}
 		st.added = cloneMessages(added)
@@ -110,6 +119,36 @@ func (x *exchange) next(req *llm.Request) step {
 		x.heads = append(x.heads, head{conv: x.prevConv})
 	}
 	return st
+}
+
+// echoes reports whether sent, a message a request added first, is served,
+// the answer to the request before it, sent back: equal to it, except that
+// each call's arguments need only be the same JSON value (sameArguments),
+// for an SDK that parses them and encodes them again (google.golang.org/genai
+// sends them back with their keys sorted). Everything else, signatures and
+// reasoning included, compares as equalMessage does.
+func echoes(sent, served llm.Message) bool {
+	if equalMessage(sent, served) {
+		return true
+	}
+	if !sameVisible(sent, served) || !sameReasoning(sent.Reasoning, served.Reasoning) {
+		return false
+	}
+	for i, c := range sent.ToolCalls {
+		if c.Signature != served.ToolCalls[i].Signature {
+			return false
+		}
+	}
+	return true
+}
+
+// sameArguments reports whether two tool calls' arguments are the same: the
+// same bytes, or JSON texts of the same value (objects compared key by key
+// in any order, arrays element by element, numbers as written, strings once
+// unescaped, spacing ignored; see sameJSON). Text that is not JSON compares
+// as bytes, so any difference of value still differs.
+func sameArguments(a, b string) bool {
+	return a == b || sameJSON([]byte(a), []byte(b))
 }
 
 // extends reports whether conv starts with base.

@@ -206,6 +206,11 @@ func (m *Model) try(i int, req *llm.Request, st step) (*llm.Request, step, error
 		// conversation) is one that does not extend it.
 		st.added = nil
 	}
+	if e.Request != nil && st.reencoded != nil && st.added != nil && len(e.Request.New) == len(st.added)+1 && e.Request.New[0].Role == llm.RoleAssistant {
+		// Tapes recorded before echoes compared arguments as JSON values
+		// list the answer as it was sent back; compare it as sent, then.
+		st.added = append([]llm.Message{*st.reencoded}, st.added...)
+	}
 	if e.Request != nil {
 		// The tape was redacted when it was recorded; the run may still
 		// hold the secrets.

@@ -57,7 +57,7 @@ func resentDiff(want []llm.Message, st step) string {
 		return ""
 	}
 	sent := st.added[0]
-	if sent.Role != llm.RoleAssistant || equalMessage(sent, *st.answer) || !sameVisible(sent, *st.answer) ||
+	if sent.Role != llm.RoleAssistant || echoes(sent, *st.answer) || !sameVisible(sent, *st.answer) ||
 		len(want) != len(st.added)-1 || !slices.EqualFunc(want, st.added[1:], equalMessage) {
 		return ""
 	}
@@ -69,15 +69,16 @@ func resentDiff(want []llm.Message, st step) string {
 	return "new: the answer served was sent back with its reasoning or call signatures changed (they must come back byte for byte):\n" + d
 }
 
-// sameVisible reports whether a and b differ at most in their reasoning
-// and call signatures.
+// sameVisible reports whether a and b differ at most in their reasoning,
+// their call signatures and the bytes (not the JSON values) of their calls'
+// arguments.
 func sameVisible(a, b llm.Message) bool {
 	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || a.Name != b.Name || len(a.ToolCalls) != len(b.ToolCalls) {
 		return false
 	}
 	for i, c := range a.ToolCalls {
 		d := b.ToolCalls[i]
-		if c.ID != d.ID || c.Name != d.Name || c.Arguments != d.Arguments {
+		if c.ID != d.ID || c.Name != d.Name || !sameArguments(c.Arguments, d.Arguments) {
 			return false
 		}
 	}
