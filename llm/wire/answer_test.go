@@ -244,3 +244,41 @@ data: {"type":"message_stop"}
 		}
 	}
 }
+
+// TestDecodeAnswerNotJSON: an answer whose body is not the format's JSON
+// (a proxy's HTML page sent with status 200, an event whose data is cut) is
+// a malformed answer that says so, JSON and streamed alike.
+func TestDecodeAnswerNotJSON(t *testing.T) {
+	bodies := map[bool]string{
+		false: "<html><body>502 Bad Gateway</body></html>",
+		true:  "event: message_start\ndata: {\"type\":\"message_start\",\"message\":\n\n",
+	}
+	for _, f := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+		for stream, body := range bodies {
+			if f == wire.OpenAI && stream {
+				body = "data: {\"id\":\"chatcmpl-1\",\"choices\":[\n\n"
+			}
+			_, err := wire.DecodeAnswer(answerCall(t, f, stream), http.StatusOK, nil, []byte(body))
+			var pe *llm.ProviderError
+			if !errors.As(err, &pe) || pe.Kind != llm.ErrMalformed || !strings.Contains(pe.Message, "is not the format's JSON") {
+				t.Errorf("%s stream=%v: err = %v, want a malformed answer saying it is not JSON", f, stream, err)
+			}
+		}
+	}
+}
+
+// TestDecodeAnswerOpenAIOptionalParts: a Chat Completions answer may leave
+// out usage (a server or gateway that does not count) and may send a call's
+// arguments as null; the first is zero usage, the second no arguments.
+func TestDecodeAnswerOpenAIOptionalParts(t *testing.T) {
+	body := `{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,` +
+		`"tool_calls":[{"id":"call_1","type":"function","function":{"name":"list_files","arguments":null}}]},"finish_reason":"tool_calls"}]}`
+	got, err := wire.DecodeAnswer(answerCall(t, wire.OpenAI, false), http.StatusOK, nil, []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "list_files"}), FinishReason: llm.FinishToolCalls}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}

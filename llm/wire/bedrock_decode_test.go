@@ -101,3 +101,25 @@ func TestBedrockStopReasonsOnTheWire(t *testing.T) {
 		}
 	}
 }
+
+// TestBedrockOutputSchemaKeptOnce: Converse's structured output carries
+// its JSON schema as a string in outputConfig.textFormat.structure
+// .jsonSchema.schema; that schema is the request's response schema, and
+// the outputConfig parameter the tape pins keeps the rest (the name)
+// without a second copy of it.
+func TestBedrockOutputSchemaKeptOnce(t *testing.T) {
+	schema := `{\"type\":\"object\",\"properties\":{\"city\":{\"type\":\"string\"}}}`
+	body := `{"messages":[{"role":"user","content":[{"text":"Where?"}]}],"outputConfig":{"textFormat":{"type":"json_schema",` +
+		`"structure":{"jsonSchema":{"name":"place","schema":"` + schema + `"}}}}}`
+	c, err := wire.Decode("/model/amazon.nova-pro-v1:0/converse", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(c.Request.ResponseSchema), `{"type":"object","properties":{"city":{"type":"string"}}}`; got != want {
+		t.Errorf("response schema %s, want %s", got, want)
+	}
+	oc := string(c.Request.Params["outputConfig"])
+	if strings.Contains(oc, "properties") || !strings.Contains(oc, `"name":"place"`) {
+		t.Errorf("outputConfig parameter %s: want its name without the schema", oc)
+	}
+}

@@ -3,6 +3,7 @@ package wire_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -409,5 +410,50 @@ func TestDecoderResponsesChain(t *testing.T) {
 				m.Reasoning[k].Text = "changed"
 			}
 		}
+	}
+}
+
+// TestDecodeNamesABadElement: a request whose conversation holds an
+// element that is not an object of the format's shape is refused, naming
+// the element by its key and index and saying what it is, in every format
+// (never a panic, and never decoded as an empty message).
+func TestDecodeNamesABadElement(t *testing.T) {
+	cases := []struct{ path, body, want string }{
+		{"/v1/chat/completions", `{"model":"m","messages":[{"role":"user","content":"Hi."},5]}`, "messages[1]"},
+		{"/v1/messages", `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"Hi."},5]}`, "messages[1]"},
+		{"/v1/responses", `{"model":"m","input":[{"role":"user","content":"Hi."},5]}`, "input[1]"},
+		{"/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"Hi."}]},5]}`, "contents[1]"},
+		{"/model/m/converse", `{"messages":[{"role":"user","content":[{"text":"Hi."}]},5]}`, "messages"},
+	}
+	for _, c := range cases {
+		var d wire.Decoder
+		for _, decode := range []func(string, []byte) (*wire.Call, error){wire.Decode, d.Decode} {
+			_, err := decode(c.path, []byte(c.body))
+			if !errors.Is(err, wire.ErrRequest) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "cannot unmarshal number") {
+				t.Errorf("%s: err = %v, want an invalid request naming %s and saying it is a number", c.path, err, c.want)
+			}
+		}
+	}
+}
+
+// TestResponsesAdjacentTextsJoined: the Responses API spreads one
+// assistant turn over items; two message items in a row are one assistant
+// message whose texts are joined by a line break, as a reader sees them.
+func TestResponsesAdjacentTextsJoined(t *testing.T) {
+	body := `{"model":"m","input":[{"role":"user","content":"Hi."},` +
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"First."}]},` +
+		`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Second."}]},` +
+		`{"role":"user","content":"And?"}]}`
+	c, err := wire.Decode("/v1/responses", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range c.Request.Messages {
+		got = append(got, string(m.Role)+": "+m.Content)
+	}
+	want := []string{"user: Hi.", "assistant: First.\nSecond.", "user: And?"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("messages %q, want %q", got, want)
 	}
 }

@@ -203,3 +203,33 @@ func sameTurn(a, b llm.Message) bool {
 	}
 	return true
 }
+
+// TestGeminiErrorStatusNames: the google.rpc status name a Gemini error
+// body carries, as Google's API troubleshooting page lists them: a 400 is
+// INVALID_ARGUMENT when the request is at fault, FAILED_PRECONDITION when
+// the account is (the free tier not offered where the caller is).
+func TestGeminiErrorStatusNames(t *testing.T) {
+	cases := []struct {
+		e    wire.Error
+		want string
+	}{
+		{wire.Error{Status: 400, Kind: llm.ErrBadRequest, Message: "Invalid JSON payload received."}, "INVALID_ARGUMENT"},
+		{wire.Error{Status: 400, Kind: llm.ErrContextTooLong, Message: "The input token count exceeds the maximum."}, "INVALID_ARGUMENT"},
+		{wire.Error{Status: 400, Kind: llm.ErrAuth, Message: "Gemini API free tier is not available in your country."}, "FAILED_PRECONDITION"},
+		{wire.Error{Status: 429, Kind: llm.ErrRateLimited, Message: "Quota exceeded."}, "RESOURCE_EXHAUSTED"},
+	}
+	for _, c := range cases {
+		var body struct {
+			Error struct {
+				Code   int    `json:"code"`
+				Status string `json:"status"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(c.e.Body(wire.Gemini), &body); err != nil {
+			t.Fatal(err)
+		}
+		if body.Error.Status != c.want || body.Error.Code != c.e.Status {
+			t.Errorf("%d %s: status %d %q, want %d %q", c.e.Status, c.e.Kind, body.Error.Code, body.Error.Status, c.e.Status, c.want)
+		}
+	}
+}

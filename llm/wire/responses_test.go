@@ -180,6 +180,27 @@ func TestResponsesStreamEvents(t *testing.T) {
 			}
 		case "response.output_item.added":
 			added = append(added, string(ev.Item.Type)+"/"+string(ev.Item.Status))
+		case "response.output_item.done":
+			// A reasoning item is done as it was recorded, encrypted content
+			// and all (clients that collect items from these events send it
+			// back whole).
+			if ev.OutputIndex == 0 {
+				if got := ev.Item.RawJSON(); canonical(t, got) != reasoningItem {
+					t.Errorf("output_item.done reasoning item %s, want %s", got, reasoningItem)
+				}
+			}
+		case "response.content_part.added":
+			// As OpenAI's streaming reference shows it: an empty output_text
+			// part whose annotations are an empty list, not null.
+			var e struct {
+				Part map[string]any `json:"part"`
+			}
+			if err := json.Unmarshal([]byte(ev.RawJSON()), &e); err != nil {
+				t.Fatal(err)
+			}
+			if want := map[string]any{"type": "output_text", "text": "", "annotations": []any{}}; !reflect.DeepEqual(e.Part, want) {
+				t.Errorf("content_part.added part %v, want %v", e.Part, want)
+			}
 		case "response.output_text.delta":
 			text.WriteString(ev.Delta)
 		case "response.output_text.done":
@@ -220,6 +241,11 @@ func TestResponsesStreamEvents(t *testing.T) {
 	// the type (a message's text is read only from a "message" item).
 	if want := []string{"reasoning/", "message/in_progress", "function_call/in_progress"}; !reflect.DeepEqual(added, want) {
 		t.Errorf("output_item.added items %q, want %q", added, want)
+	}
+	// The completed response holds the reasoning item as it was recorded
+	// (an SDK agent keeping the final response sends it back whole).
+	if got := final.Output[0].RawJSON(); canonical(t, got) != reasoningItem {
+		t.Errorf("completed response's reasoning item %s, want %s", got, reasoningItem)
 	}
 	if got := final.Output[2].AsFunctionCall(); got.CallID != "call_w" || got.Arguments != resp.Message.ToolCalls[0].Arguments {
 		t.Errorf("function call %+v", got)
@@ -437,4 +463,18 @@ func TestResponsesProviderSendsReasoningBack(t *testing.T) {
 			t.Errorf("no stream %v: decoded\n got %+v\nwant %+v", noStream, got, req.Messages)
 		}
 	}
+}
+
+// canonical returns the JSON text s with its keys sorted and no spaces.
+func canonical(t *testing.T, s string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		t.Fatalf("%v: %s", err, s)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
