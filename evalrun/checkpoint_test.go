@@ -35,6 +35,16 @@ var evalrunBinary struct {
 	out  []byte
 }
 
+// TestMain removes the evalrun binary buildEvalrun built (114 MB in the
+// temporary directory, left behind by every run of this package before).
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if evalrunBinary.path != "" {
+		os.RemoveAll(filepath.Dir(evalrunBinary.path))
+	}
+	os.Exit(code)
+}
+
 // buildEvalrun builds cmd/evalrun once per test binary, for the tests that
 // signal a real process.
 func buildEvalrun(t *testing.T) string {
