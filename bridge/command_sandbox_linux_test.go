@@ -75,7 +75,9 @@ func TestCommandDiesWithTapeloop(t *testing.T) {
 	h := newHolders(t)
 	s := modeScenario(t, "600s", "setsid", h.addr(), "block")
 	parent := exec.Command(os.Args[0], "-test.run=^$")
-	parent.Env = append(os.Environ(), parentEnv+"="+s.Path)
+	// Killed, it cannot remove its scratch directories: they go in one
+	// the test removes.
+	parent.Env = append(os.Environ(), parentEnv+"="+s.Path, "TMPDIR="+t.TempDir())
 	parent.Stderr = os.Stderr
 	if err := parent.Start(); err != nil {
 		t.Fatal(err)
