@@ -14,6 +14,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/bench/benchrow"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -202,7 +203,7 @@ func replayOnce(b *testing.B, path string) (*scenario.Scenario, *harness.Outcome
 	if err != nil {
 		b.Fatal(err)
 	}
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -239,7 +240,7 @@ func BenchmarkPhase(b *testing.B) {
 		before := benchrow.Read()
 		b.ResetTimer()
 		for b.Loop() {
-			if _, err := o.Golden(); err != nil {
+			if _, err := o.Golden(redact.Default()); err != nil {
 				b.Fatal(err)
 			}
 		}

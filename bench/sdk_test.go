@@ -19,6 +19,7 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	_ "github.com/tapeloop/tapeloop/llm/anthropic" // registers anthropic
 	_ "github.com/tapeloop/tapeloop/llm/openai"    // registers openai
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // wireCall is one tool call of the reference workload's tape.
@@ -148,7 +149,7 @@ func BenchmarkSDK(b *testing.B) {
 				}
 				return o
 			}
-			got, err := run().Golden()
+			got, err := run().Golden(redact.Default())
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 )
 
@@ -19,9 +20,9 @@ func TestRecordRedacts(t *testing.T) {
 	s := load(t, path)
 	a := newNotesAgent()
 	a.system = "You keep notes in files. The vault key is " + secret + "."
-	opts := &bridge.RecordOptions{Recorder: &replay.RecorderOptions{Redact: func(v string) string {
+	opts := &bridge.RecordOptions{Recorder: &replay.RecorderOptions{Redactor: redact.New(&redact.Options{Environ: os.Environ(), Extra: func(v string) string {
 		return strings.ReplaceAll(v, secret, "[REDACTED:vault]")
-	}}}
+	}})}}
 	_, tape, err := bridge.Record(t.Context(), s, a.agentFunc(), notesScript(), opts)
 	if err != nil {
 		t.Fatal(err)

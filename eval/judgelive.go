@@ -9,13 +9,12 @@ import (
 	"io"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // ErrNoJudgeModel is wrapped by the error for an expect.judge item that
@@ -32,8 +31,8 @@ type JudgeOptions struct {
 	// such an item is an error wrapping ErrNoJudgeModel.
 	Default string
 	// Redactor redacts what the verdicts keep (the judged text, the reason,
-	// the request); nil means replay.NewRedactor(nil).
-	Redactor *replay.Redactor
+	// the request); nil means redact.Default().
+	Redactor *redact.Redactor
 }
 
 // JudgeModels returns the judge models the expect.judge items of s call,
@@ -83,7 +82,7 @@ func JudgeLive(ctx context.Context, s *scenario.Scenario, o *harness.Outcome, op
 	}
 	red := opts.Redactor
 	if red == nil {
-		red = replay.NewRedactor(nil)
+		red = redact.Default()
 	}
 	verdicts := make([]tape.Verdict, 0, len(s.Expect.Judges))
 	judged := make([]harness.JudgeResult, 0, len(s.Expect.Judges))

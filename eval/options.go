@@ -11,7 +11,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/faults"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -125,8 +125,8 @@ type Options struct {
 	Grace time.Duration
 	// Redactor redacts every string a trial keeps: its tape (saved with
 	// --save-trials), user turns, transcript, failures and error; nil means
-	// replay.NewRedactor(nil), tapeloop's redaction policy.
-	Redactor *replay.Redactor
+	// redact.Default(), tapeloop's redaction policy.
+	Redactor *redact.Redactor
 	// Trial, when set, is called with each finished trial, its scenario and
 	// tape, from one goroutine at a time, before it enters the report; it
 	// may set the trial's Saved path (--save-trials). Nil means none.
@@ -255,9 +255,9 @@ type openError struct{ err error }
 func (e *openError) Error() string   { return e.err.Error() }
 func (e *openError) Unwrap() []error { return []error{ErrOpen, e.err} }
 
-func (o *Options) redactor() *replay.Redactor {
+func (o *Options) redactor() *redact.Redactor {
 	if o.Redactor != nil {
 		return o.Redactor
 	}
-	return replay.NewRedactor(nil)
+	return redact.Default()
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -30,7 +30,7 @@ type runner struct {
 	judges map[string]llm.Model
 	gates  map[string]*gate
 	// redactor redacts every string a trial keeps (Options.Redactor).
-	redactor *replay.Redactor
+	redactor *redact.Redactor
 
 	mu       sync.Mutex
 	results  map[slot]*report.EvalTrial

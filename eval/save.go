@@ -10,15 +10,14 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
@@ -159,17 +158,17 @@ type SaveOptions struct {
 	Verify func(ctx context.Context, s *scenario.Scenario, opts *harness.VerifyOptions) *harness.Verdict
 	// Redactor redacts what the saved scenario copies from the author's
 	// (every string value of it); nil means
-	// replay.NewRedactor(nil), tapeloop's redaction policy. evalrun gives
+	// redact.Default(), tapeloop's redaction policy. evalrun gives
 	// the one its --redact-env and --redact flags built.
-	Redactor *replay.Redactor
+	Redactor *redact.Redactor
 }
 
 // redactor is o.Redactor, or the default policy's.
-func (o *SaveOptions) redactor() *replay.Redactor {
+func (o *SaveOptions) redactor() *redact.Redactor {
 	if o.Redactor != nil {
 		return o.Redactor
 	}
-	return replay.NewRedactor(nil)
+	return redact.Default()
 }
 
 // setSeed sets setup.seed, adding a setup block when the file has none.

@@ -17,7 +17,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/eval"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -181,7 +181,7 @@ func sayInterrupted(ctx context.Context, w io.Writer, grace time.Duration) (stop
 
 // options checks the flags and builds the eval options from them, the
 // config file and the environment; the error says which flag is wrong.
-func (f *evalFlags) options(e *env, red *replay.Redactor) (*eval.Options, error) {
+func (f *evalFlags) options(e *env, red *redact.Redactor) (*eval.Options, error) {
 	if len(f.models) == 0 {
 		return nil, errors.New("no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
 	}

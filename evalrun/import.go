@@ -15,7 +15,7 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/traceimport"
@@ -110,7 +110,7 @@ func runImport(ctx context.Context, e *env, args []string) int {
 type importer struct {
 	e        *env
 	out      string
-	red      *replay.Redactor
+	red      *redact.Redactor
 	noGolden bool
 	opts     traceimport.ScenarioOptions
 	runs     *traceimport.RunsOptions

@@ -17,7 +17,7 @@ import (
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 )
 
@@ -178,7 +178,7 @@ func TestExtractStdinAtTheLimit(t *testing.T) {
 // The expect block record --new writes pins the final text with equals when
 // it is one line of at most 200 bytes; a longer one is left out.
 func TestExpectNodeFinalUpTo200Bytes(t *testing.T) {
-	red := replay.NewRedactor(nil)
+	red := redact.Default()
 	for _, tc := range []struct {
 		final string
 		want  bool

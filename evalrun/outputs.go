@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -43,12 +43,12 @@ func addJSONFlag(fs *flag.FlagSet, p *string, jsonFormat string) {
 // writeJSONOutput writes the --json output of a command whose result is
 // built here rather than by the harness or eval (which redact as they
 // record): as writeOutput does, through the default redaction policy
-// (replay.NewRedactor: the providers' keys, every variable named like a
+// (redact.New: the providers' keys, every variable named like a
 // secret, the key shapes), so that no secret in the input reaches the
 // file. Each write of write is redacted on its own: write a document, or a
 // line, in one write.
 func writeJSONOutput(e *env, path string, write func(io.Writer) error) error {
-	red := replay.NewRedactor(nil)
+	red := redact.Default()
 	return writeOutput(e, path, func(w io.Writer) error {
 		// The redactor sees each write whole; the buffer gathers them.
 		bw := bufio.NewWriter(w)

@@ -10,16 +10,16 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 func init() {
@@ -177,7 +177,7 @@ func (r *rebaseResult) print(e *env, dry bool) {
 // rebaseOne replays s in rebase mode and, when its requests changed and
 // its recorded responses still apply, rewrites the request parts of its
 // file and its golden (unless dry), redacted by red.
-func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool, red *replay.Redactor) *rebaseResult {
+func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool, red *redact.Redactor) *rebaseResult {
 	r := &rebaseResult{name: s.Name}
 	fail := func(status string, reasons ...string) *rebaseResult {
 		r.status, r.reasons = status, append(r.reasons, reasons...)
@@ -243,7 +243,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		r.diffs = nil
 		return fail("refused", append([]string{"the rebased scenario would fail, so nothing is written:"}, bad...)...)
 	}
-	golden, err := no.GoldenWith(red)
+	golden, err := no.Golden(red)
 	if err != nil {
 		return fail("error", err.Error())
 	}

@@ -15,8 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -25,9 +23,11 @@ import (
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 func init() {
@@ -62,7 +62,7 @@ type recordConfig struct {
 	noGolden, keepFailed bool
 	// capture names the tools whose results become recorded stand-ins.
 	capture  []string
-	redactor *replay.Redactor
+	redactor *redact.Redactor
 	open     openFunc
 	// gates are the providers' gates, one per provider, shared by every
 	// scenario of the run (gateFor).

@@ -10,7 +10,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -20,7 +20,7 @@ import (
 // description and parameters are those the model was offered (defs). The
 // entry it replaces is kept in a comment above the stand-in. A name that is
 // not a setup tool is an error.
-func captureTools(src []byte, file string, names []string, run *agent.RunResult, defs []llm.ToolDefinition, red *replay.Redactor, mcp []scenario.MCPSetup) ([]byte, error) {
+func captureTools(src []byte, file string, names []string, run *agent.RunResult, defs []llm.ToolDefinition, red *redact.Redactor, mcp []scenario.MCPSetup) ([]byte, error) {
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil || len(doc.Content) != 1 {
 		return nil, fmt.Errorf("%s: --capture: the file does not parse: %v", file, err)
@@ -92,7 +92,7 @@ func mcpServerOf(name string, servers []scenario.MCPSetup) string {
 }
 
 // recordedStandIn builds the `recorded` entry for tool name.
-func recordedStandIn(name string, run *agent.RunResult, defs []llm.ToolDefinition, red *replay.Redactor) *yaml.Node {
+func recordedStandIn(name string, run *agent.RunResult, defs []llm.ToolDefinition, red *redact.Redactor) *yaml.Node {
 	with := yamlx.Map()
 	yamlx.Add(with, "mode", yamlx.Text("in_order"))
 	if i := slices.IndexFunc(defs, func(d llm.ToolDefinition) bool { return d.Name == name }); i >= 0 {

@@ -10,15 +10,14 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // reviewNote heads the expect block that --new fills in.
@@ -193,7 +192,7 @@ func writeNewScenario(path string, doc *yaml.Node, lr *liveRun, c *recordConfig)
 // the number of model calls, the tools called in order, the files the run
 // changed (null for a deleted one) and a short final text, redacted by red
 // as the tape is (a replay executes the tape's redacted arguments).
-func expectNode(o *harness.Outcome, red *replay.Redactor) *yaml.Node {
+func expectNode(o *harness.Outcome, red *redact.Redactor) *yaml.Node {
 	n := yamlx.Map()
 	yamlx.Add(n, "termination", yamlx.Text(string(o.Termination)))
 	yamlx.Add(n, "iterations", yamlx.Int(o.Iterations))

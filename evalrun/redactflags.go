@@ -3,9 +3,10 @@ package evalrun
 import (
 	"flag"
 	"fmt"
+	"os"
 	"regexp"
 
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // redactFlags are --redact-env and --redact, which record and eval share:
@@ -24,10 +25,10 @@ func addRedactFlags(fs *flag.FlagSet) *redactFlags {
 	return f
 }
 
-// newRedactor returns the redactor of the policy: replay's defaults (the
-// providers' keys, every variable named like a secret, the key shapes) and
-// the flags'.
-func (f *redactFlags) newRedactor() (*replay.Redactor, error) {
+// newRedactor returns the redactor of the policy for the command's
+// environment (the providers' keys, every variable named like a secret,
+// the key shapes) with the flags' additions.
+func (f *redactFlags) newRedactor() (*redact.Redactor, error) {
 	var patterns []*regexp.Regexp
 	for _, p := range f.patterns {
 		re, err := regexp.Compile(p)
@@ -36,12 +37,12 @@ func (f *redactFlags) newRedactor() (*replay.Redactor, error) {
 		}
 		patterns = append(patterns, re)
 	}
-	return replay.NewRedactor(&replay.RedactorOptions{ExtraEnv: f.env, Patterns: patterns}), nil
+	return redact.New(&redact.Options{Environ: os.Environ(), ExtraEnv: f.env, Patterns: patterns}), nil
 }
 
 // redacting returns a copy of e whose stdout and stderr go through r, so
 // that nothing the command prints holds a secret.
-func (e *env) redacting(r *replay.Redactor) *env {
+func (e *env) redacting(r *redact.Redactor) *env {
 	c := *e
 	c.stdout, c.stderr = r.Writer(e.stdout), r.Writer(e.stderr)
 	return &c

@@ -8,7 +8,7 @@ import (
 	"io"
 
 	"github.com/tapeloop/tapeloop/llm/repair"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 func init() {
@@ -90,7 +90,7 @@ func runRepair(ctx context.Context, e *env, args []string) int {
 			return exitUsage
 		}
 		if res.err != nil {
-			fmt.Fprintf(e.stderr, "evalrun repair: %v\n", replay.NewRedactor(nil).Quiet(res.err.Error()))
+			fmt.Fprintf(e.stderr, "evalrun repair: %v\n", redact.Default().Quiet(res.err.Error()))
 			return exitFailed
 		}
 		return exitOK

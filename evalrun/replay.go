@@ -14,7 +14,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/udiff"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/report/fromharness"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -166,7 +166,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 // the exit code so far.
 type replayRun struct {
 	e    *env
-	red  *replay.Redactor
+	red  *redact.Redactor
 	text bool
 	// spool is nil when no --json, --junit or --html is asked for.
 	spool *spool
@@ -287,14 +287,14 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 	// native loop), but running it again still finds an outcome that
 	// depends on it: the order its concurrent requests arrive in.
 	if v.Outcome != nil && repeat > 1 {
-		first, _ := v.Outcome.Golden()
+		first, _ := v.Outcome.Golden(redact.Default())
 		for i := 1; i < repeat; i++ {
 			again, err := rerun(ctx, s, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})
 			if err != nil {
 				v.Failures = append(v.Failures, fmt.Sprintf("repeat %d could not run: %v", i+1, err))
 				break
 			}
-			got, _ := again.Golden()
+			got, _ := again.Golden(redact.Default())
 			if string(got) != string(first) {
 				v.Failures = append(v.Failures, fmt.Sprintf("nondeterministic: repeat %d (perturbed scheduling) differs from the first run (- first, + repeat):\n%s",
 					i+1, udiff.FirstHunk(string(first), string(got))))

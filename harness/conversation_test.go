@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // conversation is a scenario of two user turns; the tape starts with the
@@ -55,7 +55,7 @@ func TestConversationReplay(t *testing.T) {
 		t.Fatalf("outcome: diverged %v, unused %q, %s after %d model calls, final %q; want final_text after 4, %q",
 			o.Diverged, o.Unused, o.Termination, o.Iterations, o.Final, "two")
 	}
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -68,7 +69,7 @@ func TestRunIsDeterministic(t *testing.T) {
 		if o.Termination != "final_text" || o.Error != "" {
 			t.Fatalf("seed %d: terminated with %s (%s)", seed, o.Termination, o.Error)
 		}
-		g, err := o.Golden()
+		g, err := o.Golden(redact.Default())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -90,7 +91,7 @@ expect:
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/internal/regularfile"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -75,7 +76,7 @@ func TestScenarioAndGoldenFilesMustBeRegular(t *testing.T) {
 		})
 	}
 	o := &Outcome{Name: "s", Termination: "final_text"}
-	got, err := o.Golden()
+	got, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

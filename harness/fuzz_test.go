@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -50,7 +51,7 @@ func FuzzScenarioDeterminism(f *testing.F) {
 			if err != nil {
 				return []byte("could not run: " + err.Error())
 			}
-			g, err := o.Golden()
+			g, err := o.Golden(redact.Default())
 			if err != nil {
 				t.Fatalf("encoding the outcome: %v", err)
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/udiff"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -119,13 +119,13 @@ func updateGolden(path string, got []byte) (bool, error) {
 }
 
 // keepRedactedLines returns got with each line that a line of old holding
-// replay.Redacted matches (replay.MatchesRedacted: the same line, a secret
+// redact.Redacted matches (redact.Matches: the same line, a secret
 // where old has Redacted) replaced by that line of old: an update made
 // where the redaction does not know a secret the golden's writer redacted
 // (its --redact-env) never writes it back. Lines that changed otherwise
 // are taken as they are.
 func keepRedactedLines(old, got []byte) []byte {
-	if !bytes.Contains(old, []byte(replay.Redacted)) {
+	if !bytes.Contains(old, []byte(redact.Redacted)) {
 		return got
 	}
 	// The redacted lines of old, by what comes before their first
@@ -134,7 +134,7 @@ func keepRedactedLines(old, got []byte) []byte {
 	var lens []int
 	for line := range strings.Lines(string(old)) {
 		line = strings.TrimSuffix(line, "\n")
-		i := strings.Index(line, replay.Redacted)
+		i := strings.Index(line, redact.Redacted)
 		if i < 0 {
 			continue
 		}
@@ -164,7 +164,7 @@ func redactedLineOf(byPrefix map[string][]string, lens []int, line string) strin
 			continue
 		}
 		for _, cand := range byPrefix[line[:n]] {
-			if cand != line && replay.MatchesRedacted(cand, line) {
+			if cand != line && redact.Matches(cand, line) {
 				return cand
 			}
 		}
@@ -188,19 +188,19 @@ func removeStaleTemps(path string) {
 }
 
 // sameRedacted reports whether got is the golden want where want has a
-// secret redacted that got holds: line by line, each replay.Redacted of want
+// secret redacted that got holds: line by line, each redact.Redacted of want
 // standing for text of the same line of got. A golden written where the
 // redaction knew a secret (its variable was set) so still passes, and is
 // not rewritten, where it does not.
 func sameRedacted(want, got []byte) bool {
-	if !bytes.Contains(want, []byte(replay.Redacted)) || bytes.Count(want, []byte("\n")) != bytes.Count(got, []byte("\n")) {
+	if !bytes.Contains(want, []byte(redact.Redacted)) || bytes.Count(want, []byte("\n")) != bytes.Count(got, []byte("\n")) {
 		return false
 	}
 	w, g := string(want), string(got)
 	for w != "" {
 		wl, wr, _ := strings.Cut(w, "\n")
 		gl, gr, _ := strings.Cut(g, "\n")
-		if wl != gl && !replay.MatchesRedacted(wl, gl) {
+		if wl != gl && !redact.Matches(wl, gl) {
 			return false
 		}
 		w, g = wr, gr

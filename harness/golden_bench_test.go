@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // benchStateOutcome is an outcome of the shapes the reference workload
@@ -37,7 +38,7 @@ func BenchmarkGoldenWithState(b *testing.B) {
 	o := benchStateOutcome()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := o.Golden(); err != nil {
+		if _, err := o.Golden(redact.Default()); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // TestGoldenOfASmallScenario pins the whole golden of a small scenario for
@@ -26,7 +27,7 @@ tape:
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

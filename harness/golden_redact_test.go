@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // TestGoldenIsRedacted: a golden never holds a secret a tool read from
@@ -16,7 +16,7 @@ import (
 func TestGoldenIsRedacted(t *testing.T) {
 	const key = "sk-proj-Gd4QmZ2xW7pRs4TuV8yNa3Bc6"
 	o := &Outcome{Name: "g", Termination: "final_text", Final: "the key is " + key + "\nnext line"}
-	got, err := o.Golden()
+	got, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestGoldenIsRedacted(t *testing.T) {
 		strings.Repeat("x", goldenChunk-10) + " " + key + " y\n",
 		strings.Repeat("x\n", goldenChunk/2-8) + "ab " + key + "\nz\n",
 	} {
-		if red := redactGolden([]byte(long), replay.NewRedactor(nil)); strings.Contains(string(red), key[10:]) || strings.Contains(string(red), key[:12]) || !strings.Contains(string(red), replay.Redacted) {
+		if red := redactGolden([]byte(long), redact.Default()); strings.Contains(string(red), key[10:]) || strings.Contains(string(red), key[:12]) || !strings.Contains(string(red), redact.Redacted) {
 			t.Errorf("a key across a chunk's end was left: %q", red[len(red)-60:])
 		}
 	}
@@ -66,11 +66,11 @@ func TestGoldenRedactsAPrivateKeyAcrossChunks(t *testing.T) {
 			{Path: "id_rsa", Content: key},
 			{Path: "z.txt", Content: strings.Repeat(line, 10)},
 		}}
-		got, err := o.Golden()
+		got, err := o.Golden(redact.Default())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if strings.Contains(string(got), body) || strings.Contains(string(got), "END RSA PRIVATE KEY") || !strings.Contains(string(got), "  id_rsa: |\n    "+replay.Redacted+"\n  z.txt: |\n") {
+		if strings.Contains(string(got), body) || strings.Contains(string(got), "END RSA PRIVATE KEY") || !strings.Contains(string(got), "  id_rsa: |\n    "+redact.Redacted+"\n  z.txt: |\n") {
 			i := max(strings.Index(string(got), "id_rsa"), 0)
 			t.Errorf("a key after %d lines is not redacted whole:\n%s", n, got[i:min(i+400, len(got))])
 		}

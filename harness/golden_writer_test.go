@@ -17,6 +17,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -316,7 +317,7 @@ func TestGoldenRefusesKeysThatAreNotUTF8(t *testing.T) {
 		"workspace path": {Name: "n", Workspace: []FileState{{Path: "bad\xff", Content: "x"}}},
 		"state key":      {Name: "n", State: map[string]any{"w": map[string]any{"bad\xff": 1.0}}},
 	} {
-		if _, err := o.Golden(); !errors.Is(err, errGoldenText) || !strings.Contains(err.Error(), `"bad\xff"`) {
+		if _, err := o.Golden(redact.Default()); !errors.Is(err, errGoldenText) || !strings.Contains(err.Error(), `"bad\xff"`) {
 			t.Errorf("%s: Golden gives error %v, want errGoldenText naming the key", name, err)
 		}
 	}
@@ -342,7 +343,7 @@ func FuzzGolden(f *testing.F) {
 // which it refuses to decode), with their values.
 func TestGoldenStateNumbersReadBack(t *testing.T) {
 	o := &Outcome{Name: "n", State: map[string]any{"w": []any{1.5e20, 1e19, -9.3e18, 42.0, -0.0, 1e21}}}
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

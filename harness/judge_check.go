@@ -4,11 +4,10 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/internal/udiff"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // JudgeResult is the verdict on one expect.judge item.
@@ -69,17 +68,17 @@ func formatScore(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 // judges now is the text that was judged (after redaction, as a replay
 // compares requests); otherwise, or when none was recorded, the item has
 // no verdict and its Problem says how to record one. A recorded verdict no
-// item uses goes to o.Unused. The judge is never called. command names the
+// item uses goes to o.Unused. The judge is never called. red redacts the
+// judged text as the verdict's was when it was recorded. command names the
 // program in hints ("evalrun") and path the scenario file, as the user
 // names it where they run command.
-func replayVerdicts(s *scenario.Scenario, o *Outcome, command, path string) {
+func replayVerdicts(s *scenario.Scenario, o *Outcome, red *redact.Redactor, command, path string) {
 	if (s.Expect == nil || len(s.Expect.Judges) == 0) && len(s.Verdicts) == 0 {
 		return
 	}
 	rerecord := fmt.Sprintf("`%s record --mode judge --judge-model PROVIDER/MODEL %s`", command, path)
 	paired, unpaired := s.MatchVerdicts()
 	o.Judged = make([]JudgeResult, len(paired))
-	red := policyRedactor()
 	for i, j := range paired {
 		item := s.Expect.Judges[i]
 		at := fmt.Sprintf("%s: expect.judge[%d]", s.At(item.Line), i)
@@ -89,7 +88,7 @@ func replayVerdicts(s *scenario.Scenario, o *Outcome, command, path string) {
 		}
 		v := s.Verdicts[j].Clone()
 		now := red.Quiet(JudgedText(s, o, item.On))
-		if !replay.MatchesRedacted(v.Judged, now) {
+		if !redact.Matches(v.Judged, now) {
 			o.Judged[i].Problem = fmt.Sprintf("%s: judge[%d]: the judged text changed: re-record the verdict with %s (the verdict of expect.judge[%d] at line %d judged other text: - recorded, + now)\n%s",
 				s.At(v.Line), j, rerecord, i, item.Line, udiff.Hunks(v.Judged, now))
 			continue

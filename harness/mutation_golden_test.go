@@ -6,11 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // TestGoldenOfLongTexts: a golden holds long texts whole wherever they
@@ -79,7 +78,7 @@ func TestWithUserTurnsRedactsAndKeepsFailedCalls(t *testing.T) {
 		{Response: &llm.Response{Message: llm.AssistantMessage("ok")}},
 		{Error: "503 unavailable"},
 	}
-	for _, red := range []*replay.Redactor{nil, replay.NewRedactor(nil)} {
+	for _, red := range []*redact.Redactor{nil, redact.Default()} {
 		got := o.WithUserTurns(recorded, red)
 		if len(got) != 4 || got[0].User == nil || got[1].Response == nil || got[2].User == nil || got[2].User.Content != "and now?" || got[3].Error != "503 unavailable" {
 			t.Fatalf("redactor %v: entries %+v; want user, response, user, error", red != nil, got)
@@ -111,14 +110,14 @@ func TestRedactGoldenByChunksIsRedactingTheWhole(t *testing.T) {
 		{"key ends a long line", lines(3) + strings.Repeat("x", goldenChunk+100) + " " + key + "\n" + lines(perChunk)},
 		{"no key", lines(3 * perChunk)},
 	}
-	r := replay.NewRedactor(nil)
+	r := redact.Default()
 	for _, c := range cases {
 		got := string(redactGolden([]byte(c.golden), r))
 		want := r.Quiet(c.golden)
 		if got != want {
 			t.Fatalf("%s: the chunked redaction differs from the whole one at %s", c.name, udiff.FirstHunk(want, got))
 		}
-		if strings.Contains(want, key) || strings.Contains(c.golden, key) != strings.Contains(want, replay.Redacted) {
+		if strings.Contains(want, key) || strings.Contains(c.golden, key) != strings.Contains(want, redact.Redacted) {
 			t.Errorf("%s: the whole text is not redacted as expected", c.name)
 		}
 	}
@@ -131,7 +130,7 @@ func TestRedactGoldenByChunksIsRedactingTheWhole(t *testing.T) {
 // be taken for the second half of a secret split across chunks).
 func TestRedactGoldenOfLessThanAChunkIsOneText(t *testing.T) {
 	const key = "Zq7+xW/9kLmN-pRsT_uv42Hd"
-	r := replay.NewRedactor(&replay.RedactorOptions{Secrets: []replay.Secret{{Kind: "KEY", Value: key}}, SecretEnv: []string{}})
+	r := redact.New(&redact.Options{Secrets: []redact.Secret{{Kind: "KEY", Value: key}}, SecretEnv: []string{}})
 	for _, golden := range []string{
 		"name: ends\nnote: T_uv42Hd is how the key ends",
 		"name: ends\nT_uv42Hd is how the key ends",
@@ -151,7 +150,7 @@ func TestRedactGoldenWorksInChunks(t *testing.T) {
 	if raceEnabled {
 		t.Skip("under the race detector sync.Pool, which holds the chunks' working memory, drops what it is given at random")
 	}
-	r := replay.NewRedactor(&replay.RedactorOptions{SecretEnv: []string{}, Environ: []string{}})
+	r := redact.New(&redact.Options{SecretEnv: []string{}, Environ: []string{}})
 	line := "  - a line of the golden that holds nothing secret\n"
 	rest := strings.Repeat(line, (8<<20)/len(line))
 	for name, golden := range map[string][]byte{

@@ -8,14 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
 
@@ -240,7 +240,7 @@ func TestJudgeScoresAreShownExactly(t *testing.T) {
 // verdict with no item is reported unused.
 func TestReplayVerdictsWithNothingRecorded(t *testing.T) {
 	s, o := parseRun(t, judgeScenario)
-	replayVerdicts(s, o, "evalrun", s.Path)
+	replayVerdicts(s, o, redact.Default(), "evalrun", s.Path)
 	fs := Failures(s, o)
 	if len(fs) != 2 || !strings.HasPrefix(fs[0].Message, "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric") {
 		t.Errorf("no verdicts: failures %+v", fs)
@@ -249,7 +249,7 @@ func TestReplayVerdictsWithNothingRecorded(t *testing.T) {
 	noItems := judgeScenario[:strings.Index(judgeScenario, "expect:")] +
 		"judge:\n  - {rubric: r, model: test/judge, on: final, judged: x, score: 1, pass: true, reason: ok}\n"
 	s, o = parseRun(t, noItems)
-	replayVerdicts(s, o, "evalrun", s.Path)
+	replayVerdicts(s, o, redact.Default(), "evalrun", s.Path)
 	if len(o.Unused) != 1 || !strings.HasPrefix(o.Unused[0], "j.yaml:9: judge[0]: no expect.judge item uses this recorded verdict") {
 		t.Errorf("no items: Unused = %q, want the recorded verdict", o.Unused)
 	}

@@ -4,22 +4,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -84,7 +80,7 @@ type Outcome struct {
 // started, each redacted by red (nil: as they are). recorded holds, per
 // model call in order, the attempts that failed (error entries) and then
 // the response; o has one turn per answered call.
-func (o *Outcome) WithUserTurns(recorded []tape.Entry, red *replay.Redactor) []tape.Entry {
+func (o *Outcome) WithUserTurns(recorded []tape.Entry, red *redact.Redactor) []tape.Entry {
 	var out []tape.Entry
 	i := 0
 	for _, t := range o.Turns {
@@ -207,46 +203,22 @@ type FileState struct {
 }
 
 // Golden returns the outcome's golden file content (see writeGolden), with
-// every secret redacted by tapeloop's redaction policy (replay.NewRedactor
-// with default options). A workspace path or state key that is not valid
-// UTF-8 is an error naming it.
-func (o *Outcome) Golden() ([]byte, error) { return o.GoldenWith(nil) }
-
-// GoldenWith returns the outcome's golden file content redacted by r, a
-// command's policy with its --redact-env and --redact (see
-// VerifyOptions.Redactor); a nil r means the default policy, as Golden.
-func (o *Outcome) GoldenWith(r *replay.Redactor) ([]byte, error) {
+// every secret r finds redacted: the policy a command or test built at its
+// top (redact.Default() for the process's environment, with a command's
+// --redact-env and --redact; see VerifyOptions.Redactor). Golden reads no
+// environment itself, so the same outcome and r give the same bytes. A nil
+// r means redact.New(nil): the fixed rules only (key shapes, JWTs, PEM
+// keys, URL passwords, credential headers), no known value. A workspace
+// path or state key that is not valid UTF-8 is an error naming it.
+func (o *Outcome) Golden(r *redact.Redactor) ([]byte, error) {
 	b, err := o.writeGolden()
 	if err != nil {
 		return nil, err
 	}
 	if r == nil {
-		r = policyRedactor()
+		r = redact.New(nil)
 	}
 	return redactGolden(b, r), nil
-}
-
-// policy caches the Redactor of the default policy for the environment it
-// was built from, so that a run of many scenarios builds it once.
-var policy struct {
-	mu      sync.Mutex
-	environ []string
-	r       *replay.Redactor
-}
-
-// policyRedactor returns replay.NewRedactor(nil) for the current
-// environment. It compares the environment entry by entry with the one
-// the cached Redactor was built from (no joined copy): an unchanged entry
-// shares its string, so the comparison costs little, and any change
-// (t.Setenv, os.Unsetenv) builds a new Redactor.
-func policyRedactor() *replay.Redactor {
-	environ := os.Environ()
-	policy.mu.Lock()
-	defer policy.mu.Unlock()
-	if policy.r == nil || !slices.Equal(policy.environ, environ) {
-		policy.environ, policy.r = environ, replay.NewRedactor(&replay.RedactorOptions{Environ: environ})
-	}
-	return policy.r
 }
 
 // goldenChunk is about the most a golden's redaction looks at at once: it
@@ -258,7 +230,7 @@ const goldenChunk = 64 << 10
 
 // redactGolden returns b with every secret r finds replaced, chunk by
 // chunk; b itself when nothing is.
-func redactGolden(b []byte, r *replay.Redactor) []byte {
+func redactGolden(b []byte, r *redact.Redactor) []byte {
 	var out []byte
 	for start := 0; start < len(b); {
 		end := min(start+goldenChunk, len(b))

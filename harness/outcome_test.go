@@ -6,6 +6,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // TestGoldenReadability pins the golden's shape: untouched files once by
@@ -40,7 +41,7 @@ tape:
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ import (
 //	run, runErr := agent.Run(ctx, model, registry, input, opts)
 //	o, err := rec.Outcome(run, runErr)
 //	if err != nil { ... }
-//	golden, _ := o.Golden() // or harness.CompareGolden / updateGolden
+//	golden, _ := o.Golden(redact.Default()) // or harness.CompareGolden / updateGolden
 //
 // A Recorder records one run; its Observer is safe for concurrent events.
 type Recorder struct {

@@ -5,15 +5,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 	"github.com/tapeloop/tapeloop/workspace"
@@ -46,7 +46,7 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantGolden, _ := want.Golden()
+	wantGolden, _ := want.Golden(redact.Default())
 
 	// The same run, by hand.
 	ws := workspace.NewMemory()
@@ -79,7 +79,7 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := o.Golden()
+	got, _ := o.Golden(redact.Default())
 	if string(got) != string(wantGolden) {
 		t.Errorf("the Recorder's golden differs from Run's (- Run, + Recorder):\n%s", udiff.FirstHunk(string(wantGolden), string(got)))
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tapeloop/tapeloop/tape"
-
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // sizeHeader starts the scenarios of this file: an echo tool, room for many
@@ -131,7 +131,7 @@ func BenchmarkSize(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if _, err := o.Golden(); err != nil {
+					if _, err := o.Golden(redact.Default()); err != nil {
 						b.Fatal(err)
 					}
 				}))

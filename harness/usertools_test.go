@@ -10,6 +10,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -82,7 +83,7 @@ func TestUserToolAndState(t *testing.T) {
 	if o.Termination != "final_text" {
 		t.Fatalf("termination %s (%s)", o.Termination, o.Error)
 	}
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestUserToolAndState(t *testing.T) {
 
 func TestNoWorldNoStateKey(t *testing.T) {
 	_, o := runUserScenario(t, strings.Replace(depositScenario, "    - name: deposit\n      with: {start: 10}\n", "    - echo\n", 1)+"", nil)
-	golden, _ := o.Golden()
+	golden, _ := o.Golden(redact.Default())
 	if strings.Contains(string(golden), "state:") {
 		t.Errorf("a run without worlds has a state: key:\n%s", golden)
 	}

@@ -3,11 +3,10 @@ package harness_test
 import (
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // TestWithUserTurnsAfterRetriedCalls: a model call retried by the loop is
@@ -19,7 +18,7 @@ func TestWithUserTurnsAfterRetriedCalls(t *testing.T) {
 	r2 := &llm.Response{Message: llm.AssistantMessage("two")}
 	o := &harness.Outcome{Turns: []harness.TurnOutcome{{Index: 1, User: &u1}, {Index: 2, User: &u2}}}
 	recorded := []tape.Entry{{Error: "overloaded"}, {Response: r1}, {Error: "rate limited"}, {Response: r2}}
-	got := o.WithUserTurns(recorded, replay.NewRedactor(nil))
+	got := o.WithUserTurns(recorded, redact.Default())
 	want := []string{"user first", "error overloaded", "response one", "user second", "error rate limited", "response two"}
 	if len(got) != len(want) {
 		t.Fatalf("got %d entries, want %d", len(got), len(want))

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -55,8 +56,8 @@ type VerifyOptions struct {
 	// Redactor redacts the golden file with the policy of the command that
 	// writes or compares it (record, replay and eval with their --redact-env
 	// and --redact), so a golden holds no secret the tape beside it does
-	// not; nil means replay.NewRedactor(nil), the default policy.
-	Redactor *replay.Redactor
+	// not; nil means redact.Default(), the default policy.
+	Redactor *redact.Redactor
 }
 
 // ErrNoTape is wrapped by the error for replaying a scenario that has no
@@ -193,6 +194,10 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 	if opts == nil {
 		opts = &VerifyOptions{}
 	}
+	red := opts.Redactor
+	if red == nil {
+		red = redact.Default()
+	}
 	path := s.Path
 	v := &Verdict{Path: path, Name: s.Name, Golden: scenario.GoldenPath(path), Scenario: s, Outcome: o}
 	// A refused request comes first: it is why the run did what it did
@@ -210,10 +215,10 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		return v
 	}
 	if o.Judged == nil {
-		replayVerdicts(s, o, opts.command(), opts.hintPath(s.Path))
+		replayVerdicts(s, o, red, opts.command(), opts.hintPath(s.Path))
 	}
 	v.Failures = append(v.Failures, o.Unused...)
-	golden, err := o.GoldenWith(opts.Redactor)
+	golden, err := o.Golden(red)
 	if err != nil {
 		v.Err = fmt.Errorf("%s: encoding the outcome: %w", path, err)
 		return v

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -39,7 +39,7 @@ func TestRecordThenReplayThroughTheAgentLoop(t *testing.T) {
 		return r, nil
 	})
 
-	recorder := replay.NewRecorder(scripted, &replay.RecorderOptions{Getenv: func(string) string { return "" }})
+	recorder := replay.NewRecorder(scripted, &replay.RecorderOptions{Redactor: redact.New(nil)})
 	recordedEvents, recordedRun := runLoop(t, recorder)
 
 	var file bytes.Buffer

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/fileerr"
+	"github.com/tapeloop/tapeloop/tape"
 	"go.yaml.in/yaml/v3"
 )
 

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // zeroLines returns a copy of t without source positions, for comparing a

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // TestTypedErrorEntries pins the typed form of a recorded provider error: it

@@ -6,10 +6,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 const weatherTape = `format: tapeloop/v1

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -60,7 +61,7 @@ func TestEchoedArgumentsCompareAsJSONValues(t *testing.T) {
 	rec := NewRecorder(scriptedModel(
 		&llm.Response{Message: answer, FinishReason: llm.FinishToolCalls},
 		&llm.Response{Message: llm.AssistantMessage("Done."), FinishReason: llm.FinishStop},
-	), &RecorderOptions{Getenv: func(string) string { return "" }})
+	), &RecorderOptions{Redactor: redact.New(nil)})
 	if final, err := sortedKeysAgent(rec, nil); err != nil || final != "Done." {
 		t.Fatalf("recording: %q, %v", final, err)
 	}

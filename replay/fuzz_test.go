@@ -10,9 +10,9 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // FuzzDecode checks that any input decodes to a tape or an ErrFormat error,
@@ -111,7 +111,7 @@ func BenchmarkLoadAndReplayPinned(b *testing.B) {
 	rec := NewRecorder(llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
 		i++
 		return legacy.Entries[i-1].Response, nil
-	}), &RecorderOptions{Getenv: func(string) string { return "" }})
+	}), &RecorderOptions{Redactor: redact.New(nil)})
 	ctx := context.Background()
 	for _, req := range reqs {
 		if _, err := rec.Generate(ctx, req); err != nil {

@@ -5,10 +5,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 func TestVerdictsRoundTrip(t *testing.T) {
@@ -49,13 +48,13 @@ func TestVerdictsRoundTrip(t *testing.T) {
 
 func TestRedactVerdict(t *testing.T) {
 	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
-	r := replay.NewRedactor(&replay.RedactorOptions{Environ: []string{}})
+	r := redact.New(&redact.Options{Environ: []string{}})
 	v := tape.Verdict{Rubric: "r", Model: "openai/judge", On: "final", Judged: "the key is " + secret, Reason: "it leaked " + secret,
 		Request: &tape.RequestSummary{Messages: []llm.Message{llm.UserMessage("text: " + secret)}}}
 	r.RedactVerdict(&v)
 	for _, s := range []string{v.Judged, v.Reason, v.Request.Messages[0].Content} {
-		if strings.Contains(s, secret) || !strings.Contains(s, replay.Redacted) {
-			t.Errorf("redacted text %q still holds the secret or no %s", s, replay.Redacted)
+		if strings.Contains(s, secret) || !strings.Contains(s, redact.Redacted) {
+			t.Errorf("redacted text %q still holds the secret or no %s", s, redact.Redacted)
 		}
 	}
 }

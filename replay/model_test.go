@@ -8,9 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 var tools = []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // offeredWatch keeps a copy of each Offered it is shown, by address, so
@@ -122,12 +122,12 @@ func fourResponses() llm.Model {
 // of them built or was given changes afterwards.
 func TestOfferedIsNeverChanged(t *testing.T) {
 	w := offeredWatch{}
-	rec := NewRecorder(fourResponses(), &RecorderOptions{Getenv: func(string) string { return "" }})
+	rec := NewRecorder(fourResponses(), &RecorderOptions{Redactor: redact.New(nil)})
 	if err := runOffers(rec, offers(0), func(req *llm.Request) { w.current(t, &rec.x, req); w.see(rec.offered) }); err != nil {
 		t.Fatal(err)
 	}
 	tp := rec.Tape()
-	if !strings.Contains(tp.Offered.System[0], Redacted) || tp.Entries[2].Request.Offered == nil {
+	if !strings.Contains(tp.Offered.System[0], redact.Redacted) || tp.Entries[2].Request.Offered == nil {
 		t.Fatalf("the tape's offered block %+v and third entry %+v: want the key redacted and the tools' change recorded", tp.Offered, tp.Entries[2].Request)
 	}
 	w.see(tp.Offered, tp.Entries[2].Request.Offered)
@@ -249,7 +249,7 @@ func TestOfferedBy(t *testing.T) {
 // does.
 func recordTape(t *testing.T, seq []agentSetup) *tape.Tape {
 	t.Helper()
-	rec := NewRecorder(fourResponses(), &RecorderOptions{Getenv: func(string) string { return "" }})
+	rec := NewRecorder(fourResponses(), &RecorderOptions{Redactor: redact.New(nil)})
 	if err := runOffers(rec, seq, func(*llm.Request) {}); err != nil {
 		t.Fatal(err)
 	}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -61,7 +61,7 @@ func recordAgent(t *testing.T) *tape.Tape {
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path": "notes.txt"}`})},
 		&llm.Response{Message: llm.AssistantMessage("Done.")},
-	), &RecorderOptions{Getenv: func(string) string { return "" }})
+	), &RecorderOptions{Redactor: redact.New(nil)})
 	if err := baseAgent().run(rec); err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +254,7 @@ func TestOfferedChangedMidRun(t *testing.T) {
 		}
 		return req
 	}
-	rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("a")}, &llm.Response{Message: llm.AssistantMessage("b")}), &RecorderOptions{Getenv: func(string) string { return "" }})
+	rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("a")}, &llm.Response{Message: llm.AssistantMessage("b")}), &RecorderOptions{Redactor: redact.New(nil)})
 	for _, req := range []*llm.Request{withTools("a"), withTools("a", "b")} {
 		if _, err := rec.Generate(context.Background(), req); err != nil {
 			t.Fatal(err)

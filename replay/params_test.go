@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // paramCases are, per wire format, a request body and the same body with
@@ -69,7 +69,7 @@ func generateBody(t *testing.T, m llm.Model, path, body string) error {
 func TestRequestParamsArePinned(t *testing.T) {
 	for _, c := range paramCases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("Done.")}), &RecorderOptions{Getenv: func(string) string { return "" }})
+			rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("Done.")}), &RecorderOptions{Redactor: redact.New(nil)})
 			if err := generateBody(t, rec, c.path, c.base); err != nil {
 				t.Fatal(err)
 			}

@@ -32,21 +32,6 @@ func sameReasoning(a, b []llm.Reasoning) bool {
 	}
 }
 
-// redactReasoning redacts the reasoning of m in place: each block's text,
-// signature and redacted data, and each call's signature. Signatures are
-// not secrets and pass unchanged (the redactor finds no secret in random
-// base64); a known secret quoted in a Responses reasoning item's summary
-// is replaced as it is anywhere else. m must own its Reasoning.
-func redactReasoning(r *Redactor, m *llm.Message) {
-	for i := range m.Reasoning {
-		b := &m.Reasoning[i]
-		b.Text, b.Signature, b.Redacted = r.Redact(b.Text), r.Redact(b.Signature), r.Redact(b.Redacted)
-	}
-	for i := range m.ToolCalls {
-		m.ToolCalls[i].Signature = r.Redact(m.ToolCalls[i].Signature)
-	}
-}
-
 // resentDiff explains a request whose added messages differ from the
 // recorded ones (want) only in that the answer served, which it sends
 // back first, has its opaque parts changed (a signature altered or

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 var updateReasoning = flag.Bool("update", false, "rewrite testdata/reasoning.yaml from the tape reasoningTape builds")
@@ -263,7 +263,7 @@ func corpusOpaque(t *testing.T) []string {
 // Responses item's summary, is redacted.
 func TestRedactorKeepsSignatures(t *testing.T) {
 	const key = "sk-proj-tEsTkEy0123456789abcdefXYZ"
-	red := NewRedactor(&RedactorOptions{SecretEnv: []string{}, Secrets: []Secret{{Kind: "OPENAI_API_KEY", Value: key}}})
+	red := redact.New(&redact.Options{SecretEnv: []string{}, Secrets: []redact.Secret{{Kind: "OPENAI_API_KEY", Value: key}}})
 	blobs := corpusOpaque(t)
 	if len(blobs) < 10 {
 		t.Fatalf("found %d signatures in the corpus; the pattern no longer finds them", len(blobs))
@@ -282,7 +282,7 @@ func TestRedactorKeepsSignatures(t *testing.T) {
 	m := llm.Message{Role: llm.RoleAssistant, Reasoning: []llm.Reasoning{{Text: "I saw " + key + " in the file.", Signature: item}}}
 	red.RedactMessage(&m)
 	if strings.Contains(m.Reasoning[0].Text, key) || strings.Contains(m.Reasoning[0].Signature, key) ||
-		!strings.Contains(m.Reasoning[0].Signature, `"text":"The key is `+Redacted+`"`) {
+		!strings.Contains(m.Reasoning[0].Signature, `"text":"The key is `+redact.Redacted+`"`) {
 		t.Errorf("a known secret in reasoning survived: %+v", m.Reasoning)
 	}
 	if red.Counts()["OPENAI_API_KEY"] != 2 {

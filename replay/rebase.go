@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 	toolspkg "github.com/tapeloop/tapeloop/tools"
 )
@@ -183,8 +184,8 @@ type RebaseOptions struct {
 	// the tape did not state; false rewrites only the parts the tape states.
 	All bool
 	// Redactor redacts the requests before they are kept; nil means
-	// NewRedactor(nil), as a Recorder's default.
-	Redactor *Redactor
+	// redact.Default(), as a Recorder's default.
+	Redactor *redact.Redactor
 }
 
 // Rebase is a tape whose request parts were restated from a run.
@@ -216,7 +217,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	}
 	red := o.Redactor
 	if red == nil {
-		red = NewRedactor(nil)
+		red = redact.Default()
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -230,13 +231,13 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	// Never un-redact: what the recording redacted stays redacted where
 	// the run sends it again, whether or not red knows it.
 	if learned := m.learnRedacted(); len(learned) > 0 {
-		red = NewRedactor(&RedactorOptions{SecretEnv: []string{}, Secrets: learned, Extra: red.Redact})
+		red = redact.New(&redact.Options{SecretEnv: []string{}, Secrets: learned, Extra: red.Redact})
 	}
 	t := out.Tape
 	var stated *tape.Offered // the parts of the offered block the rebased tape states
 	if m.offered != nil || o.All {
 		now := block(restrict(m.x.first, m.offered, o.All))
-		redactOffered(red, now)
+		red.RedactOffered(now)
 		if m.offered != nil {
 			now.Line = m.offered.Line
 			if now.Params["model"] != nil {
@@ -339,25 +340,4 @@ func sameOffered(a, b *tape.Offered) bool {
 		(a.Tools == nil) == (b.Tools == nil) && sameTools(a.Tools, b.Tools) &&
 		(a.ResponseSchema == nil) == (b.ResponseSchema == nil) && sameSchema(a.ResponseSchema, b.ResponseSchema) &&
 		(a.Params == nil) == (b.Params == nil) && sameParams(a.Params, b.Params)
-}
-
-// redactOffered redacts every string of o in place: the system prompts,
-// each tool's name, description and parameters, and the response schema.
-func redactOffered(r *Redactor, o *tape.Offered) {
-	if o == nil {
-		return
-	}
-	for i := range o.System {
-		o.System[i] = r.Redact(o.System[i])
-	}
-	for i := range o.Tools {
-		t := &o.Tools[i]
-		t.Name, t.Description = r.Redact(t.Name), r.Redact(t.Description)
-		if len(t.Parameters) > 0 {
-			t.Parameters = []byte(r.Redact(string(t.Parameters)))
-		}
-	}
-	if len(o.ResponseSchema) > 0 {
-		o.ResponseSchema = []byte(r.Redact(string(o.ResponseSchema)))
-	}
 }

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // Tests of what Model.Rebased writes: which parts of which entries it
@@ -43,7 +43,9 @@ func encoded(t *testing.T, tp *tape.Tape) string {
 // holds, with opts.
 func recordWith(t *testing.T, a agentSetup, opts RecorderOptions) *tape.Tape {
 	t.Helper()
-	opts.Getenv = func(string) string { return "" }
+	if opts.Redactor == nil {
+		opts.Redactor = redact.New(nil) // no environment's values
+	}
 	rec := NewRecorder(scriptedModel(
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path": "notes.txt"}`})},
@@ -166,7 +168,7 @@ func toolsTape(t *testing.T, tools ...[]string) *tape.Tape {
 	for i := range tools {
 		script = append(script, &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c" + string(rune('1'+i)), Name: "a", Arguments: "{}"}), FinishReason: llm.FinishToolCalls})
 	}
-	rec := NewRecorder(scriptedModel(script...), &RecorderOptions{Getenv: func(string) string { return "" }})
+	rec := NewRecorder(scriptedModel(script...), &RecorderOptions{Redactor: redact.New(nil)})
 	if err := toolsAgent(rec, tools...); err != nil {
 		t.Fatal(err)
 	}
@@ -338,7 +340,7 @@ func TestRebaseRestatesTheResponseSchemaOnlyWhereStated(t *testing.T) {
 // parameter schema, or in the response schema, is not written to the tape.
 func TestRebaseRedactsTheOfferedBlock(t *testing.T) {
 	const key = "sk-test-Qx7mP2vLw9"
-	red := NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "TEST_KEY", Value: key}}, SecretEnv: []string{}})
+	red := redact.New(&redact.Options{Secrets: []redact.Secret{{Kind: "TEST_KEY", Value: key}}, SecretEnv: []string{}})
 	tp := &tape.Tape{Offered: &tape.Offered{Tools: []llm.ToolDefinition{{Name: "a"}}, ResponseSchema: []byte(`{"type":"object"}`)},
 		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage(`{}`)}}}}
 	m := NewModel(tp, &ModelOptions{Rebase: true})
@@ -353,7 +355,7 @@ func TestRebaseRedactsTheOfferedBlock(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := encoded(t, rb.Tape)
-	if strings.Contains(text, key) || strings.Count(text, Redacted) != 3 {
+	if strings.Contains(text, key) || strings.Count(text, redact.Redacted) != 3 {
 		t.Errorf("the rebased tape holds the key, or not 3 redactions:\n%s", text)
 	}
 	if got := red.Counts()["TEST_KEY"]; got != 3 {

@@ -7,32 +7,22 @@ import (
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
 // RecorderOptions configures a Recorder. A nil *RecorderOptions means all
 // defaults.
 type RecorderOptions struct {
-	// Redactor redacts what is recorded; nil means a Redactor built from
-	// SecretEnv, Getenv and Redact.
-	Redactor *Redactor
-	// SecretEnv names the environment variables whose values are redacted
-	// wherever they appear (values shorter than 8 bytes are ignored); nil
-	// means DefaultSecretEnv, an empty non-nil slice none. Unused when
-	// Redactor is set.
-	SecretEnv []string
-	// Getenv reads an environment variable; nil means os.Getenv. Unused
-	// when Redactor is set.
-	Getenv func(string) string
+	// Redactor redacts what is recorded; nil means redact.Default(), the
+	// policy for the process's environment.
+	Redactor *redact.Redactor
 	// RecordMessages records each request's whole message list, tool names
 	// and last message as well; false records, beside the tape's offered
 	// block, only what each request changed: what it offered when that
 	// changed, and the messages it added (the whole list when it rewrote
 	// the conversation instead).
 	RecordMessages bool
-	// Redact, when set, is applied to every recorded text after the built-in
-	// redaction; nil means none. Unused when Redactor is set.
-	Redact func(string) string
 }
 
 // Recorder is an llm.Model that wraps another and records a tape of its
@@ -45,7 +35,7 @@ type RecorderOptions struct {
 type Recorder struct {
 	model    llm.Model
 	messages bool
-	redactor *Redactor
+	redactor *redact.Redactor
 
 	mu      sync.Mutex
 	entries []tape.Entry
@@ -61,14 +51,14 @@ func NewRecorder(m llm.Model, opts *RecorderOptions) *Recorder {
 	}
 	r := o.Redactor
 	if r == nil {
-		r = NewRedactor(&RedactorOptions{SecretEnv: o.SecretEnv, Getenv: o.Getenv, Extra: o.Redact})
+		r = redact.Default()
 	}
 	return &Recorder{model: m, messages: o.RecordMessages, redactor: r}
 }
 
 // Redactor returns the redactor the recording goes through, to redact
 // what is written beside it (a conversation's user turns) the same way.
-func (r *Recorder) Redactor() *Redactor { return r.redactor }
+func (r *Recorder) Redactor() *redact.Redactor { return r.redactor }
 
 // Redactions returns how many secrets of each kind have been redacted from
 // the recording (see Redactor.Counts); never the values.
@@ -131,7 +121,7 @@ func (r *Recorder) follow(req *llm.Request) step {
 	st := r.x.next(req)
 	if r.offered == nil {
 		r.offered = block(st.offered.Clone())
-		redactOffered(r.redactor, r.offered)
+		r.redactor.RedactOffered(r.offered)
 	}
 	return st
 }

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // scriptedModel answers from a fixed list, standing in for a live provider.
@@ -70,7 +70,7 @@ func script() []*llm.Response {
 func TestRecordThenReplay(t *testing.T) {
 	for _, messages := range []bool{false, true} {
 		t.Run(fmt.Sprintf("RecordMessages=%v", messages), func(t *testing.T) {
-			rec := NewRecorder(scriptedModel(script()...), &RecorderOptions{RecordMessages: messages, Getenv: func(string) string { return "" }})
+			rec := NewRecorder(scriptedModel(script()...), &RecorderOptions{RecordMessages: messages, Redactor: redact.New(nil)})
 			liveResponses, liveMessages := runLoop(t, rec, "Write hello to notes.txt.")
 
 			path := filepath.Join(t.TempDir(), "run.yaml")
@@ -162,10 +162,12 @@ func TestRecorderRedactsSecrets(t *testing.T) {
 			llm.ToolCall{ID: "c1", Name: "http", Arguments: `{"headers": {"Authorization": "Bearer ` + bearerTok + `"}, "password": "p\"ss\\word-12345"}`})}, nil
 	})
 	rec := NewRecorder(live, &RecorderOptions{
-		SecretEnv:      []string{"OPENAI_API_KEY", "MY_PASSWORD", "SHORT"},
-		Getenv:         func(k string) string { return env[k] },
+		Redactor: redact.New(&redact.Options{
+			SecretEnv: []string{"OPENAI_API_KEY", "MY_PASSWORD", "SHORT"},
+			Getenv:    func(k string) string { return env[k] },
+			Extra:     func(s string) string { return strings.ReplaceAll(s, custom, "[HOST]") },
+		}),
 		RecordMessages: true,
-		Redact:         func(s string) string { return strings.ReplaceAll(s, custom, "[HOST]") },
 	})
 	msgs := []llm.Message{
 		llm.UserMessage("My key is " + envKey + " and my OpenAI key is " + openAIKey + "; host " + custom + "; abc stays."),
@@ -214,7 +216,7 @@ func TestRecorderRedactsSecrets(t *testing.T) {
 }
 
 func TestRedactorLeavesProse(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := redact.New(&redact.Options{SecretEnv: []string{}})
 	for _, s := range []string{
 		"Bearer authentication is described in RFC 6750.",
 		"the task-skeleton is ready",

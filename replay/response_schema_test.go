@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // answerSchema is the schema a structured finish asks the answer to match.
@@ -46,7 +46,7 @@ func recordStructured(t *testing.T) (*tape.Tape, string) {
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
 		&llm.Response{Message: llm.AssistantMessage("Done.")},
 		&llm.Response{Message: llm.AssistantMessage(`{"done": true}`)},
-	), &RecorderOptions{Getenv: func(string) string { return "" }})
+	), &RecorderOptions{Redactor: redact.New(nil)})
 	if err := structuredRun(rec, answerSchema); err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +142,7 @@ func TestResponseSchemaHoldingASecretReplays(t *testing.T) {
 		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
 		&llm.Response{Message: llm.AssistantMessage("Done.")},
 		&llm.Response{Message: llm.AssistantMessage(`{"done": true}`)},
-	), &RecorderOptions{Redactor: NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "KEY", Value: key}}, SecretEnv: []string{}})})
+	), &RecorderOptions{Redactor: redact.New(&redact.Options{Secrets: []redact.Secret{{Kind: "KEY", Value: key}}, SecretEnv: []string{}})})
 	if err := structuredRun(rec, schema("signed with "+key)); err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestResponseSchemaHoldingASecretReplays(t *testing.T) {
 	if err := tape.Encode(&b, rec.Tape()); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(b.String(), key) || !strings.Contains(b.String(), Redacted) {
+	if strings.Contains(b.String(), key) || !strings.Contains(b.String(), redact.Redacted) {
 		t.Fatalf("the key is not redacted in the recording:\n%s", b.String())
 	}
 	tp, err := tape.Decode(strings.NewReader(b.String()), "answer.yaml")

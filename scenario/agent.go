@@ -9,7 +9,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // AgentSetup marks a bridged scenario: the agent under test is not
@@ -64,12 +64,12 @@ var credentialWords = []string{"KEY", "APIKEY", "TOKEN", "SECRET", "PASSWORD", "
 // a credential: a part of it (split at '_', case ignored) is KEY, APIKEY,
 // TOKEN, SECRET, PASSWORD, PASSWD, PASS, AUTH, COOKIE, SESSION, PRIVATE or
 // CERT, or starts with CREDENTIAL, or recordings redact its value
-// (replay.SecretEnvNames: MYSQL_PWD, PGPASSWORD). OPENAI_API_KEY, GITHUB_TOKEN,
+// (redact.SecretEnvNames: MYSQL_PWD, PGPASSWORD). OPENAI_API_KEY, GITHUB_TOKEN,
 // AWS_ACCESS_KEY_ID and GOOGLE_APPLICATION_CREDENTIALS do, and so do
 // AWS_PROFILE and AWS_CONFIG_FILE, which point an SDK at one; GOFLAGS and
 // HTTPS_PROXY do not.
 func CredentialShaped(name string) bool {
-	if u := strings.ToUpper(name); u == "AWS_PROFILE" || u == "AWS_CONFIG_FILE" || len(replay.SecretEnvNames([]string{name + "="})) > 0 {
+	if u := strings.ToUpper(name); u == "AWS_PROFILE" || u == "AWS_CONFIG_FILE" || len(redact.SecretEnvNames([]string{name + "="})) > 0 {
 		return true
 	}
 	for _, part := range strings.Split(strings.ToUpper(name), "_") {

@@ -5,7 +5,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // What an expect.judge item judges (JudgeExpect.On).
@@ -102,7 +102,7 @@ func (s *Scenario) MatchVerdicts() (paired []int, unpaired []int) {
 	for i, item := range items {
 		paired[i] = -1
 		for j, v := range s.Verdicts {
-			if !used[j] && v.On == item.On && (item.Model == "" || v.Model == item.Model) && replay.MatchesRedacted(v.Rubric, item.Rubric) {
+			if !used[j] && v.On == item.On && (item.Model == "" || v.Model == item.Model) && redact.Matches(v.Rubric, item.Rubric) {
 				used[j], paired[i] = true, j
 				break
 			}

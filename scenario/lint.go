@@ -8,13 +8,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
 )
 

@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
@@ -23,6 +21,7 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/faults"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
+	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
 )
 

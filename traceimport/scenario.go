@@ -7,22 +7,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // ScenarioOptions configures Scenario. A nil *ScenarioOptions is the zero
 // value: a native scenario, redacted by replay's default policy.
 type ScenarioOptions struct {
 	// Redactor redacts every text the scenario holds, as a recording is
-	// redacted; nil means replay.NewRedactor(nil), the default policy.
-	Redactor *replay.Redactor
+	// redacted; nil means redact.Default(), the default policy.
+	Redactor *redact.Redactor
 	// AgentGo makes the scenario bridged, run by the Go agent registered
 	// under this name (setup.agent.go); empty with AgentCommand nil means
 	// native: tapeloop's loop with a recorded stand-in for each tool.
@@ -58,7 +58,7 @@ func Scenario(r *Run, opts *ScenarioOptions) (*yaml.Node, error) {
 	}
 	red := opts.Redactor
 	if red == nil {
-		red = replay.NewRedactor(nil)
+		red = redact.Default()
 	}
 	b := &builder{run: r, opts: opts, red: red, steps: steps(r)}
 	if err := b.plan(); err != nil {
@@ -75,7 +75,7 @@ func Scenario(r *Run, opts *ScenarioOptions) (*yaml.Node, error) {
 type builder struct {
 	run   *Run
 	opts  *ScenarioOptions
-	red   *replay.Redactor
+	red   *redact.Redactor
 	steps []step
 	// users[i] is the user's turn before step i; nil when none.
 	users []*llm.Message

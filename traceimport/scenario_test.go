@@ -10,7 +10,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
-	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -107,7 +107,7 @@ func TestScenarioRedacts(t *testing.T) {
 		}
 	}
 	spans[2].attrs = append(spans[2].attrs, "output.value", wxResult+" (fetched with "+key+")")
-	red := replay.NewRedactor(&replay.RedactorOptions{SecretEnv: []string{}})
+	red := redact.New(&redact.Options{SecretEnv: []string{}})
 	text, v := replayed(t, oneRun(t, otlp(t, spans...)), &ScenarioOptions{Redactor: red})
 	if strings.Contains(text, "Zq7Zq7") || !strings.Contains(text, "[REDACTED]") {
 		t.Fatalf("the key is not redacted:\n%s", text)

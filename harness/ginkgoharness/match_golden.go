@@ -10,6 +10,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // MatchGolden succeeds when the canonical golden encoding of the actual
@@ -46,7 +47,7 @@ func (m *matchGoldenMatcher) golden(actual any) (string, []byte, error) {
 	if o == nil {
 		return "", nil, fmt.Errorf("MatchGolden expects a non-nil *harness.Outcome or *harness.Verdict, got %T", actual)
 	}
-	got, err := o.Golden()
+	got, err := o.Golden(redact.Default())
 	if err != nil {
 		return "", nil, fmt.Errorf("MatchGolden: encoding the outcome of scenario %s: %w", o.Name, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -197,7 +198,7 @@ tape: [{response: {content: hello}}]
 
 func TestMatchGolden(t *testing.T) {
 	o := runInline(t, demoScenario)
-	golden, err := o.Golden()
+	golden, err := o.Golden(redact.Default())
 	if err != nil {
 		t.Fatal(err)
 	}

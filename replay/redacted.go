@@ -5,9 +5,9 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -15,58 +15,11 @@ import (
 // still hold the secrets (the workspace has the key file, the tool reads
 // it). Before a Model compares a request with its recorded summary, it
 // applies the tape's redaction to the request: a text the tape holds with
-// Redacted in it matches a live text that is the same with any text in
-// place of each Redacted, and a tool result answering a call whose recorded
+// Redacted in it matches (redact.Matches) a live text that is the same
+// with any text in place of each Redacted, and a tool result answering a call whose recorded
 // arguments were redacted (so the replay executed other arguments than the
 // recording did) matches whatever it holds. Every other byte is still
 // compared: replay stays closed.
-
-// maxRedactedLen bounds the text one Redacted stands for when matched.
-const maxRedactedLen = 4096
-
-// MatchesRedacted reports whether actual is recorded with each Redacted of
-// recorded standing for one secret (or none): what a text redacted when it
-// was written (a tape, a golden) may hold when it is made again where the
-// redaction knows less (an environment without the key). A secret is one
-// token (no space, no line break) of at most 4096 bytes, or a PEM private
-// key block; every byte around a Redacted is compared, so text added after
-// a redacted key (a line of prompt, an insult in an answer) does not match.
-func MatchesRedacted(recorded, actual string) bool {
-	if !strings.Contains(recorded, Redacted) {
-		return recorded == actual
-	}
-	parts := strings.Split(recorded, Redacted)
-	if !strings.HasPrefix(actual, parts[0]) {
-		return false
-	}
-	return matchSecrets(parts[1:], actual[len(parts[0]):])
-}
-
-// matchSecrets reports whether rest is a secret followed by parts[0], a
-// secret followed by parts[1], and so on to the end of rest.
-func matchSecrets(parts []string, rest string) bool {
-	if len(parts) == 0 {
-		return rest == ""
-	}
-	try := func(n int) bool {
-		return strings.HasPrefix(rest[n:], parts[0]) && matchSecrets(parts[1:], rest[n+len(parts[0]):])
-	}
-	token := strings.IndexFunc(rest, unicode.IsSpace)
-	if token < 0 {
-		token = len(rest)
-	}
-	for n := range min(token, maxRedactedLen) + 1 {
-		if try(n) {
-			return true
-		}
-	}
-	if strings.HasPrefix(rest, "-----BEGIN ") {
-		if loc := pemPrivateKey().FindStringIndex(rest); loc != nil && loc[0] == 0 && try(loc[1]) {
-			return true
-		}
-	}
-	return false
-}
 
 // redactedCalls returns the IDs of the tool calls of entries whose
 // recorded arguments hold Redacted; nil when there are none.
@@ -77,7 +30,7 @@ func redactedCalls(entries []tape.Entry) map[string]bool {
 			continue
 		}
 		for _, c := range e.Response.Message.ToolCalls {
-			if strings.Contains(c.Arguments, Redacted) {
+			if strings.Contains(c.Arguments, redact.Redacted) {
 				if ids == nil {
 					ids = map[string]bool{}
 				}
@@ -127,7 +80,7 @@ func applyRedaction(rec *tape.RequestSummary, req *llm.Request, calls map[string
 func redactedMessage(want, got llm.Message, calls map[string]bool) (llm.Message, bool) {
 	changed := false
 	take := func(w string, g *string) {
-		if *g != w && strings.Contains(w, Redacted) && MatchesRedacted(w, *g) {
+		if *g != w && strings.Contains(w, redact.Redacted) && redact.Matches(w, *g) {
 			*g, changed = w, true
 		}
 	}
@@ -182,7 +135,7 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 		return out
 	}
 	for i := range min(len(want.System), len(got.System)) {
-		if w := want.System[i]; w != got.System[i] && strings.Contains(w, Redacted) && MatchesRedacted(w, got.System[i]) {
+		if w := want.System[i]; w != got.System[i] && strings.Contains(w, redact.Redacted) && redact.Matches(w, got.System[i]) {
 			own().System[i] = w
 		}
 	}
@@ -192,14 +145,14 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 			continue
 		}
 		g := got.Tools[i]
-		if w.Description != g.Description && strings.Contains(w.Description, Redacted) && MatchesRedacted(w.Description, g.Description) {
+		if w.Description != g.Description && strings.Contains(w.Description, redact.Redacted) && redact.Matches(w.Description, g.Description) {
 			own().Tools[i].Description = w.Description
 		}
-		if bytes.Contains(w.Parameters, []byte(Redacted)) && !sameJSON(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters) {
+		if bytes.Contains(w.Parameters, []byte(redact.Redacted)) && !sameJSON(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters) {
 			own().Tools[i].Parameters = w.Parameters
 		}
 	}
-	if w := want.ResponseSchema; bytes.Contains(w, []byte(Redacted)) && len(got.ResponseSchema) > 0 && !sameJSON(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema) {
+	if w := want.ResponseSchema; bytes.Contains(w, []byte(redact.Redacted)) && len(got.ResponseSchema) > 0 && !sameJSON(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema) {
 		own().ResponseSchema = w
 	}
 	if out == nil {
@@ -221,7 +174,7 @@ func matchesRedactedValue(w, g any) bool {
 	switch w := w.(type) {
 	case string:
 		g, ok := g.(string)
-		return ok && MatchesRedacted(w, g)
+		return ok && redact.Matches(w, g)
 	case map[string]any:
 		g, ok := g.(map[string]any)
 		if !ok || len(g) != len(w) {
@@ -248,4 +201,57 @@ func matchesRedactedValue(w, g any) bool {
 	default:
 		return reflect.DeepEqual(w, g)
 	}
+}
+
+// learnRedacted returns, as secrets, the values the Redacted of the tape's
+// recorded texts stood for in what the run sent: each recorded system
+// prompt, tool description and schema against the one sent now at the same
+// place (by index, by tool name), and each recorded request message against
+// the sent message at the same index. The caller holds m.mu.
+func (m *Model) learnRedacted() []redact.Secret {
+	var out []redact.Secret
+	learn := func(recorded, now string) {
+		for _, v := range redact.Hidden(recorded, now) {
+			out = append(out, redact.Secret{Kind: "recorded as " + redact.Redacted, Value: v})
+		}
+	}
+	learnOffered := func(rec, now *tape.Offered) {
+		if rec == nil || now == nil {
+			return
+		}
+		for i := range min(len(rec.System), len(now.System)) {
+			learn(rec.System[i], now.System[i])
+		}
+		for _, rt := range rec.Tools {
+			for _, nt := range now.Tools {
+				if nt.Name == rt.Name {
+					learn(rt.Description, nt.Description)
+					learn(string(rt.Parameters), string(nt.Parameters))
+				}
+			}
+		}
+		learn(string(rec.ResponseSchema), string(now.ResponseSchema))
+	}
+	learnMessages := func(rec, now []llm.Message) {
+		for i := range min(len(rec), len(now)) {
+			learn(rec[i].Content, now[i].Content)
+		}
+	}
+	learnOffered(m.offered, m.x.first)
+	for i, e := range m.entries {
+		st, served := m.rb.steps[i]
+		req := m.rb.requests[i]
+		if !served || e.Request == nil || req == nil {
+			continue
+		}
+		learnOffered(e.Request.Offered, st.offered)
+		learnMessages(e.Request.New, st.added)
+		learnMessages(e.Request.Messages, req.Messages)
+		if e.Request.LastMessage != nil {
+			if last, ok := req.LastMessage(); ok {
+				learn(e.Request.LastMessage.Content, last.Content)
+			}
+		}
+	}
+	return out
 }

@@ -1,4 +1,4 @@
-package replay
+package redact
 
 import (
 	"encoding/base64"
@@ -11,9 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // knownKey is a secret without a recognisable shape, so that only the
@@ -115,7 +114,7 @@ func TestRedactorEveryFormInEveryField(t *testing.T) {
 	for _, form := range secretForms() {
 		for _, field := range fields() {
 			t.Run(form.name+" in "+field.name, func(t *testing.T) {
-				r := NewRedactor(&RedactorOptions{SecretEnv: []string{"SERVICE_TOKEN"}, Getenv: func(k string) string {
+				r := New(&Options{SecretEnv: []string{"SERVICE_TOKEN"}, Getenv: func(k string) string {
 					if k == "SERVICE_TOKEN" {
 						return knownKey
 					}
@@ -151,7 +150,7 @@ func TestRedactorEveryFormInEveryField(t *testing.T) {
 // TestRedactorKeySplitOverTwoToolResults: the two halves of a key, in two
 // consecutive tool results, are both redacted.
 func TestRedactorKeySplitOverTwoToolResults(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "--api-key", Value: knownKey}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Kind: "--api-key", Value: knownKey}}, SecretEnv: []string{}})
 	for _, cut := range []int{6, 12, len(knownKey) - 6} {
 		e := entryTemplate()
 		e.Request.Messages = append(e.Request.Messages,
@@ -185,7 +184,7 @@ func TestRedactorKeySplitOverTwoToolResults(t *testing.T) {
 // indentation, or an escaped line break in JSON) is redacted whole.
 func TestRedactorShapeSplitOverLines(t *testing.T) {
 	key := "sk-proj-" + strings.Repeat("Ab1_", 8)
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := New(&Options{SecretEnv: []string{}})
 	for _, in := range []string{
 		`key:\n` + key[:12] + `\n    ` + key[12:] + `\nnext`,
 		"key:\n" + key[:12] + "\n    " + key[12:] + "\n",
@@ -219,7 +218,7 @@ func TestRedactorKeyShapes(t *testing.T) {
 		{"credential header", `"Authorization": "Basic dXNlcjpwYXNzd29yZA=="`},
 	}
 	for _, c := range cases {
-		r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+		r := New(&Options{SecretEnv: []string{}})
 		in := "use " + c.key + " now"
 		out := r.Redact(in)
 		if strings.Contains(out, c.key) || !strings.Contains(out, Redacted) || !strings.HasPrefix(out, "use ") || !strings.HasSuffix(out, " now") && !strings.HasSuffix(out, "now") {
@@ -243,7 +242,7 @@ func TestRedactorOverlapping(t *testing.T) {
 	shaped := "sk-" + long // a shape around a known value
 	for _, order := range [][]string{{"SHORT", "LONG"}, {"LONG", "SHORT"}} {
 		env := map[string]string{"SHORT": short, "LONG": long}
-		r := NewRedactor(&RedactorOptions{SecretEnv: order, Getenv: func(k string) string { return env[k] },
+		r := New(&Options{SecretEnv: order, Getenv: func(k string) string { return env[k] },
 			Patterns: []*regexp.Regexp{regexp.MustCompile(`12345678XYZW`)}})
 		for in, want := range map[string]string{
 			"k=" + long + ";":   "k=" + Redacted + ";",
@@ -263,7 +262,7 @@ func TestRedactorOverlapping(t *testing.T) {
 }
 
 func TestRedactorLeavesOrdinaryText(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: knownKey}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Value: knownKey}}, SecretEnv: []string{}})
 	for _, s := range []string{
 		"Bearer authentication is described in RFC 6750.",
 		"the task-skeleton is ready",
@@ -296,7 +295,7 @@ func TestSecretEnvNames(t *testing.T) {
 // characters is redacted; one character shorter is ordinary text.
 func TestRedactorShortestSecret(t *testing.T) {
 	const eight, seven = "Qx7mP2vL", "Wd4nR8k"
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: eight}, {Value: seven}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Value: eight}, {Value: seven}}, SecretEnv: []string{}})
 	if got, want := r.Redact("key "+eight+" end"), "key "+Redacted+" end"; got != want {
 		t.Errorf("Redact(8-character secret) = %q, want %q", got, want)
 	}
@@ -313,7 +312,7 @@ func TestRedactorCountsASharedPieceAsTheLongerSecret(t *testing.T) {
 	short := Secret{Kind: "SHORT_KEY", Value: "x7" + piece}
 	long := Secret{Kind: "LONG_KEY", Value: "Kp4" + piece + "Zq9w"}
 	for _, secrets := range [][]Secret{{short, long}, {long, short}} {
-		r := NewRedactor(&RedactorOptions{Secrets: secrets, SecretEnv: []string{}})
+		r := New(&Options{Secrets: secrets, SecretEnv: []string{}})
 		if got := r.Redact(piece); got != Redacted {
 			t.Errorf("Redact(%q) = %q, want it redacted", piece, got)
 		}
@@ -331,7 +330,7 @@ func TestRedactorCountsOverlappingSecretsAsTheLongest(t *testing.T) {
 	short := Secret{Kind: "SHORT_KEY", Value: "Ab3dEf7hJk"}
 	long := Secret{Kind: "LONG_KEY", Value: "7hJkMn2pQr5tUv"}
 	for _, secrets := range [][]Secret{{short, long}, {long, short}} {
-		r := NewRedactor(&RedactorOptions{Secrets: secrets, SecretEnv: []string{}})
+		r := New(&Options{Secrets: secrets, SecretEnv: []string{}})
 		in := "key: Ab3dEf7hJkMn2pQr5tUv end"
 		if got, want := r.Redact(in), "key: "+Redacted+" end"; got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
@@ -349,7 +348,7 @@ func TestRedactorCountsOverlappingSecretsAsTheLongest(t *testing.T) {
 func TestRedactorSecretOutsideTheBMPInJSON(t *testing.T) {
 	const emoji = "tok\U0001F600en-Qx7mP2vL"
 	const after = "Ab3dEf7hJkMn2p"
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Kind: "EMOJI", Value: emoji}, {Kind: "AFTER", Value: after}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Kind: "EMOJI", Value: emoji}, {Kind: "AFTER", Value: after}}, SecretEnv: []string{}})
 	for in, want := range map[string]string{
 		`{"k": "tok\ud83d\ude00en-Qx7mP2vL", "n": 1}`: `{"k": "` + Redacted + `", "n": 1}`,
 		`{"k": "\ud83d\u0041b3dEf7hJkMn2p", "n": 1}`:  `{"k": "\ud83d` + Redacted + `", "n": 1}`,

@@ -1,4 +1,4 @@
-package replay
+package redact
 
 import (
 	"slices"
@@ -20,8 +20,8 @@ func TestRedactedValues(t *testing.T) {
 		{"no redaction", "no redaction at all", nil},                 //
 		{"Key: [REDACTED].", "The prompt was rewritten whole.", nil}, // no context left
 	} {
-		if got := RedactedValues(tc.rec, tc.act); !slices.Equal(got, tc.want) {
-			t.Errorf("RedactedValues(%q, %q) = %q, want %q", tc.rec, tc.act, got, tc.want)
+		if got := Hidden(tc.rec, tc.act); !slices.Equal(got, tc.want) {
+			t.Errorf("Hidden(%q, %q) = %q, want %q", tc.rec, tc.act, got, tc.want)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package replay
+package redact
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 // an earlier text must not be found in a later one, and one written in an
 // escaped, wrapped or encoded form must still be found after a longer text.
 func TestRedactViewsShareNoState(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}, Secrets: []Secret{{Kind: "k", Value: knownKey}}})
+	r := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "k", Value: knownKey}}})
 	long := strings.Repeat("line of ordinary text\n", 400) + "key: " + knownKey + "\n"
 	if got := r.Quiet(long); strings.Contains(got, knownKey) || !strings.Contains(got, Redacted) {
 		t.Fatalf("long text: the key is not redacted")
@@ -37,7 +37,7 @@ func TestRedactViewsShareNoState(t *testing.T) {
 // TestGitHubTokenPrefixes checks each GitHub token prefix the shape's
 // hints name is redacted.
 func TestGitHubTokenPrefixes(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := New(&Options{SecretEnv: []string{}})
 	for _, p := range []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"} {
 		tok := p + strings.Repeat("aB3", 12)
 		if got := r.Quiet("token " + tok + " end"); got != "token "+Redacted+" end" {
@@ -68,7 +68,7 @@ func goldenLike() string {
 // BenchmarkRedactGolden measures the default policy's redaction of a
 // golden-sized text that holds no secret: what every golden pays.
 func BenchmarkRedactGolden(b *testing.B) {
-	r := NewRedactor(&RedactorOptions{Environ: []string{}})
+	r := New(&Options{Environ: []string{}})
 	text := goldenLike()
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
@@ -154,7 +154,7 @@ func TestReleasedViewMemoryIsReused(t *testing.T) {
 	if raceEnabled {
 		t.Skip("under the race detector sync.Pool drops what it is given at random")
 	}
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := New(&Options{SecretEnv: []string{}})
 	// The least of a few measures: the count is the process's, and another
 	// goroutine (one a test before left finishing) may allocate meanwhile.
 	allocs := func(n int) float64 {

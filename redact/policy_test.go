@@ -1,4 +1,4 @@
-package replay
+package redact
 
 import (
 	"encoding/base64"
@@ -11,7 +11,7 @@ import (
 // TestRedactShapeEndsAtLineBreak: a key shape stops at white space, so the
 // line after a key stays as it was (issue 21, item 6).
 func TestRedactShapeEndsAtLineBreak(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := New(&Options{SecretEnv: []string{}})
 	key := "sk-proj-" + strings.Repeat("Ab3_", 6)
 	for _, tc := range []struct{ in, want string }{
 		{"key " + key + "\nnext line stays", "key [REDACTED]\nnext line stays"},
@@ -30,7 +30,7 @@ func TestRedactShapeEndsAtLineBreak(t *testing.T) {
 // TestRedactJWTPEMAndURLPasswords: JWTs, PEM private key blocks and the
 // password of a URL's user info are secrets whatever their value.
 func TestRedactJWTPEMAndURLPasswords(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := New(&Options{SecretEnv: []string{}})
 	jwt := "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"
 	pem := "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo\n4lgOEePzNm0tRgeLezV6ffAt0gunVTLw7onLRnrq0\n-----END RSA PRIVATE KEY-----"
 	for _, tc := range []struct{ name, in, want string }{
@@ -53,13 +53,13 @@ func TestRedactJWTPEMAndURLPasswords(t *testing.T) {
 // redacted, raw, as hex and in upper case.
 func TestRedactEightCharacterSecret(t *testing.T) {
 	const v = "q7Wm2pZx"
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{"DB_PASSWORD"}, Getenv: func(string) string { return v }})
+	r := New(&Options{SecretEnv: []string{"DB_PASSWORD"}, Getenv: func(string) string { return v }})
 	for _, in := range []string{v, hex.EncodeToString([]byte(v)), strings.ToUpper(hex.EncodeToString([]byte(v))), strings.ToUpper(v), "pw=" + v + ";"} {
 		if got := r.Redact(in); strings.Contains(strings.ToLower(got), strings.ToLower(v)) || !strings.Contains(got, Redacted) {
 			t.Errorf("Redact(%q) = %q: the 8-character secret is left", in, got)
 		}
 	}
-	short := NewRedactor(&RedactorOptions{SecretEnv: []string{"DB_PASSWORD"}, Getenv: func(string) string { return "q7Wm2pZ" }})
+	short := New(&Options{SecretEnv: []string{"DB_PASSWORD"}, Getenv: func(string) string { return "q7Wm2pZ" }})
 	if got := short.Redact("q7Wm2pZ"); got != "q7Wm2pZ" {
 		t.Errorf("a 7-character value is redacted: %q", got)
 	}
@@ -79,7 +79,7 @@ func TestRedactorPolicy(t *testing.T) {
 	for k, v := range env {
 		environ = append(environ, k+"="+v)
 	}
-	r := NewRedactor(&RedactorOptions{Environ: environ, ExtraEnv: []string{"SERVICE_CRED_RAW"}, Getenv: func(k string) string { return env[k] }})
+	r := New(&Options{Environ: environ, ExtraEnv: []string{"SERVICE_CRED_RAW"}, Getenv: func(k string) string { return env[k] }})
 	got := r.Redact("a openai-value-1234 b password-value-1234 c token-value-1234 d extra-value-1234 e plain-value-1234")
 	if want := "a [REDACTED] b [REDACTED] c [REDACTED] d [REDACTED] e plain-value-1234"; got != want {
 		t.Errorf("got  %q\nwant %q", got, want)
@@ -91,7 +91,7 @@ func TestRedactorPolicy(t *testing.T) {
 // first.
 func TestRedactEveryOccurrence(t *testing.T) {
 	pem := "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIBkQ9Zr2sX\n-----END EC PRIVATE KEY-----"
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}, Patterns: []*regexp.Regexp{regexp.MustCompile(`pin-[0-9]{4}`)}})
+	r := New(&Options{SecretEnv: []string{}, Patterns: []*regexp.Regexp{regexp.MustCompile(`pin-[0-9]{4}`)}})
 	for _, tc := range []struct{ kind, in, want string }{
 		{"openai key", "a sk-" + strings.Repeat("Ab3_", 5) + " b sk-" + strings.Repeat("Zy9-", 5) + " c", "a [REDACTED] b [REDACTED] c"},
 		{"bearer token", "Bearer abc.def-123456 then Bearer xyz.uvw-987654", "Bearer [REDACTED] then Bearer [REDACTED]"},
@@ -111,7 +111,7 @@ func TestRedactEveryOccurrence(t *testing.T) {
 // characters or more, and a bearer token only when it is not one word of
 // letters.
 func TestRedactCredentialCutAtLineBreak(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := New(&Options{SecretEnv: []string{}})
 	for _, tc := range []struct{ in, want string }{
 		{"Bearer abcd1234\nnext line here", "Bearer [REDACTED]\nnext line here"},
 		{"Bearer abc1234\nnext line here", "Bearer abc1234\nnext line here"},
@@ -133,7 +133,7 @@ func TestRedactCredentialCutAtLineBreak(t *testing.T) {
 // TestRedactPatternThatMayMatchNothing: a --redact pattern that can match
 // the empty string redacts only the text it matches, once per match.
 func TestRedactPatternThatMayMatchNothing(t *testing.T) {
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}, Patterns: []*regexp.Regexp{regexp.MustCompile(`[0-9]*`)}})
+	r := New(&Options{SecretEnv: []string{}, Patterns: []*regexp.Regexp{regexp.MustCompile(`[0-9]*`)}})
 	if got, want := r.Redact("ab12cd"), "ab[REDACTED]cd"; got != want {
 		t.Errorf("Redact = %q, want %q", got, want)
 	}
@@ -146,7 +146,7 @@ func TestRedactPatternThatMayMatchNothing(t *testing.T) {
 // where the text begins with it, as anywhere else.
 func TestRedactEncodedSecretAtTextStart(t *testing.T) {
 	const secret = "Qx7mP2vLw9-Zt4"
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
 	enc := base64.StdEncoding.EncodeToString([]byte(secret))
 	for _, in := range []string{enc, enc + " tail", "head " + enc} {
 		if got := r.Redact(in); strings.Contains(got, enc[:16]) || !strings.Contains(got, Redacted) {
@@ -160,7 +160,7 @@ func TestRedactEncodedSecretAtTextStart(t *testing.T) {
 // of 5 is ordinary text.
 func TestRedactSecretPieceOfTheShortestLength(t *testing.T) {
 	const secret = "Qx7mP2vLw9-Zt4"
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
 	if got := r.Redact(secret[3:9]); got != Redacted {
 		t.Errorf("Redact(6-character piece %q) = %q, want it redacted", secret[3:9], got)
 	}
@@ -174,7 +174,7 @@ func TestRedactSecretPieceOfTheShortestLength(t *testing.T) {
 // there, and is redacted whole.
 func TestRedactShapeWrappedOntoAShortestLine(t *testing.T) {
 	key := "sk-proj-" + strings.Repeat("Ab3_", 7) // 36 characters
-	r := NewRedactor(&RedactorOptions{SecretEnv: []string{}})
+	r := New(&Options{SecretEnv: []string{}})
 	in := key[:20] + "\n" + key[20:]
 	if len(key[20:]) != 16 {
 		t.Fatalf("the wrapped line has %d characters, want 16", len(key[20:]))
@@ -188,7 +188,7 @@ func TestRedactShapeWrappedOntoAShortestLine(t *testing.T) {
 // brackets, the whole text, is found inside them and redacted there.
 func TestRedactQuotedSecretPiece(t *testing.T) {
 	const secret = "Qx7mP2vLw9-Zt4"
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
 	for in, want := range map[string]string{
 		`"` + secret[3:12] + `"`:  `"` + Redacted + `"`,
 		`(` + secret[3:12] + `).`: `(` + Redacted + `).`,
@@ -204,7 +204,7 @@ func TestRedactQuotedSecretPiece(t *testing.T) {
 // found as the secret.
 func TestRedactEscapedSecretCharacters(t *testing.T) {
 	const secret = "Qx7mP2vLw9-Zt4"
-	r := NewRedactor(&RedactorOptions{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
+	r := New(&Options{Secrets: []Secret{{Value: secret}}, SecretEnv: []string{}})
 	for _, in := range []string{"k=Qx7mP2vLw9%2dZt4 end", `Qx7mP2vLw9-Zt\u0034`} {
 		if got := r.Redact(in); strings.Contains(got, "Qx7mP2") || !strings.Contains(got, Redacted) {
 			t.Errorf("Redact(%q) = %q, want the secret redacted", in, got)

@@ -1,6 +1,6 @@
 //go:build !race
 
-package replay
+package redact
 
 // raceEnabled is true when the tests run under the race detector, whose
 // sync.Pool drops some of what it is given at random.

@@ -1,11 +1,8 @@
-package replay
+package redact
 
 import (
 	"strings"
 	"unicode"
-
-	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/tape"
 )
 
 // A rebase restates a tape's requests from what the agent sends now, where
@@ -20,7 +17,7 @@ import (
 // locates it in a new text.
 const redactedContext = 16
 
-// RedactedValues returns what each Redacted of recorded stands for in
+// Hidden returns what each Redacted of recorded stands for in
 // actual, where actual holds some of the recorded text next to it: the
 // token (no space, at most 4096 bytes) between the text before the
 // Redacted and the text after it. The longest context found is used, up
@@ -28,7 +25,7 @@ const redactedContext = 16
 // at least 4 bytes in all unless the whole recorded text around it is
 // that short. Values shorter than 8 bytes, and Redacted itself, are left
 // out, as a Redactor ignores them; nil when none is found.
-func RedactedValues(recorded, actual string) []string {
+func Hidden(recorded, actual string) []string {
 	if !strings.Contains(recorded, Redacted) || actual == "" {
 		return nil
 	}
@@ -113,57 +110,4 @@ func tokenUntil(s, after string, atEnd bool) string {
 		}
 	}
 	return ""
-}
-
-// learnRedacted returns, as secrets, the values the Redacted of the tape's
-// recorded texts stood for in what the run sent: each recorded system
-// prompt, tool description and schema against the one sent now at the same
-// place (by index, by tool name), and each recorded request message against
-// the sent message at the same index. The caller holds m.mu.
-func (m *Model) learnRedacted() []Secret {
-	var out []Secret
-	learn := func(recorded, now string) {
-		for _, v := range RedactedValues(recorded, now) {
-			out = append(out, Secret{Kind: "recorded as " + Redacted, Value: v})
-		}
-	}
-	learnOffered := func(rec, now *tape.Offered) {
-		if rec == nil || now == nil {
-			return
-		}
-		for i := range min(len(rec.System), len(now.System)) {
-			learn(rec.System[i], now.System[i])
-		}
-		for _, rt := range rec.Tools {
-			for _, nt := range now.Tools {
-				if nt.Name == rt.Name {
-					learn(rt.Description, nt.Description)
-					learn(string(rt.Parameters), string(nt.Parameters))
-				}
-			}
-		}
-		learn(string(rec.ResponseSchema), string(now.ResponseSchema))
-	}
-	learnMessages := func(rec, now []llm.Message) {
-		for i := range min(len(rec), len(now)) {
-			learn(rec[i].Content, now[i].Content)
-		}
-	}
-	learnOffered(m.offered, m.x.first)
-	for i, e := range m.entries {
-		st, served := m.rb.steps[i]
-		req := m.rb.requests[i]
-		if !served || e.Request == nil || req == nil {
-			continue
-		}
-		learnOffered(e.Request.Offered, st.offered)
-		learnMessages(e.Request.New, st.added)
-		learnMessages(e.Request.Messages, req.Messages)
-		if e.Request.LastMessage != nil {
-			if last, ok := req.LastMessage(); ok {
-				learn(e.Request.LastMessage.Content, last.Content)
-			}
-		}
-	}
-	return out
 }

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // TestReplayAppliesTheTapesRedactionToWhatWasOffered: a secret in the
