@@ -85,8 +85,8 @@ type Step struct {
 	// when InputRecorded, else TotalBytes/4.
 	InputTokens int
 	// Recorded says SharedTokens and WriteTokens came from the provider's
-	// usage (it reported cached or cache-write tokens); false means they
-	// are estimates.
+	// usage (it reported cached or cache-write tokens, or that both were
+	// zero: llm.Usage.CacheKnown); false means they are estimates.
 	Recorded bool
 	// InputRecorded says InputTokens came from the provider's usage; false
 	// means it is an estimate.
@@ -115,6 +115,18 @@ func (r Run) Estimated() bool {
 		}
 	}
 	return false
+}
+
+// CachedReported counts the steps whose cached tokens are the provider's
+// report (Step.Recorded), zero counts included.
+func (r Run) CachedReported() int {
+	n := 0
+	for _, s := range r.Steps {
+		if s.Recorded {
+			n++
+		}
+	}
+	return n
 }
 
 // Share is the cacheable share of the run's input tokens, between 0 and 1; 0
@@ -225,8 +237,8 @@ func (r Rules) Analyze(calls []Call) (Run, error) {
 		}
 		step := r.compare(prev, cur, i == 0)
 		u := calls[i].Usage
-		if u.CachedInputTokens > 0 || u.CacheWriteTokens > 0 {
-			// The provider said what its cache read and wrote.
+		if u.CacheKnown() {
+			// The provider said what its cache read and wrote (zero too).
 			step.SharedTokens, step.WriteTokens, step.Recorded = u.CachedInputTokens, u.CacheWriteTokens, true
 		}
 		if u.InputTokens > 0 {

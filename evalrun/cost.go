@@ -182,6 +182,9 @@ func requestModel(calls []cost.Call) string {
 // how says where a run's token counts come from.
 func how(run cost.Run) string {
 	switch {
+	case len(run.Steps) > 0 && !run.Estimated() && run.SharedTokens == 0:
+		// The vendor said its cache read nothing: not an estimate of 0.
+		return "recorded: 0 cached, reported by the vendor"
 	case len(run.Steps) > 0 && !run.Estimated():
 		return "recorded"
 	case recordedAny(run):

@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -244,5 +245,48 @@ func TestReplayExpectCache(t *testing.T) {
 	}
 	if code, out, _ := runCmd(t, "replay", dir); code != exitOK {
 		t.Errorf("min 30%%: exit %d, stdout:\n%s", code, out)
+	}
+}
+
+// A vendor that reported its cache read nothing is told apart from usage
+// that says nothing of the cache: the line and the JSON say which.
+func TestCostReportedZeroOrEstimated(t *testing.T) {
+	first := llm.Request{Messages: []llm.Message{llm.SystemMessage("File what the user says."), llm.UserMessage("a receipt")}}
+	second := first
+	second.Messages = append(append([]llm.Message(nil), first.Messages...), llm.AssistantMessage("Filed."), llm.UserMessage("another"))
+	usage := func(reported bool) llm.Usage {
+		return llm.Usage{InputTokens: 40, OutputTokens: 3, CacheReported: reported}
+	}
+	for _, tt := range []struct {
+		name       string
+		calls      []cost.Call
+		line, json string
+	}{
+		{"reported", []cost.Call{{Request: first, Usage: usage(true)}, {Request: second, Usage: usage(true)}},
+			"(0 of 80 input tokens, recorded: 0 cached, reported by the vendor)", "reported"},
+		{"not reported", []cost.Call{{Request: first, Usage: usage(false)}, {Request: second, Usage: usage(false)}},
+			"input tokens, recorded where the tape holds usage, else estimated)", "estimated"},
+		{"one reported", []cost.Call{{Request: first, Usage: usage(true)}, {Request: second, Usage: usage(false)}},
+			"input tokens, recorded where the tape holds usage, else estimated)", "mixed"},
+		{"none", []cost.Call{{Request: first}, {Request: second}}, "input tokens, estimated)", "estimated"},
+	} {
+		m, err := costOf(tt.calls, cost.BundledPrices(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		m.print(&env{stdout: &out}, "s")
+		if !strings.Contains(out.String(), tt.line) {
+			t.Errorf("%s: printed %q, want it to say %q", tt.name, out.String(), tt.line)
+		}
+		doc := &costDocument{Format: costFormat}
+		doc.add("s", "s.yaml", m, nil)
+		var js bytes.Buffer
+		if err := doc.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"cached_source": "` + tt.json + `"`; !strings.Contains(js.String(), want) {
+			t.Errorf("%s: JSON %s\nwant %s", tt.name, js.String(), want)
+		}
 	}
 }

@@ -35,6 +35,10 @@ type costScenario struct {
 	// Estimated is set when any count is an estimate rather than recorded
 	// usage.
 	Estimated bool `json:"estimated"`
+	// CachedSource says where the cached counts come from: "reported"
+	// when the vendor stated every request's (zero included), "estimated"
+	// when it stated none, "mixed" between; "" when unmeasured.
+	CachedSource string `json:"cached_source"`
 	// Model is the model priced; "" when none is named.
 	Model string `json:"model"`
 	// Rules names the cache rules applied: generic, openai, anthropic,
@@ -97,6 +101,17 @@ type costSuite struct {
 	Cost   costUSD `json:"cost_usd"`
 }
 
+// cachedSource is costScenario.CachedSource for run.
+func cachedSource(run cost.Run) string {
+	switch n := run.CachedReported(); {
+	case n == 0:
+		return "estimated"
+	case n == len(run.Steps):
+		return "reported"
+	}
+	return "mixed"
+}
+
 func tokensOf(r cost.Run) costTokens {
 	return costTokens{InputTokens: r.InputTokens, CachedTokens: r.SharedTokens, CacheWriteTokens: r.WriteTokens, OutputTokens: r.OutputTokens, CacheableShare: r.Share()}
 }
@@ -112,6 +127,7 @@ func (d *costDocument) add(name, file string, m *costMeasure, err error) {
 		return
 	}
 	sc.Requests, sc.costTokens, sc.Estimated, sc.Model, sc.Rules = m.requests, tokensOf(m.run), m.run.Estimated(), m.model, m.run.Rules.String()
+	sc.CachedSource = cachedSource(m.run)
 	for _, b := range m.run.Breakers() {
 		sc.Breakers = append(sc.Breakers, costBreaker{Request: b.Request, Place: b.Breaker.String(), Part: b.Part, Index: b.Index, Kind: string(b.Kind)})
 	}

@@ -36,6 +36,25 @@ type Usage struct {
 	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
 	// ReasoningTokens is the part of OutputTokens spent thinking.
 	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
+	// CacheReported says the provider stated its cache counts and both
+	// CachedInputTokens and CacheWriteTokens are zero: the cache read and
+	// wrote nothing, as opposed to counts it left out. A non-zero count is
+	// a report of itself, so CacheReported is set only with zero counts
+	// (ReportedZeroCache); false with zero counts means none was reported.
+	CacheReported bool `json:"cache_reported,omitempty"`
+}
+
+// ReportedZeroCache returns whether stated cache counts of read and write
+// tokens are a report of zero, for Usage.CacheReported: stated is whether
+// the provider's usage held them.
+func ReportedZeroCache(stated bool, read, write int) bool {
+	return stated && read == 0 && write == 0
+}
+
+// CacheKnown reports whether u states what the provider's cache read and
+// wrote: either count is non-zero, or the provider reported both zero.
+func (u Usage) CacheKnown() bool {
+	return u.CacheReported || u.CachedInputTokens > 0 || u.CacheWriteTokens > 0
 }
 
 // Add returns the sum of u and v.
@@ -46,6 +65,7 @@ func (u Usage) Add(v Usage) Usage {
 		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
 		CacheWriteTokens:  u.CacheWriteTokens + v.CacheWriteTokens,
 		ReasoningTokens:   u.ReasoningTokens + v.ReasoningTokens,
+		CacheReported:     u.CacheReported || v.CacheReported,
 	}
 }
 

@@ -335,7 +335,7 @@ func (d *decoder) response(n *yaml.Node, path string) (*llm.Response, error) {
 
 func (d *decoder) usage(n *yaml.Node, path string) (llm.Usage, error) {
 	var u llm.Usage
-	_, err := d.Fields(n, path, usageKeys, func(key string, v *yaml.Node) error {
+	seen, err := d.Fields(n, path, usageKeys, func(key string, v *yaml.Node) error {
 		var err error
 		switch key {
 		case "input_tokens":
@@ -351,6 +351,8 @@ func (d *decoder) usage(n *yaml.Node, path string) (llm.Usage, error) {
 		}
 		return err
 	})
+	// A cache count the tape states, zero included, is the vendor's report.
+	u.CacheReported = llm.ReportedZeroCache(seen.Has("cached_input_tokens") || seen.Has("cache_write_tokens"), u.CachedInputTokens, u.CacheWriteTokens)
 	return u, err
 }
 

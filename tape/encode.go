@@ -169,14 +169,15 @@ func encodeResponse(r *llm.Response, path string) (*yaml.Node, error) {
 		yamlx.Add(n, "finish_reason", yamlx.Text(string(r.FinishReason)))
 	}
 	if r.Usage != (llm.Usage{}) {
-		// In usageKeys' order; a count of zero is left out.
+		// In usageKeys' order; a count of zero is left out, but for a
+		// cached count the vendor reported as zero (Usage.CacheReported).
 		counts := []int{r.Usage.InputTokens, r.Usage.OutputTokens, r.Usage.CachedInputTokens, r.Usage.CacheWriteTokens, r.Usage.ReasoningTokens}
 		u := yamlx.Map()
 		for i, c := range counts {
 			if c < 0 {
 				return nil, &fileerr.Error{Kind: ErrFormat, Key: yamlx.Join(path, "usage"), Problem: "negative token count"}
 			}
-			if c != 0 {
+			if c != 0 || (usageKeys[i] == "cached_input_tokens" && r.Usage.CacheReported) {
 				yamlx.Add(u, usageKeys[i], yamlx.Int(c))
 			}
 		}

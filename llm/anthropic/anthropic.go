@@ -171,6 +171,7 @@ func response(msg *anthropic.Message, inputs map[int64][]byte) *llm.Response {
 			CachedInputTokens: int(u.CacheReadInputTokens),
 			CacheWriteTokens:  int(u.CacheCreationInputTokens),
 			ReasoningTokens:   int(u.OutputTokensDetails.ThinkingTokens),
+			CacheReported:     llm.ReportedZeroCache(u.JSON.CacheReadInputTokens.Valid(), int(u.CacheReadInputTokens), int(u.CacheCreationInputTokens)),
 		},
 	}
 }

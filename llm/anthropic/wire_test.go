@@ -169,7 +169,7 @@ func TestStopReasons(t *testing.T) {
 	got, err := w.Open(t, "anthropic/claude-sonnet-4-5", "", func(o *llm.OpenOptions) { o.NoStream = true }).Generate(t.Context(), conversation())
 	want := &llm.Response{
 		Message:      llm.Message{Role: llm.RoleAssistant, Content: "Done.", Reasoning: []llm.Reasoning{{Redacted: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}}},
-		FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 30, OutputTokens: 8, ReasoningTokens: 5},
+		FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 30, OutputTokens: 8, ReasoningTokens: 5, CacheReported: true},
 	}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("redacted thinking: %+v (%v)\nwant %+v", got, err, want)

@@ -265,7 +265,7 @@ func response(out *bedrockruntime.ConverseOutput) (*llm.Response, error) {
 	if u := out.Usage; u != nil {
 		read, write := int(aws.ToInt32(u.CacheReadInputTokens)), int(aws.ToInt32(u.CacheWriteInputTokens))
 		resp.Usage = llm.Usage{InputTokens: int(aws.ToInt32(u.InputTokens)) + read + write, OutputTokens: int(aws.ToInt32(u.OutputTokens)),
-			CachedInputTokens: read, CacheWriteTokens: write}
+			CachedInputTokens: read, CacheWriteTokens: write, CacheReported: llm.ReportedZeroCache(u.CacheReadInputTokens != nil, read, write)}
 	}
 	return resp, nil
 }

@@ -38,11 +38,11 @@ func TestGeminiArgumentsTruncate(t *testing.T) {
 	resp := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "Writing.", ToolCalls: []llm.ToolCall{
 		{ID: "w1", Name: "write_file", Arguments: `{"path":"été.txt","content":"a line","mode":"append"}`, Signature: "c2ln"},
 		{Name: "read_file", Arguments: `{"path":"b.txt"}`},
-		{Name: "clock"}}}, FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 9, OutputTokens: 4}}
+		{Name: "clock"}}}, FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 9, OutputTokens: 4, CacheReported: true}}
 	want := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "Writing.", ToolCalls: []llm.ToolCall{
 		{ID: "w1", Name: "write_file", Arguments: `{"content":"a line"}`, Signature: "c2ln"},
 		{Name: "read_file", Arguments: `{}`},
-		{Name: "clock"}}}, FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 9, OutputTokens: 4}}
+		{Name: "clock"}}}, FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 9, OutputTokens: 4, CacheReported: true}}
 	for _, stream := range []bool{false, true} {
 		c, path := geminiFaultCall(t, stream)
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

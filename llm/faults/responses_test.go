@@ -45,7 +45,9 @@ func TestResponsesArgumentsTruncate(t *testing.T) {
 		llm.ToolCall{ID: "call_b", Name: "read_file", Arguments: `{"path":"b.txt"}`}), FinishReason: llm.FinishToolCalls}
 	want := &llm.Response{Message: llm.AssistantMessage("Both.",
 		llm.ToolCall{ID: "call_a", Name: "write_file", Arguments: half(resp.Message.ToolCalls[0].Arguments)},
-		llm.ToolCall{ID: "call_b", Name: "read_file", Arguments: half(resp.Message.ToolCalls[1].Arguments)}), FinishReason: llm.FinishToolCalls}
+		llm.ToolCall{ID: "call_b", Name: "read_file", Arguments: half(resp.Message.ToolCalls[1].Arguments)}), FinishReason: llm.FinishToolCalls,
+		// A Responses usage always states the cache's count: zero here.
+		Usage: llm.Usage{CacheReported: true}}
 	for _, stream := range []bool{false, true} {
 		c := responsesCall(t, stream)
 		srv := responsesUpstream(t, c, resp)

@@ -164,6 +164,9 @@ func response(parts []*genai.Part, finish string, u *genai.GenerateContentRespon
 		resp.Usage = llm.Usage{
 			InputTokens: int(u.PromptTokenCount), OutputTokens: int(u.CandidatesTokenCount + u.ThoughtsTokenCount),
 			CachedInputTokens: int(u.CachedContentTokenCount), ReasoningTokens: int(u.ThoughtsTokenCount),
+			// The API leaves out a count that is zero: a usage reports
+			// the cache's, none included.
+			CacheReported: llm.ReportedZeroCache(true, int(u.CachedContentTokenCount), 0),
 		}
 	}
 	return resp, nil

@@ -37,7 +37,7 @@ func TestConformance(t *testing.T) {
 			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 171, OutputTokens: 14, CachedInputTokens: 128}}},
 		{"alibaba empty ids on later deltas", "alibaba-empty-ids.sse", false, llm.Response{
 			Message:      llm.Message{Role: llm.RoleAssistant, ToolCalls: weather("call_eee11723464a4b9eb8cee71d", `{"location": "San Francisco"}`)},
-			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 295, OutputTokens: 22}}},
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 295, OutputTokens: 22, CacheReported: true}}},
 		{"groq whole arguments in one delta", "groq-whole-arguments.sse", false, llm.Response{
 			Message:      llm.Message{Role: llm.RoleAssistant, ToolCalls: weather("tk85n1k4m", `{"location":"Paris"}`)},
 			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 210, OutputTokens: 15}}},
@@ -55,7 +55,7 @@ func TestConformance(t *testing.T) {
 			FinishReason: llm.FinishFiltered, Usage: llm.Usage{InputTokens: 25, OutputTokens: 10}}},
 		{"openai length with reasoning tokens", "completion-length.json", true, llm.Response{
 			Message:      llm.Message{Role: llm.RoleAssistant, Content: "The first three steps are"},
-			FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 40, OutputTokens: 64, ReasoningTokens: 58}}},
+			FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 40, OutputTokens: 64, ReasoningTokens: 58, CacheReported: true}}},
 	} {
 		t.Run(tc.row, func(t *testing.T) {
 			w := wiretest.New(t, wiretest.Reply{File: tc.file})

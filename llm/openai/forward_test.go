@@ -18,7 +18,7 @@ import (
 // with this model's key alone, and the server's answer comes back as the
 // response it encoded.
 func TestForwardBothFormats(t *testing.T) {
-	want := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "greet", Arguments: `{"name":"Ada"}`}), FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 12, OutputTokens: 5}}
+	want := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "greet", Arguments: `{"name":"Ada"}`}), FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 12, OutputTokens: 5, CacheReported: true}}
 	cases := []struct{ path, body string }{
 		{"/v1/chat/completions", `{"model":"gpt-4.1","messages":[{"role":"user","content":"Greet Ada."}],"temperature":0.5}`},
 		{"/v1/responses", `{"model":"gpt-4.1","input":"Greet Ada.","temperature":0.5}`},

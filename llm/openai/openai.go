@@ -233,6 +233,7 @@ func usage(u openai.CompletionUsage) llm.Usage {
 		CachedInputTokens: int(u.PromptTokensDetails.CachedTokens),
 		CacheWriteTokens:  int(u.PromptTokensDetails.CacheWriteTokens),
 		ReasoningTokens:   int(u.CompletionTokensDetails.ReasoningTokens),
+		CacheReported:     llm.ReportedZeroCache(u.PromptTokensDetails.JSON.CachedTokens.Valid(), int(u.PromptTokensDetails.CachedTokens), int(u.PromptTokensDetails.CacheWriteTokens)),
 	}
 }
 

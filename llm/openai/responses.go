@@ -161,6 +161,7 @@ func (m *ResponsesModel) response(r *responses.Response) (*llm.Response, error) 
 		OutputTokens:      int(r.Usage.OutputTokens),
 		CachedInputTokens: int(r.Usage.InputTokensDetails.CachedTokens),
 		ReasoningTokens:   int(r.Usage.OutputTokensDetails.ReasoningTokens),
+		CacheReported:     llm.ReportedZeroCache(r.Usage.InputTokensDetails.JSON.CachedTokens.Valid(), int(r.Usage.InputTokensDetails.CachedTokens), 0),
 	}
 	return out, nil
 }

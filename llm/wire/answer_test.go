@@ -170,10 +170,10 @@ func TestDecodeAnswerCorpus(t *testing.T) {
 	}{
 		{"openai-chat/openai-gpt-4.1-nano-stream-tool-call.sse", wire.OpenAI, true,
 			llm.ToolCall{ID: "call_PieqNSej6kM9hgYbcQdbZSaC", Name: "get_weather", Arguments: `{"location": "Tokyo"}`},
-			llm.FinishToolCalls, llm.Usage{InputTokens: 67, OutputTokens: 31}},
+			llm.FinishToolCalls, llm.Usage{InputTokens: 67, OutputTokens: 31, CacheReported: true}},
 		{"anthropic/anthropic-sdk-go__fallback-tooluse.sse", wire.Anthropic, true,
 			llm.ToolCall{ID: "toolu_echo_1", Name: "echo", Arguments: `{"text": "hello"}`},
-			llm.FinishToolCalls, llm.Usage{InputTokens: 31, OutputTokens: 40}},
+			llm.FinishToolCalls, llm.Usage{InputTokens: 31, OutputTokens: 40, CacheReported: true}},
 	}
 	for _, tc := range cases {
 		body, err := os.ReadFile(filepath.Join(dir, tc.file))
@@ -198,7 +198,7 @@ func TestDecodeAnswerCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(got.Message.ToolCalls) != 1 || !strings.HasPrefix(got.Message.ToolCalls[0].Arguments, `{"elements":[{"location":"San Francisco","temperature":-5,`) ||
-		got.Usage != (llm.Usage{InputTokens: 1151, OutputTokens: 87}) {
+		got.Usage != (llm.Usage{InputTokens: 1151, OutputTokens: 87, CacheReported: true}) {
 		t.Errorf("vercel json tool: got %+v", got)
 	}
 }

@@ -71,6 +71,7 @@ func (u *anthropicUsage) usage() llm.Usage {
 		OutputTokens:      u.OutputTokens,
 		CachedInputTokens: u.CacheReadInputTokens,
 		CacheWriteTokens:  u.CacheCreationInputTokens,
+		CacheReported:     llm.ReportedZeroCache(u.cacheSeen, u.CacheReadInputTokens, u.CacheCreationInputTokens),
 	}
 	if u.OutputTokensDetails != nil {
 		out.ReasoningTokens = u.OutputTokensDetails.ThinkingTokens
@@ -230,4 +231,5 @@ func mergeUsage(u, d *anthropicUsage) {
 	if d.OutputTokensDetails != nil {
 		u.OutputTokensDetails = d.OutputTokensDetails
 	}
+	u.cacheSeen = u.cacheSeen || d.cacheSeen
 }

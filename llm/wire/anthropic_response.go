@@ -15,6 +15,43 @@ type anthropicUsage struct {
 	OutputTokensDetails      *struct {
 		ThinkingTokens int `json:"thinking_tokens"`
 	} `json:"output_tokens_details,omitempty"`
+	// cacheSeen says the decoded usage stated cache_read_input_tokens
+	// (see llm.Usage.CacheReported).
+	cacheSeen bool
+}
+
+// MarshalJSON writes the usage, its cache counts only when it states them
+// (llm.Usage.CacheKnown): a usage that does not know them says nothing of
+// the cache.
+func (u anthropicUsage) MarshalJSON() ([]byte, error) {
+	type fields anthropicUsage
+	if u.cacheSeen || u.CacheReadInputTokens != 0 || u.CacheCreationInputTokens != 0 {
+		return json.Marshal(fields(u))
+	}
+	return json.Marshal(struct {
+		InputTokens         int `json:"input_tokens"`
+		OutputTokens        int `json:"output_tokens"`
+		OutputTokensDetails any `json:"output_tokens_details,omitempty"`
+	}{u.InputTokens, u.OutputTokens, detailsOrNil(u)})
+}
+
+// detailsOrNil is u's output_tokens_details, nil (left out) when it has none.
+func detailsOrNil(u anthropicUsage) any {
+	if u.OutputTokensDetails == nil {
+		return nil
+	}
+	return u.OutputTokensDetails
+}
+
+// UnmarshalJSON decodes the usage and notes whether it states
+// cache_read_input_tokens.
+func (u *anthropicUsage) UnmarshalJSON(b []byte) error {
+	type fields anthropicUsage
+	if err := json.Unmarshal(b, (*fields)(u)); err != nil {
+		return err
+	}
+	u.cacheSeen = hasKey(b, "cache_read_input_tokens")
+	return nil
 }
 
 // anthropicUsageOf splits llm.Usage's input (which counts cached tokens) into
@@ -25,6 +62,7 @@ func anthropicUsageOf(u llm.Usage) *anthropicUsage {
 		CacheCreationInputTokens: u.CacheWriteTokens,
 		CacheReadInputTokens:     u.CachedInputTokens,
 		OutputTokens:             u.OutputTokens,
+		cacheSeen:                u.CacheKnown(),
 	}
 	if u.ReasoningTokens > 0 {
 		w.OutputTokensDetails = &struct {

@@ -41,6 +41,36 @@ type bedrockUsage struct {
 	TotalTokens           int `json:"totalTokens"`
 	CacheReadInputTokens  int `json:"cacheReadInputTokens,omitempty"`
 	CacheWriteInputTokens int `json:"cacheWriteInputTokens,omitempty"`
+	// cacheSeen says the decoded usage stated cacheReadInputTokens (see
+	// llm.Usage.CacheReported).
+	cacheSeen bool
+}
+
+// MarshalJSON writes the usage; cache counts of zero only when it states
+// them (llm.Usage.CacheKnown).
+func (u bedrockUsage) MarshalJSON() ([]byte, error) {
+	type fields bedrockUsage
+	if !u.cacheSeen || u.CacheReadInputTokens != 0 || u.CacheWriteInputTokens != 0 {
+		return json.Marshal(fields(u))
+	}
+	return json.Marshal(struct {
+		InputTokens           int `json:"inputTokens"`
+		OutputTokens          int `json:"outputTokens"`
+		TotalTokens           int `json:"totalTokens"`
+		CacheReadInputTokens  int `json:"cacheReadInputTokens"`
+		CacheWriteInputTokens int `json:"cacheWriteInputTokens"`
+	}{u.InputTokens, u.OutputTokens, u.TotalTokens, 0, 0})
+}
+
+// UnmarshalJSON decodes the usage and notes whether it states
+// cacheReadInputTokens.
+func (u *bedrockUsage) UnmarshalJSON(b []byte) error {
+	type fields bedrockUsage
+	if err := json.Unmarshal(b, (*fields)(u)); err != nil {
+		return err
+	}
+	u.cacheSeen = hasKey(b, "cacheReadInputTokens")
+	return nil
 }
 
 func bedrockUsageOf(u llm.Usage) *bedrockUsage {
@@ -48,6 +78,7 @@ func bedrockUsageOf(u llm.Usage) *bedrockUsage {
 	return &bedrockUsage{
 		InputTokens: in, OutputTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens,
 		CacheReadInputTokens: u.CachedInputTokens, CacheWriteInputTokens: u.CacheWriteTokens,
+		cacheSeen: u.CacheKnown(),
 	}
 }
 
@@ -58,6 +89,7 @@ func (u *bedrockUsage) usage() llm.Usage {
 	return llm.Usage{
 		InputTokens:  u.InputTokens + u.CacheReadInputTokens + u.CacheWriteInputTokens,
 		OutputTokens: u.OutputTokens, CachedInputTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheWriteInputTokens,
+		CacheReported: llm.ReportedZeroCache(u.cacheSeen, u.CacheReadInputTokens, u.CacheWriteInputTokens),
 	}
 }
 

@@ -37,13 +37,13 @@ func geminiAnswers() map[string]*llm.Response {
 			{ID: "a1", Name: "read_file", Arguments: `{"path":"a.txt"}`, Signature: "c2lnbmVkIGNhbGw="},
 			{ID: "a2", Name: "read_file", Arguments: `{"path":"` + strings.Repeat("dir/", 20) + `b.txt"}`},
 			{Name: "clock"}}},
-			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 40, OutputTokens: 12}},
-		"cut": {Message: llm.AssistantMessage("The answer is"), FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 4, OutputTokens: 1}},
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 40, OutputTokens: 12, CacheReported: true}},
+		"cut": {Message: llm.AssistantMessage("The answer is"), FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 4, OutputTokens: 1, CacheReported: true}},
 		"thoughts": {Message: llm.Message{Role: llm.RoleAssistant, Content: "42.", Reasoning: []llm.Reasoning{
 			{Text: "Think of " + long, Signature: "dGhvdWdodA=="}, {Text: "And once more."}, {Signature: "dGV4dCBzaWc="}}},
-			FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: 18}},
-		"blocked":        {Message: llm.AssistantMessage(""), FinishReason: llm.FinishFiltered, Usage: llm.Usage{InputTokens: 9}},
-		"malformed call": {Message: llm.AssistantMessage(""), FinishReason: "malformed_function_call", Usage: llm.Usage{InputTokens: 9}},
+			FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: 18, CacheReported: true}},
+		"blocked":        {Message: llm.AssistantMessage(""), FinishReason: llm.FinishFiltered, Usage: llm.Usage{InputTokens: 9, CacheReported: true}},
+		"malformed call": {Message: llm.AssistantMessage(""), FinishReason: "malformed_function_call", Usage: llm.Usage{InputTokens: 9, CacheReported: true}},
 	}
 }
 

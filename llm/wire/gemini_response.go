@@ -62,6 +62,9 @@ func (u *geminiUsage) usage() llm.Usage {
 	return llm.Usage{
 		InputTokens: u.PromptTokenCount, OutputTokens: u.CandidatesTokenCount + u.ThoughtsTokenCount,
 		CachedInputTokens: u.CachedContentTokenCount, ReasoningTokens: u.ThoughtsTokenCount,
+		// The API's JSON leaves out every count that is zero: a usage
+		// without cachedContentTokenCount reports that none was read.
+		CacheReported: llm.ReportedZeroCache(true, u.CachedContentTokenCount, 0),
 	}
 }
 

@@ -86,6 +86,7 @@ func (u *openAIUsage) usage() llm.Usage {
 		InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
 		CachedInputTokens: u.PromptTokensDetails.CachedTokens, CacheWriteTokens: u.PromptTokensDetails.CacheWriteTokens,
 		ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens,
+		CacheReported:   llm.ReportedZeroCache(u.cacheSeen, u.PromptTokensDetails.CachedTokens, u.PromptTokensDetails.CacheWriteTokens),
 	}
 }
 

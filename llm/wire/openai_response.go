@@ -8,22 +8,48 @@ import (
 )
 
 type openAIUsage struct {
-	PromptTokens        int `json:"prompt_tokens"`
-	CompletionTokens    int `json:"completion_tokens"`
-	TotalTokens         int `json:"total_tokens"`
-	PromptTokensDetails struct {
-		CachedTokens     int `json:"cached_tokens"`
-		CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
-	} `json:"prompt_tokens_details"`
+	PromptTokens            int                 `json:"prompt_tokens"`
+	CompletionTokens        int                 `json:"completion_tokens"`
+	TotalTokens             int                 `json:"total_tokens"`
+	PromptTokensDetails     openAIPromptDetails `json:"prompt_tokens_details,omitzero"`
 	CompletionTokensDetails struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
 	} `json:"completion_tokens_details"`
+	// cacheSeen says the decoded usage stated cached_tokens (see
+	// llm.Usage.CacheReported).
+	cacheSeen bool
+}
+
+// openAIPromptDetails is a usage's prompt_tokens_details. It is written
+// only when the usage states the cache's counts (llm.Usage.CacheKnown): a
+// usage that does not know them says nothing of the cache.
+type openAIPromptDetails struct {
+	CachedTokens     int `json:"cached_tokens"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	stated           bool
+}
+
+// IsZero reports whether d has nothing to state (for omitzero).
+func (d openAIPromptDetails) IsZero() bool {
+	return !d.stated && d.CachedTokens == 0 && d.CacheWriteTokens == 0
+}
+
+// UnmarshalJSON decodes the usage and notes whether it states
+// prompt_tokens_details.cached_tokens.
+func (u *openAIUsage) UnmarshalJSON(b []byte) error {
+	type fields openAIUsage
+	if err := json.Unmarshal(b, (*fields)(u)); err != nil {
+		return err
+	}
+	u.cacheSeen = hasKey(b, "prompt_tokens_details", "cached_tokens")
+	return nil
 }
 
 func openAIUsageOf(u llm.Usage) *openAIUsage {
 	w := &openAIUsage{PromptTokens: u.InputTokens, CompletionTokens: u.OutputTokens, TotalTokens: u.InputTokens + u.OutputTokens}
 	w.PromptTokensDetails.CachedTokens = u.CachedInputTokens
 	w.PromptTokensDetails.CacheWriteTokens = u.CacheWriteTokens
+	w.PromptTokensDetails.stated = u.CacheKnown()
 	w.CompletionTokensDetails.ReasoningTokens = u.ReasoningTokens
 	return w
 }

@@ -157,7 +157,8 @@ func (f responsesAPI) response(header http.Header, o *responsesInObject) (*llm.R
 	}
 	if u := o.Usage; u != nil {
 		resp.Usage = llm.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
-			CachedInputTokens: u.InputTokensDetails.CachedTokens, ReasoningTokens: u.OutputTokensDetails.ReasoningTokens}
+			CachedInputTokens: u.InputTokensDetails.CachedTokens, ReasoningTokens: u.OutputTokensDetails.ReasoningTokens,
+			CacheReported: llm.ReportedZeroCache(u.cacheSeen, u.InputTokensDetails.CachedTokens, 0)}
 	}
 	return resp, nil
 }

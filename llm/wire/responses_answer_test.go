@@ -33,7 +33,8 @@ func responsesCall(t *testing.T, stream bool) *wire.Call {
 }
 
 // responsesAnswers are the responses the Responses API carries without
-// loss: no cache writes, reasoning as whole items.
+// loss: no cache writes, reasoning as whole items, and a cache count
+// always stated, so that one of zero is reported (CacheReported).
 func responsesAnswers() map[string]*llm.Response {
 	long := strings.Repeat("Voilà: ünïcode text longer than one chunk. ", 4)
 	return map[string]*llm.Response{
@@ -42,14 +43,14 @@ func responsesAnswers() map[string]*llm.Response {
 		"calls": {Message: llm.AssistantMessage("Reading both.",
 			llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"a.txt"}`},
 			llm.ToolCall{ID: "call_2", Name: "read_file", Arguments: `{"path":"` + strings.Repeat("dir/", 20) + `b.txt"}`}),
-			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 40, OutputTokens: 12}},
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 40, OutputTokens: 12, CacheReported: true}},
 		"broken arguments": {Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_b", Name: "read_file", Arguments: `{"path": "a.t`}),
-			FinishReason: llm.FinishToolCalls},
-		"cut":      {Message: llm.AssistantMessage("The answer is"), FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 4, OutputTokens: 1}},
-		"filtered": {Message: llm.AssistantMessage("I can"), FinishReason: llm.FinishFiltered},
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{CacheReported: true}},
+		"cut":      {Message: llm.AssistantMessage("The answer is"), FinishReason: llm.FinishLength, Usage: llm.Usage{InputTokens: 4, OutputTokens: 1, CacheReported: true}},
+		"filtered": {Message: llm.AssistantMessage("I can"), FinishReason: llm.FinishFiltered, Usage: llm.Usage{CacheReported: true}},
 		"reasoning": {Message: llm.Message{Role: llm.RoleAssistant, Content: "42.",
 			Reasoning: []llm.Reasoning{{Text: "The user wants a file read.", Signature: reasoningItem}}},
-			FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: 18}},
+			FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: 18, CacheReported: true}},
 	}
 }
 
@@ -166,21 +167,21 @@ func TestResponsesCorpus(t *testing.T) {
 		wants []want
 	}{
 		{"fantasy__openai-gpt-4o-mini__tool.yaml", []want{
-			{calls: weather("call_XX4zIshrJWNnM1Z3n6XsaSxP"), usage: llm.Usage{InputTokens: 58, OutputTokens: 17}, finish: llm.FinishToolCalls},
-			{usage: llm.Usage{InputTokens: 81, OutputTokens: 15}, finish: llm.FinishStop},
+			{calls: weather("call_XX4zIshrJWNnM1Z3n6XsaSxP"), usage: llm.Usage{InputTokens: 58, OutputTokens: 17, CacheReported: true}, finish: llm.FinishToolCalls},
+			{usage: llm.Usage{InputTokens: 81, OutputTokens: 15, CacheReported: true}, finish: llm.FinishStop},
 		}},
 		{"fantasy__openai-gpt-4o-mini__multi_tool_streaming.yaml", []want{
 			{calls: []llm.ToolCall{{ID: "call_ZckkKeJQwcJPC27VXT61xFLf", Name: "add", Arguments: `{"a":2,"b":3}`}, {ID: "call_M9h2AZgoLEv6q5gkex1QMtm2", Name: "multiply", Arguments: `{"a":2,"b":3}`}},
-				usage: llm.Usage{InputTokens: 104, OutputTokens: 51}, finish: llm.FinishToolCalls},
-			{text: "The sum of 2 and 3 is **5**", usage: llm.Usage{InputTokens: 150, OutputTokens: 28}, finish: llm.FinishStop},
+				usage: llm.Usage{InputTokens: 104, OutputTokens: 51, CacheReported: true}, finish: llm.FinishToolCalls},
+			{text: "The sum of 2 and 3 is **5**", usage: llm.Usage{InputTokens: 150, OutputTokens: 28, CacheReported: true}, finish: llm.FinishStop},
 		}},
 		{"fantasy__openai-gpt-5__tool_streaming.yaml", []want{
-			{calls: weather("call_nYgMM3oZuxort2H8Ky4uP5RE"), reasoning: 1, usage: llm.Usage{InputTokens: 63, OutputTokens: 77}, finish: llm.FinishToolCalls},
-			{text: "Florence, Italy is currently about 40°C", reasoning: 1, usage: llm.Usage{InputTokens: 92, OutputTokens: 194, ReasoningTokens: 128}, finish: llm.FinishStop},
+			{calls: weather("call_nYgMM3oZuxort2H8Ky4uP5RE"), reasoning: 1, usage: llm.Usage{InputTokens: 63, OutputTokens: 77, CacheReported: true}, finish: llm.FinishToolCalls},
+			{text: "Florence, Italy is currently about 40°C", reasoning: 1, usage: llm.Usage{InputTokens: 92, OutputTokens: 194, ReasoningTokens: 128, CacheReported: true}, finish: llm.FinishStop},
 		}},
 		{"fantasy__openai-o4-mini__thinking.yaml", []want{
-			{calls: weather("call_eoYbwZiQUHtJHV4AFsy3T5iq"), reasoning: 1, encrypted: true, usage: llm.Usage{InputTokens: 60, OutputTokens: 93, ReasoningTokens: 64}, finish: llm.FinishToolCalls},
-			{reasoning: 1, encrypted: true, usage: llm.Usage{InputTokens: 89, OutputTokens: 209, ReasoningTokens: 128}, finish: llm.FinishStop},
+			{calls: weather("call_eoYbwZiQUHtJHV4AFsy3T5iq"), reasoning: 1, encrypted: true, usage: llm.Usage{InputTokens: 60, OutputTokens: 93, ReasoningTokens: 64, CacheReported: true}, finish: llm.FinishToolCalls},
+			{reasoning: 1, encrypted: true, usage: llm.Usage{InputTokens: 89, OutputTokens: 209, ReasoningTokens: 128, CacheReported: true}, finish: llm.FinishStop},
 		}},
 	}
 	for _, tc := range cases {

@@ -20,6 +20,20 @@ type responsesUsage struct {
 		ReasoningTokens int `json:"reasoning_tokens"`
 	} `json:"output_tokens_details"`
 	TotalTokens int `json:"total_tokens"`
+	// cacheSeen says the decoded usage stated cached_tokens (see
+	// llm.Usage.CacheReported).
+	cacheSeen bool
+}
+
+// UnmarshalJSON decodes the usage and notes whether it states
+// input_tokens_details.cached_tokens.
+func (u *responsesUsage) UnmarshalJSON(b []byte) error {
+	type fields responsesUsage
+	if err := json.Unmarshal(b, (*fields)(u)); err != nil {
+		return err
+	}
+	u.cacheSeen = hasKey(b, "input_tokens_details", "cached_tokens")
+	return nil
 }
 
 func responsesUsageOf(u llm.Usage) *responsesUsage {
