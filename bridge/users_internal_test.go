@@ -4,10 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // TestUserAnswersTheReportedFinal: the user (a model, in a conversation)

@@ -7,8 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
@@ -17,6 +15,7 @@ import (
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/report/fromharness"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // Trial is one finished trial, as Options.Trial sees it.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -29,10 +30,10 @@ func TestFaultsDecode(t *testing.T) {
 	}
 	want := []faults.Fault{
 		{Call: 2, HTTP: 429, RetryAfter: 2 * time.Second},
-		{Call: 4, Stream: faults.StreamCut, AfterBytes: 120},
-		{Call: 5, Arguments: faults.ArgumentsTruncate},
+		{Call: 4, Stream: faultspec.StreamCut, AfterBytes: 120},
+		{Call: 5, Arguments: faultspec.ArgumentsTruncate},
 		{Call: 6, Latency: 30 * time.Second},
-		{Call: 7, Stream: faults.StreamError, Type: faults.TypeOverloaded},
+		{Call: 7, Stream: faultspec.StreamError, Type: faultspec.TypeOverloaded},
 	}
 	if len(s.Faults) != len(want) {
 		t.Fatalf("faults %+v", s.Faults)

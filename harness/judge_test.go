@@ -4,9 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // judgeScenario has one tool call and the final text "the key is KEY".

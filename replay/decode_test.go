@@ -8,9 +8,10 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/tape"
-	"go.yaml.in/yaml/v3"
 )
 
 func TestDecodeErrors(t *testing.T) {

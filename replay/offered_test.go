@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
-	"go.yaml.in/yaml/v3"
 )
 
 // agentSetup is what a tiny agent sends: its system prompt, its tools and

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
-	"go.yaml.in/yaml/v3"
 )
 
 // authored is a scenario as a person writes it: comments everywhere, blank

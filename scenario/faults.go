@@ -6,22 +6,22 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
-	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 )
 
 // faultKeys are the keys of one entry of faults:.
 var faultKeys = []string{"call", "http", "retry_after", "stream", "after_bytes", "type", "arguments", "latency"}
 
 // decodeFaults decodes the faults: list; each entry is checked with
-// faults.Validate and its errors carry the entry's line.
-func decodeFaults(d *yamlx.Decoder, n *yaml.Node) ([]faults.Fault, error) {
+// faultspec.Validate and its errors carry the entry's line.
+func decodeFaults(d *yamlx.Decoder, n *yaml.Node) ([]faultspec.Fault, error) {
 	if err := d.Want(n, "faults", yaml.SequenceNode); err != nil {
 		return nil, err
 	}
-	var out []faults.Fault
+	var out []faultspec.Fault
 	for i, item := range n.Content {
 		path := yamlx.Index("faults", i)
-		var f faults.Fault
+		var f faultspec.Fault
 		_, err := d.Fields(item, path, faultKeys, func(key string, v *yaml.Node) error {
 			kp := yamlx.Join(path, key)
 			var err error
@@ -36,14 +36,14 @@ func decodeFaults(d *yamlx.Decoder, n *yaml.Node) ([]faults.Fault, error) {
 			case "retry_after":
 				f.RetryAfter, err = d.Duration(v, kp)
 			case "stream":
-				f.Stream, err = d.Enum(v, kp, faults.StreamCut, faults.StreamError)
+				f.Stream, err = d.Enum(v, kp, faultspec.StreamCut, faultspec.StreamError)
 			case "after_bytes":
 				i64, err = d.Int(v, kp, 0, 1<<30)
 				f.AfterBytes = int(i64)
 			case "type":
-				f.Type, err = d.Enum(v, kp, faults.TypeOverloaded, faults.TypeRateLimited, faults.TypeServer)
+				f.Type, err = d.Enum(v, kp, faultspec.TypeOverloaded, faultspec.TypeRateLimited, faultspec.TypeServer)
 			case "arguments":
-				f.Arguments, err = d.Enum(v, kp, faults.ArgumentsTruncate)
+				f.Arguments, err = d.Enum(v, kp, faultspec.ArgumentsTruncate)
 			case "latency":
 				f.Latency, err = d.Duration(v, kp)
 			}
@@ -54,8 +54,8 @@ func decodeFaults(d *yamlx.Decoder, n *yaml.Node) ([]faults.Fault, error) {
 		}
 		out = append(out, f)
 	}
-	var fe *faults.Error
-	if err := faults.Validate(out); errors.As(err, &fe) {
+	var fe *faultspec.Error
+	if err := faultspec.Validate(out); errors.As(err, &fe) {
 		return nil, d.Errf(n.Content[fe.Index], yamlx.Index("faults", fe.Index), "%s", fe.Problem)
 	}
 	return out, nil

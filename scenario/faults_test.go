@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -24,7 +24,7 @@ func TestFaultsArguments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(s.Faults) != 1 || s.Faults[0].Arguments != faults.ArgumentsTruncate {
+	if len(s.Faults) != 1 || s.Faults[0].Arguments != faultspec.ArgumentsTruncate {
 		t.Errorf("faults = %+v; want call 1 with arguments truncate", s.Faults)
 	}
 }

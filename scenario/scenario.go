@@ -19,7 +19,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
-	"github.com/tapeloop/tapeloop/llm/faults"
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
 	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
@@ -115,10 +115,11 @@ type Scenario struct {
 	// Expect is nil when the file has no expect block.
 	Expect *Expect
 	// Faults are the provider faults a live run applies, through a
-	// faults.Transport of its own (package llm/faults); nil means none. A
+	// faults.Transport of its own (package llm/faults, which applies what
+	// package faultspec describes); nil means none. A
 	// replay ignores them: what they caused is in the tape (typed error
 	// entries, truncated arguments).
-	Faults []faults.Fault
+	Faults []faultspec.Fault
 }
 
 // Setup is how the world is set up before the run.

@@ -4,12 +4,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tapeloop/tapeloop/tape"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // DefaultUserStop is setup.user.stop when the scenario gives none: the text

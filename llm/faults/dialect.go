@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
@@ -60,9 +61,9 @@ func errorResponse(d dialect, req *http.Request, status int, retryAfter time.Dur
 func errorEvent(d dialect, typ string) []byte {
 	e := &wire.Error{Message: "injected fault: " + typ}
 	switch typ {
-	case TypeRateLimited:
+	case faultspec.TypeRateLimited:
 		e.Kind = llm.ErrRateLimited
-	case TypeServer:
+	case faultspec.TypeServer:
 		e.Status = http.StatusInternalServerError
 	default:
 		e.Kind = llm.ErrOverloaded

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 )
 
 // upstream serves a fixture file: SSE for paths ending in /stream/..., JSON
@@ -79,7 +81,7 @@ func TestHTTPFaultsSpeakTheVendorsDialect(t *testing.T) {
 
 func TestStreamCut(t *testing.T) {
 	srv, _ := upstream(t, "openai-tool-call.sse", "text/event-stream")
-	tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: StreamCut, AfterBytes: 120}}}
+	tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: faultspec.StreamCut, AfterBytes: 120}}}
 	_, body := get(t, tr, srv.URL+"/v1/chat/completions")
 	full, _ := os.ReadFile("testdata/openai-tool-call.sse")
 	if body != string(full[:120]) {
@@ -98,7 +100,7 @@ func TestStreamErrorAfterTheFirstEvent(t *testing.T) {
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			srv, _ := upstream(t, tc.file, "text/event-stream")
-			tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: StreamError}}}
+			tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: faultspec.StreamError}}}
 			_, body := get(t, tr, srv.URL+tc.path)
 			full, _ := os.ReadFile("testdata/" + tc.file)
 			first := string(full[:strings.Index(string(full), "\n\n")+2])
@@ -159,7 +161,7 @@ func TestArgumentsTruncate(t *testing.T) {
 			full, _ := os.ReadFile("testdata/" + tc.file)
 			sse := tc.contentType == "text/event-stream"
 			whole := arguments(t, tc.d, string(full), sse)
-			tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Arguments: ArgumentsTruncate}}}
+			tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Arguments: faultspec.ArgumentsTruncate}}}
 			_, body := get(t, tr, srv.URL+tc.path)
 			got := arguments(t, tc.d, body, sse)
 			if got != tc.want || got != half(whole) {
@@ -193,32 +195,6 @@ func TestLatencyWaitsOnTheInjectedSleep(t *testing.T) {
 	}
 }
 
-func TestValidate(t *testing.T) {
-	for _, tc := range []struct {
-		faults []Fault
-		want   string
-	}{
-		{[]Fault{{Call: 0, HTTP: 500}}, "invalid fault: faults[0]: call must be 1 or more, got 0"},
-		{[]Fault{{Call: 1}}, "invalid fault: faults[0]: no fault given (want one of http, stream, arguments, latency)"},
-		{[]Fault{{Call: 1, HTTP: 500, Latency: time.Second}}, "invalid fault: faults[0]: http and latency in one fault (want exactly one)"},
-		{[]Fault{{Call: 1, HTTP: 200}}, "invalid fault: faults[0]: http must be an error status from 400 to 599, got 200"},
-		{[]Fault{{Call: 1, Stream: "drop"}}, "invalid fault: faults[0]: unknown stream fault \"drop\" (want cut or error)"},
-		{[]Fault{{Call: 1, Stream: StreamError, Type: "teapot"}}, "invalid fault: faults[0]: unknown error type \"teapot\" (want overloaded, rate_limited or server)"},
-		{[]Fault{{Call: 1, Stream: StreamError, AfterBytes: 3}}, "invalid fault: faults[0]: after_bytes goes with stream: cut"},
-		{[]Fault{{Call: 1, Latency: time.Second, RetryAfter: time.Second}}, "invalid fault: faults[0]: retry_after goes with http"},
-		{[]Fault{{Call: 2, HTTP: 500}, {Call: 2, HTTP: 429}}, "invalid fault: faults[1]: call 2 already has faults[0] (one fault a call)"},
-		{[]Fault{{Call: 1, Arguments: "drop"}}, "invalid fault: faults[0]: unknown arguments fault \"drop\" (want truncate)"},
-	} {
-		err := Validate(tc.faults)
-		if err == nil || err.Error() != tc.want || !errors.Is(err, ErrFault) {
-			t.Errorf("Validate(%v) = %v\nwant %s", tc.faults, err, tc.want)
-		}
-	}
-	if err := Validate([]Fault{{Call: 1, HTTP: 429, RetryAfter: time.Second}, {Call: 2, Stream: StreamCut, AfterBytes: 10}}); err != nil {
-		t.Errorf("valid faults: %v", err)
-	}
-}
-
 func TestDefaultSleepFailsAtOnceWhenTheDeadlineIsNearer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 	defer cancel()
@@ -235,7 +211,7 @@ func TestAppliedOnlyWhenTheFaultApplied(t *testing.T) {
 		http.Error(w, `{"error":{"message":"bad"}}`, http.StatusBadRequest)
 	}))
 	defer srv.Close()
-	tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: StreamCut, AfterBytes: 3}, {Call: 2, HTTP: 503}}}
+	tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: faultspec.StreamCut, AfterBytes: 3}, {Call: 2, HTTP: 503}}}
 	resp, body := get(t, tr, srv.URL+"/v1/chat/completions")
 	if resp.StatusCode != 400 || !strings.Contains(body, "bad") {
 		t.Errorf("a 400 from the server must pass whole: %d %q", resp.StatusCode, body)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
@@ -48,7 +49,7 @@ func TestGeminiArgumentsTruncate(t *testing.T) {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			wire.WriteResponse(w, c, resp, &wire.Options{Chunk: 4})
 		}))
-		tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Arguments: ArgumentsTruncate}}}
+		tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Arguments: faultspec.ArgumentsTruncate}}}
 		r, body := get(t, tr, srv.URL+path)
 		srv.Close()
 		got, err := wire.DecodeAnswer(c, r.StatusCode, r.Header, []byte(body))

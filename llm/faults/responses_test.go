@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/faults/faultspec"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
@@ -51,7 +52,7 @@ func TestResponsesArgumentsTruncate(t *testing.T) {
 	for _, stream := range []bool{false, true} {
 		c := responsesCall(t, stream)
 		srv := responsesUpstream(t, c, resp)
-		tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Arguments: ArgumentsTruncate}}}
+		tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Arguments: faultspec.ArgumentsTruncate}}}
 		r, body := get(t, tr, srv.URL+"/v1/responses")
 		got, err := wire.DecodeAnswer(c, r.StatusCode, r.Header, []byte(body))
 		if err != nil {
@@ -94,7 +95,7 @@ func TestResponsesArgumentsTruncate(t *testing.T) {
 func TestResponsesStreamError(t *testing.T) {
 	c := responsesCall(t, true)
 	srv := responsesUpstream(t, c, &llm.Response{Message: llm.AssistantMessage("hello")})
-	tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: StreamError}}}
+	tr := &Transport{Base: srv.Client().Transport, Faults: []Fault{{Call: 1, Stream: faultspec.StreamError}}}
 	r, body := get(t, tr, srv.URL+"/v1/responses")
 	if !strings.HasPrefix(body, "event: response.created\n") || !strings.Contains(body, "event: error\n") || !strings.Contains(body, "event: response.failed\n") {
 		t.Errorf("body:\n%s", body)
