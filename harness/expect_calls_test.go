@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -153,6 +155,125 @@ func TestCallsAndSaidDecodeErrors(t *testing.T) {
 		_, err := scenario.Parse([]byte(reusedIDs+"expect:\n  "+tc.expect+"\n"), "calls.yaml", "calls")
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%s:\n got %v\nwant %s", tc.expect, err, tc.want)
+		}
+	}
+}
+
+// TestExpectCallsComparesExecutedArguments: expect.calls compares the
+// arguments a call ran with (after repair) when it ran, and the emitted
+// ones when it never ran.
+func TestExpectCallsComparesExecutedArguments(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls:\n    list:\n      - {name: read_file, arguments: {path: a.txt}}\n      - {name: search, arguments: {q: x}}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	repaired := &agent.CallRecord{Call: llm.ToolCall{Name: "read_file", Arguments: `{"path": "a.txt",}`}, Arguments: []byte(`{"path":"a.txt"}`)}
+	neverRan := &agent.CallRecord{Call: llm.ToolCall{Name: "search", Arguments: `{"q": "x"}`}}
+	o := &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{{Calls: []*agent.CallRecord{repaired, neverRan}}}}}
+	if fs := Failures(s, o); len(fs) != 0 {
+		t.Errorf("Failures = %v, want none", fs)
+	}
+}
+
+// TestExpectCallsExactFailsOnAnyDifference: with match: exact, a call in
+// the place of another, or a call missing at the end, fails expect.calls.
+func TestExpectCallsExactFailsOnAnyDifference(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {list: [read_file, search]}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	made := func(names ...string) *Outcome {
+		turn := &agent.Turn{}
+		for _, n := range names {
+			turn.Calls = append(turn.Calls, &agent.CallRecord{Call: llm.ToolCall{Name: n, Arguments: "{}"}})
+		}
+		return &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}}
+	}
+	if fs := Failures(s, made("read_file", "search")); len(fs) != 0 {
+		t.Errorf("the same calls: %v", fs)
+	}
+	for _, names := range [][]string{{"read_file", "write_file"}, {"read_file"}} {
+		fs := Failures(s, made(names...))
+		if len(fs) != 1 || fs[0].Key != "calls" || !strings.Contains(fs[0].Message, "> search (any arguments)") {
+			t.Errorf("calls %v: failures %v; want expect.calls to fail at search", names, fs)
+		}
+	}
+}
+
+// TestExpectCallsMarksTheFirstMissingItem: when the first expected call
+// has no match, the side-by-side view marks it, not a later unexpected
+// call.
+func TestExpectCallsMarksTheFirstMissingItem(t *testing.T) {
+	fs := callsFailures(t, "{match: any_order, list: [search, read_file]}", "read_file", "write_file")
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "> search (any arguments)") || strings.Contains(fs[0].Message, "> -") {
+		t.Errorf("failures %v; want the mark on the missing search", fs)
+	}
+}
+
+// TestExpectCallsShowsEveryCall: the side-by-side view of a failed
+// expect.calls shows every call made, the first included, and an extra
+// call past the end of an exact list is the marked mismatch.
+func TestExpectCallsShowsEveryCall(t *testing.T) {
+	fs := callsFailures(t, "{list: [read_file]}", "read_file", "search")
+	if len(fs) != 1 || !strings.Contains(fs[0].Message, "read_file (any arguments)   read_file {}") || !strings.Contains(fs[0].Message, "> -") || !strings.HasSuffix(fs[0].Message, "search {}") {
+		t.Errorf("failures %v; want both calls shown and the extra search marked", fs)
+	}
+}
+
+// TestExpectCallsShowsEachCallOnce: in the any_order view, a call paired
+// with a later expected item is shown once, beside that item.
+func TestExpectCallsShowsEachCallOnce(t *testing.T) {
+	fs := callsFailures(t, "{match: any_order, list: [search, read_file, write_file]}", "read_file", "search")
+	if len(fs) != 1 || strings.Count(fs[0].Message, "read_file {}") != 1 || strings.Count(fs[0].Message, "search {}") != 1 || !strings.Contains(fs[0].Message, "> write_file (any arguments)") {
+		t.Errorf("failures %v; want each call shown once and write_file marked", fs)
+	}
+}
+
+// callsFailures checks a scenario whose expect.calls is calls against one
+// turn that called names, each with {}, and returns the failures.
+func callsFailures(t *testing.T, calls string, names ...string) []Failure {
+	t.Helper()
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: "+calls+"\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := &agent.Turn{}
+	for _, name := range names {
+		turn.Calls = append(turn.Calls, &agent.CallRecord{Call: llm.ToolCall{Name: name, Arguments: "{}"}})
+	}
+	return Failures(s, &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{turn}}})
+}
+
+// TestExpectCallsAnyOrderRepairsAPairing: with match: any_order, an item
+// that took a call another item needs moves to a call it also fits, so
+// both are paired.
+func TestExpectCallsAnyOrderRepairsAPairing(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls:\n    match: any_order\n    list:\n      - read_file\n      - {name: read_file, arguments: {path: x.txt}}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(path string) *agent.CallRecord {
+		args := `{"path":"` + path + `"}`
+		return &agent.CallRecord{Call: llm.ToolCall{Name: "read_file", Arguments: args}}
+	}
+	o := &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{{Calls: []*agent.CallRecord{read("x.txt"), read("y.txt")}}}}}
+	if fs := Failures(s, o); len(fs) != 0 {
+		t.Errorf("failures %v; want read_file(y.txt) for the first item and read_file(x.txt) for the second", fs)
+	}
+}
+
+// TestExpectCallsViewClipsAfter100Bytes: the side-by-side view shows a
+// call of 100 bytes whole and cuts a longer one to 99 bytes and "…".
+func TestExpectCallsViewClipsAfter100Bytes(t *testing.T) {
+	for _, n := range []int{100, 101} {
+		name := strings.Repeat("s", n-len(" {}"))
+		fs := callsFailures(t, "{list: [read_file]}", name)
+		shown := name + " {}"
+		if n > 100 {
+			shown = shown[:99] + "…"
+		}
+		if len(fs) != 1 || !strings.Contains(fs[0].Message, "   "+shown+"\n") && !strings.HasSuffix(fs[0].Message, "   "+shown) {
+			t.Errorf("a %d-byte call: failures %v; want it shown as %q", n, fs, shown)
 		}
 	}
 }

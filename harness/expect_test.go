@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -103,5 +105,21 @@ func TestCheckWithoutExpect(t *testing.T) {
 	}
 	if got := checkAll(s, o); got != nil {
 		t.Errorf("Check without expect = %v, want nil", got)
+	}
+}
+
+// TestRetriesListsOnlyRetriedTools: Retries sums the attempts after the
+// first per tool, and a tool called without a retry has no entry.
+func TestRetriesListsOnlyRetriedTools(t *testing.T) {
+	call := func(name string, attempts int) *agent.CallRecord {
+		return &agent.CallRecord{Call: llm.ToolCall{Name: name}, Attempts: make([]agent.Attempt, attempts)}
+	}
+	run := &agent.RunResult{Turns: []*agent.Turn{
+		{Calls: []*agent.CallRecord{call("search", 3), call("read_file", 1)}},
+		{Calls: []*agent.CallRecord{call("search", 2)}},
+	}}
+	got := retriesByTool(run)
+	if len(got) != 1 || got["search"] != 3 {
+		t.Errorf("Retries = %v, want map[search:3]", got)
 	}
 }

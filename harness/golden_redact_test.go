@@ -1,11 +1,14 @@
 package harness
 
 import (
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/redact"
 )
 
@@ -119,5 +122,90 @@ func TestUpdateGoldenNeverUnredacts(t *testing.T) {
 	want := "turns:\n  - result: value [REDACTED]\n  - result: a new turn\nfinal: It says plainvalue-9QmZ now.\n"
 	if string(data) != want {
 		t.Errorf("golden:\n%s\nwant:\n%s", data, want)
+	}
+}
+
+// TestRedactGoldenByChunksIsRedactingTheWhole: a golden of several chunks
+// is redacted as the whole text would be, wherever its keys stand: in the
+// first chunk only, in a later one only, at the very end of a line longer
+// than a chunk, or nowhere.
+func TestRedactGoldenByChunksIsRedactingTheWhole(t *testing.T) {
+	const key = "sk-proj-Gd4QmZ2xW7pRs4TuV8yNa3Bc6"
+	line := "  - a line of the golden that holds nothing secret\n"
+	lines := func(n int) string { return strings.Repeat(line, n) }
+	perChunk := goldenChunk / len(line)
+	// In this order: a chunking that loses or moves bytes fails on a
+	// case before the long line, where it could loop.
+	cases := []struct{ name, golden string }{
+		{"key in the first chunk", "k: " + key + "\n" + lines(3*perChunk)},
+		{"key in the third chunk", lines(2*perChunk+10) + "k: " + key + "\n" + lines(10)},
+		{"keys in every chunk", strings.Repeat(lines(perChunk-1)+"k: "+key+"\n", 3)},
+		{"key ends a long line", lines(3) + strings.Repeat("x", goldenChunk+100) + " " + key + "\n" + lines(perChunk)},
+		{"no key", lines(3 * perChunk)},
+	}
+	r := redact.Default()
+	for _, c := range cases {
+		got := string(redactGolden([]byte(c.golden), r))
+		want := r.Quiet(c.golden)
+		if got != want {
+			t.Fatalf("%s: the chunked redaction differs from the whole one at %s", c.name, udiff.FirstHunk(want, got))
+		}
+		if strings.Contains(want, key) || strings.Contains(c.golden, key) != strings.Contains(want, redact.Redacted) {
+			t.Errorf("%s: the whole text is not redacted as expected", c.name)
+		}
+	}
+}
+
+// TestRedactGoldenOfLessThanAChunkIsOneText: a golden shorter than a chunk
+// is redacted as one text, also when it does not end with a line break:
+// its last line is not cut off into a text of its own, where it would
+// start a text (and a line beginning with the end of a known secret would
+// be taken for the second half of a secret split across chunks).
+func TestRedactGoldenOfLessThanAChunkIsOneText(t *testing.T) {
+	const key = "Zq7+xW/9kLmN-pRsT_uv42Hd"
+	r := redact.New(&redact.Options{Secrets: []redact.Secret{{Kind: "KEY", Value: key}}, SecretEnv: []string{}})
+	for _, golden := range []string{
+		"name: ends\nnote: T_uv42Hd is how the key ends",
+		"name: ends\nT_uv42Hd is how the key ends",
+		"name: ends\nkey: " + key,
+	} {
+		if got, want := string(redactGolden([]byte(golden), r)), r.Quiet(golden); got != want {
+			t.Errorf("redactGolden(%q) = %q, want it redacted as one text: %q", golden, got, want)
+		}
+	}
+}
+
+// TestRedactGoldenWorksInChunks: redacting a large golden needs working
+// memory of about a chunk, not of the golden, also when a line is longer
+// than a chunk (it is a chunk of its own, and the lines after it are
+// chunks again).
+func TestRedactGoldenWorksInChunks(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector sync.Pool, which holds the chunks' working memory, drops what it is given at random")
+	}
+	r := redact.New(&redact.Options{SecretEnv: []string{}, Environ: []string{}})
+	line := "  - a line of the golden that holds nothing secret\n"
+	rest := strings.Repeat(line, (8<<20)/len(line))
+	for name, golden := range map[string][]byte{
+		"a line of exactly a chunk first":  []byte(strings.Repeat("x", goldenChunk) + "\n" + rest),
+		"a line longer than a chunk first": []byte(strings.Repeat("x", goldenChunk+100) + "\n" + rest),
+	} {
+		// The least of a few runs: the counter is the process's.
+		allocated := uint64(math.MaxUint64)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			got := redactGolden(golden, r)
+			runtime.ReadMemStats(&after)
+			if len(got) != len(golden) {
+				t.Fatalf("%s: a golden without secrets changed", name)
+			}
+			allocated = min(allocated, after.TotalAlloc-before.TotalAlloc)
+		}
+		t.Logf("%s: %d bytes allocated for %d", name, allocated, len(golden))
+		if allocated >= uint64(len(golden)) {
+			t.Errorf("%s: redacting a golden of %d bytes allocated %d bytes, want working memory of about a chunk (%d)", name, len(golden), allocated, goldenChunk)
+		}
 	}
 }

@@ -422,3 +422,53 @@ func TestPadAndLiteralLines(t *testing.T) {
 		}
 	}
 }
+
+// TestGoldenOfLongTexts: a golden holds long texts whole wherever they
+// stand: a final text with no turns, the path of an untouched or of a
+// changed file, a file's content.
+func TestGoldenOfLongTexts(t *testing.T) {
+	long := strings.Repeat("x", 2000)
+	for _, o := range []*Outcome{
+		{Name: "final", Termination: "final_text", Final: long},
+		{Name: "untouched path", Termination: "final_text", Workspace: []FileState{{Path: long, Untouched: true, Size: 1, Hash: "0123456789abcdef"}}},
+		{Name: "path", Termination: "final_text", Workspace: []FileState{{Path: long, Content: "x"}}},
+		{Name: "content", Termination: "final_text", Workspace: []FileState{{Path: "a.txt", Content: long}}},
+	} {
+		checkGolden(t, o)
+	}
+}
+
+// TestGoldenKeyOf1000BytesIsPlain: a key of up to 1000 bytes is written
+// as a plain key (YAML's limit for one is 1024 characters); a longer one
+// as an explicit "? key".
+func TestGoldenKeyOf1000BytesIsPlain(t *testing.T) {
+	for _, n := range []int{1000, 1001} {
+		path := strings.Repeat("p", n)
+		o := &Outcome{Name: "keys", Termination: "final_text", Workspace: []FileState{{Path: path, Content: "x"}}}
+		checkGolden(t, o)
+		got, _ := o.writeGolden()
+		plain := strings.Contains(string(got), "\n  "+path+": x\n")
+		explicit := strings.Contains(string(got), "\n  ? \""+path+"\"\n  : x\n")
+		if plain != (n <= 1000) || explicit != (n > 1000) {
+			t.Errorf("a %d-byte key: plain %v, explicit %v\n%s", n, plain, explicit, got)
+		}
+	}
+}
+
+// TestGoldenQuotesTheStartOfADate: text of four digits and "-" is quoted,
+// as a date would be; other text starting with a digit is plain.
+func TestGoldenQuotesTheStartOfADate(t *testing.T) {
+	for s, want := range map[string]string{
+		"2024-":      "'2024-'",
+		"2024-01-01": "'2024-01-01'",
+		"2024-x":     "'2024-x'",
+		"1234x":      "1234x",
+		"202-4":      "202-4",
+	} {
+		w := &goldenWriter{}
+		w.text(s, false, 2)
+		if string(w.buf) != want {
+			t.Errorf("%q is written %s, want %s", s, w.buf, want)
+		}
+	}
+}

@@ -2,8 +2,11 @@ package harness
 
 import (
 	"context"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tape"
 )
@@ -55,5 +58,80 @@ func TestJudgeResultPassed(t *testing.T) {
 		if got := (JudgeResult{Verdict: c.verdict}).Passed(scenario.JudgeExpect{Threshold: c.threshold}); got != c.want {
 			t.Errorf("case %d: Passed = %v, want %v", i, got, c.want)
 		}
+	}
+}
+
+// TestJudgeScoresAreShownExactly: a failing judge item shows the score
+// and the threshold as written, all their digits.
+func TestJudgeScoresAreShownExactly(t *testing.T) {
+	s, o := parseRun(t, strings.Replace(judgeScenario, "threshold: 0.8", "threshold: 0.85", 1))
+	o.Judged = []JudgeResult{
+		{Verdict: &tape.Verdict{Model: "test/judge", Score: 1, Pass: true}},
+		{Verdict: &tape.Verdict{Model: "test/strict", Score: 0.75, Reason: "unsure"}},
+	}
+	fs := Failures(s, o)
+	if len(fs) != 1 || fs[0].Message != "j.yaml:11: expect.judge[1]: the judge (test/strict) scored 0.75, below the threshold 0.85: unsure" {
+		t.Errorf("failures %+v", fs)
+	}
+}
+
+// TestReplayVerdictsWithNothingRecorded: a replay of judge items with no
+// verdict recorded fails each saying how to record one; a recorded
+// verdict with no item is reported unused.
+func TestReplayVerdictsWithNothingRecorded(t *testing.T) {
+	s, o := parseRun(t, judgeScenario)
+	replayVerdicts(s, o, redact.Default(), "evalrun", s.Path)
+	fs := Failures(s, o)
+	if len(fs) != 2 || !strings.HasPrefix(fs[0].Message, "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric") {
+		t.Errorf("no verdicts: failures %+v", fs)
+	}
+
+	noItems := judgeScenario[:strings.Index(judgeScenario, "expect:")] +
+		"judge:\n  - {rubric: r, model: test/judge, on: final, judged: x, score: 1, pass: true, reason: ok}\n"
+	s, o = parseRun(t, noItems)
+	replayVerdicts(s, o, redact.Default(), "evalrun", s.Path)
+	if len(o.Unused) != 1 || !strings.HasPrefix(o.Unused[0], "j.yaml:9: judge[0]: no expect.judge item uses this recorded verdict") {
+		t.Errorf("no items: Unused = %q, want the recorded verdict", o.Unused)
+	}
+}
+
+// TestJudgeTakesRecordedVerdictsOnlyInAReplay: Judge re-uses the
+// scenario's recorded verdicts for an outcome not judged live, and keeps
+// the verdicts of one that was.
+func TestJudgeTakesRecordedVerdictsOnlyInAReplay(t *testing.T) {
+	recorded, err := tape.EncodeVerdicts([]tape.Verdict{
+		{Rubric: "names the key", Model: "test/judge", On: "final", Judged: "the key is [REDACTED]", Score: 1, Pass: true, Reason: "yes"},
+		{Rubric: "is confident", Model: "test/strict", On: "transcript", Judged: "-", Score: 0.7, Pass: true, Reason: "unsure"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "j.yaml")
+	src, err := scenario.SetValue([]byte(judgeScenario), path, []string{"judge"}, recorded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Parse(src, path, "j")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func() *Outcome {
+		o, err := Run(context.Background(), s, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	// A replay: the first verdict is re-used (the final text is the one
+	// judged); the transcript changed, so the second item has none.
+	v := judgeOutcome(s, run(), &VerifyOptions{Update: true})
+	if v.Err != nil || len(v.Failures) != 1 || !strings.Contains(v.Failures[0], "expect.judge[1]") || !strings.Contains(v.Failures[0], "the judged text changed") {
+		t.Errorf("replay: %v %q; want only judge[1] failing on its changed text", v.Err, v.Failures)
+	}
+	// Judged live: both verdicts stand as given.
+	live := run()
+	live.Judged = []JudgeResult{{Verdict: &tape.Verdict{Model: "test/judge", Score: 1, Pass: true}}, {Verdict: &tape.Verdict{Model: "test/strict", Score: 0.9}}}
+	if v := judgeOutcome(s, live, &VerifyOptions{Update: true}); v.Err != nil || len(v.Failures) != 0 {
+		t.Errorf("live: %v %q; want the live verdicts to pass", v.Err, v.Failures)
 	}
 }

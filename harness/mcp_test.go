@@ -85,3 +85,31 @@ tape:
 		t.Errorf("a replay: %v, connected %v", err, got)
 	}
 }
+
+// TestMCPConnectTimeoutIsNamed: a live run whose MCP server does not
+// finish connecting within setup.mcp[].timeout fails saying so, with the
+// server's file and line.
+func TestMCPConnectTimeoutIsNamed(t *testing.T) {
+	s, err := scenario.Parse([]byte(`format: tapeloop/v1
+setup:
+  mcp:
+    - {name: slow, command: [slow-server], timeout: 10ms}
+input: [{role: user, content: hi}]
+tape: []
+`), "mcp.yaml", "mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage("done")}, nil
+	})
+	connect := func(ctx context.Context, _ *tools.Registry, _ scenario.MCPSetup, _ string) (func(), error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	_, err = Run(context.Background(), s, &RunOptions{Model: model, ConnectMCP: connect})
+	want := "mcp.yaml:4: setup.mcp[slow]: the server did not finish connecting (initialize, tools/list) within 10ms (setup.mcp[].timeout): "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Run = %v, want %s...", err, want)
+	}
+}

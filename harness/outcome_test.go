@@ -2,11 +2,14 @@ package harness
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // TestGoldenReadability pins the golden's shape: untouched files once by
@@ -115,5 +118,35 @@ func TestSameJSON(t *testing.T) {
 		if got := jsonvalue.Same(tc.a, tc.b); got != tc.want {
 			t.Errorf("jsonvalue.Same(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// TestWithUserTurnsRedactsAndKeepsFailedCalls: a live run's tape has each
+// user turn before its model call, redacted when a Redactor is given and
+// as spoken when not; a last user turn whose model call failed keeps the
+// failed attempts after it.
+func TestWithUserTurnsRedactsAndKeepsFailedCalls(t *testing.T) {
+	const key = "sk-proj-Gd4QmZ2xW7pRs4TuV8yNa3Bc6"
+	first := llm.UserMessage("my key is " + key)
+	last := llm.UserMessage("and now?")
+	o := &Outcome{Turns: []TurnOutcome{
+		{Index: 1, User: &first, Response: &llm.Response{Message: llm.AssistantMessage("ok")}},
+		{Index: 2, User: &last},
+	}}
+	recorded := []tape.Entry{
+		{Response: &llm.Response{Message: llm.AssistantMessage("ok")}},
+		{Error: "503 unavailable"},
+	}
+	for _, red := range []*redact.Redactor{nil, redact.Default()} {
+		got := o.WithUserTurns(recorded, red)
+		if len(got) != 4 || got[0].User == nil || got[1].Response == nil || got[2].User == nil || got[2].User.Content != "and now?" || got[3].Error != "503 unavailable" {
+			t.Fatalf("redactor %v: entries %+v; want user, response, user, error", red != nil, got)
+		}
+		if redacted := !strings.Contains(got[0].User.Content, key); redacted != (red != nil) {
+			t.Errorf("redactor %v: the first user turn is %q", red != nil, got[0].User.Content)
+		}
+	}
+	if first.Content != "my key is "+key {
+		t.Errorf("the outcome's user turn was changed: %q", first.Content)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -125,5 +126,62 @@ func TestRecorderTakesTheCallersBase(t *testing.T) {
 		if len(rec.turnDiffs) != 1 || !strings.Contains(rec.turnDiffs[0], c.want) {
 			t.Errorf("Base %q: turn diffs %q, want one holding %q", c.base, rec.turnDiffs, c.want)
 		}
+	}
+}
+
+// TestRecorderReportsABadEffectPath: a tool effect on a path outside the
+// workspace makes the Recorder's outcome an error, not a silently empty
+// diff.
+func TestRecorderReportsABadEffectPath(t *testing.T) {
+	rec, err := NewRecorder(workspace.NewMemory(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	observe := rec.Observer(nil)
+	observe(agent.Event{Kind: agent.EventToolEnd, Result: &tools.Result{Content: "ok", Effects: []tools.Effect{{File: &tools.FileEffect{Op: "write", Path: "../outside.txt", Bytes: 1}}}}})
+	observe(agent.Event{Kind: agent.EventTurnEnd, Turn: 1})
+	o, err := rec.Outcome(&agent.RunResult{}, nil)
+	if err == nil || o != nil || !strings.HasPrefix(err.Error(), "recording the workspace diff: ") {
+		t.Errorf("Outcome = %v, %v; want the effect's error", o, err)
+	}
+}
+
+// TestRecorderOutcomeOfAHandDrivenRun: a Recorder whose observer saw no
+// event still gives a run's outcome: no turns is nil, a turn with no
+// calls has nil calls, a call that never ran shows no executed
+// arguments, and a retried call's failed attempts are listed with no
+// backoff.
+func TestRecorderOutcomeOfAHandDrivenRun(t *testing.T) {
+	rec, err := NewRecorder(workspace.NewMemory(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := rec.Outcome(&agent.RunResult{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Turns != nil {
+		t.Errorf("a run with no turns: Turns = %#v, want nil", o.Turns)
+	}
+	neverRan := &agent.CallRecord{Call: llm.ToolCall{ID: "c1", Name: "search", Arguments: `{"q": "x"}`}, Arguments: []byte(`{"q":"x"}`)}
+	retried := &agent.CallRecord{Call: llm.ToolCall{ID: "c2", Name: "fetch", Arguments: `{}`}, Arguments: []byte(`{}`),
+		Attempts: []agent.Attempt{{Result: tools.Fail(tools.KindTimeout, "timed out")}, {Result: tools.Success("page")}}, Result: tools.Success("page")}
+	run := &agent.RunResult{Turns: []*agent.Turn{
+		{Index: 1, Response: &llm.Response{Message: llm.AssistantMessage("")}, Calls: []*agent.CallRecord{neverRan, retried}},
+		{Index: 2, Response: &llm.Response{Message: llm.AssistantMessage("done")}},
+	}}
+	o, err = rec.Outcome(run, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Turns) != 2 || len(o.Turns[0].Calls) != 2 || o.Turns[1].Calls != nil {
+		t.Fatalf("turns %+v; want 2, the second with nil calls", o.Turns)
+	}
+	if c := o.Turns[0].Calls[0]; c.Executed != "" {
+		t.Errorf("a call that never ran: Executed = %q, want empty", c.Executed)
+	}
+	c := o.Turns[0].Calls[1]
+	if c.Executed != "{}" || c.Attempts != 2 || len(c.Retries) != 1 || c.Retries[0].Failure != tools.KindTimeout || c.Retries[0].Backoff != 0 {
+		t.Errorf("a retried call: %+v; want one failed attempt (timeout) with no backoff", c)
 	}
 }

@@ -1,0 +1,44 @@
+package harness
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// TestFailureQuotesA200ByteTextWhole: a failure message quotes a text of
+// up to 200 bytes whole, and cuts a longer one there with "...".
+func TestFailureQuotesA200ByteTextWhole(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  said: [{contains: zzz}]\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{200, 201} {
+		text := strings.Repeat("a", n)
+		o := &Outcome{Run: &agent.RunResult{Messages: []llm.Message{llm.AssistantMessage(text)}}}
+		fs := Failures(s, o)
+		want := `"` + text[:200] + `"`
+		if n > 200 {
+			want = `"` + text[:200] + `..."`
+		}
+		if len(fs) != 1 || !strings.HasSuffix(fs[0].Message, want) {
+			t.Errorf("a %d-byte text: failures %v, want the message to end with %s", n, fs, want)
+		}
+	}
+}
+
+// TestExpectSaidWithNoAssistantText: a said item against a run that
+// wrote no assistant text says so, instead of listing none.
+func TestExpectSaidWithNoAssistantText(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  said: [{contains: zzz}]\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Failures(s, &Outcome{Run: &agent.RunResult{}})
+	if len(fs) != 1 || !strings.HasSuffix(fs[0].Message, `expected an assistant message to contain "zzz", the run has no assistant text`) {
+		t.Errorf("failures %v; want the run to have no assistant text", fs)
+	}
+}
