@@ -123,3 +123,41 @@ func TestRetriesListsOnlyRetriedTools(t *testing.T) {
 		t.Errorf("Retries = %v, want map[search:3]", got)
 	}
 }
+
+// TestFailuresWithoutARunRecord: an outcome with no run record (Run nil)
+// has called no tool and retried none, and a call it is expected to have
+// made is reported missing: the checks fail with messages, never a panic.
+func TestFailuresWithoutARunRecord(t *testing.T) {
+	s, err := scenario.Parse([]byte(`format: tapeloop/v1
+input: [{role: user, content: hi}]
+tape: []
+expect:
+  tool_calls: [search]
+  retries: {search: 1}
+  repairs: {c1: [trailing_comma]}
+  errors: {c2: timeout}
+`), "r.yaml", "r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := &Outcome{Termination: "final_text"}
+	if got := o.CalledTools(); got == nil || len(got) != 0 {
+		t.Errorf("CalledTools() = %#v; want empty", got)
+	}
+	if got := o.Retries(); got == nil || len(got) != 0 {
+		t.Errorf("Retries() = %#v; want empty", got)
+	}
+	var got []string
+	for _, f := range Failures(s, o) {
+		got = append(got, f.Message)
+	}
+	want := []string{
+		"r.yaml:5: expect.tool_calls: expected [search], found []",
+		"r.yaml:6: expect.retries: expected search to be retried 1 time, found 0",
+		"r.yaml:7: expect.repairs: expected call c1 to be repaired with [trailing_comma], the run has no record",
+		"r.yaml:8: expect.errors: expected call c2 to fail with timeout, the run has no record",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

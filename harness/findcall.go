@@ -70,11 +70,11 @@ func plural(n int, one, many string) string {
 
 // findCall returns the call ref names (an ID, or a position written by
 // scenario.CallAt), or nil and what a message about it says instead: that the
-// scenario has no such call (listing the ids it has), or that a reused id is
-// ambiguous.
+// scenario has no such call (listing the ids it has), that a reused id is
+// ambiguous, or that the run has no record (run nil).
 func findCall(run *agent.RunResult, ref string) (*agent.CallRecord, string) {
 	c, problem, ambiguous := locateCall(run, ref)
-	if c != nil || ambiguous {
+	if c != nil || ambiguous || run == nil {
 		return c, problem
 	}
 	if _, _, ok := scenario.ParseCallAt(ref); ok {

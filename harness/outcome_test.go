@@ -9,6 +9,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -148,5 +149,17 @@ func TestWithUserTurnsRedactsAndKeepsFailedCalls(t *testing.T) {
 	}
 	if first.Content != "my key is "+key {
 		t.Errorf("the outcome's user turn was changed: %q", first.Content)
+	}
+}
+
+// TestFindCallWithoutARunRecord: FindCall on an outcome with no run record
+// (Run nil) finds nothing and says the run has no record, by ID or by
+// position.
+func TestFindCallWithoutARunRecord(t *testing.T) {
+	o := &Outcome{}
+	for _, ref := range []string{"call_1", scenario.CallAt(1, 1)} {
+		if c, problem := o.FindCall(ref); c != nil || problem != "the run has no record" {
+			t.Errorf("FindCall(%q) = %v, %q; want nil and that the run has no record", ref, c, problem)
+		}
 	}
 }
