@@ -122,3 +122,67 @@ func TestDiffTiesByName(t *testing.T) {
 		}
 	}
 }
+
+// Within each group of Diff's order, the larger change comes first whatever
+// the names: regressions by drop, improvements by gain, and the changes the
+// trials cannot confirm drops first, then gains, each largest first.
+func TestDiffOrderWithinGroups(t *testing.T) {
+	a := &report.Eval{Scenarios: []report.EvalScenario{
+		row("a-regressed-less", "m", 10, 10), row("b-regressed-more", "m", 10, 10),
+		row("c-improved-less", "m", 0, 10), row("d-improved-more", "m", 0, 10),
+		row("e-dropped-less", "m", 4, 4), row("f-dropped-more", "m", 4, 4),
+		row("g-gained-less", "m", 0, 4), row("h-gained-more", "m", 0, 4),
+	}}
+	b := &report.Eval{Scenarios: []report.EvalScenario{
+		row("a-regressed-less", "n", 3, 10), row("b-regressed-more", "n", 0, 10),
+		row("c-improved-less", "n", 7, 10), row("d-improved-more", "n", 10, 10),
+		row("e-dropped-less", "n", 3, 4), row("f-dropped-more", "n", 2, 4),
+		row("g-gained-less", "n", 1, 4), row("h-gained-more", "n", 2, 4),
+	}}
+	var got []string
+	for _, c := range Diff(a, b, "m", "n") {
+		got = append(got, c.Name)
+	}
+	want := "b-regressed-more a-regressed-less d-improved-more c-improved-less f-dropped-more e-dropped-less h-gained-more g-gained-less"
+	if strings.Join(got, " ") != want {
+		t.Errorf("order %v\nwant  %s", got, want)
+	}
+}
+
+// A change of zero is neither a regression nor an improvement, whatever its
+// p-value.
+func TestChangeOfZeroIsNeither(t *testing.T) {
+	c := Change{Name: "same", Delta: 0, P: 0.001, PAdjusted: 0.001, Significant: true}
+	if c.Regressed() || c.Improved() {
+		t.Errorf("%+v: regressed %v, improved %v; want neither", c, c.Regressed(), c.Improved())
+	}
+}
+
+// Holm's correction counts only the scenarios scored in both reports: a
+// scenario whose trials all errored on one side (0 scored) does not raise
+// the others' adjusted p-values.
+func TestDiffHolmFamilyIsTheScoredScenarios(t *testing.T) {
+	for side, errored := range map[string][2]report.EvalScenario{
+		"baseline": {row("errored", "m", 0, 0), row("errored", "n", 2, 3)},
+		"later":    {row("errored", "m", 2, 3), row("errored", "n", 0, 0)},
+	} {
+		a := &report.Eval{Scenarios: []report.EvalScenario{row("drop", "m", 10, 10), errored[0]}}
+		b := &report.Eval{Scenarios: []report.EvalScenario{row("drop", "n", 0, 10), errored[1]}}
+		changes := Diff(a, b, "m", "n")
+		i := slices.IndexFunc(changes, func(c Change) bool { return c.Name == "drop" })
+		if c := changes[i]; !near(c.PAdjusted, c.P) || !near(c.P, 2.0/184756) {
+			t.Errorf("0 scored trials in the %s: drop's p %v adjusted to %v, want it unadjusted (a family of one)", side, c.P, c.PAdjusted)
+		}
+	}
+}
+
+// Significance is strict: an adjusted p-value of exactly 0.05 (0 of 2 passed
+// against 19 of 23: Fisher's p is 0.05) is not a significant change.
+func TestDiffSignificanceIsStrict(t *testing.T) {
+	a := &report.Eval{Scenarios: []report.EvalScenario{row("edge", "m", 0, 2)}}
+	b := &report.Eval{Scenarios: []report.EvalScenario{row("edge", "n", 19, 23)}}
+	c := Diff(a, b, "m", "n")[0]
+	if c.PAdjusted != Significance || c.Significant || c.Improved() {
+		t.Errorf("%+v: want p = %v exactly and not significant", c, Significance)
+	}
+}

@@ -69,3 +69,24 @@ func TestPriceCost(t *testing.T) {
 		t.Errorf("cost %v; want %v", got, 2800/1e6)
 	}
 }
+
+// A price may be zero, and the cached price may be left out.
+func TestParsePriceBoundaries(t *testing.T) {
+	for s, want := range map[string]Price{
+		"openai/m=0,0":     {},
+		"openai/m=0.5,1.5": {Input: 0.5, Output: 1.5},
+		"openai/m=1,2,0":   {Input: 1, Output: 2},
+	} {
+		if _, got, err := ParsePrice(s); err != nil || got != want {
+			t.Errorf("ParsePrice(%q) = %+v, %v; want %+v", s, got, err, want)
+		}
+	}
+}
+
+// A price of 0 in the config file is a price (a free model), not an error.
+func TestParseConfigZeroPrice(t *testing.T) {
+	c, err := ParseConfig([]byte("prices:\n  local/free: {input: 0, output: 0.0}\n"), "evalrun.yaml")
+	if err != nil || c.Prices["local/free"] != (Price{}) {
+		t.Errorf("ParseConfig(price 0) = %+v, %v; want a zero price", c, err)
+	}
+}

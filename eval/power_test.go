@@ -2,6 +2,7 @@ package eval
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"testing"
 )
 
@@ -97,5 +98,40 @@ func TestSuiteTrialsToDetectBounds(t *testing.T) {
 	small, large := SuiteTrialsToDetect(rates, 0.05), SuiteTrialsToDetect(rates, 0.2)
 	if !(large > 0 && small > large) {
 		t.Errorf("trials for a drop of 0.05: %d, of 0.2: %d; want fewer for the larger drop", small, large)
+	}
+}
+
+// A scenario that never passes (rate 0) is part of the suite's mean and is
+// sized with the rest; so is a drop of the whole mean, to 0 (the documented
+// range is (0, mean]).
+func TestSuiteTrialsToDetectEdges(t *testing.T) {
+	if n := SuiteTrialsToDetect([]float64{0, 1, 1}, 0.2); n == 0 {
+		t.Errorf("a suite with a scenario at rate 0: no sizing, want one")
+	}
+	if n := SuiteTrialsToDetect([]float64{0.5, 0.5}, 0.5); n == 0 {
+		t.Errorf("a drop of the whole mean 0.5: no sizing, want one")
+	}
+	if n := SuiteTrialsToDetect([]float64{0.5, 0.5}, 0.5000001); n != 0 {
+		t.Errorf("a drop past the mean: %d trials, want 0", n)
+	}
+}
+
+// The suite's sizing reaches its bounds exactly: a power of exactly 80%
+// is enough, and a drop that needs exactly 100000 trials per scenario is
+// sized, while a slightly smaller one is out of reach (0).
+func TestSuiteTrialsToDetectAtItsBounds(t *testing.T) {
+	// Found by a search over drops on amd64 (also with GOAMD64=v3): at 3
+	// trials the power of this drop from 0.95 computes to exactly 0.8 (at
+	// 2, to 0.45). Other processors may round the float arithmetic
+	// differently (fused multiply-adds), so only amd64 checks it.
+	if n := SuiteTrialsToDetect([]float64{0.95}, 0.8126544018937061); n != 3 && runtime.GOARCH == "amd64" {
+		t.Errorf("a drop whose power at 3 trials is exactly 0.8: %d trials, want 3", n)
+	}
+	// One scenario at 0.5: the power first reaches 0.8 at 100000 trials.
+	if n := SuiteTrialsToDetect([]float64{0.5}, 0.00626434); n != 100000 {
+		t.Errorf("a drop of 0.00626434 from 0.5: %d trials, want 100000", n)
+	}
+	if n := SuiteTrialsToDetect([]float64{0.5}, 0.00626433); n != 0 {
+		t.Errorf("a drop of 0.00626433 from 0.5: %d trials, want 0 (more than 100000)", n)
 	}
 }

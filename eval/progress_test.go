@@ -36,3 +36,29 @@ func TestProgressBar(t *testing.T) {
 		t.Errorf("got %q\nwant %q", b.String(), want)
 	}
 }
+
+// Off a terminal, a progress line is printed once the interval has passed
+// since the last one: exactly at the interval counts.
+func TestProgressPrinterAtTheInterval(t *testing.T) {
+	var b strings.Builder
+	progress, done := ProgressPrinter(&b, false, 10*time.Second)
+	for _, p := range []Progress{{Done: 1, Total: 4}, {Done: 2, Total: 4, Elapsed: 9 * time.Second}, {Done: 3, Total: 4, Elapsed: 10 * time.Second}} {
+		progress(p)
+	}
+	done()
+	if got := strings.Count(b.String(), "\n"); got != 2 || !strings.Contains(b.String(), "3/4 trials") || strings.Contains(b.String(), "2/4 trials") {
+		t.Errorf("lines:\n%s\nwant 1/4 and 3/4 (10 s after it), not 2/4 (9 s)", b.String())
+	}
+}
+
+// A progress line names only what there is: no pass rate before a trial is
+// scored, no errors, cost or time left when there are none; a bar with no
+// trials to run is empty (no division by zero).
+func TestProgressLineLeavesOutZeros(t *testing.T) {
+	if got, want := line(Progress{Done: 1, Total: 1}), "1/1 trials, 0 tokens"; got != want {
+		t.Errorf("line = %q, want %q", got, want)
+	}
+	if got, want := bar(Progress{}), "[........................] 0/0 trials, 0 tokens"; got != want {
+		t.Errorf("bar of no trials = %q, want %q", got, want)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -267,5 +268,113 @@ expect:
 	}
 	if want := map[string]int{"files[notes x]": 2, "said[0]": 2}; !reflect.DeepEqual(r.Scenarios[0].Failures, want) {
 		t.Errorf("Failures = %v; want %v", r.Scenarios[0].Failures, want)
+	}
+}
+
+// A run of two scenarios against two models runs every pair, reports a
+// row for each, and counts the progress over all of them; two scenarios
+// of the same name are refused before anything runs.
+func TestRunOfSeveralScenariosAndModels(t *testing.T) {
+	a := parse(t, appendScenario, "files/append")
+	b := parse(t, strings.Replace(appendScenario, "name: files/append\n", "name: files/append-again\n", 1), "files/append-again")
+	models := map[string]llm.Model{"test/one": writer("hello\nworld\n", "done"), "test/two": writer("hello\nworld\n", "done")}
+	var seen []Progress
+	r, err := Run(context.Background(), []*scenario.Scenario{b, a}, &Options{
+		Models: []string{"test/one", "test/two"}, Open: opener(models), Trials: 2, Parallel: 1,
+		Clock: clock.NewVirtual(clock.Epoch), Progress: func(p Progress) { seen = append(seen, p) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, row := range r.Scenarios {
+		rows = append(rows, fmt.Sprintf("%s %s %d/%d", row.Name, row.Model, row.Passed, row.Trials))
+	}
+	want := []string{"files/append test/one 2/2", "files/append test/two 2/2", "files/append-again test/one 2/2", "files/append-again test/two 2/2"}
+	if !slices.Equal(rows, want) {
+		t.Errorf("rows %q; want %q", rows, want)
+	}
+	if len(seen) != 8 || seen[0].Done != 1 || seen[0].Total != 8 || seen[7].Done != 8 || seen[7].Total != 8 {
+		t.Errorf("progress %+v; want 8 reports, from 1/8 to 8/8", seen)
+	}
+
+	dup := parse(t, appendScenario, "other/append")
+	_, err = Run(context.Background(), []*scenario.Scenario{a, dup}, &Options{Models: []string{"test/one"}, Open: opener(models)})
+	if err == nil || !strings.Contains(err.Error(), `files/append.yaml and other/append.yaml are both named "files/append"`) {
+		t.Errorf("two scenarios named files/append: %v; want them refused by path", err)
+	}
+}
+
+// MaxCost holds a trial back when what was spent, plus what the trials in
+// flight are expected to spend (each model's average cost so far), plus
+// this trial's expected cost would pass the limit; reaching it exactly is
+// allowed. A model with no cost yet is expected to spend nothing.
+func TestMaxCostExpectsTheTrialsInFlight(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		spent    map[string]float64
+		done     map[string]int
+		inFlight map[string]int
+		model    string
+		max      float64
+		admit    bool
+	}{
+		// 0.75 spent over 3 trials, 2 in flight: 0.75 + 2·0.25 + 0.25 = 1.5.
+		{"in flight, over", map[string]float64{"a": 0.75}, map[string]int{"a": 3}, map[string]int{"a": 2}, "a", 1.4, false},
+		{"in flight, under", map[string]float64{"a": 0.75}, map[string]int{"a": 3}, map[string]int{"a": 2}, "a", 1.6, true},
+		// 0.5 spent over 2 trials: 0.5 + 0.25 is exactly the limit.
+		{"exactly at the limit", map[string]float64{"a": 0.5}, map[string]int{"a": 2}, nil, "a", 0.75, true},
+		// 0.75 over 3: the next is expected at the average 0.25, not 0.75·3.
+		{"the average", map[string]float64{"a": 0.75}, map[string]int{"a": 3}, nil, "a", 1.1, true},
+		// b has cost nothing yet, but a's spending alone passes the limit.
+		{"a model without cost", map[string]float64{"a": 0.75}, map[string]int{"a": 1}, nil, "b", 0.5, false},
+	} {
+		r := &runner{opts: &Options{MaxCost: c.max}, spent: c.spent, costDone: c.done, inFlight: c.inFlight}
+		if c.inFlight == nil {
+			r.inFlight = map[string]int{}
+		}
+		got := r.admit(context.Background(), c.model)
+		if got != c.admit || (r.stopped == report.StoppedMaxCost) == c.admit {
+			t.Errorf("%s: admitted %v, stopped %q; want admitted %v", c.name, got, r.stopped, c.admit)
+		}
+	}
+}
+
+// Run fails with the first error Options.Trial returned; the trials still
+// run to the end.
+func TestRunReturnsTheFirstTrialHookError(t *testing.T) {
+	var seen []int
+	_, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": writer("hello\nworld\n", "done")}),
+		Trials: 3, Parallel: 1, Clock: clock.NewVirtual(clock.Epoch),
+		Trial: func(tr *Trial) error {
+			seen = append(seen, tr.Report.Trial)
+			if tr.Report.Trial == 1 {
+				return nil
+			}
+			return fmt.Errorf("saving trial %d failed", tr.Report.Trial)
+		},
+	})
+	if err == nil || err.Error() != "saving trial 2 failed" || !slices.Equal(seen, []int{1, 2, 3}) {
+		t.Errorf("err %v after the hook saw trials %v; want the error of trial 2 after all 3", err, seen)
+	}
+}
+
+// The progress counts passed, scored (passed or failed) and error trials.
+func TestProgressCountsOutcomes(t *testing.T) {
+	broken := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return nil, &llm.ProviderError{Kind: llm.ErrAuth, StatusCode: 401}
+	})
+	models := map[string]llm.Model{"test/right": writer("hello\nworld\n", "done"), "test/wrong": writer("hello\n", "done"), "test/broken": broken}
+	var last Progress
+	_, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/right", "test/wrong", "test/broken"}, Open: opener(models), Trials: 2, Parallel: 1,
+		Clock: clock.NewVirtual(clock.Epoch), Progress: func(p Progress) { last = p },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last.Done != 6 || last.Passed != 2 || last.Scored != 4 || last.Errors != 2 {
+		t.Errorf("last progress %+v; want 6 done, 2 passed, 4 scored, 2 errors", last)
 	}
 }

@@ -267,3 +267,53 @@ func TestBootstrapDrawsLargeRunsInBoundedWork(t *testing.T) {
 		t.Errorf("bootstrap = %+v, want an interval around -0.1", bs)
 	}
 }
+
+// A rise from a pass rate of 0 needs as many trials to detect as the same
+// drop to 0: the sizing is symmetric, and 0 is a rate like any other.
+func TestTrialsToDetectFromZero(t *testing.T) {
+	if up, down := TrialsToDetect(0, 1), TrialsToDetect(1, 0); up != 4 || down != 4 {
+		t.Errorf("TrialsToDetect(0, 1) = %d, (1, 0) = %d; want 4 both (4/4 against 0/4: Fisher p = 2/70)", up, down)
+	}
+}
+
+// One resample gives an interval: the difference of that one resample at
+// both ends, not the observed difference, which only zero resamples give.
+func TestHierarchicalBootstrapOneResample(t *testing.T) {
+	a, b := []Counts{{5, 10}, {3, 10}}, []Counts{{5, 10}, {3, 10}}
+	if none := HierarchicalBootstrap(a, b, 0, 0.95, 1); none.Low != 0 || none.High != 0 || none.Difference != 0 {
+		t.Errorf("no resample: %+v, want the observed difference 0 at both ends", none)
+	}
+	resampled := false
+	for seed := uint64(1); seed <= 5; seed++ {
+		one := HierarchicalBootstrap(a, b, 1, 0.95, seed)
+		if one.Low != one.High || one.Difference != 0 {
+			t.Errorf("seed %d, one resample: %+v, want one value at both ends and the observed difference 0", seed, one)
+		}
+		resampled = resampled || one.Low != 0
+	}
+	if !resampled {
+		t.Errorf("one resample gave the observed difference 0 for every seed: the resample was not drawn")
+	}
+}
+
+// A resampled trial passes when the uniform draw in [0, 1) falls below the
+// smoothed pass rate, so that it passes with exactly that chance: a draw
+// equal to the rate is a failure.
+func TestHierarchicalBootstrapDrawAtTheRateFails(t *testing.T) {
+	// The seed was worked out by inverting the generator (PCG-DXSM, the
+	// stream HierarchicalBootstrap uses): its second number, the one B's
+	// single trial is drawn with after the draw of the scenario, is exactly
+	// 0.25, B's smoothed rate (0 + 1/2) / (1 + 1).
+	const seed = 14921872881287231627
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	rng.IntN(1)
+	if u := rng.Float64(); u != 0.25 {
+		t.Fatalf("the seed's second draw is %v, not 0.25: the test's premise no longer holds", u)
+	}
+	// A has no trial (rate 0, nothing drawn): the one resample's difference
+	// is B's drawn rate.
+	got := HierarchicalBootstrap([]Counts{{0, 0}}, []Counts{{0, 1}}, 1, 0.95, seed)
+	if got.Low != 0 || got.High != 0 {
+		t.Errorf("B's trial drawn at exactly its rate 0.25: interval [%v, %v], want [0, 0] (a failure)", got.Low, got.High)
+	}
+}
