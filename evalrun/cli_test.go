@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -109,5 +110,44 @@ func TestMainWithUserTools(t *testing.T) {
 	code, _, errOut := runCmd(t, "lint", dir)
 	if code != exitUsage || !strings.Contains(errOut, `unknown tool "shout" (known: fixtures `) {
 		t.Errorf("lint without the tool: exit %d\n%s", code, errOut)
+	}
+}
+
+// progName, the name hints give the program, is the base name it was run
+// by, without .exe, or evalrun for go test's and go run's binaries.
+func TestProgName(t *testing.T) {
+	defer func(old string) { os.Args[0] = old }(os.Args[0])
+	for arg0, want := range map[string]string{
+		"/usr/local/bin/supportrun":        "supportrun",
+		`supportrun.exe`:                   "supportrun",
+		"./evalrun":                        "evalrun",
+		"/tmp/go-build1/b001/evalrun.test": "evalrun",
+		"":                                 "evalrun",
+	} {
+		os.Args[0] = arg0
+		if got := progName(); got != want {
+			t.Errorf("run as %q: progName %q, want %q", arg0, got, want)
+		}
+	}
+}
+
+// Main reads standard input from Options.Stdin when it is set, not from the
+// process's own.
+func TestMainReadsOptionsStdin(t *testing.T) {
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"repair"}, &out, &errb, &Options{Stdin: strings.NewReader(`{"a": 1,}`)})
+	if code != exitOK || out.String() != `{"output":"{\"a\": 1}","fixes":["trailing_comma"]}`+"\n" {
+		t.Errorf("repair of Options.Stdin: exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	}
+}
+
+// Run with no arguments, evalrun replays ./scenarios; when there is none it
+// says so and exits 2 (no panic on the missing first argument).
+func TestMainWithoutArguments(t *testing.T) {
+	t.Chdir(t.TempDir())
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), nil, &out, &errb, &Options{Stdin: strings.NewReader("")})
+	if code != exitUsage || !strings.Contains(errb.String(), "scenarios") {
+		t.Errorf("no arguments, no ./scenarios: exit %d, stdout %q, stderr %q; want 2 naming scenarios", code, out.String(), errb.String())
 	}
 }

@@ -104,3 +104,47 @@ func TestCompareSignificantDropFails(t *testing.T) {
 		t.Errorf("--fail-on never: exit %d; want 0", code)
 	}
 }
+
+// compare --detect takes a drop in pass rate from 0 (no sizing lines) to 1
+// inclusive; outside that it is a usage error.
+func TestCompareDetectBounds(t *testing.T) {
+	tmp := t.TempDir()
+	a, b := filepath.Join(tmp, "a.json"), filepath.Join(tmp, "b.json")
+	writeRun(t, a, "openai/gpt-x", map[string][2]int{"one": {3, 5}})
+	writeRun(t, b, "openai/gpt-x", map[string][2]int{"one": {2, 4}})
+	for _, tc := range []struct {
+		detect string
+		code   int
+	}{{"0", exitOK}, {"1", exitOK}, {"-0.01", exitUsage}, {"1.01", exitUsage}} {
+		code, out, errOut := runCmd(t, "compare", "--detect", tc.detect, a, b)
+		if code != tc.code {
+			t.Errorf("--detect %s: exit %d, want %d\n%s%s", tc.detect, code, tc.code, out, errOut)
+		}
+		if tc.code == exitUsage && !strings.Contains(errOut, "want a drop in pass rate from 0 to 1") {
+			t.Errorf("--detect %s: stderr %q does not say the range", tc.detect, errOut)
+		}
+	}
+}
+
+// compare --fail-on drop fails on any scenario whose pass rate fell, however
+// small the drop, and only then: a pass rate that held or rose exits 0.
+func TestCompareFailOnDropOnlyOnADrop(t *testing.T) {
+	tmp := t.TempDir()
+	base := filepath.Join(tmp, "a.json")
+	writeRun(t, base, "openai/gpt-x", map[string][2]int{"one": {2, 4}, "two": {3, 4}})
+	for _, tc := range []struct {
+		name   string
+		counts map[string][2]int
+		code   int
+	}{
+		{"held", map[string][2]int{"one": {2, 4}, "two": {3, 4}}, exitOK},
+		{"rose", map[string][2]int{"one": {3, 4}, "two": {4, 4}}, exitOK},
+		{"fell by one trial", map[string][2]int{"one": {2, 4}, "two": {2, 4}}, exitFailed},
+	} {
+		later := filepath.Join(tmp, "b.json")
+		writeRun(t, later, "openai/gpt-x", tc.counts)
+		if code, out, errOut := runCmd(t, "compare", "--fail-on", "drop", base, later); code != tc.code {
+			t.Errorf("pass rates %s: exit %d, want %d\n%s%s", tc.name, code, tc.code, out, errOut)
+		}
+	}
+}

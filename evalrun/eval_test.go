@@ -1,6 +1,7 @@
 package evalrun
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
 )
@@ -338,5 +340,88 @@ func TestEvalSaveTrialsFailureKeepsResults(t *testing.T) {
 	}
 	if r := readReport(t, jsonPath); r.Summary.Passed != 2 {
 		t.Errorf("the report holds %d passed trials; want 2", r.Summary.Passed)
+	}
+}
+
+// eval --min-pass takes a rate from 0 to 1 inclusive: 0 lets a flaky model
+// pass, 1 asks for every trial to pass; outside that it is a usage error.
+func TestEvalMinPassBounds(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	args := []string{"eval", "--model", "scripted/alternate", "--trials", "4", "--parallel", "1"}
+	for _, tc := range []struct {
+		minPass string
+		code    int
+	}{{"0", exitOK}, {"1", exitFailed}, {"-0.01", exitUsage}, {"1.01", exitUsage}} {
+		code, out, errOut := runCmd(t, append(args, "--min-pass", tc.minPass, dir)...)
+		if code != tc.code {
+			t.Errorf("--min-pass %s on a model passing 2/4: exit %d, want %d\n%s%s", tc.minPass, code, tc.code, out, errOut)
+		}
+	}
+}
+
+// eval --rpm and --tpm take N or PROVIDER=N with N at least 1: a limit of 1
+// is a limit, 0 is a usage error. The clock is virtual, so the waits the
+// limits impose take no time.
+func TestEvalRateLimitsOfOne(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	for _, tc := range []struct {
+		flags []string
+		code  int
+	}{
+		{[]string{"--rpm", "1"}, exitOK},
+		{[]string{"--tpm", "scripted=1"}, exitOK},
+		{[]string{"--rpm", "0"}, exitUsage},
+		{[]string{"--tpm", "scripted=0"}, exitUsage},
+	} {
+		args := append([]string{"eval", "--model", "scripted/right", "--trials", "2", "--parallel", "1"}, tc.flags...)
+		var out, errb bytes.Buffer
+		code := run(context.Background(), append(args, dir), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: clock.NewVirtual(clock.Epoch)})
+		if code != tc.code {
+			t.Errorf("%v: exit %d, want %d\n%s%s", tc.flags, code, tc.code, out.String(), errb.String())
+		}
+		if tc.code == exitUsage && !strings.Contains(errb.String(), "want N or PROVIDER=N with N at least 1") {
+			t.Errorf("%v: stderr %q does not say what a limit must be", tc.flags, errb.String())
+		}
+	}
+}
+
+// Off a terminal, eval prints a progress line at most every 10 seconds of
+// the run, and always for the last trial: trials that end at the same
+// instant (a virtual clock that no one advances) print the first and the
+// last line only.
+func TestEvalProgressLinesAreSpaced(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"eval", "--model", "scripted/right", "--trials", "4", "--parallel", "1", dir},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: clock.NewVirtual(clock.Epoch)})
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out.String(), errb.String())
+	}
+	var lines []string
+	for l := range strings.SplitSeq(errb.String(), "\n") {
+		if strings.Contains(l, "/4 trials") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "1/4 trials") || !strings.HasPrefix(lines[1], "4/4 trials") {
+		t.Errorf("progress lines %q, want the first trial's and the last's\nstderr:\n%s", lines, errb.String())
+	}
+}
+
+// An eval shard that holds no selected scenario writes its empty report
+// (so that merge finds the shard) and exits 0 without running anything.
+func TestEvalEmptyShard(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	jsonPath := filepath.Join(t.TempDir(), "shard.json")
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--run", "^nothing$", "--shard", "2/2", "--json", jsonPath, dir)
+	if code != exitOK || !strings.Contains(errOut, "shard 2/2 holds no selected scenario") {
+		t.Fatalf("exit %d, want 0 and the empty shard named\n%s%s", code, out, errOut)
+	}
+	if strings.Contains(errOut, "trials") || strings.Contains(out, "trials") {
+		t.Errorf("an empty shard ran trials:\nstdout:\n%s\nstderr:\n%s", out, errOut)
+	}
+	r := readReport(t, jsonPath)
+	if r.Shard == nil || *r.Shard != (report.Shard{Index: 2, Total: 2}) || len(r.Scenarios) != 0 || len(r.Models) != 0 || !r.Summary.OK {
+		t.Errorf("report %+v, want the empty report of shard 2/2", r)
 	}
 }

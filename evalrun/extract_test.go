@@ -289,3 +289,34 @@ func TestExtractStdinLimit(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// extract reads a text of exactly the stdin limit (16 MiB) whole; only a
+// longer one is refused.
+func TestExtractStdinAtTheLimit(t *testing.T) {
+	code, out, errOut := runExtractCmd(t, strings.Repeat("x", maxStdinText), "--tools", "get_time")
+	if code != exitOK || errOut != "" || !strings.HasPrefix(out, `{"calls":[],"content":"xxx`) || strings.Count(out, "x") != maxStdinText {
+		t.Errorf("a text of exactly %d bytes: exit %d, %d bytes of stdout, stderr %q; want it extracted", maxStdinText, code, len(out), errOut)
+	}
+}
+
+// An extract tool given as an object without "parameters", or with
+// "parameters": null, is a tool named alone: its XML values stay strings,
+// and a --tools-file schema of that name types them as for a bare name.
+func TestExtractToolObjectWithoutSchema(t *testing.T) {
+	toolsFile := filepath.Join(t.TempDir(), "tools.json")
+	if err := os.WriteFile(toolsFile, []byte(`[{"name": "add", "parameters": `+addSchema+`}]`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, _ := json.Marshal(addXML)
+	untyped := `{"calls":[{"name":"add","arguments":{"a":"3","b":"2.5"}}],"content":"","envelope":"qwen3_coder_xml"}` + "\n"
+	typed := `{"calls":[{"name":"add","arguments":{"a":3,"b":2.5}}],"content":"","envelope":"qwen3_coder_xml"}` + "\n"
+	for _, tool := range []string{`{"name": "add"}`, `{"name": "add", "parameters": null}`} {
+		stdin := `{"text": ` + string(text) + `, "tools": [` + tool + `]}` + "\n"
+		if code, out, errOut := runExtractCmd(t, stdin, "--jsonl"); code != exitOK || out != untyped {
+			t.Errorf("tool %s: exit %d, stdout %q, stderr %q; want %q", tool, code, out, errOut, untyped)
+		}
+		if code, out, errOut := runExtractCmd(t, stdin, "--jsonl", "--tools-file", toolsFile); code != exitOK || out != typed {
+			t.Errorf("tool %s with a --tools-file schema: exit %d, stdout %q, stderr %q; want %q", tool, code, out, errOut, typed)
+		}
+	}
+}

@@ -149,3 +149,24 @@ func TestMergeReplayWithEvalSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// merge writes whichever outputs are asked for: --junit alone is enough,
+// and without any output it is a usage error.
+func TestMergeWithOnlyJUnit(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+	}
+	tmp := t.TempDir()
+	result, junit := filepath.Join(tmp, "r.json"), filepath.Join(tmp, "all.xml")
+	replayToFile(t, result, dir)
+	if code, out, errOut := runCmd(t, "merge", result, "--junit", junit); code != exitOK {
+		t.Errorf("merge --junit only: exit %d, want 0\n%s%s", code, out, errOut)
+	}
+	if data, err := os.ReadFile(junit); err != nil || !strings.Contains(string(data), "<testsuite") {
+		t.Errorf("merge --junit wrote no JUnit file: %v\n%s", err, data)
+	}
+	if code, _, _ := runCmd(t, "merge", result); code != exitUsage {
+		t.Errorf("merge without an output: exit %d, want 2", code)
+	}
+}

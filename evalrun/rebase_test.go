@@ -287,3 +287,14 @@ func TestRebaseKeepsCommentsInOffered(t *testing.T) {
 		}
 	}
 }
+
+// rebase counts a scenario file that does not load as failed in its summary
+// line, beside the scenarios it tried (here one without a golden, failed
+// too), and exits 2.
+func TestRebaseCountsAFileThatDoesNotLoad(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "math/broken.yaml": "format: tapeloop/v1\nsetup: [\n"})
+	code, out, errOut := runCmd(t, "rebase", dir)
+	if code != exitUsage || !strings.Contains(out, "ERROR     ") || !strings.Contains(out, ", 2 failed\n") || strings.Contains(errOut, "no scenario matches") {
+		t.Errorf("rebase of a folder with a broken file: exit %d, want 2, the file named and counted as failed\n%s%s", code, out, errOut)
+	}
+}

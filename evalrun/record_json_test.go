@@ -3,10 +3,14 @@ package evalrun
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/tapeloop/tapeloop/llm"
 )
 
 // TestRecordJSON: record --json writes each scenario's recording (its
@@ -68,5 +72,48 @@ func TestRecordJSONDoc(t *testing.T) {
 	docNamesJSONKeys(t, doc, d)
 	if len(d.Scenarios) == 0 || d.Scenarios[0].Replay == nil {
 		t.Errorf("the example shows no recorded scenario: %+v", d)
+	}
+}
+
+// record's --json document of an interrupted run counts as not started the
+// scenario it stopped in and every one it did not get to, as its text does,
+// and gives each scenario's wall time in milliseconds (no more than the
+// whole command took).
+func TestRecordJSONOfAnInterruptedRun(t *testing.T) {
+	other := strings.Replace(unrecorded, "Append 'world'", "Append 'there'", 1)
+	dir := newScenarios(t, map[string]string{"a/first.yaml": unrecorded, "b/second.yaml": other, "c/third.yaml": other})
+	jsonPath := filepath.Join(t.TempDir(), "record.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The second scenario's first call: the user presses Ctrl-C.
+	f := interruptedAfter(cancel, callResponse("call_1", "write_file", `{"path": "notes.txt", "content": "hello\nworld\n"}`), textResponse("Done."))
+	start := time.Now()
+	code, out, errOut := runRecordCmd(t, ctx, f, "--model", "fake/m", "--json", jsonPath, dir)
+	took := float64(time.Since(start).Microseconds()) / 1000
+	if code != exitFailed || !strings.Contains(out, "1 recorded, 0 skipped, 0 failed; interrupted, 2 not started\n") {
+		t.Fatalf("exit %d, want 1 and 2 not started\n%s%s", code, out, errOut)
+	}
+	d, data := readRecordJSON(t, jsonPath)
+	if !d.Interrupted || d.Recorded != 1 || d.Failed != 0 || d.NotStarted != 2 {
+		t.Errorf("interrupted %v, recorded %d, failed %d, not started %d; want true, 1, 0, 2\n%s", d.Interrupted, d.Recorded, d.Failed, d.NotStarted, data)
+	}
+	for _, sc := range d.Scenarios {
+		if sc.WallMS < 0 || sc.WallMS > took {
+			t.Errorf("%s: wall_ms %g, want from 0 to the %g ms the command took", sc.Name, sc.WallMS, took)
+		}
+	}
+}
+
+// record --json counts a failed recording as failed.
+func TestRecordJSONCountsAFailure(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	failing := &fakeLive{answer: func(context.Context, int, *llm.Request) (*llm.Response, error) {
+		return nil, errors.New("503 overloaded")
+	}}
+	out := filepath.Join(t.TempDir(), "record.json")
+	code, text, errOut := runRecordCmd(t, context.Background(), failing, "--model", "fake/m", "--json", out, dir)
+	d, data := readRecordJSON(t, out)
+	if code != exitFailed || d.Failed != 1 || d.Recorded != 0 || d.Skipped != 0 {
+		t.Errorf("exit %d, document:\n%s\nwant 1 failed\nstdout:\n%s\nstderr:\n%s", code, data, text, errOut)
 	}
 }

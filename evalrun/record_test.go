@@ -698,3 +698,99 @@ func TestRecordWaitsOutRateLimits(t *testing.T) {
 		}
 	}
 }
+
+// Extending a tape that already ends the run records nothing live and
+// leaves the tape as written, its comments too.
+func TestRecordExtendOfACompleteTape(t *testing.T) {
+	complete := strings.Replace(unrecorded, "tape: []\n", writeRecorded+"  - response: {content: Done.}\n", 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": complete})
+	path := filepath.Join(dir, "files", "append.yaml")
+	f := scripted()
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "extend", path)
+	data, _ := os.ReadFile(path)
+	if code != exitOK || len(f.requests) != 0 || !strings.Contains(string(data), "tape:\n  # the write, recorded last week\n  - response:\n") ||
+		!strings.Contains(string(data), "  - response: {content: Done.}\n") {
+		t.Errorf("exit %d, %d live calls; want 0 and the tape as written in\n%s\nstdout:\n%s\nstderr:\n%s", code, len(f.requests), data, out, errOut)
+	}
+}
+
+// Extending a conversation appends to its tape: the user turns replayed
+// from it are the tape's own, so what was written stays as written.
+func TestRecordExtendOfAConversation(t *testing.T) {
+	script := `format: tapeloop/v1
+input:
+  - {role: system, content: "Be brief."}
+tape:
+  # recorded last week
+  - user: "Hi."
+  - response: {content: "Hello."}
+  - user: "And goodbye."
+`
+	dir := newScenarios(t, map[string]string{"talk.yaml": script})
+	path := filepath.Join(dir, "talk.yaml")
+	f := scripted(textResponse("Bye."))
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--mode", "extend", path)
+	data, _ := os.ReadFile(path)
+	if code != exitOK || len(f.requests) != 1 || !strings.Contains(string(data), "tape:\n  # recorded last week\n  - user: \"Hi.\"\n  - response: {content: \"Hello.\"}\n  - user: \"And goodbye.\"\n") ||
+		!strings.Contains(string(data), "content: Bye.") {
+		t.Errorf("exit %d, %d live calls; want 1 and the tape as written, then Bye., in\n%s\nstdout:\n%s\nstderr:\n%s", code, len(f.requests), data, out, errOut)
+	}
+}
+
+// A failed recording of a scenario without a tape: key (one written for
+// live runs) names the file's first line.
+func TestRecordFailureWithoutATapeKey(t *testing.T) {
+	live := strings.Replace(unrecorded, "tape: []\n", "", 1)
+	if live == unrecorded {
+		t.Fatal("no tape key to remove")
+	}
+	dir := newScenarios(t, map[string]string{"files/append.yaml": live})
+	path := filepath.Join(dir, "files", "append.yaml")
+	failing := &fakeLive{answer: func(context.Context, int, *llm.Request) (*llm.Response, error) {
+		return nil, errors.New("503 overloaded")
+	}}
+	code, out, errOut := runRecordCmd(t, context.Background(), failing, "--model", "fake/m", path)
+	if code != exitFailed || !strings.Contains(out, path+":1: the recording failed: ") {
+		t.Errorf("exit %d; want 1 and the failure at %s:1\nstdout:\n%s\nstderr:\n%s", code, path, out, errOut)
+	}
+}
+
+// An interrupted record run that also had an error exits 2, not 1, and
+// counts the error among the failed.
+func TestRecordInterruptedAfterAnError(t *testing.T) {
+	userModel := `format: tapeloop/v1
+setup:
+  user: {model: fake/user, instructions: "Ask about the weather.", max_turns: 2}
+input:
+  - {role: user, content: "Hi."}
+tape:
+  - response: {content: "Hello."}
+`
+	dir := newScenarios(t, map[string]string{"a/user.yaml": userModel, "b/append.yaml": unrecorded})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	code, out, errOut := runRecordCmd(t, ctx, interruptedAfter(cancel), "--model", "fake/m", "--mode", "extend", dir)
+	if code != exitUsage || !strings.Contains(out, "\n0 recorded, 0 skipped, 1 failed; interrupted, 1 not started\n") {
+		t.Errorf("exit %d, want 2 and the error counted as failed\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// Re-recording (--mode all) replaces a scenario's offered block with what
+// the model is offered now.
+func TestRecordAllRenewsTheOfferedBlock(t *testing.T) {
+	stale := strings.Replace(unrecorded, "tape: []\n", `offered:
+  system: []
+  tools:
+    - name: write_file
+      description: An old description.
+tape:
+  - response: {content: "Done before."}
+`, 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": stale})
+	path := filepath.Join(dir, "files", "append.yaml")
+	code, out, errOut := runRecordCmd(t, context.Background(), appendScript(), "--model", "fake/m", "--mode", "all", "--no-golden", path)
+	data, _ := os.ReadFile(path)
+	if code != exitOK || strings.Contains(string(data), "An old description.") || !strings.Contains(string(data), "    - name: read_file\n") {
+		t.Errorf("exit %d; want the offered block renewed (read_file and write_file as offered now) in\n%s\nstdout:\n%s\nstderr:\n%s", code, data, out, errOut)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/report"
@@ -443,5 +444,90 @@ func TestUpdateDoesNotBlessAFailingScenario(t *testing.T) {
 	}
 	if code, _, errOut := runCmd(t, "replay", "--force", dir); code != exitUsage || errOut != "evalrun replay: --force goes with --update\n" {
 		t.Errorf("--force alone: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// replay --repeat N runs a deterministic scenario N times in all: the
+// verified run and N-1 reruns, perturbed by 1 to N-1.
+func TestReplayRepeatRunsNTimes(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+	}
+	reruns := &rerunLog{}
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"replay", "--repeat", "3", dir}, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, rerun: reruns.rerun})
+	if code != exitOK {
+		t.Errorf("exit %d, want 0\n%s%s", code, out.String(), errb.String())
+	}
+	if got, want := reruns.perturbs(), []uint64{1, 2}; !slices.Equal(got, want) {
+		t.Errorf("--repeat 3: reruns with perturb %v, want %v", got, want)
+	}
+}
+
+// replay prints each scenario's time rounded to 10 µs, so that the line
+// does not carry the clock's noise in nanoseconds.
+func TestReplayTimesRoundedTo10Microseconds(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		1234567 * time.Nanosecond: "1.23ms",
+		1235000 * time.Nanosecond: "1.24ms",
+		4 * time.Microsecond:      "0s",
+		2 * time.Second:           "2s",
+	} {
+		if got := formatElapsed(d); got != want {
+			t.Errorf("formatElapsed(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// replay takes --parallel 1 and --repeat 1 (the smallest allowed); a
+// replay shard with no scenario says so on stderr, and only such a shard.
+func TestReplayOneAtATimeAndEmptyShards(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", "--parallel", "1", "--repeat", "1", dir); code != exitOK {
+		t.Fatalf("--parallel 1 --repeat 1: exit %d\n%s%s", code, out, errOut)
+	}
+	empty := 0
+	for _, shard := range []string{"1/2", "2/2"} {
+		code, out, errOut := runCmd(t, "replay", "--shard", shard, dir)
+		if code != exitOK {
+			t.Fatalf("--shard %s: exit %d\n%s%s", shard, code, out, errOut)
+		}
+		says := strings.Contains(errOut, "shard "+shard+" holds no selected scenario")
+		if ran := strings.Contains(out, "math/add"); says == ran {
+			t.Errorf("--shard %s: ran math/add %v, said it holds none %v; want exactly one\nstdout:\n%s\nstderr:\n%s", shard, ran, says, out, errOut)
+		}
+		if says {
+			empty++
+		}
+	}
+	if empty != 1 {
+		t.Errorf("%d of the 2 shards of one scenario were empty; want 1", empty)
+	}
+}
+
+// replay's summary line counts each scenario once: passed, failed, and
+// among the failed those that could not be loaded or run.
+func TestReplaySummaryCounts(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+	}
+	for name, text := range map[string]string{
+		"files/read.yaml": otherScenario, // no golden: fails
+		"z-bad.yaml":      strings.Replace(okScenario, "expect:", "expcet:", 1),
+	} {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, out, _ := runCmd(t, "replay", dir)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if got, want := lines[len(lines)-1], "1 passed, 2 failed (1 could not be loaded or run)"; got != want {
+		t.Errorf("summary %q, want %q\nstdout:\n%s", got, want, out)
 	}
 }
