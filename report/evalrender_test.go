@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"html"
+	"slices"
 	"strings"
 	"testing"
 
@@ -110,5 +111,44 @@ func TestEvalJUnit(t *testing.T) {
 	}
 	if ok := doc.Suites[1].Cases[0]; ok.Failure != nil || ok.Error != nil {
 		t.Errorf("the passing row failed: %+v", ok)
+	}
+}
+
+// evalWithAnErrorTrial is one scenario × model with a passed trial and an
+// error trial whose tape holds a failed call after a user message.
+func evalWithAnErrorTrial() *Eval {
+	return &Eval{Scenarios: []EvalScenario{{
+		Name: "g/s", Path: "scenarios/g/s.yaml", Model: "m", Trials: 1, Passed: 1, Errors: 1, Class: ClassError,
+		TrialsDetail: []EvalTrial{
+			{Trial: 1, Status: StatusPass, DurationMS: 1500},
+			{Trial: 2, Status: StatusError, Error: "provider down", DurationMS: 500, Tape: []EvalTapeEntry{
+				{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "do it"}, Error: "provider down"},
+			}},
+		},
+	}}}
+}
+
+// TestEvalPageCountsAndTrials: the headline counts trials and errors
+// (Trials + Errors), rows are numbered from s1, a row's seconds add its
+// trials' milliseconds, an error trial shows its error among its failures,
+// and a trial without a transcript gets one from its tape.
+func TestEvalPageCountsAndTrials(t *testing.T) {
+	p := evalPage(evalWithAnErrorTrial())
+	if p.Counts.Total != 2 || p.Pairs.Total != 1 || p.Pairs.Errors != 1 || len(p.Rows) != 1 {
+		t.Fatalf("counts %+v, pairs %+v, %d rows; want total 2, one error pair and one row", p.Counts, p.Pairs, len(p.Rows))
+	}
+	r := p.Rows[0]
+	if r.ID != "s1" || r.Seconds != 2 || len(r.Trials) != 2 {
+		t.Fatalf("row %s: %v seconds, %d trials; want s1, 2, 2", r.ID, r.Seconds, len(r.Trials))
+	}
+	if f := r.Trials[1].Failures; !slices.Equal(f, []string{"provider down"}) {
+		t.Errorf("error trial failures %q, want the error", f)
+	}
+	if f := r.Trials[0].Failures; len(f) != 0 {
+		t.Errorf("passed trial failures %q, want none", f)
+	}
+	tr := r.Trials[1].Transcript
+	if tr == nil || len(tr.Turns) != 1 || !slices.Equal(tr.Turns[0].User, []string{"do it"}) || tr.Turns[0].Content != "model call failed: provider down" {
+		t.Errorf("tape transcript %+v; want one turn: the user message and the failed call", tr)
 	}
 }

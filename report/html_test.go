@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -257,5 +258,44 @@ func TestReplayHTMLOpenRowsBounded(t *testing.T) {
 	}
 	if n := strings.Count(out, `class="lazy"`); n != 100-openFailedRows {
 		t.Errorf("%d rows with lazy bodies, want %d", n, 100-openFailedRows)
+	}
+}
+
+// TestReplayPageCountsAndGoldenFailures: the headline counts every
+// scenario, and a golden-difference failure is left out of a row's failures
+// (its diff is shown instead) only when the scenario has a golden diff.
+func TestReplayPageCountsAndGoldenFailures(t *testing.T) {
+	golden := goldenDifferencePrefix + "x.golden.yaml"
+	p := replayPage(NewReplay([]ScenarioResult{
+		{Name: "with", Path: "a.yaml", Status: StatusFail, GoldenDifference: "-a\n+b\n", Failures: []string{golden, "other"}},
+		{Name: "without", Path: "b.yaml", Status: StatusFail, Failures: []string{golden}},
+		{Name: "ok", Path: "c.yaml", Status: StatusPass},
+	}, nil))
+	if p.Counts.Total != 3 || p.Counts.Failed != 2 || p.Counts.Passed != 1 {
+		t.Errorf("counts %+v, want 3 total, 2 failed, 1 passed", p.Counts)
+	}
+	failures := map[string][]string{}
+	for _, r := range p.Rows {
+		failures[r.Name] = r.Failures
+	}
+	if !slices.Equal(failures["with"], []string{"other"}) || !slices.Equal(failures["without"], []string{golden}) {
+		t.Errorf("row failures %q", failures)
+	}
+}
+
+// TestShowDivergenceOnceFrom80Bytes: a multi-line divergence of 80 bytes is
+// long enough to be shown once; at 79 bytes it is repeated as it is.
+func TestShowDivergenceOnceFrom80Bytes(t *testing.T) {
+	for _, n := range []int{79, 80} {
+		div := "first line\n" + strings.Repeat("x", n-len("first line\n"))
+		rw := row{Failures: []string{div}, Trials: []trialView{{Transcript: &Transcript{TerminationError: div}}}}
+		showDivergenceOnce(&rw)
+		want := divergenceOnce
+		if n < 80 {
+			want = div
+		}
+		if got := rw.Trials[0].Transcript.TerminationError; got != want || rw.Failures[0] != div {
+			t.Errorf("%d bytes: transcript error %q, failure %q; want %q and the divergence", n, got, rw.Failures[0], want)
+		}
 	}
 }

@@ -45,3 +45,19 @@ func TestWriteEvalRoundsFloats(t *testing.T) {
 		t.Errorf("the report does not end with a newline: %q", out[len(out)-5:])
 	}
 }
+
+// TestRoundFloatsAtTheEdges: a number or an unclosed string that ends the
+// text is kept whole (no read past the end), and digits inside a string are
+// never rounded.
+func TestRoundFloatsAtTheEdges(t *testing.T) {
+	for in, want := range map[string]string{
+		`1.5`:                             `1.5`,
+		`[0.1234567890]`:                  `[0.123457]`,
+		`"abc`:                            `"abc`,
+		`{"a":"x 0.1234567890123","b":1}`: `{"a":"x 0.1234567890123","b":1}`,
+	} {
+		if got := string(roundFloats([]byte(in))); got != want {
+			t.Errorf("roundFloats(%s) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -185,3 +185,71 @@ func TestValidateJUnitRejects(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitPropertiesAndEnd: only a scenario with a termination gets
+// properties, and the document ends with a newline.
+func TestJUnitPropertiesAndEnd(t *testing.T) {
+	r := NewReplay([]ScenarioResult{
+		{Name: "g/ended", Status: StatusPass, Termination: "final_text", Iterations: 2},
+		{Name: "g/plain", Status: StatusPass},
+	}, nil)
+	var b strings.Builder
+	if err := r.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, "<properties>"); n != 1 || !strings.Contains(out, `<property name="termination" value="final_text"></property>`) {
+		t.Errorf("%d properties blocks in:\n%s\nwant one, for g/ended", n, out)
+	}
+	if !strings.HasSuffix(out, "</testsuites>\n") {
+		t.Errorf("the document does not end with a newline:\n%q", out[max(0, len(out)-40):])
+	}
+}
+
+// TestFailureMessageOfOneFailure: a single failure is its first line, with
+// no "(and 0 more)".
+func TestFailureMessageOfOneFailure(t *testing.T) {
+	if got := failureMessage(ScenarioResult{Failures: []string{"expect.calls: read missing\ndetails"}}); got != "expect.calls: read missing" {
+		t.Errorf("failureMessage = %q", got)
+	}
+}
+
+// TestEvalJUnitErrorBody: an error trial's error is in the testcase body.
+func TestEvalJUnitErrorBody(t *testing.T) {
+	var b strings.Builder
+	if err := evalWithAnErrorTrial().WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); !strings.Contains(out, "trial 2: error: provider down") || strings.Contains(out, "trial 1: error") ||
+		!strings.Contains(out, `errors="1"`) || strings.Contains(out, `errors="-1"`) {
+		t.Errorf("JUnit:\n%s\nwant trial 2's error in the body, and only it, and one error counted", out)
+	}
+}
+
+// TestJUnitClassnameOfARootScenario: a scenario whose name is a path in the
+// file system's root folder ("/smoke.yaml": an input error or an orphaned
+// golden is named by the path as given on the command line, e.g. `evalrun
+// replay /smoke.yaml`) is in the root folder's class, "", not grouped with
+// the run's top-level scenarios ("scenarios"); a path further down keeps its
+// folders, dotted.
+func TestJUnitClassnameOfARootScenario(t *testing.T) {
+	r := NewReplay([]ScenarioResult{
+		{Name: "/smoke.yaml", Status: StatusError, Error: "cannot read"},
+		{Name: "top", Status: StatusPass},
+		{Name: "/srv/suite/deep.yaml", Status: StatusPass},
+	}, nil)
+	var b strings.Builder
+	if err := r.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{
+		`name="/smoke.yaml" classname=""`,
+		`name="top" classname="scenarios"`,
+		`name="/srv/suite/deep.yaml" classname=".srv.suite"`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("JUnit lacks %s:\n%s", want, out)
+		}
+	}
+}

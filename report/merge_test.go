@@ -90,3 +90,22 @@ func TestMergeRefuses(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeMissingLastShard: the last shard of the total is required too.
+func TestMergeMissingLastShard(t *testing.T) {
+	parts := shardsOf(syntheticReplay(40), 3)
+	_, err := MergeReplay([]string{"a", "b"}, parts[:2])
+	if want := "cannot merge: missing shard 3/3 of 3"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+}
+
+// TestMergeSingleUnshardedResult: one result without a shard is returned
+// re-summarised, not refused as "not a shard".
+func TestMergeSingleUnshardedResult(t *testing.T) {
+	r := syntheticReplay(5)
+	merged, err := MergeReplay([]string{"a"}, []*Replay{r})
+	if err != nil || merged.Shard != nil || len(merged.Scenarios) != 5 || merged.Summary != r.Summary {
+		t.Fatalf("merged %+v, %v; want the result itself", merged, err)
+	}
+}

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -38,5 +39,19 @@ func TestDecodeReplayErrors(t *testing.T) {
 				t.Errorf("got %v\nwant %s", err, c.want)
 			}
 		})
+	}
+}
+
+// TestSortScenariosByPathThenName: the path decides first; the name only
+// between scenarios of one path.
+func TestSortScenariosByPathThenName(t *testing.T) {
+	s := []ScenarioResult{{Name: "b", Path: "x.yaml"}, {Name: "z", Path: "a.yaml"}, {Name: "a", Path: "x.yaml"}}
+	SortScenarios(s)
+	var got []string
+	for _, sc := range s {
+		got = append(got, sc.Path+":"+sc.Name)
+	}
+	if want := []string{"a.yaml:z", "x.yaml:a", "x.yaml:b"}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

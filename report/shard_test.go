@@ -70,3 +70,17 @@ func TestShardFromEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestShardBounds: the shards at the ends of the range are valid: 1/1, 1/n
+// and n/n; from the environment, index 0 of 1.
+func TestShardBounds(t *testing.T) {
+	for in, want := range map[string]Shard{"1/1": {1, 1}, "1/4": {1, 4}, "4/4": {4, 4}} {
+		if s, err := ParseShard(in); err != nil || *s != want {
+			t.Errorf("%s: %v %v, want %v", in, s, err, want)
+		}
+	}
+	env := map[string]string{JobIndexVar: "0", ShardTotalVar: "1"}
+	if s, err := ShardFromEnv(func(k string) string { return env[k] }); err != nil || *s != (Shard{1, 1}) {
+		t.Errorf("index 0 of 1: %v %v, want shard 1/1", s, err)
+	}
+}

@@ -44,3 +44,23 @@ func TestTextShowsExecutedWhenTheValueDiffers(t *testing.T) {
 		})
 	}
 }
+
+// TestTextOptionalFields: the optional lines of a call and a turn (repairs,
+// attempts, failure, diff) and the termination error appear exactly when
+// they have a value.
+func TestTextOptionalFields(t *testing.T) {
+	bare := &Transcript{Turns: []Turn{{Index: 1, Calls: []Call{{ID: "c1", Name: "read", Arguments: "{}", Attempts: 1, Result: "ok"}}}}, Final: "done"}
+	if got, want := bare.Text(), "turn 1\n  call c1 read {}\n    result: ok\nfinal: done\n"; got != want {
+		t.Errorf("bare transcript:\n%s\nwant:\n%s", got, want)
+	}
+	full := &Transcript{
+		Turns: []Turn{{Index: 1, Calls: []Call{{ID: "c1", Name: "write", Arguments: "{}", Repairs: []string{"closed a brace"},
+			Attempts: 2, Failure: "disk full", Result: "failed"}}, Diff: "diff --git a/x b/x"}},
+		TerminationError: "model error",
+	}
+	want := "turn 1\n  call c1 write {}\n    repairs: closed a brace\n    attempts: 2\n    failure: disk full\n    result: failed\n" +
+		"  diff: diff --git a/x b/x\nerror: model error\nfinal: \n"
+	if got := full.Text(); got != want {
+		t.Errorf("full transcript:\n%s\nwant:\n%s", got, want)
+	}
+}
