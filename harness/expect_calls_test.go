@@ -277,3 +277,20 @@ func TestExpectCallsViewClipsAfter100Bytes(t *testing.T) {
 		}
 	}
 }
+
+// TestExpectCallsPartialWantsAnObject: a partial item with no keys
+// (arguments: {}, partial: true) fits a call whose arguments are an
+// object, any object, and not one whose arguments are an array, a string
+// or not JSON at all.
+func TestExpectCallsPartialWantsAnObject(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: {list: [{name: search, arguments: {}, partial: true}]}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, fits := range map[string]bool{`{}`: true, `{"q": "x"}`: true, `[1]`: false, `"x"`: false, `not json`: false} {
+		o := &Outcome{Run: &agent.RunResult{Turns: []*agent.Turn{{Calls: []*agent.CallRecord{{Call: llm.ToolCall{Name: "search", Arguments: args}}}}}}}
+		if fs := Failures(s, o); (len(fs) == 0) != fits {
+			t.Errorf("arguments %s: failures %v; want it to fit: %v", args, fs, fits)
+		}
+	}
+}

@@ -358,6 +358,30 @@ func TestGoldenStateNumbersReadBack(t *testing.T) {
 	}
 }
 
+// TestGoldenStateWholeNumbersArePlain: a state's whole number that fits
+// 64 bits, negative or above int64, is written plain (-5, not
+// "!!float -5", so that a golden written before compares equal); only one
+// beyond 64 bits is tagged.
+func TestGoldenStateWholeNumbersArePlain(t *testing.T) {
+	o := &Outcome{Name: "n", Termination: "final_text", State: map[string]any{"w": map[string]any{
+		"debt": -5.0, "stock": 7.0, "half": 0.5, "unsigned": 1e19, "big": 1e20, "low": -9.3e18,
+	}}}
+	golden, err := o.Golden(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "state:\n  w:\n" +
+		"    big: !!float 100000000000000000000\n" +
+		"    debt: -5\n" +
+		"    half: 0.5\n" +
+		"    low: !!float -9300000000000000000\n" +
+		"    stock: 7\n" +
+		"    unsigned: 10000000000000000000\n"
+	if !strings.HasSuffix(string(golden), want) {
+		t.Errorf("the golden's state is not\n%s\n%s", want, golden)
+	}
+}
+
 // TestJSONFloat: jsonFloat writes what canonicalJSON (encoding/json) writes,
 // at the edges of the exponent form and for random bit patterns.
 func TestJSONFloat(t *testing.T) {

@@ -135,3 +135,38 @@ func TestJudgeTakesRecordedVerdictsOnlyInAReplay(t *testing.T) {
 		t.Errorf("live: %v %q; want the live verdicts to pass", v.Err, v.Failures)
 	}
 }
+
+// TestJudgedTextOfTheTranscript: a transcript judge item grades the
+// scenario's input, each user turn, each answer's text and each call with
+// its result, one line each in order; a final judge item grades the final
+// text alone.
+func TestJudgedTextOfTheTranscript(t *testing.T) {
+	s, o := parseRun(t, `format: tapeloop/v1
+input:
+  - {role: system, content: "Be brief."}
+  - {role: user, content: "What is 2+3?"}
+setup:
+  tools: [calculator]
+tape:
+  - response:
+      content: "Adding."
+      tool_calls: [{id: c1, name: calculator, arguments: '{"operation": "add", "a": 2, "b": 3}'}]
+  - response: {content: "5"}
+  - user: "And doubled?"
+  - response: {content: "10"}
+`)
+	want := "system: Be brief.\n" +
+		"user: What is 2+3?\n" +
+		"assistant: Adding.\n" +
+		`call calculator {"operation": "add", "a": 2, "b": 3}` + "\n" +
+		"result calculator: 5\n" +
+		"assistant: 5\n" +
+		"user: And doubled?\n" +
+		"assistant: 10\n"
+	if got := JudgedText(s, o, scenario.JudgeTranscript); got != want {
+		t.Errorf("the transcript judged:\n%s\nwant:\n%s", got, want)
+	}
+	if got := JudgedText(s, o, scenario.JudgeFinal); got != "10" {
+		t.Errorf("the final text judged: %q; want 10", got)
+	}
+}

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -183,5 +184,33 @@ func TestRecorderOutcomeOfAHandDrivenRun(t *testing.T) {
 	c := o.Turns[0].Calls[1]
 	if c.Executed != "{}" || c.Attempts != 2 || len(c.Retries) != 1 || c.Retries[0].Failure != tools.KindTimeout || c.Retries[0].Backoff != 0 {
 		t.Errorf("a retried call: %+v; want one failed attempt (timeout) with no backoff", c)
+	}
+}
+
+// TestAsyncResultsDeliveredBeforeTheNextCall: an asynchronous call's
+// completion is the outcome's delivered result of the model call it came
+// before, and the golden lists it there under async_results.
+func TestAsyncResultsDeliveredBeforeTheNextCall(t *testing.T) {
+	o := runInline(t, `format: tapeloop/v1
+setup:
+  tools:
+    - {name: build, fixture: async, with: {result: built, delay: 1s}}
+input: [{role: user, content: "Build it."}]
+tape:
+  - response: {tool_calls: [{id: call_1, name: build, arguments: {}}]}
+  - response: {content: "It is built."}
+`)
+	if len(o.Turns) != 2 || len(o.Turns[0].Delivered) != 0 {
+		t.Fatalf("turns %+v; want two, nothing delivered before the first", o.Turns)
+	}
+	if got, want := o.Turns[1].Delivered, []AsyncOutcome{{ID: "call_1", Name: "build", Result: "built"}}; !slices.Equal(got, want) {
+		t.Errorf("delivered before turn 2: %+v; want %+v", got, want)
+	}
+	golden, err := o.writeGolden()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "  - turn: 2\n    async_results:\n      - id: call_1\n        name: build\n        result: built\n"; !strings.Contains(string(golden), want) {
+		t.Errorf("the golden lacks\n%s\nin\n%s", want, golden)
 	}
 }

@@ -141,3 +141,82 @@ func TestGoTestHint(t *testing.T) {
 		t.Errorf("goTestHint() = %q; want go test ./harness -update", got)
 	}
 }
+
+// TestGoTestHintAtTheModuleRootAndWithoutAModule: a package at the module
+// root is `go test .`, and without a go.mod above the working directory
+// the hint is plain `go test -update`; either way the no-tape hint names
+// the scenario from that folder.
+func TestGoTestHintAtTheModuleRootAndWithoutAModule(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/m\n")
+	t.Chdir(root)
+	if got := goTestHint(); got != "go test . -update" {
+		t.Errorf("at the module root: goTestHint() = %q; want go test . -update", got)
+	}
+	loose := t.TempDir()
+	t.Chdir(loose)
+	if _, err := os.Stat(filepath.Join(filepath.Dir(loose), "go.mod")); err == nil {
+		t.Skipf("%s has a go.mod above it", loose)
+	}
+	if got := goTestHint(); got != "go test -update" {
+		t.Errorf("without a go.mod: goTestHint() = %q; want go test -update", got)
+	}
+}
+
+// TestGoTestHintsNameTheScenarioFromTheModuleRoot: the options Test
+// verifies with make the no-tape hint name the scenario by its path from
+// the module root, where the user's program runs, and the golden's hint
+// the package's go test command.
+func TestGoTestHintsNameTheScenarioFromTheModuleRoot(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/support\n")
+	pkg := filepath.Join(root, "support")
+	writeFile(t, filepath.Join(pkg, "scenarios", "live.yaml"), "format: tapeloop/v1\ninput: [{role: user, content: hi}]\nexpect: {termination: final_text}\n")
+	writeFile(t, filepath.Join(pkg, "scenarios", "ok.yaml"), "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\n")
+	t.Chdir(pkg)
+	opts := goTestHints("supportrun")
+	live := Verify(context.Background(), filepath.Join("scenarios", "live.yaml"), opts)
+	want := filepath.FromSlash("scenarios/live.yaml: the scenario has no tape to replay: record one with `supportrun record --model PROVIDER/MODEL support/scenarios/live.yaml` (or run it live with `supportrun eval`)")
+	if live.Err == nil || live.Err.Error() != want {
+		t.Errorf("no tape: %v; want %s", live.Err, want)
+	}
+	ok := Verify(context.Background(), filepath.Join("scenarios", "ok.yaml"), opts)
+	if len(ok.Failures) != 1 || !strings.Contains(ok.Failures[0], "run `go test ./support -update` to write it") {
+		t.Errorf("no golden: %q; want the hint to name go test ./support", ok.Failures)
+	}
+}
+
+// TestVerifyInterruptedLeavesTheGolden: a run cut short by its context is
+// interrupted, says so, and is neither judged nor blessed, even with
+// Update.
+func TestVerifyInterruptedLeavesTheGolden(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cut.yaml")
+	writeFile(t, path, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\nexpect: {final: {equals: bye}}\n")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt signal"))
+	v := Verify(ctx, path, &VerifyOptions{Update: true})
+	want := path + ": interrupted before the run ended (interrupt signal); its golden is untouched"
+	if !v.Interrupted || v.Err != nil || v.Updated || len(v.Failures) != 1 || v.Failures[0] != want {
+		t.Errorf("interrupted: %v, err %v, updated %v, failures %q; want only %q", v.Interrupted, v.Err, v.Updated, v.Failures, want)
+	}
+	if _, err := os.Stat(scenario.GoldenPath(path)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an interrupted run wrote its golden (stat: %v)", err)
+	}
+}
+
+// TestVerifyForceKeepsTheFailuresApart: with Update and Force the golden
+// is written and the failed expectations are the verdict's Forced, not
+// its Failures; with Update alone they fail it.
+func TestVerifyForceKeepsTheFailuresApart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "forced.yaml")
+	writeFile(t, path, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\nexpect: {final: {equals: bye}}\n")
+	want := path + `:4: expect.final: expected the final text to equal "bye", found "hello"`
+	v := Verify(context.Background(), path, &VerifyOptions{Update: true, Force: true})
+	if v.Err != nil || !v.Updated || len(v.Failures) != 0 || len(v.Forced) != 1 || v.Forced[0] != want {
+		t.Errorf("forced: err %v, updated %v, failures %q, forced %q; want only %q forced", v.Err, v.Updated, v.Failures, v.Forced, want)
+	}
+	v = Verify(context.Background(), path, &VerifyOptions{Update: true})
+	if len(v.Forced) != 0 || len(v.Failures) != 1 || v.Failures[0] != want {
+		t.Errorf("not forced: failures %q, forced %q; want %q failing", v.Failures, v.Forced, want)
+	}
+}
