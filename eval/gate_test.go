@@ -244,3 +244,22 @@ func TestMeterCountsInputAndOutputTokensForTPM(t *testing.T) {
 		t.Errorf("two calls of 110 tokens at 100 TPM took %v; want 1m", got)
 	}
 }
+
+// TestGateWaitEndsWithItsContext: a call waiting for its rate-limit slot
+// stops waiting when its context ends (Ctrl-C), with the context's error,
+// and the clock does not move on.
+func TestGateWaitEndsWithItsContext(t *testing.T) {
+	c := clock.NewVirtual(clock.Epoch)
+	g := newGate(c, Limit{RPM: 1})
+	if err := g.wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := g.wait(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("wait = %v; want context.Canceled", err)
+	}
+	if got := c.Now().Sub(clock.Epoch); got != 0 {
+		t.Errorf("the clock moved %v; want 0", got)
+	}
+}

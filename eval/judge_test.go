@@ -138,6 +138,10 @@ func TestJudgeGarbageIsAnErrorTrial(t *testing.T) {
 	if e := row.TrialsDetail[0].Error; !strings.HasPrefix(e, want) {
 		t.Errorf("error %q; want %q...", e, want)
 	}
+	// The report's verdict of the item says what went wrong.
+	if j := row.TrialsDetail[0].Judge; len(j) != 1 || !strings.HasPrefix(j[0].Problem, want) {
+		t.Errorf("judge verdicts %+v; want the item's problem %q...", j, want)
+	}
 	_, err = Run(context.Background(), []*scenario.Scenario{s}, &Options{Models: []string{"openai-compatible/right"}, Open: openServer(srv, false)})
 	if !errors.Is(err, ErrNoJudgeModel) {
 		t.Errorf("no judge model: %v; want ErrNoJudgeModel", err)

@@ -243,3 +243,52 @@ func TestJudgeLiveAsksAboutTheItemsRubric(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeLiveWithoutJudgeItems: a scenario with no expect block, or no
+// judge item in it, asks no judge, gives no verdicts and leaves the
+// outcome unjudged.
+func TestJudgeLiveWithoutJudgeItems(t *testing.T) {
+	var calls atomic.Int32
+	for _, src := range []string{
+		"format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\n",
+		"format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\nexpect: {final: {equals: hello}}\n",
+	} {
+		s, o := parseRun(t, src)
+		v, err := JudgeLive(context.Background(), s, o, &JudgeOptions{Model: scriptedJudge("{}", &calls, nil), Default: "test/judge"})
+		if v != nil || err != nil || o.Judged != nil || calls.Load() != 0 {
+			t.Errorf("%s: %v, %v, Judged %v after %d calls; want nothing", src, v, err, o.Judged, calls.Load())
+		}
+	}
+}
+
+// TestJudgeLiveOfAJudgeThatDoesNotOpen: a judge model that cannot be
+// opened is an error naming the item and the model, wrapping the cause.
+func TestJudgeLiveOfAJudgeThatDoesNotOpen(t *testing.T) {
+	s, o := parseRun(t, judgeScenario)
+	refused := errors.New("no key for test")
+	_, err := JudgeLive(context.Background(), s, o, &JudgeOptions{Default: "test/judge", Model: func(string) (llm.Model, error) { return nil, refused }})
+	if want := "j.yaml:10: expect.judge[0]: opening the judge test/judge: no key for test"; !errors.Is(err, refused) || err.Error() != want || o.Judged != nil {
+		t.Errorf("err = %v, Judged = %v; want %s", err, o.Judged, want)
+	}
+}
+
+// TestParseVerdictSaysWhyAndQuotesAtMost200Bytes: an answer that holds no
+// JSON is refused with the repair's reason; the answer is quoted whole up
+// to 200 bytes, cut there with "..." when longer.
+func TestParseVerdictSaysWhyAndQuotesAtMost200Bytes(t *testing.T) {
+	_, _, _, err := parseVerdict("")
+	if want := `the judge's answer is not a verdict: re-emit the call as valid JSON: the input holds no JSON value at line 1, column 1: ""`; err == nil || err.Error() != want {
+		t.Errorf("an empty answer: %v; want %s", err, want)
+	}
+	for _, n := range []int{200, 201} {
+		answer := strings.Repeat("y", n)
+		quoted := answer
+		if n > 200 {
+			quoted = answer[:200] + "..."
+		}
+		_, _, _, err := parseVerdict(answer)
+		if want := `want a JSON object {"score", "pass", "reason"}, got "` + quoted + `"`; err == nil || !strings.HasSuffix(err.Error(), want) {
+			t.Errorf("a %d-byte answer: %v; want it to end %s", n, err, want)
+		}
+	}
+}

@@ -4,16 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // appendScenario asks for a line appended to notes.txt; its expect block
@@ -376,5 +382,186 @@ func TestProgressCountsOutcomes(t *testing.T) {
 	}
 	if last.Done != 6 || last.Passed != 2 || last.Scored != 4 || last.Errors != 2 {
 		t.Errorf("last progress %+v; want 6 done, 2 passed, 4 scored, 2 errors", last)
+	}
+}
+
+// TestRunModelWallTimeUnderARateLimit: a model's wall time runs from its
+// first trial's start to its last one's end on the run's clock: two
+// trials of two calls each at one call a minute take three minutes.
+func TestRunModelWallTimeUnderARateLimit(t *testing.T) {
+	r, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": writer("hello\nworld\n", "done")}),
+		Limits: map[string]Limit{"test": {RPM: 1}}, Trials: 2, Parallel: 1, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := r.Models[0].WallMS; got != 180000 {
+		t.Errorf("the model's wall time is %v ms; want 180000 (four calls a minute apart)", got)
+	}
+	if got := r.Summary.WallMS; got != 180000 {
+		t.Errorf("the run's wall time is %v ms; want 180000", got)
+	}
+}
+
+// TestRunOpensModelsByNameWithoutOpen: with no Options.Open the models are
+// opened by name (llm.Open), and one no provider knows is refused before
+// any trial runs, named in the error.
+func TestRunOpensModelsByNameWithoutOpen(t *testing.T) {
+	_, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{Models: []string{"nosuchprovider/m"}})
+	if !errors.Is(err, ErrOpen) || !strings.Contains(err.Error(), "nosuchprovider") {
+		t.Errorf("Run = %v; want ErrOpen naming nosuchprovider", err)
+	}
+}
+
+// TestRunRefusesAJudgeThatDoesNotOpen: a judge model that cannot be
+// opened stops the run before any trial, with the opening's error.
+func TestRunRefusesAJudgeThatDoesNotOpen(t *testing.T) {
+	var trials atomic.Int64
+	models := map[string]llm.Model{"test/m": counting(writer("hello\nworld\n", "done"), &trials, nil)}
+	_, err := Run(context.Background(), []*scenario.Scenario{parse(t, judgedScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, JudgeModel: "test/judge", Open: opener(models), Trials: 2, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if !errors.Is(err, ErrOpen) || !strings.Contains(err.Error(), "opening model test/judge: no such model") || trials.Load() != 0 {
+		t.Errorf("Run = %v after %d trials; want the judge's opening error before any trial", err, trials.Load())
+	}
+}
+
+// TestRunReachesLiveModelsDuringAReplay: an evaluation's calls are live
+// traffic: a replay running meanwhile in the same process (which refuses
+// requests through http.DefaultTransport) refuses neither the model's
+// calls nor the judge's, which are made outside the trial's loop.
+func TestRunReachesLiveModelsDuringAReplay(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
+	defer srv.Close()
+	_, guarded := netguard.Begin(context.Background(), "another/scenario", nil)
+	defer guarded.End()
+	// online answers as answer does after a request of its own through
+	// http.DefaultClient, as a provider's SDK would make.
+	online := func(answer llm.Model) llm.Model {
+		return llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+			hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL, nil)
+			if err != nil {
+				return nil, err
+			}
+			resp, err := http.DefaultClient.Do(hreq)
+			if err != nil {
+				return nil, err
+			}
+			resp.Body.Close()
+			return answer.Generate(ctx, req)
+		})
+	}
+	verdict := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage(`{"score": 1, "pass": true, "reason": "it does"}`)}, nil
+	})
+	models := map[string]llm.Model{"test/m": online(writer("hello\nworld\n", "done")), "test/judge": online(verdict)}
+	r, err := Run(context.Background(), []*scenario.Scenario{parse(t, judgedScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, JudgeModel: "test/judge", Open: opener(models), Trials: 1, ModelRetries: -1, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if row := r.Scenarios[0]; row.Passed != 1 || row.Errors != 0 {
+		t.Errorf("%d passed, %d errors (%q); want the trial to reach its model and judge and pass", row.Passed, row.Errors, row.TrialsDetail[0].Error)
+	}
+	if refused := guarded.End(); len(refused) != 0 {
+		t.Errorf("the replay refused %q", refused)
+	}
+}
+
+// interruptingClock is a virtual clock on which every wait is interrupted:
+// Sleep cancels the run (as Ctrl-C would while a call waits to be retried)
+// and fails.
+type interruptingClock struct {
+	*clock.Virtual
+	cancel context.CancelFunc
+}
+
+func (c interruptingClock) Sleep(ctx context.Context, _ time.Duration) error {
+	c.cancel()
+	return ctx.Err()
+}
+
+// TestRunInterruptedWhileARetryWaits: a run interrupted while a rate-
+// limited call waits for its retry sends the model nothing more and
+// reports the run interrupted, the trial not run.
+func TestRunInterruptedWhileARetryWaits(t *testing.T) {
+	var calls atomic.Int32
+	limited := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		calls.Add(1)
+		return nil, &llm.ProviderError{Kind: llm.ErrRateLimited, StatusCode: 429}
+	})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Run(ctx, []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": limited}), Trials: 1,
+		Clock: interruptingClock{clock.NewVirtual(clock.Epoch), cancel},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls.Load() != 1 || r.Summary.Stopped != report.StoppedInterrupted || r.Summary.NotRun != 1 {
+		t.Errorf("%d calls, stopped %q, %d not run; want 1 call and the trial not run, interrupted", calls.Load(), r.Summary.Stopped, r.Summary.NotRun)
+	}
+}
+
+// TestTrialHookGetsTheScenariosTape: the tape a trial hook is given is
+// named after its scenario, came from no file, and holds one entry per
+// model call.
+func TestTrialHookGetsTheScenariosTape(t *testing.T) {
+	var tapes []*tape.Tape
+	_, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": writer("hello\nworld\n", "done")}),
+		Trials: 1, Clock: clock.NewVirtual(clock.Epoch),
+		Trial: func(tr *Trial) error { tapes = append(tapes, tr.Tape); return nil },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tapes) != 1 || tapes[0].Name != "files/append" || tapes[0].File != "" || len(tapes[0].Entries) != 2 {
+		t.Errorf("tapes %+v; want one named files/append, from no file, of 2 entries", tapes)
+	}
+}
+
+// TestRunEndStateOfAnExpectedFileThatIsGone: a trial's end state lists
+// each file the expect block names, one the run deleted (or never wrote)
+// as absent (nil), beside the content of the others.
+func TestRunEndStateOfAnExpectedFileThatIsGone(t *testing.T) {
+	gone := strings.Replace(appendScenario, `files: {notes.txt: "hello\nworld\n"}`, `files: {notes.txt: "hello\nworld\n", draft.txt: null}`, 1)
+	r, err := Run(context.Background(), []*scenario.Scenario{parse(t, gone, "files/append")}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": writer("hello\nworld\n", "done")}),
+		Trials: 1, Clock: clock.NewVirtual(clock.Epoch),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Scenarios[0].TrialsDetail[0]
+	files := tr.EndState.Files
+	draft, listed := files["draft.txt"]
+	if !tr.Passed || len(files) != 2 || !listed || draft != nil || files["notes.txt"] == nil || *files["notes.txt"] != "hello\nworld\n" {
+		t.Errorf("passed %v, end state files %v; want notes.txt's content and draft.txt listed as absent", tr.Passed, files)
+	}
+}
+
+// TestRunRetryWaitPastTheClocksDeadline: a failed call whose retry would
+// wait past the run clock's deadline fails there, with the deadline's
+// error, and is not sent again.
+func TestRunRetryWaitPastTheClocksDeadline(t *testing.T) {
+	var calls atomic.Int32
+	overloaded := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		calls.Add(1)
+		return nil, &llm.ProviderError{Kind: llm.ErrOverloaded, StatusCode: 503}
+	})
+	r, err := Run(context.Background(), []*scenario.Scenario{parse(t, appendScenario, "files/append")}, &Options{
+		Models: []string{"test/m"}, Open: opener(map[string]llm.Model{"test/m": overloaded}), Trials: 1,
+		Clock: clock.NewVirtual(clock.Epoch).Fork(clock.Epoch.Add(time.Second / 2)),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := r.Scenarios[0].TrialsDetail[0]
+	if calls.Load() != 1 || tr.Status != report.StatusError || !strings.Contains(tr.Error, context.DeadlineExceeded.Error()) {
+		t.Errorf("%d calls, trial %s (%q); want one call and an error trial at the deadline", calls.Load(), tr.Status, tr.Error)
 	}
 }

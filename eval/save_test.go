@@ -10,6 +10,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tape"
@@ -94,5 +95,40 @@ func TestSaveTrialRefusesWhatDoesNotReplay(t *testing.T) {
 		if got := errors.Is(err, ErrNotReplayable); got != tc.refused || (!tc.refused && err != nil) {
 			t.Errorf("%s: %v; want refused as not replayable %v", tc.name, err, tc.refused)
 		}
+	}
+}
+
+// TestSaveTrialRedactsWithTheGivenRedactor: the saved scenario's copy of
+// the author's text is redacted by SaveOptions.Redactor: a value only that
+// redactor knows (a --redact secret) does not reach the file.
+func TestSaveTrialRedactsWithTheGivenRedactor(t *testing.T) {
+	const code = "Zq7xW9kLmNpRsTuv42Hd"
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src", "code.yaml")
+	text := "format: tapeloop/v1\nname: code\ninput:\n  - {role: user, content: \"The door code is " + code + ".\"}\ntape: []\n"
+	if err := os.MkdirAll(filepath.Dir(src), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := &Trial{Scenario: s, Model: "test/m", Report: &report.EvalTrial{Trial: 1, Termination: "final_text"},
+		Tape: &tape.Tape{Name: s.Name, Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("Noted.")}}}}}
+	opts := replaysAs(&harness.Outcome{Termination: "final_text"})
+	opts.Redactor = redact.New(&redact.Options{Secrets: []redact.Secret{{Kind: "CODE", Value: code}}})
+	p, err := SaveTrial(context.Background(), filepath.Join(dir, "trials"), tr, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if saved := string(b); strings.Contains(saved, code) || !strings.Contains(saved, "The door code is "+redact.Redacted) {
+		t.Errorf("the saved scenario keeps the secret, or lost the text around it:\n%s", saved)
 	}
 }
