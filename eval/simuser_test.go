@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/clock"
@@ -294,5 +295,18 @@ func TestSimulatedUserOfAnotherProviderHasItsOwnGate(t *testing.T) {
 	}
 	if got := r.Summary.WallMS; got < 180000 {
 		t.Errorf("the run took %v ms; want at least 3 min, four user calls a minute apart", got)
+	}
+}
+
+// TestRunRefusesAUserModelThatDoesNotOpen: a simulated user whose model
+// cannot be opened stops the run before any trial, naming the scenario's
+// setup.user line and the opening's error.
+func TestRunRefusesAUserModelThatDoesNotOpen(t *testing.T) {
+	var trials atomic.Int64
+	models := map[string]llm.Model{"test/m": counting(writer("hello\nworld\n", "done"), &trials, nil)}
+	s := parse(t, "format: tapeloop/v1\nsetup:\n  user: {model: test/user, instructions: Ask., max_turns: 2}\ninput: [{role: user, content: hi}]\nexpect:\n  final: {equals: done}\n", "asks")
+	_, err := Run(context.Background(), []*scenario.Scenario{s}, &Options{Models: []string{"test/m"}, Open: opener(models), Trials: 2, Clock: clock.NewVirtual(clock.Epoch)})
+	if want := "asks.yaml:3: setup.user.model: opening model test/user: no such model"; !errors.Is(err, ErrOpen) || err.Error() != want || trials.Load() != 0 {
+		t.Errorf("Run = %v after %d trials; want %s before any trial", err, trials.Load(), want)
 	}
 }
