@@ -151,6 +151,14 @@ func gemini(path, params string) agentRequest {
 	return agentRequest{format: "gemini", path: path + ":generateContent", body: geminiBody(params)}
 }
 
+// geminiSnake is a Gemini API request (generateContent) to the model at
+// path with the system instruction system, spelled in snake_case, as the
+// REST API accepts too.
+func geminiSnake(path, system string) agentRequest {
+	return agentRequest{format: "gemini", path: path + ":generateContent",
+		body: `{"system_instruction":{"parts":[{"text":"` + system + `"}]},"contents":[{"role":"user","parts":[{"text":"Say hello."}]}]}`}
+}
+
 // bedrock is a Converse request to model, with toolChoice (a toolConfig
 // member) and params.
 func bedrock(model, toolChoice, params string) agentRequest {
@@ -295,6 +303,15 @@ func TestBridgedParamsPinned(t *testing.T) {
 		{"gemini cachedContent", gemini(flash, `,"cachedContent":"cachedContents/a1"`), gemini(flash, `,"cachedContent":"cachedContents/b2"`), "offered.params.cachedContent"},
 		{"gemini mediaResolution", gemini(flash, ""), gemini(flash, `,"generationConfig":{"mediaResolution":"MEDIA_RESOLUTION_LOW"}`), "offered.params.mediaResolution"},
 		{"gemini enableEnhancedCivicAnswers", gemini(flash, ""), gemini(flash, `,"generationConfig":{"enableEnhancedCivicAnswers":true}`), "offered.params.enableEnhancedCivicAnswers"},
+		{"gemini generation_config", gemini(flash, `,"generation_config":{"temperature":1}`), gemini(flash, `,"generation_config":{"temperature":0.1}`), "offered.params.temperature"},
+		{"gemini max_output_tokens", gemini(flash, `,"generation_config":{"max_output_tokens":8192}`), gemini(flash, `,"generation_config":{"max_output_tokens":8}`), "offered.params.maxOutputTokens"},
+		{"gemini response_json_schema",
+			gemini(flash, `,"generation_config":{"response_mime_type":"application/json","response_json_schema":{"type":"object"}}`),
+			gemini(flash, `,"generation_config":{"response_mime_type":"application/json","response_json_schema":{"type":"array"}}`), "offered.response_schema"},
+		{"gemini tool_config", gemini(flash, `,"tool_config":{"function_calling_config":{"mode":"AUTO"}}`), gemini(flash, `,"tool_config":{"function_calling_config":{"mode":"NONE"}}`), "offered.params.toolConfig"},
+		{"gemini safety_settings", gemini(flash, ""), gemini(flash, `,"safety_settings":[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","threshold":"BLOCK_LOW_AND_ABOVE"}]`), "offered.params.safetySettings"},
+		{"gemini cached_content", gemini(flash, `,"cached_content":"cachedContents/a1"`), gemini(flash, `,"cached_content":"cachedContents/b2"`), "offered.params.cachedContent"},
+		{"gemini system_instruction", geminiSnake(flash, "Be brief."), geminiSnake(flash, "Be thorough."), "offered.system"},
 
 		{"bedrock model", bedrock(nova, "", ""), bedrock("amazon.nova-lite-v1:0", "", ""), "offered.params.model"},
 		{"bedrock toolChoice", bedrock(nova, `,"toolChoice":{"auto":{}}`, ""), bedrock(nova, `,"toolChoice":{"any":{}}`, ""), "offered.params.toolChoice"},

@@ -25,6 +25,9 @@ type geminiRequest struct {
 	// their keys (all of them change the model's behaviour but those
 	// geminiUnpinned names).
 	GenerationConfig map[string]json.RawMessage `json:"generationConfig"`
+	// geminiProtoNames holds the same fields by their proto names, folded
+	// into these (see fold).
+	geminiProtoNames
 }
 
 // geminiCounted is geminiRequest with its contents read for the Decoder.
@@ -42,31 +45,48 @@ type geminiContent struct {
 // geminiPart is one Part of a request's content, with only what tapeloop
 // reads (inline data, files and executable code are dropped).
 type geminiPart struct {
-	Text             *string `json:"text"`
-	Thought          bool    `json:"thought"`
-	ThoughtSignature string  `json:"thoughtSignature"`
-	FunctionCall     *struct {
-		ID   string          `json:"id"`
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
-	} `json:"functionCall"`
-	FunctionResponse *struct {
-		ID       string          `json:"id"`
-		Name     string          `json:"name"`
-		Response json.RawMessage `json:"response"`
-	} `json:"functionResponse"`
+	Text             *string                 `json:"text"`
+	Thought          bool                    `json:"thought"`
+	ThoughtSignature string                  `json:"thoughtSignature"`
+	FunctionCall     *geminiFunctionCall     `json:"functionCall"`
+	FunctionResponse *geminiFunctionResponse `json:"functionResponse"`
+	// The same fields by their proto names, folded into these (see fold).
+	ProtoThoughtSignature string                  `json:"thought_signature"`
+	ProtoFunctionCall     *geminiFunctionCall     `json:"function_call"`
+	ProtoFunctionResponse *geminiFunctionResponse `json:"function_response"`
+}
+
+// geminiFunctionCall is a model turn's FunctionCall part.
+type geminiFunctionCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// geminiFunctionResponse is a user turn's FunctionResponse part.
+type geminiFunctionResponse struct {
+	ID       string          `json:"id"`
+	Name     string          `json:"name"`
+	Response json.RawMessage `json:"response"`
 }
 
 type geminiTool struct {
-	FunctionDeclarations []struct {
-		Name                 string          `json:"name"`
-		Description          string          `json:"description"`
-		Parameters           json.RawMessage `json:"parameters"`
-		ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema"`
-	} `json:"functionDeclarations"`
+	FunctionDeclarations []geminiDeclaration `json:"functionDeclarations"`
+	// ProtoFunctionDeclarations is FunctionDeclarations by its proto name.
+	ProtoFunctionDeclarations []geminiDeclaration `json:"function_declarations"`
 	// rest holds the tool's other keys (googleSearch, codeExecution, ...),
 	// which tapeloop does not serve.
 	rest []string
+}
+
+// geminiDeclaration is a FunctionDeclaration, its JSON schema under either
+// name.
+type geminiDeclaration struct {
+	Name                      string          `json:"name"`
+	Description               string          `json:"description"`
+	Parameters                json.RawMessage `json:"parameters"`
+	ParametersJSONSchema      json.RawMessage `json:"parametersJsonSchema"`
+	ProtoParametersJSONSchema json.RawMessage `json:"parameters_json_schema"`
 }
 
 func (t *geminiTool) UnmarshalJSON(b []byte) error {
@@ -80,8 +100,17 @@ func (t *geminiTool) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*t = geminiTool(p)
+	if err := foldSlice(&t.FunctionDeclarations, &t.ProtoFunctionDeclarations, "functionDeclarations"); err != nil {
+		return err
+	}
+	for i := range t.FunctionDeclarations {
+		d := &t.FunctionDeclarations[i]
+		if err := foldRaw(&d.ParametersJSONSchema, &d.ProtoParametersJSONSchema, "parametersJsonSchema"); err != nil {
+			return err
+		}
+	}
 	for k := range keys {
-		if k != "functionDeclarations" {
+		if k != "functionDeclarations" && k != "function_declarations" {
 			t.rest = append(t.rest, k)
 		}
 	}
@@ -157,6 +186,9 @@ func decodeGemini(body []byte, rt route, last *decoded) (*Call, error) {
 	if err != nil {
 		return nil, requestErrorf("gemini body: %v", err)
 	}
+	if err := r.fold(); err != nil {
+		return nil, err
+	}
 	c := &Call{Format: Gemini, Model: rt.model, Stream: rt.stream}
 	c.Request.Params = r.params(rt)
 	if s := compact(r.GenerationConfig["responseJsonSchema"]); s != nil {
@@ -194,6 +226,11 @@ var geminiElements = elements{
 			v = content
 		}
 		content := v.(*geminiContent)
+		for j := range content.Parts {
+			if err := content.Parts[j].fold(); err != nil {
+				return nil, requestErrorf("contents[%d].parts[%d]: %v", i, j, err)
+			}
+		}
 		switch content.Role {
 		case "", "user", "function", "tool":
 			return geminiUserContent(nil, i, content.Parts)
