@@ -20,6 +20,10 @@ import (
 // Bedrock Converse's wire format.
 const bedrockBridgeRow = "bridge: aws-sdk-go-v2 (Bedrock Converse) agent replayed through bridge.Runner"
 
+// bedrockAloneRow is the same agent alone against canned answer bytes (see
+// benchAlone).
+const bedrockAloneRow = "agent alone: aws-sdk-go-v2 (Bedrock Converse) agent against canned answer bytes"
+
 // bedrockAgent is benchagent's workload written on bedrockruntime: the
 // same prompt, tools and loop, its messages kept as the SDK parsed them.
 func bedrockAgent(ctx context.Context, r *bridge.Run) error {
@@ -93,5 +97,5 @@ func BenchmarkBridgeBedrock(b *testing.B) {
 // bytes, no harness. BenchmarkBridgeBedrock minus this row is what the
 // bridge adds to that agent.
 func BenchmarkAgentAloneBedrock(b *testing.B) {
-	benchAlone(b, "bedrock", bedrockAgent, 18, "agent alone: aws-sdk-go-v2 (Bedrock Converse) agent against canned answer bytes")
+	benchAlone(b, "bedrock", bedrockAgent, 18, bedrockAloneRow)
 }

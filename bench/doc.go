@@ -36,5 +36,10 @@
 // harness's row minus the agent alone: (bridge − agent) ÷ native (≤ 2×) and
 // (go-vcr − agent) ÷ (bridge − agent) (≥ 4×). The go-vcr ratios need module
 // bench/vcr, which measures all four rows (native, agent alone, bridge,
-// go-vcr) in one run. Ratios use CPU time where the platform reports it.
+// go-vcr) in one run. The wire formats' target (issue 36) is printed per
+// format: its bridged row ÷ BridgeRow's (≤ 1.2×), beside the same ratio of
+// the agents alone (the vendor SDKs' own share of it) and what the bridge
+// adds to each agent (bridged − alone); run the rows together, as the
+// ratios are of medians of one run. Ratios use CPU time where the
+// platform reports it.
 package bench

@@ -17,6 +17,10 @@ import (
 // through the bridge: BridgeRow in the Gemini API's wire format.
 const geminiBridgeRow = "bridge: genai (Gemini API) agent replayed through bridge.Runner"
 
+// geminiAloneRow is the same agent alone against canned answer bytes (see
+// benchAlone).
+const geminiAloneRow = "agent alone: genai (Gemini API) agent against canned answer bytes"
+
 // geminiAgent is benchagent's workload written on google.golang.org/genai:
 // the same prompt, tools and loop, its contents kept as genai parsed them.
 func geminiAgent(ctx context.Context, r *bridge.Run) error {
@@ -76,5 +80,5 @@ func BenchmarkBridgeGemini(b *testing.B) { benchBridged(b, "gemini", geminiAgent
 // BenchmarkBridgeGemini minus this row is what the bridge adds to that
 // agent.
 func BenchmarkAgentAloneGemini(b *testing.B) {
-	benchAlone(b, "gemini", geminiAgent, 16, "agent alone: genai (Gemini API) agent against canned answer bytes")
+	benchAlone(b, "gemini", geminiAgent, 16, geminiAloneRow)
 }

@@ -19,6 +19,10 @@ import (
 // API's wire format.
 const responsesBridgeRow = "bridge: openai-go Responses API agent replayed through bridge.Runner"
 
+// responsesAloneRow is the same agent alone against canned answer bytes (see
+// benchAlone).
+const responsesAloneRow = "agent alone: openai-go Responses API agent against canned answer bytes"
+
 // responsesAgent is benchagent's workload written on openai-go's Responses
 // API: the same prompt, tools and loop, stateless (store false, the whole
 // input sent each call, the output items sent back as they came).
@@ -81,5 +85,5 @@ func BenchmarkBridgeResponses(b *testing.B) {
 // bytes, no harness. BenchmarkBridgeResponses minus this row is what the
 // bridge adds to that agent.
 func BenchmarkAgentAloneResponses(b *testing.B) {
-	benchAlone(b, "responses", responsesAgent, 17, "agent alone: openai-go Responses API agent against canned answer bytes")
+	benchAlone(b, "responses", responsesAgent, 17, responsesAloneRow)
 }

@@ -61,3 +61,50 @@ func PrintBridgeTargets(w io.Writer, rows map[string]Row) {
 		fmt.Fprintf(w, "  overhead: (go-vcr − agent) ÷ (bridge − agent) = %.2f× (target ≥ 4×)\n", (vcr.PerTurn()-agent.PerTurn())/over)
 	}
 }
+
+// FormatRows names one wire format's rows: its agent replayed through the
+// bridge (Bridged) and the same agent alone against canned answer bytes
+// (Alone; empty when there is none).
+type FormatRows struct {
+	// Format names the wire format in the printed lines.
+	Format string
+	// Bridged and Alone are the rows' names.
+	Bridged, Alone string
+}
+
+// PrintFormatTargets writes the wire formats' target (issue 36) for each of
+// formats whose bridged row rows holds: that row per turn ÷ BridgeRow's
+// (the Chat Completions agent's), target ≤ 1.2×. When rows also holds the
+// format's agent-alone row and AgentRow, it adds the agents alone's ratio
+// (what the vendor SDKs cost apart from the bridge) and what the bridge
+// adds to each agent (bridged − alone). It writes nothing without
+// BridgeRow. Ratios are of the rows' medians, as the table's: compare rows
+// of one run.
+func PrintFormatTargets(w io.Writer, rows map[string]Row, formats []FormatRows) {
+	chat, ok := rows[BridgeRow]
+	if !ok {
+		return
+	}
+	agent, aok := rows[AgentRow]
+	header := false
+	for _, f := range formats {
+		r, ok := rows[f.Bridged]
+		if !ok {
+			continue
+		}
+		if !header {
+			unit := "CPU time"
+			if chat.CPU == 0 {
+				unit = "wall time"
+			}
+			fmt.Fprintf(w, "wire formats vs Chat Completions (issue 36), per turn, from %s:\n", unit)
+			header = true
+		}
+		fmt.Fprintf(w, "  %s: bridged ÷ Chat Completions bridged = %.2f× (target ≤ 1.2×)", f.Format, r.PerTurn()/chat.PerTurn())
+		if alone, ok := rows[f.Alone]; ok && aok {
+			fmt.Fprintf(w, "; agents alone %.2f×; bridge − agent %.1f µs (Chat Completions %.1f µs)",
+				alone.PerTurn()/agent.PerTurn(), r.PerTurn()-alone.PerTurn(), chat.PerTurn()-agent.PerTurn())
+		}
+		fmt.Fprintln(w)
+	}
+}
