@@ -84,6 +84,21 @@ type Request struct {
 	// (RequestOptions.Params). Nil when none is known; a replay
 	// tape pins them in its offered block.
 	Params map[string]json.RawMessage `json:"params,omitempty"`
+	// Cache holds where the request asks the provider to cache its prompt
+	// up to (Anthropic's cache_control breakpoints, Bedrock's cachePoint
+	// blocks), in the order of the prompt. They do not change the answer,
+	// only what the provider's cache keeps. Nil means not known (a format
+	// without breakpoints, tapeloop's own loop); empty non-nil means the
+	// request marks none.
+	Cache []CacheMark `json:"cache,omitempty"`
+}
+
+// CacheMark is one cache breakpoint: the prompt is cached up to and
+// including the end of Tools[Index] when Tools is set, else of
+// Messages[Index] (the leading system messages included).
+type CacheMark struct {
+	Tools bool `json:"tools,omitempty"`
+	Index int  `json:"index"`
 }
 
 // ToolNames returns the names of the offered tools, in the order offered.

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -14,6 +15,9 @@ type anthropicRequest struct {
 	Messages []json.RawMessage `json:"messages"`
 	Tools    json.RawMessage   `json:"tools"`
 	Stream   bool              `json:"stream"`
+	// CacheControl at the top level puts a breakpoint on the request's
+	// last block (automatic caching).
+	CacheControl json.RawMessage `json:"cache_control"`
 	anthropicParams
 }
 
@@ -89,11 +93,16 @@ type anthropicTool struct {
 	Name        string          `json:"name"`
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"input_schema"`
+	// CacheControl marks a cache breakpoint after the tool.
+	CacheControl json.RawMessage `json:"cache_control"`
 }
 
 type anthropicMessage struct {
 	Role    string          `json:"role"`
 	Content json.RawMessage `json:"content"`
+	// marks are the message's cache breakpoints, as anthropicElement
+	// found them (see elements.marks).
+	marks []int
 }
 
 type anthropicBlock struct {
@@ -108,6 +117,27 @@ type anthropicBlock struct {
 	Thinking  string          `json:"thinking"`
 	Signature string          `json:"signature"`
 	Data      string          `json:"data"`
+	// CacheControl marks a cache breakpoint after the block.
+	CacheControl json.RawMessage `json:"cache_control"`
+}
+
+// marked reports whether a block (or, for a tool result, a block of its
+// content) carries cache_control.
+func (b *anthropicBlock) marked() bool {
+	if isSet(b.CacheControl) {
+		return true
+	}
+	if b.Type == "tool_result" && bytes.Contains(b.Content, []byte(`"cache_control"`)) {
+		inner, err := anthropicBlocks(b.Content)
+		return err == nil && slices.ContainsFunc(inner, func(c anthropicBlock) bool { return isSet(c.CacheControl) })
+	}
+	return false
+}
+
+// isSet reports whether raw holds a value other than null.
+func isSet(raw json.RawMessage) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && string(raw) != "null"
 }
 
 // DecodeAnthropic decodes a Messages request body. The system prompt (a
@@ -159,20 +189,69 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 	if err != nil {
 		return nil, requestErrorf("system: %v", err)
 	}
+	var marks []llm.CacheMark
 	for _, b := range system {
 		if b.Type == "text" {
 			c.Request.Messages = append(c.Request.Messages, llm.SystemMessage(b.Text))
 		}
+		if n := len(c.Request.Messages); isSet(b.CacheControl) && n > 0 && (len(marks) == 0 || marks[len(marks)-1].Index != n-1) {
+			marks = append(marks, llm.CacheMark{Index: n - 1})
+		}
 	}
+	c.Request.Cache = marks
 	if err := last.request(c, sent, r.Tools, anthropicElements, anthropicTools); err != nil {
 		return nil, err
 	}
+	tools, err := anthropicToolMarks(r.Tools)
+	if err != nil {
+		return nil, err
+	}
+	c.Request.Cache = append(tools, c.Request.Cache...)
+	if isSet(r.CacheControl) {
+		c.Request.Cache = appendLastMark(c.Request.Cache, &c.Request)
+	}
+	if c.Request.Cache == nil {
+		c.Request.Cache = []llm.CacheMark{}
+	}
 	return c, nil
+}
+
+// anthropicToolMarks returns the breakpoints of a tools array: a mark on
+// each tool that carries cache_control.
+func anthropicToolMarks(raw json.RawMessage) ([]llm.CacheMark, error) {
+	if !bytes.Contains(raw, []byte(`"cache_control"`)) {
+		return nil, nil
+	}
+	var tools []anthropicTool
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, requestErrorf("tools: %v", err)
+	}
+	var out []llm.CacheMark
+	for i, t := range tools {
+		if isSet(t.CacheControl) {
+			out = append(out, llm.CacheMark{Tools: true, Index: i})
+		}
+	}
+	return out, nil
+}
+
+// appendLastMark adds to marks a breakpoint on the last element of r (its
+// last message, else its last tool), unless marks ends there already.
+func appendLastMark(marks []llm.CacheMark, r *llm.Request) []llm.CacheMark {
+	last := llm.CacheMark{Index: len(r.Messages) - 1}
+	if len(r.Messages) == 0 {
+		last = llm.CacheMark{Tools: true, Index: len(r.Tools) - 1}
+	}
+	if last.Index < 0 || slices.Contains(marks, last) {
+		return marks
+	}
+	return append(marks, last)
 }
 
 // anthropicElements decodes a Messages request's messages.
 var anthropicElements = elements{
 	fresh: func() any { return new(anthropicMessage) },
+	marks: func(v any) []int { return v.(*anthropicMessage).marks },
 	messages: func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error) {
 		if v == nil {
 			m := new(anthropicMessage)
@@ -193,16 +272,35 @@ func anthropicElement(i int, m *anthropicMessage, names map[string]string) ([]ll
 		return nil, requestErrorf("messages[%d].content: %v", i, err)
 	}
 	var out []llm.Message
+	m.marks = nil
+	mark := func(k int) {
+		if n := len(m.marks); n == 0 || m.marks[n-1] != k {
+			m.marks = append(m.marks, k)
+		}
+	}
 	switch m.Role {
 	case "user":
 		var text []string
+		pending := false // a marked text block waits for its message
 		flush := func() {
 			if text != nil {
 				out = append(out, llm.UserMessage(strings.Join(text, "\n")))
 				text = nil
+				if pending {
+					mark(len(out) - 1)
+					pending = false
+				}
 			}
 		}
 		for j, b := range blocks {
+			if b.marked() {
+				switch {
+				case b.Type == "text" || b.Type != "tool_result" && text != nil:
+					pending = true
+				case b.Type != "tool_result":
+					mark(len(out) - 1) // a block that becomes no message: the one before
+				}
+			}
 			switch b.Type {
 			case "text":
 				text = append(text, b.Text)
@@ -215,12 +313,18 @@ func anthropicElement(i int, m *anthropicMessage, names map[string]string) ([]ll
 				out = append(out, llm.Message{
 					Role: llm.RoleTool, ToolCallID: b.ToolUseID, Name: names[b.ToolUseID], Content: content, IsError: b.IsError,
 				})
+				if b.marked() {
+					mark(len(out) - 1)
+				}
 			}
 		}
 		flush()
 	case "assistant":
 		msg := llm.Message{Role: llm.RoleAssistant}
 		for _, b := range blocks {
+			if b.marked() {
+				mark(0)
+			}
 			switch b.Type {
 			case "text":
 				msg.Content += b.Text

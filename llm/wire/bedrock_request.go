@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -62,6 +63,8 @@ type bedrockBlock struct {
 	ToolResult       *bedrockResult   `json:"toolResult,omitempty"`
 	ReasoningContent *bedrockThinking `json:"reasoningContent,omitempty"`
 	JSON             json.RawMessage  `json:"json,omitempty"` // in a tool result's content
+	// CachePoint marks a cache breakpoint after the blocks before it.
+	CachePoint json.RawMessage `json:"cachePoint,omitempty"`
 }
 
 type bedrockToolUse struct {
@@ -178,9 +181,18 @@ func decodeBedrock(body []byte, rt route) (*Call, error) {
 	c.Request.Params = r.params(rt.model)
 	c.Request.ResponseSchema = bedrockSchema(r.OutputConfig)
 	msgs := []llm.Message{}
+	cache := []llm.CacheMark{}
+	mark := func(k int) {
+		if k >= 0 && (len(cache) == 0 || cache[len(cache)-1] != llm.CacheMark{Index: k}) {
+			cache = append(cache, llm.CacheMark{Index: k})
+		}
+	}
 	for _, b := range r.System {
 		if b.Text != nil {
 			msgs = append(msgs, llm.SystemMessage(*b.Text))
+		}
+		if b.CachePoint != nil {
+			mark(len(msgs) - 1)
 		}
 	}
 	names := map[string]string{}
@@ -188,11 +200,14 @@ func decodeBedrock(body []byte, rt route) (*Call, error) {
 		var err error
 		switch m.Role {
 		case "user":
-			msgs, err = bedrockUser(msgs, i, m.Content, names)
+			msgs, err = bedrockUser(msgs, i, m.Content, names, mark)
 		case "assistant":
 			var a llm.Message
 			a, err = bedrockAssistant(i, m.Content, names)
 			msgs = append(msgs, a)
+			if slices.ContainsFunc(m.Content, func(b bedrockBlock) bool { return b.CachePoint != nil }) {
+				mark(len(msgs) - 1)
+			}
 		default:
 			err = requestErrorf("messages[%d].role: unknown role %q (want user or assistant)", i, m.Role)
 		}
@@ -201,10 +216,14 @@ func decodeBedrock(body []byte, rt route) (*Call, error) {
 		}
 	}
 	c.Request.Messages = msgs
+	var toolMarks []llm.CacheMark
 	if r.ToolConfig != nil {
 		for i, t := range r.ToolConfig.Tools {
 			if t.ToolSpec == nil {
 				if t.CachePoint != nil {
+					if n := len(c.Request.Tools); n > 0 {
+						toolMarks = append(toolMarks, llm.CacheMark{Tools: true, Index: n - 1})
+					}
 					continue
 				}
 				return nil, requestErrorf("toolConfig.tools[%d]: only toolSpec tools are supported", i)
@@ -214,20 +233,33 @@ func decodeBedrock(body []byte, rt route) (*Call, error) {
 			})
 		}
 	}
+	c.Request.Cache = append(append([]llm.CacheMark{}, toolMarks...), cache...)
 	return c, nil
 }
 
-// bedrockUser appends the messages of messages[i], a user turn.
-func bedrockUser(msgs []llm.Message, i int, blocks []bedrockBlock, names map[string]string) ([]llm.Message, error) {
+// bedrockUser appends the messages of messages[i], a user turn, and
+// passes mark the index of the message each cachePoint block ends.
+func bedrockUser(msgs []llm.Message, i int, blocks []bedrockBlock, names map[string]string, mark func(int)) ([]llm.Message, error) {
 	var texts []string
+	pending := false // a cachePoint after text that waits for its message
 	flush := func() {
 		if texts != nil {
 			msgs = append(msgs, llm.UserMessage(strings.Join(texts, "\n")))
 			texts = nil
+			if pending {
+				mark(len(msgs) - 1)
+				pending = false
+			}
 		}
 	}
 	for j, b := range blocks {
 		switch {
+		case b.CachePoint != nil:
+			if texts != nil {
+				pending = true
+			} else {
+				mark(len(msgs) - 1)
+			}
 		case b.Text != nil:
 			texts = append(texts, *b.Text)
 		case b.ToolResult != nil:

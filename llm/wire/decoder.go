@@ -47,6 +47,7 @@ type decoded struct {
 	once    int               // how many elements were made from pre, each scanned once
 	kept    bool              // req was the previous request's: only the new messages were scanned
 	msgs    [][]llm.Message   // what each became (a Messages user turn may become several)
+	marks   [][]int           // each one's cache breakpoints, per elements.marks; nil for a format without
 	names   map[string]string // call id -> tool name of every call in msgs; never changed once kept
 	tools   json.RawMessage   // the tools array, as sent
 	defs    []llm.ToolDefinition
@@ -90,9 +91,12 @@ func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, elems
 	if last == nil {
 		last = &decoded{}
 	}
-	msgs, per, names, once, err := last.messages(body.raw, body.pre, elems)
+	msgs, per, perMarks, names, once, err := last.messages(body.raw, body.pre, elems)
 	if err != nil {
 		return err
+	}
+	if elems.marks != nil {
+		c.Request.Cache = append(c.Request.Cache, messageMarks(len(c.Request.Messages), per, perMarks)...)
 	}
 	switch {
 	case len(msgs) == 0:
@@ -109,7 +113,7 @@ func (last *decoded) request(c *Call, body decoded, tools json.RawMessage, elems
 		return err
 	}
 	c.Request.Tools = out
-	body.msgs, body.names, body.tools, body.defs, body.pre, body.once = per, names, tools, defs, nil, once
+	body.msgs, body.marks, body.names, body.tools, body.defs, body.pre, body.once = per, perMarks, names, tools, defs, nil, once
 	*last = body
 	return nil
 }
@@ -129,15 +133,42 @@ type elements struct {
 	// id -> tool name) of the calls made before it, which it adds its own
 	// calls to.
 	messages func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error)
+	// marks, when set, returns the cache breakpoints of an element that
+	// messages made from v: each the index, among the messages it
+	// became, of the one a breakpoint ends, or -1 for the message before
+	// the element (a marked block that became no message). Nil for a
+	// format without breakpoints.
+	marks func(v any) []int
 }
 
-// decode returns the messages element i, raw, becomes (see messages).
-func (e elements) decode(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, error) {
+// decode returns the messages element i, raw, becomes (see messages), and
+// the value it was decoded into (nil when that failed).
+func (e elements) decode(i int, raw json.RawMessage, names map[string]string) ([]llm.Message, any, error) {
 	v := e.fresh()
 	if json.Unmarshal(raw, v) != nil {
 		v = nil
 	}
-	return e.messages(i, raw, v, names)
+	ms, err := e.messages(i, raw, v, names)
+	return ms, v, err
+}
+
+// messageMarks returns the cache breakpoints of per's elements (perMarks,
+// relative to each, see elements.marks) as marks of a request whose
+// messages are base messages, then per's in order.
+func messageMarks(base int, per [][]llm.Message, perMarks [][]int) []llm.CacheMark {
+	var out []llm.CacheMark
+	at := base
+	for i, ms := range per {
+		for _, rel := range perMarks[i] {
+			k := at + rel
+			if k < 0 || (len(out) > 0 && out[len(out)-1].Index == k) {
+				continue
+			}
+			out = append(out, llm.CacheMark{Index: k})
+		}
+		at += len(ms)
+	}
+	return out
 }
 
 // messages decodes raws after last's: the leading elements byte-equal to
@@ -145,13 +176,17 @@ func (e elements) decode(i int, raw json.RawMessage, names map[string]string) ([
 // pre[i] when the element is already decoded there, else from raws[i]. It
 // returns the messages in order, the next decoded state's elements and
 // names (see decoded.names), and how many were made from pre.
-func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements) (out []llm.Message, per [][]llm.Message, names map[string]string, once int, err error) {
+func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements) (out []llm.Message, per [][]llm.Message, perMarks [][]int, names map[string]string, once int, err error) {
 	k := 0 // the leading elements that are last's
 	for k < len(raws) && k < len(last.raw) && bytes.Equal(raws[k], last.raw[k]) {
 		k++
 	}
 	per = make([][]llm.Message, len(raws))
 	copy(per, last.msgs[:k])
+	if elems.marks != nil {
+		perMarks = make([][]int, len(raws))
+		copy(perMarks, last.marks[:min(k, len(last.marks))])
+	}
 	switch {
 	case k == len(last.raw) && k == len(raws):
 		names = last.names // nothing is added to it
@@ -171,18 +206,23 @@ func (last *decoded) messages(raws []json.RawMessage, pre []any, elems elements)
 	}
 	for i := k; i < len(raws); i++ {
 		var ms []llm.Message
+		var v any
 		if i < len(pre) && pre[i] != nil {
-			ms, err = elems.messages(i, raws[i], pre[i], names)
+			v = pre[i]
+			ms, err = elems.messages(i, raws[i], v, names)
 			once++
 		} else {
-			ms, err = elems.decode(i, raws[i], names)
+			ms, v, err = elems.decode(i, raws[i], names)
 		}
 		if err != nil {
-			return nil, nil, nil, 0, err
+			return nil, nil, nil, nil, 0, err
 		}
 		per[i] = ms
+		if elems.marks != nil && v != nil {
+			perMarks[i] = elems.marks(v)
+		}
 	}
-	return flatten(per, elems.join), per, names, once, nil
+	return flatten(per, elems.join), per, perMarks, names, once, nil
 }
 
 // flatten returns the messages of per in order, as copies (see detach);

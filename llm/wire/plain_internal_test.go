@@ -61,7 +61,7 @@ func TestPlainIsElement(t *testing.T) {
 	}
 	for i, raw := range elements {
 		names := map[string]string{"c0": "read"}
-		got, gotErr := openAIElements.decode(i, json.RawMessage(raw), names)
+		got, _, gotErr := openAIElements.decode(i, json.RawMessage(raw), names)
 		wantNames := map[string]string{"c0": "read"}
 		want, wantErr := oldElement(i, json.RawMessage(raw), wantNames)
 		if fmt.Sprint(gotErr) != fmt.Sprint(wantErr) {
