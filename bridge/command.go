@@ -100,7 +100,11 @@ type CommandMessage struct {
 // are then at /tapeloop/work and /tapeloop/home, the same on every run,
 // and where the kernel has Landlock a write anywhere else is refused and
 // fails the run (ErrSandbox), naming the path.
-// Elsewhere it runs in a process group of its own, killed after the run.
+// On Linux without that privilege, tapeloop is a child subreaper while the
+// command runs and kills what it left when it ends, setsid helpers
+// included; the outcome names them and says that the network was not
+// isolated (Outcome.Sandbox). Elsewhere it runs in a process group of its
+// own, killed after the run.
 // A command that does not finish within setup.agent.timeout (default
 // scenario.DefaultAgentTimeout) is killed with what it started; that,
 // a non-zero exit status and a failure to start are errors (wrapping
@@ -208,6 +212,7 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string,
 	// What the command started and left running dies here, before the
 	// outcome is built from the workspace.
 	report := box.End()
+	r.noteSandbox(box.Holds(), report.Left)
 	err = commandError(ctx, err, talkErr, stdout, stderr, r, box.Dir(), where, a, timeout)
 	if !report.Empty() {
 		beyond := fmt.Errorf("%s %q: %w: %s", where, a.Command, ErrSandbox, report)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/internal/sandbox"
@@ -59,4 +60,24 @@ func sandboxNote(st sandbox.Status) string {
 		return ""
 	}
 	return "tapeloop: a command agent's sandbox is partial here (" + RequireSandboxEnv + "=1 or --require-sandbox makes that an error): " + st.String()
+}
+
+// noteSandbox adds to the run's outcome (Outcome.Sandbox) what a
+// command's sandbox, holding held, did not isolate, and the processes it
+// left running (left), which the sandbox killed.
+func (r *Run) noteSandbox(held sandbox.Guarantee, left []string) {
+	var notes []string
+	if held&sandbox.Network == 0 {
+		notes = append(notes, "the network is not isolated: the agent command could reach any address, and what it reached is not reported (no network namespace here; "+RequireSandboxEnv+"=1 or --require-sandbox makes this an error)")
+	}
+	if len(left) > 0 {
+		n := fmt.Sprintf("%d processes", len(left))
+		if len(left) == 1 {
+			n = "1 process"
+		}
+		notes = append(notes, fmt.Sprintf("the agent command left %s running, killed when the run ended: %s", n, strings.Join(left, ", ")))
+	}
+	r.mu.Lock()
+	r.sandbox = append(r.sandbox, notes...)
+	r.mu.Unlock()
 }

@@ -179,3 +179,50 @@ func TestCommandWritesOutsideRefused(t *testing.T) {
 		t.Errorf("the workspace holds inside.txt as %+v, want \"x\"", inside)
 	}
 }
+
+// withoutNamespaces makes the command sandboxes of test t take the
+// fallback of a machine without namespaces (sandbox.Config.Without).
+func withoutNamespaces(t *testing.T) {
+	t.Helper()
+	t.Setenv(bridge.RequireSandboxEnv, "") // CI requires the sandbox for every test
+	*bridge.OpenSandbox = func(cfg *sandbox.Config) (*sandbox.Box, error) {
+		cfg.Without = sandbox.All
+		return sandbox.Open(cfg)
+	}
+	t.Cleanup(func() { *bridge.OpenSandbox = sandbox.Open })
+}
+
+// TestCommandSetsidHelperEndsWithoutNamespaces: where no namespace can be
+// made, a helper the command starts in a session of its own still dies
+// when the run ends (tapeloop is a child subreaper for the command's
+// life, and kills and reaps what it left), the outcome names it and says
+// that the network was not isolated, and a run that requires the sandbox
+// fails instead of running.
+func TestCommandSetsidHelperEndsWithoutNamespaces(t *testing.T) {
+	withoutNamespaces(t)
+	h := newHolders(t)
+	s := modeScenario(t, "60s", "setsid", h.addr())
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" || o.Final != "answer" {
+		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"answer\"", o.Termination, o.Final, o.Error)
+	}
+	for _, c := range takeConns(t, h, 2, nil) {
+		connEnds(t, c, "a setsid helper of a finished run without namespaces")
+	}
+	notes := strings.Join(o.Sandbox, "\n")
+	for _, want := range []string{"the network is not isolated", "left 1 process running, killed when the run ended: cmdagent"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("the outcome's sandbox notes are\n%s\nwant them to say %q", notes, want)
+		}
+	}
+	o, err = bridge.Runner(nil, &bridge.Options{RequireSandbox: true})(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(o.Error, "sandbox is required, and cannot hold here") {
+		t.Errorf("required: the run ended with %s, error %q; want the sandbox required and missing", o.Termination, o.Error)
+	}
+}

@@ -6,3 +6,7 @@ var (
 	CommandReadHeaderTimeout = &commandReadHeaderTimeout
 	CommandWaitDelay         = &commandWaitDelay
 )
+
+// OpenSandbox opens a command's sandbox; a test replaces it (see
+// withoutNamespaces in command_sandbox_linux_test.go).
+var OpenSandbox = &openSandbox

@@ -61,6 +61,8 @@ type Run struct {
 	state   map[string]any
 	traffic *traffic
 	users   *userSide
+	// sandbox is the command's sandbox's notes (Outcome.Sandbox).
+	sandbox []string
 	// conversation is set when the user may speak after an answer.
 	conversation bool
 }
@@ -222,6 +224,9 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	o.Diverged = tr.diverged != nil
+	r.mu.Lock()
+	o.Sandbox = r.sandbox
+	r.mu.Unlock()
 	tr.showAnswers(o)
 	o.Unused = append(o.Unused, r.users.unused(s, o, tape)...)
 	return o, nil

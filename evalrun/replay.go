@@ -335,7 +335,8 @@ func verdictOf(r *replayResult) string {
 }
 
 // writeResult writes one result's text: its verdict line, then its error,
-// failures and forced failures.
+// failures, forced failures and what its agent program's sandbox did not
+// hold (Outcome.Sandbox).
 func writeResult(w io.Writer, e *env, r *replayResult) {
 	note := ""
 	switch {
@@ -355,6 +356,11 @@ func writeResult(w io.Writer, e *env, r *replayResult) {
 	}
 	for _, f := range r.Forced {
 		fmt.Fprintf(w, "    forced: %s\n", indent(report.Printable(f)))
+	}
+	if r.Outcome != nil {
+		for _, n := range r.Outcome.Sandbox {
+			fmt.Fprintf(w, "    sandbox: %s\n", indent(report.Printable(n)))
+		}
 	}
 }
 

@@ -531,3 +531,17 @@ func TestReplaySummaryCounts(t *testing.T) {
 		t.Errorf("summary %q, want %q\nstdout:\n%s", got, want, out)
 	}
 }
+
+// TestReplayTextSaysWhatTheSandboxDidNotHold: a scenario's lines in the
+// text output say what its agent command's sandbox did not isolate and
+// what it killed (Outcome.Sandbox), under the scenario, without failing it.
+func TestReplayTextSaysWhatTheSandboxDidNotHold(t *testing.T) {
+	var out bytes.Buffer
+	notes := []string{"the network is not isolated: it could reach any address", "the agent command left 1 process running, killed when the run ended: sh"}
+	writeResult(&out, &env{}, &replayResult{Verdict: &harness.Verdict{Name: "cmd", Outcome: &harness.Outcome{Sandbox: notes}}})
+	lines := strings.Split(out.String(), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[0], "PASS   cmd") ||
+		lines[1] != "    sandbox: "+notes[0] || lines[2] != "    sandbox: "+notes[1] || lines[3] != "" {
+		t.Errorf("the text output is\n%s\nwant the scenario passed, then each sandbox note under it", out.String())
+	}
+}

@@ -67,6 +67,13 @@ type Outcome struct {
 	// replay fails with each whatever its golden says; nil means none
 	// (always in a live run). See RunOptions.AllowHosts.
 	Refused []string `yaml:"-"`
+	// Sandbox says, a line each, what the sandbox of a bridged scenario's
+	// agent command did not hold and what it ended: "the network is not
+	// isolated: ...", "the agent command left 2 processes running, killed
+	// when the run ended: sh, sh". It does not fail the scenario
+	// (--require-sandbox does); nil means nothing to say. Not in the
+	// golden.
+	Sandbox []string `yaml:"-"`
 	// Judged holds the verdict on each expect.judge item, in order: asked
 	// of the judge in a live run (eval.JudgeLive), or re-used from the
 	// scenario's judge: section in a replay (Judge). Nil, or an item with

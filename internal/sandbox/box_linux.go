@@ -29,6 +29,7 @@ type Box struct {
 	cmds  []*exec.Cmd
 	net   *netWatch
 	files *writeWatch
+	reap  *reaper // without Processes: what the commands leave is reaped
 	done  bool
 }
 
@@ -39,7 +40,7 @@ type Box struct {
 var probe = sync.OnceValue(func() Status {
 	s := Status{Missing: map[Guarantee]string{}}
 	if err := onThread(func() error { return unix.Unshare(unix.CLONE_NEWPID) }); err != nil {
-		s.Missing[Processes] = fmt.Sprintf("no PID namespace (%v: it needs root or CAP_SYS_ADMIN); only the command's process group ends with the run", err)
+		s.Missing[Processes] = fmt.Sprintf("no PID namespace (%v: it needs root or CAP_SYS_ADMIN); tapeloop is a child subreaper instead, which ends what the command leaves with the run, but not after a kill -9 of tapeloop", err)
 	} else {
 		s.Held |= Processes
 	}
@@ -107,7 +108,10 @@ func Open(cfg *Config) (*Box, error) {
 	if err := st.check(cfg.Require); err != nil {
 		return nil, err
 	}
-	held := st.Held
+	if lack := cfg.Require & cfg.Without; lack != 0 {
+		return nil, fmt.Errorf("%w: %s: left out by the caller", ErrUnavailable, lack)
+	}
+	held := st.Held &^ cfg.Without
 	if cfg.Workspace == "" || cfg.Home == "" {
 		held &^= Workspace | Files
 	}
@@ -115,6 +119,9 @@ func Open(cfg *Config) (*Box, error) {
 		return nil, fmt.Errorf("%w: %s: the run gives no workspace and home directories", ErrUnavailable, lack)
 	}
 	b := &Box{cfg: *cfg, held: held, calls: make(chan func()), ended: make(chan struct{})}
+	if held&Processes == 0 {
+		b.reap = newReaper()
+	}
 	if held&Workspace != 0 {
 		root, err := os.MkdirTemp("", "tapeloop-root-")
 		if err != nil {
@@ -228,7 +235,10 @@ func (b *Box) Listen() (net.Listener, error) {
 // cmd kills the group), in the Box's network namespace with Network, in a
 // new PID namespace with Processes (when the command exits, every process
 // it started is killed by the kernel), and killed when the Box's thread
-// exits (Pdeathsig). cmd.SysProcAttr is replaced.
+// exits (Pdeathsig). Without Processes, tapeloop is a child subreaper
+// until End, which kills and reaps what the command left running, setsid
+// or not, and cmd.Env gains a variable that marks its processes as the
+// Box's (TAPELOOP_SANDBOX_RUN). cmd.SysProcAttr is replaced.
 func (b *Box) Start(cmd *exec.Cmd) error {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if b.held&Processes != 0 {
@@ -236,27 +246,43 @@ func (b *Box) Start(cmd *exec.Cmd) error {
 	}
 	cmd.SysProcAttr = attr
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	if b.reap != nil {
+		if err := b.reap.hold(); err != nil {
+			return err
+		}
+		cmd.Env = b.reap.environ(cmd.Env)
+	}
 	var err error
 	b.do(func() { err = cmd.Start() })
 	if err == nil {
 		b.cmds = append(b.cmds, cmd)
+		if b.reap != nil {
+			b.reap.groups[cmd.Process.Pid] = true
+		}
 	}
 	return err
 }
 
 // End kills what is left of each command started in the Box (its
-// process group; in a PID namespace, everything it started), ends the
-// Box's thread and returns what the commands attempted. Call it once the
-// commands have been waited for; a second call returns an empty Report.
+// process group; in a PID namespace, everything it started; without one,
+// everything it started that tapeloop can tell, listed in Report.Left),
+// ends the Box's thread and returns what the commands attempted. Call it
+// once the commands have been waited for; a second call returns an empty
+// Report.
 func (b *Box) End() Report {
 	if b.done {
 		return Report{}
 	}
 	b.done = true
+	var r Report
+	if b.reap != nil {
+		// Before the groups are killed, so that what they held is listed
+		// running, as it was.
+		r.Left = b.reap.reap()
+	}
 	for _, cmd := range b.cmds {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	}
-	var r Report
 	if b.net != nil {
 		r.Network = b.net.close()
 	}

@@ -92,6 +92,11 @@ type Config struct {
 	// Require lists the guarantees Open must give; a missing one makes
 	// Open fail (wrapping ErrUnavailable). Zero requires none.
 	Require Guarantee
+	// Without lists guarantees the Box must not give even where it
+	// could: the run takes the fallback of a machine without namespaces
+	// (a test forces it so). Zero gives every guarantee this process can.
+	// A guarantee both required and left out makes Open fail.
+	Without Guarantee
 }
 
 // Report is what the commands of a Box attempted that the Box refused.
@@ -109,9 +114,15 @@ type Report struct {
 	// Nil means none (or no Files guarantee to see them, or an
 	// architecture other than amd64 and arm64).
 	Files []string
+	// Left names each process the commands left running that End killed,
+	// by its command name (as ps shows it), sorted, once per process:
+	// "sleep". Nil with Processes, where the kernel ends them unseen when
+	// the command exits, and off Linux, where End kills the command's
+	// process group without looking. It is not an attempt.
+	Left []string
 }
 
-// Empty reports whether r holds no attempt.
+// Empty reports whether r holds no attempt (Left lists none).
 func (r Report) Empty() bool { return len(r.Network) == 0 && len(r.Files) == 0 }
 
 // String lists r's attempts, the network's then the files', separated by
