@@ -105,6 +105,18 @@ func TestReplayRefusesDefaultTransport(t *testing.T) {
 			t.Errorf("a refusal shows the request's query: %s", s)
 		}
 	}
+	// The tool's error, net/http's, quotes the URL; its result is in the
+	// golden.
+	if strings.Contains(result, "s3cr3t") || !strings.Contains(result, "/forecast?key=[REDACTED]") {
+		t.Errorf("the tool's result does not hide the query's value: %s", result)
+	}
+	golden, err := os.ReadFile(scenario.GoldenPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(golden), "s3cr3t") {
+		t.Errorf("the golden holds the request's query:\n%s", golden)
+	}
 }
 
 // TestReplayAllowsHosts: AllowHosts lets a replay reach what it names,

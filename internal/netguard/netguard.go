@@ -19,7 +19,9 @@
 // http.DefaultTransport stays an *http.Transport for the code that
 // asserts it. Requests pass whatever is active when their context is
 // marked Live (tapeloop's own traffic to a live model) or their address
-// is one of Serve's (the bridge's own listener).
+// is one of Serve's (the bridge's own listener). A refused request's URL
+// loses its user information, its fragment and its query's values (see
+// Redacted) before net/http quotes it in the caller's error.
 //
 // It cannot see a client with a Transport of its own (not cloned from
 // http.DefaultTransport after init), a clone whose Proxy was replaced,
@@ -262,7 +264,34 @@ func check(req *http.Request) error {
 		names[i] = fmt.Sprintf("%q", r.name)
 	}
 	slices.Sort(names)
+	hide(req.URL)
 	return fmt.Errorf("%w: %s, while replaying %s", ErrRefused, what, strings.Join(names, ", "))
+}
+
+// Redacted stands for each value of a refused request's query.
+const Redacted = "[REDACTED]"
+
+// hide removes from u, the URL of a refused request, what may hold a
+// credential: the user information and the fragment go, and each value
+// of the query (a name without one, whole) becomes Redacted. The request
+// is never sent; net/http's client quotes its URL in the error it returns
+// (url.Error), which is built from u after the refusal, and that error
+// reaches tool results, goldens and logs.
+func hide(u *url.URL) {
+	u.User = nil
+	u.Fragment, u.RawFragment = "", ""
+	if u.RawQuery == "" {
+		return
+	}
+	parts := strings.Split(u.RawQuery, "&")
+	for i, p := range parts {
+		if name, _, ok := strings.Cut(p, "="); ok {
+			parts[i] = name + "=" + Redacted
+		} else if p != "" {
+			parts[i] = Redacted
+		}
+	}
+	u.RawQuery = strings.Join(parts, "&")
 }
 
 // shown is u as a refusal names it: scheme, host and path, without the

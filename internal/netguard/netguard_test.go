@@ -190,3 +190,31 @@ func TestParallelReplays(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalHidesQueryAndUser: the error net/http gives a refused
+// request quotes its URL (url.Error); the query's values and the user
+// information, which may hold a key, are not in it, and neither is the
+// fragment; the query's names, the host and the path are.
+func TestRefusalHidesQueryAndUser(t *testing.T) {
+	h := newHost(t)
+	addr := strings.TrimPrefix(h.URL, "http://")
+	ctx, r := Begin(context.Background(), "a", nil)
+	defer r.End()
+	for _, c := range []struct{ url, want string }{
+		{"http://" + addr + "/v1/forecast?key=s3cr3t&city=Oslo#s3cr3t", `"http://` + addr + `/v1/forecast?key=[REDACTED]&city=[REDACTED]"`},
+		{"http://bob:s3cr3t@" + addr + "/x", `"http://` + addr + `/x"`},
+		{"http://s3cr3t@" + addr + "/x?s3cr3t", `"http://` + addr + `/x?[REDACTED]"`},
+		{"http://" + addr + "/x?token=s3cr3t;v=s3cr3t&empty=", `"http://` + addr + `/x?token=[REDACTED]&empty=[REDACTED]"`},
+	} {
+		err := get(ctx, c.url)
+		if !errors.Is(err, ErrRefused) {
+			t.Fatalf("GET %s: %v, want it refused", c.url, err)
+		}
+		if strings.Contains(err.Error(), "s3cr3t") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("GET %s: the error is\n%s\nwant it to quote %s and not the secret", c.url, err, c.want)
+		}
+	}
+	if h.count() != 0 {
+		t.Errorf("%d requests reached the host", h.count())
+	}
+}
