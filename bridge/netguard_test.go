@@ -70,6 +70,23 @@ func TestReplayRefusesAgentDefaultClient(t *testing.T) {
 	if !allowed.Passed() {
 		t.Errorf("allowed, the replay fails: %v %s", allowed.Err, strings.Join(allowed.Failures, "\n"))
 	}
+	// The scenario's setup.allow_hosts allows it too, through harness and
+	// through the runner on its own.
+	s := load(t, path)
+	s.Setup.AllowHosts = []string{host}
+	if v := verifyWith(t.Context(), s, phoningAgent(srv.URL), nil); !v.Passed() {
+		t.Errorf("setup.allow_hosts: the replay fails: %v %s", v.Err, strings.Join(v.Failures, "\n"))
+	}
+	o, err = bridge.Runner(phoningAgent(srv.URL), nil)(t.Context(), s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Refused) != 0 {
+		t.Errorf("setup.allow_hosts: the runner refused %q", o.Refused)
+	}
+	if hits.Load() != 4 {
+		t.Errorf("the host got %d requests, want 4 (the recording and three allowed replays)", hits.Load())
+	}
 }
 
 // TestServeDialedThroughDefaultClient: an agent that serves the bridge on

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"slices"
 
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/netguard"
@@ -69,7 +70,7 @@ func Runner(agent Agent, opts *Options) harness.Runner {
 		// http.DefaultTransport are refused, as a native scenario's
 		// tools' are (harness.Run has begun the guard already when it
 		// called this runner).
-		ctx, guard := netguard.Begin(ctx, s.Name, ro.AllowHosts)
+		ctx, guard := netguard.Begin(ctx, s.Name, append(slices.Clip(ro.AllowHosts), s.Setup.AllowHosts...))
 		o, err := runScenario(ctx, s, run, &runOptions{Replay: ro.Replay, User: ro.User, Observer: ro.Observer, Wire: w})
 		if refused := guard.End(); o != nil {
 			o.Refused = append(o.Refused, refused...)

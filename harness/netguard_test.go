@@ -144,6 +144,38 @@ func TestReplayAllowsHosts(t *testing.T) {
 	}
 }
 
+// TestReplayAllowsScenarioHosts: a scenario's setup.allow_hosts lets its
+// replay reach what it names, as AllowHosts does, and adds to what the
+// caller allows; another port is still refused.
+func TestReplayAllowsScenarioHosts(t *testing.T) {
+	srv, hits := internet(t)
+	u, _ := url.Parse(srv.URL)
+	withAllow := func(hosts string) string {
+		path := filepath.Join(t.TempDir(), "forecast.yaml")
+		text := strings.Replace(forecastScenario, "  tools: [forecast]\n", "  tools: [forecast]\n  allow_hosts: "+hosts+"\n", 1)
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	tools := []*toolkit.Factory{forecastTool(srv.URL)}
+	v := harness.Verify(context.Background(), withAllow(`["`+u.Host+`"]`), &harness.VerifyOptions{Update: true, Tools: tools})
+	if !v.Passed() || v.Outcome.Turns[0].Calls[0].Result != "sunny" {
+		t.Fatalf("setup.allow_hosts [%s]: %v %v", u.Host, v.Err, v.Failures)
+	}
+	v = harness.Verify(context.Background(), withAllow(`[example.com]`), &harness.VerifyOptions{Update: true, AllowHosts: []string{u.Hostname()}, Tools: tools})
+	if !v.Passed() {
+		t.Errorf("setup.allow_hosts [example.com] and AllowHosts %s: %v %v", u.Hostname(), v.Err, v.Failures)
+	}
+	if hits.Load() != 2 {
+		t.Errorf("the host got %d requests, want 2", hits.Load())
+	}
+	v = harness.Verify(context.Background(), withAllow(`["`+u.Hostname()+`:1"]`), &harness.VerifyOptions{Update: true, Tools: tools})
+	if v.Passed() || hits.Load() != 2 {
+		t.Errorf("setup.allow_hosts [%s:1] let port %s through", u.Hostname(), u.Port())
+	}
+}
+
 // TestLiveRunNotGuarded: a live run (RunOptions.Model set) is not a
 // replay; its tools reach what they call.
 func TestLiveRunNotGuarded(t *testing.T) {

@@ -92,8 +92,9 @@ type RunOptions struct {
 	// sent through it (http.Get, http.DefaultClient, a client whose
 	// transport was cloned from it) during the replay is refused, the
 	// caller gets an error wrapping ErrRefused, and the outcome lists it
-	// (Outcome.Refused): the scenario fails naming the address. Nil
-	// allows nothing; a live run is never refused.
+	// (Outcome.Refused): the scenario fails naming the address. The
+	// scenario's setup.allow_hosts allows more. Nil allows nothing; a
+	// live run is never refused.
 	AllowHosts []string
 }
 
@@ -129,7 +130,7 @@ func Run(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*Outcome,
 	if opts.Model != nil {
 		return gathered(netguard.Live(ctx), s, opts)
 	}
-	ctx, guard := netguard.Begin(ctx, s.Name, opts.AllowHosts)
+	ctx, guard := netguard.Begin(ctx, s.Name, append(slices.Clip(opts.AllowHosts), s.Setup.AllowHosts...))
 	o, err := gathered(ctx, s, opts)
 	if refused := guard.End(); o != nil {
 		o.Refused = append(o.Refused, refused...)

@@ -141,6 +141,14 @@ type Setup struct {
 	// it writes the user's messages after each final answer. Nil means the
 	// tape's user turns, if any, are the user.
 	User *UserSetup
+	// AllowHosts lists what a replay of the scenario may reach through
+	// http.DefaultTransport besides its tape (setup.allow_hosts), added
+	// to what the caller allows (harness.RunOptions.AllowHosts): a host
+	// (any port), a host and port, or "*" for everything, as written. Nil
+	// allows nothing more. A live run is never refused.
+	AllowHosts []string
+	// AllowHostsLine is the line of setup.allow_hosts; 0 when absent.
+	AllowHostsLine int
 }
 
 // WorkspaceSetup seeds the workspace: a tree copied first, then files.
@@ -271,7 +279,7 @@ type FileExpect struct {
 
 var (
 	topKeys        = []string{"format", "name", "description", "tags", "setup", "input", "offered", "tape", "expect", "faults", "judge"}
-	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp", "agent", "user"}
+	setupKeys      = []string{"seed", "workspace", "tools", "loop", "mcp", "agent", "user", "allow_hosts"}
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout", "request"}
@@ -522,9 +530,17 @@ func decodeSetup(d *yamlx.Decoder, n *yaml.Node, s *Setup, file string) error {
 			var err error
 			s.User, err = decodeUser(d, v)
 			return err
+		case "allow_hosts":
+			var err error
+			s.AllowHosts, err = decodeAllowHosts(d, v)
+			s.AllowHostsLine = v.Line
+			return err
 		}
 		return nil
 	})
+	if err == nil && s.AllowHosts != nil && s.Agent != nil && len(s.Agent.Command) > 0 {
+		return d.Errf(&yaml.Node{Line: s.AllowHostsLine}, "setup.allow_hosts", "a program agent (setup.agent.command) reaches nothing but the bridge from its sandbox, so the key would change nothing: it applies to Go tools and Go agents (setup.agent.go)")
+	}
 	return err
 }
 
