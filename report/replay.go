@@ -70,6 +70,10 @@ type ScenarioResult struct {
 	// replay re-used it from the scenario's judge: section; nil when the
 	// scenario has none.
 	Judge []Verdict `json:"judge,omitempty"`
+	// Sandbox says what the sandbox of the scenario's agent program did not
+	// hold and what it killed, a line each (harness.Outcome.Sandbox); nil
+	// when there is nothing to say. It is not a failure.
+	Sandbox []string `json:"sandbox,omitempty"`
 }
 
 // Expectation is one key of a scenario's expect block and whether it held.

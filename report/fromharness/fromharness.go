@@ -31,6 +31,7 @@ func ScenarioResult(v *harness.Verdict, elapsed time.Duration) report.ScenarioRe
 	if v.Outcome != nil {
 		r.Termination, r.Iterations = string(v.Outcome.Termination), v.Outcome.Iterations
 		r.Transcript = Transcript(v.Outcome)
+		r.Sandbox = v.Outcome.Sandbox
 		if v.Scenario != nil {
 			r.Judge = Verdicts(v.Scenario, v.Outcome)
 		}

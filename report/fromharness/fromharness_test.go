@@ -3,6 +3,7 @@ package fromharness
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
@@ -236,5 +237,23 @@ func TestTranscriptWithoutTheConversation(t *testing.T) {
 	tr := Transcript(&harness.Outcome{Turns: []harness.TurnOutcome{{Index: 1}, {Index: 2}}})
 	if len(tr.Turns) != 2 || tr.Turns[0].User != nil || tr.Turns[1].Index != 2 {
 		t.Errorf("transcript %+v; want two turns without user messages", tr)
+	}
+}
+
+// TestScenarioResultSandbox: what a scenario's agent program's sandbox did
+// not hold (Outcome.Sandbox) is in its result, under "sandbox", and does
+// not fail it.
+func TestScenarioResultSandbox(t *testing.T) {
+	notes := []string{"the network is not isolated: it could reach any address"}
+	r := ScenarioResult(&harness.Verdict{Name: "cmd", Outcome: &harness.Outcome{Sandbox: notes}}, 0)
+	if r.Status != report.StatusPass || !slices.Equal(r.Sandbox, notes) {
+		t.Errorf("status %s, sandbox %q; want pass, %q", r.Status, r.Sandbox, notes)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"sandbox":["the network is not isolated: it could reach any address"]`) {
+		t.Errorf("the JSON result holds no sandbox: %s", b)
 	}
 }
