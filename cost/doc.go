@@ -13,9 +13,9 @@
 // order system prompt, tools, messages with no minimum; OpenAI keeps 1024
 // tokens and more, in steps of 128; Anthropic and Bedrock read tools before
 // the system prompt and keep only prefixes ending at a breakpoint
-// (cache_control, cachePoint), which a tape does not record, so two are
-// assumed: after the system prompt and on the last message; Gemini keeps a
-// shared prefix past the model's minimum.
+// (cache_control, cachePoint): the request's own (llm.Request.Cache), or,
+// where it records none, two assumed: after the system prompt and on the
+// last message; Gemini keeps a shared prefix past the model's minimum.
 //
 // A Collector gathers a run's calls from the agent loop's events (the
 // harness uses one for expect.cache, evalrun cost another).

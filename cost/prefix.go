@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -104,6 +105,10 @@ type Run struct {
 	// SharedTokens, InputTokens, WriteTokens and OutputTokens sum the
 	// steps'.
 	SharedTokens, InputTokens, WriteTokens, OutputTokens int
+	// AssumedBreakpoints says that Rules with Breakpoints read a request
+	// that did not record its own (llm.Request.Cache nil), and assumed the
+	// two an agent is advised to set.
+	AssumedBreakpoints bool
 }
 
 // Estimated reports whether any of the run's cached or input token counts
@@ -230,12 +235,19 @@ func (r Rules) Analyze(calls []Call) (Run, error) {
 	}
 	run := Run{Rules: r}
 	var prev []element
+	var prevBps []int
 	for i := range calls {
 		cur, err := elements(&calls[i].Request, r)
 		if err != nil {
 			return Run{}, fmt.Errorf("request %d: %w", i, err)
 		}
-		step := r.compare(prev, cur, i == 0)
+		var bps []int
+		if r.Breakpoints {
+			var assumed bool
+			bps, assumed = breakpoints(cur, calls[i].Request.Cache)
+			run.AssumedBreakpoints = run.AssumedBreakpoints || assumed
+		}
+		step := r.compare(prev, cur, prevBps, bps, i == 0)
 		u := calls[i].Usage
 		if u.CacheKnown() {
 			// The provider said what its cache read and wrote (zero too).
@@ -257,14 +269,15 @@ func (r Rules) Analyze(calls []Call) (Run, error) {
 		run.InputTokens += step.InputTokens
 		run.WriteTokens += step.WriteTokens
 		run.OutputTokens += step.OutputTokens
-		prev = cur
+		prev, prevBps = cur, bps
 	}
 	return run, nil
 }
 
 // compare measures the prefix cur shares with prev, in whole elements, and
-// what r's cache could read of it.
-func (r Rules) compare(prev, cur []element, first bool) Step {
+// what r's cache could read of it; prevBps and bps are the breakpoints of
+// each (see breakpoints), used by rules with Breakpoints.
+func (r Rules) compare(prev, cur []element, prevBps, bps []int, first bool) Step {
 	var s Step
 	// upto[k] is the size of cur's first k elements' encodings.
 	upto := make([]int, len(cur)+1)
@@ -279,7 +292,7 @@ func (r Rules) compare(prev, cur []element, first bool) Step {
 	s.SharedBytes = upto[n]
 	s.InputTokens = s.TotalBytes / 4
 	if r.Breakpoints {
-		s.SharedTokens, s.WriteTokens = r.readAtBreakpoints(prev, cur, n, upto)
+		s.SharedTokens, s.WriteTokens = r.readAtBreakpoints(prev != nil, prevBps, bps, n, upto)
 	} else {
 		s.SharedTokens = r.cacheable(s.SharedBytes / 4)
 	}
@@ -293,30 +306,45 @@ func (r Rules) compare(prev, cur []element, first bool) Step {
 }
 
 // breakpoints are the ends (in elements) of the prefixes a request of els
-// marks: after its tools and system prompt, and at its end.
-func breakpoints(els []element) []int {
-	head := 0
-	for head < len(els) && els[head].part != "messages" {
-		head++
+// marks, in increasing order: those of marks, its recorded breakpoints;
+// when it recorded none (marks nil), the two assumed, after its tools and
+// system prompt and at its end, and assumed is true.
+func breakpoints(els []element, marks []llm.CacheMark) (ends []int, assumed bool) {
+	if marks == nil {
+		head := 0
+		for head < len(els) && els[head].part != "messages" {
+			head++
+		}
+		if head > 0 && head < len(els) {
+			return []int{head, len(els)}, true
+		}
+		return []int{len(els)}, true
 	}
-	if head > 0 && head < len(els) {
-		return []int{head, len(els)}
+	ends = []int{}
+	for _, m := range marks {
+		for k, e := range els {
+			if (e.part == "tools") == m.Tools && e.index == m.Index {
+				ends = append(ends, k+1)
+				break
+			}
+		}
 	}
-	return []int{len(els)}
+	slices.Sort(ends)
+	return slices.Compact(ends), false
 }
 
-// readAtBreakpoints is what a breakpoint cache reads for cur, which shares
-// its first n elements with prev (upto[k] the bytes of cur's first k), and
-// what it writes past that: prev kept the prefixes that end at its
-// breakpoints and reach the minimum; cur reads the longest of them that it
-// shares, when one of its own breakpoints is at most Lookback elements
-// after its end, and writes up to its last breakpoint that reaches the
-// minimum.
-func (r Rules) readAtBreakpoints(prev, cur []element, n int, upto []int) (read, write int) {
+// readAtBreakpoints is what a breakpoint cache reads for a request, which
+// shares its first n elements with the previous one (upto[k] the bytes of
+// its first k; hasPrev false for the first request), and what it writes
+// past that: the previous request kept the prefixes that end at its
+// breakpoints (prevBps) and reach the minimum; this one reads the longest
+// of them that it shares, when one of its own breakpoints (bps) is at most
+// Lookback elements after its end, and writes up to its last breakpoint
+// that reaches the minimum.
+func (r Rules) readAtBreakpoints(hasPrev bool, prevBps, bps []int, n int, upto []int) (read, write int) {
 	tok := func(k int) int { return upto[k] / 4 }
-	bps := breakpoints(cur)
-	if prev != nil {
-		for _, kept := range breakpoints(prev) {
+	if hasPrev {
+		for _, kept := range prevBps {
 			if kept > n || tok(kept) < r.MinTokens || tok(kept) <= read {
 				continue
 			}

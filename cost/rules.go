@@ -25,11 +25,13 @@ type Rules struct {
 	// Breakpoints says the cache keeps only prefixes that end at a
 	// breakpoint the request marks (Anthropic's cache_control, Bedrock's
 	// cachePoint), and reads one only where a later request marks a
-	// breakpoint at most Lookback elements after its end. A tape does not
-	// keep the marks, so Analyze assumes the two an agent is advised to set:
-	// one after the system prompt (and so after the tools, read before it),
-	// and one on the request's last message. False is an automatic prefix
-	// cache (OpenAI, Gemini), which keeps every request's prefix.
+	// breakpoint at most Lookback elements after its end. Analyze reads
+	// each request's own (llm.Request.Cache); for a request that records
+	// none it assumes the two an agent is advised to set: one after the
+	// system prompt (and so after the tools, read before it), and one on
+	// the request's last message (Run.AssumedBreakpoints). False is an
+	// automatic prefix cache (OpenAI, Gemini), which keeps every request's
+	// prefix.
 	Breakpoints bool
 	// Lookback is how many elements before a breakpoint the cache looks for
 	// a prefix it keeps (Anthropic: 20 blocks); zero looks back to the

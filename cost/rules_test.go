@@ -238,3 +238,66 @@ func TestVendorRulesNames(t *testing.T) {
 		t.Errorf("negative minimum: err %v, want ErrRules", err)
 	}
 }
+
+// marked is q with its cache breakpoints at marks (none when empty).
+func marked(q llm.Request, marks ...llm.CacheMark) llm.Request {
+	q.Cache = append([]llm.CacheMark{}, marks...)
+	return q
+}
+
+// Where a request recorded its breakpoints, Anthropic's and Bedrock's
+// rules read and write at those, not at the two assumed: a prefix ends
+// only where one is marked, and one marked more than 20 blocks after the
+// end of the previous request's is not read there.
+func TestRecordedBreakpoints(t *testing.T) {
+	tools := []llm.ToolDefinition{readFile, writeFile}
+	big := long(3000)
+	head := tokensOf(t, Anthropic, req(tools, llm.SystemMessage(big)))
+	sys := llm.CacheMark{Index: 0} // the system prompt, after the tools
+	last := func(q llm.Request) llm.CacheMark { return llm.CacheMark{Index: len(q.Messages) - 1} }
+	first, second := req(tools, history(big, 1)...), req(tools, history(big, 2)...)
+	for _, rules := range []Rules{Anthropic, Bedrock} {
+		t.Run(rules.Vendor, func(t *testing.T) {
+			run := func(cs ...Call) Run {
+				t.Helper()
+				r, err := rules.Analyze(cs)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return r
+			}
+			assumed := run(calls(first, second)...)
+			if !assumed.AssumedBreakpoints || assumed.Steps[1].SharedTokens <= head {
+				t.Fatalf("no breakpoints recorded: %+v; want the two assumed, reading the whole first request", assumed.Steps[1])
+			}
+			// Marked on the last message too: the assumption, recorded.
+			both := run(calls(marked(first, sys, last(first)), marked(second, sys, last(second)))...)
+			if both.AssumedBreakpoints || both.Steps[1].SharedTokens != assumed.Steps[1].SharedTokens || both.WriteTokens != assumed.WriteTokens {
+				t.Errorf("marks on the system prompt and the last message: read %d, wrote %d; want the assumption's %d and %d, not assumed",
+					both.Steps[1].SharedTokens, both.WriteTokens, assumed.Steps[1].SharedTokens, assumed.WriteTokens)
+			}
+			// Only the system prompt: that prefix is read, nothing past it.
+			onlySys := run(calls(marked(first, sys), marked(second, sys))...)
+			if s := onlySys.Steps[1]; s.SharedTokens != head || s.WriteTokens != 0 {
+				t.Errorf("a mark on the system prompt alone: read %d, wrote %d; want %d read, nothing written", s.SharedTokens, s.WriteTokens, head)
+			}
+			// None: nothing is cached.
+			none := run(calls(marked(first), marked(second))...)
+			if none.SharedTokens != 0 || none.WriteTokens != 0 {
+				t.Errorf("no breakpoint: read %d, wrote %d; want nothing", none.SharedTokens, none.WriteTokens)
+			}
+			// A last-message mark 24 blocks after the previous end reads
+			// nothing there: only the system prompt's prefix.
+			far := req(tools, history(big, 13)...)
+			lookback := run(calls(marked(first, sys, last(first)), marked(far, sys, last(far)))...)
+			if s := lookback.Steps[1]; s.SharedTokens != head {
+				t.Errorf("past the lookback: read %d, want the system prompt's %d", s.SharedTokens, head)
+			}
+			// A mark on a tool: the tools alone are below the minimum.
+			tool := run(calls(marked(first, llm.CacheMark{Tools: true, Index: 1}), marked(second, llm.CacheMark{Tools: true, Index: 1}))...)
+			if tool.SharedTokens != 0 {
+				t.Errorf("a mark after the tools (under 1024 tokens): read %d, want nothing", tool.SharedTokens)
+			}
+		})
+	}
+}

@@ -209,6 +209,9 @@ func (m *costMeasure) print(e *env, name string) {
 	for _, b := range m.run.Breakers() {
 		fmt.Fprintf(e.stdout, "      request %d: %s\n", b.Request, b.Breaker)
 	}
+	if m.run.AssumedBreakpoints {
+		fmt.Fprintf(e.stdout, "      breakpoints not recorded: assumed after the system prompt and on the last message\n")
+	}
 	switch {
 	case m.price != nil:
 		fmt.Fprintf(e.stdout, "      %s at %s's cache and prices of %s: %s with caching, %s without\n",

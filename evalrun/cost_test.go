@@ -290,3 +290,39 @@ func TestCostReportedZeroOrEstimated(t *testing.T) {
 		}
 	}
 }
+
+// Anthropic's rules read the breakpoints a request recorded; where one
+// recorded none the two assumed are said, in the line and the JSON.
+func TestCostBreakpointsRecordedOrAssumed(t *testing.T) {
+	model := map[string]json.RawMessage{"model": json.RawMessage(`"claude-sonnet-4-5"`)}
+	for _, tt := range []struct {
+		name   string
+		cache  []llm.CacheMark
+		said   bool
+		source string
+	}{
+		{"recorded", []llm.CacheMark{{Index: 0}}, false, "recorded"},
+		{"recorded none", []llm.CacheMark{}, false, "recorded"},
+		{"not recorded", nil, true, "assumed"},
+	} {
+		r := llm.Request{Messages: []llm.Message{llm.SystemMessage("Rules."), llm.UserMessage("hi")}, Params: model, Cache: tt.cache}
+		m, err := costOf([]cost.Call{{Request: r}, {Request: r}}, cost.BundledPrices(), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		m.print(&env{stdout: &out}, "s")
+		if said := strings.Contains(out.String(), "breakpoints not recorded: assumed"); said != tt.said {
+			t.Errorf("%s: printed %q; want the assumption said: %v", tt.name, out.String(), tt.said)
+		}
+		doc := &costDocument{Format: costFormat}
+		doc.add("s", "s.yaml", m, nil)
+		var js bytes.Buffer
+		if err := doc.WriteJSON(&js); err != nil {
+			t.Fatal(err)
+		}
+		if want := `"breakpoints": "` + tt.source + `"`; !strings.Contains(js.String(), want) {
+			t.Errorf("%s: JSON lacks %s", tt.name, want)
+		}
+	}
+}

@@ -44,6 +44,10 @@ type costScenario struct {
 	// Rules names the cache rules applied: generic, openai, anthropic,
 	// gemini or bedrock.
 	Rules string `json:"rules"`
+	// Breakpoints says where the breakpoints of rules that need them
+	// come from: "recorded" (every request's own), "assumed" (some request
+	// recorded none, and two were assumed); "" for rules without.
+	Breakpoints string `json:"breakpoints"`
 	// Breakers are the places the prefix broke; never nil.
 	Breakers []costBreaker `json:"breakers"`
 	// Price is the table row that priced Model; nil when none did.
@@ -128,6 +132,13 @@ func (d *costDocument) add(name, file string, m *costMeasure, err error) {
 	}
 	sc.Requests, sc.costTokens, sc.Estimated, sc.Model, sc.Rules = m.requests, tokensOf(m.run), m.run.Estimated(), m.model, m.run.Rules.String()
 	sc.CachedSource = cachedSource(m.run)
+	switch {
+	case !m.run.Rules.Breakpoints:
+	case m.run.AssumedBreakpoints:
+		sc.Breakpoints = "assumed"
+	default:
+		sc.Breakpoints = "recorded"
+	}
 	for _, b := range m.run.Breakers() {
 		sc.Breakers = append(sc.Breakers, costBreaker{Request: b.Request, Place: b.Breaker.String(), Part: b.Part, Index: b.Index, Kind: string(b.Kind)})
 	}
