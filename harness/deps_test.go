@@ -44,8 +44,9 @@ func TestWhatUsersLink(t *testing.T) {
 // harness.Runner, as a RoundTripper behind an http.Client); internal/
 // packages import nothing of tapeloop above them (only other internal/
 // ones, and leaves such as fileerr that import no tapeloop package); and
-// scenario, the format, imports no HTTP code and runs no fault
-// transport itself.
+// scenario, the format, links no HTTP code, holding tapes (package tape)
+// and faults (llm/faults/faultspec) as data apart from what runs them
+// (replay, llm/faults).
 func TestLayers(t *testing.T) {
 	goTool, err := exec.LookPath("go")
 	if err != nil {
@@ -61,7 +62,7 @@ func TestLayers(t *testing.T) {
 		}
 		return strings.Split(strings.TrimSpace(string(out)), "\n")
 	}
-	below := []string{"../scenario/...", "../replay/...", "../diffrecorder/...", "../fixtures/...", "../tools/...", "../agent/...",
+	below := []string{"../scenario/...", "../tape/...", "../redact/...", "../replay/...", "../diffrecorder/...", "../fixtures/...", "../tools/...", "../agent/...",
 		"../llm/...", "../clock/...", "../workspace/...", "../internal/...", "../mcptools/...", "../traceimport/..."}
 	for _, line := range list(`{{.ImportPath}} {{join .Deps " "}}`, below...) {
 		pkg, deps, _ := strings.Cut(line, " ")
@@ -90,9 +91,44 @@ func TestLayers(t *testing.T) {
 			}
 		}
 	}
-	for _, d := range strings.Fields(list(`{{join .Imports " "}}`, "../scenario")[0]) {
-		if d == "net/http" || strings.HasPrefix(d, "net/http/") || d == mod+"/llm/wire" || d == mod+"/bridge" {
-			t.Errorf("scenario imports %s: the format runs no HTTP", d)
+	// The format runs nothing and links no HTTP code: not scenario, nor
+	// what it is made of (the tape's data and codec, the redaction policy,
+	// the faults it describes), nor the vocabulary of model calls.
+	for _, line := range list(`{{.ImportPath}} {{join .Deps " "}}`, "../scenario", "../tape", "../redact", "../llm/faults/faultspec", "../llm") {
+		pkg, deps, _ := strings.Cut(line, " ")
+		for _, d := range strings.Fields(deps) {
+			if d == "net/http" || strings.HasPrefix(d, "net/http/") {
+				t.Errorf("%s links %s: the format runs no HTTP", pkg, d)
+			}
 		}
+	}
+	// The tape has one owner: tape is the data and codec, below what runs
+	// it (replay) and what redacts it (redact); scenario holds tapes and
+	// faults as data, never the packages that serve, record or inject them.
+	imports := func(pkg string) map[string]bool {
+		m := map[string]bool{}
+		for _, d := range strings.Fields(list(`{{join .Imports " "}}`, pkg)[0]) {
+			m[strings.TrimPrefix(d, mod+"/")] = true
+		}
+		return m
+	}
+	for _, c := range []struct {
+		pkg string
+		not []string // what pkg must not import
+	}{
+		{"../tape", []string{"replay", "redact", "scenario", "llm/wire"}},
+		{"../redact", []string{"replay", "scenario", "llm/wire"}},
+		{"../scenario", []string{"replay", "llm/faults", "llm/wire", "bridge"}},
+		{"../llm/faults/faultspec", []string{"llm", "llm/faults", "llm/wire"}},
+	} {
+		got := imports(c.pkg)
+		for _, d := range c.not {
+			if got[d] {
+				t.Errorf("%s imports %s", strings.TrimPrefix(c.pkg, "../"), d)
+			}
+		}
+	}
+	if got := imports("../replay"); !got["tape"] || !got["redact"] {
+		t.Errorf("replay does not import tape and redact (the format and the policy it runs): %v", got)
 	}
 }

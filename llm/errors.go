@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -226,7 +225,7 @@ func ParseRetryAfter(value string, now time.Time) time.Duration {
 		}
 		return time.Duration(secs * float64(time.Second))
 	}
-	if t, err := http.ParseTime(value); err == nil {
+	if t, err := parseHTTPTime(value); err == nil {
 		if d := t.Sub(now); d > 0 {
 			return d
 		}
@@ -256,4 +255,21 @@ func ContextError(ctx context.Context, provider string, cause error) *ProviderEr
 		err = fmt.Errorf("%w: %w", cerr, cause)
 	}
 	return &ProviderError{Kind: kind, Provider: provider, Err: err}
+}
+
+// httpTimeFormats are the date formats an HTTP header may use (RFC 9110
+// section 5.6.7: IMF-fixdate, the obsolete RFC 850 and asctime forms), the
+// ones http.ParseTime accepts; llm reads them itself so as to link no HTTP
+// code.
+var httpTimeFormats = []string{"Mon, 02 Jan 2006 15:04:05 GMT", time.RFC850, time.ANSIC}
+
+// parseHTTPTime parses an HTTP date in any of httpTimeFormats, as
+// http.ParseTime does.
+func parseHTTPTime(value string) (t time.Time, err error) {
+	for _, layout := range httpTimeFormats {
+		if t, err = time.Parse(layout, value); err == nil {
+			return t, nil
+		}
+	}
+	return t, err
 }

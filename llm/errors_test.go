@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"testing"
 	"time"
 
@@ -74,9 +75,18 @@ func TestParseRetryAfter(t *testing.T) {
 		{"soon", 0},
 		{"Wed, 01 Jan 2025 00:00:30 GMT", 30 * time.Second},
 		{"Tue, 31 Dec 2024 23:59:00 GMT", 0},
+		// The obsolete forms HTTP still allows: RFC 850 and asctime.
+		{"Wednesday, 01-Jan-25 00:00:45 GMT", 45 * time.Second},
+		{"Wed Jan  1 00:01:00 2025", time.Minute},
+		{"Wed, 01 Jan 2025 00:00:30 UTC", 0}, // IMF-fixdate is GMT only
 	} {
 		if got := llm.ParseRetryAfter(tc.in, now); got != tc.want {
 			t.Errorf("ParseRetryAfter(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		// llm parses dates itself (it links no net/http); it must read
+		// them as net/http does.
+		if want, err := http.ParseTime(tc.in); err == nil && want.After(now) && llm.ParseRetryAfter(tc.in, now) != want.Sub(now) {
+			t.Errorf("ParseRetryAfter(%q) = %v, http.ParseTime says %v", tc.in, llm.ParseRetryAfter(tc.in, now), want.Sub(now))
 		}
 	}
 }

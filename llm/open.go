@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"slices"
 	"strings"
@@ -37,10 +36,15 @@ type OpenOptions struct {
 	// BaseURL is the API's root, such as "http://localhost:11434/v1"; empty
 	// means the provider's environment variable, then its default.
 	BaseURL string
-	// HTTPClient makes the requests; nil means the SDK's default client.
-	HTTPClient *http.Client
-	// Headers are added to every request; nil means none.
-	Headers http.Header
+	// HTTPClient makes the requests: an *http.Client; nil means the SDK's
+	// default client. A provider refuses any other type when it opens a
+	// model. The field names no net/http type so that package llm, which
+	// every replay and the scenario format link, links no HTTP code
+	// (docs/design.md).
+	HTTPClient any
+	// Headers are added to every request (an http.Header converts to it);
+	// nil means none.
+	Headers map[string][]string
 	// ExtraBody sets extra top-level fields of every request body, for servers
 	// with parameters of their own; nil means none. A key here replaces the
 	// field the provider would send.

@@ -4,12 +4,14 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/httpopts"
 	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
@@ -39,6 +41,8 @@ type Model struct {
 	client anthropic.Client
 	model  string
 	opts   llm.OpenOptions
+	// http is opts.HTTPClient as the *http.Client it is; nil means none.
+	http *http.Client
 	// key and base are the key and API root the client was made with,
 	// which a bridged agent's forwarded request is sent with (forward.go).
 	key, base string
@@ -65,15 +69,19 @@ func New(model string, opts *llm.OpenOptions) (*Model, error) {
 		option.WithBaseURL(base),
 		option.WithMaxRetries(0),
 	}
-	if opts.HTTPClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
+	hc, err := httpopts.Client(ProviderName, opts)
+	if err != nil {
+		return nil, err
+	}
+	if hc != nil {
+		ropts = append(ropts, option.WithHTTPClient(hc))
 	}
 	for k, vs := range opts.Headers {
 		for _, v := range vs {
 			ropts = append(ropts, option.WithHeaderAdd(k, v))
 		}
 	}
-	return &Model{client: anthropic.NewClient(ropts...), model: model, opts: *opts, key: key, base: base}, nil
+	return &Model{client: anthropic.NewClient(ropts...), model: model, opts: *opts, http: hc, key: key, base: base}, nil
 }
 
 // Name returns "anthropic/MODEL".

@@ -24,5 +24,5 @@ func (m *Model) forward(ctx context.Context, fw *wire.Forwarded) (*llm.Response,
 		h[http.CanonicalHeaderKey(k)] = vs
 	}
 	h.Set("X-Api-Key", m.key)
-	return wire.Forward(ctx, fw, wire.Endpoint{Provider: ProviderName, BaseURL: m.base, Header: h, Model: m.model, Client: m.opts.HTTPClient})
+	return wire.Forward(ctx, fw, wire.Endpoint{Provider: ProviderName, BaseURL: m.base, Header: h, Model: m.model, Client: m.http})
 }

@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -29,6 +30,7 @@ import (
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/httpopts"
 	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
@@ -62,6 +64,8 @@ type Model struct {
 	creds  aws.Credentials
 	region string
 	base   string // the endpoint; empty for the region's
+	// http is opts.HTTPClient as the *http.Client it is; nil means none.
+	http *http.Client
 }
 
 // New returns the model named model (a model id, an inference profile or
@@ -94,8 +98,12 @@ func New(model string, opts *llm.OpenOptions) (*Model, error) {
 	if m.base != "" {
 		o.BaseEndpoint = aws.String(m.base)
 	}
-	if opts.HTTPClient != nil {
-		o.HTTPClient = opts.HTTPClient
+	hc, err := httpopts.Client(ProviderName, opts)
+	if err != nil {
+		return nil, err
+	}
+	if m.http = hc; hc != nil {
+		o.HTTPClient = hc
 	}
 	m.client = bedrockruntime.New(o)
 	return m, nil

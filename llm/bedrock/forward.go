@@ -45,8 +45,8 @@ func (m *Model) forward(ctx context.Context, fw *wire.Forwarded) (*llm.Response,
 		base = "https://bedrock-runtime." + m.region + ".amazonaws.com"
 	}
 	inner := http.DefaultTransport
-	if m.opts.HTTPClient != nil && m.opts.HTTPClient.Transport != nil {
-		inner = m.opts.HTTPClient.Transport
+	if m.http != nil && m.http.Transport != nil {
+		inner = m.http.Transport
 	}
 	client := &http.Client{Transport: &signer{m: m, next: inner}}
 	resp, err := wire.Forward(ctx, &out, wire.Endpoint{Provider: ProviderName, BaseURL: base, Client: client})

@@ -45,7 +45,7 @@ func (m *Model) forward(ctx context.Context, fw *wire.Forwarded) (*llm.Response,
 		h[http.CanonicalHeaderKey(k)] = vs
 	}
 	h.Set("X-Goog-Api-Key", m.key)
-	resp, err := wire.Forward(ctx, &out, wire.Endpoint{Provider: ProviderName, BaseURL: m.base, Header: h, Client: m.opts.HTTPClient, Query: url.Values{}})
+	resp, err := wire.Forward(ctx, &out, wire.Endpoint{Provider: ProviderName, BaseURL: m.base, Header: h, Client: m.http, Query: url.Values{}})
 	fw.Replaced = out.Replaced
 	return resp, err
 }

@@ -22,11 +22,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"google.golang.org/genai"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/httpopts"
 	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
@@ -56,6 +58,8 @@ type Model struct {
 	client *genai.Client
 	model  string
 	opts   llm.OpenOptions
+	// http is opts.HTTPClient as the *http.Client it is; nil means none.
+	http *http.Client
 	// key and base are what the client was made with, which a bridged
 	// agent's forwarded request is sent with (forward.go).
 	key, base string
@@ -75,15 +79,19 @@ func New(ctx context.Context, model string, opts *llm.OpenOptions) (*Model, erro
 		return nil, fmt.Errorf("%w: set %s or pass a key", llm.ErrMissingKey, KeyEnv)
 	}
 	base := strings.TrimRight(cmp.Or(opts.BaseURL, opts.Env(BaseURLEnv), DefaultBaseURL), "/")
+	hc, err := httpopts.Client(ProviderName, opts)
+	if err != nil {
+		return nil, err
+	}
 	cfg := &genai.ClientConfig{
-		Backend: genai.BackendGeminiAPI, APIKey: key, HTTPClient: opts.HTTPClient,
-		HTTPOptions: genai.HTTPOptions{BaseURL: base + "/", APIVersion: APIVersion, Headers: opts.Headers.Clone()},
+		Backend: genai.BackendGeminiAPI, APIKey: key, HTTPClient: hc,
+		HTTPOptions: genai.HTTPOptions{BaseURL: base + "/", APIVersion: APIVersion, Headers: httpopts.Header(opts).Clone()},
 	}
 	client, err := genai.NewClient(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	return &Model{client: client, model: model, opts: *opts, key: key, base: base}, nil
+	return &Model{client: client, model: model, opts: *opts, http: hc, key: key, base: base}, nil
 }
 
 // Name returns "gemini/MODEL".

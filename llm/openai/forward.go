@@ -27,5 +27,5 @@ func (m *Model) forward(ctx context.Context, fw *wire.Forwarded) (*llm.Response,
 	if m.key != "" {
 		h.Set("Authorization", "Bearer "+m.key)
 	}
-	return wire.Forward(ctx, fw, wire.Endpoint{Provider: m.dialect.Name, BaseURL: m.base, Header: h, Model: m.model, Client: m.opts.HTTPClient})
+	return wire.Forward(ctx, fw, wire.Endpoint{Provider: m.dialect.Name, BaseURL: m.base, Header: h, Model: m.model, Client: m.http})
 }

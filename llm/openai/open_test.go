@@ -110,3 +110,13 @@ func TestRateLimitThenSuccessThroughTheAgent(t *testing.T) {
 		t.Errorf("run ended at %v on the virtual clock, want +20s", end)
 	}
 }
+
+// TestOpenRefusesAnHTTPClientOfAnotherType: OpenOptions.HTTPClient holds an
+// *http.Client (llm names no net/http type); anything else is an error
+// when the model is opened, before any request, never a panic later.
+func TestOpenRefusesAnHTTPClientOfAnotherType(t *testing.T) {
+	_, err := llm.Open(t.Context(), "openai/gpt-4.1-mini", &llm.OpenOptions{APIKey: "sk-test", HTTPClient: http.DefaultTransport})
+	if err == nil || !strings.Contains(err.Error(), "OpenOptions.HTTPClient must be an *http.Client, got *http.Transport") {
+		t.Fatalf("Open with a transport as HTTPClient = %v", err)
+	}
+}

@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/internal/httpopts"
 	"github.com/tapeloop/tapeloop/llm/internal/httpwatch"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
@@ -61,6 +63,8 @@ type Model struct {
 	// which a bridged agent's forwarded request is sent with (forward.go).
 	key, base string
 	opts      llm.OpenOptions
+	// http is opts.HTTPClient as the *http.Client it is; nil means none.
+	http *http.Client
 	// schemas caches decoded tool parameter schemas by their raw text, so a
 	// tool offered on every turn is decoded once.
 	schemas sync.Map // string -> openai.FunctionParameters
@@ -97,15 +101,19 @@ func New(d Dialect, model string, opts *llm.OpenOptions) (*Model, error) {
 		option.WithHeaderDel("OpenAI-Organization"), option.WithHeaderDel("OpenAI-Project"),
 		option.WithAPIKey(key),
 	}
-	if opts.HTTPClient != nil {
-		ropts = append(ropts, option.WithHTTPClient(opts.HTTPClient))
+	hc, err := httpopts.Client(d.Name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if hc != nil {
+		ropts = append(ropts, option.WithHTTPClient(hc))
 	}
 	for k, vs := range opts.Headers {
 		for _, v := range vs {
 			ropts = append(ropts, option.WithHeaderAdd(k, v))
 		}
 	}
-	m := &Model{client: openai.NewClient(ropts...), dialect: d, model: model, key: key, base: base, opts: *opts}
+	m := &Model{client: openai.NewClient(ropts...), dialect: d, model: model, key: key, base: base, opts: *opts, http: hc}
 	return m, nil
 }
 
