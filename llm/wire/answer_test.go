@@ -2,6 +2,7 @@ package wire_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -280,5 +281,31 @@ func TestDecodeAnswerOpenAIOptionalParts(t *testing.T) {
 	want := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "list_files"}), FinishReason: llm.FinishToolCalls}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+}
+
+// TestDecodeAnswerLegacyFunctionCall: an answer to a request using the
+// deprecated functions holds its call as message.function_call (or, in a
+// stream, delta.function_call), which the bridge does not serve (it
+// serves tool_calls); it is refused as malformed, naming it, rather than
+// kept as an empty answer. A function_call of null, which some
+// compatible servers send beside tool_calls, is no call.
+func TestDecodeAnswerLegacyFunctionCall(t *testing.T) {
+	legacy := map[bool]string{
+		false: `{"choices":[{"index":0,"message":{"role":"assistant","content":null,"function_call":{"name":"greet","arguments":"{}"}},"finish_reason":"function_call"}]}`,
+		true: "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"function_call\":{\"name\":\"greet\",\"arguments\":\"\"}}}]}\n\n" +
+			"data: {\"choices\":[{\"index\":0,\"delta\":{\"function_call\":{\"arguments\":\"{}\"}}}]}\n\n" +
+			"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"function_call\"}]}\n\ndata: [DONE]\n\n",
+	}
+	for stream, body := range legacy {
+		_, err := wire.DecodeAnswer(answerCall(t, wire.OpenAI, stream), http.StatusOK, nil, []byte(body))
+		if !errors.Is(err, llm.ErrMalformed) || !strings.Contains(fmt.Sprint(err), "function_call") {
+			t.Errorf("stream %v: err = %v, want malformed naming function_call", stream, err)
+		}
+	}
+	plain := `{"choices":[{"index":0,"message":{"role":"assistant","content":"Hi.","function_call":null},"finish_reason":"stop"}]}`
+	resp, err := wire.DecodeAnswer(answerCall(t, wire.OpenAI, false), http.StatusOK, nil, []byte(plain))
+	if err != nil || resp.Message.Content != "Hi." {
+		t.Errorf("function_call null: %+v, %v, want the answer", resp, err)
 	}
 }

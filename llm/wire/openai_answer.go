@@ -16,7 +16,10 @@ type openAIInMessage struct {
 	// Reasoning is where OpenRouter and newer vLLM put the thinking.
 	Reasoning *string `json:"reasoning"`
 	Refusal   *string `json:"refusal"`
-	ToolCalls []struct {
+	// FunctionCall is a call as the deprecated functions parameter gets
+	// it, which the bridge does not serve (see legacyCall).
+	FunctionCall json.RawMessage `json:"function_call"`
+	ToolCalls    []struct {
 		Index    *int   `json:"index"`
 		ID       string `json:"id"`
 		Function struct {
@@ -24,6 +27,16 @@ type openAIInMessage struct {
 			Arguments json.RawMessage `json:"arguments"`
 		} `json:"function"`
 	} `json:"tool_calls"`
+}
+
+// legacyCall is the error of an answer holding a call as the deprecated
+// function_call (null is none): the bridge serves calls as tool_calls, so
+// a recording of one would keep an answer without its call.
+func (m *openAIInMessage) legacyCall(f Format) error {
+	if compact(m.FunctionCall) == nil {
+		return nil
+	}
+	return malformed(f, "the answer holds a function_call (the deprecated functions parameter), which tapeloop does not serve: send tools instead of functions")
 }
 
 // reasoning returns the message's thinking, in whichever field it came.
@@ -124,6 +137,9 @@ func (f chatCompletions) decodeAnswer(c *Call, status int, header http.Header, b
 	}
 	ch := cc.Choices[0]
 	m := ch.Message
+	if err := m.legacyCall(f); err != nil {
+		return nil, err
+	}
 	resp := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant}, Usage: cc.Usage.usage()}
 	if m.Content != nil {
 		resp.Message.Content = *m.Content
@@ -183,6 +199,9 @@ func (f chatCompletions) decodeStream(header http.Header, body []byte) (*llm.Res
 		d := c.Delta
 		if d == nil {
 			continue
+		}
+		if err := d.legacyCall(f); err != nil {
+			return nil, err
 		}
 		if d.Content != nil {
 			content = append(content, *d.Content...)
