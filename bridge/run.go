@@ -65,6 +65,9 @@ type Run struct {
 	sandbox []string
 	// conversation is set when the user may speak after an answer.
 	conversation bool
+	// seen is where a command agent saw the workspace (its sandbox's
+	// folder); "" when it is Dir.
+	seen string
 }
 
 // Final reports an answer the agent shows the user; the last is its final
@@ -227,6 +230,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 	r.mu.Lock()
 	o.Sandbox = r.sandbox
 	r.mu.Unlock()
+	o.Places = []harness.Place{{Path: dir, Name: harness.PlaceWork}, {Path: r.seen, Name: harness.PlaceWork}, harness.ScenarioPlace(s.Path)}
 	tr.showAnswers(o)
 	o.Unused = append(o.Unused, r.users.unused(s, o, tape)...)
 	return o, nil

@@ -79,6 +79,11 @@ type Outcome struct {
 	// scenario's judge: section in a replay (Judge). Nil, or an item with
 	// no Verdict, fails the item (never a silent pass).
 	Judged []JudgeResult `yaml:"-"`
+	// Places are the folders the run took place in (its workspace on disk,
+	// the scenario's folder), each written by its name in the golden
+	// ($WORK, $SCENARIO_DIR), so that the golden is the same wherever the
+	// folders are; nil means none. Harness and bridge runs set them.
+	Places []Place `yaml:"-"`
 }
 
 // WithUserTurns returns the tape of a live run: recorded, the model
@@ -222,6 +227,7 @@ func (o *Outcome) Golden(r *redact.Redactor) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	b = placeGolden(b, o.Places)
 	if r == nil {
 		r = redact.New(nil)
 	}

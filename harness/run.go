@@ -244,6 +244,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
+	o.Places = []Place{ScenarioPlace(s.Path)}
 	if sim != nil {
 		sim.End(o)
 	}
