@@ -1,12 +1,14 @@
 package evalrun
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
-	"syscall"
+	"sync"
 	"testing"
 )
 
@@ -48,17 +50,81 @@ expect:
 	}
 }
 
-// peakRSS runs bin with args and returns the child's peak resident set
-// size in MB (rusage's maxrss, kilobytes on Linux), failing unless it
-// exits 0.
+// launcherSource is a program that runs its arguments as a command and
+// prints the command's peak RSS in kilobytes (rusage's maxrss) on stdout,
+// the command's output going to its stderr. A child's maxrss counts the
+// memory of the process it was started from (Linux keeps the old mm's
+// high-water mark across exec), so a test measures through this small
+// process rather than from its own, large one (under the race detector,
+// near 900 MB).
+const launcherSource = `package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"syscall"
+)
+
+func main() {
+	cmd := exec.Command(os.Args[1], os.Args[2:]...)
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	err := cmd.Run()
+	if cmd.ProcessState == nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	fmt.Println(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss)
+	os.Exit(cmd.ProcessState.ExitCode())
+}
+`
+
+var launcher struct {
+	once sync.Once
+	path string
+	err  error
+	out  []byte
+}
+
+// buildLauncher builds launcherSource once per test binary.
+func buildLauncher(t testing.TB) string {
+	t.Helper()
+	launcher.once.Do(func() {
+		dir, err := os.MkdirTemp("", "tapeloop-rss-launcher-")
+		if err != nil {
+			launcher.err = err
+			return
+		}
+		src := filepath.Join(dir, "main.go")
+		if launcher.err = os.WriteFile(src, []byte(launcherSource), 0o644); launcher.err != nil {
+			return
+		}
+		launcher.path = filepath.Join(dir, "launcher")
+		launcher.out, launcher.err = exec.Command("go", "build", "-o", launcher.path, src).CombinedOutput()
+	})
+	if launcher.err != nil {
+		t.Fatalf("building the RSS launcher: %v\n%s", launcher.err, launcher.out)
+	}
+	return launcher.path
+}
+
+// peakRSS runs bin with args through the launcher and returns the peak
+// resident set size of bin's process in MB (rusage's maxrss, kilobytes on
+// Linux), failing unless it exits 0.
 func peakRSS(t testing.TB, bin string, args ...string) float64 {
 	t.Helper()
-	cmd := exec.Command(bin, args...)
-	out, err := cmd.CombinedOutput()
+	cmd := exec.Command(buildLauncher(t), append([]string{bin}, args...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("evalrun %s: %v\n%s", strings.Join(args, " "), err, tail(out))
+		t.Fatalf("evalrun %s: %v\n%s", strings.Join(args, " "), err, tail(stderr.Bytes()))
 	}
-	return float64(cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss) / 1024
+	kb, err := strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	if err != nil {
+		t.Fatalf("the launcher printed %q: %v", out, err)
+	}
+	return kb / 1024
 }
 
 func tail(b []byte) []byte {
@@ -88,10 +154,6 @@ func replaySuitePeak(t testing.TB, bin string, n int) float64 {
 func TestReplayMemoryFlatInSuiteSize(t *testing.T) {
 	if testing.Short() {
 		t.Skip("replays 2,600 scenarios in child processes")
-	}
-	if raceEnabled {
-		// .ci/run runs it without the race detector.
-		t.Skip("a child's maxrss counts the race-detecting test process it was started from")
 	}
 	bin := buildEvalrun(t)
 	small := replaySuitePeak(t, bin, 400)
