@@ -6,6 +6,7 @@ import (
 	"github.com/tapeloop/tapeloop/cost"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
+	"github.com/tapeloop/tapeloop/tape"
 )
 
 // tapeCalls rebuilds the model requests a scenario's tape recorded, in
@@ -58,6 +59,9 @@ func tapeCalls(s *scenario.Scenario) ([]cost.Call, bool) {
 			req.Messages = append(req.Messages, llm.SystemMessage(sys))
 		}
 		req.Messages = append(req.Messages, conv...)
+		// The first request's breakpoints, put where they fall in this one
+		// (a tape keeps only the first request's: see docs/cost.md).
+		req.Cache = tape.CacheMarks(offered.Cache, &req)
 		if en.Response != nil {
 			// A failed call is tried again with the same request (the
 			// loop reports it once), and is not billed.

@@ -351,3 +351,54 @@ func TestEncodeOfferedSystemLists(t *testing.T) {
 		}
 	}
 }
+
+// TestMovedBreakpointNotPinned: the tape keeps where the recorded requests
+// put their cache breakpoints, and a replay whose requests put them
+// elsewhere still follows it: a breakpoint changes what a provider caches,
+// not the answer.
+func TestMovedBreakpointNotPinned(t *testing.T) {
+	a := baseAgent()
+	run := func(m llm.Model, marks func(*llm.Request) []llm.CacheMark) error {
+		req := &llm.Request{Messages: []llm.Message{llm.SystemMessage(a.system), llm.UserMessage("Write hello to notes.txt.")}, Tools: a.tools}
+		for range 10 {
+			req.Cache = marks(req)
+			resp, err := m.Generate(context.Background(), req)
+			if err != nil {
+				return err
+			}
+			req.Messages = append(slices.Clone(req.Messages), resp.Message)
+			if len(resp.Message.ToolCalls) == 0 {
+				return nil
+			}
+			for _, c := range resp.Message.ToolCalls {
+				req.Messages = append(req.Messages, llm.ToolMessage(c.ID, c.Name, a.result(c)))
+			}
+		}
+		return errors.New("the loop did not finish")
+	}
+	systemOnly := func(*llm.Request) []llm.CacheMark { return []llm.CacheMark{{Index: 0}} }
+	rec := NewRecorder(scriptedModel(
+		&llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "write_file", Arguments: `{"path": "notes.txt", "content": "hello"}`})},
+		&llm.Response{Message: llm.AssistantMessage("Done.")},
+	), &RecorderOptions{Redactor: redact.New(nil)})
+	if err := run(rec, systemOnly); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := tape.Encode(&b, rec.Tape()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  cache: [system]\n") {
+		t.Errorf("the tape does not keep the breakpoint:\n%s", b.String())
+	}
+	tp, err := tape.Decode(strings.NewReader(b.String()), "notes.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := func(r *llm.Request) []llm.CacheMark {
+		return []llm.CacheMark{{Tools: true, Index: 1}, {Index: len(r.Messages) - 1}}
+	}
+	if err := run(NewModel(tp, nil), moved); err != nil {
+		t.Errorf("breakpoints moved: %v, want the replay to follow the tape", err)
+	}
+}

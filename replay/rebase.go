@@ -328,6 +328,9 @@ func restrict(o, stated *tape.Offered, all bool) *tape.Offered {
 	if stated.Params == nil {
 		c.Params = nil
 	}
+	if stated.Cache == nil {
+		c.Cache = nil
+	}
 	return c
 }
 
@@ -339,5 +342,6 @@ func sameOffered(a, b *tape.Offered) bool {
 	return (a.System == nil) == (b.System == nil) && slices.Equal(a.System, b.System) &&
 		(a.Tools == nil) == (b.Tools == nil) && sameTools(a.Tools, b.Tools) &&
 		(a.ResponseSchema == nil) == (b.ResponseSchema == nil) && sameSchema(a.ResponseSchema, b.ResponseSchema) &&
-		(a.Params == nil) == (b.Params == nil) && sameParams(a.Params, b.Params)
+		(a.Params == nil) == (b.Params == nil) && sameParams(a.Params, b.Params) &&
+		(a.Cache == nil) == (b.Cache == nil) && slices.Equal(a.Cache, b.Cache)
 }

@@ -48,6 +48,13 @@ type Offered struct {
 	// a rebase, which keeps the answers, keeps it) and never compared;
 	// empty when the agent's own model answered.
 	AnsweredBy string
+	// Cache holds where the request put its cache breakpoints, the
+	// block's `cache:` (see CachePlaces). Nil means not recorded (a
+	// format without breakpoints, tapeloop's own loop, an older tape);
+	// empty non-nil records that the request marked none. It is never
+	// compared: a breakpoint changes what the provider caches, not the
+	// answer.
+	Cache []string
 	// Line is the line of the block in its source file; 0 if not from a
 	// file. It is not encoded.
 	Line int
@@ -56,7 +63,7 @@ type Offered struct {
 // offeredKeys and toolDefKeys are the keys of an `offered:` block and of
 // each of its tools, in canonical order.
 var (
-	offeredKeys = []string{"system", "tools", "response_schema", "params"}
+	offeredKeys = []string{"system", "tools", "response_schema", "params", "cache"}
 	toolDefKeys = []string{"name", "description", "parameters"}
 )
 
@@ -71,6 +78,7 @@ func OfferedOf(req *llm.Request) *Offered {
 	}
 	o.ResponseSchema = append(o.ResponseSchema, req.ResponseSchema...)
 	o.Params = cloneParams(req.Params)
+	o.Cache = CachePlaces(req)
 	for _, m := range req.Messages {
 		if m.Role != llm.RoleSystem {
 			break
@@ -103,7 +111,7 @@ func (o *Offered) Clone() *Offered {
 	if o == nil {
 		return nil
 	}
-	c := &Offered{System: slices.Clone(o.System), Params: cloneParams(o.Params), AnsweredBy: o.AnsweredBy, Line: o.Line}
+	c := &Offered{System: slices.Clone(o.System), Params: cloneParams(o.Params), AnsweredBy: o.AnsweredBy, Cache: slices.Clone(o.Cache), Line: o.Line}
 	if o.ResponseSchema != nil {
 		c.ResponseSchema = append(json.RawMessage{}, o.ResponseSchema...)
 	}
@@ -213,6 +221,13 @@ func EncodeOffered(o *Offered) *yaml.Node {
 		}
 		yamlx.Add(n, "params", pn)
 	}
+	if o.Cache != nil {
+		seq := yamlx.FlowSeq()
+		for _, p := range o.Cache {
+			seq.Content = append(seq.Content, yamlx.Text(p))
+		}
+		yamlx.Add(n, "cache", seq)
+	}
 	return n
 }
 
@@ -293,6 +308,8 @@ func (d *decoder) offered(n *yaml.Node, path string) (*Offered, error) {
 			if !yamlx.IsNull(v) {
 				o.ResponseSchema, err = d.schema(v, p)
 			}
+		case "cache":
+			o.Cache, err = d.cachePlaces(v, p)
 		}
 		return err
 	})
@@ -401,6 +418,27 @@ func (d *decoder) params(n *yaml.Node, path string) (map[string]json.RawMessage,
 			return nil, err
 		}
 		out[key] = json.RawMessage(b)
+	}
+	return out, nil
+}
+
+// cachePlaces decodes an offered block's `cache:`, a sequence of places
+// (see CachePlaces); an empty sequence records that none was marked.
+func (d *decoder) cachePlaces(n *yaml.Node, path string) ([]string, error) {
+	if err := d.Want(n, path, yaml.SequenceNode); err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for i, c := range n.Content {
+		p := d.index(path, i)
+		s, err := d.Str(c, p)
+		if err != nil {
+			return nil, err
+		}
+		if _, _, _, err := parsePlace(s); err != nil {
+			return nil, d.Errf(c, p, "%q: %v", s, err)
+		}
+		out = append(out, s)
 	}
 	return out, nil
 }
