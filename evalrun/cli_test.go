@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -122,6 +124,7 @@ func TestProgName(t *testing.T) {
 		`supportrun.exe`:                   "supportrun",
 		"./evalrun":                        "evalrun",
 		"/tmp/go-build1/b001/evalrun.test": "evalrun",
+		"/opt/bin/support.tester":          "support.tester",
 		"":                                 "evalrun",
 	} {
 		os.Args[0] = arg0
@@ -149,5 +152,45 @@ func TestMainWithoutArguments(t *testing.T) {
 	code := Main(context.Background(), nil, &out, &errb, &Options{Stdin: strings.NewReader("")})
 	if code != exitUsage || !strings.Contains(errb.String(), "scenarios") {
 		t.Errorf("no arguments, no ./scenarios: exit %d, stdout %q, stderr %q; want 2 naming scenarios", code, out.String(), errb.String())
+	}
+}
+
+// TestUsageEndsWithTheExitCodes: the usage printed for an unknown command
+// lists the commands and ends with what each exit code means.
+func TestUsageEndsWithTheExitCodes(t *testing.T) {
+	code, _, errOut := runCmd(t, "nosuchcommand")
+	if code != exitUsage || !strings.Contains(errOut, "  replay ") || !strings.HasSuffix(errOut, exitCodes+"\n") {
+		t.Errorf("exit %d, stderr:\n%s\nwant the usage ending with the exit codes", code, errOut)
+	}
+}
+
+// TestMainReadsTheProcessStdinWithoutOptionsStdin: with no Options.Stdin,
+// Main reads the process's standard input.
+func TestMainReadsTheProcessStdinWithoutOptionsStdin(t *testing.T) {
+	in := filepath.Join(t.TempDir(), "stdin")
+	if err := os.WriteFile(in, []byte(`{"a": 1,}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	defer func(old *os.File) { os.Stdin = old }(os.Stdin)
+	os.Stdin = f
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), []string{"repair"}, &out, &errb, nil)
+	if code != exitOK || out.String() != `{"output":"{\"a\": 1}","fixes":["trailing_comma"]}`+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want stdin repaired", code, out.String(), errb.String())
+	}
+}
+
+// TestVersionOfAReplacedModule: a binary whose go.mod replaces tapeloop
+// with a local copy (no version) says its version is unknown, not blank.
+func TestVersionOfAReplacedModule(t *testing.T) {
+	info := &debug.BuildInfo{GoVersion: "go1.25.0", Main: debug.Module{Path: "example.com/support"},
+		Deps: []*debug.Module{{Path: modulePath, Version: "v0.9.0", Replace: &debug.Module{Path: "../tapeloop"}}}}
+	if v, goVersion := moduleVersion(info, true); v != "unknown" || goVersion != "go1.25.0" {
+		t.Errorf("moduleVersion = %q, %q; want unknown, go1.25.0", v, goVersion)
 	}
 }

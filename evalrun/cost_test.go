@@ -326,3 +326,31 @@ func TestCostBreakpointsRecordedOrAssumed(t *testing.T) {
 		}
 	}
 }
+
+// TestCostJSONNamesEachScenarioAndRefusesAnUnwritableFile: cost --json
+// names each scenario measured, with no error; a --json file that cannot
+// be written is a usage error naming the flag.
+func TestCostJSONNamesEachScenarioAndRefusesAnUnwritableFile(t *testing.T) {
+	const notes = "../scenarios/conversations/notes-over-three-turns.yaml"
+	code, out, errOut := runCmd(t, "cost", "--model", "gpt-4.1-mini", "--json", "-", notes)
+	if code != exitOK {
+		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
+	}
+	var doc struct {
+		Scenarios []map[string]any
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("stdout is not the JSON document: %v\n%s", err, out)
+	}
+	if len(doc.Scenarios) != 1 || doc.Scenarios[0]["name"] != "conversations/notes-over-three-turns" || doc.Scenarios[0]["error"] != "" {
+		t.Errorf("scenarios %v; want conversations/notes-over-three-turns by name, with no error", doc.Scenarios)
+	}
+	notADir := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(notADir, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCmd(t, "cost", "--model", "gpt-4.1-mini", "--json", filepath.Join(notADir, "cost.json"), notes)
+	if code != exitUsage || !strings.Contains(errOut, "evalrun cost: --json: ") {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming --json", code, errOut)
+	}
+}

@@ -425,3 +425,37 @@ func TestEvalEmptyShard(t *testing.T) {
 		t.Errorf("report %+v, want the empty report of shard 2/2", r)
 	}
 }
+
+// TestEvalTagSelectsAndSkipsWhatIsNoScenario: eval --tag runs only the
+// scenarios with one of its tags (comma-separated, spaces around them
+// ignored), and a YAML file in the folder that is no scenario is skipped,
+// not an error.
+func TestEvalTagSelectsAndSkipsWhatIsNoScenario(t *testing.T) {
+	untagged := strings.Replace(strings.Replace(appendScenario, "tags: [files]\n", "", 1), "Append 'world'", "Append 'world' again", 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario, "files/plain.yaml": untagged, "settings.yaml": "colour: blue\n"})
+	jsonPath := filepath.Join(t.TempDir(), "eval.json")
+	code, out, errOut := runCmd(t, "eval", "--model", "scripted/right", "--trials", "1", "--tag", "other, files", "--json", jsonPath, dir)
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if r := readReport(t, jsonPath); len(r.Scenarios) != 1 || r.Scenarios[0].Name != "files/append" {
+		t.Errorf("scenarios %+v; want files/append alone", r.Scenarios)
+	}
+}
+
+// TestEvalRateLimitOfANamedProvider: --rpm PROVIDER=N limits that
+// provider's calls: one trial's two calls at one a minute take a minute
+// of the run's (virtual) clock.
+func TestEvalRateLimitOfANamedProvider(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": appendScenario})
+	jsonPath := filepath.Join(t.TempDir(), "eval.json")
+	var out, errb bytes.Buffer
+	code := run(context.Background(), []string{"eval", "--model", "scripted/right", "--trials", "1", "--rpm", "scripted=1", "--json", jsonPath, dir},
+		&env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, clock: clock.NewVirtual(clock.Epoch)})
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr:\n%s", code, errb.String())
+	}
+	if r := readReport(t, jsonPath); r.Summary.WallMS != 60000 {
+		t.Errorf("the run took %v ms; want 60000 (two calls a minute apart)", r.Summary.WallMS)
+	}
+}

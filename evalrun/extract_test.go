@@ -2,6 +2,7 @@ package evalrun
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -318,5 +319,18 @@ func TestExtractToolObjectWithoutSchema(t *testing.T) {
 		if code, out, errOut := runExtractCmd(t, stdin, "--jsonl", "--tools-file", toolsFile); code != exitOK || out != typed {
 			t.Errorf("tool %s with a --tools-file schema: exit %d, stdout %q, stderr %q; want %q", tool, code, out, errOut, typed)
 		}
+	}
+}
+
+// TestExtractJSONLStopsWhenInterrupted: extract --jsonl reads no further
+// line once it is interrupted, and says at which line it stopped.
+func TestExtractJSONLStopsWhenInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	stdin := `{"text": "hi", "tools": ["get_time"]}` + "\n" + `{"text": "again", "tools": ["get_time"]}` + "\n"
+	code := run(ctx, []string{"extract", "--jsonl"}, &env{stdin: strings.NewReader(stdin), stdout: &out, stderr: &errb})
+	if code != exitUsage || out.Len() != 0 || !strings.Contains(errb.String(), "stdin:1: context canceled") {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 at stdin:1 and no output", code, out.String(), errb.String())
 	}
 }

@@ -186,6 +186,7 @@ func TestImportSelectAndFolders(t *testing.T) {
 	}{
 		{"a folder imports each trace file", []string{dir}, exitOK, []string{"other.yaml", "two-1.yaml", "two-2.yaml"}},
 		{"by trace id", []string{"--select", "trace=5b8aa5", file}, exitOK, []string{"two.yaml"}},
+		{"by trace id in capitals (hex)", []string{"--select", "trace=5B8AA5", file}, exitOK, []string{"two.yaml"}},
 		{"by span name", []string{"--select", "span=invoke_agent support", "--select", "trace=0af765", file}, exitOK, []string{"two.yaml"}},
 		{"by time", []string{"--select", "time=2025-07-02T16:30:00Z..2025-07-02T16:50:00Z", file}, exitOK, []string{"two.yaml"}},
 		{"by time, open at the start", []string{"--select", "time=..2025-07-02T18:00:00Z", file}, exitOK, []string{"two-1.yaml", "two-2.yaml"}},

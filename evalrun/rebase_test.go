@@ -298,3 +298,13 @@ func TestRebaseCountsAFileThatDoesNotLoad(t *testing.T) {
 		t.Errorf("rebase of a folder with a broken file: exit %d, want 2, the file named and counted as failed\n%s%s", code, out, errOut)
 	}
 }
+
+// TestRebaseRefusesABadRedactPattern: a --redact that is not a regular
+// expression is a usage error, before any scenario is touched.
+func TestRebaseRefusesABadRedactPattern(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	code, out, errOut := runCmd(t, "rebase", "--redact", "(", dir)
+	if code != exitUsage || !strings.HasPrefix(errOut, "evalrun rebase: ") || !strings.Contains(errOut, "--redact") || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming --redact", code, out, errOut)
+	}
+}

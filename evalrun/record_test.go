@@ -794,3 +794,14 @@ tape:
 		t.Errorf("exit %d; want the offered block renewed (read_file and write_file as offered now) in\n%s\nstdout:\n%s\nstderr:\n%s", code, data, out, errOut)
 	}
 }
+
+// TestRecordOfAPathThatIsNotThere: record of a path that does not exist
+// is a usage error naming it, and no model is called.
+func TestRecordOfAPathThatIsNotThere(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "scenarios", "gone.yaml")
+	f := scripted(textResponse("Hello."))
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", missing)
+	if code != exitUsage || !strings.Contains(errOut, missing) || len(f.requests) != 0 || strings.Contains(out, "recorded") {
+		t.Errorf("exit %d, %d requests\nstdout:\n%s\nstderr:\n%s\nwant exit 2 naming %s", code, len(f.requests), out, errOut, missing)
+	}
+}

@@ -95,3 +95,16 @@ func TestRecordNewKeepsAFailedRecordingOnlyWhenAsked(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordNewNeedsAPrompt: record --new without --prompt is a usage
+// error, and nothing is written.
+func TestRecordNewNeedsAPrompt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scenarios", "new.yaml")
+	code, out, errOut := runRecordCmd(t, context.Background(), scripted(textResponse("Hello.")), "--new", path, "--model", "fake/m")
+	if code != exitUsage || !strings.Contains(errOut, "evalrun record --new: --prompt is required") {
+		t.Errorf("exit %d\nstdout:\n%s\nstderr:\n%s\nwant exit 2: --prompt is required", code, out, errOut)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("record --new without --prompt wrote %s (%v)", path, err)
+	}
+}

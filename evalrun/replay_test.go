@@ -545,3 +545,21 @@ func TestReplayTextSaysWhatTheSandboxDidNotHold(t *testing.T) {
 		t.Errorf("the text output is\n%s\nwant the scenario passed, then each sandbox note under it", out.String())
 	}
 }
+
+// TestReplayRemovesItsSpool: replay --json keeps the results for its
+// reports in a temporary file, and removes it when done.
+func TestReplayRemovesItsSpool(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, errOut := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s%s", code, out, errOut)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	if code, out, errOut := runCmd(t, "replay", "--json", jsonPath, dir); code != exitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmp, "tapeloop-replay-*")); len(left) != 0 {
+		t.Errorf("replay left %q in TMPDIR", left)
+	}
+}
