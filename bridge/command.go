@@ -100,9 +100,10 @@ type CommandMessage struct {
 // are then at /tapeloop/work and /tapeloop/home, the same on every run,
 // and where the kernel has Landlock a write anywhere else is refused and
 // fails the run (ErrSandbox), naming the path.
-// On Linux without that privilege, tapeloop is a child subreaper while the
-// command runs and kills what it left when it ends, setsid helpers
-// included; the outcome names them and says that the network was not
+// On Linux without that privilege the PID namespace is made in an
+// unprivileged user namespace where the kernel allows one; else tapeloop
+// is a child subreaper while the command runs and kills what it left when
+// it ends, setsid helpers included; the outcome names them and says that the network was not
 // isolated (Outcome.Sandbox). Elsewhere it runs in a process group of its
 // own, killed after the run.
 // A command that does not finish within setup.agent.timeout (default

@@ -3,7 +3,9 @@
 package sandbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -30,19 +32,26 @@ type Box struct {
 	net   *netWatch
 	files *writeWatch
 	reap  *reaper // without Processes: what the commands leave is reaped
-	done  bool
+	// userNS makes each command's PID namespace in a user namespace of
+	// its own, for want of the privilege to make one directly.
+	userNS bool
+	done   bool
 }
 
 // probe finds out once what this process can isolate: a new PID
 // namespace for the command and a network namespace for the run both need
-// CAP_SYS_ADMIN. Each probe unshares on a thread of its own, which it
-// never returns to the scheduler.
+// CAP_SYS_ADMIN, or, for the PID namespace, an unprivileged user
+// namespace made with it where the kernel allows one. Each probe unshares
+// on a thread of its own, which it never returns to the scheduler.
 var probe = sync.OnceValue(func() Status {
 	s := Status{Missing: map[Guarantee]string{}}
-	if err := onThread(func() error { return unix.Unshare(unix.CLONE_NEWPID) }); err != nil {
-		s.Missing[Processes] = fmt.Sprintf("no PID namespace (%v: it needs root or CAP_SYS_ADMIN); tapeloop is a child subreaper instead, which ends what the command leaves with the run, but not after a kill -9 of tapeloop", err)
-	} else {
+	if err := onThread(func() error { return unix.Unshare(unix.CLONE_NEWPID) }); err == nil {
 		s.Held |= Processes
+	} else if uerr := probeUserNS(); uerr == nil {
+		s.Held |= Processes
+		s.userNS = true
+	} else {
+		s.Missing[Processes] = fmt.Sprintf("no PID namespace (%v: it needs root or CAP_SYS_ADMIN, or an unprivileged user namespace: %v); tapeloop is a child subreaper instead, which ends what the command leaves with the run, but not after a kill -9 of tapeloop", err, uerr)
 	}
 	if err := onThread(func() error {
 		w, err := isolateNetwork()
@@ -84,6 +93,40 @@ var probe = sync.OnceValue(func() Status {
 	return s
 })
 
+// inUserNS makes the process attr starts begin in a user namespace of
+// its own, where the user and group are mapped to themselves (the command
+// sees the same ids, and files of other users as owned by nobody): an
+// unprivileged process may make one, and in it the PID namespace of
+// attr's Cloneflags.
+func inUserNS(attr *syscall.SysProcAttr) {
+	attr.Cloneflags |= unix.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	attr.GidMappingsEnableSetgroups = false
+}
+
+// probeUserNS reports whether a command can start in a user and PID
+// namespace of its own (inUserNS): it starts a program that does not
+// exist, so the namespaces are made and the exec fails, ENOENT, unless
+// making them failed first (EPERM, or ENOSPC where the kernel allows
+// none).
+func probeUserNS() error {
+	attr := &syscall.SysProcAttr{Cloneflags: unix.CLONE_NEWPID}
+	inUserNS(attr)
+	cmd := exec.Command("/nonexistent/tapeloop-userns-probe")
+	cmd.SysProcAttr = attr
+	err := cmd.Start()
+	if err == nil { // something is there after all
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
 // onThread runs f on a new goroutine locked to its OS thread and lets
 // the thread exit afterwards, whatever f changed on it.
 func onThread(f func() error) error {
@@ -118,7 +161,7 @@ func Open(cfg *Config) (*Box, error) {
 	if lack := cfg.Require &^ held; lack != 0 {
 		return nil, fmt.Errorf("%w: %s: the run gives no workspace and home directories", ErrUnavailable, lack)
 	}
-	b := &Box{cfg: *cfg, held: held, calls: make(chan func()), ended: make(chan struct{})}
+	b := &Box{cfg: *cfg, held: held, userNS: st.userNS, calls: make(chan func()), ended: make(chan struct{})}
 	if held&Processes == 0 {
 		b.reap = newReaper()
 	}
@@ -243,6 +286,9 @@ func (b *Box) Start(cmd *exec.Cmd) error {
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if b.held&Processes != 0 {
 		attr.Cloneflags |= unix.CLONE_NEWPID
+		if b.userNS {
+			inUserNS(attr)
+		}
 	}
 	cmd.SysProcAttr = attr
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

@@ -8,29 +8,23 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
 
-// TestFallbackReapsLeftovers: where the Box holds no Processes (forced
-// here, as on a machine without namespaces), a helper the command starts
-// in a session of its own, and one it starts so through a double fork,
-// are still killed when the run ends, and Report.Left names them. Each
-// helper holds the command's stdout: the pipe ends only when both are
-// gone. The command waits, through FIFOs, until each helper is in its
-// own session before it exits.
-func TestFallbackReapsLeftovers(t *testing.T) {
+// leaveHelpers runs, in b, a command that starts a helper in a session
+// of its own and one so through a double fork, waits (through FIFOs)
+// until each is in its own session, prints "ab" and exits; then it ends
+// b. Each helper holds the command's stdout, so the pipe ends only when
+// both are gone: leaveHelpers fails t when it does not end, and returns
+// b's report.
+func leaveHelpers(t *testing.T, b *Box) Report {
+	t.Helper()
 	for _, tool := range []string{"sh", "setsid", "mkfifo"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("no %s here: %v", tool, err)
 		}
-	}
-	b, err := Open(&Config{Workspace: t.TempDir(), Home: t.TempDir(), Without: All})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if b.Holds() != 0 {
-		t.Fatalf("a Box without every guarantee holds %s", b.Holds())
 	}
 	// Each helper blocks for ever opening a FIFO nothing writes to.
 	script := `mkfifo a b never
@@ -67,11 +61,71 @@ read x < a; read y < b; echo "$x$y"`
 	} else if err != nil {
 		t.Fatal(err)
 	}
+	return report
+}
+
+// TestFallbackReapsLeftovers: where the Box holds no Processes (forced
+// here, as on a machine without namespaces), a helper the command starts
+// in a session of its own, and one it starts so through a double fork,
+// are still killed when the run ends, and Report.Left names them.
+func TestFallbackReapsLeftovers(t *testing.T) {
+	b, err := Open(&Config{Workspace: t.TempDir(), Home: t.TempDir(), Without: All})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Holds() != 0 {
+		t.Fatalf("a Box without every guarantee holds %s", b.Holds())
+	}
+	report := leaveHelpers(t, b)
 	if want := []string{"sh", "sh"}; !slices.Equal(report.Left, want) {
 		t.Errorf("Report.Left = %q, want %q", report.Left, want)
 	}
 	if !report.Empty() {
 		t.Errorf("processes left running are not attempts: %s", report)
+	}
+}
+
+// TestUserNamespaceEndsLeftovers: without the privilege to make a PID
+// namespace, a command is the first process of one made in an
+// unprivileged user namespace of its own (forced here where the privilege
+// is there), so the kernel kills its setsid helpers when it exits.
+func TestUserNamespaceEndsLeftovers(t *testing.T) {
+	if err := probeUserNS(); err != nil {
+		t.Skipf("no unprivileged user namespace here: %v", err)
+	}
+	if st := Probe(); st.Held&Processes == 0 {
+		t.Skipf("the sandbox here cannot hold processes: %s", st)
+	}
+	b, err := Open(&Config{Workspace: t.TempDir(), Home: t.TempDir(), Without: All &^ Processes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.userNS = true
+	if report := leaveHelpers(t, b); report.Left != nil {
+		t.Errorf("Report.Left = %q, want nil: the kernel ends the helpers unseen", report.Left)
+	}
+	// The command's user namespace is not tapeloop's.
+	b, err = Open(&Config{Workspace: t.TempDir(), Home: t.TempDir(), Without: All &^ Processes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.userNS = true
+	defer b.End()
+	var theirs strings.Builder
+	cmd := exec.CommandContext(t.Context(), "readlink", "/proc/self/ns/user")
+	cmd.Stdout = &theirs
+	if err := b.Start(cmd); err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	ours, err := os.Readlink("/proc/self/ns/user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(theirs.String()); got == "" || got == ours {
+		t.Errorf("the command's user namespace is %q, tapeloop's %q: want one of its own", got, ours)
 	}
 }
 

@@ -137,6 +137,10 @@ type Status struct {
 	Held Guarantee
 	// Missing says, for each guarantee not held, why; nil when all are.
 	Missing map[Guarantee]string
+	// userNS is set when Processes holds through an unprivileged user
+	// namespace, made for each command, rather than through the
+	// privilege to make a PID namespace.
+	userNS bool
 }
 
 // String says which guarantees hold and why the others do not, in one
