@@ -2,8 +2,10 @@ package evalrun
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
@@ -67,8 +69,8 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		}
 		errs := 0
 		for _, p := range problems {
-			fmt.Fprintln(e.stderr, report.Printable(p.String()))
-			if !p.Warning {
+			fmt.Fprintln(e.stderr, report.Printable(scenario.LintText(p)))
+			if !errors.Is(p, scenario.ErrWarning) {
 				errs++
 			}
 		}
@@ -107,28 +109,28 @@ func runLint(ctx context.Context, e *env, args []string) int {
 
 // unpinned returns an error for each request part s's tape does not pin
 // (lint --strict-requests).
-func unpinned(s *scenario.Scenario, p replay.Pinning) []scenario.Problem {
+func unpinned(s *scenario.Scenario, p replay.Pinning) []*fileerr.Error {
 	const fix = "; it is not compared on replay (evalrun rebase --all pins it)"
-	var out []scenario.Problem
+	var out []*fileerr.Error
 	line := 0
 	if s.Offered != nil {
 		line = s.Offered.Line
 	}
 	if !p.System {
-		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.system", Message: "the system prompt is not pinned" + fix})
+		out = append(out, &fileerr.Error{File: s.Path, Line: line, Key: "offered.system", Problem: "the system prompt is not pinned" + fix, Kind: scenario.ErrScenario})
 	}
 	if !p.Tools {
-		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.tools", Message: "the tools' descriptions and schemas are not pinned" + fix})
+		out = append(out, &fileerr.Error{File: s.Path, Line: line, Key: "offered.tools", Problem: "the tools' descriptions and schemas are not pinned" + fix, Kind: scenario.ErrScenario})
 	}
 	switch {
 	case p.Params:
 	case s.Setup.Agent != nil:
-		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.params", Message: "the request parameters the agent sends (model, tool choice, temperature, max tokens, ...) are not pinned" + fix})
+		out = append(out, &fileerr.Error{File: s.Path, Line: line, Key: "offered.params", Problem: "the request parameters the agent sends (model, tool choice, temperature, max tokens, ...) are not pinned" + fix, Kind: scenario.ErrScenario})
 	case s.Setup.Loop.Request.Params() != nil:
-		out = append(out, scenario.Problem{File: s.Path, Line: line, Key: "offered.params", Message: "the request parameters of setup.loop.request are not pinned" + fix})
+		out = append(out, &fileerr.Error{File: s.Path, Line: line, Key: "offered.params", Problem: "the request parameters of setup.loop.request are not pinned" + fix, Kind: scenario.ErrScenario})
 	}
 	for _, i := range p.Unpinned {
-		out = append(out, scenario.Problem{File: s.Path, Line: s.Tape[i].Line, Key: fmt.Sprintf("tape[%d].request.new", i), Message: "the messages of this model call are not pinned" + fix})
+		out = append(out, &fileerr.Error{File: s.Path, Line: s.Tape[i].Line, Key: fmt.Sprintf("tape[%d].request.new", i), Problem: "the messages of this model call are not pinned" + fix, Kind: scenario.ErrScenario})
 	}
 	return out
 }

@@ -1,8 +1,10 @@
 package evalrun
 
 import (
+	"errors"
 	"io"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/report"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -40,7 +42,7 @@ type lintFile struct {
 	Requests *lintPinning `json:"requests"`
 }
 
-// lintProblem is one problem (scenario.Problem).
+// lintProblem is one problem scenario.Lint found, as --json writes it.
 type lintProblem struct {
 	File    string `json:"file"`
 	Line    int    `json:"line"`
@@ -61,13 +63,13 @@ type lintPinning struct {
 }
 
 // add records one file's lint.
-func (r *lintResult) add(path string, s *scenario.Scenario, problems []scenario.Problem, pins *replay.Pinning, ok bool) {
+func (r *lintResult) add(path string, s *scenario.Scenario, problems []*fileerr.Error, pins *replay.Pinning, ok bool) {
 	f := lintFile{File: path, OK: ok, Problems: make([]lintProblem, 0, len(problems))}
 	if s != nil {
 		f.Name = s.Name
 	}
 	for _, p := range problems {
-		f.Problems = append(f.Problems, lintProblem{File: p.File, Line: p.Line, Key: p.Key, Message: p.Message, Warning: p.Warning})
+		f.Problems = append(f.Problems, lintProblem{File: p.File, Line: p.Line, Key: p.Key, Message: p.Problem, Warning: errors.Is(p, scenario.ErrWarning)})
 	}
 	if pins != nil {
 		f.Requests = &lintPinning{System: pins.System, Tools: pins.Tools, Params: pins.Params, Calls: pins.Calls, Messages: pins.Messages,

@@ -135,7 +135,7 @@ func TestMatchVerdicts(t *testing.T) {
 	_, problems := scenario.Lint(path, nil)
 	var got []string
 	for _, p := range problems {
-		got = append(got, strings.TrimPrefix(p.String(), path))
+		got = append(got, strings.TrimPrefix(scenario.LintText(p), path))
 	}
 	// An unrecorded tape (none, or only user turns) has no verdicts yet:
 	// no warning.
@@ -154,7 +154,7 @@ func TestMatchVerdicts(t *testing.T) {
 	_, problems = scenario.Lint(path, nil)
 	got = nil
 	for _, p := range problems {
-		got = append(got, strings.TrimPrefix(p.String(), path))
+		got = append(got, strings.TrimPrefix(scenario.LintText(p), path))
 	}
 	want := []string{
 		":7: warning: expect.judge[1]: no verdict recorded",

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"path"
@@ -10,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm/repair"
@@ -17,37 +19,22 @@ import (
 	"github.com/tapeloop/tapeloop/tools"
 )
 
-// Problem is one thing Lint found in a scenario file.
-type Problem struct {
-	// File and Line locate it; Line is 0 when it concerns the whole file.
-	File string
-	Line int
-	// Key is the path of the offending value, like "expect.final"; "" for
-	// the file itself.
-	Key     string
-	Message string
-	// Warning is set for a problem that does not make the scenario invalid
-	// (a call id reused across turns); false means an error.
-	Warning bool
-}
+// ErrWarning is what a problem Lint finds unwraps to when it does not make
+// the scenario invalid (a call id reused across turns); every other
+// problem Lint finds unwraps to ErrScenario. A command printing a warning
+// says so (LintText).
+var ErrWarning = errors.New("warning")
 
-// String returns "file:line: key: message", with "warning: " before the key
-// for a warning; parts that are empty are left out.
-func (p Problem) String() string {
-	var b strings.Builder
-	b.WriteString(p.File)
-	if p.Line > 0 {
-		fmt.Fprintf(&b, ":%d", p.Line)
+// LintText is how a command prints a problem Lint found: its text
+// ("file:line: key: problem"), with "warning: " before the key when it is
+// a warning (ErrWarning).
+func LintText(p *fileerr.Error) string {
+	if !errors.Is(p, ErrWarning) {
+		return p.Error()
 	}
-	b.WriteString(": ")
-	if p.Warning {
-		b.WriteString("warning: ")
-	}
-	if p.Key != "" {
-		b.WriteString(p.Key + ": ")
-	}
-	b.WriteString(p.Message)
-	return b.String()
+	w := *p
+	w.Key = strings.TrimSuffix("warning: "+p.Key, ": ")
+	return w.Error()
 }
 
 // Lint checks the scenario file at path without running it and returns every
@@ -62,7 +49,7 @@ func (p Problem) String() string {
 // contains or matches of "" in expect.said or expect.final. opts.Validate,
 // when set, also checks what only building the scenario shows (a tool's
 // configuration, the seed tree). The scenario is nil when it did not load.
-func Lint(file string, opts *LintOptions) (*Scenario, []Problem) {
+func Lint(file string, opts *LintOptions) (*Scenario, []*fileerr.Error) {
 	if opts == nil {
 		opts = &LintOptions{}
 	}
@@ -114,19 +101,20 @@ type LintOptions struct {
 
 type linter struct {
 	file     string
-	problems []Problem
+	problems []*fileerr.Error
 }
 
 func (l *linter) add(line int, key, format string, args ...any) {
-	l.problems = append(l.problems, Problem{File: l.file, Line: line, Key: key, Message: fmt.Sprintf(format, args...)})
+	l.problems = append(l.problems, &fileerr.Error{File: l.file, Line: line, Key: key, Problem: fmt.Sprintf(format, args...), Kind: ErrScenario})
 }
 
 func (l *linter) warn(line int, key, format string, args ...any) {
-	l.problems = append(l.problems, Problem{File: l.file, Line: line, Key: key, Message: fmt.Sprintf(format, args...), Warning: true})
+	l.problems = append(l.problems, &fileerr.Error{File: l.file, Line: line, Key: key, Problem: fmt.Sprintf(format, args...), Kind: ErrWarning})
 }
 
 // addErr adds an error from Load, Parse or Validate, unless a problem on the
-// same line already explains it better.
+// same line already explains it better; it unwraps to err, and to
+// ErrScenario.
 func (l *linter) addErr(err error) {
 	msg := err.Error()
 	line := 0
@@ -145,11 +133,14 @@ func (l *linter) addErr(err error) {
 			return
 		}
 	}
-	l.problems = append(l.problems, Problem{File: l.file, Line: line, Message: msg})
+	if !errors.Is(err, ErrScenario) {
+		err = &scenarioError{err: err} // a problem of the tape, say: it makes the scenario invalid too
+	}
+	l.problems = append(l.problems, &fileerr.Error{File: l.file, Line: line, Problem: msg, Kind: err})
 }
 
-func (l *linter) sorted() []Problem {
-	slices.SortStableFunc(l.problems, func(a, b Problem) int { return a.Line - b.Line })
+func (l *linter) sorted() []*fileerr.Error {
+	slices.SortStableFunc(l.problems, func(a, b *fileerr.Error) int { return a.Line - b.Line })
 	return l.problems
 }
 

@@ -1,11 +1,13 @@
 package scenario_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -19,7 +21,7 @@ func lintText(t *testing.T, text string) []string {
 	_, problems := scenario.Lint(path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error { return harness.Validate(s, nil) }})
 	var out []string
 	for _, p := range problems {
-		out = append(out, strings.ReplaceAll(p.String(), path, "$FILE"))
+		out = append(out, strings.ReplaceAll(scenario.LintText(p), path, "$FILE"))
 	}
 	return out
 }
@@ -232,7 +234,7 @@ func TestLintReportsValidateErrors(t *testing.T) {
 	}})
 	var got []string
 	for _, p := range problems {
-		got = append(got, strings.ReplaceAll(p.String(), path, "$FILE"))
+		got = append(got, strings.ReplaceAll(scenario.LintText(p), path, "$FILE"))
 	}
 	checkLint(t, got, []string{"$FILE:2: input: no user model for this turn"})
 }
@@ -244,14 +246,48 @@ func TestLintTapeWithUserTurns(t *testing.T) {
 	checkLint(t, got, nil)
 }
 
-// TestProblemStringWithoutLine: a problem about the whole file (line 0)
-// names the file alone, with no ":0".
-func TestProblemStringWithoutLine(t *testing.T) {
-	if got := (scenario.Problem{File: "s.yaml", Message: "cannot read it"}).String(); got != "s.yaml: cannot read it" {
-		t.Errorf("String = %q, want %q", got, "s.yaml: cannot read it")
+// TestLintText: a problem about the whole file (line 0) names the file
+// alone, with no ":0"; a warning says so before its key, or before its
+// problem when it has no key.
+func TestLintText(t *testing.T) {
+	for _, c := range []struct {
+		p    fileerr.Error
+		want string
+	}{
+		{fileerr.Error{File: "s.yaml", Problem: "cannot read it", Kind: scenario.ErrScenario}, "s.yaml: cannot read it"},
+		{fileerr.Error{File: "s.yaml", Line: 3, Key: "tape", Problem: "m", Kind: scenario.ErrWarning}, "s.yaml:3: warning: tape: m"},
+		{fileerr.Error{File: "s.yaml", Line: 3, Problem: "m", Kind: scenario.ErrWarning}, "s.yaml:3: warning: m"},
+		{fileerr.Error{File: "s.yaml", Line: 3, Key: "tape", Problem: "m", Kind: scenario.ErrScenario}, "s.yaml:3: tape: m"},
+	} {
+		if got := scenario.LintText(&c.p); got != c.want {
+			t.Errorf("LintText(%+v) = %q, want %q", c.p, got, c.want)
+		}
 	}
-	if got := (scenario.Problem{File: "s.yaml", Line: 3, Key: "tape", Message: "m", Warning: true}).String(); got != "s.yaml:3: warning: tape: m" {
-		t.Errorf("String = %q", got)
+}
+
+// TestLintProblemsAreFileErrors: what Lint finds is reached with
+// errors.As, an error matching ErrScenario and a warning ErrWarning.
+func TestLintProblemsAreFileErrors(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.yaml")
+	src := "format: tapeloop/v1\ninput: [{role: user, content: hi}]\nexpect:\n  final: {contains: \"\"}\n  iterations: two\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, problems := scenario.Lint(path, nil)
+	var warned, failed bool
+	for _, p := range problems {
+		var fe *fileerr.Error
+		if !errors.As(error(p), &fe) || fe.File != path || fe.Line == 0 {
+			t.Errorf("%v: not located (%+v)", p, fe)
+		}
+		warned = warned || errors.Is(p, scenario.ErrWarning)
+		failed = failed || errors.Is(p, scenario.ErrScenario)
+		if errors.Is(p, scenario.ErrWarning) == errors.Is(p, scenario.ErrScenario) {
+			t.Errorf("%v: both or neither a warning and an error", p)
+		}
+	}
+	if !warned || !failed {
+		t.Errorf("want a warning and an error, got %q", problems)
 	}
 }
 
@@ -263,7 +299,7 @@ func TestLintNotAScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, problems := scenario.Lint(path, nil)
-	if want := path + ": not a tapeloop scenario: it has no `format: tapeloop/v1` line"; len(problems) != 1 || problems[0].String() != want {
+	if want := path + ": not a tapeloop scenario: it has no `format: tapeloop/v1` line"; len(problems) != 1 || scenario.LintText(problems[0]) != want {
 		t.Errorf("Lint = %v, want %s", problems, want)
 	}
 }

@@ -142,7 +142,7 @@ func TestLintTextCallFormats(t *testing.T) {
 			_, problems := scenario.Lint(path, nil)
 			var got []string
 			for _, p := range problems {
-				got = append(got, p.String())
+				got = append(got, scenario.LintText(p))
 			}
 			want := []string(nil)
 			if tc.want != "" {
