@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,10 +46,10 @@ func TestEveryAnswerIsChecked(t *testing.T) {
 	honest := showing(func(_ int, answer string) []string { return []string{answer} })
 	path := record(t, conversationScenario, honest, conversationScript())
 	if v := verify(t, path, honest, true); !v.Passed() {
-		t.Fatalf("the honest agent fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the honest agent fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	if v := verify(t, path, honest, false); !v.Passed() {
-		t.Fatalf("the honest agent fails its own golden:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the honest agent fails its own golden:\n%s", fmt.Sprint(v.Failure()))
 	}
 	for name, show := range map[string]func(int, string) []string{
 		"another answer than the model's": func(n int, answer string) []string {
@@ -66,7 +67,7 @@ func TestEveryAnswerIsChecked(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			v := verify(t, path, showing(show), false)
-			all := strings.Join(v.Failures, "\n")
+			all := fmt.Sprint(v.Failure())
 			if v.Passed() || !strings.Contains(all, "I deleted notes.txt.") {
 				t.Errorf("passed, or the failure does not show the answer:\n%s", all)
 			}

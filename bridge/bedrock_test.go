@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -182,7 +183,7 @@ func TestBedrockAgent(t *testing.T) {
 	srv.Close()
 	for _, stream := range []bool{false, true} {
 		if v := verify(t, path, newBedrockAgent(stream).run, !stream); !v.Passed() {
-			t.Fatalf("stream %v: the replay fails:\n%s", stream, strings.Join(v.Failures, "\n"))
+			t.Fatalf("stream %v: the replay fails:\n%s", stream, fmt.Sprint(v.Failure()))
 		}
 	}
 	a := newBedrockAgent(false)
@@ -213,7 +214,7 @@ func TestBedrockAgent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v := verify(t, path, a.run, false); !v.Passed() {
-		t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Errorf("the rebased replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	failsClosed(t, verify(t, path, newBedrockAgent(false).run, false), "notes.yaml:", "Be brief.")
 }

@@ -139,7 +139,7 @@ func verify(t *testing.T, path string, agent bridge.Agent, update bool) *harness
 func TestRecordReplayFailClosed(t *testing.T) {
 	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
 	if v := verify(t, path, newNotesAgent().agentFunc(), true); !v.Passed() {
-		t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the first replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	golden, err := os.ReadFile(scenario.GoldenPath(path))
 	if err != nil {
@@ -160,7 +160,7 @@ func TestRecordReplayFailClosed(t *testing.T) {
 		}
 	}
 	if v := verify(t, path, newNotesAgent().agentFunc(), false); !v.Passed() {
-		t.Errorf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Errorf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 
 	t.Run("system prompt changed", func(t *testing.T) {
@@ -190,7 +190,7 @@ func failsClosed(t *testing.T, v *harness.Verdict, wants ...string) {
 	if v.Passed() || !v.Outcome.Diverged {
 		t.Fatalf("passed %v, diverged %v; want a failure", v.Passed(), v.Outcome.Diverged)
 	}
-	all := strings.Join(v.Failures, "\n")
+	all := fmt.Sprint(v.Failure())
 	if testing.Verbose() {
 		t.Log(all)
 	}

@@ -43,7 +43,7 @@ func TestBridgedCustomCheck(t *testing.T) {
 		}
 		var got []string
 		for _, f := range v.Failures {
-			got = append(got, strings.TrimPrefix(f, strings.TrimSuffix(path, "notes.yaml")))
+			got = append(got, strings.TrimPrefix(f.Error(), strings.TrimSuffix(path, "notes.yaml")))
 		}
 		recorded, err := os.ReadFile(path)
 		if err != nil {

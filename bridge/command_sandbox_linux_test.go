@@ -4,6 +4,7 @@ package bridge_test
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"net"
 	"os"
@@ -145,7 +146,7 @@ func TestCommandWorkspaceIsFixed(t *testing.T) {
 	}
 	for i, update := range []bool{true, false} {
 		if v := verify(t, path, bridge.Command(load(t, path)), update); !v.Passed() {
-			t.Fatalf("replay %d fails:\n%s", i+1, strings.Join(v.Failures, "\n"))
+			t.Fatalf("replay %d fails:\n%s", i+1, fmt.Sprint(v.Failure()))
 		}
 	}
 }

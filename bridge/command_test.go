@@ -95,10 +95,10 @@ func TestCommand(t *testing.T) {
 		recordCommand(t, path)
 		command := func(path string) bridge.Agent { return bridge.Command(load(t, path)) }
 		if v := verify(t, path, command(path), true); !v.Passed() {
-			t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+			t.Fatalf("the first replay fails:\n%s", fmt.Sprint(v.Failure()))
 		}
 		if v := verify(t, path, command(path), false); !v.Passed() {
-			t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+			t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -118,7 +118,7 @@ func TestCommand(t *testing.T) {
 		path := writeScenario(t, commandText(bin, "claude", "60s"))
 		recordCommand(t, path)
 		if v := verify(t, path, bridge.Command(load(t, path)), true); !v.Passed() {
-			t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+			t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 		}
 		b, err := os.ReadFile(path)
 		if err != nil {

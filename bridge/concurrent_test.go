@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -79,7 +80,7 @@ var byTask = llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Respo
 func TestParallelRequestsReplay(t *testing.T) {
 	path := record(t, parallelScenario, parallelAgent, byTask)
 	if v := verify(t, path, parallelAgent, true); !v.Passed() {
-		t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the first replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	// Both orders, forced: the first request waits until the other has
 	// been answered.
@@ -91,7 +92,7 @@ func TestParallelRequestsReplay(t *testing.T) {
 		}
 		for range 5 {
 			if v := verify(t, path, ordered, false); !v.Passed() {
-				t.Fatalf("%s answered first: the replay fails:\n%s", first, strings.Join(v.Failures, "\n"))
+				t.Fatalf("%s answered first: the replay fails:\n%s", first, fmt.Sprint(v.Failure()))
 			}
 		}
 	}

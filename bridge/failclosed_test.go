@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -56,7 +57,7 @@ func TestRequestAfterTheTape(t *testing.T) {
 	if v.Passed() {
 		t.Fatal("a run that asked the model after the tape's end passed")
 	}
-	all := strings.Join(v.Failures, "\n")
+	all := fmt.Sprint(v.Failure())
 	for _, w := range []string{"notes.yaml", "after 3 entries", "And once more."} {
 		if !strings.Contains(all, w) {
 			t.Errorf("the failures do not say %q:\n%s", w, all)

@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -146,7 +147,7 @@ func TestRecordForwardsTheAgentsRequest(t *testing.T) {
 					t.Errorf("the recording holds the key, or not the vendor's answer:\n%s", file)
 				}
 				if v := verify(t, path, sdk.agent(stream), true); !v.Passed() {
-					t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+					t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 				}
 			})
 		}

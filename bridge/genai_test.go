@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
-	"strings"
 	"testing"
 
 	"google.golang.org/genai"
@@ -132,7 +132,7 @@ func TestGenai(t *testing.T) {
 			srv.Close()
 			for _, stream := range []bool{true, false} {
 				if v := verify(t, path, agent(stream).run, stream); !v.Passed() {
-					t.Fatalf("stream %v: the replay fails:\n%s", stream, strings.Join(v.Failures, "\n"))
+					t.Fatalf("stream %v: the replay fails:\n%s", stream, fmt.Sprint(v.Failure()))
 				}
 			}
 			a := agent(true)
@@ -171,7 +171,7 @@ func TestGenai(t *testing.T) {
 				t.Fatal(err)
 			}
 			if v := verify(t, path, changed().run, false); !v.Passed() {
-				t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
+				t.Errorf("the rebased replay fails:\n%s", fmt.Sprint(v.Failure()))
 			}
 			failsClosed(t, verify(t, path, agent(true).run, false), "notes.yaml:", "gemini-other")
 		})

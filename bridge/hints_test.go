@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -27,7 +28,7 @@ func TestVerifyHints(t *testing.T) {
 	hints := &harness.VerifyOptions{Command: "supportrun", UpdateHint: "go test ./support -update", HintDir: "support"}
 
 	v := verifyWith(t.Context(), load(t, filepath.Join("scenarios", filepath.Base(recorded))), newNotesAgent().agentFunc(), hints)
-	if all := strings.Join(v.Failures, "\n"); v.Err != nil || !strings.Contains(all, "missing golden file") || !strings.Contains(all, "run `go test ./support -update` to write it") {
+	if all := fmt.Sprint(v.Failure()); v.Err != nil || !strings.Contains(all, "missing golden file") || !strings.Contains(all, "run `go test ./support -update` to write it") {
 		t.Errorf("a missing golden's hint (err %v):\n%s", v.Err, all)
 	}
 

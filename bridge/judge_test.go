@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -27,7 +28,7 @@ func TestBridgedJudgeReplay(t *testing.T) {
 		return v
 	}
 	v := verify()
-	if !strings.Contains(strings.Join(v.Failures, "\n"), "expect.judge[0]: no verdict recorded for this rubric") {
+	if !strings.Contains(fmt.Sprint(v.Failure()), "expect.judge[0]: no verdict recorded for this rubric") {
 		t.Fatalf("no verdict: failures %q", v.Failures)
 	}
 	s := load(t, path)
@@ -59,7 +60,7 @@ func TestBridgedJudgeReplay(t *testing.T) {
 	}
 	os.WriteFile(path, []byte(edited), 0o644)
 	v = verifyWith(t.Context(), load(t, path), newNotesAgent().agentFunc(), nil)
-	if !strings.Contains(strings.Join(v.Failures, "\n"), ": judge[0]: the judged text changed: re-record the verdict") {
+	if !strings.Contains(fmt.Sprint(v.Failure()), ": judge[0]: the judged text changed: re-record the verdict") {
 		t.Errorf("edited final text: failures %q", v.Failures)
 	}
 }

@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -52,8 +53,8 @@ func TestReplayRefusesAgentDefaultClient(t *testing.T) {
 	}
 	v := verify(t, path, phoningAgent(srv.URL), true)
 	want := path + ": a request through http.DefaultTransport was refused during the replay: GET http://" + host + "/ping (" + host + ")"
-	if len(v.Failures) != 1 || v.Failures[0] != want {
-		t.Errorf("failures:\n%s\nwant\n%s", strings.Join(v.Failures, "\n"), want)
+	if len(v.Failures) != 1 || v.Failures[0].Error() != want {
+		t.Errorf("failures:\n%s\nwant\n%s", fmt.Sprint(v.Failure()), want)
 	}
 	if hits.Load() != 1 {
 		t.Errorf("the replay reached the host")
@@ -68,14 +69,14 @@ func TestReplayRefusesAgentDefaultClient(t *testing.T) {
 	}
 	allowed := verifyWith(t.Context(), load(t, path), phoningAgent(srv.URL), &harness.VerifyOptions{AllowHosts: []string{host}})
 	if !allowed.Passed() {
-		t.Errorf("allowed, the replay fails: %v %s", allowed.Err, strings.Join(allowed.Failures, "\n"))
+		t.Errorf("allowed, the replay fails: %v %s", allowed.Err, fmt.Sprint(allowed.Failure()))
 	}
 	// The scenario's setup.allow_hosts allows it too, through harness and
 	// through the runner on its own.
 	s := load(t, path)
 	s.Setup.AllowHosts = []string{host}
 	if v := verifyWith(t.Context(), s, phoningAgent(srv.URL), nil); !v.Passed() {
-		t.Errorf("setup.allow_hosts: the replay fails: %v %s", v.Err, strings.Join(v.Failures, "\n"))
+		t.Errorf("setup.allow_hosts: the replay fails: %v", v.Failure())
 	}
 	o, err = bridge.Runner(phoningAgent(srv.URL), nil)(t.Context(), s, nil)
 	if err != nil {
@@ -106,6 +107,6 @@ func TestServeDialedThroughDefaultClient(t *testing.T) {
 	}
 	path := record(t, notesScenario, dialing, notesScript())
 	if v := verify(t, path, dialing, true); !v.Passed() {
-		t.Fatalf("the replay fails: %v\n%s", v.Err, strings.Join(v.Failures, "\n"))
+		t.Fatalf("the replay fails: %v\n%s", v.Err, fmt.Sprint(v.Failure()))
 	}
 }

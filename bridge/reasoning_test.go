@@ -3,9 +3,9 @@ package bridge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 
@@ -159,7 +159,7 @@ func TestReasoningRoundTrip(t *testing.T) {
 			}
 			for _, stream := range []bool{true, false} {
 				if v := verify(t, path, tc.agent(stream, false), stream); !v.Passed() {
-					t.Fatalf("stream %v: the replay fails:\n%s", stream, strings.Join(v.Failures, "\n"))
+					t.Fatalf("stream %v: the replay fails:\n%s", stream, fmt.Sprint(v.Failure()))
 				}
 			}
 			failsClosed(t, verify(t, path, tc.agent(false, true), false), tc.wants...)

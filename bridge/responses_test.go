@@ -136,7 +136,7 @@ func TestResponsesAgent(t *testing.T) {
 			srv.Close()
 			for _, stream := range []bool{true, false} {
 				if v := verify(t, path, newResponsesAgent(stream, chained).run, stream); !v.Passed() {
-					t.Fatalf("stream %v: the replay fails:\n%s", stream, strings.Join(v.Failures, "\n"))
+					t.Fatalf("stream %v: the replay fails:\n%s", stream, fmt.Sprint(v.Failure()))
 				}
 			}
 			a := newResponsesAgent(false, chained)
@@ -168,7 +168,7 @@ func TestResponsesAgent(t *testing.T) {
 				t.Fatal(err)
 			}
 			if v := verify(t, path, a.run, false); !v.Passed() {
-				t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
+				t.Errorf("the rebased replay fails:\n%s", fmt.Sprint(v.Failure()))
 			}
 			failsClosed(t, verify(t, path, newResponsesAgent(false, chained).run, false), "notes.yaml:", "Be brief.")
 		})
@@ -186,7 +186,7 @@ func TestResponsesUnknownPrevious(t *testing.T) {
 		return err
 	}
 	v := verify(t, path, agent, false)
-	all := strings.Join(v.Failures, "\n")
+	all := fmt.Sprint(v.Failure())
 	if v.Passed() || !strings.Contains(all, `previous_response_id "resp_from_yesterday"`) {
 		t.Errorf("passed %v; failures:\n%s", v.Passed(), all)
 	}
@@ -250,7 +250,7 @@ func TestResponsesRecordForwards(t *testing.T) {
 				}
 				for _, replayStream := range []bool{false, true} {
 					if v := verify(t, path, newResponsesAgent(replayStream, chained).run, !replayStream); !v.Passed() {
-						t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+						t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 					}
 				}
 			})

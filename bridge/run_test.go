@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -28,7 +29,7 @@ func TestAgentReportsItsEndState(t *testing.T) {
 	text := notesScenario + "  state: {/notes/lines: 2, /saved: true}\n"
 	path := record(t, text, withState(2), notesScript())
 	if v := verify(t, path, withState(2), true); !v.Passed() {
-		t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	golden, err := os.ReadFile(scenario.GoldenPath(path))
 	if err != nil {
@@ -38,8 +39,8 @@ func TestAgentReportsItsEndState(t *testing.T) {
 		t.Errorf("the golden does not hold %q:\n%s", want, golden)
 	}
 	v := verify(t, path, withState(3), false)
-	if v.Passed() || !strings.Contains(strings.Join(v.Failures, "\n"), "expect.state: expected /notes/lines to be 2, found 3") {
-		t.Errorf("another reported state passed or failed otherwise:\n%s", strings.Join(v.Failures, "\n"))
+	if v.Passed() || !strings.Contains(fmt.Sprint(v.Failure()), "expect.state: expected /notes/lines to be 2, found 3") {
+		t.Errorf("another reported state passed or failed otherwise:\n%s", fmt.Sprint(v.Failure()))
 	}
 }
 
@@ -71,10 +72,10 @@ func TestHandlerRefusesAnUnknownPath(t *testing.T) {
 	}
 	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
 	if v := verify(t, path, newNotesAgent().agentFunc(), true); !v.Passed() {
-		t.Fatalf("the replay without the stray request fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the replay without the stray request fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	v := verify(t, path, agent, false)
-	if v.Passed() || !strings.Contains(strings.Join(v.Failures, "\n"), reason) {
-		t.Errorf("the replay passed or failed without the reason:\n%s", strings.Join(v.Failures, "\n"))
+	if v.Passed() || !strings.Contains(fmt.Sprint(v.Failure()), reason) {
+		t.Errorf("the replay passed or failed without the reason:\n%s", fmt.Sprint(v.Failure()))
 	}
 }

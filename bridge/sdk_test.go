@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -176,7 +177,7 @@ func TestOfficialSDKs(t *testing.T) {
 			srv.Close()
 			for _, stream := range []bool{true, false} {
 				if v := verify(t, path, sdk.make(system, desc, stream).run, stream); !v.Passed() {
-					t.Fatalf("stream %v: the replay fails:\n%s", stream, strings.Join(v.Failures, "\n"))
+					t.Fatalf("stream %v: the replay fails:\n%s", stream, fmt.Sprint(v.Failure()))
 				}
 			}
 			failsClosed(t, verify(t, path, sdk.make(system+" Be brief.", desc, true).run, false), "notes.yaml:", "Be brief.")
@@ -193,7 +194,7 @@ func TestRecordedErrorAndRetry(t *testing.T) {
 	path := record(t, text, newNotesAgent().agentFunc(), notesScript(rateLimited))
 	v := verify(t, path, newNotesAgent().agentFunc(), true)
 	if !v.Passed() {
-		t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	o := v.Outcome
 	if o.Iterations != 3 || len(o.ModelRetries) != 1 || o.ModelRetries[0].Kind != "rate_limited" || !strings.Contains(o.ModelRetries[0].Error, "slow down") {

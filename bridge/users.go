@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/replay"
@@ -108,7 +109,7 @@ func userSource(s *scenario.Scenario, tape *replay.Model, opts *runOptions) (*us
 // served, in a live run the tape's user turns never spoken. A replay that
 // diverged reports only the divergence. A user model that failed ends o
 // with model_error.
-func (u *userSide) unused(s *scenario.Scenario, o *harness.Outcome, tape *replay.Model) []string {
+func (u *userSide) unused(s *scenario.Scenario, o *harness.Outcome, tape *replay.Model) []*fileerr.Error {
 	switch {
 	case u.sim != nil:
 		u.sim.End(o)
@@ -117,15 +118,15 @@ func (u *userSide) unused(s *scenario.Scenario, o *harness.Outcome, tape *replay
 		if err == nil {
 			return nil
 		}
-		msg := fmt.Sprintf("%s: %v", s.Path, err)
+		f := &fileerr.Error{File: s.Path, Problem: err.Error(), Kind: err}
 		var ue *replay.UnusedError
 		if errors.As(err, &ue) && ue.Used < len(s.Tape) && s.Tape[ue.Used].User != nil {
-			msg += "; the agent ended before this user turn: after each answer it goes on with the next user message (Run.NextUser; a command reads it from stdin, see docs/bridge.md)"
+			f.Problem += "; the agent ended before this user turn: after each answer it goes on with the next user message (Run.NextUser; a command reads it from stdin, see docs/bridge.md)"
 		}
-		return []string{msg}
+		return []*fileerr.Error{f}
 	case u.script:
 		if _, ok := u.next(context.Background()); ok {
-			return []string{fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination)}
+			return []*fileerr.Error{{File: s.Path, Problem: fmt.Sprintf("the run ended (%s) before every user turn of the tape was spoken", o.Termination)}}
 		}
 	}
 	return nil

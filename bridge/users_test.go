@@ -65,7 +65,7 @@ func TestConversation(t *testing.T) {
 	}
 
 	if v := verify(t, path, newNotesAgent().converse(0), true); !v.Passed() {
-		t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the first replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	golden, err := os.ReadFile(scenario.GoldenPath(path))
 	if err != nil {
@@ -85,7 +85,7 @@ func TestConversation(t *testing.T) {
 	}
 	v := verify(t, path, newNotesAgent().converse(0), false)
 	if !v.Passed() {
-		t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	var roles []string
 	for _, m := range v.Outcome.Run.Messages {
@@ -100,7 +100,7 @@ func TestConversation(t *testing.T) {
 		if v.Passed() {
 			t.Fatal("a conversation cut short passed")
 		}
-		all := strings.Join(v.Failures, "\n")
+		all := fmt.Sprint(v.Failure())
 		for _, w := range []string{"notes.yaml", "was never served", "the agent ended before this user turn", "Run.NextUser"} {
 			if !strings.Contains(all, w) {
 				t.Errorf("the failures do not say %q:\n%s", w, all)
@@ -123,7 +123,7 @@ func TestConversation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(o.Unused) != 1 || !strings.Contains(o.Unused[0], "before every user turn of the tape was spoken") {
+		if len(o.Unused) != 1 || !strings.Contains(o.Unused[0].Error(), "before every user turn of the tape was spoken") {
 			t.Errorf("the live run's unused: %q, want the unspoken user turn", o.Unused)
 		}
 	})
@@ -223,11 +223,11 @@ func TestCommandConversation(t *testing.T) {
 	}
 	command := func() bridge.Agent { return bridge.Command(load(t, path)) }
 	if v := verify(t, path, command(), true); !v.Passed() {
-		t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the first replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	v := verify(t, path, command(), false)
 	if !v.Passed() {
-		t.Fatalf("the replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 	if len(v.Outcome.Turns) != 5 || v.Outcome.Turns[0].User == nil || v.Outcome.Turns[3].User == nil || v.Outcome.Turns[3].User.Content != "Now append again." {
 		t.Errorf("the replay's turns do not start with the user turns 1 and 4: %+v", v.Outcome.Turns)
@@ -295,7 +295,7 @@ func TestUnusedOfALongerReplay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(o.Unused) != 1 || !strings.Contains(o.Unused[0], "was never served") || strings.Contains(o.Unused[0], "user turn") {
+	if len(o.Unused) != 1 || !strings.Contains(o.Unused[0].Error(), "was never served") || strings.Contains(o.Unused[0].Error(), "user turn") {
 		t.Errorf("the outcome's unused: %q, want the extra entry, with no user-turn hint", o.Unused)
 	}
 }

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -108,7 +109,7 @@ func TestJudgeScoresTrialsAndReplays(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := harness.Verify(context.Background(), saved[0], nil)
-	if !strings.Contains(strings.Join(v.Failures, "\n"), ": judge[0]: the judged text changed: re-record the verdict with `evalrun record --mode judge") {
+	if !strings.Contains(fmt.Sprint(v.Failure()), ": judge[0]: the judged text changed: re-record the verdict with `evalrun record --mode judge") {
 		t.Errorf("edited: failures %q; want the judged text changed", v.Failures)
 	}
 	if n := srv.Requests() - before; n != 0 {

@@ -135,7 +135,7 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 	// The first item passes on the judge's pass; the second's score 0.7 is
 	// below its threshold 0.8.
 	fs := harness.Failures(s, o)
-	if len(fs) != 1 || fs[0].Key != "judge[1]" || !strings.HasPrefix(fs[0].Message, "j.yaml:11: expect.judge[1]: the judge (test/strict) scored 0.7, below the threshold 0.8: it names [REDACTED]") {
+	if len(fs) != 1 || fs[0].Key != "expect.judge[1]" || fs[0].Line != 11 || !strings.HasPrefix(fs[0].Error(), "j.yaml:11: expect.judge[1]: the judge (test/strict) scored 0.7, below the threshold 0.8: it names [REDACTED]") {
 		t.Fatalf("Failures = %+v, want judge[1] below its threshold", fs)
 	}
 
@@ -152,8 +152,8 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 	if len(ro.Judged) != 2 || ro.Judged[0].Verdict == nil || ro.Judged[1].Verdict == nil || len(ro.Unused) != 0 {
 		t.Fatalf("replayed Judged = %+v, Unused %v; want both verdicts re-used", ro.Judged, ro.Unused)
 	}
-	if got := harness.Failures(rs, ro); len(got) != 1 || got[0].Message != fs[0].Message {
-		t.Errorf("replayed Failures = %+v, want the live one %q", got, fs[0].Message)
+	if got := harness.Failures(rs, ro); len(got) != 1 || got[0].Error() != fs[0].Error() {
+		t.Errorf("replayed Failures = %+v, want the live one %q", got, fs[0].Error())
 	}
 
 	// The final text edited: the final verdict fails closed, naming the
@@ -165,18 +165,18 @@ func TestJudgeLiveThenReplay(t *testing.T) {
 		t.Fatalf("edited: Failures = %+v, want both items failing", ef)
 	}
 	want := "j.yaml:14: judge[0]: the judged text changed: re-record the verdict with `evalrun record --mode judge --judge-model PROVIDER/MODEL j.yaml`"
-	if !strings.HasPrefix(ef[0].Message, want) || !strings.Contains(ef[0].Message, "\n-the key is [REDACTED]\n") || !strings.Contains(ef[0].Message, "\n+the door is [REDACTED]\n") {
-		t.Errorf("edited: failure = %q, want %q... with a diff", ef[0].Message, want)
+	if !strings.HasPrefix(ef[0].Error(), want) || !strings.Contains(ef[0].Error(), "\n-the key is [REDACTED]\n") || !strings.Contains(ef[0].Error(), "\n+the door is [REDACTED]\n") {
+		t.Errorf("edited: failure = %q, want %q... with a diff", ef[0].Error(), want)
 	}
 
 	// A rubric changed: no verdict for it, and the old one is unused.
 	changed := strings.Replace(string(src), `{rubric: "names the key"}`, `{rubric: "names the door"}`, 1)
 	cs, co := replayed(t, changed)
 	cf := harness.Failures(cs, co)
-	if len(cf) != 2 || !strings.HasPrefix(cf[0].Message, "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric (a replay never calls the judge): record one with `evalrun record --mode judge") {
+	if len(cf) != 2 || !strings.HasPrefix(cf[0].Error(), "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric (a replay never calls the judge): record one with `evalrun record --mode judge") {
 		t.Errorf("changed rubric: Failures = %+v", cf)
 	}
-	if len(co.Unused) != 1 || !strings.HasPrefix(co.Unused[0], "j.yaml:14: judge[0]: no expect.judge item uses this recorded verdict") {
+	if len(co.Unused) != 1 || !strings.HasPrefix(co.Unused[0].Error(), "j.yaml:14: judge[0]: no expect.judge item uses this recorded verdict") {
 		t.Errorf("changed rubric: Unused = %q, want the old verdict", co.Unused)
 	}
 }
@@ -188,7 +188,7 @@ func TestJudgeLiveErrors(t *testing.T) {
 	if !errors.Is(err, errVerdict) || !strings.HasPrefix(err.Error(), "j.yaml:10: expect.judge[0]: the judge test/judge: ") || o.Judged != nil {
 		t.Errorf("an unparseable verdict: err = %v, Judged = %v; want errVerdict at the item and no verdicts", err, o.Judged)
 	}
-	if fs := harness.Failures(s, o); len(fs) != 2 || !strings.Contains(fs[0].Message, "not judged") {
+	if fs := harness.Failures(s, o); len(fs) != 2 || !strings.Contains(fs[0].Error(), "not judged") {
 		t.Errorf("not judged: Failures = %+v, want both items failing", fs)
 	}
 	_, err = JudgeLive(context.Background(), s, o, &JudgeOptions{Model: scriptedJudge("{}", &calls, nil)})

@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -202,17 +203,21 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	}
 	t.Tape.Verdicts = verdicts
 	for _, f := range harness.Failures(sc, o, r.opts.Checks...) {
-		et.Failures = append(et.Failures, f.Message)
-		et.FailureKeys = append(et.FailureKeys, f.Key)
+		key := f.Key
+		if x := expectation(nil); errors.As(f, &x) {
+			key = x.Expectation()
+		}
+		et.Failures = append(et.Failures, f.Error())
+		et.FailureKeys = append(et.FailureKeys, key)
 	}
 	for _, u := range o.Unused {
 		// The run ended before the tape's user turns were all spoken, or
 		// left a recorded stand-in's recordings unused.
 		key := "unused"
-		if strings.Contains(u, "before every user turn") {
+		if strings.Contains(u.Problem, "before every user turn") {
 			key = "user_turns"
 		}
-		et.Failures = append(et.Failures, u)
+		et.Failures = append(et.Failures, u.Error())
 		et.FailureKeys = append(et.FailureKeys, key)
 	}
 	et.Passed = len(et.Failures) == 0
@@ -222,6 +227,10 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 	}
 	return t
 }
+
+// expectation is how a failure of harness.Failures names its expectation
+// as reports count it ("files[notes.txt]").
+type expectation interface{ Expectation() string }
 
 // tapeEntries pairs the recorded tape with the measured calls (both have
 // one entry per model call the loop made): the call gives the tools it

@@ -190,7 +190,7 @@ func (im *importer) run(ctx context.Context, path string, r *traceimport.Run, i,
 	// replay before anything is written.
 	o, err := e.run(ctx, s, &harness.RunOptions{Tools: e.tools})
 	if err == nil && (o.Diverged || len(o.Unused) > 0 || len(o.Refused) > 0) {
-		why := append(append([]string{o.Error}, o.Unused...), o.Refused...)
+		why := append(append([]string{o.Error}, texts(o.Unused)...), o.Refused...)
 		err = fmt.Errorf("%s: the imported scenario does not replay: %s", dest, strings.Join(slices.DeleteFunc(why, func(s string) bool { return s == "" }), "; "))
 	}
 	if err != nil {
@@ -228,7 +228,7 @@ func (im *importer) run(ctx context.Context, path string, r *traceimport.Run, i,
 		fmt.Fprintf(e.stdout, "    ERROR %s\n", indent(v.Err.Error()))
 		im.worse(exitUsage)
 	case !v.Passed():
-		fmt.Fprintf(e.stdout, "    FAIL  %s\n", indent(strings.Join(v.Failures, "\n")))
+		fmt.Fprintf(e.stdout, "    FAIL  %s\n", indent(strings.Join(texts(v.Failures), "\n")))
 		im.worse(exitFailed)
 	default:
 		fmt.Fprintf(e.stdout, "    PASS  golden written: %s\n", v.Golden)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -31,7 +32,7 @@ func orphanResults(e *env, cmd string, args []string, prune bool) ([]*replayResu
 		}
 		out = append(out, &replayResult{Verdict: &harness.Verdict{
 			Path: o, Name: o, Golden: o,
-			Failures: []string{orphanMessage(o)},
+			Failures: []*fileerr.Error{{Problem: orphanMessage(o)}},
 		}})
 	}
 	return out, exitOK

@@ -207,13 +207,13 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		case v.Err != nil:
 			return fail("error", v.Err.Error())
 		case !v.Passed():
-			return fail("failed", append([]string{"no request changed, so there is nothing to rebase; the scenario fails for another reason:"}, v.Failures...)...)
+			return fail("failed", append([]string{"no request changed, so there is nothing to rebase; the scenario fails for another reason:"}, texts(v.Failures)...)...)
 		}
 		r.status = "unchanged"
 		return r
 	}
 	if o.Diverged || len(o.Unused) > 0 || len(o.Refused) > 0 {
-		why := append([]string{"the run does not fit the tape beyond its requests, so it cannot be rebased:"}, append([]string{o.Error}, o.Unused...)...)
+		why := append([]string{"the run does not fit the tape beyond its requests, so it cannot be rebased:"}, append([]string{o.Error}, texts(o.Unused)...)...)
 		for _, rf := range o.Refused {
 			why = append(why, "a request through http.DefaultTransport was refused during the replay: "+rf)
 		}
@@ -235,10 +235,8 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 	if err != nil {
 		return fail("error", err.Error())
 	}
-	bad := append(diverged(no), no.Unused...)
-	for _, f := range harness.Failures(ns, no, e.checks...) {
-		bad = append(bad, f.Message)
-	}
+	bad := append(diverged(no), texts(no.Unused)...)
+	bad = append(bad, texts(harness.Failures(ns, no, e.checks...))...)
 	if len(bad) > 0 {
 		r.diffs = nil
 		return fail("refused", append([]string{"the rebased scenario would fail, so nothing is written:"}, bad...)...)
@@ -264,7 +262,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		return fail("error", err.Error())
 	}
 	if v := e.verify(ctx, ns, &harness.VerifyOptions{Update: true, Tools: e.tools, Checks: e.checks, Redactor: red}); v.Err != nil || !v.Passed() {
-		return fail("error", append([]string{"the scenario was rewritten, but blessing its golden failed:"}, append(v.Failures, fmt.Sprint(v.Err))...)...)
+		return fail("error", append([]string{"the scenario was rewritten, but blessing its golden failed:"}, append(texts(v.Failures), fmt.Sprint(v.Err))...)...)
 	}
 	return r
 }

@@ -491,7 +491,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 	case slices.Contains([]agent.Reason{agent.ReasonMaxIterations, agent.ReasonModelError, agent.ReasonCancelled, agent.ReasonHookError}, o.Termination):
 		lr.failure = fmt.Sprintf("the run ended with %s", o.Termination)
 	case len(o.Unused) > 0:
-		lr.failure = strings.Join(o.Unused, "; ")
+		lr.failure = strings.Join(texts(o.Unused), "; ")
 	case o.Iterations == 0 && !s.ExpectsNoModelCall():
 		lr.failure = "the agent made no model call (does it reach the bridge at the base URL it is given?); a scenario whose agent makes none says so with expect.iterations: 0"
 	}
@@ -637,7 +637,7 @@ func (r *recordResult) print(e *env) {
 			fmt.Fprintf(e.stdout, "        %s\n", strings.ReplaceAll(indent(v.Err.Error()), "\n", "\n    "))
 		}
 		for _, f := range v.Failures {
-			fmt.Fprintf(e.stdout, "        %s\n", strings.ReplaceAll(indent(f), "\n", "\n    "))
+			fmt.Fprintf(e.stdout, "        %s\n", strings.ReplaceAll(indent(f.Error()), "\n", "\n    "))
 		}
 	}
 	if r.share != "" {

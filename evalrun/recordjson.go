@@ -77,7 +77,7 @@ func newRecordDocument(c *recordConfig, results []*recordResult, total int, inte
 			Tokens: report.Tokens{Input: r.usage.InputTokens, Output: r.usage.OutputTokens, Cached: r.usage.CachedInputTokens},
 			WallMS: float64(r.elapsed.Microseconds()) / 1000}
 		if v := r.verdict; v != nil {
-			s.Replay = &recordReplay{Passed: v.Err == nil && v.Passed(), Golden: v.Golden, Updated: v.Updated, Failures: append([]string{}, v.Failures...)}
+			s.Replay = &recordReplay{Passed: v.Err == nil && v.Passed(), Golden: v.Golden, Updated: v.Updated, Failures: append([]string{}, texts(v.Failures)...)}
 			if v.Err != nil {
 				s.Replay.Error = v.Err.Error()
 			}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/redact"
@@ -291,13 +292,13 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 		for i := 1; i < repeat; i++ {
 			again, err := rerun(ctx, s, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})
 			if err != nil {
-				v.Failures = append(v.Failures, fmt.Sprintf("repeat %d could not run: %v", i+1, err))
+				v.Failures = append(v.Failures, &fileerr.Error{Problem: fmt.Sprintf("repeat %d could not run: %v", i+1, err), Kind: err})
 				break
 			}
 			got, _ := again.Golden(redact.Default())
 			if string(got) != string(first) {
-				v.Failures = append(v.Failures, fmt.Sprintf("nondeterministic: repeat %d (perturbed scheduling) differs from the first run (- first, + repeat):\n%s",
-					i+1, udiff.FirstHunk(string(first), string(got))))
+				v.Failures = append(v.Failures, &fileerr.Error{Problem: fmt.Sprintf("nondeterministic: repeat %d (perturbed scheduling) differs from the first run (- first, + repeat):\n%s",
+					i+1, udiff.FirstHunk(string(first), string(got)))})
 				break
 			}
 		}
@@ -352,10 +353,10 @@ func writeResult(w io.Writer, e *env, r *replayResult) {
 		fmt.Fprintf(w, "    %s\n", indent(report.Printable(r.Err.Error())))
 	}
 	for _, f := range r.Failures {
-		fmt.Fprintf(w, "    %s\n", indent(report.Printable(f)))
+		fmt.Fprintf(w, "    %s\n", indent(report.Printable(f.Error())))
 	}
 	for _, f := range r.Forced {
-		fmt.Fprintf(w, "    forced: %s\n", indent(report.Printable(f)))
+		fmt.Fprintf(w, "    forced: %s\n", indent(report.Printable(f.Error())))
 	}
 	if r.Outcome != nil {
 		for _, n := range r.Outcome.Sandbox {
@@ -419,4 +420,17 @@ func (s *stringList) Set(v string) error {
 		}
 	}
 	return nil
+}
+
+// texts is the text of each of errs, in order, as lists and reports show
+// them; nil for none.
+func texts(errs []*fileerr.Error) []string {
+	if errs == nil {
+		return nil
+	}
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
+	}
+	return out
 }

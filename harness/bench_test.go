@@ -27,7 +27,7 @@ func BenchmarkReplaySuite(b *testing.B) {
 			b.Fatalf("%s: %v", p, v.Err)
 		}
 		if !v.Passed() {
-			b.Logf("%s fails (measured anyway): %s", p, v.Failures[0])
+			b.Logf("%s fails (measured anyway): %s", p, v.Failures[0].Error())
 		}
 		turns += len(v.Outcome.Turns)
 	}

@@ -158,20 +158,27 @@ func validateChecks(s *scenario.Scenario, checks []*Checker) error {
 }
 
 // checkFailures runs every expect.check item of s on o: a check that
-// fails, or cannot be found or configured, is a Failure naming the item's
-// file and line (never a silent pass).
-func checkFailures(s *scenario.Scenario, o *Outcome, checks []*Checker) []Failure {
-	var out []Failure
+// fails, or cannot be found or configured, is a failure naming the item's
+// file and line (never a silent pass), unwrapping to what the check
+// returned or to why it could not run.
+func checkFailures(s *scenario.Scenario, o *Outcome, checks []*Checker) []*fileerr.Error {
+	var out []*fileerr.Error
 	for _, ce := range s.Expect.Checks {
 		key := "check[" + ce.Name + "]"
 		fn, err := bindCheck(s, ce, checks)
-		if err == nil {
-			if err = fn(o); err != nil {
-				err = fmt.Errorf("%s:%d: expect.%s: %w", s.Path, ce.Line, key, err)
-			}
-		}
 		if err != nil {
-			out = append(out, Failure{Key: key, Message: err.Error()})
+			// A scenario error about the item (its text is its
+			// *fileerr.Error's); anything else is said whole.
+			f := &fileerr.Error{Problem: err.Error()}
+			if fe := (*fileerr.Error)(nil); errors.As(err, &fe) && fe.Error() == err.Error() {
+				f = &fileerr.Error{File: fe.File, Line: fe.Line, Key: fe.Key, Problem: fe.Problem}
+			}
+			f.Kind = &expectationError{key: key, cause: err}
+			out = append(out, f)
+			continue
+		}
+		if err = fn(o); err != nil {
+			out = append(out, failed(s, ce.Line, "expect."+key, key, err, err.Error()))
 		}
 	}
 	return out

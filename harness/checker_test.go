@@ -81,8 +81,8 @@ func TestCustomChecks(t *testing.T) {
 				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 			}
 			for _, f := range Failures(s, o, checks...) {
-				if !strings.HasPrefix(f.Key, "check[") {
-					t.Errorf("failure key %q, want check[NAME]", f.Key)
+				if !strings.HasPrefix(expectationOf(f), "check[") || !strings.HasPrefix(f.Key, "expect.check[") || !errors.Is(f, ErrExpectation) {
+					t.Errorf("failure of %q (%q), want check[NAME] at expect.check[NAME]", expectationOf(f), f.Key)
 				}
 			}
 		})

@@ -100,7 +100,7 @@ func TestUnusedTapeEntriesFail(t *testing.T) {
 	}
 	v := Verify(context.Background(), path, &VerifyOptions{Update: true})
 	want := path + ": tape has 4 entries; the run used 3 (tape[3] at line 7 was never served)"
-	if v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want {
+	if v.Err != nil || len(v.Failures) != 1 || v.Failures[0].Error() != want {
 		t.Fatalf("failures %q (err %v), want [%q]", v.Failures, v.Err, want)
 	}
 }
@@ -160,7 +160,7 @@ func TestLiveRunEndingEarlyReportsUnspokenTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "conv.yaml: the run ended (model_error) before every user turn of the tape was spoken"
-	if len(o.Unused) != 1 || o.Unused[0] != want {
+	if len(o.Unused) != 1 || o.Unused[0].Error() != want {
 		t.Fatalf("Unused = %q, want %q", o.Unused, want)
 	}
 }
@@ -191,7 +191,7 @@ tape:
 	}
 	v := Verify(context.Background(), path, &VerifyOptions{Update: true})
 	want := path + ":4: setup.tools[book]: recordings left unused: book has 2 recordings; the run used 1 (results[1] at line 10 never answered)"
-	if v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want {
+	if v.Err != nil || len(v.Failures) != 1 || v.Failures[0].Error() != want {
 		t.Fatalf("failures %q (err %v), want [%q]", v.Failures, v.Err, want)
 	}
 }

@@ -100,9 +100,13 @@
 // or one scenario at a time:
 //
 //	v := harness.Verify(ctx, "scenarios/files/append-line.yaml", nil)
-//	if !v.Passed() {
-//		t.Fatal(v.Err, v.Failures)
+//	if err := v.Failure(); err != nil {
+//		t.Fatal(err)
 //	}
+//
+// Each of a Verdict's Failures is a *fileerr.Error: its File, Line and Key
+// locate it (an expectation's is its key under expect), and it unwraps to
+// its kind, such as ErrExpectation or ErrNoGolden.
 //
 // Ginkgo users: package ginkgoharness (a module of its own) has
 // DescribeScenarios and Gomega matchers on an *Outcome; this package does not

@@ -2,6 +2,7 @@ package harness_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/tapeloop/tapeloop/harness"
@@ -51,8 +52,10 @@ expect:
 		return
 	}
 	for _, f := range harness.Failures(s, o, atLeast) {
-		fmt.Println(f.Key, "|", f.Message)
+		fmt.Println(f.Line, f.Key, errors.Is(f, harness.ErrExpectation))
+		fmt.Println(f)
 	}
 	// Output:
-	// check[at_least_calls] | hi.yaml:6: expect.check[at_least_calls]: made 1 model calls, want at least 2
+	// 6 expect.check[at_least_calls] true
+	// hi.yaml:6: expect.check[at_least_calls]: made 1 model calls, want at least 2
 }

@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -8,50 +9,57 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
-// Failure is one expectation that did not hold.
-type Failure struct {
-	// Key names the expectation: the key under expect ("final", "calls",
-	// "tool_calls", ...), with the file for files ("files[notes.txt]") and
-	// the index for said ("said[0]"). Reports count failures by it.
-	Key string
-	// Message names the file and line of the expectation and says what was
-	// expected and what was found.
-	Message string
+// ErrExpectation is what the failure of an expectation unwraps to
+// (Failures).
+var ErrExpectation = errors.New("an expectation did not hold")
+
+// expectationError is the kind of a failed expectation: it unwraps to
+// ErrExpectation and to its cause (a check's error), and names the
+// expectation as reports count failures by it (Expectation).
+type expectationError struct {
+	key   string
+	cause error
 }
 
-// checkAll is Failures' messages: one per failed expectation, each naming
-// the file and line of the expectation and saying what was expected and
-// what was found; nil when none failed.
-func checkAll(s *scenario.Scenario, o *Outcome, checks ...*Checker) []string {
-	fs := Failures(s, o, checks...)
-	if fs == nil {
-		return nil
-	}
-	out := make([]string, len(fs))
-	for i, f := range fs {
-		out[i] = f.Message
-	}
-	return out
+func (e *expectationError) Error() string   { return "expect." + e.key + ": " + ErrExpectation.Error() }
+func (e *expectationError) Unwrap() []error { return []error{ErrExpectation, e.cause} }
+
+// Expectation is the key under expect that failed, as reports count
+// failures by it: "final", "tool_calls", ..., with the file for files
+// ("files[notes.txt]") and the index for said and judge ("said[0]").
+func (e *expectationError) Expectation() string { return e.key }
+
+// failed is the failure of the expectation key (see
+// expectationError.Expectation) at line of s's file, under the key at (as
+// the message names it: "expect.files"), caused by cause (nil: none).
+func failed(s *scenario.Scenario, line int, at, key string, cause error, problem string) *fileerr.Error {
+	return &fileerr.Error{File: s.Path, Line: line, Key: at, Problem: problem, Kind: &expectationError{key: key, cause: cause}}
 }
 
-// Failures checks the outcome o against the expect block of the scenario s and returns
-// one Failure per failed expectation, each naming the file and line of the
-// expectation and saying what was expected and what was found (nil when
-// there are no expectations or all hold); the
+// Failures checks the outcome o against the expect block of the scenario s
+// and returns one *fileerr.Error per failed expectation, each naming the
+// file, line and key of the expectation and saying what was expected and
+// what was found (nil when there are no expectations or all hold). Each
+// unwraps to ErrExpectation and to an error whose method Expectation()
+// string names the expectation as reports count it ("files[notes.txt]",
+// "said[0]"; reach it with errors.As and an interface); a check's failure
+// also unwraps to the check's error. For a single error, errors.Join them.
+// The
 // expect.check items come next to last, each calling the check of checks it
 // names, and the expect.judge items last, each against its verdict in
 // o.Judged (none fails it).
-func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
+func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []*fileerr.Error {
 	e := s.Expect
 	if e == nil {
 		return nil
 	}
-	var out []Failure
+	var out []*fileerr.Error
 	failAs := func(key, lineKey, format string, args ...any) {
-		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: %s", s.Path, e.Line(lineKey), lineKey, fmt.Sprintf(format, args...))})
+		out = append(out, failed(s, e.Line(lineKey), "expect."+lineKey, key, nil, fmt.Sprintf(format, args...)))
 	}
 	fail := func(key, format string, args ...any) { failAs(key, key, format, args...) }
 	if e.Termination != nil && *e.Termination != o.Termination {
@@ -84,7 +92,7 @@ func Failures(s *scenario.Scenario, o *Outcome, checks ...*Checker) []Failure {
 			fail("calls", "the calls made do not fit the list (%s; > marks the first mismatch):\n%s", how, diff)
 		}
 	}
-	out = append(out, checkSaid(s.Path, e.Said, o.Run)...)
+	out = append(out, checkSaid(s, e.Said, o.Run)...)
 	if e.Retries != nil {
 		got := retriesByTool(o.Run)
 		for _, name := range slices.Sorted(maps.Keys(e.Retries)) {

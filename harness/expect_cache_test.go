@@ -52,8 +52,8 @@ func TestExpectCache(t *testing.T) {
 			}
 			var got []string
 			for _, f := range Failures(s, o) {
-				if f.Key == "cache" {
-					got = append(got, f.Message)
+				if expectationOf(f) == "cache" {
+					got = append(got, f.Error())
 				}
 			}
 			switch {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -194,7 +195,7 @@ func TestExpectCallsExactFailsOnAnyDifference(t *testing.T) {
 	}
 	for _, names := range [][]string{{"read_file", "write_file"}, {"read_file"}} {
 		fs := Failures(s, made(names...))
-		if len(fs) != 1 || fs[0].Key != "calls" || !strings.Contains(fs[0].Message, "> search (any arguments)") {
+		if len(fs) != 1 || expectationOf(fs[0]) != "calls" || fs[0].Key != "expect.calls" || !strings.Contains(fs[0].Error(), "> search (any arguments)") {
 			t.Errorf("calls %v: failures %v; want expect.calls to fail at search", names, fs)
 		}
 	}
@@ -205,7 +206,7 @@ func TestExpectCallsExactFailsOnAnyDifference(t *testing.T) {
 // call.
 func TestExpectCallsMarksTheFirstMissingItem(t *testing.T) {
 	fs := callsFailures(t, "{match: any_order, list: [search, read_file]}", "read_file", "write_file")
-	if len(fs) != 1 || !strings.Contains(fs[0].Message, "> search (any arguments)") || strings.Contains(fs[0].Message, "> -") {
+	if len(fs) != 1 || !strings.Contains(fs[0].Error(), "> search (any arguments)") || strings.Contains(fs[0].Error(), "> -") {
 		t.Errorf("failures %v; want the mark on the missing search", fs)
 	}
 }
@@ -215,7 +216,7 @@ func TestExpectCallsMarksTheFirstMissingItem(t *testing.T) {
 // call past the end of an exact list is the marked mismatch.
 func TestExpectCallsShowsEveryCall(t *testing.T) {
 	fs := callsFailures(t, "{list: [read_file]}", "read_file", "search")
-	if len(fs) != 1 || !strings.Contains(fs[0].Message, "read_file (any arguments)   read_file {}") || !strings.Contains(fs[0].Message, "> -") || !strings.HasSuffix(fs[0].Message, "search {}") {
+	if len(fs) != 1 || !strings.Contains(fs[0].Error(), "read_file (any arguments)   read_file {}") || !strings.Contains(fs[0].Error(), "> -") || !strings.HasSuffix(fs[0].Error(), "search {}") {
 		t.Errorf("failures %v; want both calls shown and the extra search marked", fs)
 	}
 }
@@ -224,14 +225,14 @@ func TestExpectCallsShowsEveryCall(t *testing.T) {
 // with a later expected item is shown once, beside that item.
 func TestExpectCallsShowsEachCallOnce(t *testing.T) {
 	fs := callsFailures(t, "{match: any_order, list: [search, read_file, write_file]}", "read_file", "search")
-	if len(fs) != 1 || strings.Count(fs[0].Message, "read_file {}") != 1 || strings.Count(fs[0].Message, "search {}") != 1 || !strings.Contains(fs[0].Message, "> write_file (any arguments)") {
+	if len(fs) != 1 || strings.Count(fs[0].Error(), "read_file {}") != 1 || strings.Count(fs[0].Error(), "search {}") != 1 || !strings.Contains(fs[0].Error(), "> write_file (any arguments)") {
 		t.Errorf("failures %v; want each call shown once and write_file marked", fs)
 	}
 }
 
 // callsFailures checks a scenario whose expect.calls is calls against one
 // turn that called names, each with {}, and returns the failures.
-func callsFailures(t *testing.T, calls string, names ...string) []Failure {
+func callsFailures(t *testing.T, calls string, names ...string) []*fileerr.Error {
 	t.Helper()
 	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  calls: "+calls+"\n"), "s.yaml", "s")
 	if err != nil {
@@ -272,7 +273,7 @@ func TestExpectCallsViewClipsAfter100Bytes(t *testing.T) {
 		if n > 100 {
 			shown = shown[:99] + "…"
 		}
-		if len(fs) != 1 || !strings.Contains(fs[0].Message, "   "+shown+"\n") && !strings.HasSuffix(fs[0].Message, "   "+shown) {
+		if len(fs) != 1 || !strings.Contains(fs[0].Error(), "   "+shown+"\n") && !strings.HasSuffix(fs[0].Error(), "   "+shown) {
 			t.Errorf("a %d-byte call: failures %v; want it shown as %q", n, fs, shown)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -58,9 +59,9 @@ func assistantTexts(run *agent.RunResult) []string {
 
 // checkSaid returns a message per said item that no assistant text holds,
 // naming file and line.
-func checkSaid(file string, said []scenario.SaidExpect, run *agent.RunResult) []Failure {
+func checkSaid(s *scenario.Scenario, said []scenario.SaidExpect, run *agent.RunResult) []*fileerr.Error {
 	texts := assistantTexts(run)
-	var out []Failure
+	var out []*fileerr.Error
 	for i, se := range said {
 		found := false
 		for _, t := range texts {
@@ -78,7 +79,7 @@ func checkSaid(file string, said []scenario.SaidExpect, run *agent.RunResult) []
 			among = fmt.Sprintf("found none among %d: %s", len(texts), strings.Join(quoted, ", "))
 		}
 		key := fmt.Sprintf("said[%d]", i)
-		out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s:%d: expect.%s: expected an assistant message %s, %s", file, se.Line, key, saidDescribe(&se), among)})
+		out = append(out, failed(s, se.Line, "expect."+key, key, nil, fmt.Sprintf("expected an assistant message %s, %s", saidDescribe(&se), among)))
 	}
 	return out
 }

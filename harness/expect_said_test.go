@@ -24,7 +24,7 @@ func TestFailureQuotesA200ByteTextWhole(t *testing.T) {
 		if n > 200 {
 			want = `"` + text[:200] + `..."`
 		}
-		if len(fs) != 1 || !strings.HasSuffix(fs[0].Message, want) {
+		if len(fs) != 1 || !strings.HasSuffix(fs[0].Error(), want) {
 			t.Errorf("a %d-byte text: failures %v, want the message to end with %s", n, fs, want)
 		}
 	}
@@ -38,7 +38,7 @@ func TestExpectSaidWithNoAssistantText(t *testing.T) {
 		t.Fatal(err)
 	}
 	fs := Failures(s, &Outcome{Run: &agent.RunResult{}})
-	if len(fs) != 1 || !strings.HasSuffix(fs[0].Message, `expected an assistant message to contain "zzz", the run has no assistant text`) {
+	if len(fs) != 1 || !strings.HasSuffix(fs[0].Error(), `expected an assistant message to contain "zzz", the run has no assistant text`) {
 		t.Errorf("failures %v; want the run to have no assistant text", fs)
 	}
 }

@@ -2,6 +2,7 @@ package harness
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +21,9 @@ func TestCheck(t *testing.T) {
 		name   string
 		expect string
 		want   []string
+		// keys are the expectations failed, as reports count them, when
+		// they are not the key under expect (files name the file).
+		keys []string
 	}{
 		{name: "all hold", expect: `
   termination: final_text
@@ -69,9 +73,11 @@ func TestCheck(t *testing.T) {
 			want: []string{
 				`$FILE:$LINE: expect.files: expected notes.txt to hold "hello\n", found "hello\nworld\n"`,
 				`$FILE:$LINE: expect.files: expected old.txt to hold "bye\n", found no such file`,
-			}},
+			},
+			keys: []string{"files[notes.txt]", "files[old.txt]"}},
 		{name: "file that must not exist", expect: "\n  files: {notes.txt: null}",
-			want: []string{`$FILE:$LINE: expect.files: expected notes.txt not to exist, found it with "hello\nworld\n"`}},
+			want: []string{`$FILE:$LINE: expect.files: expected notes.txt not to exist, found it with "hello\nworld\n"`},
+			keys: []string{"files[notes.txt]"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,6 +95,18 @@ func TestCheck(t *testing.T) {
 			}
 			if got := checkAll(s, o); !slices.Equal(got, want) {
 				t.Errorf("Check:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+			}
+			// Each failure is reached by its parts: the file, line and key
+			// of the expectation, and the expectation reports count.
+			for i, f := range Failures(s, o) {
+				key, _, _ := strings.Cut(strings.TrimPrefix(want[i], "check.yaml:"+line+": "), ":")
+				expectation := strings.TrimPrefix(key, "expect.")
+				if c.keys != nil {
+					expectation = c.keys[i]
+				}
+				if f.File != "check.yaml" || strconv.Itoa(f.Line) != line || f.Key != key || !errors.Is(f, ErrExpectation) || expectationOf(f) != expectation {
+					t.Errorf("failure %d = %+v (expectation %q), want at check.yaml:%s, key %s, expectation %q", i, *f, expectationOf(f), line, key, expectation)
+				}
 			}
 		})
 	}
@@ -149,7 +167,7 @@ expect:
 	}
 	var got []string
 	for _, f := range Failures(s, o) {
-		got = append(got, f.Message)
+		got = append(got, f.Error())
 	}
 	want := []string{
 		"r.yaml:5: expect.tool_calls: expected [search], found []",
@@ -160,4 +178,24 @@ expect:
 	if !slices.Equal(got, want) {
 		t.Errorf("failures:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// checkAll is the text of each failure Failures returns, in order; nil
+// when none failed.
+func checkAll(s *scenario.Scenario, o *Outcome, checks ...*Checker) []string {
+	var out []string
+	for _, f := range Failures(s, o, checks...) {
+		out = append(out, f.Error())
+	}
+	return out
+}
+
+// expectationOf is the expectation f is the failure of, as reports count
+// it ("files[notes.txt]"); "" when f is no expectation's failure.
+func expectationOf(f error) string {
+	var x interface{ Expectation() string }
+	if !errors.As(f, &x) {
+		return ""
+	}
+	return x.Expectation()
 }

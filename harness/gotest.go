@@ -119,7 +119,7 @@ func suite(t *testing.T, dir string, verify func(t *testing.T, s *scenario.Scena
 				t.Logf("updated %s", v.Golden)
 			}
 			for _, f := range v.Failures {
-				fail(t, f)
+				fail(t, f.Error())
 			}
 			if v.Updated && len(v.Failures) > 0 {
 				t.Errorf("the golden %s was written, but the scenario fails: it is not blessed until the failures above are fixed", v.Golden)

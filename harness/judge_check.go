@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -16,8 +17,9 @@ type JudgeResult struct {
 	// and Problem says why.
 	Verdict *tape.Verdict
 	// Problem says why there is no verdict (a replay's judged text
-	// changed, none was recorded); empty when Verdict is set.
-	Problem string
+	// changed, none was recorded), at its place in the scenario file; nil
+	// when Verdict is set.
+	Problem *fileerr.Error
 }
 
 // Passed reports whether the verdict passes the item: with a threshold,
@@ -34,28 +36,31 @@ func (r JudgeResult) Passed(item scenario.JudgeExpect) bool {
 }
 
 // judgeFailures checks every expect.judge item of s against o.Judged: an
-// item with no verdict, or whose verdict does not pass it, is a Failure
-// under the key judge[i] naming the item's file and line.
-func judgeFailures(s *scenario.Scenario, o *Outcome) []Failure {
-	var out []Failure
+// item with no verdict, or whose verdict does not pass it, is a failure of
+// the expectation judge[i] naming the item's file and line (or, for a
+// verdict whose judged text changed, the verdict's).
+func judgeFailures(s *scenario.Scenario, o *Outcome) []*fileerr.Error {
+	var out []*fileerr.Error
 	for i, item := range s.Expect.Judges {
 		key := "judge[" + strconv.Itoa(i) + "]"
-		at := fmt.Sprintf("%s: expect.%s", s.At(item.Line), key)
+		at := "expect." + key
 		var r JudgeResult
 		if i < len(o.Judged) {
 			r = o.Judged[i]
 		}
 		switch {
-		case r.Verdict == nil && r.Problem != "":
-			out = append(out, Failure{Key: key, Message: r.Problem})
+		case r.Verdict == nil && r.Problem != nil:
+			f := *r.Problem
+			f.Kind = &expectationError{key: key, cause: r.Problem.Kind}
+			out = append(out, &f)
 		case r.Verdict == nil:
-			out = append(out, Failure{Key: key, Message: at + ": not judged (no verdict was asked for or recorded)"})
+			out = append(out, failed(s, item.Line, at, key, nil, "not judged (no verdict was asked for or recorded)"))
 		case !r.Passed(item) && item.Threshold != nil:
-			out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s: the judge (%s) scored %s, below the threshold %s: %s",
-				at, r.Verdict.Model, formatScore(r.Verdict.Score), formatScore(*item.Threshold), clip(r.Verdict.Reason))})
+			out = append(out, failed(s, item.Line, at, key, nil, fmt.Sprintf("the judge (%s) scored %s, below the threshold %s: %s",
+				r.Verdict.Model, formatScore(r.Verdict.Score), formatScore(*item.Threshold), clip(r.Verdict.Reason))))
 		case !r.Passed(item):
-			out = append(out, Failure{Key: key, Message: fmt.Sprintf("%s: the judge (%s) failed it (score %s): %s",
-				at, r.Verdict.Model, formatScore(r.Verdict.Score), clip(r.Verdict.Reason))})
+			out = append(out, failed(s, item.Line, at, key, nil, fmt.Sprintf("the judge (%s) failed it (score %s): %s",
+				r.Verdict.Model, formatScore(r.Verdict.Score), clip(r.Verdict.Reason))))
 		}
 	}
 	return out
@@ -81,23 +86,25 @@ func replayVerdicts(s *scenario.Scenario, o *Outcome, red *redact.Redactor, comm
 	o.Judged = make([]JudgeResult, len(paired))
 	for i, j := range paired {
 		item := s.Expect.Judges[i]
-		at := fmt.Sprintf("%s: expect.judge[%d]", s.At(item.Line), i)
 		if j < 0 {
-			o.Judged[i].Problem = fmt.Sprintf("%s: no verdict recorded for this rubric (a replay never calls the judge): record one with %s", at, rerecord)
+			o.Judged[i].Problem = &fileerr.Error{File: s.Path, Line: item.Line, Key: fmt.Sprintf("expect.judge[%d]", i),
+				Problem: "no verdict recorded for this rubric (a replay never calls the judge): record one with " + rerecord}
 			continue
 		}
 		v := s.Verdicts[j].Clone()
 		now := red.Quiet(JudgedText(s, o, item.On))
 		if !redact.Matches(v.Judged, now) {
-			o.Judged[i].Problem = fmt.Sprintf("%s: judge[%d]: the judged text changed: re-record the verdict with %s (the verdict of expect.judge[%d] at line %d judged other text: - recorded, + now)\n%s",
-				s.At(v.Line), j, rerecord, i, item.Line, udiff.Hunks(v.Judged, now))
+			o.Judged[i].Problem = &fileerr.Error{File: s.Path, Line: v.Line, Key: fmt.Sprintf("judge[%d]", j),
+				Problem: fmt.Sprintf("the judged text changed: re-record the verdict with %s (the verdict of expect.judge[%d] at line %d judged other text: - recorded, + now)\n%s",
+					rerecord, i, item.Line, udiff.Hunks(v.Judged, now))}
 			continue
 		}
 		o.Judged[i].Verdict = &v
 	}
 	for _, j := range unpaired {
 		v := s.Verdicts[j]
-		o.Unused = append(o.Unused, fmt.Sprintf("%s: judge[%d]: no expect.judge item uses this recorded verdict (rubric %q, on %s, model %s): remove it, or record the verdicts again with %s",
-			s.At(v.Line), j, clip(v.Rubric), v.On, v.Model, rerecord))
+		o.Unused = append(o.Unused, &fileerr.Error{File: s.Path, Line: v.Line, Key: fmt.Sprintf("judge[%d]", j),
+			Problem: fmt.Sprintf("no expect.judge item uses this recorded verdict (rubric %q, on %s, model %s): remove it, or record the verdicts again with %s",
+				clip(v.Rubric), v.On, v.Model, rerecord)})
 	}
 }

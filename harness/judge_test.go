@@ -70,7 +70,7 @@ func TestJudgeScoresAreShownExactly(t *testing.T) {
 		{Verdict: &tape.Verdict{Model: "test/strict", Score: 0.75, Reason: "unsure"}},
 	}
 	fs := Failures(s, o)
-	if len(fs) != 1 || fs[0].Message != "j.yaml:11: expect.judge[1]: the judge (test/strict) scored 0.75, below the threshold 0.85: unsure" {
+	if len(fs) != 1 || fs[0].Error() != "j.yaml:11: expect.judge[1]: the judge (test/strict) scored 0.75, below the threshold 0.85: unsure" {
 		t.Errorf("failures %+v", fs)
 	}
 }
@@ -82,7 +82,7 @@ func TestReplayVerdictsWithNothingRecorded(t *testing.T) {
 	s, o := parseRun(t, judgeScenario)
 	replayVerdicts(s, o, redact.Default(), "evalrun", s.Path)
 	fs := Failures(s, o)
-	if len(fs) != 2 || !strings.HasPrefix(fs[0].Message, "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric") {
+	if len(fs) != 2 || !strings.HasPrefix(fs[0].Error(), "j.yaml:10: expect.judge[0]: no verdict recorded for this rubric") {
 		t.Errorf("no verdicts: failures %+v", fs)
 	}
 
@@ -90,7 +90,7 @@ func TestReplayVerdictsWithNothingRecorded(t *testing.T) {
 		"judge:\n  - {rubric: r, model: test/judge, on: final, judged: x, score: 1, pass: true, reason: ok}\n"
 	s, o = parseRun(t, noItems)
 	replayVerdicts(s, o, redact.Default(), "evalrun", s.Path)
-	if len(o.Unused) != 1 || !strings.HasPrefix(o.Unused[0], "j.yaml:9: judge[0]: no expect.judge item uses this recorded verdict") {
+	if len(o.Unused) != 1 || !strings.HasPrefix(o.Unused[0].Error(), "j.yaml:9: judge[0]: no expect.judge item uses this recorded verdict") {
 		t.Errorf("no items: Unused = %q, want the recorded verdict", o.Unused)
 	}
 }
@@ -125,7 +125,7 @@ func TestJudgeTakesRecordedVerdictsOnlyInAReplay(t *testing.T) {
 	// A replay: the first verdict is re-used (the final text is the one
 	// judged); the transcript changed, so the second item has none.
 	v := judgeOutcome(s, run(), &VerifyOptions{Update: true})
-	if v.Err != nil || len(v.Failures) != 1 || !strings.Contains(v.Failures[0], "expect.judge[1]") || !strings.Contains(v.Failures[0], "the judged text changed") {
+	if v.Err != nil || len(v.Failures) != 1 || !strings.Contains(v.Failures[0].Error(), "expect.judge[1]") || !strings.Contains(v.Failures[0].Error(), "the judged text changed") {
 		t.Errorf("replay: %v %q; want only judge[1] failing on its changed text", v.Err, v.Failures)
 	}
 	// Judged live: both verdicts stand as given.

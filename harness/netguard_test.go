@@ -90,8 +90,8 @@ func TestReplayRefusesDefaultTransport(t *testing.T) {
 		t.Fatalf("the replay passed though its tool reached %s", host)
 	}
 	want := path + ": a request through http.DefaultTransport was refused during the replay: GET http://" + host + "/forecast (" + host + ")"
-	if v.Failures[0] != want {
-		t.Errorf("first failure:\n got %s\nwant %s", v.Failures[0], want)
+	if v.Failures[0].Error() != want {
+		t.Errorf("first failure:\n got %s\nwant %s", v.Failures[0].Error(), want)
 	}
 	if hits.Load() != 0 {
 		t.Errorf("the host got %d requests", hits.Load())
@@ -101,7 +101,7 @@ func TestReplayRefusesDefaultTransport(t *testing.T) {
 		t.Errorf("the tool's error names neither the scenario nor the host: %s", result)
 	}
 	for _, s := range v.Failures {
-		if strings.Contains(s, "s3cr3t") {
+		if strings.Contains(s.Error(), "s3cr3t") {
 			t.Errorf("a refusal shows the request's query: %s", s)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
@@ -57,9 +58,10 @@ type Outcome struct {
 	Cache *CacheOutcome `yaml:"-"`
 	// Unused says what the run left of its recordings: tape entries never
 	// served (replay), user turns never spoken (live), recorded stand-ins'
-	// answers never given. A replay fails with each whatever its golden
-	// says; nil means nothing was left.
-	Unused []string `yaml:"-"`
+	// answers never given, each at its place in the scenario file. A
+	// replay fails with each whatever its golden says; nil means nothing
+	// was left.
+	Unused []*fileerr.Error `yaml:"-"`
 	// Refused lists the requests a replay sent through
 	// http.DefaultTransport (http.Get, http.DefaultClient, a transport
 	// cloned from it) that were refused, each once, in order, with its

@@ -12,6 +12,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/cost"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/fixtures"
 	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
@@ -256,15 +257,15 @@ func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*
 // naming the file: in a replay, tape entries never served; in a live run
 // (live), user turns never spoken; and recordings of setup tools never
 // used. A replay that diverged reports only the divergence.
-func leftUnused(s *scenario.Scenario, o *Outcome, tape *replay.Model, nextUser func() (llm.Message, bool), live bool, reg *tools.Registry) []string {
-	var out []string
+func leftUnused(s *scenario.Scenario, o *Outcome, tape *replay.Model, nextUser func() (llm.Message, bool), live bool, reg *tools.Registry) []*fileerr.Error {
+	var out []*fileerr.Error
 	if !live && !o.Diverged {
 		if err := tape.Unused(); err != nil {
-			out = append(out, fmt.Sprintf("%s: %v", s.Path, err))
+			out = append(out, &fileerr.Error{File: s.Path, Problem: err.Error(), Kind: err})
 		}
 	} else if live {
 		if _, ok := nextUser(); ok {
-			out = append(out, fmt.Sprintf("%s: the run ended (%s) before every user turn of the tape was spoken", s.Path, o.Termination))
+			out = append(out, &fileerr.Error{File: s.Path, Problem: fmt.Sprintf("the run ended (%s) before every user turn of the tape was spoken", o.Termination)})
 		}
 	}
 	if !o.Diverged {
@@ -304,8 +305,8 @@ func loopOptions(s *scenario.Scenario, clk clock.Clock, observer agent.Observer)
 // unusedRecordings asks every setup tool that keeps recordings
 // (toolkit.UnusedReporter, such as an in_order recorded stand-in) whether
 // the run left some unused, naming the tool's setup line.
-func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []string {
-	var out []string
+func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []*fileerr.Error {
+	var out []*fileerr.Error
 	for _, ts := range s.Setup.Tools {
 		t, ok := reg.Lookup(ts.Name)
 		if p, wrapped := t.(*perturbed); wrapped {
@@ -313,7 +314,7 @@ func unusedRecordings(s *scenario.Scenario, reg *tools.Registry) []string {
 		}
 		if u, reports := t.(toolkit.UnusedReporter); ok && reports {
 			if err := u.Unused(); err != nil {
-				out = append(out, fmt.Sprintf("%s:%d: setup.tools[%s]: %v", s.Path, ts.Line, ts.Name, err))
+				out = append(out, &fileerr.Error{File: s.Path, Line: ts.Line, Key: "setup.tools[" + ts.Name + "]", Problem: err.Error(), Kind: err})
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -95,13 +96,13 @@ func (opts *VerifyOptions) NoTapeError(path string) error {
 // results) into the tape offline, and the one that records the scenario
 // again when rebase refuses (a recorded response that no longer applies).
 // A run that asked for more than the tape holds can only be recorded again.
-func (opts *VerifyOptions) acceptHint(path string, o *Outcome) string {
+func (opts *VerifyOptions) acceptHint(path string, o *Outcome) *fileerr.Error {
 	p := opts.hintPath(path)
 	record := fmt.Sprintf("`%s record --mode all --model PROVIDER/MODEL %s`", opts.command(), p)
 	if strings.Contains(o.Error, replay.ErrTapeExhausted.Error()) {
-		return fmt.Sprintf("%s: the agent asked for more than the tape holds; record it again: %s", path, record)
+		return &fileerr.Error{File: path, Problem: "the agent asked for more than the tape holds; record it again: " + record}
 	}
-	return fmt.Sprintf("%s: to accept the change offline: `%s rebase %s` (if rebase refuses, record it again: %s)", path, opts.command(), p, record)
+	return &fileerr.Error{File: path, Problem: fmt.Sprintf("to accept the change offline: `%s rebase %s` (if rebase refuses, record it again: %s)", opts.command(), p, record)}
 }
 
 // updateHint is opts.UpdateHint, or the command's replay --update.
@@ -123,14 +124,17 @@ type Verdict struct {
 	// Golden is the golden file's path; Updated is set when Update rewrote it.
 	Golden  string
 	Updated bool
-	// Failures lists what did not hold: the first difference from the
-	// golden and each failed expectation; or, when the run diverged from its
-	// tape, only the divergence and a line saying where the run stopped and
-	// that its expectations and golden were not compared.
-	Failures []string
+	// Failures lists what did not hold, each at its place in a file when
+	// it has one (its text is the line a report shows): what the run left
+	// unused, the first difference from the golden and each failed
+	// expectation (see Failures); or, when the run diverged from its tape,
+	// only the divergence and a line saying where the run stopped and
+	// that its expectations and golden were not compared. For a single
+	// error, see Failure.
+	Failures []*fileerr.Error
 	// Forced lists the failed expectations of a scenario blessed anyway
 	// (VerifyOptions.Force); they do not fail it.
-	Forced []string
+	Forced []*fileerr.Error
 	// Err is set when the scenario could not be loaded or run: an input error,
 	// not a failure of the agent.
 	Err error
@@ -143,6 +147,16 @@ type Verdict struct {
 // Passed reports whether the scenario loaded, ran, matched its golden and met
 // its expectations.
 func (v *Verdict) Passed() bool { return v.Err == nil && len(v.Failures) == 0 }
+
+// Failure is the verdict as one error: nil when it passed, else
+// errors.Join of Err and each of Failures, one per line.
+func (v *Verdict) Failure() error {
+	errs := []error{v.Err}
+	for _, f := range v.Failures {
+		errs = append(errs, f)
+	}
+	return errors.Join(errs...)
+}
 
 // Verify loads the scenario at path, runs it, and checks the outcome against
 // its golden file and its expect block.
@@ -172,7 +186,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 		// Cut short (a signal): what it did is not the scenario's outcome,
 		// and its golden is left as it was.
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Outcome: o, Interrupted: true,
-			Failures: []string{fmt.Sprintf("%s: interrupted before the run ended (%v); its golden is untouched", s.Path, context.Cause(ctx))}}
+			Failures: []*fileerr.Error{{File: s.Path, Problem: fmt.Sprintf("interrupted before the run ended (%v); its golden is untouched", context.Cause(ctx)), Kind: context.Cause(ctx)}}}
 	}
 	if err != nil {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
@@ -203,14 +217,14 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 	// A refused request comes first: it is why the run did what it did
 	// (a tool's error, a divergence that follows from it).
 	for _, r := range o.Refused {
-		v.Failures = append(v.Failures, fmt.Sprintf("%s: a request through http.DefaultTransport was refused during the replay: %s", path, r))
+		v.Failures = append(v.Failures, &fileerr.Error{File: path, Problem: "a request through http.DefaultTransport was refused during the replay: " + r, Kind: ErrRefused})
 	}
 	if o.Diverged {
 		// The divergence is the failure: what the run did after it (the
 		// golden's difference, the expectations it missed, the tape it
 		// left) only repeats it, so one line says what was not compared.
 		v.Failures = append(v.Failures,
-			fmt.Sprintf("%s: the run diverged from the tape: %s", path, o.Error),
+			&fileerr.Error{File: path, Problem: "the run diverged from the tape: " + o.Error},
 			notCompared(s, o), opts.acceptHint(s.Path, o))
 		return v
 	}
@@ -231,10 +245,10 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		}
 	default:
 		if err := compareGolden(v.Golden, golden, "`"+opts.updateHint()+"`"); err != nil {
-			v.Failures = append(v.Failures, err.Error())
+			v.Failures = append(v.Failures, &fileerr.Error{Problem: err.Error(), Kind: err})
 		}
 	}
-	if failed := checkAll(s, o, opts.Checks...); opts.Update && opts.Force {
+	if failed := Failures(s, o, opts.Checks...); opts.Update && opts.Force {
 		v.Forced = failed
 	} else {
 		v.Failures = append(v.Failures, failed...)
@@ -245,12 +259,12 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 // notCompared is the failure that follows a divergence: where the run
 // stopped, and that s's expectations and golden were not compared with
 // what it did (a run that left its tape is never judged, nor blessed).
-func notCompared(s *scenario.Scenario, o *Outcome) string {
+func notCompared(s *scenario.Scenario, o *Outcome) *fileerr.Error {
 	what := "the golden was"
 	if n := expectCount(s.Expect); n > 0 {
 		what = fmt.Sprintf("%d %s and the golden were", n, plural(n, "expectation", "expectations"))
 	}
-	return fmt.Sprintf("%s: the run stopped at turn %d; %s not compared", s.Path, o.Iterations, what)
+	return &fileerr.Error{File: s.Path, Problem: fmt.Sprintf("the run stopped at turn %d; %s not compared", o.Iterations, what)}
 }
 
 // expectCount is the number of keys of the expect block e; zero for nil.

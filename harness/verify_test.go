@@ -21,16 +21,19 @@ func TestVerify(t *testing.T) {
 
 	v := Verify(ctx, path, &VerifyOptions{})
 	want := "missing golden file " + scenario.GoldenPath(path) + ": run `evalrun replay --update` to write it, then review it"
-	if v.Passed() || v.Err != nil || len(v.Failures) != 1 || v.Failures[0] != want || v.Name != "g/demo" {
+	if v.Passed() || v.Err != nil || len(v.Failures) != 1 || v.Failures[0].Error() != want || v.Name != "g/demo" {
 		t.Fatalf("no golden: %+v", v)
+	}
+	if err := v.Failure(); !errors.Is(err, ErrNoGolden) || err.Error() != want {
+		t.Errorf("no golden: Failure() = %v, want the missing golden's failure", err)
 	}
 	// The hint names the user's own command.
 	v = Verify(ctx, path, &VerifyOptions{Command: "supportrun"})
-	if want := "run `supportrun replay --update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0], want) {
+	if want := "run `supportrun replay --update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0].Error(), want) {
 		t.Fatalf("Command supportrun: %q; want %q", v.Failures, want)
 	}
 	v = Verify(ctx, path, &VerifyOptions{UpdateHint: "go test ./support -update"})
-	if want := "run `go test ./support -update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0], want) {
+	if want := "run `go test ./support -update` to write it"; len(v.Failures) != 1 || !strings.Contains(v.Failures[0].Error(), want) {
 		t.Fatalf("UpdateHint: %q; want %q", v.Failures, want)
 	}
 
@@ -43,15 +46,15 @@ func TestVerify(t *testing.T) {
 		t.Fatalf("second update: passed %v, updated %v (want no rewrite)", v.Passed(), v.Updated)
 	}
 	v = Verify(ctx, path, &VerifyOptions{Perturb: 7})
-	if !v.Passed() {
-		t.Fatalf("after update: %v %v", v.Err, v.Failures)
+	if !v.Passed() || v.Failure() != nil {
+		t.Fatalf("after update: %v", v.Failure())
 	}
 
 	// Expectations are checked in update mode too.
 	writeFile(t, path, strings.Replace(demoScenario, "name: matchers/demo\n", "", 1)+"expect: {iterations: 3}\n")
 	v = Verify(ctx, path, &VerifyOptions{Update: true})
 	want = path + ":" + strconv.Itoa(strings.Count(demoScenario, "\n")) + ": expect.iterations: expected 3 model calls, found 2"
-	if len(v.Failures) != 1 || v.Failures[0] != want {
+	if len(v.Failures) != 1 || v.Failures[0].Error() != want || v.Failures[0].File != path || v.Failures[0].Key != "expect.iterations" || !errors.Is(v.Failure(), ErrExpectation) {
 		t.Errorf("update with a failed expectation: %q, want %q", v.Failures, want)
 	}
 }
@@ -67,9 +70,9 @@ tape:
 	v := Verify(context.Background(), path, &VerifyOptions{Update: true})
 	// The divergence, then one line for what followed; not the golden's
 	// difference, nor the expectations the stopped run missed.
-	if v.Err != nil || len(v.Failures) != 3 || !strings.HasPrefix(v.Failures[0], path+": the run diverged from the tape: ") ||
-		v.Failures[1] != path+": the run stopped at turn 1; the golden was not compared" ||
-		v.Failures[2] != path+": to accept the change offline: `evalrun rebase "+path+"` (if rebase refuses, record it again: `evalrun record --mode all --model PROVIDER/MODEL "+path+"`)" {
+	if v.Err != nil || len(v.Failures) != 3 || !strings.HasPrefix(v.Failures[0].Error(), path+": the run diverged from the tape: ") ||
+		v.Failures[1].Error() != path+": the run stopped at turn 1; the golden was not compared" ||
+		v.Failures[2].Error() != path+": to accept the change offline: `evalrun rebase "+path+"` (if rebase refuses, record it again: `evalrun record --mode all --model PROVIDER/MODEL "+path+"`)" {
 		t.Fatalf("diverged: %v %q", v.Err, v.Failures)
 	}
 	if v.Outcome == nil || !v.Outcome.Diverged {
@@ -181,7 +184,7 @@ func TestGoTestHintsNameTheScenarioFromTheModuleRoot(t *testing.T) {
 		t.Errorf("no tape: %v; want %s", live.Err, want)
 	}
 	ok := Verify(context.Background(), filepath.Join("scenarios", "ok.yaml"), opts)
-	if len(ok.Failures) != 1 || !strings.Contains(ok.Failures[0], "run `go test ./support -update` to write it") {
+	if len(ok.Failures) != 1 || !strings.Contains(ok.Failures[0].Error(), "run `go test ./support -update` to write it") {
 		t.Errorf("no golden: %q; want the hint to name go test ./support", ok.Failures)
 	}
 }
@@ -196,7 +199,7 @@ func TestVerifyInterruptedLeavesTheGolden(t *testing.T) {
 	cancel(errors.New("interrupt signal"))
 	v := Verify(ctx, path, &VerifyOptions{Update: true})
 	want := path + ": interrupted before the run ended (interrupt signal); its golden is untouched"
-	if !v.Interrupted || v.Err != nil || v.Updated || len(v.Failures) != 1 || v.Failures[0] != want {
+	if !v.Interrupted || v.Err != nil || v.Updated || len(v.Failures) != 1 || v.Failures[0].Error() != want {
 		t.Errorf("interrupted: %v, err %v, updated %v, failures %q; want only %q", v.Interrupted, v.Err, v.Updated, v.Failures, want)
 	}
 	if _, err := os.Stat(scenario.GoldenPath(path)); !errors.Is(err, os.ErrNotExist) {
@@ -212,11 +215,11 @@ func TestVerifyForceKeepsTheFailuresApart(t *testing.T) {
 	writeFile(t, path, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\nexpect: {final: {equals: bye}}\n")
 	want := path + `:4: expect.final: expected the final text to equal "bye", found "hello"`
 	v := Verify(context.Background(), path, &VerifyOptions{Update: true, Force: true})
-	if v.Err != nil || !v.Updated || len(v.Failures) != 0 || len(v.Forced) != 1 || v.Forced[0] != want {
+	if v.Err != nil || !v.Updated || len(v.Failures) != 0 || len(v.Forced) != 1 || v.Forced[0].Error() != want {
 		t.Errorf("forced: err %v, updated %v, failures %q, forced %q; want only %q forced", v.Err, v.Updated, v.Failures, v.Forced, want)
 	}
 	v = Verify(context.Background(), path, &VerifyOptions{Update: true})
-	if len(v.Forced) != 0 || len(v.Failures) != 1 || v.Failures[0] != want {
+	if len(v.Forced) != 0 || len(v.Failures) != 1 || v.Failures[0].Error() != want {
 		t.Errorf("not forced: failures %q, forced %q; want %q failing", v.Failures, v.Forced, want)
 	}
 }

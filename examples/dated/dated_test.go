@@ -91,9 +91,9 @@ func TestBeforeFailsTheGate(t *testing.T) {
 	}
 	var got []string
 	for _, f := range harness.Failures(s, o) {
-		got = append(got, f.Message)
+		got = append(got, f.Error())
 	}
-	want := regexp.MustCompile(`^scenarios/before.yaml:\d+: expect.cache: expected a cacheable share of at least 50% under openai's cache rules, found 0% \(0 of \d+ input tokens, estimated\); the prefix broke at request 1: system\[0\] changed, request 2: system\[0\] changed$`)
+	want := regexp.MustCompile(`^scenarios/before.yaml(:\d+)?: expect.cache: expected a cacheable share of at least 50% under openai's cache rules, found 0% \(0 of \d+ input tokens, estimated\); the prefix broke at request 1: system\[0\] changed, request 2: system\[0\] changed$`)
 	if len(got) != 1 || !want.MatchString(got[0]) {
 		t.Errorf("failures %q, want one matching %s", got, want)
 	}

@@ -2,6 +2,7 @@ package nodeagent_test
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,10 +121,10 @@ func TestRecordReplayFailClosed(t *testing.T) {
 			}
 			recordOne(t, path)
 			if v := verify(t, path, true); !v.Passed() {
-				t.Fatalf("the first replay fails:\n%s", strings.Join(v.Failures, "\n"))
+				t.Fatalf("the first replay fails:\n%s", fmt.Sprint(v.Failure()))
 			}
 			if v := verify(t, path, false); !v.Passed() {
-				t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
+				t.Fatalf("the replay with the server gone fails:\n%s", fmt.Sprint(v.Failure()))
 			}
 			for _, c := range []struct{ what, env, want string }{
 				{"system prompt", "NOTES_SYSTEM: Be brief.", "Be brief."},
@@ -138,7 +139,7 @@ func TestRecordReplayFailClosed(t *testing.T) {
 					t.Fatal(err)
 				}
 				v := verify(t, path, false)
-				all := strings.Join(v.Failures, "\n")
+				all := fmt.Sprint(v.Failure())
 				if v.Passed() || !strings.Contains(all, "append.yaml:") || !strings.Contains(all, c.want) {
 					t.Errorf("%s changed: passed %v; want a failure naming append.yaml and showing %q:\n%s", c.what, v.Passed(), c.want, all)
 				}

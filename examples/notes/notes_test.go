@@ -252,7 +252,7 @@ func TestConversationForgetful(t *testing.T) {
 	if v.Passed() {
 		t.Fatal("an agent that forgets the conversation passed")
 	}
-	all := strings.Join(append(v.Failures, fmt.Sprint(v.Err)), "\n")
+	all := fmt.Sprint(v.Failure())
 	// The entry that diverges is the model call after the user's second
 	// turn: the line below "- user: Add bread as well." in the file.
 	src, err := os.ReadFile(s.Path)

@@ -67,7 +67,7 @@ func TestAnswerMatchesBook(t *testing.T) {
 	}
 	line := strings.Count(wrong[:strings.Index(wrong, "  check:")], "\n") + 1
 	want := fmt.Sprintf(`%s:%d: expect.check[answer_matches_book]: the final text does not say order A100 is shipped: "Order A100 is cancelled."`, path, line)
-	if got := harness.Failures(s, o, orders.Checks()...); len(got) != 1 || got[0].Message != want || got[0].Key != "check[answer_matches_book]" {
+	if got := harness.Failures(s, o, orders.Checks()...); len(got) != 1 || got[0].Error() != want || got[0].Key != "expect.check[answer_matches_book]" || got[0].Line != line {
 		t.Errorf("the check on a wrong answer:\n%q\nwant\n%q", got, want)
 	}
 	s, err = scenario.Load(filepath.Join("scenarios", "cancel-shipped.yaml"))

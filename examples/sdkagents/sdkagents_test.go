@@ -3,6 +3,7 @@ package sdkagents_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -111,7 +112,7 @@ func TestSystemPromptChange(t *testing.T) {
 				}
 			}
 			v := harness.Verify(t.Context(), filepath.Join(dir, name+".yaml"), &harness.VerifyOptions{Agents: agents})
-			all := strings.Join(v.Failures, "\n")
+			all := fmt.Sprint(v.Failure())
 			for _, want := range []string{"the run diverged from the tape", name + ".yaml:", "-You keep the user's notes in files.\n+You keep the user's notes in files. Read a note before you change it."} {
 				if v.Passed() || !strings.Contains(all, want) {
 					t.Errorf("the changed prompt's failure does not say %q:\n%s (error %v)", want, all, v.Err)

@@ -108,7 +108,11 @@ func describeScenario(dir, path string, update func() bool, userTools []*toolkit
 		if v.Updated {
 			ginkgo.GinkgoWriter.Printf("updated %s\n", v.Golden)
 		}
-		gomega.Expect(listed(v.Failures)).To(gomega.BeEmpty(), "scenario %s (%s) failed:\n\n%s\n", s.Name, path, strings.Join(v.Failures, "\n\n"))
+		failures := make([]string, len(v.Failures))
+		for i, f := range v.Failures {
+			failures[i] = f.Error()
+		}
+		gomega.Expect(listed(failures)).To(gomega.BeEmpty(), "scenario %s (%s) failed:\n\n%s\n", s.Name, path, strings.Join(failures, "\n\n"))
 		gomega.Expect(listed(labelErrs)).To(gomega.BeEmpty(), "scenario %s has tags that are not valid labels:\n%s\n", path, strings.Join(labelErrs, "\n"))
 	})
 }

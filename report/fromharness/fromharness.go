@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/report"
@@ -24,7 +25,7 @@ import (
 // its entry in a replay result.
 func ScenarioResult(v *harness.Verdict, elapsed time.Duration) report.ScenarioResult {
 	r := report.ScenarioResult{Name: v.Name, Path: v.Path, Status: report.StatusPass, Seconds: elapsed.Seconds(),
-		Failures: v.Failures, Golden: v.Golden, Updated: v.Updated}
+		Failures: texts(v.Failures), Golden: v.Golden, Updated: v.Updated}
 	if v.Scenario != nil {
 		r.Tags = v.Scenario.Tags
 	}
@@ -42,7 +43,7 @@ func ScenarioResult(v *harness.Verdict, elapsed time.Duration) report.ScenarioRe
 	case !v.Passed():
 		r.Status = report.StatusFail
 	}
-	for _, f := range v.Failures {
+	for _, f := range r.Failures {
 		if diff, ok := report.GoldenDifference(f); ok {
 			r.GoldenDifference = diff
 		}
@@ -56,9 +57,9 @@ func ScenarioResult(v *harness.Verdict, elapsed time.Duration) report.ScenarioRe
 }
 
 // expectations lists the keys of the expect block of the scenario file at
-// path, in file order, each with the failures that name it ("FILE:LINE:
-// expect.KEY: ..."). A key named only by a failure is listed after them.
-func expectations(path string, failures []string) []report.Expectation {
+// path, in file order, each with the failures at it (their key is
+// expect.KEY). A key named only by a failure is listed after them.
+func expectations(path string, failures []*fileerr.Error) []report.Expectation {
 	var keys []string
 	if b, err := os.ReadFile(path); err == nil {
 		var doc yaml.Node
@@ -75,22 +76,30 @@ func expectations(path string, failures []string) []report.Expectation {
 	}
 	byKey := map[string][]string{}
 	for _, f := range failures {
-		_, rest, ok := strings.Cut(f, ": expect.")
-		if !ok {
-			continue
-		}
-		key, _, ok := strings.Cut(rest, ": ")
+		key, ok := strings.CutPrefix(f.Key, "expect.")
 		if !ok {
 			continue
 		}
 		if _, known := byKey[key]; !known && !slices.Contains(keys, key) {
 			keys = append(keys, key)
 		}
-		byKey[key] = append(byKey[key], f)
+		byKey[key] = append(byKey[key], f.Error())
 	}
 	out := make([]report.Expectation, 0, len(keys))
 	for _, k := range keys {
 		out = append(out, report.Expectation{Key: k, Passed: len(byKey[k]) == 0, Messages: byKey[k]})
+	}
+	return out
+}
+
+// texts is the text of each of errs, in order; nil for none.
+func texts(errs []*fileerr.Error) []string {
+	if errs == nil {
+		return nil
+	}
+	out := make([]string, len(errs))
+	for i, e := range errs {
+		out[i] = e.Error()
 	}
 	return out
 }
@@ -169,7 +178,9 @@ func Verdicts(s *scenario.Scenario, o *harness.Outcome) []report.Verdict {
 		rv := report.Verdict{Index: i, Rubric: item.Rubric, On: item.On, Threshold: item.Threshold, Problem: "not judged"}
 		if i < len(o.Judged) {
 			r := o.Judged[i]
-			rv.Problem = r.Problem
+			if r.Problem != nil {
+				rv.Problem = r.Problem.Error()
+			}
 			if v := r.Verdict; v != nil {
 				rv.Model, rv.Judged, rv.Score, rv.JudgePass, rv.Reason = v.Model, v.Judged, v.Score, v.Pass, v.Reason
 				rv.Passed = r.Passed(item)

@@ -182,10 +182,10 @@ func recordAndReplay(t *testing.T, path string, live *liveServer, model llm.Mode
 		}
 	}
 	if v := verify(t, path, agent(def), true); !v.Passed() {
-		t.Fatalf("the first replay (writing the golden) fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the first replay (writing the golden) fails:\n%s", v.Failure().Error())
 	}
 	if v := verify(t, path, agent(def), false); !v.Passed() {
-		t.Fatalf("the replay with the server gone fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Fatalf("the replay with the server gone fails:\n%s", v.Failure().Error())
 	}
 	changed := def
 	changed.System = "You keep notes in files. Be brief."
@@ -226,7 +226,7 @@ func failsClosed(t *testing.T, what string, v *harness.Verdict, wants ...string)
 		t.Errorf("%s changed: the replay passed; want it to fail closed", what)
 		return
 	}
-	all := strings.Join(v.Failures, "\n")
+	all := v.Failure().Error()
 	for _, w := range wants {
 		if !strings.Contains(all, w) {
 			t.Errorf("%s changed: the failures do not say %q:\n%s", what, w, all)
@@ -335,7 +335,7 @@ func Prove(t *testing.T, p Format, agent func(k ModelKnobs) bridge.Agent) {
 		t.Fatal(err)
 	}
 	if v := verify(t, path, agent(changed), false); !v.Passed() {
-		t.Errorf("the rebased replay fails:\n%s", strings.Join(v.Failures, "\n"))
+		t.Errorf("the rebased replay fails:\n%s", v.Failure().Error())
 	}
 	failsClosed(t, "model, after the rebase", verify(t, path, agent(def), false), "notes.yaml:", p.Model)
 }
