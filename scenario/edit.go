@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
@@ -319,7 +320,7 @@ func parseForEdit(src []byte, file string) (*yaml.Node, error) {
 }
 
 func editErrorf(file string, line int, key, format string, args ...any) error {
-	e := &yamlx.Error{Kind: yamlx.ErrFormat, File: file, Line: line, Key: key, Problem: fmt.Sprintf(format, args...)}
+	e := &fileerr.Error{Kind: yamlx.ErrFormat, File: file, Line: line, Key: key, Problem: fmt.Sprintf(format, args...)}
 	return fmt.Errorf("%w: %s", ErrEdit, e.Error())
 }
 

@@ -152,7 +152,7 @@ func DecodeEntry(filename string, i int, node *yaml.Node) (Entry, error) {
 }
 
 // decoder walks yaml.v3 nodes, so that every error carries file and line.
-// Its errors are *yamlx.Error; the exported functions make them of kind
+// Its errors are *fileerr.Error; the exported functions make them of kind
 // ErrFormat (see formatError).
 type decoder struct {
 	yamlx.Decoder
@@ -195,10 +195,10 @@ func newDecoder(filename string) *decoder {
 	return &decoder{Decoder: yamlx.Decoder{File: filename, In: "a tape"}}
 }
 
-// formatError returns err, when it is a *yamlx.Error, as one of kind
+// formatError returns err, when it is a *fileerr.Error, as one of kind
 // ErrFormat.
 func formatError(err error) error {
-	if e, ok := err.(*yamlx.Error); ok {
+	if e, ok := err.(*fileerr.Error); ok {
 		return &fileerr.Error{Kind: ErrFormat, File: e.File, Line: e.Line, Key: e.Key, Problem: e.Problem}
 	}
 	return err

@@ -23,12 +23,8 @@ import (
 	"github.com/tapeloop/tapeloop/fileerr"
 )
 
-// ErrFormat is the Kind of every *Error this package makes.
+// ErrFormat is the Kind of every *fileerr.Error this package makes.
 var ErrFormat = errors.New("invalid file")
-
-// Error is a problem at one place of a file: tapeloop's one file error
-// type, whose Kind is ErrFormat for the problems this package finds.
-type Error = fileerr.Error
 
 // Decoder reports problems against one file.
 type Decoder struct {
@@ -41,9 +37,9 @@ type Decoder struct {
 	cut *cut // what ParseCut took out of the document, for EachItem
 }
 
-// Errf returns an *Error at n's line.
+// Errf returns a *fileerr.Error at n's line.
 func (d *Decoder) Errf(n *yaml.Node, key, format string, args ...any) error {
-	e := &Error{Kind: ErrFormat, File: d.File, Key: key, Problem: fmt.Sprintf(format, args...)}
+	e := &fileerr.Error{Kind: ErrFormat, File: d.File, Key: key, Problem: fmt.Sprintf(format, args...)}
 	if n != nil {
 		e.Line = n.Line
 	}
@@ -52,7 +48,7 @@ func (d *Decoder) Errf(n *yaml.Node, key, format string, args ...any) error {
 
 var syntaxLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^yaml: line (\d+): (.*)$`) })
 
-// SyntaxError turns an error of yaml.v3's decoder into an *Error, taking the
+// SyntaxError turns an error of yaml.v3's decoder into a *fileerr.Error, taking the
 // line out of the message when it has one.
 func (d *Decoder) SyntaxError(err error) error {
 	return d.syntaxError(err, nil)
@@ -68,7 +64,7 @@ func (d *Decoder) syntaxError(err error, data []byte) error {
 		if isParserProblem(m[2]) {
 			line++
 		}
-		return &Error{Kind: ErrFormat, File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
+		return &fileerr.Error{Kind: ErrFormat, File: d.File, Line: line, Problem: "invalid YAML: " + m[2]}
 	}
 	problem := strings.TrimPrefix(msg, "yaml: ")
 	line := 0
@@ -78,7 +74,7 @@ func (d *Decoder) syntaxError(err error, data []byte) error {
 	case isParserProblem(problem):
 		line = 1
 	}
-	return &Error{Kind: ErrFormat, File: d.File, Line: line, Problem: "invalid YAML: " + problem}
+	return &fileerr.Error{Kind: ErrFormat, File: d.File, Line: line, Problem: "invalid YAML: " + problem}
 }
 
 // Parse parses data as one YAML document and returns its root node (nil for an
@@ -87,7 +83,7 @@ func (d *Decoder) syntaxError(err error, data []byte) error {
 func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			root, err = nil, &Error{Kind: ErrFormat, File: d.File, Problem: fmt.Sprintf("invalid YAML: %v", v)}
+			root, err = nil, &fileerr.Error{Kind: ErrFormat, File: d.File, Problem: fmt.Sprintf("invalid YAML: %v", v)}
 		}
 	}()
 	if err := d.checkText(data); err != nil {
@@ -106,7 +102,7 @@ func (d *Decoder) Parse(data []byte) (root *yaml.Node, err error) {
 		if err != nil {
 			return nil, d.syntaxError(err, data)
 		}
-		return nil, &Error{Kind: ErrFormat, File: d.File, Line: extra.Line, Problem: "more than one YAML document (remove the '---')"}
+		return nil, &fileerr.Error{Kind: ErrFormat, File: d.File, Line: extra.Line, Problem: "more than one YAML document (remove the '---')"}
 	}
 	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
 		return doc.Content[0], nil

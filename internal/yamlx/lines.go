@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/tapeloop/tapeloop/fileerr"
 )
 
 // position returns the 1-based line and column (in bytes) of offset i of data.
@@ -38,11 +40,11 @@ func (d *Decoder) checkText(data []byte) error {
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {
 			line, col := position(data, i)
-			return &Error{Kind: ErrFormat, File: d.File, Line: line, Problem: fmt.Sprintf("invalid UTF-8 (byte %#x at column %d); write text that is not UTF-8 as !!binary", data[i], col)}
+			return &fileerr.Error{Kind: ErrFormat, File: d.File, Line: line, Problem: fmt.Sprintf("invalid UTF-8 (byte %#x at column %d); write text that is not UTF-8 as !!binary", data[i], col)}
 		}
 		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0x7f || (r >= 0x80 && r < 0xa0 && r != 0x85) {
 			line, col := position(data, i)
-			return &Error{Kind: ErrFormat, File: d.File, Line: line, Problem: fmt.Sprintf(`raw control character U+%04X at column %d; write it as \u%04x in a double-quoted string`, r, col, r)}
+			return &fileerr.Error{Kind: ErrFormat, File: d.File, Line: line, Problem: fmt.Sprintf(`raw control character U+%04X at column %d; write it as \u%04x in a double-quoted string`, r, col, r)}
 		}
 		i += size
 	}
