@@ -1,10 +1,8 @@
-package replay
+package tape
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/tapeloop/tapeloop/tape"
 )
 
 // Tests here close mutants that scripts/mutation found alive in replay.
@@ -14,7 +12,7 @@ import (
 func decodeArguments(t *testing.T, src string) string {
 	t.Helper()
 	recorded := "format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n        - name: f\n          arguments: " + src + "\n"
-	tp, err := tape.Decode(strings.NewReader(recorded), "x.yaml")
+	tp, err := Decode(strings.NewReader(recorded), "x.yaml")
 	if err != nil {
 		t.Fatalf("Decode(arguments: %s): %v", src, err)
 	}

@@ -1,4 +1,4 @@
-package replay
+package tape
 
 import (
 	"errors"
@@ -11,7 +11,6 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/fileerr"
-	"github.com/tapeloop/tapeloop/tape"
 )
 
 func TestDecodeErrors(t *testing.T) {
@@ -83,14 +82,14 @@ func TestDecodeErrors(t *testing.T) {
 			`tapes/x.yaml:3: tape[0].error: invalid !!binary value: illegal base64 data at input byte 0`, 3, "tape[0].error"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tp, err := tape.Decode(strings.NewReader(tc.src), "tapes/x.yaml")
+			tp, err := Decode(strings.NewReader(tc.src), "tapes/x.yaml")
 			if err == nil {
 				t.Fatalf("Decode succeeded: %+v", tp)
 			}
 			if err.Error() != tc.want {
 				t.Errorf("error:\n got %s\nwant %s", err, tc.want)
 			}
-			if !errors.Is(err, tape.ErrFormat) {
+			if !errors.Is(err, ErrFormat) {
 				t.Errorf("error does not wrap ErrFormat")
 			}
 			var fe *fileerr.Error
@@ -105,15 +104,15 @@ func TestDecodeErrors(t *testing.T) {
 }
 
 func TestDecodeRefusesHugeInput(t *testing.T) {
-	r := strings.NewReader(strings.Repeat("#", tape.MaxFileSize+1))
-	_, err := tape.Decode(r, "big.yaml")
-	if err == nil || err.Error() != "big.yaml: file is larger than 64 MiB; refusing to decode it" || !errors.Is(err, tape.ErrFormat) {
+	r := strings.NewReader(strings.Repeat("#", MaxFileSize+1))
+	_, err := Decode(r, "big.yaml")
+	if err == nil || err.Error() != "big.yaml: file is larger than 64 MiB; refusing to decode it" || !errors.Is(err, ErrFormat) {
 		t.Errorf("Decode(64 MiB + 1) error = %v", err)
 	}
 }
 
 func TestLoadMissingFile(t *testing.T) {
-	_, err := tape.Load(filepath.Join(t.TempDir(), "nope.yaml"))
+	_, err := Load(filepath.Join(t.TempDir(), "nope.yaml"))
 	if !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("Load(missing) error = %v, want os.ErrNotExist", err)
 	}
@@ -143,7 +142,7 @@ tape:
 		t.Fatal(err)
 	}
 	tapeNode := doc.Content[0].Content[7]
-	_, err := tape.DecodeEntries("scenarios/append.yaml", tapeNode)
+	_, err := DecodeEntries("scenarios/append.yaml", tapeNode)
 	want := `scenarios/append.yaml:15: tape[1].response.usage: unknown key "outptu_tokens" (want input_tokens, output_tokens, cached_input_tokens, cache_write_tokens, reasoning_tokens)`
 	if err == nil || err.Error() != want {
 		t.Fatalf("DecodeEntries error:\n got %v\nwant %s", err, want)
@@ -154,7 +153,7 @@ tape:
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := tape.DecodeEntries("scenarios/append.yaml", doc.Content[0].Content[7])
+	entries, err := DecodeEntries("scenarios/append.yaml", doc.Content[0].Content[7])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +163,7 @@ tape:
 	if got := entries[0].Response.Message.ToolCalls[0].Arguments; got != `{"path": "notes.txt",}` {
 		t.Errorf("arguments = %q", got)
 	}
-	node, err := tape.EncodeEntries(entries)
+	node, err := EncodeEntries(entries)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +174,7 @@ tape:
 	if !strings.Contains(string(out), `arguments: '{"path": "notes.txt",}'`) {
 		t.Errorf("embedded tape lost the raw arguments:\n%s", out)
 	}
-	if _, err := tape.DecodeEntries("s.yaml", nil); err == nil || err.Error() != "s.yaml: tape: missing (want a sequence of entries)" {
+	if _, err := DecodeEntries("s.yaml", nil); err == nil || err.Error() != "s.yaml: tape: missing (want a sequence of entries)" {
 		t.Errorf("DecodeEntries(nil) error = %v", err)
 	}
 }
@@ -186,11 +185,11 @@ func TestDecodeMessages(t *testing.T) {
 	if err := yaml.Unmarshal([]byte(src), &doc); err != nil {
 		t.Fatal(err)
 	}
-	_, err := tape.DecodeMessages("s.yaml", "input", doc.Content[0].Content[1])
+	_, err := DecodeMessages("s.yaml", "input", doc.Content[0].Content[1])
 	if want := `s.yaml:3: input[1].role: invalid role "usr" (want system, user, assistant, tool)`; err == nil || err.Error() != want {
 		t.Errorf("error:\n got %v\nwant %s", err, want)
 	}
-	if _, err := tape.DecodeMessages("s.yaml", "input", nil); err == nil || err.Error() != "s.yaml: input: missing (want a sequence of messages)" {
+	if _, err := DecodeMessages("s.yaml", "input", nil); err == nil || err.Error() != "s.yaml: input: missing (want a sequence of messages)" {
 		t.Errorf("DecodeMessages(nil) error = %v", err)
 	}
 }
@@ -198,7 +197,7 @@ func TestDecodeMessages(t *testing.T) {
 // TestDecodeReadError: a reader that fails is reported as the read's
 // error, naming the tape, not as an empty file.
 func TestDecodeReadError(t *testing.T) {
-	_, err := tape.Decode(iotest.ErrReader(errors.New("disk on fire")), "t.yaml")
+	_, err := Decode(iotest.ErrReader(errors.New("disk on fire")), "t.yaml")
 	if err == nil || err.Error() != "reading tape t.yaml: disk on fire" {
 		t.Errorf("Decode of a failing reader = %v; want the read error", err)
 	}
@@ -223,7 +222,7 @@ func TestDecodeErrorsNameTheKey(t *testing.T) {
 		cases["format: tapeloop/v1\noffered:\n  tools:\n    - "+tool+"\ntape:\n  - response: {content: hi}\n"] = "t.yaml:4: offered.tools[0]." + key + ": want "
 	}
 	for src, want := range cases {
-		_, err := tape.Decode(strings.NewReader(src), "t.yaml")
+		_, err := Decode(strings.NewReader(src), "t.yaml")
 		if err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: error %v\nwant %s", src, err, want)
 		}
@@ -235,8 +234,8 @@ func TestDecodeErrorsNameTheKey(t *testing.T) {
 // YAML, so that decoding stops there instead of parsing
 // 64 MiB.
 func TestDecodeReadsMaxFileSize(t *testing.T) {
-	src := "\tx\n" + strings.Repeat("#", tape.MaxFileSize-3)
-	_, err := tape.Decode(strings.NewReader(src), "big.yaml")
+	src := "\tx\n" + strings.Repeat("#", MaxFileSize-3)
+	_, err := Decode(strings.NewReader(src), "big.yaml")
 	if err == nil || strings.Contains(err.Error(), "larger than") || !strings.HasPrefix(err.Error(), "big.yaml: invalid YAML: ") {
 		t.Errorf("Decode(%d bytes) error = %v, want the YAML error", len(src), err)
 	}
@@ -251,7 +250,7 @@ func TestDecodeRootThatIsNotAMapping(t *testing.T) {
 		{"hello\n", `x.yaml:1: want a mapping, got a string ("hello")`},
 		{"[a]\n", "x.yaml:1: want a mapping, got a sequence"},
 	} {
-		_, err := tape.Decode(strings.NewReader(tc.src), "x.yaml")
+		_, err := Decode(strings.NewReader(tc.src), "x.yaml")
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("Decode(%q) error = %v, want %s", tc.src, err, tc.want)
 		}
@@ -264,7 +263,7 @@ func TestDecodeEntriesFromDocumentNode(t *testing.T) {
 	if err := yaml.Unmarshal([]byte("- response: {content: a}\n- user: b\n"), &doc); err != nil {
 		t.Fatal(err)
 	}
-	entries, err := tape.DecodeEntries("t.yaml", &doc)
+	entries, err := DecodeEntries("t.yaml", &doc)
 	if err != nil || len(entries) != 2 || entries[1].Line != 2 {
 		t.Errorf("DecodeEntries(document) = %+v, %v; want 2 entries, the second on line 2", entries, err)
 	}
@@ -273,7 +272,7 @@ func TestDecodeEntriesFromDocumentNode(t *testing.T) {
 // Zero is a count like any other (a negative one is refused: TestDecodeErrors).
 func TestDecodeZeroCount(t *testing.T) {
 	src := "format: tapeloop/v1\ntape:\n  - response:\n      usage: {input_tokens: 0, output_tokens: 7}\n"
-	tp, err := tape.Decode(strings.NewReader(src), "x.yaml")
+	tp, err := Decode(strings.NewReader(src), "x.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,12 +286,12 @@ func TestDecodeMaxCallsPerResponse(t *testing.T) {
 	recorded := func(n int) string {
 		return "format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n" + strings.Repeat("        - name: f\n", n)
 	}
-	tp, err := tape.Decode(strings.NewReader(recorded(tape.MaxCallsPerResponse)), "x.yaml")
-	if err != nil || len(tp.Entries[0].Response.Message.ToolCalls) != tape.MaxCallsPerResponse {
-		t.Errorf("Decode(%d calls) error = %v", tape.MaxCallsPerResponse, err)
+	tp, err := Decode(strings.NewReader(recorded(MaxCallsPerResponse)), "x.yaml")
+	if err != nil || len(tp.Entries[0].Response.Message.ToolCalls) != MaxCallsPerResponse {
+		t.Errorf("Decode(%d calls) error = %v", MaxCallsPerResponse, err)
 	}
-	_, err = tape.Decode(strings.NewReader(recorded(tape.MaxCallsPerResponse+1)), "x.yaml")
+	_, err = Decode(strings.NewReader(recorded(MaxCallsPerResponse+1)), "x.yaml")
 	if want := "x.yaml:5: tape[0].response.tool_calls: 1001 calls, more than the 1000 one response may hold"; err == nil || err.Error() != want {
-		t.Errorf("Decode(%d calls) error = %v, want %s", tape.MaxCallsPerResponse+1, err, want)
+		t.Errorf("Decode(%d calls) error = %v, want %s", MaxCallsPerResponse+1, err, want)
 	}
 }
