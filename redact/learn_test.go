@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestRedactedValues(t *testing.T) {
+func TestHidden(t *testing.T) {
 	for _, tc := range []struct {
 		rec, act string
 		want     []string

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestMatchesRedacted(t *testing.T) {
+func TestMatches(t *testing.T) {
 	for _, tc := range []struct {
 		rec, act string
 		want     bool

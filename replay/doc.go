@@ -9,7 +9,7 @@
 // request past the end fails with ErrTapeExhausted, Unused names the entries
 // a run left, and nothing ever goes to the network. A Recorder wraps a live model and records a tape from it,
 // redacting secrets from every string of every entry before anything is
-// kept (see Redactor: known values in any encoding, key shapes, bearer
+// kept (see redact.Redactor: known values in any encoding, key shapes, bearer
 // tokens and credential headers).
 //
 //	rec := replay.NewRecorder(live, nil)

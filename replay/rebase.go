@@ -207,7 +207,7 @@ func (r *Rebase) Changed() bool { return r.Offered || len(r.Entries) > 0 }
 // what the run sent, after a run in rebase mode (ModelOptions.Rebase): the
 // offered block and, per model entry served, the parts its request states
 // (opts.All: every part). The requests are redacted as a Recorder redacts
-// them, and every value a recorded Redacted stood for (RedactedValues) is
+// them, and every value a recorded Redacted stood for (redact.Hidden) is
 // redacted too, so a rebase never un-redacts what the recording redacted. It fails with the *StaleError of the run when a recorded response
 // no longer applied; a model not in rebase mode gives its tape unchanged.
 func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {

@@ -28,8 +28,8 @@ type RecorderOptions struct {
 // Recorder is an llm.Model that wraps another and records a tape of its
 // calls: what the first request offered (system prompts, tools with their
 // descriptions and schemas) as the tape's Offered, and per call what its
-// request changed (RequestSummary.Offered, RequestSummary.New) and the
-// response, or the provider error's text. Every string of an entry is redacted (see Redactor) as the call is
+// request changed (tape.RequestSummary.Offered and New) and the
+// response, or the provider error's text. Every string of an entry is redacted (see redact.Redactor) as the call is
 // recorded, before anything is kept. The caller still gets the model's own,
 // unredacted response. It is safe for concurrent use.
 type Recorder struct {
@@ -61,7 +61,7 @@ func NewRecorder(m llm.Model, opts *RecorderOptions) *Recorder {
 func (r *Recorder) Redactor() *redact.Redactor { return r.redactor }
 
 // Redactions returns how many secrets of each kind have been redacted from
-// the recording (see Redactor.Counts); never the values.
+// the recording (see redact.Redactor.Counts); never the values.
 func (r *Recorder) Redactions() map[string]int { return r.redactor.Counts() }
 
 // Generate calls the wrapped model and records the call. A call that fails

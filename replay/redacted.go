@@ -163,7 +163,7 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 
 // matchesRedactedJSON reports whether the JSON values want and got are
 // equal with each string of want holding Redacted matching got's as
-// MatchesRedacted does.
+// redact.Matches does.
 func matchesRedactedJSON(want, got []byte) bool {
 	w, okW := decodeJSON(want)
 	g, okG := decodeJSON(got)

@@ -20,7 +20,7 @@ type Verdict struct {
 	// On is what was judged: "final" (the final text) or "transcript".
 	On string
 	// Judged is the text that was judged, redacted. A replay re-uses the
-	// verdict only when the text it would judge is this one (MatchesRedacted).
+	// verdict only when the text it would judge is this one (redact.Matches).
 	Judged string
 	// Request is the request sent to the judge, redacted; nil means not
 	// recorded.
