@@ -36,11 +36,14 @@ var evalrunBinary struct {
 }
 
 // TestMain removes the evalrun binary buildEvalrun built (114 MB in the
-// temporary directory, left behind by every run of this package before).
+// temporary directory, left behind by every run of this package before)
+// and the RSS launcher buildLauncher built.
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if evalrunBinary.path != "" {
-		os.RemoveAll(filepath.Dir(evalrunBinary.path))
+	for _, p := range []string{evalrunBinary.path, launcher.path} {
+		if p != "" {
+			os.RemoveAll(filepath.Dir(p))
+		}
 	}
 	os.Exit(code)
 }
