@@ -28,8 +28,9 @@ var v2Messages = func() clientproof.Format {
 // shows one: the system prompt in System, each answer appended with
 // Message.ToParam, tool results answering tool_use blocks by id. With
 // stream set it accumulates each answer from the stream with
-// Message.Accumulate.
-func anthropicV2Agent(stream bool) func(k clientproof.ModelKnobs) bridge.Agent {
+// Message.Accumulate. With inMessages set the system prompt is instead a
+// system message among the messages, after the user's.
+func anthropicV2Agent(stream, inMessages bool) func(k clientproof.ModelKnobs) bridge.Agent {
 	return func(k clientproof.ModelKnobs) bridge.Agent {
 		return func(ctx context.Context, r *bridge.Run) error {
 			opts := []option.RequestOption{option.WithBaseURL(r.AnthropicBaseURL), option.WithHTTPClient(r.HTTPClient),
@@ -50,6 +51,11 @@ func anthropicV2Agent(stream bool) func(k clientproof.ModelKnobs) bridge.Agent {
 				System:   []anthropic.TextBlockParam{{Text: k.System}},
 				Messages: []anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(clientproof.LastUser(r)))},
 				Tools:    []anthropic.ToolUnionParam{tool("read_file", k.ReadDesc, clientproof.ReadSchema), tool("write_file", clientproof.WriteDesc, clientproof.WriteSchema)},
+			}
+			if inMessages {
+				params.System = nil
+				params.Messages = append(params.Messages, anthropic.MessageParam{OfSystem: &anthropic.SystemMessageParam{
+					Content: []anthropic.TextBlockParam{{Text: k.System}}}})
 			}
 			switch k.Choice {
 			case "auto":
@@ -100,6 +106,10 @@ func anthropicV2Agent(stream bool) func(k clientproof.ModelKnobs) bridge.Agent {
 }
 
 func TestAnthropicV2(t *testing.T) {
-	t.Run("json", func(t *testing.T) { clientproof.Prove(t, v2Messages, anthropicV2Agent(false)) })
-	t.Run("stream", func(t *testing.T) { clientproof.Prove(t, v2Messages, anthropicV2Agent(true)) })
+	t.Run("json", func(t *testing.T) { clientproof.Prove(t, v2Messages, anthropicV2Agent(false, false)) })
+	t.Run("stream", func(t *testing.T) { clientproof.Prove(t, v2Messages, anthropicV2Agent(true, false)) })
+	// The system prompt as a system message in messages (new in API
+	// version 2026-10-21): recorded where it stands, and a changed one
+	// fails the replay as a changed top-level one does.
+	t.Run("system in messages", func(t *testing.T) { clientproof.Prove(t, v2Messages, anthropicV2Agent(false, true)) })
 }

@@ -145,7 +145,9 @@ func isSet(raw json.RawMessage) bool {
 // message's tool_result blocks become tool messages (named after the
 // tool_use they answer) and its text blocks a user message, in block order;
 // an assistant message's text blocks are joined, its tool_use inputs kept as
-// compact JSON text, its thinking blocks kept as reasoning. Image and
+// compact JSON text, its thinking blocks kept as reasoning; a system
+// message among the messages (API version 2026-10-21) stays a system
+// message where it stands, its text blocks joined by newlines. Image and
 // document blocks are dropped. The error wraps ErrRequest.
 func DecodeAnthropic(body []byte) (*Call, error) { return decodeAnthropic(body, nil) }
 
@@ -265,7 +267,8 @@ var anthropicElements = elements{
 }
 
 // anthropicElement makes messages[i], decoded as m: an assistant message,
-// or a user turn's tool results and text, in block order.
+// a user turn's tool results and text, in block order, or a system
+// message (its text blocks joined by newlines).
 func anthropicElement(i int, m *anthropicMessage, names map[string]string) ([]llm.Message, error) {
 	blocks, err := anthropicBlocks(m.Content)
 	if err != nil {
@@ -338,8 +341,22 @@ func anthropicElement(i int, m *anthropicMessage, names map[string]string) ([]ll
 			}
 		}
 		out = append(out, msg)
+	case "system":
+		// API version 2026-10-21: a system message among the messages,
+		// text blocks only, kept where it stands.
+		text := make([]string, 0, len(blocks))
+		for j, b := range blocks {
+			if b.Type != "text" {
+				return nil, requestErrorf("messages[%d].content[%d].type: %q in a system message (want text)", i, j, b.Type)
+			}
+			if b.marked() {
+				mark(0)
+			}
+			text = append(text, b.Text)
+		}
+		out = append(out, llm.SystemMessage(strings.Join(text, "\n")))
 	default:
-		return nil, requestErrorf("messages[%d].role: unknown role %q (want user or assistant)", i, m.Role)
+		return nil, requestErrorf("messages[%d].role: unknown role %q (want user, assistant or system)", i, m.Role)
 	}
 	return out, nil
 }

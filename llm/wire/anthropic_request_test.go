@@ -2,10 +2,14 @@ package wire_test
 
 import (
 	"encoding/json"
+	"errors"
 	"maps"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
@@ -39,5 +43,61 @@ func TestAnthropicRequestParams(t *testing.T) {
 		if !json.Valid(c.Request.Params[k]) {
 			t.Errorf("params[%s] = %s, not JSON", k, c.Request.Params[k])
 		}
+	}
+}
+
+// TestAnthropicSystemInMessages: API version 2026-10-21 lets a system
+// message stand among the messages (anthropic-sdk-go v2's
+// SystemMessageParam: role "system", content a list of text blocks). It
+// decodes as one system message, its blocks joined by newlines, where it
+// stands in the conversation, after the top-level system prompt's; a
+// cache_control on one of its blocks marks it, and a Decoder decodes it
+// as Decode does. A block that is not text is refused, naming it.
+func TestAnthropicSystemInMessages(t *testing.T) {
+	body := `{"model": "claude-test", "max_tokens": 256, "system": [{"type": "text", "text": "You keep notes."}],
+  "messages": [
+    {"role": "user", "content": [{"type": "text", "text": "Read a.txt."}]},
+    {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "alpha"}]},
+    {"role": "system", "content": [{"type": "text", "text": "The user is in a hurry."}, {"type": "text", "text": "Answer in one line.", "cache_control": {"type": "ephemeral"}}]},
+    {"role": "system", "content": "Name the file."}]}`
+	want := []llm.Message{
+		llm.SystemMessage("You keep notes."),
+		llm.UserMessage("Read a.txt."),
+		llm.AssistantMessage("", llm.ToolCall{ID: "tu_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}),
+		{Role: llm.RoleTool, ToolCallID: "tu_1", Name: "read_file", Content: "alpha"},
+		llm.SystemMessage("The user is in a hurry.\nAnswer in one line."),
+		llm.SystemMessage("Name the file."),
+	}
+	c, err := wire.Decode("/v1/messages", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(c.Request.Messages, want) {
+		t.Errorf("messages\n got %+v\nwant %+v", c.Request.Messages, want)
+	}
+	if got, want := marks(&c.Request), []string{"messages[4] system"}; !slices.Equal(got, want) {
+		t.Errorf("marks %q, want %q", got, want)
+	}
+
+	// A Decoder reusing the previous request's messages decodes a system
+	// message whose text changed.
+	var d wire.Decoder
+	conv := anthropicConversation()
+	anthropicTurn(conv, "call_1", "read", "one")
+	conv.msgs = append(conv.msgs, `{"role":"system","content":[{"type":"text","text":"Answer in one line."}]}`)
+	decodeBoth(t, &d, conv)
+	anthropicTurn(conv, "call_2", "read", "two")
+	decodeBoth(t, &d, conv)
+	conv.msgs[3] = strings.Replace(conv.msgs[3], "one line", "two lines", 1)
+	if got := decodeBoth(t, &d, conv).Request.Messages; !reflect.DeepEqual(got[5], llm.SystemMessage("Answer in two lines.")) {
+		t.Errorf("the changed system message decodes as %+v", got[5])
+	}
+
+	bad := `{"model": "claude-test", "max_tokens": 256, "messages": [{"role": "user", "content": "Hi."},
+    {"role": "system", "content": [{"type": "text", "text": "Be brief."}, {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}]}]}`
+	if _, err := wire.Decode("/v1/messages", []byte(bad)); !errors.Is(err, wire.ErrRequest) ||
+		!strings.Contains(err.Error(), `messages[1].content[1].type: "image"`) {
+		t.Errorf("an image in a system message: %v", err)
 	}
 }

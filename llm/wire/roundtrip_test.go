@@ -296,7 +296,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"/v1/chat/completions", `{"messages": [{"role": "wizard", "content": "x"}]}`, `messages[0].role: unknown role "wizard"`},
 		{"/v1/chat/completions", `{"messages": [{"role": "user", "content": 7}]}`, `messages[0].content:`},
 		{"/v1/chat/completions", `{"tools": [{"type": "web_search"}]}`, `tools[0].type: "web_search" tools are not supported`},
-		{"/v1/messages", `{"messages": [{"role": "system", "content": "x"}]}`, `messages[0].role: unknown role "system"`},
+		{"/v1/messages", `{"messages": [{"role": "developer", "content": "x"}]}`, `messages[0].role: unknown role "developer" (want user, assistant or system)`},
 		{"/v1/messages", `not json`, `invalid request: messages body:`},
 	}
 	for _, tc := range cases {
