@@ -175,7 +175,7 @@ func DecodeBedrock(path string, body []byte) (*Call, error) {
 func decodeBedrock(body []byte, rt route) (*Call, error) {
 	var r bedrockRequest
 	if err := json.Unmarshal(body, &r); err != nil {
-		return nil, requestErrorf("converse body: %v", err)
+		return nil, bedrockBodyError(body, err)
 	}
 	c := &Call{Format: Bedrock, Model: rt.model, Stream: rt.stream, IncludeUsage: true}
 	c.Request.Params = r.params(rt.model)
@@ -327,4 +327,22 @@ func bedrockArguments(in json.RawMessage) string {
 		}
 	}
 	return string(compact(in))
+}
+
+// bedrockBodyError is err, from decoding body whole, said of the message
+// at fault ("messages[2]: ...") when one is, as the other formats say it;
+// else of the body. Only a body that fails to decode pays for the search.
+func bedrockBodyError(body []byte, err error) error {
+	var r struct {
+		Messages []json.RawMessage `json:"messages"`
+	}
+	if json.Unmarshal(body, &r) == nil {
+		for i, raw := range r.Messages {
+			var m bedrockMessage
+			if e := json.Unmarshal(raw, &m); e != nil {
+				return requestErrorf("messages[%d]: %v", i, e)
+			}
+		}
+	}
+	return requestErrorf("converse body: %v", err)
 }

@@ -423,7 +423,11 @@ func TestDecodeNamesABadElement(t *testing.T) {
 		{"/v1/messages", `{"model":"m","max_tokens":9,"messages":[{"role":"user","content":"Hi."},5]}`, "messages[1]"},
 		{"/v1/responses", `{"model":"m","input":[{"role":"user","content":"Hi."},5]}`, "input[1]"},
 		{"/v1beta/models/m:generateContent", `{"contents":[{"role":"user","parts":[{"text":"Hi."}]},5]}`, "contents[1]"},
-		{"/model/m/converse", `{"messages":[{"role":"user","content":[{"text":"Hi."}]},5]}`, "messages"},
+		{"/model/m/converse", `{"messages":[{"role":"user","content":[{"text":"Hi."}]},5]}`, "messages[1]"},
+	}
+	// A Converse body at fault elsewhere is said of the body.
+	if _, err := wire.Decode("/model/m/converse", []byte(`{"messages":[{"role":"user","content":[{"text":"Hi."}]}],"system":5}`)); !errors.Is(err, wire.ErrRequest) || !strings.Contains(err.Error(), "converse body: ") {
+		t.Errorf("a bad system: err = %v, want an invalid converse body", err)
 	}
 	for _, c := range cases {
 		var d wire.Decoder
