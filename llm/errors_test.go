@@ -127,3 +127,23 @@ func TestCloneCopiesReasoning(t *testing.T) {
 		t.Errorf("Clone shares Reasoning: %+v", m.Reasoning)
 	}
 }
+
+// TestResponseAndMessagesClone: the copies share no slice with what they
+// copied; nil stays nil.
+func TestResponseAndMessagesClone(t *testing.T) {
+	r := &llm.Response{Message: llm.AssistantMessage("a", llm.ToolCall{ID: "c", Name: "n", Arguments: "{}"}), FinishReason: llm.FinishToolCalls}
+	c := r.Clone()
+	c.Message.ToolCalls[0].Name = "changed"
+	if r.Message.ToolCalls[0].Name != "n" || c.FinishReason != llm.FinishToolCalls {
+		t.Errorf("Clone shares its calls or loses fields: %+v", r)
+	}
+	ms := []llm.Message{r.Message}
+	cm := llm.CloneMessages(ms)
+	cm[0].ToolCalls[0].Name = "changed"
+	if ms[0].ToolCalls[0].Name != "n" {
+		t.Error("llm.CloneMessages shares a message's calls")
+	}
+	if (*llm.Response)(nil).Clone() != nil || llm.CloneMessages(nil) != nil {
+		t.Error("nil did not stay nil")
+	}
+}

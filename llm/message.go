@@ -112,3 +112,26 @@ type ToolDefinition struct {
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
+
+// CloneMessages returns a deep copy of ms (each message's Clone); nil
+// gives nil.
+func CloneMessages(ms []Message) []Message {
+	if ms == nil {
+		return nil
+	}
+	c := make([]Message, len(ms))
+	for i, m := range ms {
+		c[i] = m.Clone()
+	}
+	return c
+}
+
+// Clone returns a deep copy of r (its message's Clone); nil gives nil.
+func (r *Response) Clone() *Response {
+	if r == nil {
+		return nil
+	}
+	c := *r
+	c.Message = r.Message.Clone()
+	return &c
+}

@@ -3,6 +3,7 @@ package replay
 import (
 	"slices"
 
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
 )
@@ -105,7 +106,7 @@ func (x *exchange) next(req *llm.Request) step {
 			}
 			added = added[1:]
 		}
-		st.added = cloneMessages(added)
+		st.added = llm.CloneMessages(added)
 		if st.added == nil {
 			st.added = []llm.Message{}
 		}
@@ -145,10 +146,10 @@ func echoes(sent, served llm.Message) bool {
 // sameArguments reports whether two tool calls' arguments are the same: the
 // same bytes, or JSON texts of the same value (objects compared key by key
 // in any order, arrays element by element, numbers as written, strings once
-// unescaped, spacing ignored; see sameJSON). Text that is not JSON compares
+// unescaped, spacing ignored; see jsonvalue.SameText). Text that is not JSON compares
 // as bytes, so any difference of value still differs.
 func sameArguments(a, b string) bool {
-	return a == b || sameJSON([]byte(a), []byte(b))
+	return a == b || jsonvalue.SameText([]byte(a), []byte(b))
 }
 
 // extends reports whether conv starts with base.
@@ -183,13 +184,13 @@ func (st step) recorded(req *llm.Request, all bool) *tape.RequestSummary {
 	} else {
 		s = &tape.RequestSummary{}
 		if st.added == nil {
-			s.Messages = cloneMessages(req.Messages)
+			s.Messages = llm.CloneMessages(req.Messages)
 			if s.Messages == nil {
 				s.Messages = []llm.Message{}
 			}
 		}
 	}
-	s.Offered, s.New = st.change.Clone(), cloneMessages(st.added)
+	s.Offered, s.New = st.change.Clone(), llm.CloneMessages(st.added)
 	return s
 }
 
@@ -197,7 +198,7 @@ func (st step) recorded(req *llm.Request, all bool) *tape.RequestSummary {
 func summarizeAll(req *llm.Request) *tape.RequestSummary {
 	s := tape.Summarize(req)
 	if req != nil {
-		s.Messages = cloneMessages(req.Messages)
+		s.Messages = llm.CloneMessages(req.Messages)
 	}
 	if s.Messages == nil {
 		s.Messages = []llm.Message{}

@@ -190,7 +190,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		return nil, fmt.Errorf("replay: %s: %w: %s", tape.EntryAt(m.file, i, e.Line), ErrRecordedError, e.Error)
 	}
 	m.x.answered(e.Response)
-	return cloneResponse(e.Response), nil
+	return e.Response.Clone(), nil
 }
 
 // try checks req, summarised as st, against entry i, and returns req with
@@ -216,7 +216,7 @@ func (m *Model) try(i int, req *llm.Request, st step) (*llm.Request, step, error
 		// hold the secrets.
 		req = applyRedaction(e.Request, req, m.redacted)
 		if st.added != nil {
-			st.added = cloneMessages(st.added)
+			st.added = llm.CloneMessages(st.added)
 		}
 		applyRedactionNew(e.Request.New, st.added, m.redacted)
 	}

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
-	"reflect"
 	"slices"
 
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
 )
@@ -42,7 +42,7 @@ func offeredBy(o *tape.Offered, req *llm.Request) bool {
 // sameParams reports whether a and b hold the same parameters, the values
 // compared as JSON.
 func sameParams(a, b map[string]json.RawMessage) bool {
-	return maps.EqualFunc(a, b, func(v, w json.RawMessage) bool { return sameJSON(v, w) })
+	return maps.EqualFunc(a, b, func(v, w json.RawMessage) bool { return jsonvalue.SameText(v, w) })
 }
 
 // block returns o as a tape's offered block states it: without a response
@@ -120,7 +120,7 @@ func sameTools(a, b []llm.ToolDefinition) bool {
 }
 
 func sameTool(a, b llm.ToolDefinition) bool {
-	return a.Name == b.Name && a.Description == b.Description && sameJSON(a.Parameters, b.Parameters)
+	return a.Name == b.Name && a.Description == b.Description && jsonvalue.SameText(a.Parameters, b.Parameters)
 }
 
 // sameSchema compares two response schemas: none (empty) equals none, and
@@ -129,34 +129,12 @@ func sameSchema(a, b json.RawMessage) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return len(a) == len(b)
 	}
-	return sameJSON(a, b)
+	return jsonvalue.SameText(a, b)
 }
 
 // empty reports whether o records nothing.
 func empty(o *tape.Offered) bool {
 	return o == nil || o.System == nil && o.Tools == nil && o.ResponseSchema == nil && o.Params == nil
-}
-
-// sameJSON compares two JSON texts as values (key order and spacing do not
-// matter); texts that are not JSON compare as bytes. Empty equals empty.
-func sameJSON(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	va, okA := decodeJSON(a)
-	vb, okB := decodeJSON(b)
-	return okA && okB && reflect.DeepEqual(va, vb)
-}
-
-// decodeJSON decodes one JSON value with numbers as json.Number.
-func decodeJSON(b []byte) (any, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil || dec.More() {
-		return nil, false
-	}
-	return v, true
 }
 
 // cloneParams returns a deep copy of p; nil gives nil.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
@@ -87,8 +88,8 @@ func (rb *rebase) applies(e *tape.Entry, recorded *tape.Offered, req *llm.Reques
 		if was == nil || len(now.Parameters) == 0 {
 			continue // no recorded schema to compare with
 		}
-		args, ok := decodeJSON([]byte(c.Arguments))
-		if !ok {
+		args, err := jsonvalue.Decode([]byte(c.Arguments))
+		if err != nil {
 			continue // broken JSON: the loop's repair decides, as before
 		}
 		if rb.valid(was.Parameters, args) && !rb.valid(now.Parameters, args) {
@@ -170,7 +171,7 @@ func (rb *rebase) valid(schema []byte, v any) bool {
 // cloneRequest returns a copy of req that shares nothing a caller may
 // change.
 func cloneRequest(req *llm.Request) *llm.Request {
-	c := &llm.Request{Messages: cloneMessages(req.Messages), Tools: tape.OfferedOf(req).Tools}
+	c := &llm.Request{Messages: llm.CloneMessages(req.Messages), Tools: tape.OfferedOf(req).Tools}
 	c.ResponseSchema = slices.Clone(req.ResponseSchema)
 	c.Params = cloneParams(req.Params)
 	return c
@@ -269,9 +270,9 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 		r := &tape.RequestSummary{Offered: change}
 		if o.All || old != nil && old.New != nil {
 			if st.added != nil {
-				r.New = cloneMessages(st.added)
+				r.New = llm.CloneMessages(st.added)
 			} else {
-				r.Messages = cloneMessages(req.Messages)
+				r.Messages = llm.CloneMessages(req.Messages)
 			}
 		}
 		if old != nil {
@@ -286,7 +287,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 				}
 			}
 			if old.Messages != nil {
-				r.Messages = cloneMessages(req.Messages)
+				r.Messages = llm.CloneMessages(req.Messages)
 				if r.Messages == nil {
 					r.Messages = []llm.Message{}
 				}

@@ -101,7 +101,7 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 	case resp == nil:
 		e.Error = "model returned no response and no error"
 	default:
-		e.Response = cloneResponse(resp)
+		e.Response = resp.Clone()
 		e.Response.Message.Role = llm.RoleAssistant
 	}
 	e.Request = sum

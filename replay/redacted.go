@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
@@ -148,11 +149,11 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 		if w.Description != g.Description && strings.Contains(w.Description, redact.Redacted) && redact.Matches(w.Description, g.Description) {
 			own().Tools[i].Description = w.Description
 		}
-		if bytes.Contains(w.Parameters, []byte(redact.Redacted)) && !sameJSON(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters) {
+		if bytes.Contains(w.Parameters, []byte(redact.Redacted)) && !jsonvalue.SameText(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters) {
 			own().Tools[i].Parameters = w.Parameters
 		}
 	}
-	if w := want.ResponseSchema; bytes.Contains(w, []byte(redact.Redacted)) && len(got.ResponseSchema) > 0 && !sameJSON(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema) {
+	if w := want.ResponseSchema; bytes.Contains(w, []byte(redact.Redacted)) && len(got.ResponseSchema) > 0 && !jsonvalue.SameText(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema) {
 		own().ResponseSchema = w
 	}
 	if out == nil {
@@ -165,9 +166,9 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 // equal with each string of want holding Redacted matching got's as
 // redact.Matches does.
 func matchesRedactedJSON(want, got []byte) bool {
-	w, okW := decodeJSON(want)
-	g, okG := decodeJSON(got)
-	return okW && okG && matchesRedactedValue(w, g)
+	w, errW := jsonvalue.Decode(want)
+	g, errG := jsonvalue.Decode(got)
+	return errW == nil && errG == nil && matchesRedactedValue(w, g)
 }
 
 func matchesRedactedValue(w, g any) bool {

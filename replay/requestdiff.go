@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
 )
@@ -28,7 +29,7 @@ func compareOffered(want, got *tape.Offered, file string) (fields []string, diff
 	var params []string
 	if want.Params != nil && !sameParams(want.Params, got.Params) {
 		for _, k := range slices.Sorted(maps.Keys(joinKeys(want.Params, got.Params))) {
-			if w, g := want.Params[k], got.Params[k]; (w == nil) != (g == nil) || !sameJSON(w, g) {
+			if w, g := want.Params[k], got.Params[k]; (w == nil) != (g == nil) || !jsonvalue.SameText(w, g) {
 				params = append(params, k)
 			}
 		}
@@ -143,7 +144,7 @@ func toolsDiff(want, got []llm.ToolDefinition) string {
 	}
 	for _, r := range removed {
 		i := slices.IndexFunc(added, func(a llm.ToolDefinition) bool {
-			return a.Description == r.Description && sameJSON(a.Parameters, r.Parameters)
+			return a.Description == r.Description && jsonvalue.SameText(a.Parameters, r.Parameters)
 		})
 		if i >= 0 {
 			fmt.Fprintf(&b, "  tool %s: name changed to %s\n", r.Name, added[i].Name)
@@ -164,7 +165,7 @@ func toolDiff(b *strings.Builder, want, got llm.ToolDefinition) {
 		fmt.Fprintf(b, "  tool %s: description changed:\n", want.Name)
 		b.WriteString(indentLines(divergenceDiff(withNewline(want.Description), withNewline(got.Description)), "    "))
 	}
-	if !sameJSON(want.Parameters, got.Parameters) {
+	if !jsonvalue.SameText(want.Parameters, got.Parameters) {
 		fmt.Fprintf(b, "  tool %s: parameters (schema) changed, as JSON:\n", want.Name)
 		b.WriteString(indentLines(divergenceDiff(schemaText(want.Parameters), schemaText(got.Parameters)), "    "))
 	}
@@ -176,8 +177,8 @@ func schemaText(raw json.RawMessage) string {
 	if len(raw) == 0 {
 		return "(none)\n"
 	}
-	v, ok := decodeJSON(raw)
-	if !ok {
+	v, err := jsonvalue.Decode(raw)
+	if err != nil {
 		return withNewline(string(raw))
 	}
 	var buf bytes.Buffer

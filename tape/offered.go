@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
-	"reflect"
 	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/fileerr"
+	"github.com/tapeloop/tapeloop/internal/jsonvalue"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -137,28 +137,6 @@ func cloneParams(p map[string]json.RawMessage) map[string]json.RawMessage {
 	return c
 }
 
-// sameJSON compares two JSON texts as values (key order and spacing do not
-// matter); texts that are not JSON compare as bytes. Empty equals empty.
-func sameJSON(a, b []byte) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	va, okA := decodeJSON(a)
-	vb, okB := decodeJSON(b)
-	return okA && okB && reflect.DeepEqual(va, vb)
-}
-
-// decodeJSON decodes one JSON value with numbers as json.Number.
-func decodeJSON(b []byte) (any, bool) {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	var v any
-	if dec.Decode(&v) != nil || dec.More() {
-		return nil, false
-	}
-	return v, true
-}
-
 // EncodeOffered returns the canonical node of an `offered:` block: `system`
 // (one prompt as text, several as a sequence), then `tools`, each with its
 // name, description and parameters (the schema as YAML, so that a reviewer
@@ -239,7 +217,7 @@ func paramNode(raw json.RawMessage) *yaml.Node {
 	if yaml.Unmarshal(raw, &doc) == nil && len(doc.Content) == 1 && doc.Content[0].Kind == yaml.ScalarNode {
 		n := doc.Content[0]
 		n.Line, n.Column = 0, 0
-		if back, err := newDecoder("").json(nil, n, ""); err == nil && sameJSON(back, raw) {
+		if back, err := newDecoder("").json(nil, n, ""); err == nil && jsonvalue.SameText(back, raw) {
 			return n
 		}
 	}
@@ -254,7 +232,7 @@ func schemaNode(raw json.RawMessage) *yaml.Node {
 	if yaml.Unmarshal(raw, &doc) == nil && len(doc.Content) == 1 {
 		n := doc.Content[0]
 		plain(n)
-		if back, err := newDecoder("").json(nil, n, ""); err == nil && sameJSON(back, raw) && n.Kind != yaml.ScalarNode {
+		if back, err := newDecoder("").json(nil, n, ""); err == nil && jsonvalue.SameText(back, raw) && n.Kind != yaml.ScalarNode {
 			return n
 		}
 	}

@@ -138,7 +138,7 @@ func (t *Tape) Clone() *Tape {
 
 // Clone returns a deep copy of e.
 func (e Entry) Clone() Entry {
-	e.Response = cloneResponse(e.Response)
+	e.Response = e.Response.Clone()
 	e.Request = e.Request.Clone()
 	if e.User != nil {
 		u := e.User.Clone()
@@ -152,30 +152,10 @@ func (s *RequestSummary) Clone() *RequestSummary {
 	if s == nil {
 		return nil
 	}
-	c := &RequestSummary{Offered: s.Offered.Clone(), New: cloneMessages(s.New), Tools: slices.Clone(s.Tools), Messages: cloneMessages(s.Messages)}
+	c := &RequestSummary{Offered: s.Offered.Clone(), New: llm.CloneMessages(s.New), Tools: slices.Clone(s.Tools), Messages: llm.CloneMessages(s.Messages)}
 	if s.LastMessage != nil {
 		m := s.LastMessage.Clone()
 		c.LastMessage = &m
-	}
-	return c
-}
-
-func cloneResponse(r *llm.Response) *llm.Response {
-	if r == nil {
-		return nil
-	}
-	c := *r
-	c.Message = r.Message.Clone()
-	return &c
-}
-
-func cloneMessages(ms []llm.Message) []llm.Message {
-	if ms == nil {
-		return nil
-	}
-	c := make([]llm.Message, len(ms))
-	for i, m := range ms {
-		c[i] = m.Clone()
 	}
 	return c
 }

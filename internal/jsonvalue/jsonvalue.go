@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -178,4 +179,17 @@ func Canonical(v any) string {
 		return fmt.Sprintf("%v", v)
 	}
 	return string(data)
+}
+
+// SameText reports whether a and b are the same bytes, or JSON texts of
+// the same value with numbers compared as written (key order and spacing do
+// not matter; 1 and 1.0 differ, unlike Same). Text that is not one JSON
+// value compares as bytes; empty equals empty.
+func SameText(a, b []byte) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	va, errA := Decode(a)
+	vb, errB := Decode(b)
+	return errA == nil && errB == nil && reflect.DeepEqual(va, vb)
 }

@@ -25,3 +25,24 @@ func TestSameJSONNumbersExact(t *testing.T) {
 		}
 	}
 }
+
+func TestSameText(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want bool
+	}{
+		{`{"a":1,"b":[true,null]}`, `{ "b": [true, null], "a": 1 }`, true},
+		{`{"a":1}`, `{"a":1.0}`, false}, // numbers as written
+		{`{"a":"x"}`, `{"a":"\u0078"}`, true},
+		{`{"a":1}`, `{"a":2}`, false},
+		{``, ``, true},
+		{`not json`, `not json`, true},
+		{`not json`, `not  json`, false},
+		{`{"a":1} {}`, `{"a":1}`, false}, // two values are not one
+	}
+	for _, c := range cases {
+		if got := SameText([]byte(c.a), []byte(c.b)); got != c.want {
+			t.Errorf("SameText(%s, %s) = %v, want %v", c.a, c.b, got, c.want)
+		}
+	}
+}
