@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/llm"
@@ -457,5 +458,38 @@ func TestEvalRateLimitOfANamedProvider(t *testing.T) {
 	}
 	if r := readReport(t, jsonPath); r.Summary.WallMS != 60000 {
 		t.Errorf("the run took %v ms; want 60000 (two calls a minute apart)", r.Summary.WallMS)
+	}
+}
+
+// chanWriter hands each write to a channel, so a test can wait for one.
+type chanWriter chan string
+
+func (w chanWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// An interrupted eval says at once that it starts no more trials and how
+// long the running ones have; one that ends uninterrupted says nothing.
+func TestSayInterrupted(t *testing.T) {
+	w := make(chanWriter)
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := sayInterrupted(ctx, w, 7*time.Second)
+	cancel()
+	select {
+	case got := <-w:
+		if want := "evalrun eval: interrupted: starting no more trials; the running ones have 7s to finish\n"; got != want {
+			t.Errorf("said %q, want %q", got, want)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("nothing said a minute after the interrupt")
+	}
+	stop()
+
+	quiet := make(chanWriter, 1)
+	stop = sayInterrupted(context.Background(), quiet, time.Second)
+	stop()
+	if len(quiet) != 0 {
+		t.Errorf("an eval that was not interrupted said %q", <-quiet)
 	}
 }

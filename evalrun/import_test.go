@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -178,6 +179,8 @@ func TestImportSelectAndFolders(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("not a trace"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A run whose spans carry no times (start 0) matches no time range.
+	untimed := writeTrace(t, "untimed.jsonl", regexp.MustCompile(`"(start|end)TimeUnixNano":"[0-9]+"`).ReplaceAllString(orderTrace(t, traceOne, atFour, true), `"${1}TimeUnixNano":"0"`))
 	for _, tc := range []struct {
 		name    string
 		args    []string
@@ -191,6 +194,8 @@ func TestImportSelectAndFolders(t *testing.T) {
 		{"by time", []string{"--select", "time=2025-07-02T16:30:00Z..2025-07-02T16:50:00Z", file}, exitOK, []string{"two.yaml"}},
 		{"by time, open at the start", []string{"--select", "time=..2025-07-02T18:00:00Z", file}, exitOK, []string{"two-1.yaml", "two-2.yaml"}},
 		{"nothing matches", []string{"--select", "span=no such span", file}, exitUsage, nil},
+		{"a run without times, by time", []string{"--select", "time=..2025-07-02T18:00:00Z", untimed}, exitUsage, nil},
+		{"a run without times, by trace id", []string{"--select", "trace=0af765", untimed}, exitOK, []string{"untimed.yaml"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "imported")
@@ -307,5 +312,23 @@ func TestImportBridgedReplaysTheAgent(t *testing.T) {
 	code = run(context.Background(), []string{"replay", out}, e)
 	if code != exitFailed || !strings.Contains(stdoutB.String(), "offered.system") {
 		t.Errorf("a changed instruction: exit %d\n%s", code, stdoutB.String())
+	}
+}
+
+// A trace whose tool schema is no JSON Schema is refused (a usage error,
+// as a hand-written scenario with that schema is), naming the key, and
+// nothing is written.
+func TestImportRefusesAnInvalidToolSchema(t *testing.T) {
+	text := strings.ReplaceAll(orderTrace(t, traceOne, atFour, true), `{\"type\":\"string\"}`, `{\"type\":\"nonsense\"}`)
+	trace := writeTrace(t, "bad.jsonl", text)
+	out := filepath.Join(t.TempDir(), "imported")
+	code, stdout, stderr := runCmd(t, "import", "--out", out, trace)
+	scen := filepath.Join(out, "bad.yaml")
+	if code != exitUsage || !strings.Contains(stdout, "REFUSED   "+scen+"\n    "+scen+":12: setup.tools[order_status].with.parameters: not a valid JSON Schema") ||
+		!strings.Contains(stdout, "0 imported, 1 refused, 0 failed") {
+		t.Errorf("exit %d, want 2 refusing the schema\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(scen); !os.IsNotExist(err) {
+		t.Errorf("the refused scenario was written: %v", err)
 	}
 }

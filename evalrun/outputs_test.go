@@ -118,3 +118,27 @@ func TestReplayJSONToAYAMLName(t *testing.T) {
 		t.Errorf("--json out.yaml wrote %+v, %v", r, err)
 	}
 }
+
+// The argument after --json is its file when it ends in .json, even when
+// it names a folder (which cannot be written); a folder whose name only
+// holds ".json" is the old switch's scenarios path.
+func TestReplayJSONNameEndsInDotJSON(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	named := filepath.Join(filepath.Dir(dir), "cases.json.d")
+	if err := os.Rename(dir, named); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCmd(t, "replay", "--update", named); code != exitOK {
+		t.Fatalf("blessing: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "replay", "--json", named); code != exitOK || !strings.HasPrefix(out, "{\n  \"format\": \"tapeloop-replay/v1\"") || !strings.Contains(out, `"passed": 1`) {
+		t.Errorf("--json cases.json.d: exit %d; want 0, the folder replayed and the JSON on stdout\n%s%s", code, out, errOut)
+	}
+	folder := filepath.Join(t.TempDir(), "res.json")
+	if err := os.Mkdir(folder, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := runCmd(t, "replay", "--json", folder, named); code != exitUsage || !strings.Contains(errOut, "--json: writing "+folder+": ") || !strings.Contains(out, "1 passed") {
+		t.Errorf("--json FOLDER.json: exit %d; want 2, the text on stdout and the folder refused\n%s%s", code, out, errOut)
+	}
+}

@@ -64,6 +64,21 @@ func TestRecordJudgeReplay(t *testing.T) {
 		t.Errorf("replay after --mode judge: exit %d\n%s", code, out)
 	}
 
+	// A tape that no longer replays (the input changed) is not judged: the
+	// judge is not asked and the file stays as it was.
+	data, _ = os.ReadFile(path)
+	diverged := strings.Replace(string(data), "Append 'world' to notes.txt.", "Append 'earth' to notes.txt.", 1)
+	if diverged == string(data) {
+		t.Fatalf("no input to change:\n%s", data)
+	}
+	os.WriteFile(path, []byte(diverged), 0o644)
+	before := srv.Requests()
+	code, out, errOut = recordLive(context.Background(), "--mode", "judge", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, path)
+	if after, _ := os.ReadFile(path); code != exitFailed || !strings.Contains(out, path+": the tape does not replay, so there is nothing to judge: ") || srv.Requests() != before || string(after) != diverged {
+		t.Errorf("--mode judge of a tape that does not replay: exit %d, %d requests, file changed %v\n%s\n%s", code, srv.Requests()-before, string(after) != diverged, out, errOut)
+	}
+	os.WriteFile(path, data, 0o644)
+
 	// The item removed: its verdict is left unused, and the replay fails.
 	data, _ = os.ReadFile(path)
 	os.WriteFile(path, []byte(strings.Replace(string(data), "  judge: {rubric: \"appends world on a line of its own\", on: transcript}\n", "", 1)), 0o644)

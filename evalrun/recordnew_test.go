@@ -1,7 +1,9 @@
 package evalrun
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -106,5 +108,40 @@ func TestRecordNewNeedsAPrompt(t *testing.T) {
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Errorf("record --new without --prompt wrote %s (%v)", path, err)
+	}
+}
+
+// record --new --json says which scenario it recorded, where, with what
+// status, and the calls and tokens its recording took.
+func TestRecordNewJSON(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scenarios", "chat", "hello.yaml")
+	code, stdout, stderr := runRecordCmd(t, context.Background(), scripted(textResponse("Hello.")), "--new", path, "--model", "fake/m", "--prompt", "Say hello.", "--json", "-")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
+	}
+	var d recordDocument
+	if err := json.Unmarshal([]byte(stdout), &d); err != nil || len(d.Scenarios) != 1 {
+		t.Fatalf("%v; stdout:\n%s", err, stdout)
+	}
+	s := d.Scenarios[0]
+	if s.Name != "chat/hello" || s.File != path || s.Status != "recorded" || s.Reason != "" || !s.Written || s.Calls != 1 || s.Tokens.Input != 150 || s.Tokens.Output != 5 {
+		t.Errorf("scenario: %+v\nstdout:\n%s", s, stdout)
+	}
+}
+
+// record --new with a model that cannot be opened is a usage error naming
+// why, before any scenario is written.
+func TestRecordNewModelNotOpened(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "scenarios", "new.yaml")
+	var out, errb bytes.Buffer
+	refuse := func(context.Context, string, *llm.OpenOptions) (llm.Model, error) {
+		return nil, errors.New("no provider named nosuch")
+	}
+	code := recordCommand(context.Background(), &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}, []string{"--new", path, "--model", "nosuch/m", "--prompt", "Hi."}, refuse)
+	if code != exitUsage || !strings.Contains(errb.String(), "no provider named nosuch") {
+		t.Errorf("exit %d, want 2 naming the refusal\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("the new scenario was written: %v", err)
 	}
 }

@@ -73,6 +73,21 @@ func TestRecordSimulatedUser(t *testing.T) {
 			t.Errorf("%s differs from %s (%v); go test ./evalrun -run TestRecordSimulatedUser -update rewrites it, for review:\n%s", f.name, ref, err, f.data)
 		}
 	}
+	// Recorded again (--mode all) from a tape holding one user turn more,
+	// the user model speaks anew and the old recording's user turns are
+	// dropped, not spoken again nor kept: the same server gives the same
+	// scenario, byte for byte.
+	longer := bytes.Replace(recorded, []byte("  - user: message 3\n"), []byte("  - user: message 3\n  - user: an old turn\n"), 1)
+	if bytes.Equal(longer, recorded) {
+		t.Fatal("the recording has no third user turn")
+	}
+	if err := os.WriteFile(path, longer, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = recordLive(context.Background(), "--mode", "all", "--model", "openai-compatible/echo", "--base-url", srv.URL, dir)
+	if again, _ := os.ReadFile(path); code != exitOK || !bytes.Equal(again, recorded) {
+		t.Fatalf("record --mode all: exit %d\n%s%s\nthe scenario, recorded again:\n%s", code, out, errOut, again)
+	}
 	// Replay offline: no request reaches the server (the user model is
 	// never called), it passes, and the golden stays byte for byte.
 	requests := srv.Requests()
