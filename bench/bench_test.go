@@ -292,9 +292,9 @@ func printTable() {
 		fmt.Printf("golden encode: %.1f µs/turn (target ≤ 15)\n", g.Wall)
 	}
 	benchrow.PrintBridgeTargets(os.Stdout, med)
-	benchrow.PrintFormatTargets(os.Stdout, med, []benchrow.FormatRows{
-		{Format: "Responses API", Bridged: responsesBridgeRow, Alone: responsesAloneRow},
-		{Format: "Gemini API", Bridged: geminiBridgeRow, Alone: geminiAloneRow},
-		{Format: "Bedrock Converse", Bridged: bedrockBridgeRow, Alone: bedrockAloneRow},
-	})
+	var formats []benchrow.FormatRows
+	for _, f := range rawFormats[1:] {
+		formats = append(formats, f.rows)
+	}
+	benchrow.PrintFormatTargets(os.Stdout, med, rawFormats[0].rows, formats)
 }

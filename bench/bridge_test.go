@@ -82,7 +82,7 @@ func benchBridged(b *testing.B, name string, agent bridge.Agent, order int, row 
 // prepareBridged writes benchagent's bridged scenario for agent, named
 // name, records it against benchagent.Script and writes its golden; it
 // returns what loads the scenario and the agents to run it with.
-func prepareBridged(b *testing.B, name string, agent bridge.Agent) (load func() *scenario.Scenario, agents map[string]harness.Runner) {
+func prepareBridged(b testing.TB, name string, agent bridge.Agent) (load func() *scenario.Scenario, agents map[string]harness.Runner) {
 	ctx := context.Background()
 	sdir := filepath.Join(b.TempDir(), "scenarios")
 	if err := os.MkdirAll(sdir, 0o755); err != nil {
@@ -157,7 +157,7 @@ func benchAlone(b *testing.B, name string, agent bridge.Agent, order int, row st
 // captureAnswers records benchagent's workload with agent, named name,
 // replays it once through the bridge and returns the agent's requests and
 // the answers it got, in order.
-func captureAnswers(b *testing.B, name string, agent bridge.Agent) []benchagent.Answer {
+func captureAnswers(b testing.TB, name string, agent bridge.Agent) []benchagent.Answer {
 	ctx := context.Background()
 	load, _ := prepareBridged(b, name, agent)
 	var answers []benchagent.Answer
@@ -178,7 +178,7 @@ func captureAnswers(b *testing.B, name string, agent bridge.Agent) []benchagent.
 			if err != nil {
 				return nil, err
 			}
-			answers = append(answers, benchagent.Answer{Path: req.URL.Path, Request: body, Status: resp.StatusCode,
+			answers = append(answers, benchagent.Answer{URL: req.URL.String(), Path: req.URL.Path, Header: req.Header.Clone(), Request: body, Status: resp.StatusCode,
 				ContentType: resp.Header.Get("Content-Type"), Body: got})
 			resp.Body = io.NopCloser(bytes.NewReader(got))
 			return resp, nil

@@ -15,11 +15,12 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 )
 
-// Answer is one model call of the agent: the request's path and body as it
-// sent them, and the answer's status, content type and body as the bytes
-// a server sent.
+// Answer is one model call of the agent: the request's URL, path, headers
+// and body as it sent them, and the answer's status, content type and body
+// as the bytes a server sent.
 type Answer struct {
-	Path        string
+	URL, Path   string
+	Header      http.Header
 	Request     []byte
 	Status      int
 	ContentType string
@@ -47,7 +48,7 @@ func Capture(ctx context.Context) ([]Answer, error) {
 		if err != nil {
 			return nil, err
 		}
-		got = append(got, Answer{Path: r.URL.Path, Request: req, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body})
+		got = append(got, Answer{URL: r.URL.String(), Path: r.URL.Path, Header: r.Header.Clone(), Request: req, Status: resp.StatusCode, ContentType: resp.Header.Get("Content-Type"), Body: body})
 		resp.Body = io.NopCloser(bytes.NewReader(body))
 		return resp, nil
 	})

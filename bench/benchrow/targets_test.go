@@ -37,23 +37,30 @@ func TestPrintFormatTargets(t *testing.T) {
 	rows := map[string]Row{
 		AgentRow:  {CPU: 100, Wall: 1},
 		BridgeRow: {CPU: 200, Wall: 1},
+		"c raw":   {CPU: 80, Wall: 1, Allocs: 1000},
 		"g":       {CPU: 250, Wall: 1},
 		"g alone": {CPU: 120, Wall: 1},
+		"g raw":   {CPU: 92, Wall: 1, Allocs: 1100},
 		"r":       {CPU: 300, Wall: 1},
+		"m raw":   {CPU: 100, Wall: 1, Allocs: 900},
 	}
-	formats := []FormatRows{{"Gemini", "g", "g alone"}, {"Responses", "r", "r alone"}, {"Bedrock", "b", "b alone"}}
+	base := FormatRows{"Chat", BridgeRow, AgentRow, "c raw"}
+	formats := []FormatRows{{"Gemini", "g", "g alone", "g raw"}, {"Responses", "r", "r alone", "r raw"},
+		{"Messages", "m", "m alone", "m raw"}, {"Bedrock", "b", "b alone", "b raw"}}
 	var b strings.Builder
-	PrintFormatTargets(&b, rows, formats)
-	want := "wire formats vs Chat Completions (issue 36), per turn, from CPU time:\n" +
-		"  Gemini: bridged ÷ Chat Completions bridged = 1.25× (target ≤ 1.2×); agents alone 1.20×; bridge − agent 130.0 µs (Chat Completions 100.0 µs)\n" +
-		"  Responses: bridged ÷ Chat Completions bridged = 1.50× (target ≤ 1.2×)\n"
+	PrintFormatTargets(&b, rows, base, formats)
+	want := "wire formats vs Chat (issue 36), per turn, from CPU time; the target is on the raw rows (no SDK: the bridge's own cost):\n" +
+		"  Gemini: raw ÷ Chat raw = 1.15× (target ≤ 1.2×), allocations 1.10×; SDK bridged ÷ Chat SDK bridged = 1.25×; agents alone 1.20×; bridge − agent 130.0 µs (Chat 100.0 µs)\n" +
+		"  Responses: SDK bridged ÷ Chat SDK bridged = 1.50×\n" +
+		"  Messages: raw ÷ Chat raw = 1.25× (target ≤ 1.2×), allocations 0.90×\n"
 	if b.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", b.String(), want)
 	}
 	b.Reset()
 	delete(rows, BridgeRow)
-	if PrintFormatTargets(&b, rows, formats); b.Len() != 0 {
-		t.Errorf("without the Chat Completions row it printed %q", b.String())
+	delete(rows, "c raw")
+	if PrintFormatTargets(&b, rows, base, formats); b.Len() != 0 {
+		t.Errorf("without the Chat Completions rows it printed %q", b.String())
 	}
 }
 
