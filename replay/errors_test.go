@@ -11,8 +11,8 @@ import (
 	"github.com/tapeloop/tapeloop/tape"
 )
 
-// TestTypedErrorEntries pins the typed form of a recorded provider error: it
-// decodes, encodes back to the same text, and replays as an *llm.ProviderError
+// TestTypedErrorEntries: a recorded provider error in its typed form (whose
+// decoding and encoding tape's tests pin) replays as an *llm.ProviderError
 // whose kind and Retry-After the loop's retry policy reads.
 func TestTypedErrorEntries(t *testing.T) {
 	const src = `format: tapeloop/v1
@@ -30,13 +30,6 @@ tape:
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := tp.Entries[0]
-	if e.Error != "slow down" || e.ErrorKind != llm.ErrRateLimited || e.ErrorStatus != 429 || e.RetryAfter != 2*time.Second {
-		t.Fatalf("decoded %+v", e)
-	}
-	if got := string(encode(t, tp)); got != src {
-		t.Errorf("encoded:\n%s\nwant:\n%s", got, src)
-	}
 	m := NewModel(tp, nil)
 	_, err = m.Generate(context.Background(), &llm.Request{})
 	var pe *llm.ProviderError
@@ -49,31 +42,6 @@ tape:
 	_, err = m.Generate(context.Background(), &llm.Request{})
 	if errors.As(err, &pe) || llm.Retryable(err) {
 		t.Errorf("an untyped recorded error replays as a provider error: %v", err)
-	}
-}
-
-func TestTypedErrorDecodeErrors(t *testing.T) {
-	const head = "format: tapeloop/v1\ntape:\n"
-	for _, tc := range []struct{ name, src, want string }{
-		{"unknown kind", head + "  - error: {message: x, kind: teapot}\n",
-			`t.yaml:3: tape[0].error.kind: unknown value "teapot" (want rate_limited | overloaded | auth | bad_request | context_too_long | timeout | cancelled | malformed_response | unreachable)`},
-		{"missing message", head + "  - error: {kind: overloaded}\n",
-			`t.yaml:3: tape[0].error: missing required key "message"`},
-		{"status without kind", head + "  - error: {message: x, status: 500}\n",
-			`t.yaml:3: tape[0].error: status and retry_after need a kind (want one of rate_limited, overloaded, auth, bad_request, context_too_long, timeout, cancelled, malformed_response, unreachable)`},
-		{"bad duration", head + "  - error: {message: x, kind: rate_limited, retry_after: soon}\n",
-			`t.yaml:3: tape[0].error.retry_after: want a duration such as 100ms or 2s, got "soon"`},
-		{"status out of range", head + "  - error: {message: x, kind: overloaded, status: 42}\n",
-			`t.yaml:3: tape[0].error.status: want an integer from 100 to 599, got 42`},
-		{"unknown key", head + "  - error: {message: x, kind: overloaded, code: 1}\n",
-			`t.yaml:3: tape[0].error: unknown key "code" (want message, kind, status, retry_after)`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			_, err := tape.Decode(strings.NewReader(tc.src), "t.yaml")
-			if err == nil || err.Error() != tc.want || !errors.Is(err, tape.ErrFormat) {
-				t.Fatalf("got %v, want %q", err, tc.want)
-			}
-		})
 	}
 }
 

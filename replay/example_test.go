@@ -61,36 +61,3 @@ func ExampleModel() {
 	// true replay: tape[2] at weather.yaml:18: recorded provider error: 429 Too Many Requests
 	// true replay: weather.yaml: tape exhausted after 3 entries; the unanswered request ends with tool message (fetch_weather call_1) "sunny, 21C"
 }
-
-func ExampleEncode() {
-	tp := &tape.Tape{Entries: []tape.Entry{{
-		Response: &llm.Response{
-			Message:      llm.AssistantMessage("Done:\nhello\nworld\n", llm.ToolCall{ID: "c1", Name: "write_file", Arguments: `{"path": "a.txt",}`}),
-			FinishReason: llm.FinishToolCalls,
-		},
-		Request: tape.Summarize(&llm.Request{Messages: []llm.Message{llm.UserMessage("Write it.")}, Tools: []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}}),
-	}}}
-	var b strings.Builder
-	if err := tape.Encode(&b, tp); err != nil {
-		fmt.Println(err)
-	}
-	fmt.Print(b.String())
-	// Output:
-	// format: tapeloop/v1
-	// tape:
-	//   - response:
-	//       content: |
-	//         Done:
-	//         hello
-	//         world
-	//       tool_calls:
-	//         - id: c1
-	//           name: write_file
-	//           arguments: '{"path": "a.txt",}'
-	//       finish_reason: tool_calls
-	//     request:
-	//       tools: [read_file, write_file]
-	//       last_message:
-	//         role: user
-	//         content: Write it.
-}

@@ -16,14 +16,14 @@ var tools = []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}}
 
 func loadCanonical(t *testing.T) *tape.Tape {
 	t.Helper()
-	tp, err := tape.Load("testdata/canonical.yaml")
+	tp, err := tape.Load("../tape/testdata/canonical.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return tp
 }
 
-// canonicalRequests are the requests that testdata/canonical.yaml recorded.
+// canonicalRequests are the requests that ../tape/testdata/canonical.yaml recorded.
 func canonicalRequests() []*llm.Request {
 	offered := []llm.ToolDefinition{{Name: "write_file"}, {Name: "read_file"}, {Name: "append_file"}}
 	user := llm.UserMessage("Append 'world' to notes.txt and show me the file.")
@@ -60,7 +60,7 @@ func TestModelReplaysInOrder(t *testing.T) {
 		t.Errorf("response = %+v", resp)
 	}
 	_, err = m.Generate(ctx, reqs[2])
-	want := "replay: tape[2] at testdata/canonical.yaml:32: recorded provider error: 429 Too Many Requests: rate limited"
+	want := "replay: tape[2] at ../tape/testdata/canonical.yaml:32: recorded provider error: 429 Too Many Requests: rate limited"
 	if !errors.Is(err, ErrRecordedError) || err.Error() != want {
 		t.Errorf("turn 3 error:\n got %v\nwant %s", err, want)
 	}
@@ -68,7 +68,7 @@ func TestModelReplaysInOrder(t *testing.T) {
 		t.Errorf("Calls, Remaining = %d, %d; want 3, 0", m.Calls(), m.Remaining())
 	}
 	_, err = m.Generate(ctx, &llm.Request{Messages: []llm.Message{llm.ToolMessage("call_9", "read_file", "hello\nworld\n")}})
-	want = `replay: testdata/canonical.yaml: tape exhausted after 3 entries; the unanswered request ends with tool message (read_file call_9) "hello\nworld\n"`
+	want = `replay: ../tape/testdata/canonical.yaml: tape exhausted after 3 entries; the unanswered request ends with tool message (read_file call_9) "hello\nworld\n"`
 	if !errors.Is(err, ErrTapeExhausted) || err.Error() != want {
 		t.Errorf("turn 4 error:\n got %v\nwant %s", err, want)
 	}
@@ -99,7 +99,7 @@ func TestModelDivergesWithDiff(t *testing.T) {
 	req.Tools = tools
 	req.Messages[2].Content = "wrote 13 bytes"
 	_, err := m.Generate(ctx, req)
-	want := `replay: tape[1] at testdata/canonical.yaml:19: request diverged from the recording: tools, last_message differ (- recorded, + actual):
+	want := `replay: tape[1] at ../tape/testdata/canonical.yaml:19: request diverged from the recording: tools, last_message differ (- recorded, + actual):
 --- recorded
 +++ actual
 @@ -1,6 +1,6 @@
@@ -344,7 +344,7 @@ func TestUnifiedDiffHunks(t *testing.T) {
 }
 
 func TestModelServesUserTurns(t *testing.T) {
-	tp, err := tape.Load("testdata/conversation.yaml")
+	tp, err := tape.Load("../tape/testdata/conversation.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,13 +384,13 @@ func TestModelServesUserTurns(t *testing.T) {
 }
 
 func TestModelRefusesARequestWhereTheUserSpeaks(t *testing.T) {
-	tp, err := tape.Load("testdata/conversation.yaml")
+	tp, err := tape.Load("../tape/testdata/conversation.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := NewModel(tp, nil)
 	_, err = m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Hi")}})
-	want := `replay: tape[0] at testdata/conversation.yaml:4: request diverged from the recording: the loop asked the model, but tape[0] is a user turn; the user speaks only after a final text answer, and the request ends with user message "Hi"`
+	want := `replay: tape[0] at ../tape/testdata/conversation.yaml:4: request diverged from the recording: the loop asked the model, but tape[0] is a user turn; the user speaks only after a final text answer, and the request ends with user message "Hi"`
 	if err == nil || err.Error() != want || !errors.Is(err, ErrDiverged) {
 		t.Fatalf("error:\n got %v\nwant %s", err, want)
 	}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
@@ -308,18 +306,6 @@ func TestRewrittenConversationDiverges(t *testing.T) {
 
 // offered.system is one text or a list of them (each system message);
 // system: [] records that the run had none.
-func TestDecodeOfferedSystemList(t *testing.T) {
-	for src, want := range map[string][]string{"[Be terse., Use tools.]": {"Be terse.", "Use tools."}, "[]": {}} {
-		tp, err := tape.Decode(strings.NewReader("format: tapeloop/v1\noffered:\n  system: "+src+"\ntape:\n  - response: {content: hi}\n"), "x.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if tp.Offered == nil || tp.Offered.System == nil || !slices.Equal(tp.Offered.System, want) {
-			t.Errorf("system: %s decoded as %+v, want %q", src, tp.Offered, want)
-		}
-	}
-}
-
 // An offered change replaces only the parts it records: a new system prompt
 // keeps the tools offered before, and new tools keep the system prompt.
 func TestOfferedChangeKeepsUnrecordedParts(t *testing.T) {
@@ -332,23 +318,6 @@ func TestOfferedChangeKeepsUnrecordedParts(t *testing.T) {
 	}
 	if got := with(base, &tape.Offered{ResponseSchema: []byte(`{"type":"object"}`)}); string(got.ResponseSchema) != `{"type":"object"}` || !slices.Equal(got.System, []string{"old"}) {
 		t.Errorf("a new response schema alone: %+v, want it recorded and system [old] kept", got)
-	}
-}
-
-// Several system prompts are written as a block sequence, one a line; an
-// empty list as [].
-func TestEncodeOfferedSystemLists(t *testing.T) {
-	for _, tc := range []struct {
-		system []string
-		want   string
-	}{
-		{[]string{"one", "two"}, "system:\n    - one\n    - two\n"},
-		{[]string{}, "system: []\n"},
-	} {
-		out, err := yaml.Marshal(tape.EncodeOffered(&tape.Offered{System: tc.system}))
-		if err != nil || string(out) != tc.want {
-			t.Errorf("system %q: %q, %v; want %q", tc.system, out, err, tc.want)
-		}
 	}
 }
 

@@ -242,7 +242,7 @@ func TestRecordedUsageRoundTrips(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	text := string(encode(t, rec.Tape()))
+	text := encoded(t, rec.Tape())
 	for _, want := range []string{
 		"usage:\n        input_tokens: 120\n        output_tokens: 40\n        cached_input_tokens: 100\n        cache_write_tokens: 7\n        reasoning_tokens: 30\n",
 		"usage:\n        input_tokens: 5\n        reasoning_tokens: 2\n",

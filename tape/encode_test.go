@@ -1,4 +1,4 @@
-package replay
+package tape_test
 
 import (
 	"bytes"
@@ -9,9 +9,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
 )
+
+// lineDiff returns a unified diff of want (-) against got (+), for a test
+// failure's message.
+func lineDiff(want, got string) string {
+	return "--- want\n+++ got\n" + udiff.Hunks(want, got)
+}
 
 // zeroLines returns a copy of t without source positions, for comparing a
 // decoded tape with one built in memory.
@@ -50,7 +57,7 @@ func TestCanonicalFilesRoundTrip(t *testing.T) {
 			}
 			got := encode(t, tp)
 			if !bytes.Equal(got, want) {
-				t.Errorf("Encode(Load(%s)) differs from the file:\n%s", f, divergenceDiff(string(want), string(got)))
+				t.Errorf("Encode(Load(%s)) differs from the file:\n%s", f, lineDiff(string(want), string(got)))
 			}
 		})
 	}
@@ -187,7 +194,7 @@ func TestRoundTripRandomStrings(t *testing.T) {
 			t.Fatalf("case %d: round trip changed the tape\nencoded:\n%s\ngot  %#v\nwant %#v", i, out, got.Entries, tp.Entries)
 		}
 		if again := encode(t, back); !bytes.Equal(again, out) {
-			t.Fatalf("case %d: second encoding differs:\n%s", i, divergenceDiff(string(out), string(again)))
+			t.Fatalf("case %d: second encoding differs:\n%s", i, lineDiff(string(out), string(again)))
 		}
 	}
 }
@@ -225,7 +232,7 @@ func TestSaveIsAtomicAndLoadable(t *testing.T) {
 	got, _ := os.ReadFile(path)
 	want, _ := os.ReadFile("testdata/canonical.yaml")
 	if !bytes.Equal(got, want) {
-		t.Errorf("saved file differs from the canonical one:\n%s", divergenceDiff(string(want), string(got)))
+		t.Errorf("saved file differs from the canonical one:\n%s", lineDiff(string(want), string(got)))
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("directory holds %d files, want 1 (temp files left behind?)", len(entries))
