@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -389,5 +390,109 @@ func TestRebaseKeepsACallToAToolNeverOffered(t *testing.T) {
 	resp, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("hi")}, Tools: []llm.ToolDefinition{{Name: "read_file"}}})
 	if err != nil || len(resp.Message.ToolCalls) != 1 || resp.Message.ToolCalls[0].Name != "ghost" {
 		t.Errorf("Generate = %+v, %v; want the recorded call to ghost", resp, err)
+	}
+}
+
+// midRunTape offers read_file, then its second entry adds write_file and
+// calls it: the tools that entry expects are the ones it added.
+func midRunTape() *tape.Tape {
+	read := []llm.ToolDefinition{{Name: "read_file"}}
+	both := []llm.ToolDefinition{{Name: "read_file"}, {Name: "write_file"}}
+	call := llm.ToolCall{ID: "c1", Name: "write_file", Arguments: `{"path":"b.txt"}`}
+	return &tape.Tape{Offered: &tape.Offered{Tools: read}, Entries: []tape.Entry{
+		{Response: &llm.Response{Message: llm.AssistantMessage("one")}, Request: &tape.RequestSummary{New: []llm.Message{llm.UserMessage("Read a.txt.")}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("", call)}, Request: &tape.RequestSummary{Offered: &tape.Offered{Tools: both}, New: []llm.Message{llm.UserMessage("Write b.txt.")}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("done")}, Request: &tape.RequestSummary{New: []llm.Message{llm.ToolMessage("c1", "write_file", "ok")}}},
+	}}
+}
+
+// midRunTurns are the three requests midRunTape recorded, the second one
+// offering tools and the last one sending result.
+func midRunTurns(tools []llm.ToolDefinition, result string) []*llm.Request {
+	read := []llm.ToolDefinition{{Name: "read_file"}}
+	both := []llm.ToolDefinition{{Name: "read_file"}, {Name: "write_file"}}
+	m0 := []llm.Message{llm.UserMessage("Read a.txt.")}
+	m1 := append(slices.Clone(m0), llm.AssistantMessage("one"), llm.UserMessage("Write b.txt."))
+	m2 := append(slices.Clone(m1), llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "write_file", Arguments: `{"path":"b.txt"}`}), llm.ToolMessage("c1", "write_file", result))
+	return []*llm.Request{{Messages: m0, Tools: read}, {Messages: m1, Tools: tools}, {Messages: m2, Tools: both}}
+}
+
+// A rebase refuses a recorded call to a tool that an entry's own offered
+// change added, when the run no longer offers it at that turn.
+func TestRebaseRefusesACallToAToolAddedMidRunAndRemoved(t *testing.T) {
+	m := NewModel(midRunTape(), &ModelOptions{Rebase: true})
+	turns := midRunTurns([]llm.ToolDefinition{{Name: "read_file"}}, "ok")
+	if _, err := m.Generate(context.Background(), turns[0]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), turns[1]); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "calls write_file, which the agent no longer offers") {
+		t.Errorf("turn 1: %v, want ErrStale naming write_file", err)
+	}
+}
+
+// A rebase after a mid-run change of the tools, whose later turn sends
+// another tool result, restates that turn alone: the offered block is
+// unchanged.
+func TestRebaseAfterAMidRunChangeKeepsTheBlock(t *testing.T) {
+	tp := midRunTape()
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	for i, req := range midRunTurns([]llm.ToolDefinition{{Name: "read_file"}, {Name: "write_file"}}, "wrote 5 bytes") {
+		if _, err := m.Generate(context.Background(), req); err != nil {
+			t.Fatalf("turn %d: %v", i, err)
+		}
+	}
+	rb, err := m.Rebased(&RebaseOptions{Redactor: redact.New(&redact.Options{SecretEnv: []string{}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb.Offered || !slices.Equal(rb.Entries, []int{2}) {
+		t.Errorf("rebase changed offered %v, entries %v; want only entry 2", rb.Offered, rb.Entries)
+	}
+	if got := encoded(t, rb.Tape); !strings.Contains(got, "offered:\n  tools:\n    - name: read_file\ntape:\n") || !strings.Contains(got, "content: wrote 5 bytes") {
+		t.Errorf("rebased tape:\n%s", got)
+	}
+}
+
+// A rebase never un-redacts: where the recording redacted a value in a
+// message the request added, in a whole message list or in a last message,
+// the rebased entry redacts it again in the changed message the run sent,
+// though the rebase's own redactor knows no secret.
+func TestRebaseRedactsAgainWhatMessagesRecordedRedacted(t *testing.T) {
+	secrets := []string{"hunter2-Alpha", "hunter2-Bravo", "hunter2-Charlie"}
+	said := func(i int, v string) llm.Message {
+		return llm.UserMessage(fmt.Sprintf("Log in %d with %s please.", i, v))
+	}
+	sent := func(i int, v string) llm.Message {
+		return llm.UserMessage(fmt.Sprintf("Log in %d with %s please, now.", i, v))
+	}
+	last := said(2, redact.Redacted)
+	tp := &tape.Tape{Offered: &tape.Offered{Tools: []llm.ToolDefinition{{Name: "read_file"}}}, Entries: []tape.Entry{
+		{Response: &llm.Response{Message: llm.AssistantMessage("one")}, Request: &tape.RequestSummary{New: []llm.Message{said(0, redact.Redacted)}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("two")}, Request: &tape.RequestSummary{Messages: []llm.Message{sent(0, redact.Redacted), llm.AssistantMessage("one"), said(1, redact.Redacted)}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("three")}, Request: &tape.RequestSummary{LastMessage: &last}},
+	}}
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	msgs := []llm.Message{sent(0, secrets[0])}
+	for i, answer := range []string{"one", "two", "three"} {
+		if i > 0 {
+			msgs = append(msgs, llm.AssistantMessage([]string{"one", "two"}[i-1]), sent(i, secrets[i]))
+		}
+		resp, err := m.Generate(context.Background(), &llm.Request{Messages: slices.Clone(msgs), Tools: []llm.ToolDefinition{{Name: "read_file"}}})
+		if err != nil || resp.Message.Content != answer {
+			t.Fatalf("turn %d: %+v, %v", i, resp, err)
+		}
+	}
+	rb, err := m.Rebased(&RebaseOptions{Redactor: redact.New(&redact.Options{SecretEnv: []string{}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := encoded(t, rb.Tape)
+	if !slices.Equal(rb.Entries, []int{0, 1, 2}) || !strings.Contains(text, "please, now.") {
+		t.Errorf("rebased entries %v, want all three restated:\n%s", rb.Entries, text)
+	}
+	for _, s := range secrets {
+		if strings.Contains(text, s) {
+			t.Errorf("the rebased tape holds %s:\n%s", s, text)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -296,5 +297,69 @@ func TestRecorderRetryAddsNoMessages(t *testing.T) {
 	}
 	if resp, err := m.Generate(context.Background(), req); err != nil || resp.Message.Content != "hello" {
 		t.Errorf("replaying the retry: %+v, %v", resp, err)
+	}
+}
+
+// A request without messages (nil, or one of no messages) reaches the
+// wrapped model as an empty request, and is recorded as one that added no
+// message (`new: []`), which replays.
+func TestRecorderRecordsARequestWithoutMessages(t *testing.T) {
+	var got []*llm.Request
+	rec := NewRecorder(llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		got = append(got, req)
+		if req == nil {
+			return nil, errors.New("a nil request")
+		}
+		return &llm.Response{Message: llm.AssistantMessage(fmt.Sprintf("%d messages", len(req.Messages)))}, nil
+	}), nil)
+	if _, err := rec.Generate(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 1 || got[0] == nil {
+		t.Fatalf("the model was sent %v, want one empty request", got)
+	}
+	text := encoded(t, rec.Tape())
+	if !strings.Contains(text, "    request:\n      new: []\n") {
+		t.Errorf("the tape does not record a request that added no message:\n%s", text)
+	}
+	tp, err := tape.Decode(strings.NewReader(text), "empty.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{}); err != nil || resp.Message.Content != "0 messages" {
+		t.Errorf("replaying it: %+v, %v", resp, err)
+	}
+}
+
+// An assistant message an agent adds after a failed call is recorded as
+// sent: the failed call had no answer for it to be taken as sent back, even
+// when it repeats the answer before. The tape replays.
+func TestRecorderAfterAFailedCallRecordsWhatIsSent(t *testing.T) {
+	calls := 0
+	rec := NewRecorder(llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		calls++
+		if calls == 2 {
+			return nil, errors.New("503 overloaded")
+		}
+		return &llm.Response{Message: llm.AssistantMessage("Working on it.")}, nil
+	}), nil)
+	first := []llm.Message{llm.UserMessage("Start.")}
+	second := append(slices.Clone(first), llm.AssistantMessage("Working on it."), llm.UserMessage("Go on."))
+	// After the failure the agent states its last answer again itself.
+	third := append(slices.Clone(second), llm.AssistantMessage("Working on it."), llm.UserMessage("Go on, please."))
+	for i, msgs := range [][]llm.Message{first, second, third} {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); (err != nil) != (i == 1) {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	tp := rec.Tape()
+	if r := tp.Entries[2].Request; r == nil || len(r.New) != 2 || r.New[0].Role != llm.RoleAssistant {
+		t.Errorf("the third request recorded %+v, want new: the assistant message and the user's", r)
+	}
+	m := NewModel(tp, nil)
+	for i, msgs := range [][]llm.Message{first, second, third} {
+		if _, err := m.Generate(context.Background(), &llm.Request{Messages: msgs}); (err != nil) != (i == 1) || i == 1 && !errors.Is(err, ErrRecordedError) {
+			t.Errorf("replaying call %d: %v", i, err)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -88,5 +89,20 @@ func TestReplayOfARequestWithoutMessages(t *testing.T) {
 	}}}
 	if _, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{}); !errors.Is(err, ErrDiverged) {
 		t.Errorf("err = %v, want a divergence", err)
+	}
+}
+
+// A message the tape records as added with a value redacted (new:) matches
+// the message the run adds holding the value.
+func TestReplayAppliesTheTapesRedactionToNewMessages(t *testing.T) {
+	const key = "hunter2-Delta"
+	tp := &tape.Tape{Entries: []tape.Entry{
+		{Response: &llm.Response{Message: llm.AssistantMessage("one")}, Request: &tape.RequestSummary{New: []llm.Message{llm.UserMessage("Log in with " + redact.Redacted + " please.")}}},
+	}}
+	if _, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Log in with " + key + " please.")}}); err != nil {
+		t.Errorf("the message holding the value recorded as %s: %v", redact.Redacted, err)
+	}
+	if _, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Log in with " + key + " now.")}}); !errors.Is(err, ErrDiverged) {
+		t.Errorf("a message that differs elsewhere: %v, want a divergence", err)
 	}
 }
