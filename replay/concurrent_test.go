@@ -2,6 +2,9 @@ package replay
 
 import (
 	"context"
+	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -48,5 +51,42 @@ func TestConcurrentRequestsMatchByContent(t *testing.T) {
 	m := NewModel(tp, nil)
 	if _, err := m.Generate(context.Background(), sub("Summarise c.txt")); err == nil {
 		t.Error("a request no entry recorded was answered")
+	}
+}
+
+// A request that takes up an earlier conversation again (sub-agents
+// answered out of the recorded order) and differs from its entry is shown
+// as what it is to the request before it: a conversation that does not
+// extend it, in full.
+func TestAThreadTakenUpAgainDivergesAsARewrite(t *testing.T) {
+	a1 := []llm.Message{llm.UserMessage("Task A.")}
+	b1 := []llm.Message{llm.UserMessage("Task B.")}
+	a2 := func(next string) []llm.Message {
+		return append(slices.Clone(a1), llm.AssistantMessage("a1"), llm.UserMessage(next))
+	}
+	answers := map[string]string{"Task A.": "a1", "Task B.": "b1", "More A.": "a2"}
+	rec := NewRecorder(llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		last, _ := req.LastMessage()
+		return &llm.Response{Message: llm.AssistantMessage(answers[last.Content])}, nil
+	}), nil)
+	// Recorded in the order A, A again, B.
+	for _, msgs := range [][]llm.Message{a1, a2("More A."), b1} {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := NewModel(rec.Tape(), nil)
+	for _, msgs := range [][]llm.Message{a1, b1} {
+		if _, err := m.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := m.Generate(context.Background(), &llm.Request{Messages: a2("Other A.")})
+	if !errors.Is(err, ErrDiverged) {
+		t.Fatalf("err = %v, want a divergence", err)
+	}
+	want := "@@ -1,3 +1,8 @@\n-new:\n+# the request does not extend the previous request's conversation; it holds:\n+messages:\n+  - role: user\n+    content: Task A.\n+  - role: assistant\n+    content: a1\n   - role: user\n-    content: More A.\n+    content: Other A."
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("the divergence does not show the whole conversation:\n%v", err)
 	}
 }

@@ -72,7 +72,7 @@ func TestReplayComparesWhatComesBack(t *testing.T) {
 		{"unchanged", func(*llm.Message) {}, nil},
 		{"unsigned text dropped", func(m *llm.Message) { m.Reasoning = m.Reasoning[1:] }, nil},
 		{"call signature dropped", func(m *llm.Message) { m.ToolCalls[0].Signature = "" },
-			[]string{"t.yaml:", "the answer served was sent back", "--- served\n+++ sent back\n", "-        signature: Y2FsbA=="}},
+			[]string{"t.yaml:", "the answer served was sent back", "--- served\n+++ sent back\n@@ -7,4 +7,3 @@\n", "-        signature: Y2FsbA=="}},
 		{"block signature altered", func(m *llm.Message) { m.Reasoning[1].Signature = "c2lnbmVE" },
 			[]string{"-        signature: c2lnbmVk", "+        signature: c2lnbmVE"}},
 		{"signed block dropped", func(m *llm.Message) { m.Reasoning = m.Reasoning[:1] },
