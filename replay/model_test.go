@@ -566,3 +566,23 @@ func TestModelChecksToolsOnlyOffered(t *testing.T) {
 		t.Errorf("another description: err = %v, want a divergence naming offered.tools", err)
 	}
 }
+
+// When the added messages differ and the matcher also refuses the request,
+// the divergence names every field: the matcher's fields after new, or a
+// custom matcher's own error after them.
+func TestDivergenceNamesTheMatchersFieldsToo(t *testing.T) {
+	last := llm.UserMessage("Read a.txt.")
+	tp := &tape.Tape{File: "t.yaml", Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("a")},
+		Request: &tape.RequestSummary{New: []llm.Message{last}, LastMessage: &last}, Line: 3}}}
+	req := &llm.Request{Messages: []llm.Message{llm.UserMessage("Read b.txt.")}}
+	_, err := NewModel(tp, nil).Generate(context.Background(), req)
+	var me *MismatchError
+	if !errors.As(err, &me) || !slices.Equal(me.Fields, []string{"new", "last_message"}) || !strings.Contains(err.Error(), "new, last_message differ") {
+		t.Errorf("err = %v, want new and last_message named", err)
+	}
+	custom := MatcherFunc(func(*tape.RequestSummary, *llm.Request) error { return errors.New("the moon is full") })
+	_, err = NewModel(tp, &ModelOptions{Matcher: custom}).Generate(context.Background(), req)
+	if !errors.As(err, &me) || !slices.Equal(me.Fields, []string{"new"}) || !strings.HasSuffix(err.Error(), "; and the moon is full") {
+		t.Errorf("err = %v, want new named and the matcher's error after it", err)
+	}
+}

@@ -2,7 +2,9 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -167,5 +169,21 @@ func TestAnsweredByIsReadBack(t *testing.T) {
 		if c.want != "" && !strings.Contains(b.String(), `model: "gpt-4.1" # answered by `+c.want+": the recording sent it instead (--model)\n") {
 			t.Errorf("%q: encoded again without the comment:\n%s", c.comment, b.String())
 		}
+	}
+}
+
+// A parameter changed between two requests is recorded as a change of what
+// was offered, on the request that changed it.
+func TestRecorderRecordsAChangedParam(t *testing.T) {
+	rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("one")}, &llm.Response{Message: llm.AssistantMessage("two")}), nil)
+	msgs := []llm.Message{llm.UserMessage("Go.")}
+	for _, temp := range []string{"0.2", "0.7"} {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs, Params: map[string]json.RawMessage{"temperature": json.RawMessage(temp)}}); err != nil {
+			t.Fatal(err)
+		}
+		msgs = append(slices.Clone(msgs), llm.AssistantMessage("one"), llm.UserMessage("Again."))
+	}
+	if o := rec.Tape().Entries[1].Request.Offered; o == nil || string(o.Params["temperature"]) != "0.7" {
+		t.Errorf("the second request recorded offered %+v, want temperature 0.7", o)
 	}
 }

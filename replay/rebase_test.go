@@ -496,3 +496,58 @@ func TestRebaseRedactsAgainWhatMessagesRecordedRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A rebase of a run that used fewer entries than the tape holds (an error
+// entry among them) keeps the entries not served as they are, and the
+// recorded error still replays.
+func TestRebaseKeepsTheEntriesNotServed(t *testing.T) {
+	tp := &tape.Tape{Offered: &tape.Offered{Tools: []llm.ToolDefinition{{Name: "read_file"}}}, Entries: []tape.Entry{
+		{Error: "503 overloaded", Request: &tape.RequestSummary{New: []llm.Message{llm.UserMessage("Go.")}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("one")}, Request: &tape.RequestSummary{New: []llm.Message{}}},
+		{Response: &llm.Response{Message: llm.AssistantMessage("two")}, Request: &tape.RequestSummary{New: []llm.Message{llm.UserMessage("More.")}}},
+	}}
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	req := &llm.Request{Messages: []llm.Message{llm.UserMessage("Go.")}, Tools: []llm.ToolDefinition{{Name: "read_file"}}}
+	if _, err := m.Generate(context.Background(), req); !errors.Is(err, ErrRecordedError) {
+		t.Fatalf("the recorded error: %v", err)
+	}
+	if resp, err := m.Generate(context.Background(), req); err != nil || resp.Message.Content != "one" {
+		t.Fatalf("the retry: %+v, %v", resp, err)
+	}
+	rb, err := m.Rebased(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rb.Changed() || encoded(t, rb.Tape) != encoded(t, tp) {
+		t.Errorf("rebase changed offered %v, entries %v:\n%s", rb.Offered, rb.Entries, encoded(t, rb.Tape))
+	}
+}
+
+// A request recorded with its whole message list, an empty one, rebases to
+// the same: nothing changed.
+func TestRebaseKeepsAnEmptyMessageList(t *testing.T) {
+	tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("one")}, Request: &tape.RequestSummary{Messages: []llm.Message{}}}}}
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	if _, err := m.Generate(context.Background(), &llm.Request{}); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := m.Rebased(nil)
+	if err != nil || rb.Changed() {
+		t.Errorf("rebase: %+v, %v; want nothing changed", rb, err)
+	}
+}
+
+// A tape whose block states only the system prompt rebases to a block that
+// still states only it, though the run offers tools.
+func TestRebaseBlockStatesWhatItStated(t *testing.T) {
+	tp := &tape.Tape{Offered: &tape.Offered{System: []string{"Be brief."}}, Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("one")}}}}
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	req := &llm.Request{Messages: []llm.Message{llm.SystemMessage("Be brief."), llm.UserMessage("Go.")}, Tools: []llm.ToolDefinition{{Name: "read_file"}}}
+	if _, err := m.Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := m.Rebased(nil)
+	if err != nil || rb.Changed() || rb.Tape.Offered.Tools != nil {
+		t.Errorf("rebase: %+v, %v; want the block unchanged, stating no tools", rb, err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -46,5 +47,25 @@ func TestReplayAppliesTheTapesRedactionToWhatWasOffered(t *testing.T) {
 		if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s changed: %v; want a divergence in %s", c.name, err, c.want)
 		}
+	}
+}
+
+// A tool schema recorded with a value redacted matches the run's schema
+// holding the value, and diverges once the schema gains a property.
+func TestRedactedToolSchemaThatGainedAPropertyDiverges(t *testing.T) {
+	schema := func(key, extra string) []byte {
+		return []byte(`{"type":"object","properties":{"key":{"const":"` + key + `"}` + extra + `}}`)
+	}
+	tp := &tape.Tape{Offered: &tape.Offered{Tools: []llm.ToolDefinition{{Name: "login", Parameters: schema(redact.Redacted, "")}}},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}}}
+	run := func(params []byte) error {
+		_, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Go.")}, Tools: []llm.ToolDefinition{{Name: "login", Parameters: params}}})
+		return err
+	}
+	if err := run(schema("hunter2-Echo", "")); err != nil {
+		t.Errorf("the schema holding the redacted value: %v", err)
+	}
+	if err := run(schema("hunter2-Echo", `,"user":{"type":"string"}`)); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "tool login: parameters (schema) changed") {
+		t.Errorf("the schema with a property more: %v, want a divergence", err)
 	}
 }
