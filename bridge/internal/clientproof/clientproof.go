@@ -4,7 +4,9 @@
 // scripted local server speaking the agent's wire format, replays with
 // the server gone, and changes (system prompt, a tool's description,
 // model, tool choice, API version) to see each replay fail closed, before
-// a rebase accepts the changes. It links no model client of its own: the
+// a rebase accepts the changes. A proof run as a subtest named "stream"
+// (StreamSubtest) must have been answered in streams throughout, and any
+// other in single answers. It links no model client of its own: the
 // caller registers the provider that records (an llm/... import).
 package clientproof
 
@@ -158,10 +160,13 @@ func Client(t *testing.T, agent func(k Knobs) bridge.Agent) {
 // system prompt and tool description, the second call and wants; then
 // replays it (the golden written, then checked with the server gone) and
 // checks that a changed system prompt and a changed tool description fail
-// the replay with a diff naming the scenario file.
+// the replay with a diff naming the scenario file. The recording and both
+// replays must each answer the agent as a stream in a StreamSubtest, and
+// never elsewhere.
 func recordAndReplay(t *testing.T, path string, live *liveServer, model llm.Model, def Knobs, agent func(Knobs) bridge.Agent, wants ...string) {
 	t.Helper()
-	o, tape, err := bridge.Record(t.Context(), load(t, path), agent(def), model, nil)
+	seen := &answers{}
+	o, tape, err := bridge.Record(t.Context(), load(t, path), seen.observe(agent(def)), model, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,12 +186,13 @@ func recordAndReplay(t *testing.T, path string, live *liveServer, model llm.Mode
 			t.Errorf("the recorded scenario does not hold %q:\n%s", want, recorded)
 		}
 	}
-	if v := verify(t, path, agent(def), true); !v.Passed() {
+	if v := verify(t, path, seen.observe(agent(def)), true); !v.Passed() {
 		t.Fatalf("the first replay (writing the golden) fails:\n%s", v.Failure().Error())
 	}
-	if v := verify(t, path, agent(def), false); !v.Passed() {
+	if v := verify(t, path, seen.observe(agent(def)), false); !v.Passed() {
 		t.Fatalf("the replay with the server gone fails:\n%s", v.Failure().Error())
 	}
+	seen.check(t)
 	changed := def
 	changed.System = "You keep notes in files. Be brief."
 	failsClosed(t, "system prompt", verify(t, path, agent(changed), false), "notes.yaml:", "Be brief.")
