@@ -182,8 +182,12 @@ func TestBedrockAgent(t *testing.T) {
 	path := record(t, notesScenario, newBedrockAgent(false).run, live)
 	srv.Close()
 	for _, stream := range []bool{false, true} {
-		if v := verify(t, path, newBedrockAgent(stream).run, !stream); !v.Passed() {
-			t.Fatalf("stream %v: the replay fails:\n%s", stream, fmt.Sprint(v.Failure()))
+		if !t.Run(map[bool]string{false: "json", true: "stream"}[stream], func(t *testing.T) {
+			if v := verify(t, path, newBedrockAgent(stream).run, !stream); !v.Passed() {
+				t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
+			}
+		}) {
+			t.FailNow()
 		}
 	}
 	a := newBedrockAgent(false)

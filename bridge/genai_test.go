@@ -131,8 +131,12 @@ func TestGenai(t *testing.T) {
 			}
 			srv.Close()
 			for _, stream := range []bool{true, false} {
-				if v := verify(t, path, agent(stream).run, stream); !v.Passed() {
-					t.Fatalf("stream %v: the replay fails:\n%s", stream, fmt.Sprint(v.Failure()))
+				if !t.Run(map[bool]string{false: "json", true: "stream"}[stream], func(t *testing.T) {
+					if v := verify(t, path, agent(stream).run, stream); !v.Passed() {
+						t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
+					}
+				}) {
+					t.FailNow()
 				}
 			}
 			a := agent(true)
