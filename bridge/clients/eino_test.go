@@ -3,6 +3,8 @@ package clients_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"io"
 	"testing"
 
 	einoclaude "github.com/cloudwego/eino-ext/components/model/claude"
@@ -51,10 +53,37 @@ func einoClaude(ctx context.Context, r *bridge.Run, name string) (model.ToolCall
 // function calling mode ANY, OpenAI's "required", Claude's "any").
 var einoChoices = map[string]schema.ToolChoice{"auto": schema.ToolChoiceAllowed, "forced": schema.ToolChoiceForced}
 
+// toolCallChecker is a ReAct agent's StreamToolCallChecker: whether a
+// streamed answer calls tools.
+type toolCallChecker = func(ctx context.Context, answer *schema.StreamReader[*schema.Message]) (bool, error)
+
+// wholeStreamChecker is the StreamToolCallChecker eino's react package
+// asks for with Claude, which streams text before its tool calls (its
+// default looks only at the first chunk with text or tool calls): it
+// reads the answer until a tool call or its end.
+func wholeStreamChecker(_ context.Context, answer *schema.StreamReader[*schema.Message]) (bool, error) {
+	defer answer.Close()
+	for {
+		m, err := answer.Recv()
+		if errors.Is(err, io.EOF) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		if len(m.ToolCalls) > 0 {
+			return true, nil
+		}
+	}
+}
+
 // einoAgent is a ReAct agent of cloudwego/eino on the model component
 // newModel makes: the notes tools inferred from Go functions, the agent's
-// graph running the tool loop.
-func einoAgent(newModel einoModel) func(k clientproof.ModelKnobs) bridge.Agent {
+// graph running the tool loop. With stream set the agent runs with
+// Stream, its model component streaming each answer, and the final
+// answer is joined with schema.ConcatMessageStream; checker, when not nil,
+// is its StreamToolCallChecker (nil: eino's default).
+func einoAgent(newModel einoModel, stream bool, checker toolCallChecker) func(k clientproof.ModelKnobs) bridge.Agent {
 	return func(k clientproof.ModelKnobs) bridge.Agent {
 		return func(ctx context.Context, r *bridge.Run) error {
 			cm, err := newModel(ctx, r, k.Model)
@@ -83,7 +112,8 @@ func einoAgent(newModel einoModel) func(k clientproof.ModelKnobs) bridge.Agent {
 				return err
 			}
 			a, err := react.NewAgent(ctx, &react.AgentConfig{ToolCallingModel: cm, MaxStep: 10,
-				ToolsConfig: compose.ToolsNodeConfig{Tools: []tool.BaseTool{read, write}}})
+				ToolsConfig:           compose.ToolsNodeConfig{Tools: []tool.BaseTool{read, write}},
+				StreamToolCallChecker: checker})
 			if err != nil {
 				return err
 			}
@@ -91,8 +121,18 @@ func einoAgent(newModel einoModel) func(k clientproof.ModelKnobs) bridge.Agent {
 			if k.Choice != "" {
 				opts = append(opts, react.WithChatModelOptions(model.WithToolChoice(einoChoices[k.Choice])))
 			}
-			msg, err := a.Generate(ctx, []*schema.Message{schema.SystemMessage(k.System), schema.UserMessage(clientproof.LastUser(r))}, opts...)
-			if err != nil {
+			in := []*schema.Message{schema.SystemMessage(k.System), schema.UserMessage(clientproof.LastUser(r))}
+			var msg *schema.Message
+			if stream {
+				sr, err := a.Stream(ctx, in, opts...)
+				if err != nil {
+					return err
+				}
+				msg, err = schema.ConcatMessageStream(sr)
+				if err != nil {
+					return err
+				}
+			} else if msg, err = a.Generate(ctx, in, opts...); err != nil {
 				return err
 			}
 			r.Final(msg.Content)
@@ -101,14 +141,45 @@ func einoAgent(newModel einoModel) func(k clientproof.ModelKnobs) bridge.Agent {
 	}
 }
 
+// claudeStreamRace is why TestEino/claude/stream does not run under the
+// race detector (.ci/run runs it without): eino-ext's Claude component
+// (v0.1.6 here; the same code in v0.1.0, v0.1.4, v0.1.5 and v0.1.10, the
+// other versions in the module cache; the proxy lists none)
+// assigns Stream's named result err in the goroutine that reads the
+// stream (claude.go:285, joining the empty message_start chunk with the
+// next) after Stream has returned (claude.go:320). Every streamed Claude
+// answer starts with message_start, so every streamed run races, against
+// the bridge or against Anthropic alike.
+const claudeStreamRace = "eino-ext's Claude component races on its own named result err when it streams " +
+	"(claude.go:285 in its reader goroutine, claude.go:320 on return); run without -race"
+
 // TestEino proves eino's ReAct agent on each of its model components,
-// each recorded through a provider of its format.
+// each recorded through a provider of its format, with Generate (json)
+// and with Stream (stream).
 func TestEino(t *testing.T) {
-	t.Run("gemini", func(t *testing.T) { clientproof.Prove(t, clientproof.Gemini, einoAgent(einoGemini)) })
-	t.Run("openai", func(t *testing.T) { clientproof.Prove(t, clientproof.ChatCompletions, einoAgent(einoOpenAI)) })
+	t.Run("gemini", func(t *testing.T) {
+		t.Run("json", func(t *testing.T) { clientproof.Prove(t, clientproof.Gemini, einoAgent(einoGemini, false, nil)) })
+		t.Run("stream", func(t *testing.T) { clientproof.Prove(t, clientproof.Gemini, einoAgent(einoGemini, true, nil)) })
+	})
+	t.Run("openai", func(t *testing.T) {
+		t.Run("json", func(t *testing.T) {
+			clientproof.Prove(t, clientproof.ChatCompletions, einoAgent(einoOpenAI, false, nil))
+		})
+		t.Run("stream", func(t *testing.T) {
+			clientproof.Prove(t, clientproof.ChatCompletions, einoAgent(einoOpenAI, true, nil))
+		})
+	})
 	// The Claude component is on anthropic-sdk-go v1: API version
 	// 2023-06-01, which the agent cannot change.
 	v1 := clientproof.Messages
 	v1.Version = "2023-06-01"
-	t.Run("claude", func(t *testing.T) { clientproof.Prove(t, v1, einoAgent(einoClaude)) })
+	t.Run("claude", func(t *testing.T) {
+		t.Run("json", func(t *testing.T) { clientproof.Prove(t, v1, einoAgent(einoClaude, false, nil)) })
+		t.Run("stream", func(t *testing.T) {
+			if raceEnabled {
+				t.Skip(claudeStreamRace)
+			}
+			clientproof.Prove(t, v1, einoAgent(einoClaude, true, wholeStreamChecker))
+		})
+	})
 }
