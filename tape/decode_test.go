@@ -295,3 +295,24 @@ func TestDecodeMaxCallsPerResponse(t *testing.T) {
 		t.Errorf("Decode(%d calls) error = %v, want %s", MaxCallsPerResponse+1, err, want)
 	}
 }
+
+// TestLoadClosesTheFile: loading a tape leaves no file open, so that a
+// suite loading many tapes does not run out of descriptors.
+func TestLoadClosesTheFile(t *testing.T) {
+	open := func() int {
+		fds, err := os.ReadDir("/proc/self/fd")
+		if err != nil {
+			t.Skipf("cannot count open files without /proc/self/fd: %v", err)
+		}
+		return len(fds)
+	}
+	before := open()
+	for range 20 {
+		if _, err := Load("testdata/canonical.yaml"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if after := open(); after > before {
+		t.Errorf("%d files open after 20 loads, %d before", after, before)
+	}
+}

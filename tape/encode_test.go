@@ -241,3 +241,43 @@ func TestSaveIsAtomicAndLoadable(t *testing.T) {
 		t.Error("Save into a missing directory succeeded")
 	}
 }
+
+// TestCloneIsDeep: a clone of a tape shares nothing its entries hold: a
+// response, a user turn or a request changed in the clone leaves the
+// original as it was.
+func TestCloneIsDeep(t *testing.T) {
+	tp, err := tape.Load("testdata/conversation.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := string(encode(t, tp))
+	c := tp.Clone()
+	users := 0
+	for i := range c.Entries {
+		e := &c.Entries[i]
+		if e.Response != nil {
+			e.Response.Message.Content = "changed"
+		}
+		if e.User != nil {
+			e.User.Content = "changed"
+			users++
+		}
+		if e.Request != nil && e.Request.LastMessage != nil {
+			e.Request.LastMessage.Content = "changed"
+		}
+	}
+	if users == 0 {
+		t.Fatal("testdata/conversation.yaml holds no user turn")
+	}
+	if after := string(encode(t, tp)); after != before {
+		t.Errorf("changing the clone changed the tape:\n%s", lineDiff(before, after))
+	}
+}
+
+// TestSummarizeNil: a nil request summarises as offering no tools and
+// holding no message.
+func TestSummarizeNil(t *testing.T) {
+	if s := tape.Summarize(nil); s == nil || s.Tools == nil || len(s.Tools) != 0 || s.LastMessage != nil {
+		t.Errorf("Summarize(nil) = %+v", s)
+	}
+}

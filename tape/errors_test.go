@@ -62,3 +62,39 @@ func TestTypedErrorDecodeErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestEntryDecodeErrors: the parts of an entry that are not of their
+// documented shape are refused, naming the file, line and key.
+func TestEntryDecodeErrors(t *testing.T) {
+	const head = "format: tapeloop/v1\ntape:\n"
+	for _, tc := range []struct{ name, src, want string }{
+		{"tool_calls not a sequence", head + "  - response:\n      tool_calls: read_file\n",
+			`t.yaml:4: tape[0].response.tool_calls: want a sequence, got a string ("read_file")`},
+		{"new not a sequence", head + "  - response: {content: hi}\n    request:\n      new: hello\n",
+			`t.yaml:5: tape[0].request.new: want a sequence, got a string ("hello")`},
+		{"user name not text", head + "  - user:\n      content: hi\n      name: [a]\n",
+			`t.yaml:5: tape[0].user.name: want a string, got a sequence`},
+		{"binary arguments not base64", head + "  - response:\n      tool_calls:\n        - name: f\n          arguments: !!binary '%%%'\n",
+			`t.yaml:6: tape[0].response.tool_calls[0].arguments: invalid !!binary value: illegal base64 data at input byte 0`},
+		{"binary argument not base64", head + "  - response:\n      tool_calls:\n        - name: f\n          arguments: {data: !!binary '%%%'}\n",
+			`t.yaml:6: tape[0].response.tool_calls[0].arguments.data: invalid !!binary value: illegal base64 data at input byte 0`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tape.Decode(strings.NewReader(tc.src), "t.yaml")
+			if err == nil || err.Error() != tc.want || !errors.Is(err, tape.ErrFormat) {
+				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestEncodeRefusesAVerdictsInvalidRequest: a judge's verdict whose request
+// holds a message of an unknown role is not written.
+func TestEncodeRefusesAVerdictsInvalidRequest(t *testing.T) {
+	tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
+		Verdicts: []tape.Verdict{{Rubric: "r", Model: "m", On: "final", Request: &tape.RequestSummary{Messages: []llm.Message{{Role: "bot"}}}}}}
+	var b strings.Builder
+	if err := tape.Encode(&b, tp); err == nil || !errors.Is(err, tape.ErrFormat) || !strings.Contains(err.Error(), `judge[0].request.messages[0].role: invalid role "bot"`) {
+		t.Errorf("Encode = %v, want the invalid role named", err)
+	}
+}

@@ -1,12 +1,16 @@
 package tape_test
 
 import (
+	"encoding/json"
+	"errors"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -36,5 +40,121 @@ func TestEncodeOfferedSystemLists(t *testing.T) {
 		if err != nil || string(out) != tc.want {
 			t.Errorf("system %q: %q, %v; want %q", tc.system, out, err, tc.want)
 		}
+	}
+}
+
+// offeredTape is a tape whose offered block states every part: one system
+// prompt, a tool with a description and a schema and one with a name
+// alone, no response schema (null), and parameters with the model that
+// answered instead.
+func offeredTape() *tape.Tape {
+	return &tape.Tape{
+		Offered: &tape.Offered{
+			System: []string{"You keep notes."},
+			Tools: []llm.ToolDefinition{
+				{Name: "read_file", Description: "Read a file.", Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}`)},
+				{Name: "list_files"},
+			},
+			ResponseSchema: json.RawMessage{},
+			Params:         map[string]json.RawMessage{"model": json.RawMessage(`"gpt-4.1"`), "temperature": json.RawMessage(`0.2`)},
+			AnsweredBy:     "gpt-4.1-2025-04-14",
+		},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
+	}
+}
+
+// TestOfferedRoundTrip: an offered block encodes as its documented
+// canonical form (reviewed) and decodes back to the same block, whether it
+// states every part or states each as empty.
+func TestOfferedRoundTrip(t *testing.T) {
+	empty := &tape.Tape{Offered: &tape.Offered{System: []string{}, Tools: []llm.ToolDefinition{}, Params: map[string]json.RawMessage{}},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}}}
+	for _, tc := range []struct {
+		name string
+		tp   *tape.Tape
+		want string
+	}{
+		{"every part", offeredTape(), `format: tapeloop/v1
+offered:
+  system: You keep notes.
+  tools:
+    - name: read_file
+      description: Read a file.
+      parameters:
+        type: object
+        properties:
+          path:
+            type: string
+        required:
+          - path
+    - name: list_files
+  response_schema: null
+  params:
+    model: "gpt-4.1" # answered by gpt-4.1-2025-04-14: the recording sent it instead (--model)
+    temperature: 0.2
+tape:
+  - response:
+      content: done
+`},
+		{"each part empty", empty, `format: tapeloop/v1
+offered:
+  system: []
+  tools: []
+  params: {}
+tape:
+  - response:
+      content: done
+`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := string(encode(t, tc.tp))
+			if out != tc.want {
+				t.Fatalf("encoded:\n%s", lineDiff(tc.want, out))
+			}
+			back, err := tape.Decode(strings.NewReader(out), "o.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			back.Offered.Line = 0
+			if got := zeroLines(back); !reflect.DeepEqual(got.Offered, tc.tp.Offered) {
+				t.Errorf("decoded %+v\nwant    %+v", got.Offered, tc.tp.Offered)
+			}
+		})
+	}
+}
+
+// TestOfferedOf: what a request offers is its leading system messages
+// alone, and copies of its tools and response schema that the request's
+// later changes do not reach.
+func TestOfferedOf(t *testing.T) {
+	req := &llm.Request{
+		Messages:       []llm.Message{llm.SystemMessage("one"), llm.SystemMessage("two"), llm.UserMessage("Go."), llm.SystemMessage("late")},
+		Tools:          []llm.ToolDefinition{{Name: "f", Parameters: json.RawMessage(`{"type":"object"}`)}},
+		ResponseSchema: json.RawMessage(`{"type":"string"}`),
+	}
+	o := tape.OfferedOf(req)
+	req.Tools[0].Parameters[2] = 'X'
+	req.ResponseSchema[2] = 'X'
+	if !slices.Equal(o.System, []string{"one", "two"}) || string(o.Tools[0].Parameters) != `{"type":"object"}` || string(o.ResponseSchema) != `{"type":"string"}` {
+		t.Errorf("OfferedOf = system %q, parameters %s, response schema %s", o.System, o.Tools[0].Parameters, o.ResponseSchema)
+	}
+}
+
+// TestOfferedDecodeErrors: each part of an offered block that is not of
+// its documented shape is refused, naming its file, line and key.
+func TestOfferedDecodeErrors(t *testing.T) {
+	const tail = "tape:\n  - response: {content: hi}\n"
+	for _, tc := range []struct{ name, block, want string }{
+		{"tools not a sequence", "  tools: read_file\n", `o.yaml:3: offered.tools: want a sequence, got a string ("read_file")`},
+		{"tool without a name", "  tools:\n    - description: Read a file.\n", `o.yaml:4: offered.tools[0]: missing required key "name"`},
+		{"tool offered twice", "  tools:\n    - name: f\n    - name: f\n", `o.yaml:5: offered.tools[1].name: tool "f" is offered twice`},
+		{"cache not a sequence", "  cache: tools\n", `o.yaml:3: offered.cache: want a sequence, got a string ("tools")`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tape.Decode(strings.NewReader("format: tapeloop/v1\noffered:\n"+tc.block+tail), "o.yaml")
+			if err == nil || err.Error() != tc.want || !errors.Is(err, tape.ErrFormat) {
+				t.Errorf("got %v\nwant %s", err, tc.want)
+			}
+		})
 	}
 }
