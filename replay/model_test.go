@@ -586,3 +586,14 @@ func TestDivergenceNamesTheMatchersFieldsToo(t *testing.T) {
 		t.Errorf("err = %v, want new named and the matcher's error after it", err)
 	}
 }
+
+// A request without messages against an entry that recorded its whole
+// message list diverges, showing the recorded list against an empty one.
+func TestRequestWithoutMessagesAgainstARecordedList(t *testing.T) {
+	tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("a")},
+		Request: &tape.RequestSummary{Messages: []llm.Message{llm.UserMessage("hi")}}}}}
+	_, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{})
+	if want := "-messages:\n-  - role: user\n-    content: hi\n+messages: []"; !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want a divergence showing %q", err, want)
+	}
+}

@@ -363,3 +363,31 @@ func TestRecorderAfterAFailedCallRecordsWhatIsSent(t *testing.T) {
 		}
 	}
 }
+
+// A model's answer that leaves its role unset (a fake model, say) is
+// recorded as the assistant's, and recognised as such when the agent sends
+// it back: the next request records only what it added after it.
+func TestRecorderAnswerWithoutARoleIsTheAssistants(t *testing.T) {
+	call := llm.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.txt"}`}
+	rec := NewRecorder(scriptedModel(
+		&llm.Response{Message: llm.Message{ToolCalls: []llm.ToolCall{call}}},
+		&llm.Response{Message: llm.Message{Content: "done"}},
+	), nil)
+	msgs := []llm.Message{llm.UserMessage("Read a.txt.")}
+	for range 2 {
+		resp, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		back := resp.Message.Clone()
+		back.Role = llm.RoleAssistant // as the agent's loop sends it back
+		msgs = append(slices.Clone(msgs), back, llm.ToolMessage("c1", "read_file", "hi"))
+	}
+	tp := rec.Tape()
+	if r := tp.Entries[1].Request; r == nil || len(r.New) != 1 || r.New[0].Role != llm.RoleTool {
+		t.Errorf("the second request recorded %+v, want new: the tool result alone", r)
+	}
+	if role := tp.Entries[0].Response.Message.Role; role != llm.RoleAssistant {
+		t.Errorf("the answer was recorded with role %q", role)
+	}
+}
