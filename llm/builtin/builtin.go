@@ -7,13 +7,13 @@
 //
 // It registers "openai", "openai-compatible", "ollama", "vllm",
 // "llamacpp" and "openai-responses" (package llm/openai), "anthropic"
-// (package llm/anthropic), "gemini" (package llm/gemini) and "bedrock"
-// (package llm/bedrock).
+// (package llm/anthropic), "gemini" and "vertex" (package llm/gemini) and
+// "bedrock" (package llm/bedrock).
 package builtin
 
 import (
 	_ "github.com/tapeloop/tapeloop/llm/anthropic" // Messages API
 	_ "github.com/tapeloop/tapeloop/llm/bedrock"   // Bedrock Converse
-	_ "github.com/tapeloop/tapeloop/llm/gemini"    // Gemini API
+	_ "github.com/tapeloop/tapeloop/llm/gemini"    // Gemini API, Vertex AI
 	_ "github.com/tapeloop/tapeloop/llm/openai"    // Chat Completions dialects, Responses API
 )

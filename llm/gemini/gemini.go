@@ -1,7 +1,9 @@
 // Package gemini is the provider of Google's Gemini API, on its official Go
-// SDK (google.golang.org/genai). It registers "gemini" with package llm:
+// SDK (google.golang.org/genai), and of the same models on Vertex AI. It
+// registers "gemini" and "vertex" with package llm:
 //
 //	model, err := llm.Open(ctx, "gemini/gemini-2.5-flash", nil)
+//	model, err = llm.Open(ctx, "vertex/gemini-2.5-flash", nil) // Vertex AI, Application Default Credentials
 //
 // The key is OpenOptions.APIKey, else GEMINI_API_KEY, else GOOGLE_API_KEY;
 // the API's root OpenOptions.BaseURL, else GOOGLE_GEMINI_BASE_URL, else
@@ -9,6 +11,15 @@
 // OpenOptions.NoStream. A bridged agent's Gemini request is forwarded as
 // the agent sent it (see wire.Forward), its model replaced in the path when
 // this model is another.
+//
+// A "vertex/MODEL" model (NewVertex) calls Vertex AI on genai's Vertex
+// backend with an OAuth2 access token of Application Default Credentials
+// (GOOGLE_APPLICATION_CREDENTIALS, gcloud's file, the metadata server),
+// in the project and location of GOOGLE_CLOUD_PROJECT and
+// GOOGLE_CLOUD_LOCATION; a bridged agent's request is forwarded to its
+// own project and location's host with the token in place of its
+// credentials. The token is held in memory only, never put in a variable
+// or a file.
 //
 // A model turn keeps Gemini's thought signatures (llm.ToolCall.Signature,
 // and a reasoning block holding only a signature for one on text), which
@@ -56,13 +67,18 @@ func init() {
 // Model is a Gemini API model. It is safe for concurrent use.
 type Model struct {
 	client *genai.Client
-	model  string
-	opts   llm.OpenOptions
+	// provider is "gemini" or "vertex".
+	provider string
+	model    string
+	opts     llm.OpenOptions
 	// http is opts.HTTPClient as the *http.Client it is; nil means none.
 	http *http.Client
 	// key and base are what the client was made with, which a bridged
 	// agent's forwarded request is sent with (forward.go).
 	key, base string
+	// vertex is set for a Vertex AI model (vertex.go); nil for the
+	// Gemini API.
+	vertex *vertex
 }
 
 // New returns the model named model. A nil opts is the zero
@@ -91,11 +107,11 @@ func New(ctx context.Context, model string, opts *llm.OpenOptions) (*Model, erro
 	if err != nil {
 		return nil, fmt.Errorf("gemini: %w", err)
 	}
-	return &Model{client: client, model: model, opts: *opts, http: hc, key: key, base: base}, nil
+	return &Model{client: client, provider: ProviderName, model: model, opts: *opts, http: hc, key: key, base: base}, nil
 }
 
-// Name returns "gemini/MODEL".
-func (m *Model) Name() string { return ProviderName + "/" + m.model }
+// Name returns "gemini/MODEL", or "vertex/MODEL" for Vertex AI.
+func (m *Model) Name() string { return m.provider + "/" + m.model }
 
 // Generate makes one generateContent call, streamed unless
 // OpenOptions.NoStream; a bridged agent's call (ctx carries its request,
@@ -103,11 +119,18 @@ func (m *Model) Name() string { return ProviderName + "/" + m.model }
 // an *llm.ProviderError.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if fw := wire.ForwardedOf(ctx); fw != nil {
+		if m.vertex != nil {
+			return m.forwardVertex(ctx, fw)
+		}
 		return m.forward(ctx, fw)
+	}
+	if m.vertex != nil && m.vertex.project == "" {
+		err := fmt.Errorf("no Google Cloud project: set %s (the credentials of %s name none)", ProjectEnv, m.vertex.source)
+		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: m.provider, Message: err.Error(), Err: err}
 	}
 	contents, cfg, err := m.request(ctx, req)
 	if err != nil {
-		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: ProviderName, Message: err.Error(), Err: err}
+		return nil, &llm.ProviderError{Kind: llm.ErrBadRequest, Provider: m.provider, Message: err.Error(), Err: err}
 	}
 	var (
 		parts  []*genai.Part
@@ -132,24 +155,29 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	if m.opts.NoStream {
 		r, err := m.client.Models.GenerateContent(ctx, m.model, contents, cfg)
 		if err != nil {
-			return nil, classify(ctx, err)
+			return nil, classify(ctx, m.provider, err)
 		}
 		gather(r)
 	} else {
 		for r, err := range m.client.Models.GenerateContentStream(ctx, m.model, contents, cfg) {
 			if err != nil {
-				return nil, classify(ctx, err)
+				return nil, classify(ctx, m.provider, err)
 			}
 			gather(r)
 		}
-		if pe := llm.ContextError(ctx, ProviderName, nil); pe != nil {
+		if pe := llm.ContextError(ctx, m.provider, nil); pe != nil {
 			return nil, pe
 		}
 	}
 	if finish == "" {
-		return nil, &llm.ProviderError{Kind: llm.ErrMalformed, Provider: ProviderName, Message: "the answer has no finish reason (a stream cut short, or no candidate)"}
+		return nil, &llm.ProviderError{Kind: llm.ErrMalformed, Provider: m.provider, Message: "the answer has no finish reason (a stream cut short, or no candidate)"}
 	}
-	return response(parts, finish, usage)
+	resp, err := response(parts, finish, usage)
+	var pe *llm.ProviderError
+	if errors.As(err, &pe) {
+		pe.Provider = m.provider
+	}
+	return resp, err
 }
 
 // response makes the response of an answer's parts, read as the bridge
@@ -180,21 +208,26 @@ func response(parts []*genai.Part, finish string, u *genai.GenerateContentRespon
 	return resp, nil
 }
 
-// classify turns a failed call into an *llm.ProviderError: the context's
-// failure first, then Google's error (its kind by the google.rpc status
+// classify turns a failed call of provider into an *llm.ProviderError:
+// the context's failure first, then one the transport made (Vertex AI's
+// access token), then Google's error (its kind by the google.rpc status
 // name, its wait from a RetryInfo detail), then transport failures.
-func classify(ctx context.Context, err error) error {
-	if pe := llm.ContextError(ctx, ProviderName, err); pe != nil {
+func classify(ctx context.Context, provider string, err error) error {
+	if pe := llm.ContextError(ctx, provider, err); pe != nil {
 		return pe
+	}
+	var own *llm.ProviderError
+	if errors.As(err, &own) {
+		return own
 	}
 	var ae genai.APIError
 	if errors.As(err, &ae) {
 		return &llm.ProviderError{
-			Kind: wire.GeminiErrorKind(ae.Code, ae.Status, ae.Message), Provider: ProviderName, StatusCode: ae.Code,
+			Kind: wire.GeminiErrorKind(ae.Code, ae.Status, ae.Message), Provider: provider, StatusCode: ae.Code,
 			Message: ae.Message, RetryAfter: wire.GeminiRetryDelay(ae.Details), Err: err,
 		}
 	}
-	return httpwatch.TransportError(ProviderName, err)
+	return httpwatch.TransportError(provider, err)
 }
 
 // signature decodes a base64 thought signature; nil when there is none or
