@@ -100,8 +100,10 @@ type CommandMessage struct {
 // are then at /tapeloop/work and /tapeloop/home, the same on every run,
 // and where the kernel has Landlock a write anywhere else is refused and
 // fails the run (ErrSandbox), naming the path.
-// On Linux without that privilege the PID namespace is made in an
-// unprivileged user namespace where the kernel allows one; else tapeloop
+// On Linux without that privilege, all of that holds where the kernel
+// allows an unprivileged user namespace: the namespaces are made in one of
+// the command's own, by a stage (tapeloop's executable run again), and the
+// endpoint is at 127.0.0.1:7357 (sandbox.StagePort) there; else tapeloop
 // is a child subreaper while the command runs and kills what it left when
 // it ends, setsid helpers included; the outcome names them and says that the network was not
 // isolated (Outcome.Sandbox). Elsewhere it runs in a process group of its

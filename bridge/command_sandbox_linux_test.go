@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -225,5 +226,109 @@ func TestCommandSetsidHelperEndsWithoutNamespaces(t *testing.T) {
 	}
 	if !strings.Contains(o.Error, "sandbox is required, and cannot hold here") {
 		t.Errorf("required: the run ended with %s, error %q; want the sandbox required and missing", o.Termination, o.Error)
+	}
+}
+
+// TestCommandRequireSandbox: where the sandbox holds every guarantee, a
+// command that requires it (Options.RequireSandbox, evalrun's
+// --require-sandbox) runs and answers.
+func TestCommandRequireSandbox(t *testing.T) {
+	needSandbox(t, sandbox.All)
+	t.Setenv(bridge.RequireSandboxEnv, "") // the option alone requires it here
+	s := modeScenario(t, "60s", "print", "6")
+	o, err := bridge.Runner(nil, &bridge.Options{RequireSandbox: true})(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" || o.Final != "xxxxxx" {
+		t.Errorf("required: the run ended with %s, final %q, error %q; want final_text \"xxxxxx\"", o.Termination, o.Final, o.Error)
+	}
+}
+
+// unprivilegedTests are the tests of a command's sandbox that
+// TestCommandSandboxUnprivileged runs again as an unprivileged user.
+var unprivilegedTests = []string{
+	"TestCommandSetsidHelperEnds",
+	"TestCommandDiesWithTapeloop",
+	"TestCommandNetworkRefused",
+	"TestCommandWorkspaceIsFixed",
+	"TestCommandWritesOutsideRefused",
+	"TestCommandRequireSandbox",
+}
+
+// TestCommandSandboxUnprivileged: without root, a command agent gets the
+// whole sandbox where the kernel allows unprivileged user namespaces (a
+// stage makes its network and mount namespaces in one): it reaches the
+// bridge and nothing else, a dial and a lookup elsewhere are refused and
+// fail the run, it works at /tapeloop/work, a write outside is refused and
+// fails the run, its setsid helpers die with it and with tapeloop, and
+// requiring the sandbox passes. Run as root (as CI is), this runs those
+// tests again in this test binary as nobody (uid 65534), with the sandbox
+// required, and each must pass, not skip; where the kernel refuses the
+// user namespace, it skips, saying so.
+func TestCommandSandboxUnprivileged(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("not root: the tests of the sandbox above take the unprivileged path themselves")
+	}
+	const nobody = 65534
+	// Everything nobody needs, in a directory nobody can reach: this
+	// binary, the test agent, and a TMPDIR of its own.
+	dir, err := os.MkdirTemp("", "tapeloop-unprivileged-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin, agent, tmp := filepath.Join(dir, "bridge.test"), filepath.Join(dir, "cmdagent"), filepath.Join(dir, "tmp")
+	linkOrCopy(t, self, bin)
+	linkOrCopy(t, buildCommandAgent(t), agent)
+	if err := os.Mkdir(tmp, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(tmp, nobody, nobody); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), bin, "-test.run=^("+strings.Join(unprivilegedTests, "|")+")$", "-test.v", "-test.count=1")
+	cmd.Dir = tmp
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp, bridge.RequireSandboxEnv+"=1", cmdAgentEnv+"="+agent)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody, Groups: []uint32{}}}
+	b, err := cmd.CombinedOutput()
+	out := string(b)
+	for _, name := range unprivilegedTests {
+		if strings.Contains(out, "--- PASS: "+name+" ") {
+			continue
+		}
+		if strings.Contains(out, "--- SKIP: "+name+" ") && strings.Contains(out, "or an unprivileged user namespace: ") {
+			t.Skipf("the kernel refuses unprivileged user namespaces here:\n%s", out)
+		}
+		t.Errorf("%s did not pass as uid %d", name, nobody)
+	}
+	if err != nil || t.Failed() {
+		t.Errorf("the tests as uid %d: %v\n%s", nobody, err, out)
+	}
+}
+
+// linkOrCopy makes to the file from, executable by anyone: a hard link,
+// or a copy where none can be made.
+func linkOrCopy(t *testing.T, from, to string) {
+	t.Helper()
+	if os.Link(from, to) == nil {
+		if fi, err := os.Stat(to); err == nil && fi.Mode().Perm()&0o005 == 0o005 {
+			return
+		}
+		os.Remove(to)
+	}
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -53,11 +53,19 @@ var cmdAgent struct {
 	err  error
 }
 
+// cmdAgentEnv names a testdata/cmdagent built already, for a test binary
+// that another test runs (as another user, who may have no Go build cache).
+const cmdAgentEnv = "TAPELOOP_TEST_CMDAGENT"
+
 // buildCommandAgent returns the path of testdata/cmdagent, built on the
-// first call.
+// first call (or the one cmdAgentEnv names).
 func buildCommandAgent(t *testing.T) string {
 	t.Helper()
 	cmdAgent.once.Do(func() {
+		if bin := os.Getenv(cmdAgentEnv); bin != "" {
+			cmdAgent.bin = bin // built by the test that started this one
+			return
+		}
 		goTool, err := exec.LookPath("go")
 		if err != nil {
 			cmdAgent.skip = "no go command to build the test agent with"

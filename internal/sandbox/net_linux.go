@@ -124,7 +124,13 @@ func watchLoopback(idx int) (*netWatch, error) {
 	// Room for the attempts of a busy command: the bridge's own traffic
 	// is filtered out (skip), so only attempts fill it.
 	_ = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUFFORCE, 4<<20)
-	return &netWatch{fd: fd, attempts: map[string]bool{}}, nil
+	return newNetWatch(fd), nil
+}
+
+// newNetWatch is the watch of the packet socket fd, which it then owns
+// (a stage's, handed to tapeloop).
+func newNetWatch(fd int) *netWatch {
+	return &netWatch{fd: fd, attempts: map[string]bool{}}
 }
 
 // skip makes the socket ignore the TCP traffic of the listener on

@@ -141,6 +141,10 @@ type Status struct {
 	// namespace, made for each command, rather than through the
 	// privilege to make a PID namespace.
 	userNS bool
+	// stage is set when Network and Workspace hold through a stage, a
+	// process made for each command in a user namespace of its own,
+	// rather than through the privilege to make their namespaces.
+	stage bool
 }
 
 // String says which guarantees hold and why the others do not, in one

@@ -126,29 +126,37 @@ type writeWatch struct {
 	writes   map[string]bool
 }
 
-// watchWrites installs the filter on the calling thread (which must have
-// no_new_privs set, as refuseWrites does) and starts its listener: writes
-// beneath writable (paths as the command sees them) and to /dev files are
-// not noted. root is the Box's root on the host.
-func watchWrites(root string, writable ...string) (*writeWatch, error) {
+// installWriteFilter installs the filter on the calling thread (which
+// must have no_new_privs set, as refuseWrites does; what it starts
+// inherits the filter) and returns its listener, a file descriptor that
+// watchWrites serves, from this process or another it is handed to.
+func installWriteFilter() (int, error) {
 	if len(writeCalls) == 0 {
-		return nil, errors.New("no system call table for this architecture")
+		return -1, errors.New("no system call table for this architecture")
 	}
 	prog := writeFilter(auditArch, writeCalls)
 	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	fd, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_NEW_LISTENER, uintptr(unsafe.Pointer(&fprog)))
 	if errno != 0 {
-		return nil, fmt.Errorf("seccomp: %w", errno)
+		return -1, fmt.Errorf("seccomp: %w", errno)
 	}
+	return int(fd), nil
+}
+
+// watchWrites serves the listener fd of a filter installWriteFilter
+// installed, which it then owns: writes beneath writable (paths as the
+// command sees them) and to /dev files are not noted. root is the Box's
+// root on the host.
+func watchWrites(fd int, root string, writable ...string) (*writeWatch, error) {
 	stop, err := unix.Eventfd(0, unix.EFD_CLOEXEC)
 	if err != nil {
-		unix.Close(int(fd))
+		unix.Close(fd)
 		return nil, err
 	}
 	if r, err := filepath.EvalSymlinks(root); err == nil {
 		root = r
 	}
-	w := &writeWatch{fd: int(fd), stop: stop, root: root, writable: writable, done: make(chan struct{}), writes: map[string]bool{}}
+	w := &writeWatch{fd: fd, stop: stop, root: root, writable: writable, done: make(chan struct{}), writes: map[string]bool{}}
 	go w.serve()
 	return w, nil
 }
