@@ -184,7 +184,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 	}
 	// The traffic's first scan reads the files too, as the recorder's
 	// baseline: one listing of the workspace for both.
-	base := map[string][]byte{}
+	base := map[string]workspace.Entry{}
 	tr, err := newTraffic(model, ws, nil, base)
 	if err != nil {
 		return nil, fmt.Errorf("%s: recording the workspace: %w", s.Path, err)

@@ -59,7 +59,7 @@ type traffic struct {
 // events go to observe, after a first scan of ws. When contents is not
 // nil, that scan also reads each file into it: the baseline a recorder
 // needs, from the same listing.
-func newTraffic(model llm.Model, ws workspace.FS, observe agent.Observer, contents map[string][]byte) (*traffic, error) {
+func newTraffic(model llm.Model, ws workspace.FS, observe agent.Observer, contents map[string]workspace.Entry) (*traffic, error) {
 	t := &traffic{model: model, ws: ws, observe: observe}
 	files, at, err := t.scan(contents)
 	if err != nil {
@@ -198,16 +198,18 @@ func (t *traffic) mayDiffer(old, cur fileStat) bool {
 		old.ctime >= t.scanned.Add(-racyWindow).UnixNano()
 }
 
-// scan notes the status of every regular file of the workspace, and when
-// it began; with contents not nil, it also reads each file into it. A file
+// scan notes the status of every entry of the workspace but directories
+// (files, symbolic links, special files), and when it began; with contents
+// not nil, it also reads each entry into it (workspace.ReadEntry: a link's
+// target, never followed; a special file's kind, never opened). An entry
 // gone between listing and status is left out (deleted). The status is the
-// listing's (fs.DirEntry.Info: a regular file's own, which the listing of a
-// disk workspace may already hold, saving a stat).
-func (t *traffic) scan(contents map[string][]byte) (map[string]fileStat, time.Time, error) {
+// listing's (fs.DirEntry.Info: the entry's own, not a link's target's,
+// which the listing of a disk workspace may already hold, saving a stat).
+func (t *traffic) scan(contents map[string]workspace.Entry) (map[string]fileStat, time.Time, error) {
 	at := time.Now()
 	files := make(map[string]fileStat, len(t.files))
 	err := t.ws.Walk(func(p string, d fs.DirEntry) error {
-		if !d.Type().IsRegular() {
+		if d.IsDir() {
 			return nil
 		}
 		fi, err := d.Info()
@@ -221,11 +223,15 @@ func (t *traffic) scan(contents map[string][]byte) (map[string]fileStat, time.Ti
 		st.ctime, st.ino, st.known = changeOf(fi)
 		files[p] = st
 		if contents != nil {
-			data, err := t.ws.ReadFile(p)
+			e, err := workspace.ReadEntry(t.ws, p)
+			if errors.Is(err, fs.ErrNotExist) {
+				delete(files, p)
+				return nil
+			}
 			if err != nil {
 				return err
 			}
-			contents[p] = data
+			contents[p] = e
 		}
 		return nil
 	})

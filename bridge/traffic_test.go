@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -226,5 +227,101 @@ func TestModelCallNumbersPairEvents(t *testing.T) {
 	want := []string{"model_request 1", "model_error 1", "model_retry 1", "model_response 1", "model_request 2", "model_response 2"}
 	if !slices.Equal(got, want) {
 		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
+// TestTurnDiffShowsLinksAndSpecialFiles: what an agent makes between two
+// model calls that is not a plain file (symbolic links, a named pipe, hard
+// links, a mode change) shows in that turn's diff, from the turn-end scan
+// that lists them, and the content of a file linked from outside the
+// workspace reaches neither the diff nor the end state.
+func TestTurnDiffShowsLinksAndSpecialFiles(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("s3cret\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text := `format: tapeloop/v1
+setup:
+  agent: {go: links}
+  workspace:
+    files: {a.txt: "alpha\n", run.sh: "echo hi\n"}
+input:
+  - {role: user, content: "Link things."}
+tape: []
+`
+	path := filepath.Join(t.TempDir(), "links.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var skip error
+	agentFn := func(ctx context.Context, r *Run) error {
+		ask := func() error {
+			resp, err := r.HTTPClient.Post(r.OpenAIBaseURL+"/chat/completions", "application/json",
+				strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"go"}]}`))
+			if err != nil {
+				return err
+			}
+			return resp.Body.Close()
+		}
+		if err := ask(); err != nil {
+			return err
+		}
+		at := func(name string) string { return filepath.Join(r.Dir, name) }
+		for _, step := range []func() error{
+			func() error { return os.Symlink("/etc/passwd", at("esc")) },
+			func() error { return syscall.Mkfifo(at("p"), 0o644) },
+			func() error { return os.Link(at("a.txt"), at("b.txt")) },
+			func() error { return os.Link(outside, at("out")) },
+			func() error { return os.Chmod(at("run.sh"), 0o755) },
+		} {
+			if err := step(); err != nil {
+				skip = err
+				return nil
+			}
+		}
+		return ask()
+	}
+	o, err := runScenario(t.Context(), s, agentFn, &runOptions{Model: llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage("ok"), FinishReason: llm.FinishStop}, nil
+	})})
+	if skip != nil {
+		t.Skipf("cannot make links here: %v", skip)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(o.Turns) != 2 {
+		t.Fatalf("%d turns, want 2", len(o.Turns))
+	}
+	want := `diff --git a/b.txt b/b.txt
+new hard link to a.txt
+diff --git a/esc b/esc
+new file mode 120000
+--- /dev/null
++++ b/esc
+@@ -0,0 +1 @@
++/etc/passwd
+\ No newline at end of file
+diff --git a/out b/out
+new hard link to a file outside the workspace
+diff --git a/p b/p
+new named pipe
+diff --git a/run.sh b/run.sh
+old mode 100644
+new mode 100755
+`
+	if got := o.Turns[0].Diff; got != want {
+		t.Errorf("turn 1's diff:\n%s\nwant:\n%s", got, want)
+	}
+	g, err := o.Golden(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(g), "s3cret") {
+		t.Errorf("the golden holds the content of the file outside:\n%s", g)
 	}
 }

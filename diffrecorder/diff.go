@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/udiff"
+	"github.com/tapeloop/tapeloop/workspace"
 )
 
 // The operations of a [FileDiff].
@@ -56,50 +57,133 @@ const maxDistinctLines = udiff.MaxDistinctLines
 const emptyBlob = "e69de29"
 
 // fileDiff renders the change from old to new. oldPath or newPath name the
-// two sides (equal except for renames); a nil side does not exist.
-func fileDiff(oldPath, newPath string, old, new []byte, limit int) FileDiff {
+// two sides (equal except for renames); a nil side does not exist. A side
+// that git's format cannot hold in the same section as the other (a change
+// between a file and a link, or to or from a special file or a hard link)
+// renders as the old side's deletion followed by the new side's creation.
+func fileDiff(oldPath, newPath string, old, new *workspace.Entry, limit int) FileDiff {
 	fd := FileDiff{Path: newPath, Op: OpModify}
-	binary := udiff.IsBinary(old) || udiff.IsBinary(new)
-	var hunks string
-	if !binary && string(old) != string(new) {
-		hunks = udiff.HunksLimit(string(old), string(new), limit)
-	}
-	var sb strings.Builder
-	sb.Grow(128 + 4*(len(oldPath)+len(newPath)) + len(hunks))
-	aName, bName := quote("a/"+oldPath), quote("b/"+newPath)
-	sb.WriteString("diff --git " + aName + " " + bName + "\n")
 	switch {
 	case old == nil:
 		fd.Op = OpCreate
-		sb.WriteString("new file mode 100644\n")
-		aName = "/dev/null"
 	case new == nil:
 		fd.Op = OpDelete
 		fd.Path = oldPath
-		sb.WriteString("deleted file mode 100644\n")
-		bName = "/dev/null"
 	case oldPath != newPath:
 		fd.Op = OpRename
 		fd.From = oldPath
-		fmt.Fprintf(&sb, "rename from %s\nrename to %s\n", quote(oldPath), quote(newPath))
+	}
+	if old != nil && new != nil && gitMode(old) != "" && (gitMode(old) == "120000") == (gitMode(new) == "120000") {
+		fd.Diff = section(oldPath, newPath, old, new, limit)
+		return fd
+	}
+	var sb strings.Builder
+	if old != nil {
+		sb.WriteString(section(oldPath, oldPath, old, nil, limit))
+	}
+	if new != nil {
+		sb.WriteString(section(newPath, newPath, nil, new, limit))
+	}
+	fd.Diff = sb.String()
+	return fd
+}
+
+// gitMode returns the mode git gives the entry e: 100644 or 100755 for a
+// regular file, 120000 for a symbolic link; "" for the kinds git has no
+// mode for.
+func gitMode(e *workspace.Entry) string {
+	switch e.Kind {
+	case workspace.KindFile:
+		if e.Exec {
+			return "100755"
+		}
+		return "100644"
+	case workspace.KindSymlink:
+		return "120000"
+	}
+	return ""
+}
+
+// content is what git diffs of the entry e: a file's content, a link's
+// target.
+func content(e *workspace.Entry) []byte {
+	if e == nil {
+		return nil
+	}
+	if e.Kind == workspace.KindSymlink {
+		return []byte(e.Target)
+	}
+	return e.Data
+}
+
+// section renders one "diff --git" section from old to new, which are
+// both of a kind git has a mode for (files or both links) when both are
+// given.
+func section(oldPath, newPath string, old, new *workspace.Entry, limit int) string {
+	aName, bName := quote("a/"+oldPath), quote("b/"+newPath)
+	head := "diff --git " + aName + " " + bName + "\n"
+	switch {
+	case old == nil && gitMode(new) == "":
+		return head + "new " + describe(new) + "\n"
+	case new == nil && gitMode(old) == "":
+		return head + "deleted " + describe(old) + "\n"
+	}
+	oldData, newData := content(old), content(new)
+	if old != nil && oldData == nil {
+		oldData = []byte{}
+	}
+	if new != nil && newData == nil {
+		newData = []byte{}
+	}
+	binary := udiff.IsBinary(oldData) || udiff.IsBinary(newData)
+	var hunks string
+	if !binary && string(oldData) != string(newData) {
+		hunks = udiff.HunksLimit(string(oldData), string(newData), limit)
+	}
+	var sb strings.Builder
+	sb.Grow(128 + 4*(len(oldPath)+len(newPath)) + len(hunks))
+	sb.WriteString(head)
+	switch {
+	case old == nil:
+		sb.WriteString("new file mode " + gitMode(new) + "\n")
+		aName = "/dev/null"
+	case new == nil:
+		sb.WriteString("deleted file mode " + gitMode(old) + "\n")
+		bName = "/dev/null"
+	default:
+		if om, nm := gitMode(old), gitMode(new); om != nm {
+			sb.WriteString("old mode " + om + "\nnew mode " + nm + "\n")
+		}
+		if oldPath != newPath {
+			fmt.Fprintf(&sb, "rename from %s\nrename to %s\n", quote(oldPath), quote(newPath))
+		}
 	}
 	switch {
 	case binary:
-		if string(old) != string(new) || old == nil || new == nil {
+		if string(oldData) != string(newData) || old == nil || new == nil {
 			fmt.Fprintf(&sb, "Binary files %s and %s differ\n", aName, bName)
 		}
-	case old == nil && len(new) == 0:
+	case old == nil && len(newData) == 0:
 		sb.WriteString("index 0000000.." + emptyBlob + "\n")
-	case new == nil && len(old) == 0:
+	case new == nil && len(oldData) == 0:
 		sb.WriteString("index " + emptyBlob + "..0000000\n")
-	case string(old) == string(new):
-		// A pure rename: headers only.
+	case string(oldData) == string(newData):
+		// A pure rename or mode change: headers only.
 	default:
 		sb.WriteString("--- " + fileLineName(aName) + "\n+++ " + fileLineName(bName) + "\n")
 		sb.WriteString(hunks)
 	}
-	fd.Diff = sb.String()
-	return fd
+	return sb.String()
+}
+
+// describe names an entry git has no mode for, after "new " or "deleted "
+// in its section: "named pipe", "hard link to a.txt", "hard link to a
+// file outside the workspace".
+func describe(e *workspace.Entry) string {
+	if e.Kind == workspace.KindHardLink {
+		return "hard link to " + quote(e.Target)
+	}
+	return e.Kind.String()
 }
 
 // fileLineName returns the quoted name q as it goes on a "---" or "+++" line:

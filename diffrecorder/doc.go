@@ -30,9 +30,21 @@
 //   - binary content (not valid UTF-8, or holding a NUL byte, on either
 //     side): "Binary files a/PATH and b/PATH differ" in place of ---/+++ and
 //     hunks (with /dev/null for an absent side). Patch tools cannot apply it.
+//   - mode change: "old mode 100644" and "new mode 100755" after the "diff
+//     --git" line, then the hunks if the content changed too.
 //
-// The workspace has no file modes, so created and deleted files always say
-// 100644. Hunks have 3 lines of context; their headers are "@@ -l,s +l,s @@"
+// Modes are git's: 100644 for a regular file, 100755 for one its owner may
+// execute, 120000 for a symbolic link, whose content is its target as
+// written (one line without a final newline), read without following it.
+// A memory workspace has no modes: its files are 100644. Every other entry
+// (see [workspace.ReadEntry]) has a section of its own that patch tools
+// cannot apply: "new KIND" or "deleted KIND" after the "diff --git" line,
+// where KIND is "named pipe", "socket", "character device", "block
+// device", "hard link to NAME" (a second name of the file NAME, which shows
+// its content) or "hard link to a file outside the workspace" (never
+// read). An entry that changes between kinds that one section cannot hold
+// (a file and a link, a pipe and a file) is its deletion followed by its
+// creation, two sections for the one path. Hunks have 3 lines of context; their headers are "@@ -l,s +l,s @@"
 // where a count of 1 is left out and an empty range names the line before it
 // (0 at the top). Hunks whose contexts overlap or touch are merged. A line
 // without a final newline is followed by "\ No newline at end of file".

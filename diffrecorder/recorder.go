@@ -16,7 +16,8 @@ import (
 )
 
 // Recorder records the changes tools make to a workspace, one turn at a
-// time. [New] takes the baseline (the content of every file); [Recorder.Record]
+// time. [New] takes the baseline (every entry: each file's content and
+// mode, each link's target, each special file's kind); [Recorder.Record]
 // notes the paths that tool effects touched; [Recorder.EndTurn] compares the
 // touched paths with the baseline, returns the diff and moves their baseline
 // forward.
@@ -32,14 +33,14 @@ type Recorder struct {
 	w workspace.FS
 
 	mu       sync.Mutex
-	baseline map[string][]byte   // content at the last EndTurn, by cleaned path
-	beneath  map[string]int      // by directory, how many baseline files lie beneath it
-	touched  map[string]struct{} // cleaned paths touched this turn
+	baseline map[string]workspace.Entry // entries at the last EndTurn, by cleaned path
+	beneath  map[string]int             // by directory, how many baseline files lie beneath it
+	touched  map[string]struct{}        // cleaned paths touched this turn
 	// files and current are EndTurn's scratch maps, kept empty between
 	// turns: the paths to compare, and the current content of those that
 	// exist.
 	files   map[string]struct{}
-	current map[string][]byte
+	current map[string]workspace.Entry
 	renames []move  // renames this turn, in the order recorded
 	errs    []error // effects with invalid paths, this turn
 }
@@ -47,32 +48,32 @@ type Recorder struct {
 // move is a rename from one cleaned path to another.
 type move struct{ from, to string }
 
-// New returns a Recorder for w whose baseline is the current content of
-// every regular file of w.
+// New returns a Recorder for w whose baseline is every entry of w now, as
+// [workspace.Entries] reads them.
 func New(w workspace.FS) (*Recorder, error) {
-	snap, err := workspace.Snapshot(w)
+	snap, err := workspace.Entries(w)
 	if err != nil {
 		return nil, fmt.Errorf("diffrecorder: taking the baseline: %w", err)
 	}
 	return newRecorder(w, snap), nil
 }
 
-// NewFrom returns a Recorder for w whose baseline is snap: the content of
-// every regular file of w by path, as [workspace.Snapshot] returns it, for
-// a caller that takes that snapshot anyway (on disk, each file read is
-// system calls). The Recorder copies the map and never changes the
-// contents, so snap stays as it was. A nil snap is an empty workspace.
-func NewFrom(w workspace.FS, snap map[string][]byte) *Recorder {
+// NewFrom returns a Recorder for w whose baseline is snap: every entry of
+// w by path, as [workspace.Entries] returns it, for a caller that reads
+// them anyway (on disk, each file read is system calls). The Recorder
+// copies the map and never changes the contents, so snap stays as it was.
+// A nil snap is an empty workspace.
+func NewFrom(w workspace.FS, snap map[string]workspace.Entry) *Recorder {
 	return newRecorder(w, maps.Clone(snap))
 }
 
 // newRecorder returns a Recorder for w with baseline, which it owns.
-func newRecorder(w workspace.FS, baseline map[string][]byte) *Recorder {
+func newRecorder(w workspace.FS, baseline map[string]workspace.Entry) *Recorder {
 	if baseline == nil {
-		baseline = map[string][]byte{}
+		baseline = map[string]workspace.Entry{}
 	}
 	r := &Recorder{w: w, baseline: baseline, beneath: map[string]int{}, touched: map[string]struct{}{},
-		files: map[string]struct{}{}, current: map[string][]byte{}}
+		files: map[string]struct{}{}, current: map[string]workspace.Entry{}}
 	for p := range baseline {
 		r.countBeneath(p, 1)
 	}
@@ -147,7 +148,8 @@ func (r *Recorder) endTurn(limit int) (TurnDiff, error) {
 		if done == nil {
 			done = map[string]bool{}
 		}
-		out.Files = append(out.Files, fileDiff(m.from, m.to, r.baseline[m.from], current[m.to], limit))
+		old, cur := r.baseline[m.from], current[m.to]
+		out.Files = append(out.Files, fileDiff(m.from, m.to, &old, &cur, limit))
 		done[m.from], done[m.to] = true, true
 	}
 	for p := range files {
@@ -156,10 +158,17 @@ func (r *Recorder) endTurn(limit int) (TurnDiff, error) {
 		}
 		old, hadOld := r.baseline[p]
 		cur, hasCur := current[p]
-		if hadOld == hasCur && string(old) == string(cur) {
+		if hadOld == hasCur && old.Equal(cur) {
 			continue
 		}
-		out.Files = append(out.Files, fileDiff(p, p, old, cur, limit))
+		var before, after *workspace.Entry
+		if hadOld {
+			before = &old
+		}
+		if hasCur {
+			after = &cur
+		}
+		out.Files = append(out.Files, fileDiff(p, p, before, after, limit))
 	}
 	slices.SortFunc(out.Files, func(a, b FileDiff) int { return strings.Compare(a.Path, b.Path) })
 
@@ -195,9 +204,9 @@ func (r *Recorder) countBeneath(p string, delta int) {
 	}
 }
 
-// collect adds to files the path p and every file beneath it, before or after
-// the turn, and to current the content of those that exist now.
-func (r *Recorder) collect(p string, files map[string]struct{}, current map[string][]byte) error {
+// collect adds to files the path p and every entry beneath it, before or
+// after the turn, and to current those that exist now.
+func (r *Recorder) collect(p string, files map[string]struct{}, current map[string]workspace.Entry) error {
 	if _, ok := r.baseline[p]; ok {
 		files[p] = struct{}{}
 	}
@@ -214,30 +223,24 @@ func (r *Recorder) collect(p string, files map[string]struct{}, current map[stri
 			}
 		}
 	}
-	// Read p as a file first, and ask for its status only when that fails:
-	// a touched path is most often a file, and on disk each question is a
-	// system call. The status then decides as if it had been asked first:
-	// gone, a directory, or a file whose read error is returned.
-	data, readErr := r.w.ReadFile(p)
-	if readErr == nil {
-		files[p] = struct{}{}
-		current[p] = data
-		return nil
-	}
-	fi, err := r.w.Stat(p)
+	// The entry is read as it is: a link is not followed, a special file
+	// not opened.
+	e, err := workspace.ReadEntry(r.w, p)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	case err != nil:
 		return err
-	case fi.IsDir():
+	case e.Kind == workspace.KindDir:
 		return r.collectDir(p, files, current)
 	}
-	return readErr
+	files[p] = struct{}{}
+	current[p] = e
+	return nil
 }
 
-// collectDir adds every regular file beneath the directory dir.
-func (r *Recorder) collectDir(dir string, files map[string]struct{}, current map[string][]byte) error {
+// collectDir adds every entry beneath the directory dir.
+func (r *Recorder) collectDir(dir string, files map[string]struct{}, current map[string]workspace.Entry) error {
 	entries, err := r.w.ReadDir(dir)
 	if err != nil {
 		return err
@@ -252,13 +255,16 @@ func (r *Recorder) collectDir(dir string, files map[string]struct{}, current map
 			if err := r.collectDir(p, files, current); err != nil {
 				return err
 			}
-		case e.Type().IsRegular():
-			data, err := r.w.ReadFile(p)
+		default:
+			entry, err := workspace.ReadEntry(r.w, p)
+			if errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
 			if err != nil {
 				return err
 			}
 			files[p] = struct{}{}
-			current[p] = data
+			current[p] = entry
 		}
 	}
 	return nil
@@ -270,7 +276,7 @@ func (r *Recorder) collectDir(dir string, files map[string]struct{}, current map
 // rename only if its source existed at the start of the turn and is gone,
 // and its target is new and exists; each source is used once. The rest of the
 // touched files render as creations, deletions and modifications.
-func (r *Recorder) renamePairs(files map[string]struct{}, current map[string][]byte) []move {
+func (r *Recorder) renamePairs(files map[string]struct{}, current map[string]workspace.Entry) []move {
 	if len(r.renames) == 0 {
 		return nil
 	}

@@ -641,7 +641,7 @@ func TestNewFromSnapshot(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	snap, err := workspace.Snapshot(w)
+	snap, err := workspace.Entries(w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -663,7 +663,7 @@ func TestNewFromSnapshot(t *testing.T) {
 			t.Errorf("turn %d: NewFrom's diff %q (%v), New's %q (%v)", turn, got, err, want, werr)
 		}
 	}
-	if len(snap) != 2 || string(snap["a"]) != "a1\n" || string(snap["d/b"]) != "b1\n" {
+	if len(snap) != 2 || string(snap["a"].Data) != "a1\n" || string(snap["d/b"].Data) != "b1\n" {
 		t.Errorf("the snapshot changed: %q", snap)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/workspace"
 )
 
 // TestManyDistinctLines checks go-diff's line mode past 65,536 distinct
@@ -20,7 +22,7 @@ func TestManyDistinctLines(t *testing.T) {
 	old := sb.String()
 	new := strings.Replace(old, "line 100\n", "changed\n", 1)
 	new = strings.Replace(new, "line 69000\n", "line 69000\nadded\n", 1)
-	d := fileDiff("big", "big", []byte(old), []byte(new), maxDistinctLines)
+	d := fileDiff("big", "big", &workspace.Entry{Data: []byte(old)}, &workspace.Entry{Data: []byte(new)}, maxDistinctLines)
 	want := `diff --git a/big b/big
 --- a/big
 +++ b/big

@@ -18,6 +18,7 @@ import (
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
+	"github.com/tapeloop/tapeloop/workspace"
 )
 
 // Outcome is the normalised result of running a scenario: what its golden file
@@ -322,11 +323,22 @@ func (c *CallOutcome) showExecuted() bool {
 	return !jsonvalue.Same(c.Executed, c.Arguments)
 }
 
-// fileState describes one file at the end of a run; untouched says that
-// it is as it was before.
-func fileState(path string, data []byte, untouched bool) FileState {
+// fileState describes one entry at the end of a run; untouched says that
+// it is as it was before. An entry that is not a regular file (a link, a
+// special file) is never listed as untouched: its Content says what it is
+// (workspace.Entry.String), with the size and hash of that text.
+func fileState(path string, e workspace.Entry, untouched bool) FileState {
+	data := e.Data
+	content := ""
+	if e.Kind == workspace.KindFile {
+		content = displayContent(data)
+	} else {
+		content = e.String()
+		data = []byte(content)
+		untouched = false
+	}
 	sum := sha256.Sum256(data)
-	return FileState{Path: path, Content: displayContent(data), Untouched: untouched, Size: len(data), Hash: hex.EncodeToString(sum[:8])}
+	return FileState{Path: path, Content: content, Untouched: untouched, Size: len(data), Hash: hex.EncodeToString(sum[:8])}
 }
 
 // displayContent is a file's content for the golden: text as is, binary as a

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -38,7 +37,7 @@ type Recorder struct {
 	env   *toolkit.Env
 	diffs *diffrecorder.Recorder
 	// base is the workspace before the run; nil when unknown (outcomeOf).
-	base map[string][]byte
+	base map[string]workspace.Entry
 
 	mu        sync.Mutex
 	turnDiffs []string
@@ -62,11 +61,11 @@ type RecorderOptions struct {
 	// tools shared (toolkit.Shared) go into the outcome's state. Nil means
 	// no state.
 	Env *toolkit.Env
-	// Base is what ws holds as the run starts, in workspace.Snapshot's
+	// Base is what ws holds as the run starts, in workspace.Entries'
 	// form, when the caller has just read it: NewRecorder takes it (the map
 	// is the Recorder's from then on) instead of reading ws again. Nil
 	// means NewRecorder reads ws.
-	Base map[string][]byte
+	Base map[string]workspace.Entry
 }
 
 // NewRecorder snapshots ws, the workspace the run's tools act on, as the
@@ -78,7 +77,7 @@ func NewRecorder(ws workspace.FS, opts *RecorderOptions) (*Recorder, error) {
 	base := opts.Base
 	if base == nil {
 		var err error
-		if base, err = workspace.Snapshot(ws); err != nil {
+		if base, err = workspace.Entries(ws); err != nil {
 			return nil, fmt.Errorf("recording the workspace: %w", err)
 		}
 	}
@@ -184,13 +183,13 @@ func (r *Recorder) Outcome(run *agent.RunResult, runErr error) (*Outcome, error)
 	if u := r.users[len(run.Turns)+1]; u != nil {
 		o.Turns = append(o.Turns, TurnOutcome{Index: len(run.Turns) + 1, User: u})
 	}
-	files, err := workspace.Snapshot(r.ws)
+	files, err := workspace.Entries(r.ws)
 	if err != nil {
 		return nil, fmt.Errorf("reading the end state of the workspace: %w", err)
 	}
 	for _, p := range slices.Sorted(maps.Keys(files)) {
 		old, existed := r.base[p]
-		o.Workspace = append(o.Workspace, fileState(p, files[p], existed && bytes.Equal(old, files[p])))
+		o.Workspace = append(o.Workspace, fileState(p, files[p], existed && old.Equal(files[p])))
 	}
 	for _, p := range slices.Sorted(maps.Keys(r.base)) {
 		if _, ok := files[p]; !ok {

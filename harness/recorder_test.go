@@ -104,10 +104,10 @@ func TestRecorderMatchesScenarioRun(t *testing.T) {
 // not read for a baseline); without Base it reads the workspace.
 func TestRecorderTakesTheCallersBase(t *testing.T) {
 	for _, c := range []struct {
-		base map[string][]byte
+		base map[string]workspace.Entry
 		want string
 	}{
-		{map[string][]byte{"notes.txt": []byte("before\n")}, "-before\n+after\n"},
+		{map[string]workspace.Entry{"notes.txt": {Data: []byte("before\n")}}, "-before\n+after\n"},
 		{nil, "-now\n+after\n"},
 	} {
 		ws := workspace.NewMemory()
@@ -125,7 +125,7 @@ func TestRecorderTakesTheCallersBase(t *testing.T) {
 		observe(agent.Event{Kind: agent.EventToolEnd, Result: &tools.Result{Effects: []tools.Effect{{File: &tools.FileEffect{Op: tools.OpModify, Path: "notes.txt"}}}}})
 		observe(agent.Event{Kind: agent.EventTurnEnd})
 		if len(rec.turnDiffs) != 1 || !strings.Contains(rec.turnDiffs[0], c.want) {
-			t.Errorf("Base %q: turn diffs %q, want one holding %q", c.base, rec.turnDiffs, c.want)
+			t.Errorf("Base %v: turn diffs %q, want one holding %q", c.base, rec.turnDiffs, c.want)
 		}
 	}
 }

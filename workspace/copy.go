@@ -31,7 +31,9 @@ func CopyFS(dst FS, src fs.FS) error {
 }
 
 // Snapshot returns the content of every regular file of w by its
-// slash-separated relative path. Directories and symbolic links are left out.
+// slash-separated relative path. Directories, symbolic links and special
+// files are left out, and a file of [Disk] with several hard links is an
+// error wrapping [ErrLinked]; [Entries] shows every entry as what it is.
 // The map is never nil.
 func Snapshot(w FS) (map[string][]byte, error) {
 	files := map[string][]byte{}

@@ -14,6 +14,12 @@
 // deterministic in-memory tree that behaves like Disk for every operation.
 // Both are safe for concurrent use.
 //
+// Tools see regular files and directories only. A record of the workspace
+// sees every entry: [Entries] and [ReadEntry] describe each as an [Entry],
+// a symbolic link by its target (never followed), a named pipe, socket or
+// device by its kind (never opened), a file of several names as one file
+// and links to it.
+//
 //	w := workspace.NewMemory()
 //	if err := workspace.CopyFS(w, os.DirFS("testdata/seed")); err != nil {
 //		return err

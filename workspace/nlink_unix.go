@@ -18,3 +18,11 @@ func linkCount(info fs.FileInfo) uint64 {
 // nonBlocking is the open flag that keeps opening a named pipe from waiting
 // for the other end.
 const nonBlocking = syscall.O_NONBLOCK
+
+// sameFile reports whether a and b, from Lstat or a listing, describe the
+// same file: the same device and inode.
+func sameFile(a, b fs.FileInfo) bool {
+	sa, ok1 := a.Sys().(*syscall.Stat_t)
+	sb, ok2 := b.Sys().(*syscall.Stat_t)
+	return ok1 && ok2 && sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}
