@@ -63,8 +63,8 @@ func (bedrock) route(path string) (route, bool) {
 	return route{model: id, stream: stream}, true
 }
 
-func (bedrock) decode(body []byte, r route, _ *decoded) (*Call, error) {
-	return decodeBedrock(body, r)
+func (bedrock) decode(body []byte, r route, last *decoded) (*Call, error) {
+	return decodeBedrock(body, r, last)
 }
 
 func (bedrock) encode(c *Call, resp *llm.Response, opts *Options) (string, []byte) {

@@ -11,7 +11,7 @@ import (
 
 // bedrockRequest is a Converse request body (the model is in the path).
 type bedrockRequest struct {
-	Messages        []bedrockMessage   `json:"messages"`
+	Messages        []json.RawMessage  `json:"messages"`
 	System          []bedrockBlock     `json:"system"`
 	ToolConfig      *bedrockToolConfig `json:"toolConfig"`
 	InferenceConfig *bedrockInference  `json:"inferenceConfig"`
@@ -35,8 +35,15 @@ type bedrockInference struct {
 }
 
 type bedrockToolConfig struct {
-	Tools      []bedrockTool   `json:"tools"`
+	Tools      json.RawMessage `json:"tools"`
 	ToolChoice json.RawMessage `json:"toolChoice"`
+}
+
+// bedrockCounted is bedrockRequest with its messages read for the
+// Decoder.
+type bedrockCounted struct {
+	bedrockRequest
+	Messages rawList `json:"messages"`
 }
 
 type bedrockTool struct {
@@ -53,6 +60,9 @@ type bedrockTool struct {
 type bedrockMessage struct {
 	Role    string         `json:"role"`
 	Content []bedrockBlock `json:"content"`
+	// marks are the message's cache breakpoints, as bedrockElements found
+	// them (see elements.marks).
+	marks []int
 }
 
 // bedrockBlock is a ContentBlock (or a SystemContentBlock): exactly one of
@@ -161,10 +171,12 @@ func DecodeBedrock(path string, body []byte) (*Call, error) {
 	if !ok {
 		return nil, PathError("POST", path)
 	}
-	return decodeBedrock(body, r)
+	return decodeBedrock(body, r, nil)
 }
 
-// decodeBedrock decodes a Converse request: each system text block a
+// decodeBedrock decodes a Converse request, reusing what last holds of the
+// previous request (see Decoder), and on success makes last this
+// request's; a nil last decodes it whole. Each system text block becomes a
 // system message, first; a user message's toolResult blocks become tool
 // messages (named after the toolUse they answer, an error status kept) and
 // its text blocks a user message, in block order; an assistant message's
@@ -172,69 +184,141 @@ func DecodeBedrock(path string, body []byte) (*Call, error) {
 // reasoningContent blocks kept as reasoning (signature and redacted
 // content too). Image, document, video, cache point and guard blocks are
 // dropped.
-func decodeBedrock(body []byte, rt route) (*Call, error) {
+func decodeBedrock(body []byte, rt route, last *decoded) (*Call, error) {
 	var r bedrockRequest
-	if err := json.Unmarshal(body, &r); err != nil {
+	sent, err := last.unmarshal(body, bodyFuncs{
+		counted: func(text []byte) (*rawList, error) {
+			var c bedrockCounted
+			err := json.Unmarshal(text, &c)
+			r = c.bedrockRequest
+			return &c.Messages, err
+		},
+		plain: func() ([]json.RawMessage, error) {
+			r = bedrockRequest{}
+			err := json.Unmarshal(body, &r)
+			return r.Messages, err
+		},
+		keep:  func() any { return r },
+		reuse: func(v any) { r = v.(bedrockRequest) },
+		fresh: bedrockElements.fresh,
+	})
+	if err != nil {
 		return nil, bedrockBodyError(body, err)
 	}
 	c := &Call{Format: Bedrock, Model: rt.model, Stream: rt.stream, IncludeUsage: true}
 	c.Request.Params = r.params(rt.model)
 	c.Request.ResponseSchema = bedrockSchema(r.OutputConfig)
-	msgs := []llm.Message{}
-	cache := []llm.CacheMark{}
-	mark := func(k int) {
-		if k >= 0 && (len(cache) == 0 || cache[len(cache)-1] != llm.CacheMark{Index: k}) {
-			cache = append(cache, llm.CacheMark{Index: k})
-		}
-	}
+	c.Request.Messages = []llm.Message{}
 	for _, b := range r.System {
 		if b.Text != nil {
-			msgs = append(msgs, llm.SystemMessage(*b.Text))
+			c.Request.Messages = append(c.Request.Messages, llm.SystemMessage(*b.Text))
 		}
-		if b.CachePoint != nil {
-			mark(len(msgs) - 1)
+		if n := len(c.Request.Messages); b.CachePoint != nil && n > 0 {
+			c.Request.Cache = append(c.Request.Cache, llm.CacheMark{Index: n - 1})
 		}
 	}
-	names := map[string]string{}
-	for i, m := range r.Messages {
-		var err error
+	var tools json.RawMessage
+	if r.ToolConfig != nil {
+		tools = r.ToolConfig.Tools
+	}
+	if err := last.request(c, sent, tools, bedrockElements, bedrockTools); err != nil {
+		return nil, err
+	}
+	// A cache point that ends the system prompt and one that starts the
+	// messages mark the same message once.
+	toolMarks, err := bedrockToolMarks(tools)
+	if err != nil {
+		return nil, err
+	}
+	c.Request.Cache = append(toolMarks, slices.Compact(c.Request.Cache)...)
+	return c, nil
+}
+
+// bedrockElements decodes a Converse request's messages: a user turn into
+// its user and tool messages, an assistant turn into one assistant
+// message.
+var bedrockElements = elements{
+	fresh: func() any { return new(bedrockMessage) },
+	marks: func(v any) []int { return v.(*bedrockMessage).marks },
+	messages: func(i int, raw json.RawMessage, v any, names map[string]string) ([]llm.Message, error) {
+		if v == nil {
+			m := new(bedrockMessage)
+			if err := json.Unmarshal(raw, m); err != nil {
+				return nil, requestErrorf("messages[%d]: %v", i, err)
+			}
+			v = m
+		}
+		m := v.(*bedrockMessage)
+		m.marks = nil
+		mark := func(k int) {
+			if n := len(m.marks); n == 0 || m.marks[n-1] != k {
+				m.marks = append(m.marks, k)
+			}
+		}
 		switch m.Role {
 		case "user":
-			msgs, err = bedrockUser(msgs, i, m.Content, names, mark)
+			return bedrockUser(nil, i, m.Content, names, mark)
 		case "assistant":
-			var a llm.Message
-			a, err = bedrockAssistant(i, m.Content, names)
-			msgs = append(msgs, a)
+			a, err := bedrockAssistant(i, m.Content, names)
+			if err != nil {
+				return nil, err
+			}
 			if slices.ContainsFunc(m.Content, func(b bedrockBlock) bool { return b.CachePoint != nil }) {
-				mark(len(msgs) - 1)
+				mark(0)
 			}
-		default:
-			err = requestErrorf("messages[%d].role: unknown role %q (want user or assistant)", i, m.Role)
+			return []llm.Message{a}, nil
 		}
-		if err != nil {
-			return nil, err
+		return nil, requestErrorf("messages[%d].role: unknown role %q (want user or assistant)", i, m.Role)
+	},
+}
+
+// bedrockTools decodes toolConfig.tools: each toolSpec a tool definition,
+// its schema as compact JSON; a cache point is skipped (see
+// bedrockToolMarks) and any other tool refused.
+func bedrockTools(raw json.RawMessage) ([]llm.ToolDefinition, error) {
+	if len(raw) == 0 {
+		return nil, nil
+	}
+	var tools []bedrockTool
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, requestErrorf("toolConfig.tools: %v", err)
+	}
+	var defs []llm.ToolDefinition
+	for i, t := range tools {
+		if t.ToolSpec == nil {
+			if t.CachePoint != nil {
+				continue
+			}
+			return nil, requestErrorf("toolConfig.tools[%d]: only toolSpec tools are supported", i)
+		}
+		defs = append(defs, llm.ToolDefinition{Name: t.ToolSpec.Name, Description: t.ToolSpec.Description, Parameters: compact(t.ToolSpec.InputSchema.JSON)})
+	}
+	return defs, nil
+}
+
+// bedrockToolMarks returns the breakpoints of toolConfig.tools: a mark on
+// the tool before each cache point (none for a cache point before every
+// tool). The result is never nil. Tools without a cache point, the common
+// case, are not decoded again (see mayName).
+func bedrockToolMarks(raw json.RawMessage) ([]llm.CacheMark, error) {
+	marks := []llm.CacheMark{}
+	if !mayName(raw, "cachepoint") {
+		return marks, nil
+	}
+	var tools []bedrockTool
+	if err := json.Unmarshal(raw, &tools); err != nil {
+		return nil, requestErrorf("toolConfig.tools: %v", err)
+	}
+	n := 0
+	for _, t := range tools {
+		switch {
+		case t.ToolSpec != nil:
+			n++
+		case t.CachePoint != nil && n > 0:
+			marks = append(marks, llm.CacheMark{Tools: true, Index: n - 1})
 		}
 	}
-	c.Request.Messages = msgs
-	var toolMarks []llm.CacheMark
-	if r.ToolConfig != nil {
-		for i, t := range r.ToolConfig.Tools {
-			if t.ToolSpec == nil {
-				if t.CachePoint != nil {
-					if n := len(c.Request.Tools); n > 0 {
-						toolMarks = append(toolMarks, llm.CacheMark{Tools: true, Index: n - 1})
-					}
-					continue
-				}
-				return nil, requestErrorf("toolConfig.tools[%d]: only toolSpec tools are supported", i)
-			}
-			c.Request.Tools = append(c.Request.Tools, llm.ToolDefinition{
-				Name: t.ToolSpec.Name, Description: t.ToolSpec.Description, Parameters: compact(t.ToolSpec.InputSchema.JSON),
-			})
-		}
-	}
-	c.Request.Cache = append(append([]llm.CacheMark{}, toolMarks...), cache...)
-	return c, nil
+	return marks, nil
 }
 
 // bedrockUser appends the messages of messages[i], a user turn, and
@@ -345,4 +429,21 @@ func bedrockBodyError(body []byte, err error) error {
 		}
 	}
 	return requestErrorf("converse body: %v", err)
+}
+
+// mayName reports whether text might hold a JSON key that encoding/json
+// matches to the field named key (lower-case ASCII letters but k and s,
+// which fold to letters outside ASCII too): a case variant of key, or any
+// escape sequence, which could spell one. False means no key of text
+// names that field.
+func mayName(text []byte, key string) bool {
+	if bytes.IndexByte(text, '\\') >= 0 {
+		return true
+	}
+	for i := 0; i+len(key) <= len(text); i++ {
+		if text[i]|0x20 == key[0] && bytes.EqualFold(text[i:i+len(key)], []byte(key)) {
+			return true
+		}
+	}
+	return false
 }

@@ -17,12 +17,15 @@ import (
 // conversation builds request bodies the way an agent does: each one the
 // previous one's messages and one turn more.
 type conversation struct {
-	path   string
-	head   string   // everything before the messages, "{" ... ","
-	key    string   // the messages array's key; "" for "messages"
-	msgs   []string // each message's JSON
-	tools  string   // the tools array's JSON, "" for none
-	stream bool
+	path  string
+	head  string   // everything before the messages, "{" ... ","
+	key   string   // the messages array's key; "" for "messages"
+	msgs  []string // each message's JSON
+	tools string   // the tools array's JSON, "" for none
+	// toolsIn, when set, wraps the tools array in the object that holds
+	// it ("toolConfig", for Converse): {"toolsIn":{"tools":[...]}}.
+	toolsIn string
+	stream  bool
 }
 
 func (c *conversation) body() []byte {
@@ -35,7 +38,10 @@ func (c *conversation) body() []byte {
 	fmt.Fprintf(&b, "%q:[", key)
 	b.WriteString(strings.Join(c.msgs, ","))
 	b.WriteString("]")
-	if c.tools != "" {
+	switch {
+	case c.tools != "" && c.toolsIn != "":
+		fmt.Fprintf(&b, `,%q:{"tools":%s}`, c.toolsIn, c.tools)
+	case c.tools != "":
 		b.WriteString(`,"tools":` + c.tools)
 	}
 	fmt.Fprintf(&b, `,"stream":%v}`, c.stream)
@@ -118,6 +124,26 @@ func geminiTurn(c *conversation, id, name, result string) {
 		fmt.Sprintf(`{"parts":[{"functionResponse":{"id":%q,"name":%q,"response":{"output":%q}}}],"role":"user"}`, id, name, result))
 }
 
+func bedrockConversation() *conversation {
+	return &conversation{
+		path:    "/model/amazon.nova-test/converse",
+		head:    `{"system":[{"text":"You keep notes."}],`,
+		msgs:    []string{`{"role":"user","content":[{"text":"Note the date."}]}`},
+		toolsIn: "toolConfig",
+		tools: `[{"toolSpec":{"name":"read","description":"Read a note.","inputSchema":{"json":{"type":"object","properties":{"path":{"type":"string"}}}}}},` +
+			`{"toolSpec":{"name":"write","description":"Write a note.","inputSchema":{"json":{"type":"object","properties":{"path":{"type":"string"},"text":{"type":"string"}}}}}}]`,
+	}
+}
+
+// bedrockTurn appends an assistant turn calling name and the user turn
+// holding its result (a toolResult without a name: the decoder names it
+// after the call), a cache point after it.
+func bedrockTurn(c *conversation, id, name, result string) {
+	c.msgs = append(c.msgs,
+		fmt.Sprintf(`{"role":"assistant","content":[{"text":"Calling %s."},{"toolUse":{"toolUseId":%q,"name":%q,"input":{"path":"a"}}}]}`, name, id, name),
+		fmt.Sprintf(`{"role":"user","content":[{"toolResult":{"toolUseId":%q,"content":[{"text":%q}]}},{"cachePoint":{"type":"default"}}]}`, id, result))
+}
+
 // decodeBoth decodes body with the warm decoder and afresh, and fails
 // unless both give the same call; it returns the call.
 func decodeBoth(t *testing.T, d *wire.Decoder, c *conversation) *wire.Call {
@@ -148,7 +174,8 @@ func TestDecoderIsDecode(t *testing.T) {
 		conv func() *conversation
 		turn func(c *conversation, id, name, result string)
 	}{{"openai", openAIConversation, openAITurn}, {"anthropic", anthropicConversation, anthropicTurn},
-		{"responses", responsesConversation, responsesTurn}, {"gemini", geminiConversation, geminiTurn}} {
+		{"responses", responsesConversation, responsesTurn}, {"gemini", geminiConversation, geminiTurn},
+		{"bedrock", bedrockConversation, bedrockTurn}} {
 		t.Run(f.name, func(t *testing.T) {
 			c := f.conv()
 			decodeBoth(t, &d, c)

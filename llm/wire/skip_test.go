@@ -66,6 +66,13 @@ func skipCases() []skipCase {
 	gm := func(contents ...string) string {
 		return `{"contents":[` + strings.Join(contents, ",") + `],"systemInstruction":{"parts":[{"text":"S"}],"role":"user"},"tools":[{"functionDeclarations":[{"name":"read_file","parametersJsonSchema":{"type":"object"}}]}]}`
 	}
+	bUser := `{"role":"user","content":[{"text":"Append."}]}`
+	bCall := `{"role":"assistant","content":[{"text":"Reading."},{"toolUse":{"toolUseId":"t1","name":"read_file","input":{"path":"log.txt"}}}]}`
+	bResult := `{"role":"user","content":[{"toolResult":{"toolUseId":"t1","content":[{"text":"start"}]}},{"cachePoint":{"type":"default"}}]}`
+	bTools := `"toolConfig":{"tools":[{"toolSpec":{"name":"read_file","inputSchema":{"json":{"type":"object"}}}},{"cachePoint":{"type":"default"}}]}`
+	br := func(msgs ...string) string {
+		return `{"messages":[` + strings.Join(msgs, ",") + `],"system":[{"text":"S"},{"cachePoint":{"type":"default"}}],` + bTools + `}`
+	}
 	return []skipCase{
 		{"openai", "/v1/chat/completions", oa(sys, user), []string{
 			oa(sys, user, call, result),
@@ -153,6 +160,25 @@ func skipCases() []skipCase {
 			`{"contents":[` + gUser + `,` + gCall + `],"systemInstruction":{"parts":[{"text":"S"}]},"tools":[{"googleSearch":{}}]}`,
 			`{"contents":[` + gUser + `,` + gCall + `],"generationConfig":{"temperature":0.5},"systemInstruction":{"parts":[{"text":"S"}]}}`,
 		}},
+		// Converse: the tools inside toolConfig, cache points in the
+		// system prompt, the tools and the messages (one at the start of a
+		// turn marks the message before it).
+		{"bedrock", "/model/m/converse", br(bUser, bCall), []string{
+			br(bUser, bCall, bResult),
+			br(bUser),
+			br(bCall, bUser),
+			br(bUser, bCall, bResult, bCall, bResult),
+			`{"messages":[{"role":"user","content":[{"cachePoint":{"type":"default"}},{"text":"Append."}]},` + bCall + `],"system":[{"text":"S"},{"cachePoint":{"type":"default"}}]}`,
+			`{"messages":[` + bUser + `,` + bCall + `,{"role":"narrator","content":[]}],"system":[{"text":"S"}]}`,
+			`{"messages":[` + bUser + `,` + bCall + `,{"role":"user","content":[{"text":7}]}],"system":[{"text":"S"}]}`,
+			`{"messages":[` + bUser + `,` + bCall + `],"system":5}`,
+			`{"messages":[` + bUser + `,` + bCall + `],"Messages":[]}`,
+			`{"messages":[` + bUser + `,` + bCall + `],"toolConfig":{"tools":[{"toolSpec":{"name":"read_file"}},{"CachePoint":{}}]}}`,
+			`{"messages":[` + bUser + `,` + bCall + `],"toolConfig":{"tools":[{"toolSpec":{"name":"read_file"}},{"cache\u0050oint":{}}]}}`,
+			`{"messages":[` + bUser + `,` + bCall + `],"toolConfig":{"tools":[{"systemTool":{"name":"x"}}]}}`,
+			`{"messages":[` + bUser + `,` + bCall + `],"toolConfig":{"tools":5}}`,
+			`{"messages":[` + bUser + `,` + bCall + `],"inferenceConfig":{"maxTokens":64},` + bTools + `}`,
+		}},
 		{"case-variant head", "/v1/chat/completions", `{"Messages":[` + sys + `]}`, []string{
 			`{"Messages":[` + sys + `,` + user + `]}`,
 			`{"Messages":[` + sys + `,` + user + `],"messages":[]}`,
@@ -193,7 +219,7 @@ func TestSkipIsDecode(t *testing.T) {
 
 // fuzzPaths are the paths FuzzDecoderSkip decodes its bodies at, one per
 // format that decodes incrementally.
-var fuzzPaths = []string{"/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1beta/models/g:generateContent"}
+var fuzzPaths = []string{"/v1/chat/completions", "/v1/messages", "/v1/responses", "/v1beta/models/g:generateContent", "/model/m/converse"}
 
 // FuzzDecoderSkip decodes three bodies in turn with one Decoder; each must
 // decode exactly as Decode decodes it. The seeds are conversations that
