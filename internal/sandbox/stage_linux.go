@@ -51,8 +51,12 @@ const stageArg0 = "tapeloop-sandbox-stage"
 // its root (CAP_SYS_CHROOT); it drops them before it becomes the command.
 var stageCaps = []uintptr{unix.CAP_SYS_ADMIN, unix.CAP_NET_ADMIN, unix.CAP_NET_RAW, unix.CAP_SYS_CHROOT}
 
-// stageMsgMax is the most a message between tapeloop and a stage holds.
-const stageMsgMax = 1 << 18
+// The most a message to a stage (its config, with the command's
+// arguments) and one from it (a reply) hold.
+const (
+	stageConfigMax = 1 << 18
+	stageReplyMax  = 16 << 10
+)
 
 func init() {
 	if len(os.Args) == 2 && os.Args[0] == stageArg0 {
@@ -104,7 +108,7 @@ func runStage(fdArg string) int {
 	// Locked for good: the thread is isolated, then becomes the command.
 	runtime.LockOSThread()
 	var cfg stageConfig
-	if _, err := recvMsg(fd, &cfg); err != nil {
+	if _, err := recvMsg(fd, &cfg, stageConfigMax); err != nil {
 		fmt.Fprintf(os.Stderr, "tapeloop: the sandbox's stage: %v\n", err)
 		return 127
 	}
@@ -223,7 +227,7 @@ func (b *Box) startStage(cmd *exec.Cmd) error {
 		return fmt.Errorf("the sandbox's stage: %w", err)
 	}
 	var r stageReply
-	fds, err := recvMsg(sock, &r)
+	fds, err := recvMsg(sock, &r, stageReplyMax)
 	if err == io.EOF {
 		err = errors.New("it ended before it answered")
 	}
@@ -271,7 +275,7 @@ func (b *Box) startStage(cmd *exec.Cmd) error {
 	}
 	// The socket closes as the stage becomes the command; else it says
 	// why it could not.
-	switch _, err := recvMsg(sock, &r); {
+	switch _, err := recvMsg(sock, &r, stageReplyMax); {
 	case err == io.EOF:
 		return nil
 	case err != nil:
@@ -304,7 +308,7 @@ func probeStage() (netErr, mountErr error) {
 	}
 	defer unix.Close(sock)
 	var r stageReply
-	_, err = recvMsg(sock, &r)
+	_, err = recvMsg(sock, &r, stageReplyMax)
 	if werr := cmd.Wait(); err == nil && werr != nil {
 		err = werr
 	}
@@ -335,11 +339,11 @@ func sendMsg(fd int, v any, fds ...int) error {
 	return unix.Sendmsg(fd, b, oob, nil, 0)
 }
 
-// recvMsg receives one JSON message from the socket fd into v, and the
-// file descriptors it carries, close-on-exec; io.EOF when the other end
-// is closed.
-func recvMsg(fd int, v any) ([]int, error) {
-	buf := make([]byte, stageMsgMax)
+// recvMsg receives one JSON message of at most max bytes from the socket
+// fd into v, and the file descriptors it carries, close-on-exec; io.EOF
+// when the other end is closed.
+func recvMsg(fd int, v any, max int) ([]int, error) {
+	buf := make([]byte, max)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	var n, oobn, flags int
 	var err error

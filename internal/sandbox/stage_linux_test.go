@@ -195,3 +195,35 @@ func TestStagedListener(t *testing.T) {
 		t.Errorf("the stage's listener, handed over after Close, accepts: %v", err)
 	}
 }
+
+// BenchmarkBoxRun opens a Box, runs true in it and ends it: where the
+// Box's thread makes the namespaces (the privilege), and where a stage
+// makes them (tapeloop's executable run again for each command).
+func BenchmarkBoxRun(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		status func() Status
+	}{{"thread", Probe}, {"stage", stageStatus}} {
+		b.Run(c.name, func(b *testing.B) {
+			st := c.status()
+			if st.Held != All || (c.name == "stage") != st.stage {
+				b.Skipf("the %s does not hold every guarantee here: %s", c.name, st)
+			}
+			work, home := b.TempDir(), b.TempDir()
+			for b.Loop() {
+				box, err := open(&Config{Workspace: work, Home: home}, st)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cmd := exec.CommandContext(b.Context(), "true")
+				if err := box.Start(cmd); err != nil {
+					b.Fatal(err)
+				}
+				if err := cmd.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				box.End()
+			}
+		})
+	}
+}
