@@ -99,9 +99,10 @@ func TestVertexRecordForwards(t *testing.T) {
 }
 
 // TestVertexTokenNeverKept: a vendor that echoes the request's
-// Authorization header back, in an answer and in an error, leaves no
-// access token in the tape or the golden: redaction covers
-// "Authorization: Bearer" wherever it is recorded.
+// Authorization header back, in an answer and in an error, and the token
+// alone, leaves no access token in the tape or the golden: redaction
+// covers "Authorization: Bearer" and Google's token shape (ya29.)
+// wherever they are recorded.
 func TestVertexTokenNeverKept(t *testing.T) {
 	const echoScenario = `format: tapeloop/v1
 description: A vendor echoes the credentials it was sent.
@@ -124,7 +125,8 @@ tape: []
 					t.Errorf("the vendor got %s: %v", r.URL.Path, err)
 					return
 				}
-				echo := "You called with Authorization: " + r.Header.Get("Authorization")
+				auth := r.Header.Get("Authorization")
+				echo := "You called with Authorization: " + auth + "; the token alone: " + strings.TrimPrefix(auth, "Bearer ")
 				if fails {
 					(&wire.Error{Kind: llm.ErrAuth, Status: http.StatusUnauthorized, Message: "Request had invalid authentication credentials. " + echo}).Write(w, wire.Gemini)
 					return
@@ -147,7 +149,8 @@ tape: []
 				if err != nil {
 					t.Fatal(err)
 				}
-				if strings.Contains(string(b), adctest.Token) || !strings.Contains(string(b), "Authorization: Bearer "+redact.Redacted) {
+				if strings.Contains(string(b), adctest.Token) || strings.Contains(string(b), "ya29.") ||
+					!strings.Contains(string(b), "Authorization: Bearer "+redact.Redacted+"; the token alone: "+redact.Redacted) {
 					t.Errorf("%s holds the token, or not its redaction:\n%s", p, b)
 				}
 			}

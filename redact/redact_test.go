@@ -211,6 +211,7 @@ func TestRedactorKeyShapes(t *testing.T) {
 		{"github token", "github_pat_" + strings.Repeat("11AB_cd", 8)},
 		{"hugging face token", "hf_" + strings.Repeat("AbCd3", 7)},
 		{"google key", "AIza" + strings.Repeat("Sy-_9", 7)},
+		{"google access token", "ya29." + strings.Repeat("a0Af-H6_.", 5)},
 		{"slack token", "xoxb-1234567890-" + strings.Repeat("a1", 10)},
 		{"slack token", "xoxp-" + strings.Repeat("9f", 10)},
 		{"bearer token", "Bearer eyJhbGciOi.JIUzI1NiJ9.sig"},
@@ -368,5 +369,28 @@ func TestSecretEnvNamesWithoutSeparator(t *testing.T) {
 	want := []string{"MYSQL_PWD", "OPENAI_KEY", "PGPASSWORD"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("SecretEnvNames = %v, want %v", got, want)
+	}
+}
+
+// TestRedactorKeepsRedactedText: redacting what was redacted changes
+// nothing. A replay's golden is written from a tape's redacted text, which
+// is redacted again: a credential header's value that is already Redacted
+// must not be taken for a new secret (it became "[REDACTED]]").
+func TestRedactorKeepsRedactedText(t *testing.T) {
+	for _, in := range []string{
+		"You called with Authorization: Bearer sk-" + strings.Repeat("x9Y", 16) + " just now",
+		`"Authorization": "Basic dXNlcjpwYXNzd29yZA=="`,
+		"x-api-key: 0123abcd4567efgh; api-key=0123abcd4567efgh",
+		"Proxy-Authorization: Token 0123abcd4567efgh",
+		"Authorization: Bearer ya29." + strings.Repeat("a0Af-H6_", 4),
+	} {
+		r := New(&Options{SecretEnv: []string{}})
+		once := r.Redact(in)
+		if !strings.Contains(once, Redacted) {
+			t.Errorf("Redact(%q) = %q, nothing redacted", in, once)
+		}
+		if twice := r.Redact(once); twice != once {
+			t.Errorf("redacted again, %q became %q", once, twice)
+		}
 	}
 }

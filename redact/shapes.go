@@ -19,6 +19,7 @@ var keyShapes = sync.OnceValue(func() []keyShape {
 		{"github token", []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}, regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{40,})`)},
 		{"aws key", []string{"AKIA", "ASIA"}, regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`)},
 		{"google key", []string{"AIza"}, regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},
+		{"google access token", []string{"ya29."}, regexp.MustCompile(`\bya29\.[0-9A-Za-z_.-]{20,}`)},
 		{"slack token", []string{"xox"}, regexp.MustCompile(`\bxox[abeoprs]-[A-Za-z0-9-]{10,}`)},
 		{"hugging face token", []string{"hf_"}, regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},
 		{"jwt", []string{"eyJ"}, regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{6,}\.eyJ[A-Za-z0-9_-]{6,}\.[A-Za-z0-9_-]*`)},
@@ -41,7 +42,7 @@ type shapeHint struct {
 
 // hintIndex holds the key shapes' hints by their first byte, so that one
 // pass over a text finds the shapes worth searching (hintedShapes) where a
-// search for each hint would pass over it fourteen times.
+// search for each hint would pass over it fifteen times.
 type hintIndex struct {
 	starts [256]bool // whether a hint starts with the byte
 	hints  [256][]shapeHint

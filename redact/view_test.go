@@ -125,7 +125,7 @@ func TestHintedShapesAreThoseHoldingAHint(t *testing.T) {
 		t.Fatalf("%d key shapes do not fit the 64 bits of hintedShapes", len(shapes))
 	}
 	pieces := []string{"a", " ", "\n", "s", "k", "-", "g", "h", "p", "_", "A", "K", "I", "S", "z", "x", "o", "f", "e", "y", "J",
-		"sk", "gh", "github_pa", "AKI", "AS", "AIz", "xo", "hf", "eyJ", "sk-", "ghr_", "github_pat_", "ASIA", "hf_", "xox"}
+		"sk", "gh", "github_pa", "AKI", "AS", "AIz", "xo", "hf", "eyJ", "sk-", "ghr_", "github_pat_", "ASIA", "hf_", "xox", "ya", "ya29", "ya29."}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for range 5000 {
 		var b strings.Builder
