@@ -242,16 +242,18 @@ func TestSaveIsAtomicAndLoadable(t *testing.T) {
 	}
 }
 
-// TestCloneIsDeep: a clone of a tape shares nothing its entries hold: a
-// response, a user turn or a request changed in the clone leaves the
-// original as it was.
+// TestCloneIsDeep: a clone of a tape shares nothing its entries and
+// verdicts hold: a response, a user turn or a request changed in the clone
+// leaves the original as it was.
 func TestCloneIsDeep(t *testing.T) {
 	tp, err := tape.Load("testdata/conversation.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
+	tp.Verdicts = []tape.Verdict{{Rubric: "r", Model: "m", On: "final", Request: &tape.RequestSummary{Messages: []llm.Message{llm.UserMessage("grade")}}}}
 	before := string(encode(t, tp))
 	c := tp.Clone()
+	c.Verdicts[0].Request.Messages[0].Content = "changed"
 	users := 0
 	for i := range c.Entries {
 		e := &c.Entries[i]
@@ -279,5 +281,25 @@ func TestCloneIsDeep(t *testing.T) {
 func TestSummarizeNil(t *testing.T) {
 	if s := tape.Summarize(nil); s == nil || s.Tools == nil || len(s.Tools) != 0 || s.LastMessage != nil {
 		t.Errorf("Summarize(nil) = %+v", s)
+	}
+}
+
+// TestToolResultErrorRoundTrips: a tool result marked as an error in a
+// request's messages keeps the mark through encoding and decoding.
+func TestToolResultErrorRoundTrips(t *testing.T) {
+	failed := llm.ToolMessage("c1", "read_file", "no such file")
+	failed.IsError = true
+	tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("sorry")},
+		Request: &tape.RequestSummary{New: []llm.Message{failed}}}}}
+	out := encode(t, tp)
+	if !strings.Contains(string(out), "        is_error: true\n") {
+		t.Errorf("the mark is not written:\n%s", out)
+	}
+	back, err := tape.Decode(bytes.NewReader(out), "t.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !back.Entries[0].Request.New[0].IsError {
+		t.Errorf("decoded %+v, want is_error kept", back.Entries[0].Request.New[0])
 	}
 }

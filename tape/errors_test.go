@@ -76,6 +76,8 @@ func TestEntryDecodeErrors(t *testing.T) {
 			`t.yaml:5: tape[0].user.name: want a string, got a sequence`},
 		{"binary arguments not base64", head + "  - response:\n      tool_calls:\n        - name: f\n          arguments: !!binary '%%%'\n",
 			`t.yaml:6: tape[0].response.tool_calls[0].arguments: invalid !!binary value: illegal base64 data at input byte 0`},
+		{"arguments with a key twice", head + "  - response:\n      tool_calls:\n        - name: f\n          arguments: {path: a, path: b}\n",
+			`t.yaml:6: tape[0].response.tool_calls[0].arguments: duplicate key "path"`},
 		{"binary argument not base64", head + "  - response:\n      tool_calls:\n        - name: f\n          arguments: {data: !!binary '%%%'}\n",
 			`t.yaml:6: tape[0].response.tool_calls[0].arguments.data: invalid !!binary value: illegal base64 data at input byte 0`},
 	} {
@@ -96,5 +98,15 @@ func TestEncodeRefusesAVerdictsInvalidRequest(t *testing.T) {
 	var b strings.Builder
 	if err := tape.Encode(&b, tp); err == nil || !errors.Is(err, tape.ErrFormat) || !strings.Contains(err.Error(), `judge[0].request.messages[0].role: invalid role "bot"`) {
 		t.Errorf("Encode = %v, want the invalid role named", err)
+	}
+}
+
+// TestEncodeRefusesANegativeTokenCount: usage counts are never negative in
+// a tape; one that is is not written.
+func TestEncodeRefusesANegativeTokenCount(t *testing.T) {
+	tp := &tape.Tape{Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done"), Usage: llm.Usage{InputTokens: -1}}}}}
+	var b strings.Builder
+	if err := tape.Encode(&b, tp); err == nil || !errors.Is(err, tape.ErrFormat) || err.Error() != "tape[0].response.usage: negative token count" {
+		t.Errorf("Encode = %v, want the negative count refused", err)
 	}
 }

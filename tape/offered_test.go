@@ -149,6 +149,9 @@ func TestOfferedDecodeErrors(t *testing.T) {
 		{"tool without a name", "  tools:\n    - description: Read a file.\n", `o.yaml:4: offered.tools[0]: missing required key "name"`},
 		{"tool offered twice", "  tools:\n    - name: f\n    - name: f\n", `o.yaml:5: offered.tools[1].name: tool "f" is offered twice`},
 		{"cache not a sequence", "  cache: tools\n", `o.yaml:3: offered.cache: want a sequence, got a string ("tools")`},
+		{"params not a mapping", "  params: temperature\n", `o.yaml:3: offered.params: want a mapping, got a string ("temperature")`},
+		{"params key not text", "  params:\n    1: 0.5\n", `o.yaml:4: offered.params: want a string, got an integer (1); quote it`},
+		{"parameters not JSON", "  tools:\n    - name: f\n      parameters: '{\"type\":'\n", `o.yaml:5: offered.tools[0].parameters: want a JSON schema (a mapping, or its JSON text), got text that is not JSON`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tape.Decode(strings.NewReader("format: tapeloop/v1\noffered:\n"+tc.block+tail), "o.yaml")
@@ -156,5 +159,28 @@ func TestOfferedDecodeErrors(t *testing.T) {
 				t.Errorf("got %v\nwant %s", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestAnsweredByReadAsWritten: the model named in a params comment is read
+// without the spaces a hand edit may leave around it, and written back in
+// the canonical form; an entry's offered change is written in its request.
+func TestAnsweredByReadAsWritten(t *testing.T) {
+	const src = "format: tapeloop/v1\noffered:\n  params:\n    model: \"gpt-4.1\" # answered by  gpt-4.1-2025-04-14 : the recording sent it instead (--model)\ntape:\n  - response: {content: one}\n  - response: {content: two}\n    request:\n      offered: {params: {temperature: 0.5}}\n"
+	tp, err := tape.Decode(strings.NewReader(src), "o.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tp.Offered.AnsweredBy != "gpt-4.1-2025-04-14" {
+		t.Errorf("answered by %q", tp.Offered.AnsweredBy)
+	}
+	out := string(encode(t, tp))
+	for _, want := range []string{
+		`    model: "gpt-4.1" # answered by gpt-4.1-2025-04-14: the recording sent it instead (--model)` + "\n",
+		"    request:\n      offered:\n        params:\n          temperature: 0.5\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("encoded tape lacks %q:\n%s", want, out)
+		}
 	}
 }
