@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
@@ -68,8 +69,10 @@ func WriteText(w io.Writer, r *report.Eval) error {
 	for _, name := range names {
 		for _, m := range models {
 			if s := byName[name][m]; s != nil {
-				if agent := agentModel(s); agent != "" {
+				if agent, own := askedModels(s); agent != "" {
 					fmt.Fprintf(w, "  %s (%s): the agent asked for %s; its requests went to %s with the model alone replaced\n", report.Printable(name), m, report.Printable(agent), m)
+				} else if own != "" {
+					fmt.Fprintf(w, "  %s (%s): the scenario's own model is %s; %s answered in its place\n", report.Printable(name), m, report.Printable(own), m)
 				}
 			}
 		}
@@ -155,13 +158,13 @@ func writeCauses(w io.Writer, r *report.Eval) {
 	}
 }
 
-// agentModel returns the bridged agent's own model when a trial of s sent
-// its requests to another (EvalTrial.AgentModel); empty otherwise.
-func agentModel(s *report.EvalScenario) string {
+// askedModels returns the bridged agent's own model when a trial of s sent
+// its requests to another (EvalTrial.AgentModel), and the native
+// scenario's own when another answered it (EvalTrial.ScenarioModel);
+// each empty otherwise.
+func askedModels(s *report.EvalScenario) (agent, own string) {
 	for _, t := range s.TrialsDetail {
-		if t.AgentModel != "" {
-			return t.AgentModel
-		}
+		agent, own = cmp.Or(agent, t.AgentModel), cmp.Or(own, t.ScenarioModel)
 	}
-	return ""
+	return agent, own
 }

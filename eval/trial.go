@@ -148,16 +148,21 @@ func (r *runner) attemptTrial(ctx context.Context, sc *scenario.Scenario, spec t
 		run = harness.Run
 	}
 	um, user := r.userMeter(sc)
-	o, err := run(ctx, sc, &harness.RunOptions{Model: rec, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP, User: user})
+	o, err := run(ctx, sc, &harness.RunOptions{Model: rec, ModelName: spec.model, Clock: r.clock, Tools: r.opts.Tools, ConnectMCP: ConnectMCP, User: user})
 	tp := rec.Tape()
 	recorded := tp.Entries
 	t.Tape = &tape.Tape{Name: sc.Name, Offered: tp.Offered, Entries: recorded}
 	if o := tp.Offered; o != nil && o.AnsweredBy != "" {
 		// The bridged agent named another model, which the vendor got
-		// replaced by the one evaluated (wire.Forward).
-		var agentModel string
-		if json.Unmarshal(o.Params["model"], &agentModel) == nil {
-			et.AgentModel = agentModel
+		// replaced by the one evaluated (wire.Forward); or the native
+		// scenario did, and the model evaluated answered in its place.
+		var asked string
+		if json.Unmarshal(o.Params["model"], &asked) == nil {
+			if sc.Setup.Agent == nil {
+				et.ScenarioModel = asked
+			} else {
+				et.AgentModel = asked
+			}
 		}
 	}
 	if o != nil {

@@ -135,6 +135,16 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	if code != exitOK || len(scenarios) == 0 && shard != nil {
 		return code
 	}
+	if len(opts.Models) == 0 {
+		own, err := ownModel(scenarios)
+		if err != nil {
+			return fail("%v", err)
+		}
+		opts.Models = []string{own}
+		if err := applyLimits(f.rpms, f.tpms, opts.Models, opts.Limits); err != nil {
+			return fail("%v", err)
+		}
+	}
 	// Trials end on the runner's goroutines, which print while the
 	// progress printer does: every write to stderr, and the saver's count,
 	// are under one lock.
@@ -162,6 +172,29 @@ func runEval(ctx context.Context, e *env, args []string) int {
 	return f.finish(e, r, shard, saver.failed)
 }
 
+// ownModel returns the model the scenarios name as their own
+// (setup.loop.request.model), which eval evaluates when no --model is
+// given: an error unless each names one and they all name the same (an
+// eval report runs every scenario on every model).
+func ownModel(scenarios []*scenario.Scenario) (string, error) {
+	const none = "no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)"
+	var own string
+	var at *scenario.Scenario
+	for _, s := range scenarios {
+		m := s.Setup.Loop.Model
+		switch {
+		case m == "" || s.Setup.Agent != nil:
+			return "", fmt.Errorf("%s, and %s names no model of its own (setup.loop.request.model)", none, s.Path)
+		case at == nil:
+			own, at = m, s
+		case m != own:
+			return "", fmt.Errorf("%s, and the scenarios name different models of their own (%s at %s, %s at %s): every scenario runs on every model evaluated; give --model, or select the scenarios of one model (--run, --tag)",
+				none, own, at.At(at.Setup.Loop.ModelLine), m, s.At(s.Setup.Loop.ModelLine))
+		}
+	}
+	return own, nil
+}
+
 // sayInterrupted says on w, as soon as ctx is done (Ctrl-C, SIGTERM) and
 // before the run has drained, that eval is stopping; stop ends the watch.
 func sayInterrupted(ctx context.Context, w io.Writer, grace time.Duration) (stop func()) {
@@ -182,9 +215,6 @@ func sayInterrupted(ctx context.Context, w io.Writer, grace time.Duration) (stop
 // options checks the flags and builds the eval options from them, the
 // config file and the environment; the error says which flag is wrong.
 func (f *evalFlags) options(e *env, red *redact.Redactor) (*eval.Options, error) {
-	if len(f.models) == 0 {
-		return nil, errors.New("no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
-	}
 	if *f.trials < 1 || *f.parallel < 1 || *f.retryErrors < 0 || *f.maxCost < 0 || *f.grace < 0 {
 		return nil, errors.New("--trials and --parallel must be at least 1, --retry-errors, --max-cost and --grace at least 0")
 	}

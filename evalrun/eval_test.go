@@ -177,7 +177,7 @@ func TestEvalUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"eval", dir}, "evalrun eval: no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini)\n"},
+		{[]string{"eval", dir}, "evalrun eval: no --model given (PROVIDER/MODEL, such as openai/gpt-4.1-mini), and " + filepath.Join(dir, "files", "append.yaml") + " names no model of its own (setup.loop.request.model)\n"},
 		{[]string{"eval", "--model", "nosuch/m", dir}, `evalrun eval: opening model nosuch/m: unknown provider "nosuch" (registered: `},
 		{[]string{"eval", "--model", "scripted/right", noExpect}, "a.yaml: scenario has no expect block (nothing to score a live run with)\n"},
 		{[]string{"eval", "--model", "scripted/right", "--min-pass", "2", dir}, `evalrun eval: --min-pass "2": want a rate from 0 to 1` + "\n"},

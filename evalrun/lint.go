@@ -24,10 +24,10 @@ paths that escape, tape calls to tools not set up, expectations naming a call id
 position, tool or repair fix that does not exist; a call id reused across the tape
 is a warning. It also reports golden files no scenario refers to (orphans), and
 says per scenario which parts of the requests its tape pins (the system prompt,
-the tools' descriptions and schemas, each model call's messages, and a bridged
-agent's request parameters: model, tool choice, temperature, ...): a part not
-pinned is not compared on replay, and --strict-requests makes it an error
-(evalrun rebase --all pins them). Exit 0 when every file is a valid scenario and
+the tools' descriptions and schemas, each model call's messages, and the
+request parameters: model, tool choice, temperature, ...): a part not pinned is
+not compared on replay, and --strict-requests makes it an error (evalrun rebase
+--all pins them; a native scenario names its model in setup.loop.request.model). Exit 0 when every file is a valid scenario and
 no golden is orphaned, 2 otherwise. --json FILE also writes it all as JSON
 (tapeloop-lint/v1; - for standard output, the text then on standard error).`
 
@@ -126,8 +126,11 @@ func unpinned(s *scenario.Scenario, p replay.Pinning) []*fileerr.Error {
 	case p.Params:
 	case s.Setup.Agent != nil:
 		out = append(out, &fileerr.Error{File: s.Path, Line: line, Key: "offered.params", Problem: "the request parameters the agent sends (model, tool choice, temperature, max tokens, ...) are not pinned" + fix, Kind: scenario.ErrScenario})
-	case s.Setup.Loop.Request.Params() != nil:
+	case s.Setup.Loop.Params() != nil:
 		out = append(out, &fileerr.Error{File: s.Path, Line: line, Key: "offered.params", Problem: "the request parameters of setup.loop.request are not pinned" + fix, Kind: scenario.ErrScenario})
+	}
+	if s.Setup.Agent == nil && s.Setup.Loop.Model == "" {
+		out = append(out, &fileerr.Error{File: s.Path, Key: "setup.loop.request.model", Problem: "the model is not pinned: a recording of any model replays; name the scenario's own (PROVIDER/MODEL), and evalrun rebase --all pins it", Kind: scenario.ErrScenario})
 	}
 	for _, i := range p.Unpinned {
 		out = append(out, &fileerr.Error{File: s.Path, Line: s.Tape[i].Line, Key: fmt.Sprintf("tape[%d].request.new", i), Problem: "the messages of this model call are not pinned" + fix, Kind: scenario.ErrScenario})

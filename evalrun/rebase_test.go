@@ -231,9 +231,21 @@ func TestLintSaysWhatIsPinned(t *testing.T) {
 			t.Errorf("lint --strict-requests: exit %d, stderr lacks %q:\n%s", code, want, errOut)
 		}
 	}
+	if want := path + ": setup.loop.request.model: the model is not pinned: a recording of any model replays;"; !strings.Contains(errOut, want) {
+		t.Errorf("lint --strict-requests: stderr lacks %q:\n%s", want, errOut)
+	}
 	pinnedPath := pinnedNoteTaker(t)
+	code, _, errOut = runCmd(t, "lint", "--strict-requests", pinnedPath)
+	if want := pinnedPath + ": setup.loop.request.model: the model is not pinned"; code != exitUsage || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("lint --strict-requests after rebase --all, naming no model: exit %d, want %d naming only %q\n%s", code, exitUsage, want, errOut)
+	}
+	// Naming the model, rebase --all pins it, and nothing is left unpinned.
+	edit(t, pinnedPath, "setup:\n", "setup:\n  loop:\n    request: {model: openai/gpt-4.1-mini}\n")
+	if code, out, errOut := runCmd(t, "rebase", "--all", pinnedPath); code != exitOK {
+		t.Fatalf("rebase --all with the model named: exit %d\n%s%s", code, out, errOut)
+	}
 	code, out, errOut = runCmd(t, "lint", "--strict-requests", pinnedPath)
-	if code != exitOK || !strings.Contains(out, "      requests: system prompt pinned, tools pinned, messages pinned on 3 of 3 model calls\n") {
+	if code != exitOK || !strings.Contains(out, "      requests: system prompt pinned, tools pinned, messages pinned on 3 of 3 model calls, parameters pinned\n") {
 		t.Errorf("lint --strict-requests after rebase --all: exit %d\n%s%s", code, out, errOut)
 	}
 }

@@ -84,7 +84,7 @@ func runRecord(ctx context.Context, e *env, args []string) int {
 func recordCommand(ctx context.Context, e *env, args []string, open openFunc) int {
 	fs := newFlags(e, "record", "evalrun record --model PROVIDER/MODEL [flags] FILE|DIR...\n       evalrun record --new FILE --model PROVIDER/MODEL --tools a,b --prompt TEXT [--workspace DIR]", recordDoc)
 	c := &recordConfig{open: open}
-	fs.StringVar(&c.model, "model", "", "the live model, PROVIDER/MODEL (required)")
+	fs.StringVar(&c.model, "model", "", "the live model, PROVIDER/MODEL (default: each scenario's own, setup.loop.request.model; required with --new)")
 	fs.StringVar(&c.baseURL, "base-url", "", "the provider's API root, for the judge models too (default: its environment variable, then its default)")
 	fs.StringVar(&c.mode, "mode", modeOnce, "once: record scenarios without a tape; all: re-record every scenario; extend: replay the tape, then go on live and append; judge: replay the tape and record only the judges' verdicts (expect.judge)")
 	fs.StringVar(&c.judgeModel, "judge-model", "", "the judge model, PROVIDER/MODEL, of expect.judge items that name none")
@@ -110,9 +110,6 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 	usage := func(format string, args ...any) int {
 		fmt.Fprintf(e.stderr, "evalrun record: "+format+"\n", args...)
 		return exitUsage
-	}
-	if c.model == "" && c.mode != modeJudge {
-		return usage("--model is required (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
 	}
 	if _, _, err := llm.ParseModelName(c.model); err != nil && c.model != "" {
 		return usage("--model: %v", err)
@@ -142,6 +139,9 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 		if shardFlag != "" {
 			return usage("--new records one new file; --shard does not go with it")
 		}
+		if c.model == "" {
+			return usage("--model is required with --new (PROVIDER/MODEL, such as openai/gpt-4.1-mini)")
+		}
 		return recordNew(ctx, e, c)
 	}
 	if len(c.tools) > 0 || c.prompt != "" || c.system != "" || c.workspace != "" {
@@ -159,18 +159,19 @@ func recordCommand(ctx context.Context, e *env, args []string, open openFunc) in
 		return code
 	}
 	targets = shardTargets(targets, shard)
-	// The model is opened when a scenario first needs it, so that a run in
-	// which every scenario is skipped needs no key.
-	var model llm.Model
-	openOnce := func() (llm.Model, error) {
-		if model != nil {
-			return model, nil
+	// A model is opened when a scenario first needs it, so that a run in
+	// which every scenario is skipped needs no key: --model, else the
+	// scenario's own (setup.loop.request.model), each opened once.
+	models := map[string]llm.Model{}
+	openOnce := func(name string) (llm.Model, error) {
+		if m := models[name]; m != nil {
+			return m, nil
 		}
-		m, err := c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL})
+		m, err := c.open(ctx, name, &llm.OpenOptions{BaseURL: c.baseURL})
 		if err != nil {
 			return nil, err
 		}
-		model = m
+		models[name] = m
 		return m, nil
 	}
 	var results []*recordResult
@@ -204,9 +205,12 @@ type recordResult struct {
 	judgeCalls int
 	judgeUsage llm.Usage
 	verdict    *harness.Verdict
-	// answeredBy is the model sent instead of the bridged agent's own
-	// (tape.Offered.AnsweredBy); empty when the agent's answered.
+	// answeredBy is the model sent instead of the bridged agent's own, or
+	// opened instead of a native scenario's own (native)
+	// (tape.Offered.AnsweredBy); empty when the agent's or the scenario's
+	// answered.
 	answeredBy string
+	native     bool
 	// openErr is set when the model could not be opened: nothing can be
 	// recorded.
 	openErr error
@@ -216,7 +220,7 @@ type recordResult struct {
 }
 
 // recordFile records the scenario at t, writes it and its golden.
-func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.Model, error), t target) *recordResult {
+func (c *recordConfig) recordFile(ctx context.Context, e *env, open func(name string) (llm.Model, error), t target) *recordResult {
 	r := &recordResult{name: t.path, path: t.path}
 	s, err := scenario.Load(t.path)
 	if err != nil {
@@ -251,26 +255,32 @@ func (c *recordConfig) recordFile(ctx context.Context, e *env, open func() (llm.
 		}
 		old = s.Tape
 	}
-	model, err := open()
+	name, err := c.modelFor(s)
 	if err != nil {
 		r.openErr = err
 		return r
 	}
-	if len(s.Faults) > 0 {
+	model, err := open(name)
+	if err == nil && len(s.Faults) > 0 {
 		// The scenario's faults: apply to this recording's own requests,
 		// numbered from 1, through a model of its own.
-		model, err = c.open(ctx, c.model, &llm.OpenOptions{BaseURL: c.baseURL, HTTPClient: &http.Client{Transport: &faults.Transport{Faults: s.Faults}}})
-		if err != nil {
-			r.openErr = err
-			return r
+		model, err = c.open(ctx, name, &llm.OpenOptions{BaseURL: c.baseURL, HTTPClient: &http.Client{Transport: &faults.Transport{Faults: s.Faults}}})
+	}
+	if err != nil {
+		if c.model == "" {
+			// The scenario's own model: its line says where it is named.
+			err = fmt.Errorf("%s: setup.loop.request.model: %w", s.At(s.Setup.Loop.ModelLine), err)
 		}
+		r.openErr = err
+		return r
 	}
 	user, err := c.user(ctx, e, s)
 	if err != nil {
 		r.openErr = err
 		return r
 	}
-	rec := c.run(ctx, e, s, model, old, user)
+	rec := c.run(ctx, e, s, name, model, old, user)
+	r.native = s.Setup.Agent == nil
 	r.calls, r.usage, r.elapsed = rec.calls, rec.usage, rec.elapsed
 	if rec.offeredBlock != nil {
 		r.answeredBy = rec.offeredBlock.AnsweredBy
@@ -350,6 +360,22 @@ func (c *recordConfig) verifyWritten(ctx context.Context, e *env, t target, r *r
 	}
 }
 
+// modelFor returns the model that records s: --model, else the
+// scenario's own (setup.loop.request.model); an error wrapping
+// errNoModel when neither names one.
+func (c *recordConfig) modelFor(s *scenario.Scenario) (string, error) {
+	switch {
+	case c.model != "":
+		return c.model, nil
+	case s.Setup.Agent == nil && s.Setup.Loop.Model != "":
+		return s.Setup.Loop.Model, nil
+	}
+	return "", fmt.Errorf("%s: %w: give --model PROVIDER/MODEL (such as openai/gpt-4.1-mini), or name the scenario's own in setup.loop.request.model", s.Path, errNoModel)
+}
+
+// errNoModel: neither --model nor the scenario names the model to run.
+var errNoModel = errors.New("no model to run the scenario with")
+
 // gateFor returns the gate of model's provider (PROVIDER/MODEL), made on
 // first use: every call of the run to that provider, in every scenario and
 // by the simulated user and the judges too, waits at the same gate, as
@@ -421,14 +447,14 @@ type liveRun struct {
 // run runs s with model answering, after the model entries of old (extend
 // mode) have been replayed, and returns the tape: old's entries that were
 // used, the user turns as they were spoken, and the live calls, redacted.
-func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, model llm.Model, old []tape.Entry, user harness.UserFunc) *liveRun {
+func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, name string, model llm.Model, old []tape.Entry, user harness.UserFunc) *liveRun {
 	start := time.Now()
 	if s.Setup.Loop.ModelRetryAttempts < 2 && len(s.Faults) == 0 {
 		// Transient failures are not the behaviour under test: wait them
 		// out as eval does (a 429's Retry-After, a backoff) and record only
 		// the answer. A scenario whose setup.loop.model_retry asks for
 		// retries, or that scripts faults, records every failure.
-		model = c.gateFor(e, c.model).Retrying(model, eval.DefaultModelRetries)
+		model = c.gateFor(e, name).Retrying(model, eval.DefaultModelRetries)
 	}
 	lm := &liveModel{rec: replay.NewRecorder(model, &replay.RecorderOptions{Redactor: c.redactor})}
 	for _, en := range old {
@@ -467,7 +493,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, mo
 			progress.update(calls, usage)
 		}
 	}
-	o, err := e.run(ctx, s, &harness.RunOptions{Model: lm, Clock: clock.Real{}, Observer: observe, Tools: e.tools, ConnectMCP: eval.ConnectMCP, User: user})
+	o, err := e.run(ctx, s, &harness.RunOptions{Model: lm, ModelName: name, Clock: clock.Real{}, Observer: observe, Tools: e.tools, ConnectMCP: eval.ConnectMCP, User: user})
 	progress.done()
 	lr := &liveRun{err: err, outcome: o, elapsed: time.Since(start)}
 	lr.calls, lr.usage = lm.counts()
@@ -611,7 +637,10 @@ func (r *recordResult) print(e *env) {
 	if r.reason != "" {
 		fmt.Fprintf(e.stdout, "    %s\n", indent(r.reason))
 	}
-	if r.answeredBy != "" {
+	switch {
+	case r.answeredBy != "" && r.native:
+		fmt.Fprintf(e.stdout, "    answered by %s: opened instead of the scenario's own model (--model); the tape pins the scenario's\n", report.Printable(r.answeredBy))
+	case r.answeredBy != "":
 		fmt.Fprintf(e.stdout, "    answered by %s: sent instead of the model the agent asked for (--model); the tape pins the agent's\n", report.Printable(r.answeredBy))
 	}
 	if r.judgeCalls > 0 {

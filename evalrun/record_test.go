@@ -426,7 +426,8 @@ func TestRecordUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{dir}, "evalrun record: --model is required (PROVIDER/MODEL, such as openai/gpt-4.1-mini)\n"},
+		{[]string{dir}, "evalrun record: " + filepath.Join(dir, "a.yaml") + ": no model to run the scenario with: give --model PROVIDER/MODEL (such as openai/gpt-4.1-mini), or name the scenario's own in setup.loop.request.model\n"},
+		{[]string{"--new", filepath.Join(dir, "b.yaml"), "--tools", "read_file", "--prompt", "hi"}, "evalrun record: --model is required with --new (PROVIDER/MODEL, such as openai/gpt-4.1-mini)\n"},
 		{[]string{"--model", "gpt-4", dir}, "evalrun record: --model: model name must be \"PROVIDER/MODEL\", got \"gpt-4\"\n"},
 		{[]string{"--model", "fake/m", "--mode", "sometimes", dir}, "evalrun record: --mode \"sometimes\": want once, all, extend or judge\n"},
 		{[]string{"--model", "fake/m"}, "evalrun record: name the scenario files or folders to record\n"},

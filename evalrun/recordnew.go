@@ -71,7 +71,7 @@ func recordNew(ctx context.Context, e *env, c *recordConfig) int {
 	if err != nil {
 		return fail(exitUsage, "%v", err)
 	}
-	lr := c.run(ctx, e, s, model, nil, nil)
+	lr := c.run(ctx, e, s, c.model, model, nil, nil)
 	r := &recordResult{name: s.Name, path: path, status: "recorded", calls: lr.calls, usage: lr.usage, elapsed: lr.elapsed}
 	switch {
 	case ctx.Err() != nil:

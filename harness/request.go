@@ -16,11 +16,16 @@ type requestModel struct {
 	next   llm.Model
 	opts   llm.RequestOptions
 	params map[string]json.RawMessage
+	// answeredBy is the model answering in place of the scenario's own
+	// (RunOptions.ModelName), which params still pin; "" when it is the
+	// scenario's, or the scenario names none.
+	answeredBy string
 }
 
 // Generate calls the next model with req carrying the parameters.
 func (m *requestModel) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	r := *req
 	r.Params = m.params
-	return m.next.Generate(llm.WithRequestOptions(ctx, m.opts), &r)
+	ctx = llm.WithAnsweredBy(llm.WithRequestOptions(ctx, m.opts), m.answeredBy)
+	return m.next.Generate(ctx, &r)
 }

@@ -37,6 +37,12 @@ type RunOptions struct {
 	// scenario's tape: a live run (evaluation, recording). Nil replays the
 	// tape, failing closed when a request diverges from it.
 	Model llm.Model
+	// ModelName is the "PROVIDER/MODEL" Model was opened as. Where a
+	// scenario names another model as its own (setup.loop.request.model),
+	// its requests still pin the scenario's and the recording says that
+	// ModelName answered (llm.WithAnsweredBy, tape.Offered.AnsweredBy).
+	// Empty means unknown: nothing is said.
+	ModelName string
 	// Clock, when set, is the loop's clock (retry backoff, timeouts); a live
 	// run passes clock.Real{}. Nil means a virtual clock starting at
 	// clock.Epoch, so a replay never sleeps.
@@ -237,8 +243,12 @@ func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*
 		}
 		defer closeMCP()
 	}
-	if ro := s.Setup.Loop.Request; ro.Params() != nil {
-		model = &requestModel{next: model, opts: ro, params: ro.Params()}
+	if params := s.Setup.Loop.Params(); params != nil {
+		rm := &requestModel{next: model, opts: s.Setup.Loop.Request, params: params}
+		if own := s.Setup.Loop.Model; opts.Model != nil && own != "" && opts.ModelName != "" && opts.ModelName != own {
+			rm.answeredBy = opts.ModelName
+		}
+		model = rm
 	}
 	run, runErr := agent.Run(ctx, model, reg, input, loopOpts)
 	o, err := rec.Outcome(run, runErr)

@@ -84,3 +84,25 @@ func RequestOptionsOf(ctx context.Context, base RequestOptions) RequestOptions {
 	}
 	return base
 }
+
+type answeredByKey struct{}
+
+// WithAnsweredBy returns ctx saying that model ("PROVIDER/MODEL") answers
+// the call made with ctx in place of the model its request names
+// (Request.Params["model"], a scenario's setup.loop.request.model): a
+// recording keeps the request's model pinned and notes which model
+// answered (replay.Recorder, tape.Offered.AnsweredBy). An empty model is
+// ctx unchanged.
+func WithAnsweredBy(ctx context.Context, model string) context.Context {
+	if model == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, answeredByKey{}, model)
+}
+
+// AnsweredByOf returns the model WithAnsweredBy put on ctx; "" when none,
+// as when the model the request names answers it.
+func AnsweredByOf(ctx context.Context) string {
+	s, _ := ctx.Value(answeredByKey{}).(string)
+	return s
+}

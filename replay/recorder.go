@@ -75,10 +75,14 @@ func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Respons
 	sum := r.follow(req).recorded(req, r.messages)
 	r.mu.Unlock()
 	resp, err := r.model.Generate(ctx, req)
+	answeredBy := llm.AnsweredByOf(ctx)
 	if fw := wire.ForwardedOf(ctx); fw != nil && fw.Sent != "" {
+		answeredBy = fw.Sent
+	}
+	if answeredBy != "" {
 		r.mu.Lock()
 		if r.offered != nil && r.offered.AnsweredBy == "" {
-			r.offered.AnsweredBy = fw.Sent
+			r.offered.AnsweredBy = answeredBy
 		}
 		r.mu.Unlock()
 	}

@@ -189,6 +189,12 @@ type EvalTrial struct {
 	// their model field alone replaced. Empty when the agent named the
 	// model evaluated, or when tapeloop's own loop ran.
 	AgentModel string `json:"agent_model,omitempty"`
+	// ScenarioModel is a native scenario's own model, "PROVIDER/MODEL"
+	// (setup.loop.request.model), when it is not the model evaluated: the
+	// model evaluated answered in its place, and the trial's tape pins the
+	// scenario's. Empty when the scenario names the model evaluated, or
+	// none, or a bridged agent ran.
+	ScenarioModel string `json:"scenario_model,omitempty"`
 	// Tokens are as in EvalModel, over this trial's calls of the model
 	// evaluated; Cost is theirs plus the simulated user's (User.Cost).
 	Tokens Tokens   `json:"tokens"`

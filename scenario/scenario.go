@@ -221,6 +221,13 @@ type LoopSetup struct {
 	// in place of those it was opened with) and pins in the tape, by the
 	// names of llm.RequestOptions.Params. The zero value sets none.
 	Request llm.RequestOptions
+	// Model is setup.loop.request.model, the scenario's own model,
+	// "PROVIDER/MODEL": record and eval open it when no --model is given,
+	// and the tape pins it as offered.params.model whichever model
+	// answered. Empty when the scenario names none (any model answers,
+	// and none is pinned). ModelLine is its line; 0 when empty.
+	Model     string
+	ModelLine int
 }
 
 // Expect is the expect block: every field that is set must hold.
@@ -283,7 +290,7 @@ var (
 	workspaceKeys  = []string{"from", "files"}
 	toolKeys       = []string{"name", "fixture", "with"}
 	loopKeys       = []string{"max_iterations", "execution", "retry", "tool_timeout", "memoize", "text_calls", "repair", "model_retry", "model_timeout", "request"}
-	requestKeys    = []string{"temperature", "top_p", "max_tokens", "seed", "stop", "tool_choice", "parallel_tool_calls"}
+	requestKeys    = []string{"model", "temperature", "top_p", "max_tokens", "seed", "stop", "tool_choice", "parallel_tool_calls"}
 	modelRetryKeys = []string{"attempts", "backoff", "max_backoff"}
 	retryKeys      = []string{"attempts", "backoff"}
 	expectKeys     = []string{"termination", "iterations", "tool_calls", "calls", "said", "retries", "repairs", "errors", "final", "files", "state", "model_retries", "check", "judge", "cache"}
@@ -644,7 +651,7 @@ func decodeLoop(d *yamlx.Decoder, n *yaml.Node, l *LoopSetup) error {
 		case "model_timeout":
 			l.ModelTimeout, err = d.Duration(v, path)
 		case "request":
-			err = decodeRequest(d, v, path, &l.Request)
+			err = decodeRequest(d, v, path, l)
 		case "model_retry":
 			_, err = d.Fields(v, path, modelRetryKeys, func(key string, v *yaml.Node) error {
 				var err error
@@ -666,12 +673,22 @@ func decodeLoop(d *yamlx.Decoder, n *yaml.Node, l *LoopSetup) error {
 	return err
 }
 
-// decodeRequest decodes setup.loop.request into o.
-func decodeRequest(d *yamlx.Decoder, n *yaml.Node, path string, o *llm.RequestOptions) error {
+// decodeRequest decodes setup.loop.request into l's Request, Model and
+// ModelLine.
+func decodeRequest(d *yamlx.Decoder, n *yaml.Node, path string, l *LoopSetup) error {
+	o := &l.Request
 	_, err := d.Fields(n, path, requestKeys, func(key string, v *yaml.Node) error {
 		p := yamlx.Join(path, key)
 		var err error
 		switch key {
+		case "model":
+			if l.Model, err = d.Str(v, p); err != nil {
+				return err
+			}
+			l.ModelLine = v.Line
+			if _, _, err := llm.ParseModelName(l.Model); err != nil {
+				return d.Errf(v, p, "%v (the scenario's own model, such as openai/gpt-4.1)", err)
+			}
 		case "temperature":
 			var f float64
 			f, err = number(d, v, p, 2)

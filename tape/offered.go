@@ -43,10 +43,12 @@ type Offered struct {
 	Params map[string]json.RawMessage
 	// AnsweredBy is the model a live run sent the vendor instead of the
 	// one the agent's request named (evalrun --model naming another, see
-	// wire.Forwarded): the answers recorded are that model's. It is
-	// written as a comment beside params.model, read back from it (so that
-	// a rebase, which keeps the answers, keeps it) and never compared;
-	// empty when the agent's own model answered.
+	// wire.Forwarded), or opened instead of a native scenario's own
+	// (setup.loop.request.model, see llm.WithAnsweredBy): the answers
+	// recorded are that model's. It is written as a comment beside
+	// params.model, read back from it (so that a rebase, which keeps the
+	// answers, keeps it) and never compared; empty when the agent's or
+	// the scenario's own model answered.
 	AnsweredBy string
 	// Cache holds where the request put its cache breakpoints, the
 	// block's `cache:` (see CachePlaces). Nil means not recorded (a
