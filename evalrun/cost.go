@@ -8,6 +8,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/cost"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -140,6 +141,11 @@ func measureCost(ctx context.Context, e *env, s *scenario.Scenario, prices *cost
 	}
 	if o.Diverged || len(o.Unused) > 0 {
 		return nil, fmt.Errorf("the replay did not follow its tape (%s replay %s shows why): its requests are not the recorded ones", e.prog(), s.Path)
+	}
+	if _, own, err := llm.ParseModelName(s.Setup.Loop.Model); model == "" && s.Setup.Agent == nil && err == nil {
+		// A native scenario's own model, PROVIDER/MODEL, which its
+		// requests name as such: priced as MODEL, as requests name it.
+		model = own
 	}
 	return costOf(col.Calls(), prices, model)
 }

@@ -354,3 +354,25 @@ func TestCostJSONNamesEachScenarioAndRefusesAnUnwritableFile(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant exit 2 naming --json", code, errOut)
 	}
 }
+
+// TestCostNativeOwnModel: a native scenario naming its own model
+// (setup.loop.request.model) is priced as that model, without its
+// provider, as --model would price it.
+func TestCostNativeOwnModel(t *testing.T) {
+	const own = `format: tapeloop/v1
+setup:
+  loop:
+    request: {model: openai/gpt-4.1-mini}
+input:
+  - {role: user, content: "Say hello."}
+tape:
+  - response: {content: "Hello."}
+expect:
+  termination: final_text
+`
+	dir := newScenarios(t, map[string]string{"n/own.yaml": own})
+	code, out, errOut := runCmd(t, "cost", filepath.Join(dir, "n", "own.yaml"))
+	if code != exitOK || !strings.Contains(out, "gpt-4.1-mini at openai's cache and prices of") {
+		t.Errorf("cost of a scenario naming openai/gpt-4.1-mini: exit %d, want it priced as gpt-4.1-mini\n%s%s", code, out, errOut)
+	}
+}
