@@ -106,7 +106,11 @@ func TestStageIsolates(t *testing.T) {
 		got, _ := io.ReadAll(c)
 		heard <- string(got)
 	}()
-	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestStageHelper$", "-test.v")
+	self, err := os.Executable() // os.Args[0] may be relative to another directory
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), self, "-test.run=^TestStageHelper$", "-test.v")
 	cmd.Env = []string{stageHelperEnv + "=" + ln.Addr().String(), "HOME=" + HomeDir, "PATH=/usr/bin:/bin"}
 	var out strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &out
