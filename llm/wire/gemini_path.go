@@ -4,9 +4,10 @@ import "strings"
 
 // geminiPath reads a Gemini API path: .../models/M:generateContent or
 // .../models/M:streamGenerateContent (v1, v1beta, and Vertex's
-// projects/P/locations/L/publishers/google/models/M:...). It returns the
-// model M, the API version the path names (v1, v1beta, Vertex's v1beta1:
-// the segment before models/, or before a Vertex path's projects/, when it
+// projects/P/locations/L/publishers/google/models/M:..., and its express
+// mode's publishers/google/models/M:...). It returns the model M, the API
+// version the path names (v1, v1beta, Vertex's v1beta1: the segment before
+// models/, or before a Vertex path's projects/ or publishers/, when it
 // reads as a version; empty for a path naming none) and whether the method
 // streams; ok is false for any other path.
 func geminiPath(path string) (model, version string, stream, ok bool) {
@@ -34,6 +35,8 @@ func geminiPath(path string) (model, version string, stream, ok bool) {
 		prefix := p[:i]
 		if j := strings.LastIndex(prefix, "/projects/"); j >= 0 {
 			prefix = prefix[:j] // Vertex: .../v1/projects/P/locations/L/publishers/google
+		} else if j := strings.LastIndex(prefix, "/publishers/"); j >= 0 {
+			prefix = prefix[:j] // Vertex's express mode: .../v1beta1/publishers/google
 		}
 		if seg := prefix[strings.LastIndex(prefix, "/")+1:]; isAPIVersion(seg) {
 			version = seg

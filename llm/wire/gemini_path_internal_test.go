@@ -12,6 +12,7 @@ func TestGeminiPath(t *testing.T) {
 		{"/v1/models/gemini-2.5-pro:streamGenerateContent", "gemini-2.5-pro", "v1", true, true},
 		{"/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.0:generateContent", "gemini-2.0", "v1", false, true},
 		{"/v1beta1/projects/v2/locations/us-central1/publishers/google/models/g:generateContent", "g", "v1beta1", false, true},
+		{"/v1beta1/publishers/google/models/g:streamGenerateContent", "g", "v1beta1", true, true},
 		{"/proxy/v1alpha/models/m:generateContent", "m", "v1alpha", false, true},
 		{"/gemini/models/m:generateContent", "m", "", false, true},
 		{"/v/models/m:generateContent", "m", "", false, true},
