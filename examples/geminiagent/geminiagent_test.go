@@ -1,19 +1,24 @@
 package geminiagent_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/adctest"
 	"github.com/tapeloop/tapeloop/llm"
-	_ "github.com/tapeloop/tapeloop/llm/gemini" // registers gemini/
+	"github.com/tapeloop/tapeloop/llm/gemini" // registers gemini/ and vertex/
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -141,6 +146,85 @@ func TestRecordReplayFailClosed(t *testing.T) {
 				if err := os.WriteFile(path, recorded, 0o644); err != nil {
 					t.Fatal(err)
 				}
+			}
+		})
+	}
+}
+
+// TestVertexExpressRecord records agent.mjs with GOOGLE_GENAI_USE_VERTEXAI
+// set: @google/genai on Vertex AI, in express mode (the key the bridge
+// gives it, no project: it calls .../v1beta1/publishers/google/models/M).
+// Recorded through vertex/ with Application Default Credentials, the
+// request reaches "Vertex AI" in the settings' project and location with
+// the access token and the body the program sent; the tape holds no
+// token and replays with the server gone.
+func TestVertexExpressRecord(t *testing.T) {
+	needNode(t)
+	agent, err := filepath.Abs("agent.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range []string{"0", "1"} {
+		t.Run("stream="+stream, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "scenarios")
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(dir, "append.yaml")
+			text := strings.NewReplacer("{{agent}}", agent, "{{stream}}", stream, "    env:\n", "    env:\n      GOOGLE_GENAI_USE_VERTEXAI: \"true\"\n").Replace(scenarioText)
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			var mu sync.Mutex
+			var paths, auths []string
+			var bodies [][]byte
+			h := bridge.Handler(script(), nil)
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				b, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				paths, auths, bodies = append(paths, r.URL.Path), append(auths, r.Header.Get("Authorization")+r.Header.Get("X-Goog-Api-Key")), append(bodies, b)
+				mu.Unlock()
+				r.Body = io.NopCloser(bytes.NewReader(b))
+				h.ServeHTTP(w, r)
+			}))
+			tokens := adctest.NewServer(t, gemini.Scope)
+			sa := tokens.ServiceAccount(t, "settings-project")
+			model, err := llm.Open(t.Context(), "vertex/gemini-2.5-flash", &llm.OpenOptions{BaseURL: srv.URL,
+				Getenv: func(k string) string {
+					return map[string]string{gemini.CredentialsEnv: sa, gemini.LocationEnv: "us-central1"}[k]
+				}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := load(t, path)
+			o, tape, err := bridge.Record(t.Context(), s, bridge.Command(s), model, nil)
+			srv.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if o.Termination != "final_text" {
+				t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+			}
+			method := map[string]string{"0": ":generateContent", "1": ":streamGenerateContent"}[stream]
+			want := "/v1beta1/projects/settings-project/locations/us-central1/publishers/google/models/gemini-2.5-flash" + method
+			if len(paths) != 3 {
+				t.Fatalf("Vertex AI got %d requests, want 3", len(paths))
+			}
+			for i, p := range paths {
+				if p != want || auths[i] != "Bearer "+adctest.Token || !bytes.Contains(bodies[i], []byte(`"systemInstruction"`)) {
+					t.Errorf("request %d: %s with credentials %q; want %s with the access token alone", i+1, p, auths[i], want)
+				}
+			}
+			if err := bridge.WriteRecording(path, tape); err != nil {
+				t.Fatal(err)
+			}
+			// The program called Vertex AI's express path: the Gemini
+			// API's would pin v1beta.
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(adctest.Token)) || !bytes.Contains(b, []byte(`apiVersion: "v1beta1"`)) {
+				t.Errorf("the tape holds the token, or does not pin Vertex AI's v1beta1:\n%s", b)
+			}
+			if v := verify(t, path, true); !v.Passed() {
+				t.Fatalf("the replay fails:\n%s", fmt.Sprint(v.Failure()))
 			}
 		})
 	}
