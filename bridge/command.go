@@ -186,6 +186,9 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string,
 	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
 	cmd.Dir = box.Dir()
 	r.seen = box.Dir()
+	if r.traffic != nil {
+		r.traffic.setWorkspace(r.seen)
+	}
 	cmd.Env = agentEnviron(os.Environ(), box.Home(), filepath.Join(box.Home(), "tmp"), r.APIKey, a.PassEnv, a.PassCredentials)
 	for _, f := range wire.Formats {
 		cmd.Env = append(cmd.Env, f.Env(base)...)

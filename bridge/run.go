@@ -50,9 +50,11 @@ type Run struct {
 	// Input is the scenario's input: the messages the agent starts from
 	// (system prompt, user message).
 	Input []llm.Message
-	// Dir is the workspace: a directory seeded from setup.workspace. Its
-	// files at the end are the golden's workspace, and its changes between
-	// model calls are each turn's diff.
+	// Dir is the workspace: a directory seeded from setup.workspace, new
+	// each run. Its files at the end are the golden's workspace, and its
+	// changes between model calls are each turn's diff. The model and the
+	// tape see its path as WorkPlaceholder: the bridge rewrites it in each
+	// request, and the placeholder in each answer as Dir.
 	Dir string
 
 	mu      sync.Mutex
@@ -194,6 +196,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 		return nil, fmt.Errorf("%s: %w", s.Path, err)
 	}
 	tr.observe = rec.Observer(opts.Observer)
+	tr.setWorkspace(dir)
 	h := Handler(tr, opts.Wire)
 	r := &Run{
 		Scenario: s, HTTPClient: Client(h), Handler: h,

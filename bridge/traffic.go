@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/tools"
 	"github.com/tapeloop/tapeloop/workspace"
@@ -53,6 +55,17 @@ type traffic struct {
 	// answeredByTurn, made by finish, holds per turn index the answers
 	// reported after it that the golden shows (see answersShown).
 	answeredByTurn map[int][]string
+	// place writes the workspace's path as WorkPlaceholder in requests and
+	// back in answers; nil when the agent sees the placeholder's path.
+	place *workPlace
+}
+
+// setWorkspace notes where the agent sees its workspace: dir, which
+// requests name as WorkPlaceholder and answers as dir.
+func (t *traffic) setWorkspace(dir string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.place = newWorkPlace(dir)
 }
 
 // newTraffic returns the traffic to model over the workspace ws, whose
@@ -93,7 +106,20 @@ func (t *traffic) Generate(ctx context.Context, req *llm.Request) (*llm.Response
 	// requests to its vendor are tapeloop's own and pass the guard of
 	// http.DefaultTransport (the handler's context is the server's, not
 	// the run's).
-	ex.resp, ex.err = t.model.Generate(netguard.Live(ctx), req)
+	//
+	// The model (the tape, a recorder, a vendor) sees the workspace as
+	// WorkPlaceholder, the agent its own folder: the events keep what the
+	// agent sent and got.
+	sent, live := t.place.request(req), netguard.Live(ctx)
+	if fw := wire.ForwardedOf(ctx); fw != nil && t.place != nil {
+		if b := t.place.placeJSON(fw.Body); !bytes.Equal(b, fw.Body) {
+			c := *fw
+			c.Body = b
+			live = wire.WithForwarded(live, &c)
+		}
+	}
+	ex.resp, ex.err = t.model.Generate(live, sent)
+	ex.resp = t.place.answer(ex.resp)
 	ex.entry = -1
 	if tape, ok := t.model.(interface{ LastServed() int }); ok {
 		ex.entry = tape.LastServed()

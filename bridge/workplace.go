@@ -1,0 +1,249 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"maps"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tapeloop/tapeloop/internal/sandbox"
+	"github.com/tapeloop/tapeloop/llm"
+)
+
+// WorkPlaceholder is the path a bridged run's workspace has in what
+// reaches the model and the tape, whichever folder the run made: the path
+// a command agent sees its workspace at in a full sandbox
+// (/tapeloop/work). An in-process agent (and a command agent whose
+// sandbox cannot fix the path) works in a new folder each run; the bridge
+// writes that folder's path as WorkPlaceholder in each request before it
+// is recorded, compared or sent to a vendor, and WorkPlaceholder in each
+// answer as the folder's path before the agent gets it. So the tape is
+// the same on every run and machine, and the agent sees its own folder.
+// A golden writes the workspace, wherever it is, as $WORK.
+const WorkPlaceholder = sandbox.WorkDir
+
+// workPlace rewrites the path of a run's workspace, as its agent sees it,
+// to WorkPlaceholder in requests and back in answers. The zero value (or
+// nil) rewrites nothing: the agent sees the placeholder's path itself.
+type workPlace struct {
+	// text holds the workspace's paths (as given, and with its links
+	// resolved) as they appear in text, longest first; json the same as
+	// they appear inside a JSON string, where they differ.
+	text, json []string
+	// real and realJSON are the path the agent was given, as text and
+	// inside a JSON string: what WorkPlaceholder becomes in an answer.
+	real, realJSON string
+}
+
+// newWorkPlace returns the workPlace of a workspace the agent sees at dir;
+// nil when dir is "", the root, or the placeholder itself.
+func newWorkPlace(dir string) *workPlace {
+	if dir == "" {
+		return nil
+	}
+	dir = filepath.Clean(dir)
+	if dir == string(filepath.Separator) || dir == WorkPlaceholder {
+		return nil
+	}
+	p := &workPlace{real: dir, realJSON: jsonInner(dir)}
+	paths := []string{dir}
+	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir && real != string(filepath.Separator) {
+		paths = append(paths, real)
+	}
+	slices.SortStableFunc(paths, func(a, b string) int { return len(b) - len(a) })
+	for _, path := range paths {
+		p.text = append(p.text, path)
+		if j := jsonInner(path); j != path {
+			p.json = append(p.json, j)
+		}
+		if s := strings.ReplaceAll(jsonInner(path), "/", `\/`); s != path {
+			p.json = append(p.json, s) // encoders that escape the slash
+		}
+	}
+	return p
+}
+
+// jsonInner is s as it appears inside a JSON string.
+func jsonInner(s string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	out := strings.TrimSuffix(b.String(), "\n")
+	return out[1 : len(out)-1]
+}
+
+// placeText writes the workspace's path in s as the placeholder.
+func (p *workPlace) placeText(s string) string {
+	for _, path := range p.text {
+		s = replacePathIn(s, path, WorkPlaceholder)
+	}
+	for _, path := range p.json {
+		s = replacePathIn(s, path, WorkPlaceholder)
+	}
+	return s
+}
+
+// placeJSON writes the workspace's path in a JSON text as the placeholder.
+func (p *workPlace) placeJSON(b []byte) []byte {
+	s := p.placeText(string(b))
+	if s == string(b) {
+		return b
+	}
+	return []byte(s)
+}
+
+// request returns req with the workspace's path written as the
+// placeholder in every text the model reads (messages, tool calls'
+// arguments, tools, the response schema, the parameters); req itself when
+// nothing changes. Reasoning (a signed thinking block) is left as it is:
+// the model wrote it, and never saw the real path. req is never changed.
+func (p *workPlace) request(req *llm.Request) *llm.Request {
+	if p == nil || req == nil {
+		return req
+	}
+	out := *req
+	changed := false
+	for i, m := range req.Messages {
+		if pm, ok := p.message(m, p.placeText); ok {
+			if !changed {
+				out.Messages = slices.Clone(req.Messages)
+				changed = true
+			}
+			out.Messages[i] = pm
+		}
+	}
+	cloned := false
+	for i, t := range req.Tools {
+		d, params := p.placeText(t.Description), p.placeJSON(t.Parameters)
+		if d == t.Description && bytes.Equal(params, t.Parameters) {
+			continue
+		}
+		if !cloned {
+			out.Tools, cloned, changed = slices.Clone(req.Tools), true, true
+		}
+		out.Tools[i].Description, out.Tools[i].Parameters = d, params
+	}
+	if s := p.placeJSON(req.ResponseSchema); !bytes.Equal(s, req.ResponseSchema) {
+		out.ResponseSchema, changed = s, true
+	}
+	cloned = false
+	for k, v := range req.Params {
+		if s := p.placeJSON(v); !bytes.Equal(s, v) {
+			if !cloned {
+				out.Params, cloned, changed = maps.Clone(req.Params), true, true
+			}
+			out.Params[k] = s
+		}
+	}
+	if !changed {
+		return req
+	}
+	return &out
+}
+
+// message returns m with text rewritten by f in its content and its tool
+// calls' arguments, and whether anything changed; m's slices are copied
+// before a change.
+func (p *workPlace) message(m llm.Message, f func(string) string) (llm.Message, bool) {
+	changed := false
+	if c := f(m.Content); c != m.Content {
+		m.Content, changed = c, true
+	}
+	cloned := false
+	for i, c := range m.ToolCalls {
+		if a := f(c.Arguments); a != c.Arguments {
+			if !cloned {
+				m.ToolCalls, cloned = slices.Clone(m.ToolCalls), true
+			}
+			m.ToolCalls[i].Arguments, changed = a, true
+		}
+	}
+	return m, changed
+}
+
+// unplaceText writes the placeholder in s as the workspace's path.
+func (p *workPlace) unplaceText(s string) string {
+	return replacePathIn(s, WorkPlaceholder, p.real)
+}
+
+// unplaceArguments writes the placeholder in a tool call's arguments
+// (JSON) as the workspace's path, escaped as a JSON string holds it.
+func (p *workPlace) unplaceArguments(s string) string {
+	return replacePathIn(s, WorkPlaceholder, p.realJSON)
+}
+
+// answer returns resp with the placeholder written as the workspace's
+// path in its text and its tool calls' arguments; resp itself when
+// nothing changes. Reasoning is served as the model wrote it (a signed
+// block must come back unchanged). resp is never changed.
+func (p *workPlace) answer(resp *llm.Response) *llm.Response {
+	if p == nil || resp == nil {
+		return resp
+	}
+	m := resp.Message
+	changed := false
+	if c := p.unplaceText(m.Content); c != m.Content {
+		m.Content, changed = c, true
+	}
+	cloned := false
+	for i, c := range m.ToolCalls {
+		if a := p.unplaceArguments(c.Arguments); a != c.Arguments {
+			if !cloned {
+				m.ToolCalls, cloned = slices.Clone(m.ToolCalls), true
+			}
+			m.ToolCalls[i].Arguments, changed = a, true
+		}
+	}
+	if !changed {
+		return resp
+	}
+	out := *resp
+	out.Message = m
+	return &out
+}
+
+// replacePathIn replaces path in s by name where it is a whole path: not
+// preceded by a byte that continues a name, and not continued by one (so
+// /tmp/ab and /tmp/a.txt are not /tmp/a, nor is /srv/tmp/a), dots that end
+// a sentence aside ("in /tmp/a." is /tmp/a).
+func replacePathIn(s, path, name string) string {
+	if !strings.Contains(s, path) {
+		return s
+	}
+	var b strings.Builder
+	rest := s
+	for {
+		i := strings.Index(rest, path)
+		if i < 0 {
+			break
+		}
+		end := i + len(path)
+		if i > 0 && continuesName(rest[i-1]) || continues(rest[end:]) {
+			b.WriteString(rest[:i+1])
+			rest = rest[i+1:]
+			continue
+		}
+		b.WriteString(rest[:i])
+		b.WriteString(name)
+		rest = rest[end:]
+	}
+	b.WriteString(rest)
+	return b.String()
+}
+
+// continues reports whether rest, what follows a path in a text,
+// continues its last name: it starts with a byte that continues a name,
+// other than dots followed by none.
+func continues(rest string) bool {
+	dots := len(rest) - len(strings.TrimLeft(rest, "."))
+	return dots < len(rest) && continuesName(rest[dots])
+}
+
+// continuesName reports whether c may continue a file name: a letter, a
+// digit, or one of ._-~.
+func continuesName(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-~", c) >= 0
+}
