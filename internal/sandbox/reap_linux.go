@@ -23,14 +23,24 @@ import (
 // kills and reaps it.
 //
 // Commands of several Boxes may run at once, and tapeloop has children of
-// its own (MCP servers); End takes only what its commands left: a child of
-// tapeloop in a command's process group, or whose environment holds the
-// Box's mark (runMark), which every process a command starts inherits,
-// setsid or not; and everything beneath those. A process that both leaves
-// the command's process group and drops the environment it inherited
-// (env -i) escapes; so does one that exited before End, which stays a
-// zombie of tapeloop's until it exits (its environment is gone, so it
-// cannot be told from another's).
+// its own (MCP servers); End takes only what its commands left, and what
+// no one else can have started: a child of tapeloop in a command's
+// process group, or whose environment holds the Box's mark (runMark),
+// which every process a command starts inherits, setsid or not; while no
+// other Box is subreaping, also every child of tapeloop in a session of
+// its own that was not tapeloop's child when subreaping began (tapeloop
+// starts its own children in its session, so such a child is an orphan
+// of a command: one that dropped the mark with env -i, or that exited
+// before End and is a zombie, whose environment cannot be read); and
+// everything beneath those. Each is killed and waited for, zombies
+// included. An orphan left unmarked while other Boxes subreap is taken
+// by the last of them to end. What escapes: a process that leaves the
+// command's process group without a session of its own (set -m) and
+// drops the mark; a process tapeloop's own program starts in a session
+// of its own while a command runs, which is taken for the command's; and
+// everything after a kill -9 of tapeloop, which leaves no one to reap
+// it (the command itself dies with tapeloop's thread, Pdeathsig, but what
+// it left becomes init's).
 
 // runMark is the environment variable a Box without Processes adds to its
 // commands' environment, set to a value of its own (pid-sequence).
@@ -44,6 +54,9 @@ var marks atomic.Uint64
 var subreaping struct {
 	sync.Mutex
 	boxes int
+	// before holds tapeloop's children when subreaping began: they are
+	// its own, never a command's orphans.
+	before map[int]bool
 }
 
 // reaper is the fallback's state of one Box.
@@ -69,9 +82,17 @@ func (r *reaper) hold() error {
 	subreaping.Lock()
 	defer subreaping.Unlock()
 	if subreaping.boxes == 0 {
+		self := os.Getpid()
+		before := map[int]bool{}
+		for _, p := range processes() {
+			if p.ppid == self {
+				before[p.pid] = true
+			}
+		}
 		if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 			return fmt.Errorf("becoming a child subreaper: %w", err)
 		}
+		subreaping.before = before
 	}
 	subreaping.boxes++
 	r.held = true
@@ -88,6 +109,7 @@ func (r *reaper) release() {
 	defer subreaping.Unlock()
 	if subreaping.boxes--; subreaping.boxes == 0 {
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+		subreaping.before = nil
 	}
 }
 
@@ -108,9 +130,9 @@ func (r *reaper) environ(env []string) []string {
 
 // proc is one process as /proc/PID/stat shows it.
 type proc struct {
-	pid, ppid, pgid int
-	state           byte
-	comm            string
+	pid, ppid, pgid, sid int
+	state                byte
+	comm                 string
 }
 
 // processes lists the processes of the machine that /proc shows.
@@ -134,22 +156,23 @@ func processes() map[int]proc {
 }
 
 // parseStat reads /proc/PID/stat (proc(5)): "pid (comm) state ppid pgrp
-// ...", where comm may hold spaces and parentheses.
+// session ...", where comm may hold spaces and parentheses.
 func parseStat(pid int, b []byte) (proc, bool) {
 	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
 	if open < 0 || end < open {
 		return proc{}, false
 	}
 	f := strings.Fields(string(b[end+1:]))
-	if len(f) < 3 || len(f[0]) != 1 {
+	if len(f) < 4 || len(f[0]) != 1 {
 		return proc{}, false
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	pgid, err2 := strconv.Atoi(f[2])
-	if err1 != nil || err2 != nil {
+	sid, err3 := strconv.Atoi(f[3])
+	if err1 != nil || err2 != nil || err3 != nil {
 		return proc{}, false
 	}
-	return proc{pid: pid, ppid: ppid, pgid: pgid, state: f[0][0], comm: string(b[open+1 : end])}, true
+	return proc{pid: pid, ppid: ppid, pgid: pgid, sid: sid, state: f[0][0], comm: string(b[open+1 : end])}, true
 }
 
 // marked reports whether the environment pid started with holds mark.
@@ -175,6 +198,18 @@ func (r *reaper) reap() []string {
 		return nil
 	}
 	self := os.Getpid()
+	sid, err := unix.Getsid(0)
+	if err != nil {
+		sid = -1
+	}
+	subreaping.Lock()
+	alone, before := subreaping.boxes == 1, subreaping.before
+	subreaping.Unlock()
+	// An orphan no one else can have started: a child of tapeloop's in a
+	// session of its own, which it was not when subreaping began.
+	orphan := func(p proc) bool {
+		return alone && sid > 0 && p.sid != sid && !before[p.pid]
+	}
 	var left []string
 	// Each round takes what the last one's processes started before they
 	// died; a round that finds nothing ends it.
@@ -184,7 +219,7 @@ func (r *reaper) reap() []string {
 		var order []int
 		for _, p := range procs {
 			children[p.ppid] = append(children[p.ppid], p.pid)
-			if p.ppid == self && (r.groups[p.pgid] || marked(p.pid, r.mark)) {
+			if p.ppid == self && (r.groups[p.pgid] || marked(p.pid, r.mark) || orphan(p)) {
 				order = append(order, p.pid)
 			}
 		}
