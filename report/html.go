@@ -92,6 +92,10 @@ type row struct {
 	GoldenFolded bool
 	Expectations []Expectation
 	Trials       []trialView
+	// Sandbox is what the sandbox of the scenario's agent program did not
+	// hold and what it killed (ScenarioResult.Sandbox): a note on the row,
+	// each line in its body.
+	Sandbox []string
 }
 
 // trialView is one run of a row: the replay itself, or one eval trial.
@@ -326,7 +330,7 @@ func replayPage(r *Replay) *page {
 func replayRow(s *ScenarioResult) row {
 	rw := row{Name: s.Name, Path: s.Path, Status: s.Status, Model: "tape",
 		Tags: s.Tags, Seconds: s.Seconds, Error: s.Error, Golden: s.Golden, GoldenDiff: s.GoldenDifference,
-		Expectations: s.Expectations}
+		Expectations: s.Expectations, Sandbox: s.Sandbox}
 	explained := map[string]bool{}
 	for _, e := range s.Expectations {
 		for _, m := range e.Messages {

@@ -299,3 +299,46 @@ func TestShowDivergenceOnceFrom80Bytes(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayHTMLSandboxNotes: what a scenario's sandbox did not hold
+// (ScenarioResult.Sandbox) is on its row, counted, each note in the
+// title, and each in the row's body, escaped like every string; a row
+// without notes says nothing of the sandbox.
+func TestReplayHTMLSandboxNotes(t *testing.T) {
+	notes := []string{"the network is not isolated: <script>alert(1)</script>", "the agent command left 1 process running, killed when the run ended: node"}
+	r := NewReplay([]ScenarioResult{
+		{Name: "cmd/partial", Path: "scenarios/cmd/partial.yaml", Status: StatusPass, Sandbox: notes},
+		{Name: "cmd/one", Path: "scenarios/cmd/one.yaml", Status: StatusFail, Failures: []string{"scenarios/cmd/one.yaml:3: expect.final: wrong"}, Sandbox: notes[1:]},
+		{Name: "cmd/whole", Path: "scenarios/cmd/whole.yaml", Status: StatusPass},
+	}, nil)
+	var buf bytes.Buffer
+	if err := r.WriteHTML(&buf); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "<script>alert") {
+		t.Error("a sandbox note reached the page unescaped")
+	}
+	for _, c := range []struct {
+		name, summary string
+		body          []string
+	}{
+		{"cmd/partial", `<span class="b sandbox" title="the network is not isolated: &lt;script&gt;alert(1)&lt;/script&gt;&#10;the agent command left 1 process running, killed when the run ended: node">sandbox: 2 notes</span>`,
+			[]string{`<h3>sandbox</h3><pre class="sandbox">the network is not isolated: &lt;script&gt;alert(1)&lt;/script&gt;</pre><pre class="sandbox">the agent command left 1 process running, killed when the run ended: node</pre>`}},
+		{"cmd/one", `<span class="b sandbox" title="the agent command left 1 process running, killed when the run ended: node">sandbox: 1 note</span>`,
+			[]string{`<pre class="sandbox">the agent command left 1 process running, killed when the run ended: node</pre>`}},
+	} {
+		summary, body, _ := strings.Cut(rowHTML(t, out, c.name), "</summary>")
+		if !strings.Contains(summary, c.summary) {
+			t.Errorf("%s: the row's summary lacks %s:\n%s", c.name, c.summary, summary)
+		}
+		for _, w := range c.body {
+			if !strings.Contains(body, w) {
+				t.Errorf("%s: the row's body lacks %s:\n%s", c.name, w, body)
+			}
+		}
+	}
+	if whole := rowHTML(t, out, "cmd/whole"); strings.Contains(whole, "sandbox") {
+		t.Errorf("a row without sandbox notes mentions the sandbox:\n%s", whole)
+	}
+}

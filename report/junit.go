@@ -59,7 +59,8 @@ type junitProblem struct {
 // WriteJUnit writes the result as JUnit XML: one testcase per scenario, its
 // failure message the first failure's first line (the first difference from
 // the golden, or a failed expectation), the failure body every failure, and
-// system-out the transcript.
+// system-out the transcript, after the notes of the scenario's sandbox
+// (ScenarioResult.Sandbox, each also a "sandbox" property).
 func (r *Replay) WriteJUnit(w io.Writer) error {
 	return r.stream().WriteJUnit(w)
 }

@@ -253,3 +253,56 @@ func TestJUnitClassnameOfARootScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestJUnitSandboxNotes: a scenario's sandbox notes open its testcase's
+// system-out, a "sandbox: " line each before the transcript, and are each
+// a "sandbox" property, with or without a termination; the document keeps
+// the common shape, and a scenario without notes gets neither.
+func TestJUnitSandboxNotes(t *testing.T) {
+	notes := []string{"the network is not isolated", "the agent command left 1 process running, killed when the run ended: node"}
+	r := NewReplay([]ScenarioResult{
+		{Name: "cmd/ran", Status: StatusPass, Termination: "final_text", Iterations: 1, Sandbox: notes,
+			Transcript: &Transcript{Final: "answer"}},
+		{Name: "cmd/refused", Status: StatusError, Error: "no sandbox", Sandbox: notes[:1]},
+		{Name: "cmd/whole", Status: StatusPass},
+	}, nil)
+	var b strings.Builder
+	if err := r.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if err := validateJUnit([]byte(out)); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]junitCase{}
+	for _, c := range doc.Suites[0].Cases {
+		cases[c.Name] = c
+	}
+	props := func(c junitCase) []string {
+		var out []string
+		if c.Properties != nil {
+			for _, p := range c.Properties.Property {
+				out = append(out, p.Name+"="+p.Value)
+			}
+		}
+		return out
+	}
+	ran := cases["cmd/ran"]
+	if want := []string{"termination=final_text", "iterations=1", "sandbox=" + notes[0], "sandbox=" + notes[1]}; !slices.Equal(props(ran), want) {
+		t.Errorf("cmd/ran's properties are %q, want %q", props(ran), want)
+	}
+	if want := "sandbox: " + notes[0] + "\nsandbox: " + notes[1] + "\n\n" + (&Transcript{Final: "answer"}).Text(); ran.SystemOut != want {
+		t.Errorf("cmd/ran's system-out is\n%q\nwant\n%q", ran.SystemOut, want)
+	}
+	refused := cases["cmd/refused"]
+	if want := []string{"sandbox=" + notes[0]}; !slices.Equal(props(refused), want) || refused.SystemOut != "sandbox: "+notes[0]+"\n\n" {
+		t.Errorf("cmd/refused: properties %q, system-out %q; want %q and its note", props(refused), refused.SystemOut, want)
+	}
+	if whole := cases["cmd/whole"]; whole.Properties != nil || whole.SystemOut != "" {
+		t.Errorf("cmd/whole, without notes, has properties %q and system-out %q", props(whole), whole.SystemOut)
+	}
+}

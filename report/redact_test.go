@@ -31,3 +31,28 @@ func TestRedactStringsReachesEveryField(t *testing.T) {
 		t.Errorf("an unrelated field changed: %q", r.Scenarios[0].Name)
 	}
 }
+
+// TestSandboxNotesRedactedInEveryReport: a scenario result redacted as
+// evalrun redacts each one (RedactStrings over it) holds no secret in its
+// sandbox notes, so its JSON, JUnit and HTML hold none either, and each
+// shows the note redacted.
+func TestSandboxNotesRedactedInEveryReport(t *testing.T) {
+	const secret = "sk-sandbox-0123456789"
+	res := ScenarioResult{Name: "cmd/a", Path: "scenarios/cmd/a.yaml", Status: StatusPass,
+		Sandbox: []string{"the agent command left 1 process running, killed when the run ended: " + secret}}
+	RedactStrings(&res, func(s string) string { return strings.ReplaceAll(s, secret, "[REDACTED]") })
+	r := NewReplay([]ScenarioResult{res}, nil)
+	for name, write := range map[string]func(w *strings.Builder) error{
+		"json":  func(w *strings.Builder) error { return r.WriteJSON(w) },
+		"junit": func(w *strings.Builder) error { return r.WriteJUnit(w) },
+		"html":  func(w *strings.Builder) error { return r.WriteHTML(w) },
+	} {
+		var b strings.Builder
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), secret) || !strings.Contains(b.String(), "killed when the run ended: [REDACTED]") {
+			t.Errorf("%s: the sandbox note is missing, or not redacted:\n%s", name, b.String())
+		}
+	}
+}

@@ -170,7 +170,8 @@ func (r *ReplayStream) WriteJSON(w io.Writer) error {
 // a time: one testcase per scenario, its failure message the first
 // failure's first line (the first difference from the golden, or a failed
 // expectation), the failure body every failure, and system-out the
-// transcript.
+// transcript, after the notes of the scenario's sandbox (each also a
+// "sandbox" property).
 func (r *ReplayStream) WriteJUnit(w io.Writer) error {
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
@@ -236,12 +237,19 @@ func (r *ReplayStream) WriteJUnit(w io.Writer) error {
 // junitCaseOf is the testcase of one scenario.
 func junitCaseOf(s *ScenarioResult) junitCase {
 	c := junitCase{Name: s.Name, Classname: classname(s.Name), Time: seconds(s.Seconds), File: s.Path,
-		SystemOut: s.Transcript.Text()}
+		SystemOut: sandboxLines(s.Sandbox) + s.Transcript.Text()}
+	var props []junitProperty
 	if s.Termination != "" {
-		c.Properties = &junitProperties{Property: []junitProperty{
-			{Name: "termination", Value: s.Termination},
-			{Name: "iterations", Value: fmt.Sprint(s.Iterations)},
-		}}
+		props = append(props, junitProperty{Name: "termination", Value: s.Termination},
+			junitProperty{Name: "iterations", Value: fmt.Sprint(s.Iterations)})
+	}
+	// Readers differ in which of system-out and the properties they
+	// show: the notes are in both.
+	for _, n := range s.Sandbox {
+		props = append(props, junitProperty{Name: "sandbox", Value: n})
+	}
+	if props != nil {
+		c.Properties = &junitProperties{Property: props}
 	}
 	switch s.Status {
 	case StatusError:
@@ -250,6 +258,21 @@ func junitCaseOf(s *ScenarioResult) junitCase {
 		c.Failure = &junitProblem{Message: failureMessage(*s), Type: failureType(*s), Body: strings.Join(s.Failures, "\n\n")}
 	}
 	return c
+}
+
+// sandboxLines is the notes of a scenario's sandbox (ScenarioResult.Sandbox)
+// as they open a testcase's system-out, a line "sandbox: NOTE" each and a
+// blank line after them; "" for none.
+func sandboxLines(notes []string) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString("sandbox: " + n + "\n")
+	}
+	b.WriteString("\n")
+	return b.String()
 }
 
 // WriteHTML writes the result as Replay.WriteHTML does, one row at a time:

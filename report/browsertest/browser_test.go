@@ -430,3 +430,49 @@ func TestBrowserFailedRowsLeadWithTheCause(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
+
+// TestBrowserSandboxNotes: a scenario whose agent program's sandbox did
+// not hold everything says so on its row, where a reader sees it without
+// opening the row, and lists each note, as text, once the row is opened.
+func TestBrowserSandboxNotes(t *testing.T) {
+	tab := browser(t)
+	r := suiteReplay(t)
+	notes := []string{"the network is not isolated: " + hostile, "the agent command left 1 process running, killed when the run ended: node"}
+	for i := range r.Scenarios {
+		if r.Scenarios[i].Name == "files/append" {
+			r.Scenarios[i].Sandbox = notes
+		}
+	}
+	page := htmlFile(t, r)
+	if err := chromedp.Do(tab, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
+	cons := watchConsole(t, tab)
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
+		t.Fatal(err)
+	}
+	const row = `details[data-name="files/append"]`
+	const shown = `(sel => { const e = document.querySelector(sel); return e && e.checkVisibility() ? e.textContent : ""; })`
+	if got := eval[string](t, tab, shown+`('`+row+` > summary .sandbox')`); got != "sandbox: 2 notes" {
+		t.Errorf("the closed row shows %q for its sandbox, want \"sandbox: 2 notes\"", got)
+	}
+	if got := eval[string](t, tab, `document.querySelector('`+row+` > summary .sandbox').title`); got != strings.Join(notes, "\n") {
+		t.Errorf("the sandbox note's title is %q, want the notes a line each", got)
+	}
+	if got := eval[string](t, tab, shown+`('details[data-name="hostile/script"] > summary .sandbox')`); got != "" {
+		t.Errorf("a row without sandbox notes shows %q", got)
+	}
+	if err := chromedp.Do(tab, chromedp.Click(row+` > summary`), chromedp.WaitVisible(row+` pre.sandbox`)); err != nil {
+		t.Fatal(err)
+	}
+	got := eval[[]string](t, tab, `Array.from(document.querySelectorAll('`+row+` pre.sandbox')).map(e => e.textContent)`)
+	if strings.Join(got, "\n") != strings.Join(notes, "\n") {
+		t.Errorf("the opened row lists the sandbox notes %q, want %q", got, notes)
+	}
+	if pwned := eval[bool](t, tab, `window.pwned !== undefined || document.title === "pwned"`); pwned {
+		t.Error("a sandbox note ran as markup")
+	}
+	if errs := cons.Errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
+	}
+}
