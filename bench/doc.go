@@ -51,5 +51,8 @@
 //
 //	go test -run '^$' -bench 'Raw|Bridge|AgentAlone' -benchmem -count 5 ./bench
 //
-// Ratios use CPU time where the platform reports it.
+// On a loaded machine one process's ratios move by a third; the figures in
+// docs/design.md ("Performance") are medians over 20 processes of -count 1
+// run in turn, each process's rows seconds apart. Ratios use CPU time
+// where the platform reports it.
 package bench
