@@ -46,7 +46,7 @@ func BenchmarkDecodeFormats(b *testing.B) {
 	for i, f := range []struct {
 		name  string
 		agent bridge.Agent
-	}{{"openai", benchagent.Agent}, {"responses", responsesAgent}, {"gemini", geminiAgent}, {"bedrock", bedrockAgent}} {
+	}{{"openai", benchagent.Agent}, {"responses", responsesAgent}, {"gemini", geminiAgent}, {"bedrock", bedrockAgent}, {"messages", messagesAgent}} {
 		var calls []benchagent.Answer
 		for _, how := range []string{"decoder", "whole"} {
 			b.Run(f.name+"/"+how, func(b *testing.B) {
