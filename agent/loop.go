@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -130,7 +131,13 @@ func (r *runner) loop(ctx context.Context) (term Termination) {
 		if stop := r.tooManyCalls(len(t.Response.Message.ToolCalls), "", nil); stop != nil {
 			return *stop
 		}
-		msg := t.Response.Message.Clone()
+		// The history's message shares the response's calls unless the
+		// loop must give one an id: a second copy of every call is the
+		// largest thing a long run keeps that it does not need.
+		msg := t.Response.Message
+		if slices.ContainsFunc(msg.ToolCalls, func(c llm.ToolCall) bool { return c.ID == "" }) {
+			msg = msg.Clone()
+		}
 		msg.Role = llm.RoleAssistant
 		if len(msg.ToolCalls) == 0 && r.opts.TextCalls != nil && msg.Content != "" {
 			calls, remaining, envelope, err := r.opts.TextCalls.ExtractCalls(msg.Content, defs)

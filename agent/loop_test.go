@@ -189,3 +189,42 @@ func TestParallelCallsOverlapOnTheVirtualClock(t *testing.T) {
 		t.Errorf("second model_request at %v, want +300ms", req.Time)
 	}
 }
+
+// TestHistoryKeepsOneCopyOfEachCall: the history's assistant message
+// shares the calls of the response as received (a long run would keep every
+// call twice), and when the loop must give a call an id it changes a copy:
+// the response it received, which a model may serve again, keeps its empty
+// id.
+func TestHistoryKeepsOneCopyOfEachCall(t *testing.T) {
+	reg := newRegistry(t, echo("e"))
+	named := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "e", Arguments: `{}`})}
+	unnamed := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{Name: "e", Arguments: `{}`})}
+	for _, resp := range []*llm.Response{named, unnamed, unnamed} {
+		model := &replayModel{resps: []*llm.Response{resp, {Message: llm.AssistantMessage("done")}}}
+		run, err := agent.Run(t.Context(), model, reg, []llm.Message{llm.UserMessage("go")}, &agent.Options{Clock: virtual()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var asked *llm.Message
+		for i := range run.Messages {
+			if len(run.Messages[i].ToolCalls) > 0 {
+				asked = &run.Messages[i]
+			}
+		}
+		if asked == nil {
+			t.Fatalf("no message with calls in %v", run.Messages)
+		}
+		shared := &asked.ToolCalls[0] == &run.Turns[0].Response.Message.ToolCalls[0]
+		switch resp {
+		case named:
+			if !shared {
+				t.Error("the history holds a second copy of the response's calls")
+			}
+		default:
+			if shared || asked.ToolCalls[0].ID != "call_gen_1" || resp.Message.ToolCalls[0].ID != "" {
+				t.Errorf("an id given by the loop: history %q, response %q; want call_gen_1 in a copy, the response unchanged",
+					asked.ToolCalls[0].ID, resp.Message.ToolCalls[0].ID)
+			}
+		}
+	}
+}
