@@ -104,6 +104,17 @@ func messagesBody(model, params string) string {
 		`"tools":[{"name":"greet","description":"Greet.","input_schema":{"type":"object"}}],"metadata":{"user_id":"u-1"}` + params + `}`
 }
 
+// mcpServers is a Messages request's mcp_servers (the MCP connector)
+// holding one URL server, with the tool_configuration config and, unless
+// token is empty, an authorization_token.
+func mcpServers(url, config, token string) string {
+	auth := ""
+	if token != "" {
+		auth = `,"authorization_token":"` + token + `"`
+	}
+	return `,"mcp_servers":[{"type":"url","url":"` + url + `","name":"docs"` + auth + `,"tool_configuration":` + config + `}]`
+}
+
 // scriptedVendor is a vendor's server answering "Hello." in the format
 // it is called in, keeping each request body it got.
 type scriptedVendor struct {
@@ -253,6 +264,14 @@ func TestBridgedParamsPinned(t *testing.T) {
 			messages(claude, `,"max_tokens":1024,"context_management":{"edits":[{"type":"clear_tool_uses_20250919","keep":{"type":"tool_uses","value":2}}]}`), "offered.params.context_management"},
 		{"messages compaction", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024,"compaction":{"type":"summarize"}`), "offered.params.compaction"},
 		{"messages fallbacks", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024,"fallbacks":[{"model":"claude-haiku-4-5"}]`), "offered.params.fallbacks"},
+		{"messages mcp_servers url", messages(claude, `,"max_tokens":1024`+mcpServers("https://mcp.example.com/sse", `{"enabled":true}`, "tok-one-0123456789")),
+			messages(claude, `,"max_tokens":1024`+mcpServers("https://evil.example.com/sse", `{"enabled":true}`, "tok-one-0123456789")), "offered.params.mcp_servers"},
+		{"messages mcp_servers tool_configuration", messages(claude, `,"max_tokens":1024`+mcpServers("https://mcp.example.com/sse", `{"enabled":true}`, "tok-one-0123456789")),
+			messages(claude, `,"max_tokens":1024`+mcpServers("https://mcp.example.com/sse", `{"enabled":true,"allowed_tools":["delete_all"]}`, "tok-one-0123456789")), "offered.params.mcp_servers"},
+		{"messages mcp_servers added", messages(claude, `,"max_tokens":1024`),
+			messages(claude, `,"max_tokens":1024`+mcpServers("https://mcp.example.com/sse", `{"enabled":true}`, "tok-one-0123456789")), "offered.params.mcp_servers"},
+		{"messages mcp_servers token added", messages(claude, `,"max_tokens":1024`+mcpServers("https://mcp.example.com/sse", `{"enabled":true}`, "")),
+			messages(claude, `,"max_tokens":1024`+mcpServers("https://mcp.example.com/sse", `{"enabled":true}`, "tok-one-0123456789")), "offered.params.mcp_servers"},
 		{"messages anthropic-beta", messages(claude, `,"max_tokens":1024`), messages(claude, `,"max_tokens":1024`, "anthropic-beta", "interleaved-thinking-2025-05-14"), "offered.params.anthropic-beta"},
 
 		{"responses model", responses(gpt5, ""), responses("gpt-5-mini", ""), "offered.params.model"},
@@ -442,5 +461,84 @@ func TestEvalAnotherModel(t *testing.T) {
 	report, _ := os.ReadFile(jsonPath)
 	if !strings.Contains(string(report), `"agent_model": "gpt-4.1"`) {
 		t.Errorf("the report does not name the agent's model:\n%s", report)
+	}
+}
+
+// TestBridgedMCPTokenRedacted: a Messages request's mcp_servers is pinned
+// with each authorization_token redacted: neither the tape nor the golden
+// nor anything printed holds the token; a replay whose agent sends another
+// token alone passes (the tape cannot hold a token to compare), and one
+// whose url changed too fails without printing either token.
+func TestBridgedMCPTokenRedacted(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789abcdefghij")
+	const first, second = "mcp-first-token-0123456789", "mcp-second-token-9876543210"
+	var vendor scriptedVendor
+	srv := vendor.server(t)
+	dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
+	path := filepath.Join(dir, "p", "param.yaml")
+	agent := func(url, token string) bridge.Agent {
+		return rawAgent(messages("claude-sonnet-4-5", `,"max_tokens":1024`+mcpServers(url, `{"enabled":true}`, token)))
+	}
+	code, out, errOut := runAgentCmd(t, agent("https://mcp.example.com/sse", first), "record", "--model", "anthropic/claude-sonnet-4-5", "--base-url", srv.URL, path)
+	if code != exitOK {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	}
+	if len(vendor.bodies) != 1 || !strings.Contains(string(vendor.bodies[0]), first) {
+		t.Errorf("the vendor did not get the agent's token:\n%s", vendor.bodies)
+	}
+	file, _ := os.ReadFile(path)
+	golden, _ := os.ReadFile(filepath.Join(dir, "p", "param.golden.yaml"))
+	for what, text := range map[string]string{"the tape": string(file), "the golden": string(golden), "record's output": out + errOut} {
+		if strings.Contains(text, first) {
+			t.Errorf("%s holds the token:\n%s", what, text)
+		}
+	}
+	if !strings.Contains(string(file), "mcp_servers:") || !strings.Contains(string(file), "authorization_token: '[REDACTED]'") || !strings.Contains(string(file), "https://mcp.example.com/sse") {
+		t.Errorf("the tape does not pin mcp_servers with its token redacted:\n%s", file)
+	}
+	code, out, errOut = runAgentCmd(t, agent("https://mcp.example.com/sse", second), "replay", path)
+	if code != exitOK || strings.Contains(out+errOut, second) {
+		t.Errorf("replay with another token alone: exit %d, want %d, the token not printed\n%s%s", code, exitOK, out, errOut)
+	}
+	code, out, errOut = runAgentCmd(t, agent("https://other.example.com/sse", second), "replay", path)
+	if code != exitFailed || !strings.Contains(out, "offered.params.mcp_servers") || strings.Contains(out+errOut, second) || strings.Contains(out+errOut, first) {
+		t.Errorf("replay with the url changed: exit %d, want %d naming offered.params.mcp_servers without a token\n%s%s", code, exitFailed, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, agent("https://other.example.com/sse", second), "rebase", path); code != exitOK || strings.Contains(out+errOut, second) {
+		t.Fatalf("rebase: exit %d, want 0 printing no token\n%s%s", code, out, errOut)
+	}
+	if file, _ := os.ReadFile(path); strings.Contains(string(file), second) || !strings.Contains(string(file), "https://other.example.com/sse") {
+		t.Errorf("the rebased tape holds the token, or not the new url:\n%s", file)
+	}
+}
+
+// TestBridgedParamSecretStrict: a known secret inside a pinned parameter
+// (here a key in an MCP server's url) is redacted in the tape; a replay
+// whose agent sends the same url with the key matches it, and one whose
+// url changed around the key fails naming the parameter, without the key
+// in its output ([REDACTED] stands for one token: redact.Matches).
+func TestBridgedParamSecretStrict(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789abcdefghij")
+	const key = "docs-key-0123456789abcdef"
+	t.Setenv("DOCS_API_KEY", key)
+	var vendor scriptedVendor
+	srv := vendor.server(t)
+	dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
+	path := filepath.Join(dir, "p", "param.yaml")
+	agent := func(url string) bridge.Agent {
+		return rawAgent(messages("claude-sonnet-4-5", `,"max_tokens":1024`+mcpServers(url, `{"enabled":true}`, "")))
+	}
+	if code, out, errOut := runAgentCmd(t, agent("https://mcp.example.com/sse?key="+key), "record", "--model", "anthropic/claude-sonnet-4-5", "--base-url", srv.URL, path); code != exitOK {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	}
+	if file, _ := os.ReadFile(path); strings.Contains(string(file), key) || !strings.Contains(string(file), "url: https://mcp.example.com/sse?key=[REDACTED]") {
+		t.Fatalf("the tape does not hold the url with its key redacted:\n%s", file)
+	}
+	if code, out, errOut := runAgentCmd(t, agent("https://mcp.example.com/sse?key="+key), "replay", path); code != exitOK {
+		t.Errorf("replay with the same url: exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := runAgentCmd(t, agent("https://mcp.example.com/admin?key="+key), "replay", path)
+	if code != exitFailed || !strings.Contains(out, "offered.params.mcp_servers") || strings.Contains(out+errOut, key) {
+		t.Errorf("replay with the url changed around the key: exit %d, want %d naming offered.params.mcp_servers without the key\n%s%s", code, exitFailed, out, errOut)
 	}
 }

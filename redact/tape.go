@@ -38,7 +38,8 @@ func (r *Redactor) redactReasoning(m *llm.Message) {
 }
 
 // RedactOffered redacts every string of o in place: the system prompts,
-// each tool's name, description and parameters, and the response schema.
+// each tool's name, description and parameters, the response schema and
+// the request parameters (Params, each as JSON text).
 func (r *Redactor) RedactOffered(o *tape.Offered) {
 	if o == nil {
 		return
@@ -56,6 +57,7 @@ func (r *Redactor) RedactOffered(o *tape.Offered) {
 	if len(o.ResponseSchema) > 0 {
 		o.ResponseSchema = []byte(r.Redact(string(o.ResponseSchema)))
 	}
+	r.redactParams(o.Params)
 }
 
 // RedactEntry redacts every string e holds, in place: the response's content,

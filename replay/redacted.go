@@ -2,6 +2,7 @@ package replay
 
 import (
 	"bytes"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -155,6 +156,17 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 	}
 	if w := want.ResponseSchema; bytes.Contains(w, []byte(redact.Redacted)) && len(got.ResponseSchema) > 0 && !jsonvalue.SameText(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema) {
 		own().ResponseSchema = w
+	}
+	params := false // out.Params is a copy of got's
+	for _, k := range slices.Sorted(maps.Keys(want.Params)) {
+		w, g := want.Params[k], got.Params[k]
+		if g != nil && bytes.Contains(w, []byte(redact.Redacted)) && !jsonvalue.SameText(w, g) && matchesRedactedJSON(w, g) {
+			o := own()
+			if !params {
+				o.Params, params = maps.Clone(got.Params), true
+			}
+			o.Params[k] = w
+		}
 	}
 	if out == nil {
 		return got

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 type anthropicRequest struct {
@@ -43,6 +44,20 @@ type anthropicParams struct {
 	ContextManagement json.RawMessage `json:"context_management"`
 	Compaction        json.RawMessage `json:"compaction"`
 	Fallbacks         json.RawMessage `json:"fallbacks"`
+	// MCPServers are the MCP servers (the MCP connector) whose tools the
+	// model may call: each one's type, url, name and tool_configuration,
+	// pinned with its authorization_token redacted (mcpServers).
+	MCPServers json.RawMessage `json:"mcp_servers"`
+}
+
+// mcpServers returns mcp_servers as pinned: every authorization_token
+// replaced by redact.Redacted, so that no tape, diff or report holds one
+// (the vendor gets the agent's body as sent).
+func mcpServers(raw json.RawMessage) json.RawMessage {
+	if compact(raw) == nil {
+		return raw
+	}
+	return redact.Members(raw, "authorization_token")
 }
 
 // params returns p by wire name, output_config and output_format without
@@ -54,6 +69,7 @@ func (p anthropicParams) params(model string) map[string]json.RawMessage {
 		"thinking": p.Thinking, "output_config": withoutFormatSchema(p.OutputConfig),
 		"output_format":      withoutKey(p.OutputFormat, "schema"),
 		"context_management": p.ContextManagement, "compaction": p.Compaction, "fallbacks": p.Fallbacks,
+		"mcp_servers": p.MCPServers,
 	})
 }
 
@@ -183,6 +199,7 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 		return nil, requestErrorf("messages body: %v", err)
 	}
 	c := &Call{Format: Anthropic, Model: r.Model, Stream: r.Stream, IncludeUsage: true}
+	r.MCPServers = mcpServers(r.MCPServers)
 	c.Request.Params = r.anthropicParams.params(r.Model)
 	if c.Request.ResponseSchema, err = r.anthropicParams.responseSchema(); err != nil {
 		return nil, err
