@@ -3,6 +3,8 @@ package bridge_test
 import (
 	"bytes"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -13,7 +15,8 @@ import (
 
 // TestCommandEnvironment: a command agent sees none of the credentials in
 // tapeloop's environment, only dummies, nor any other variable that is not
-// on the allowlist; HOME and TMPDIR are scratch directories of the run.
+// on the allowlist; HOME and TMPDIR are scratch directories of the run, and
+// TAPELOOP_SCENARIO is the scenario's name.
 func TestCommandEnvironment(t *testing.T) {
 	keys := []string{"ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_API_KEY", "OPENAI_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
 		"AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AZURE_OPENAI_API_KEY",
@@ -25,7 +28,7 @@ func TestCommandEnvironment(t *testing.T) {
 	t.Setenv("MY_SECRET", "real-secret")
 	t.Setenv("LC_ALL", "C")
 	t.Setenv("HOME", "/real/home")
-	names := append(append([]string{}, keys...), "GOOGLE_APPLICATION_CREDENTIALS", "MY_SECRET", "LC_ALL", "PATH", "HOME", "TMPDIR")
+	names := append(append([]string{}, keys...), "GOOGLE_APPLICATION_CREDENTIALS", "MY_SECRET", "LC_ALL", "PATH", "HOME", "TMPDIR", "TAPELOOP_SCENARIO")
 	s := modeScenario(t, "60s", append([]string{"env"}, names...)...)
 	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
@@ -45,6 +48,7 @@ func TestCommandEnvironment(t *testing.T) {
 		"GOOGLE_APPLICATION_CREDENTIALS": `"" true`,
 		"MY_SECRET":                      `"" false`,
 		"LC_ALL":                         `"C" true`,
+		"TAPELOOP_SCENARIO":              strconv.Quote(s.Name) + " true",
 	}
 	for k, w := range want {
 		if got[k] != w {
@@ -55,9 +59,7 @@ func TestCommandEnvironment(t *testing.T) {
 		t.Error("the agent got no PATH")
 	}
 	for _, k := range []string{"HOME", "TMPDIR"} {
-		// The scratch home is a directory of the run, seen at a fixed path
-		// where the sandbox holds Workspace.
-		if v := got[k]; strings.Contains(v, "/real/") || !strings.Contains(v, "tapeloop-home-") && !strings.Contains(v, `"`+sandbox.HomeDir) {
+		if v := got[k]; !scratchDir(v) {
 			t.Errorf("the agent got %s=%s; want a scratch directory of the run", k, v)
 		}
 	}
@@ -66,24 +68,39 @@ func TestCommandEnvironment(t *testing.T) {
 	}
 }
 
+// scratchDir reports whether v, a variable as testdata/cmdagent's env
+// mode prints it, is a scratch directory of the run: one under a
+// tapeloop-home- directory, or under the fixed home where the sandbox
+// holds Workspace.
+func scratchDir(v string) bool {
+	return !strings.Contains(v, "/real/") && (strings.Contains(v, "tapeloop-home-") || strings.Contains(v, `"`+sandbox.HomeDir))
+}
+
 // TestCommandPassEnv: setup.agent.pass_env passes the variables it names
 // from tapeloop's environment as they are, and pass_credentials a
 // credential instead of its dummy; an unset one stays unset (or a dummy),
-// and the rest of the environment is still left out.
+// and the rest of the environment is still left out. HOME and TMPDIR stay
+// the run's scratch directories even where pass_env names them: the real
+// home holds credential files (~/.aws, ~/.netrc) the agent must not read.
 func TestCommandPassEnv(t *testing.T) {
+	t.Setenv("HOME", "/real/home")
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "usertmp"))
+	if err := os.Mkdir(os.Getenv("TMPDIR"), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	t.Setenv("GOFLAGS", "-mod=mod")
 	t.Setenv("NODE_OPTIONS", "--no-warnings")
 	t.Setenv("GITHUB_TOKEN", "real-github")
 	t.Setenv("OPENAI_API_KEY", "real-openai")
 	t.Setenv("MY_SETTING", "kept out")
 	os.Unsetenv("TAPELOOP_UNSET_PASSED")
-	names := []string{"GOFLAGS", "NODE_OPTIONS", "GITHUB_TOKEN", "OPENAI_API_KEY", "MY_SETTING", "TAPELOOP_UNSET_PASSED"}
+	names := []string{"GOFLAGS", "NODE_OPTIONS", "GITHUB_TOKEN", "OPENAI_API_KEY", "MY_SETTING", "TAPELOOP_UNSET_PASSED", "HOME", "TMPDIR"}
 	s := modeScenario(t, "60s", append([]string{"env"}, names...)...)
 	text, err := os.ReadFile(s.Path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	text = bytes.Replace(text, []byte("    timeout: 60s\n"), []byte("    timeout: 60s\n    pass_env: [GOFLAGS, NODE_OPTIONS, TAPELOOP_UNSET_PASSED]\n    pass_credentials: [GITHUB_TOKEN]\n"), 1)
+	text = bytes.Replace(text, []byte("    timeout: 60s\n"), []byte("    timeout: 60s\n    pass_env: [GOFLAGS, NODE_OPTIONS, TAPELOOP_UNSET_PASSED, HOME, TMPDIR]\n    pass_credentials: [GITHUB_TOKEN]\n"), 1)
 	s = load(t, writeScenario(t, string(text)))
 	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
@@ -108,5 +125,10 @@ func TestCommandPassEnv(t *testing.T) {
 	}
 	if v := got["OPENAI_API_KEY"]; strings.Contains(v, "real") || !strings.HasSuffix(v, " true") {
 		t.Errorf("the agent got OPENAI_API_KEY=%s; want a dummy (only GITHUB_TOKEN is passed)", v)
+	}
+	for _, k := range []string{"HOME", "TMPDIR"} {
+		if v := got[k]; !scratchDir(v) {
+			t.Errorf("the agent got %s=%s; want a scratch directory of the run, though pass_env names it", k, v)
+		}
 	}
 }
