@@ -340,3 +340,33 @@ func linkOrCopy(t *testing.T, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestCommandWorksInItsWorkspaceWithoutNamespaces: where no namespace can
+// be made (no fixed root to start in), the command still starts in the
+// run's workspace: a file of setup.workspace is there by its relative
+// name, and the directory it prints is the run's.
+func TestCommandWorksInItsWorkspaceWithoutNamespaces(t *testing.T) {
+	withoutNamespaces(t)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to run the command with")
+	}
+	text := "format: tapeloop/v1\nsetup:\n  agent:\n    command: [" + sh + `, -c, "cat notes.txt; pwd -P"]` + "\n    timeout: 60s\n" +
+		"  workspace:\n    files:\n      notes.txt: \"hello from the workspace\\n\"\n" +
+		"input: [{role: user, content: hi}]\ntape: []\n"
+	s := load(t, writeScenario(t, text))
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" {
+		t.Fatalf("the run ended with %s, error %q; want final_text", o.Termination, o.Error)
+	}
+	text, dir, _ := strings.Cut(o.Final, "\n")
+	if text != "hello from the workspace" {
+		t.Errorf("the command read notes.txt as %q, want the workspace's file", text)
+	}
+	if !strings.HasPrefix(filepath.Base(dir), "tapeloop-bridge-") {
+		t.Errorf("the command ran in %s, want the run's workspace (a tapeloop-bridge- directory)", dir)
+	}
+}
