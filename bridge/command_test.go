@@ -307,3 +307,48 @@ func TestConversationCommandBadLineQuoted(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandScenarioDirUnknown: when the scenario's folder cannot be
+// resolved (its path is relative and tapeloop's working directory was
+// removed), $SCENARIO_DIR has no value to stand for: the command is not
+// run, the run fails naming setup.agent's line, and nothing of the run
+// is left in TMPDIR.
+func TestCommandScenarioDirUnknown(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh to run the command with")
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	work := t.TempDir()
+	if err := os.Mkdir(filepath.Join(work, "scenarios"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	text := "format: tapeloop/v1\nsetup:\n  agent:\n    command: [" + sh + `, -c, 'echo "$0"', "$SCENARIO_DIR/x"]` + "\n    timeout: 60s\n" +
+		"input: [{role: user, content: hi}]\ntape: []\n"
+	if err := os.WriteFile(filepath.Join(work, "scenarios", "notes.yaml"), []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(work)
+	s := load(t, filepath.Join("scenarios", "notes.yaml"))
+	if err := os.RemoveAll(work); err != nil {
+		t.Fatal(err)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		t.Skipf("this system still resolves the removed working directory (%s)", wd)
+	}
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "agent_error" || !strings.Contains(o.Error, "notes.yaml:4: setup.agent.command: the agent command failed") {
+		t.Errorf("the run ended with %s, final %q, error %q; want agent_error naming notes.yaml:4", o.Termination, o.Final, o.Error)
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("the run left %s in TMPDIR", e.Name())
+	}
+}
