@@ -268,18 +268,36 @@ func TestCommandErrorQuotesStderr(t *testing.T) {
 // model, and returns the outcome's error.
 func conversationCommand(t *testing.T, script string) string {
 	t.Helper()
+	return conversationOutcome(t, script).Error
+}
+
+// conversationOutcome runs script as conversationCommand does and returns
+// the outcome.
+func conversationOutcome(t *testing.T, script string) *harness.Outcome {
+	t.Helper()
 	sh, err := exec.LookPath("sh")
 	if err != nil {
 		t.Skip("no sh to run the command with")
 	}
-	text := "format: tapeloop/v1\nsetup:\n  agent:\n    command: [" + sh + ", -c, " + strconv.Quote(script) + "]\n    timeout: 30s\n" +
+	return conversation(t, sh, "-c", script)
+}
+
+// conversation runs command as the command of a conversation (the tape's
+// second entry is a user turn) against a live model, and returns the
+// outcome.
+func conversation(t *testing.T, command ...string) *harness.Outcome {
+	t.Helper()
+	for i, c := range command {
+		command[i] = strconv.Quote(c)
+	}
+	text := "format: tapeloop/v1\nsetup:\n  agent:\n    command: [" + strings.Join(command, ", ") + "]\n    timeout: 30s\n" +
 		"input: [{role: user, content: hi}]\ntape:\n  - response: {content: a}\n  - user: more\n"
 	s := load(t, writeScenario(t, text))
 	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return o.Error
+	return o
 }
 
 // TestConversationCommandBadLine: in a conversation, a command's stdout
@@ -288,6 +306,27 @@ func conversationCommand(t *testing.T, script string) string {
 func TestConversationCommandBadLine(t *testing.T) {
 	got := conversationCommand(t, `read -r input; echo '{"final": "a"}'; read -r next; echo; echo oops; exec sleep 60`)
 	if want := `stdout line 3 is not an answer {"final": TEXT}`; !strings.Contains(got, want) {
+		t.Errorf("the outcome's error is\n%s\nwant it to say %s", got, want)
+	}
+}
+
+// TestConversationCommandBlankLines: in a conversation, a stdout line of
+// only spaces and tabs is skipped as an empty one is, and an answer with
+// spaces around it is read: the conversation ends with the last answer.
+func TestConversationCommandBlankLines(t *testing.T) {
+	o := conversationOutcome(t, `read -r input; printf ' \t \n\n'; echo '  {"final": "a"}  '; read -r next; printf '\t\n{"final": "b"}\n'`)
+	if o.Termination != "final_text" || o.Final != "b" {
+		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"b\"", o.Termination, o.Final, o.Error)
+	}
+}
+
+// TestConversationCommandBadLineThenMore: a command that prints more
+// after a line that is not an answer, in the same write, fails the run at
+// that line; what it printed after is not read, and the run does not wait
+// for it to be.
+func TestConversationCommandBadLineThenMore(t *testing.T) {
+	got := conversation(t, buildCommandAgent(t), "print", "60000", "oops").Error
+	if want := `stdout line 1 is not an answer {"final": TEXT}`; !strings.Contains(got, want) {
 		t.Errorf("the outcome's error is\n%s\nwant it to say %s", got, want)
 	}
 }

@@ -14,7 +14,8 @@
 //	                 and exit with status 3
 //	cmdagent args ARG...  print its arguments and $WHERE on stderr and
 //	                 exit with status 3
-//	cmdagent print N print N bytes "x" on stdout and exit
+//	cmdagent print N [LINE]  print N bytes "x" on stdout (after LINE and a
+//	                 newline, in the same write) and exit
 //	cmdagent stall   send the model server half a request's headers, then
 //	                 print "dropped" once the server closes the connection
 //	cmdagent orphan ADDR  start "cmdagent hold ADDR" on its own stdout,
@@ -110,7 +111,11 @@ func main() {
 		if err != nil {
 			fail(err)
 		}
-		os.Stdout.Write(bytes.Repeat([]byte("x"), n))
+		var out []byte
+		if len(os.Args) > 3 {
+			out = append([]byte(os.Args[3]), '\n')
+		}
+		os.Stdout.Write(append(out, bytes.Repeat([]byte("x"), n)...))
 		return
 	case "stall":
 		u, err := url.Parse(os.Getenv("OPENAI_BASE_URL"))
