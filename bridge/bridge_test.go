@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -298,5 +299,28 @@ func TestClientRefusesAGet(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusMethodNotAllowed || !strings.Contains(string(msg), "the bridge answers POST model calls only") {
 		t.Errorf("GET: %d %s", resp.StatusCode, msg)
+	}
+}
+
+// TestClientStatusAsAServerSendsIt: the in-process client answers with the
+// status an HTTP server sends for the same handler: once the body has
+// begun, the status is 200, and a later WriteHeader cannot change it.
+func TestClientStatusAsAServerSendsIt(t *testing.T) {
+	late := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte("partial answer"))
+		w.WriteHeader(http.StatusInternalServerError)
+	})
+	srv := httptest.NewServer(late)
+	defer srv.Close()
+	for name, client := range map[string]*http.Client{"a server": srv.Client(), "bridge.Client": bridge.Client(late)} {
+		resp, err := client.Get(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || string(body) != "partial answer" {
+			t.Errorf("%s: %d %q, want 200 \"partial answer\"", name, resp.StatusCode, body)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package bridge
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -47,5 +48,24 @@ func TestRequireSandbox(t *testing.T) {
 	err = command(s, false)(t.Context(), r)
 	if errors.Is(err, ErrNoSandbox) || !errors.Is(err, ErrCommand) {
 		t.Errorf("not required: %v, want the command's own failure", err)
+	}
+}
+
+// TestRunNoteSandbox: the outcome's sandbox notes say first that the
+// network was not isolated, then which processes the command left
+// running, in the order given, counted; a sandbox that isolated the
+// network and a command that left nothing add no note.
+func TestRunNoteSandbox(t *testing.T) {
+	r := &Run{}
+	r.noteSandbox(sandbox.Processes, []string{"node", "sh"})
+	r.noteSandbox(sandbox.All, []string{"node"})
+	r.noteSandbox(sandbox.All, nil)
+	want := []string{
+		"the network is not isolated: the agent command could reach any address, and what it reached is not reported (no network namespace here; " + RequireSandboxEnv + "=1 or --require-sandbox makes this an error)",
+		"the agent command left 2 processes running, killed when the run ended: node, sh",
+		"the agent command left 1 process running, killed when the run ended: node",
+	}
+	if !slices.Equal(r.sandbox, want) {
+		t.Errorf("the sandbox notes are\n%q\nwant\n%q", r.sandbox, want)
 	}
 }

@@ -2,7 +2,10 @@ package bridge_test
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/anthropics/anthropic-sdk-go"
@@ -111,5 +114,38 @@ func TestRequestOptionsReachTheWire(t *testing.T) {
 				t.Errorf("%s: %s = %q, want %q (all: %v)", c.name, k, got[k], v, got)
 			}
 		}
+	}
+}
+
+// TestVersionHeaderAloneIsPinned: a Messages request that sends none of
+// the parameters (no model, no max_tokens) still has its anthropic-version
+// header pinned, as its only parameter, and is answered.
+func TestVersionHeaderAloneIsPinned(t *testing.T) {
+	var got map[string]string
+	model := llm.ModelFunc(func(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+		got = map[string]string{}
+		for k, v := range req.Params {
+			got[k] = string(v)
+		}
+		return &llm.Response{Message: llm.AssistantMessage("Done.")}, nil
+	})
+	srv := httptest.NewServer(bridge.Handler(model, nil))
+	defer srv.Close()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/messages", strings.NewReader(`{"messages": [{"role": "user", "content": "Hi."}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("anthropic-version", "2023-06-01")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), "Done.") {
+		t.Fatalf("%d %s, want the answer", resp.StatusCode, body)
+	}
+	if want := `"2023-06-01"`; len(got) != 1 || got["anthropic-version"] != want {
+		t.Errorf("params = %v, want only anthropic-version %s", got, want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tape"
@@ -263,6 +264,31 @@ func TestRecordKeepsUnspokenUserTurns(t *testing.T) {
 	want := "user Append world to notes.txt.|call read_file|call write_file|text Done: notes.txt now says hello and world.|user Now append again."
 	if got := tapeOrder(load(t, path)); got != want {
 		t.Errorf("the recorded tape is\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRecordRedactsUnspokenUserTurns: a user turn the recorded run never
+// reached, kept at the tape's end, goes through the recording's redactor
+// as a spoken one does: the scenario file never holds its secret.
+func TestRecordRedactsUnspokenUserTurns(t *testing.T) {
+	const secret = "hunter2-hunter2-hunter2"
+	path := writeScenario(t, strings.Replace(conversationScenario, `"Now append again."`, `"Now append again. The vault key is `+secret+`."`, 1))
+	opts := &bridge.RecordOptions{Recorder: &replay.RecorderOptions{Redactor: redact.New(&redact.Options{Environ: os.Environ(), Extra: func(v string) string {
+		return strings.ReplaceAll(v, secret, "[REDACTED:vault]")
+	}})}}
+	_, tp, err := bridge.Record(t.Context(), load(t, path), newNotesAgent().converse(1), conversationScript(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := bridge.WriteRecording(path, tp); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), secret) || !strings.Contains(string(b), "The vault key is [REDACTED:vault].") {
+		t.Errorf("the recorded scenario's unspoken user turn is not redacted:\n%s", b)
 	}
 }
 
