@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -77,5 +79,22 @@ func TestHandlerRefusesAnUnknownPath(t *testing.T) {
 	v := verify(t, path, agent, false)
 	if v.Passed() || !strings.Contains(fmt.Sprint(v.Failure()), reason) {
 		t.Errorf("the replay passed or failed without the reason:\n%s", fmt.Sprint(v.Failure()))
+	}
+}
+
+// TestRunnerRefusesANativeScenario: a Runner given a scenario without
+// setup.agent (tapeloop's own loop runs it) fails naming the file and
+// ErrNotBridged, without running the agent.
+func TestRunnerRefusesANativeScenario(t *testing.T) {
+	path := writeScenario(t, strings.Replace(notesScenario, "  agent: {go: notes}\n", "", 1))
+	s := load(t, path)
+	if s.Setup.Agent != nil {
+		t.Fatalf("the scenario still has setup.agent: %+v", s.Setup.Agent)
+	}
+	ran := false
+	agent := func(context.Context, *bridge.Run) error { ran = true; return nil }
+	o, err := bridge.Runner(agent, nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if !errors.Is(err, bridge.ErrNotBridged) || !strings.Contains(err.Error(), path) || ran || o != nil {
+		t.Errorf("Runner on a native scenario: outcome %v, error %v, agent ran: %v; want ErrNotBridged naming %s, the agent not run", o, err, ran, path)
 	}
 }
