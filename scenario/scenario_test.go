@@ -424,14 +424,22 @@ func TestLoopRequest(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("params %v, want %v", got, want)
 	}
+	// false above is also the zero value: true must reach the request too.
+	if s, err = scenario.Load(write("{parallel_tool_calls: true}")); err != nil {
+		t.Fatal(err)
+	}
+	if got := string(s.Setup.Loop.Request.Params()["parallel_tool_calls"]); got != "true" {
+		t.Errorf("parallel_tool_calls: true sends %q, want true", got)
+	}
 	for req, msg := range map[string]string{
-		"{temperature: 3}":    `s.yaml:4: setup.loop.request.temperature: want a number from 0 to 2, got an integer (3)`,
-		"{top_p: -0.1}":       `s.yaml:4: setup.loop.request.top_p: want a number from 0 to 1`,
-		"{max_tokens: 0}":     `s.yaml:4: setup.loop.request.max_tokens: want an integer from 1`,
-		`{tool_choice: ""}`:   `s.yaml:4: setup.loop.request.tool_choice: want "auto", "none", "required" or a tool's name`,
-		"{temprature: 0.2}":   `s.yaml:4: setup.loop.request: unknown key "temprature"`,
-		"{stop: END}":         `s.yaml:4: setup.loop.request.stop:`,
-		"{temperature: warm}": `s.yaml:4: setup.loop.request.temperature: want a number from 0 to 2, got`,
+		"{parallel_tool_calls: sometimes}": `s.yaml:4: setup.loop.request.parallel_tool_calls: want true or false, got a string ("sometimes")`,
+		"{temperature: 3}":                 `s.yaml:4: setup.loop.request.temperature: want a number from 0 to 2, got an integer (3)`,
+		"{top_p: -0.1}":                    `s.yaml:4: setup.loop.request.top_p: want a number from 0 to 1`,
+		"{max_tokens: 0}":                  `s.yaml:4: setup.loop.request.max_tokens: want an integer from 1`,
+		`{tool_choice: ""}`:                `s.yaml:4: setup.loop.request.tool_choice: want "auto", "none", "required" or a tool's name`,
+		"{temprature: 0.2}":                `s.yaml:4: setup.loop.request: unknown key "temprature"`,
+		"{stop: END}":                      `s.yaml:4: setup.loop.request.stop:`,
+		"{temperature: warm}":              `s.yaml:4: setup.loop.request.temperature: want a number from 0 to 2, got`,
 	} {
 		if _, err := scenario.Load(write(req)); err == nil || !strings.Contains(err.Error(), msg) {
 			t.Errorf("%s: err = %v, want %q", req, err, msg)
