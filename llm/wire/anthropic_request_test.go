@@ -101,3 +101,34 @@ func TestAnthropicSystemInMessages(t *testing.T) {
 		t.Errorf("an image in a system message: %v", err)
 	}
 }
+
+// TestAnthropicThinkingSentBack: with extended thinking, an agent sends
+// the assistant's thinking back in the next request, as the API asks: a
+// thinking block (its text and signature) and a redacted_thinking block
+// (only its encrypted data). Each decodes as the turn's reasoning, in
+// order, so the tape sees what the model was given back.
+func TestAnthropicThinkingSentBack(t *testing.T) {
+	body := `{"model": "claude-test", "max_tokens": 2048, "thinking": {"type": "enabled", "budget_tokens": 1024},
+  "messages": [
+    {"role": "user", "content": "What is in a.txt?"},
+    {"role": "assistant", "content": [
+      {"type": "thinking", "thinking": "I should read the file.", "signature": "sig-1"},
+      {"type": "redacted_thinking", "data": "opaque-2"},
+      {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}]},
+    {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "alpha"}]}]}`
+	c, err := wire.Decode("/v1/messages", []byte(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := llm.Message{
+		Role:      llm.RoleAssistant,
+		Reasoning: []llm.Reasoning{{Text: "I should read the file.", Signature: "sig-1"}, {Redacted: "opaque-2"}},
+		ToolCalls: []llm.ToolCall{{ID: "tu_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}},
+	}
+	if len(c.Request.Messages) != 3 {
+		t.Fatalf("messages = %+v, want 3", c.Request.Messages)
+	}
+	if got := c.Request.Messages[1]; !reflect.DeepEqual(got, want) {
+		t.Errorf("assistant turn\n got %+v\nwant %+v", got, want)
+	}
+}

@@ -67,6 +67,19 @@ func TestBedrockDecodeBody(t *testing.T) {
 	} else if !errors.Is(err, wire.ErrRequest) {
 		t.Errorf("a system tool: err = %v, want wire.ErrRequest", err)
 	}
+
+	// An assistant turn the reference does not allow is refused, naming the
+	// block: a toolUse without its name, a toolResult (a user turn's block).
+	call := `{"toolUse": {"toolUseId": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}}`
+	for turn, want := range map[string]string{
+		`{"toolUse": {"toolUseId": "tu_1", "input": {"path": "a.txt"}}}`:        "messages[1].content[0].toolUse.name: missing",
+		`{"toolResult": {"toolUseId": "tu_1", "content": [{"text": "alpha"}]}}`: "messages[1].content[0]: a toolResult in an assistant turn",
+	} {
+		bad := strings.Replace(body, call, turn, 1)
+		if _, err := wire.Decode("/model/anthropic.claude-test/converse", []byte(bad)); err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, wire.ErrRequest) {
+			t.Errorf("assistant turn %s: err = %v, want wire.ErrRequest saying %q", turn, err, want)
+		}
+	}
 }
 
 // TestBedrockStopReasonsOnTheWire: each finish reason goes out under the
