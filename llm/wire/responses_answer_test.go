@@ -110,6 +110,12 @@ func TestResponsesAnswerErrors(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Kind != llm.ErrOverloaded || pe.Message != "Overloaded mid-stream." {
 		t.Errorf("a stream's error event: err = %v, want overloaded with its message", err)
 	}
+	// An error body in an event ({"error": {...}}, no type, as an API error
+	// is written) fails the call with the error's own message.
+	body = strings.Join(events[:2], "") + "data: {\"error\": {\"message\": \"Rate limit reached.\", \"type\": \"rate_limit_exceeded\"}}\n\n"
+	if _, err = wire.DecodeAnswer(c, http.StatusOK, nil, []byte(body)); !errors.As(err, &pe) || pe.Message != "Rate limit reached." {
+		t.Errorf("an error body in the stream: err = %v, want a provider error with its message", err)
+	}
 	if _, err := wire.DecodeAnswer(c, http.StatusOK, nil, []byte(strings.Join(events[:len(events)-2], ""))); !errors.Is(err, llm.ErrMalformed) {
 		t.Errorf("a stream without its end: err = %v, want malformed", err)
 	}
