@@ -236,9 +236,10 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 }
 
 // anthropicToolMarks returns the breakpoints of a tools array: a mark on
-// each tool that carries cache_control.
+// each tool that carries cache_control. Tools whose bytes cannot name that
+// key (in any case or escape encoding/json accepts) are not decoded.
 func anthropicToolMarks(raw json.RawMessage) ([]llm.CacheMark, error) {
-	if !bytes.Contains(raw, []byte(`"cache_control"`)) {
+	if !mayName(raw, "cache_control") {
 		return nil, nil
 	}
 	var tools []anthropicTool

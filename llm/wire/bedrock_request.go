@@ -432,7 +432,7 @@ func bedrockBodyError(body []byte, err error) error {
 }
 
 // mayName reports whether text might hold a JSON key that encoding/json
-// matches to the field named key (lower-case ASCII letters but k and s,
+// matches to the field named key (lower-case ASCII letters or _, no k or s,
 // which fold to letters outside ASCII too): a case variant of key, or any
 // escape sequence, which could spell one. False means no key of text
 // names that field.

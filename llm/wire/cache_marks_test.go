@@ -49,6 +49,12 @@ func TestAnthropicCacheMarks(t *testing.T) {
 			[]string{}},
 		{"top level", `{"model": "claude-test", "max_tokens": 64, "cache_control": {"type": "ephemeral"}, "system": "House rules.", "messages": [{"role": "user", "content": "Hi."}, {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Bye."}]}`,
 			[]string{"messages[3] user"}},
+		// encoding/json matches keys case-insensitively and reads escapes:
+		// a tool whose key is spelled so is marked as the guide's spelling is.
+		{"case-variant key", `{"model": "claude-test", "max_tokens": 64, "tools": [{"name": "read_file", "input_schema": {"type": "object"}, "Cache_Control": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": "Hi."}]}`,
+			[]string{"tools[0] read_file"}},
+		{"escaped key", `{"model": "claude-test", "max_tokens": 64, "tools": [{"name": "read_file", "input_schema": {"type": "object"}, "cache\u005fcontrol": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": "Hi."}]}`,
+			[]string{"tools[0] read_file"}},
 		{"image alone", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Look."}, {"role": "assistant", "content": "At what?"},
 		  {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "cache_control": {"type": "ephemeral"}}]}]}`,
 			[]string{"messages[1] assistant"}},
