@@ -73,14 +73,14 @@ type adc struct {
 // (`gcloud auth application-default login`), then the metadata server of
 // Google Cloud's runtimes. Unlike FindDefaultCredentials it reads the
 // variables through opts (OpenOptions.Getenv) as every provider does, and
-// its error names each place looked. Token requests go through hc (nil:
-// http.DefaultClient's transport), each bounded by tokenTimeout. The error
-// of finding none wraps llm.ErrMissingKey.
-func findADC(ctx context.Context, opts *llm.OpenOptions, hc *http.Client) (*adc, error) {
-	client := &http.Client{Timeout: tokenTimeout}
-	if hc != nil {
-		client.Transport = hc.Transport
-	}
+// its error names each place looked. Token requests go through
+// http.DefaultTransport (which honours the proxy variables), each bounded
+// by tokenTimeout, never through OpenOptions.HTTPClient: that client
+// carries the model's calls, and a transport counting them (llm/faults'
+// "the n-th call fails") must not count a token request. The error of
+// finding none wraps llm.ErrMissingKey.
+func findADC(ctx context.Context, opts *llm.OpenOptions) (*adc, error) {
+	client := &http.Client{Timeout: tokenTimeout, Transport: http.DefaultTransport}
 	tctx := context.WithValue(context.WithoutCancel(ctx), oauth2.HTTPClient, client)
 	if name := opts.Env(CredentialsEnv); name != "" {
 		a, err := adcFromFile(tctx, name)

@@ -75,7 +75,7 @@ func NewVertex(ctx context.Context, model string, opts *llm.OpenOptions) (*Model
 	if err != nil {
 		return nil, err
 	}
-	creds, err := findADC(ctx, opts, hc)
+	creds, err := findADC(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", VertexProviderName, err)
 	}

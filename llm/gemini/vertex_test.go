@@ -157,7 +157,9 @@ func agentRequest(t *testing.T, path string, body []byte) *wire.Forwarded {
 // host, as genai chooses it (global: aiplatform.googleapis.com; us and eu:
 // the multi-region hosts), and a location that is not a host label is
 // refused with nothing sent. The HTTP client's transport answers
-// googleapis.com locally, so nothing leaves the machine.
+// googleapis.com locally, so nothing leaves the machine; it carries the
+// model's calls alone, not the token requests (a fault-injecting
+// transport counts calls).
 func TestVertexHosts(t *testing.T) {
 	tokens := adctest.NewServer(t, gemini.Scope)
 	sa := tokens.ServiceAccount(t, "sa-project")
@@ -166,13 +168,11 @@ func TestVertexHosts(t *testing.T) {
 	var mu sync.Mutex
 	var hosts []string
 	hc := &http.Client{Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
-		if strings.HasSuffix(r.URL.Hostname(), ".googleapis.com") {
-			mu.Lock()
-			hosts = append(hosts, r.URL.Scheme+"://"+r.URL.Host)
-			mu.Unlock()
-			r = r.Clone(r.Context())
-			r.URL.Scheme, r.URL.Host = local.Scheme, local.Host
-		}
+		mu.Lock()
+		hosts = append(hosts, r.URL.Scheme+"://"+r.URL.Host)
+		mu.Unlock()
+		r = r.Clone(r.Context())
+		r.URL.Scheme, r.URL.Host = local.Scheme, local.Host
 		return http.DefaultTransport.RoundTrip(r)
 	})}
 	m, err := llm.Open(t.Context(), "vertex/gemini-test", &llm.OpenOptions{HTTPClient: hc, NoStream: true,
@@ -192,6 +192,9 @@ func TestVertexHosts(t *testing.T) {
 	want := []string{"https://us-central1-aiplatform.googleapis.com", "https://us-east5-aiplatform.googleapis.com", "https://aiplatform.googleapis.com", "https://aiplatform.eu.rep.googleapis.com"}
 	if !slices.Equal(hosts, want) {
 		t.Errorf("hosts %q, want %q", hosts, want)
+	}
+	if g := tokens.Grants(); len(g) != 1 {
+		t.Errorf("token requests %q, want one, around the HTTP client", g)
 	}
 	sent := len(s.reqs)
 	fw := agentRequest(t, "/v1beta1/projects/p/locations/evil.example/publishers/google/models/gemini-test:generateContent", []byte(`{"contents":[]}`))
