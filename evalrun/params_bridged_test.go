@@ -542,3 +542,26 @@ func TestBridgedParamSecretStrict(t *testing.T) {
 		t.Errorf("replay with the url changed around the key: exit %d, want %d naming offered.params.mcp_servers without the key\n%s%s", code, exitFailed, out, errOut)
 	}
 }
+
+// TestBridgedThreadRefused: a Messages agent that sends thread (the
+// vendor holding the conversation) fails its recording, and the replay of
+// a tape recorded without it, naming the key: never a silent pass.
+func TestBridgedThreadRefused(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-test-0123456789abcdefghij")
+	var vendor scriptedVendor
+	srv := vendor.server(t)
+	dir := newScenarios(t, map[string]string{"p/param.yaml": paramScenario})
+	path := filepath.Join(dir, "p", "param.yaml")
+	plain := rawAgent(messages("claude-sonnet-4-5", `,"max_tokens":1024`))
+	threaded := rawAgent(messages("claude-sonnet-4-5", `,"max_tokens":1024,"thread":{"type":"create"}`))
+	code, out, errOut := runAgentCmd(t, threaded, "record", "--model", "anthropic/claude-sonnet-4-5", "--base-url", srv.URL, path)
+	if code != exitFailed || !strings.Contains(out, "thread: a Messages Thread") || len(vendor.bodies) != 0 {
+		t.Errorf("record of an agent sending thread: exit %d, %d requests to the vendor; want %d naming thread, none sent\n%s%s", code, len(vendor.bodies), exitFailed, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, plain, "record", "--model", "anthropic/claude-sonnet-4-5", "--base-url", srv.URL, path); code != exitOK {
+		t.Fatalf("record: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runAgentCmd(t, threaded, "replay", path); code != exitFailed || !strings.Contains(out, "thread: a Messages Thread") {
+		t.Errorf("replay with thread added: exit %d, want %d naming thread\n%s", code, exitFailed, out)
+	}
+}

@@ -19,8 +19,17 @@ type anthropicRequest struct {
 	// CacheControl at the top level puts a breakpoint on the request's
 	// last block (automatic caching).
 	CacheControl json.RawMessage `json:"cache_control"`
+	// Thread asks the vendor to hold the conversation ({"type":"create"})
+	// or continues one it holds ({"type":"continue","previous_message_id"}),
+	// the request then carrying only the new turn: refused (errThread).
+	Thread json.RawMessage `json:"thread"`
 	anthropicParams
 }
+
+// errThread refuses a Messages request with thread: server-held
+// conversation state that a replay cannot serve, whose requests would be
+// recorded without the conversation they continue.
+const errThread = "thread: a Messages Thread (conversation state the vendor holds, continued by previous_message_id) is not supported: the bridge serves only what a request carries; send the whole conversation without thread"
 
 // anthropicParams are the Messages parameters that change the model's
 // behaviour, kept as sent (see Call.Request.Params).
@@ -199,6 +208,9 @@ func decodeAnthropic(body []byte, last *decoded) (*Call, error) {
 		return nil, requestErrorf("messages body: %v", err)
 	}
 	c := &Call{Format: Anthropic, Model: r.Model, Stream: r.Stream, IncludeUsage: true}
+	if isSet(r.Thread) {
+		return nil, requestErrorf(errThread)
+	}
 	r.MCPServers = mcpServers(r.MCPServers)
 	c.Request.Params = r.anthropicParams.params(r.Model)
 	if c.Request.ResponseSchema, err = r.anthropicParams.responseSchema(); err != nil {

@@ -132,3 +132,34 @@ func TestAnthropicThinkingSentBack(t *testing.T) {
 		t.Errorf("assistant turn\n got %+v\nwant %+v", got, want)
 	}
 }
+
+// TestAnthropicThreadRefused: a Messages request with thread, which asks
+// the vendor to hold the conversation or continues one it holds (the
+// request then carrying only the new turn), is refused naming the key,
+// creating or continuing alike; thread: null is no thread.
+func TestAnthropicThreadRefused(t *testing.T) {
+	const head = `{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi."}]`
+	for _, thread := range []string{`{"type":"create"}`, `{"type":"continue","previous_message_id":"msg_01"}`} {
+		_, err := wire.DecodeAnthropic([]byte(head + `,"thread":` + thread + `}`))
+		if !errors.Is(err, wire.ErrRequest) || !strings.Contains(err.Error(), "thread: a Messages Thread") {
+			t.Errorf("thread %s: error %v, want one wrapping ErrRequest naming thread", thread, err)
+		}
+	}
+	if _, err := wire.DecodeAnthropic([]byte(head + `,"thread":null}`)); err != nil {
+		t.Errorf("thread: null: %v", err)
+	}
+}
+
+// TestAnthropicMCPServersPinnedRedacted: mcp_servers is pinned with each
+// authorization_token replaced by [REDACTED], the rest as sent.
+func TestAnthropicMCPServersPinnedRedacted(t *testing.T) {
+	c, err := wire.DecodeAnthropic([]byte(`{"model":"claude-sonnet-4-5","max_tokens":64,"messages":[{"role":"user","content":"Hi."}],` +
+		`"mcp_servers":[{"type":"url","url":"https://mcp.example.com/sse","name":"docs","authorization_token":"tok-0123456789","tool_configuration":{"enabled":true}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(c.Request.Params["mcp_servers"])
+	if want := `[{"authorization_token":"[REDACTED]","name":"docs","tool_configuration":{"enabled":true},"type":"url","url":"https://mcp.example.com/sse"}]`; got != want {
+		t.Errorf("mcp_servers pinned as %s, want %s", got, want)
+	}
+}
