@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tapeloop/tapeloop/internal/pathtext"
 	"github.com/tapeloop/tapeloop/internal/sandbox"
 	"github.com/tapeloop/tapeloop/llm"
 )
@@ -78,10 +79,10 @@ func jsonInner(s string) string {
 // placeText writes the workspace's path in s as the placeholder.
 func (p *workPlace) placeText(s string) string {
 	for _, path := range p.text {
-		s = replacePathIn(s, path, WorkPlaceholder)
+		s = pathtext.Replace(s, path, WorkPlaceholder)
 	}
 	for _, path := range p.json {
-		s = replacePathIn(s, path, WorkPlaceholder)
+		s = pathtext.Replace(s, path, WorkPlaceholder)
 	}
 	return s
 }
@@ -166,13 +167,13 @@ func (p *workPlace) message(m llm.Message, f func(string) string) (llm.Message, 
 
 // unplaceText writes the placeholder in s as the workspace's path.
 func (p *workPlace) unplaceText(s string) string {
-	return replacePathIn(s, WorkPlaceholder, p.real)
+	return pathtext.Replace(s, WorkPlaceholder, p.real)
 }
 
 // unplaceArguments writes the placeholder in a tool call's arguments
 // (JSON) as the workspace's path, escaped as a JSON string holds it.
 func (p *workPlace) unplaceArguments(s string) string {
-	return replacePathIn(s, WorkPlaceholder, p.realJSON)
+	return pathtext.Replace(s, WorkPlaceholder, p.realJSON)
 }
 
 // answer returns resp with the placeholder written as the workspace's
@@ -203,47 +204,4 @@ func (p *workPlace) answer(resp *llm.Response) *llm.Response {
 	out := *resp
 	out.Message = m
 	return &out
-}
-
-// replacePathIn replaces path in s by name where it is a whole path: not
-// preceded by a byte that continues a name, and not continued by one (so
-// /tmp/ab and /tmp/a.txt are not /tmp/a, nor is /srv/tmp/a), dots that end
-// a sentence aside ("in /tmp/a." is /tmp/a).
-func replacePathIn(s, path, name string) string {
-	if !strings.Contains(s, path) {
-		return s
-	}
-	var b strings.Builder
-	rest := s
-	for {
-		i := strings.Index(rest, path)
-		if i < 0 {
-			break
-		}
-		end := i + len(path)
-		if i > 0 && continuesName(rest[i-1]) || continues(rest[end:]) {
-			b.WriteString(rest[:i+1])
-			rest = rest[i+1:]
-			continue
-		}
-		b.WriteString(rest[:i])
-		b.WriteString(name)
-		rest = rest[end:]
-	}
-	b.WriteString(rest)
-	return b.String()
-}
-
-// continues reports whether rest, what follows a path in a text,
-// continues its last name: it starts with a byte that continues a name,
-// other than dots followed by none.
-func continues(rest string) bool {
-	dots := len(rest) - len(strings.TrimLeft(rest, "."))
-	return dots < len(rest) && continuesName(rest[dots])
-}
-
-// continuesName reports whether c may continue a file name: a letter, a
-// digit, or one of ._-~.
-func continuesName(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-~", c) >= 0
 }

@@ -6,7 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strings"
+
+	"github.com/tapeloop/tapeloop/internal/pathtext"
 )
 
 // Place is a folder a run took place in, and the name a golden writes in
@@ -42,7 +43,7 @@ var execPath = regexp.MustCompile(`fork/exec (/[^\s:'"]+):`)
 
 // placeGolden returns the golden b with each place's folder, as given and
 // with its links resolved, written by the place's name (the longest
-// first, and only where the path ends: /tmp/ab is not /tmp/a), and each
+// first, and only where the path is whole: pathtext.Replace), and each
 // program exec.LookPath finds by its name written by that name alone:
 // `fork/exec sh:` whichever folder of PATH holds sh.
 func placeGolden(b []byte, places []Place) []byte {
@@ -59,7 +60,7 @@ func placeGolden(b []byte, places []Place) []byte {
 	}
 	slices.SortStableFunc(pairs, func(a, b pair) int { return len(b.path) - len(a.path) })
 	for _, p := range pairs {
-		b = replacePath(b, p.path, p.name)
+		b = []byte(pathtext.Replace(string(b), p.path, p.name))
 	}
 	if !bytes.Contains(b, []byte("fork/exec /")) {
 		return b
@@ -72,36 +73,4 @@ func placeGolden(b []byte, places []Place) []byte {
 		}
 		return []byte("fork/exec " + name + ":")
 	})
-}
-
-// replacePath replaces path in b by name where the path ends there: at the
-// end of b, or before a byte that cannot continue a file name.
-func replacePath(b []byte, path, name string) []byte {
-	if !bytes.Contains(b, []byte(path)) {
-		return b
-	}
-	var out []byte
-	rest := b
-	for {
-		i := bytes.Index(rest, []byte(path))
-		if i < 0 {
-			break
-		}
-		end := i + len(path)
-		if end < len(rest) && continuesName(rest[end]) {
-			out = append(out, rest[:end]...)
-			rest = rest[end:]
-			continue
-		}
-		out = append(out, rest[:i]...)
-		out = append(out, name...)
-		rest = rest[end:]
-	}
-	return append(out, rest...)
-}
-
-// continuesName reports whether c may follow a folder's name within a
-// longer name: a letter, a digit, or one of ._-~.
-func continuesName(c byte) bool {
-	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._-~", c) >= 0
 }
