@@ -108,7 +108,7 @@ func (p *workPlace) request(req *llm.Request) *llm.Request {
 	out := *req
 	changed := false
 	for i, m := range req.Messages {
-		if pm, ok := p.message(m, p.placeText); ok {
+		if pm, ok := editMessage(m, p.placeText, p.placeText); ok {
 			if !changed {
 				out.Messages = slices.Clone(req.Messages)
 				changed = true
@@ -145,17 +145,17 @@ func (p *workPlace) request(req *llm.Request) *llm.Request {
 	return &out
 }
 
-// message returns m with text rewritten by f in its content and its tool
-// calls' arguments, and whether anything changed; m's slices are copied
-// before a change.
-func (p *workPlace) message(m llm.Message, f func(string) string) (llm.Message, bool) {
+// editMessage returns m with its content rewritten by content and its
+// tool calls' arguments by args, and whether anything changed; m's
+// slices are copied before a change.
+func editMessage(m llm.Message, content, args func(string) string) (llm.Message, bool) {
 	changed := false
-	if c := f(m.Content); c != m.Content {
+	if c := content(m.Content); c != m.Content {
 		m.Content, changed = c, true
 	}
 	cloned := false
 	for i, c := range m.ToolCalls {
-		if a := f(c.Arguments); a != c.Arguments {
+		if a := args(c.Arguments); a != c.Arguments {
 			if !cloned {
 				m.ToolCalls, cloned = slices.Clone(m.ToolCalls), true
 			}
@@ -184,20 +184,7 @@ func (p *workPlace) answer(resp *llm.Response) *llm.Response {
 	if p == nil || resp == nil {
 		return resp
 	}
-	m := resp.Message
-	changed := false
-	if c := p.unplaceText(m.Content); c != m.Content {
-		m.Content, changed = c, true
-	}
-	cloned := false
-	for i, c := range m.ToolCalls {
-		if a := p.unplaceArguments(c.Arguments); a != c.Arguments {
-			if !cloned {
-				m.ToolCalls, cloned = slices.Clone(m.ToolCalls), true
-			}
-			m.ToolCalls[i].Arguments, changed = a, true
-		}
-	}
+	m, changed := editMessage(resp.Message, p.unplaceText, p.unplaceArguments)
 	if !changed {
 		return resp
 	}
