@@ -18,6 +18,7 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/sandbox"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // needSandbox skips the test unless this process's sandbox holds g,
@@ -53,6 +54,15 @@ func takeConns(t *testing.T, h *holders, n int, exited <-chan error) []net.Conn 
 // process in it. The command itself exits at once with its answer.
 func TestCommandSetsidHelperEnds(t *testing.T) {
 	needSandbox(t, sandbox.Processes)
+	runSetsid(t, "a setsid helper of a finished run")
+}
+
+// runSetsid runs a command that starts a helper in a session of its own
+// and answers at once; it checks the answer and that the helper's two
+// connections end with the run (what names the case in failures). It
+// returns the outcome and the scenario run.
+func runSetsid(t *testing.T, what string) (*harness.Outcome, *scenario.Scenario) {
+	t.Helper()
 	h := newHolders(t)
 	s := modeScenario(t, "60s", "setsid", h.addr())
 	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
@@ -63,8 +73,9 @@ func TestCommandSetsidHelperEnds(t *testing.T) {
 		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"answer\"", o.Termination, o.Final, o.Error)
 	}
 	for _, c := range takeConns(t, h, 2, nil) {
-		connEnds(t, c, "a setsid helper of a finished run")
+		connEnds(t, c, what)
 	}
+	return o, s
 }
 
 // TestCommandDiesWithTapeloop: when tapeloop's process is killed with
@@ -202,25 +213,14 @@ func withoutNamespaces(t *testing.T) {
 // fails instead of running.
 func TestCommandSetsidHelperEndsWithoutNamespaces(t *testing.T) {
 	withoutNamespaces(t)
-	h := newHolders(t)
-	s := modeScenario(t, "60s", "setsid", h.addr())
-	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o.Termination != "final_text" || o.Final != "answer" {
-		t.Errorf("the run ended with %s, final %q, error %q; want final_text \"answer\"", o.Termination, o.Final, o.Error)
-	}
-	for _, c := range takeConns(t, h, 2, nil) {
-		connEnds(t, c, "a setsid helper of a finished run without namespaces")
-	}
+	o, s := runSetsid(t, "a setsid helper of a finished run without namespaces")
 	notes := strings.Join(o.Sandbox, "\n")
 	for _, want := range []string{"the network is not isolated", "left 1 process running, killed when the run ended: cmdagent"} {
 		if !strings.Contains(notes, want) {
 			t.Errorf("the outcome's sandbox notes are\n%s\nwant them to say %q", notes, want)
 		}
 	}
-	o, err = bridge.Runner(nil, &bridge.Options{RequireSandbox: true})(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	o, err := bridge.Runner(nil, &bridge.Options{RequireSandbox: true})(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
 		t.Fatal(err)
 	}
