@@ -94,15 +94,7 @@ func TestRecordReplayFailClosed(t *testing.T) {
 	}
 	for _, stream := range []string{"0", "1"} {
 		t.Run("stream="+stream, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "scenarios")
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, "append.yaml")
-			text := strings.NewReplacer("{{agent}}", agent, "{{stream}}", stream).Replace(scenarioText)
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := writeScenario(t, agent, stream)
 			srv := httptest.NewServer(bridge.Handler(script(), nil))
 			model, err := llm.Open(t.Context(), "gemini/gemini-2.5-flash", &llm.OpenOptions{BaseURL: srv.URL, APIKey: "AIza-local-test"})
 			if err != nil {
@@ -166,15 +158,7 @@ func TestVertexExpressRecord(t *testing.T) {
 	}
 	for _, stream := range []string{"0", "1"} {
 		t.Run("stream="+stream, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "scenarios")
-			if err := os.MkdirAll(dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			path := filepath.Join(dir, "append.yaml")
-			text := strings.NewReplacer("{{agent}}", agent, "{{stream}}", stream, "    env:\n", "    env:\n      GOOGLE_GENAI_USE_VERTEXAI: \"true\"\n").Replace(scenarioText)
-			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			path := writeScenario(t, agent, stream, "    env:\n", "    env:\n      GOOGLE_GENAI_USE_VERTEXAI: \"true\"\n")
 			var mu sync.Mutex
 			var paths, auths []string
 			var bodies [][]byte
@@ -247,4 +231,21 @@ func verify(t *testing.T, path string, update bool) *harness.Verdict {
 		t.Fatal(v.Err)
 	}
 	return v
+}
+
+// writeScenario writes scenarioText for the program agent, streamed or
+// not ("1", "0"), with the further replacements (old, new pairs), as
+// scenarios/append.yaml in a new folder, and returns its path.
+func writeScenario(t *testing.T, agent, stream string, replace ...string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "append.yaml")
+	text := strings.NewReplacer(append([]string{"{{agent}}", agent, "{{stream}}", stream}, replace...)...).Replace(scenarioText)
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
