@@ -198,17 +198,19 @@ func (r *reaper) reap() []string {
 		return nil
 	}
 	self := os.Getpid()
+	// Our session's id as /proc shows it: 0 where its leader lives
+	// outside our PID namespace (a CI job started in a container), and
+	// then 0 in each stat line of our session's processes too, while a
+	// process in a session of its own shows its own pid.
 	sid, err := unix.Getsid(0)
-	if err != nil {
-		sid = -1
-	}
+	sidKnown := err == nil
 	subreaping.Lock()
 	alone, before := subreaping.boxes == 1, subreaping.before
 	subreaping.Unlock()
 	// An orphan no one else can have started: a child of tapeloop's in a
 	// session of its own, which it was not when subreaping began.
 	orphan := func(p proc) bool {
-		return alone && sid > 0 && p.sid != sid && !before[p.pid]
+		return alone && sidKnown && p.sid != sid && !before[p.pid]
 	}
 	var left []string
 	// Each round takes what the last one's processes started before they

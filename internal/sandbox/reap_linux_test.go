@@ -333,3 +333,42 @@ func TestFallbackLeavesTapeloopsOwnChildren(t *testing.T) {
 		}
 	}
 }
+
+// TestFallbackWhereTheSessionLeaderIsUnseen: where tapeloop runs in a
+// PID namespace whose processes' session leader lives outside it (a CI
+// job started in a container), getsid and /proc show every session id of
+// tapeloop's own session as 0; the escapee tests run there too, through
+// unshare(1), and still end the command's orphans.
+func TestFallbackWhereTheSessionLeaderIsUnseen(t *testing.T) {
+	if os.Getenv("TAPELOOP_SANDBOX_TEST_UNSEEN_LEADER") != "" {
+		if sid, err := unix.Getsid(0); err != nil || sid != 0 {
+			t.Fatalf("getsid in the new PID namespace = %d, %v; want 0", sid, err)
+		}
+		t.Skip("run by the outer test")
+	}
+	needTools(t, "unshare")
+	args := []string{"--pid", "--fork", "--mount-proc"}
+	if os.Getuid() != 0 {
+		args = append([]string{"--user", "--map-root-user"}, args...)
+	}
+	if err := exec.Command("unshare", append(args, "true")...).Run(); err != nil {
+		t.Skipf("unshare %s cannot make a PID namespace here: %v", strings.Join(args, " "), err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args = append(args, self, "-test.v", "-test.count=1",
+		"-test.run", "^(TestFallbackWhereTheSessionLeaderIsUnseen|TestFallbackReapsEscapees|TestFallbackOrphansWaitForTheLastBox)$")
+	cmd := exec.CommandContext(t.Context(), "unshare", args...)
+	cmd.Env = append(os.Environ(), "TAPELOOP_SANDBOX_TEST_UNSEEN_LEADER=1")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("the escapee tests in a PID namespace of their own: %v\n%s", err, out)
+	}
+	for _, name := range []string{"TestFallbackReapsEscapees", "TestFallbackOrphansWaitForTheLastBox"} {
+		if !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Errorf("%s did not pass in the PID namespace:\n%s", name, out)
+		}
+	}
+}
