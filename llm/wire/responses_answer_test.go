@@ -296,3 +296,30 @@ func TestResponsesStreamEndEventWithoutResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsesAnswerUsageNotANumber: an answer whose usage states a token
+// count as something other than a number is malformed, JSON or streamed,
+// with an error naming the key; its usage is not read as zero tokens.
+func TestResponsesAnswerUsageNotANumber(t *testing.T) {
+	usages := map[string]string{ // the key the error names: the usage
+		"usage.input_tokens":                           `{"input_tokens":"120","output_tokens":31,"total_tokens":151}`,
+		"usage.output_tokens":                          `{"input_tokens":120,"output_tokens":true,"total_tokens":151}`,
+		"usage.input_tokens_details.cached_tokens":     `{"input_tokens":120,"input_tokens_details":{"cached_tokens":"all"},"output_tokens":31,"total_tokens":151}`,
+		"usage.output_tokens_details.reasoning_tokens": `{"input_tokens":120,"output_tokens":31,"output_tokens_details":{"reasoning_tokens":[3]},"total_tokens":151}`,
+	}
+	for key, usage := range usages {
+		object := `{"id":"resp_1","object":"response","status":"completed","output":[` +
+			`{"id":"msg_1","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"Hi.","annotations":[]}]}],` +
+			`"usage":` + usage + `}`
+		bodies := map[bool]string{
+			false: object,
+			true:  "event: response.completed\ndata: {\"type\":\"response.completed\",\"sequence_number\":1,\"response\":" + object + "}\n\n",
+		}
+		for stream, body := range bodies {
+			resp, err := wire.DecodeAnswer(responsesCall(t, stream), http.StatusOK, nil, []byte(body))
+			if !errors.Is(err, llm.ErrMalformed) || !strings.Contains(err.Error(), key) {
+				t.Errorf("%s not a number (stream %v): got %+v, err = %v; want malformed naming the key", key, stream, resp, err)
+			}
+		}
+	}
+}
