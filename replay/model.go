@@ -134,6 +134,12 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.rb != nil {
+		// A rebased tape would record what it offers.
+		if err := duplicateTool(req.Tools); err != nil {
+			return nil, fmt.Errorf("replay: rebase: %w", err)
+		}
+	}
 	m.calls++
 	m.last = -1
 	turn := m.calls

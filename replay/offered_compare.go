@@ -3,6 +3,8 @@ package replay
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 
@@ -10,6 +12,11 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
 )
+
+// ErrDuplicateTool: a request offers two tools of one name, which a tape
+// cannot record (it holds one tool per name); a Recorder and a rebasing
+// Model refuse such a request before it is sent or written.
+var ErrDuplicateTool = errors.New("two tools of one name")
 
 // How replay follows and compares the offered block of a tape
 // (tape.Offered): what a request offered after the changes entries
@@ -105,18 +112,36 @@ func changes(was, now, stated *tape.Offered) *tape.Offered {
 	return &out
 }
 
-// sameTools reports whether a and b define the same tools, in any order.
+// sameTools reports whether a and b define the same tools, in any order:
+// as multisets, each tool of a matched to a tool of b not matched before,
+// so that a name offered twice is not the same as two names.
 func sameTools(a, b []llm.ToolDefinition) bool {
 	if len(a) != len(b) {
 		return false
 	}
+	used := make([]bool, len(b))
+next:
 	for _, t := range a {
-		i := slices.IndexFunc(b, func(u llm.ToolDefinition) bool { return u.Name == t.Name })
-		if i < 0 || !sameTool(t, b[i]) {
-			return false
+		for i, u := range b {
+			if !used[i] && sameTool(t, u) {
+				used[i] = true
+				continue next
+			}
 		}
+		return false
 	}
 	return true
+}
+
+// duplicateTool returns an error wrapping ErrDuplicateTool, naming the
+// tool, when tools holds two tools of one name; nil otherwise.
+func duplicateTool(tools []llm.ToolDefinition) error {
+	for i, t := range tools {
+		if j := slices.IndexFunc(tools[i+1:], func(u llm.ToolDefinition) bool { return u.Name == t.Name }); j >= 0 {
+			return fmt.Errorf("%w: the request offers tools[%d] and tools[%d] both named %q, and a tape records one tool per name", ErrDuplicateTool, i, i+1+j, t.Name)
+		}
+	}
+	return nil
 }
 
 func sameTool(a, b llm.ToolDefinition) bool {

@@ -371,3 +371,65 @@ func TestMovedBreakpointNotPinned(t *testing.T) {
 		t.Errorf("breakpoints moved: %v, want the replay to follow the tape", err)
 	}
 }
+
+// TestToolOfferedTwice: a tape records one tool per name, so a request
+// offering two tools of one name is refused where it would be written (a
+// recording, a rebase) before anything is sent, naming the tool; a replay
+// whose agent now offers a tool twice diverges with a diff that says so;
+// and what was offered compares as a multiset, so [a, a] and [a, b] are
+// different offers whichever was first.
+func TestToolOfferedTwice(t *testing.T) {
+	withTools := func(tools ...string) *llm.Request {
+		req := &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}}
+		for _, n := range tools {
+			req.Tools = append(req.Tools, llm.ToolDefinition{Name: n})
+		}
+		return req
+	}
+	t.Run("recording", func(t *testing.T) {
+		sent := 0
+		vendor := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+			sent++
+			return &llm.Response{Message: llm.AssistantMessage("ok")}, nil
+		})
+		rec := NewRecorder(vendor, &RecorderOptions{Redactor: redact.New(nil)})
+		if _, err := rec.Generate(context.Background(), withTools("a")); err != nil {
+			t.Fatal(err)
+		}
+		_, err := rec.Generate(context.Background(), withTools("a", "b", "a"))
+		if !errors.Is(err, ErrDuplicateTool) || !strings.Contains(err.Error(), `"a"`) {
+			t.Errorf("err = %v, want ErrDuplicateTool naming a", err)
+		}
+		if sent != 1 || len(rec.Tape().Entries) != 1 {
+			t.Errorf("the vendor saw %d requests, the tape holds %d entries; want the refused one neither sent nor recorded", sent, len(rec.Tape().Entries))
+		}
+	})
+	rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("a")}), &RecorderOptions{Redactor: redact.New(nil)})
+	if _, err := rec.Generate(context.Background(), withTools("a", "b")); err != nil {
+		t.Fatal(err)
+	}
+	tp := rec.Tape()
+	t.Run("replay", func(t *testing.T) {
+		_, err := NewModel(tp, nil).Generate(context.Background(), withTools("a", "a"))
+		if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "  tool a: offered 2 times (recorded once)\n") ||
+			!strings.Contains(err.Error(), "  tool b: removed (recorded, no longer offered)") {
+			t.Errorf("err = %v, want a divergence naming a offered twice and b removed", err)
+		}
+	})
+	t.Run("rebase", func(t *testing.T) {
+		_, err := NewModel(tp, &ModelOptions{Rebase: true}).Generate(context.Background(), withTools("a", "a"))
+		if !errors.Is(err, ErrDuplicateTool) || !strings.Contains(err.Error(), `"a"`) {
+			t.Errorf("err = %v, want ErrDuplicateTool naming a", err)
+		}
+	})
+	t.Run("compare", func(t *testing.T) {
+		aa, ab := withTools("a", "a").Tools, withTools("a", "b").Tools
+		if sameTools(aa, ab) || sameTools(ab, aa) {
+			t.Errorf("sameTools([a a], [a b]) = %v, sameTools([a b], [a a]) = %v; want both false", sameTools(aa, ab), sameTools(ab, aa))
+		}
+		ba := withTools("b", "a").Tools
+		if !sameTools(ab, ba) {
+			t.Error("sameTools([a b], [b a]) = false, want the same tools in another order")
+		}
+	})
+}

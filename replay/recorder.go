@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -66,10 +67,14 @@ func (r *Recorder) Redactions() map[string]int { return r.redactor.Counts() }
 
 // Generate calls the wrapped model and records the call. A call that fails
 // because ctx is done is not recorded; any other error is recorded as an
-// error entry and returned unchanged.
+// error entry and returned unchanged. A request offering two tools of one
+// name is neither sent nor recorded: the error wraps ErrDuplicateTool.
 func (r *Recorder) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if req == nil {
 		req = &llm.Request{}
+	}
+	if err := duplicateTool(req.Tools); err != nil {
+		return nil, fmt.Errorf("replay: record: %w", err)
 	}
 	r.mu.Lock()
 	sum := r.follow(req).recorded(req, r.messages)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/jsonvalue"
@@ -130,9 +131,21 @@ func toolsDiff(want, got []llm.ToolDefinition) string {
 		return slices.IndexFunc(ts, func(t llm.ToolDefinition) bool { return t.Name == name })
 	}
 	var removed, added []llm.ToolDefinition
+	count := func(ts []llm.ToolDefinition, name string) int {
+		n := 0
+		for _, t := range ts {
+			if t.Name == name {
+				n++
+			}
+		}
+		return n
+	}
 	for _, w := range want {
 		if i := byName(got, w.Name); i >= 0 {
 			toolDiff(&b, w, got[i])
+			if n, r := count(got, w.Name), count(want, w.Name); n != r {
+				fmt.Fprintf(&b, "  tool %s: offered %s (recorded %s)\n", w.Name, times(n), times(r))
+			}
 		} else {
 			removed = append(removed, w)
 		}
@@ -157,6 +170,14 @@ func toolsDiff(want, got []llm.ToolDefinition) string {
 		fmt.Fprintf(&b, "  tool %s: added (offered, not recorded)\n", a.Name)
 	}
 	return b.String()
+}
+
+// times says n as a count of times: "once", "2 times".
+func times(n int) string {
+	if n == 1 {
+		return "once"
+	}
+	return strconv.Itoa(n) + " times"
 }
 
 // toolDiff explains how one tool's description and parameters changed.

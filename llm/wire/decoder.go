@@ -315,12 +315,20 @@ func takeCopy[T any](arr, s []T) (copied, rest []T) {
 }
 
 // toolsOf returns the tools raw decodes to: last's when raw equals last's,
-// else decode's; and a copy of them for the call.
+// else decode's; and a copy of them for the call. Two tools of one name are
+// an error wrapping ErrRequest.
 func (last *decoded) toolsOf(raw json.RawMessage, decode func(json.RawMessage) ([]llm.ToolDefinition, error)) (defs, out []llm.ToolDefinition, err error) {
 	defs = last.defs
 	if last.tools == nil || !bytes.Equal(raw, last.tools) {
 		if defs, err = decode(raw); err != nil {
 			return nil, nil, err
+		}
+		for i, t := range defs {
+			if slices.ContainsFunc(defs[i+1:], func(u llm.ToolDefinition) bool { return u.Name == t.Name }) {
+				// A tape records one tool per name (replay's sameTools,
+				// tape's offered block).
+				return nil, nil, requestErrorf("tools: two tools are named %q; a request offers each tool once", t.Name)
+			}
 		}
 	}
 	out = slices.Clone(defs)

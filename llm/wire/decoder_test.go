@@ -467,6 +467,32 @@ func TestDecodeNamesABadElement(t *testing.T) {
 	}
 }
 
+// TestDecodeRefusesAToolNameTwice: a request offering two tools of one
+// name is refused in every format, naming the tool, whether the decoder
+// sees its tools first or after a request with others: a tape records one
+// tool per name, and a bridge that passed it on would record a tape that
+// no replay can read.
+func TestDecodeRefusesAToolNameTwice(t *testing.T) {
+	for _, mk := range []func() *conversation{openAIConversation, anthropicConversation, responsesConversation, geminiConversation, bedrockConversation} {
+		c := mk()
+		first := c.body()
+		if !strings.Contains(c.tools, `"write"`) {
+			t.Fatalf("%s: the conversation's tools name no write tool: %s", c.path, c.tools)
+		}
+		c.tools = strings.Replace(c.tools, `"write"`, `"read"`, 1)
+		var d wire.Decoder
+		if _, err := d.Decode(c.path, first); err != nil {
+			t.Fatalf("%s: %v", c.path, err)
+		}
+		for _, decode := range []func(string, []byte) (*wire.Call, error){wire.Decode, d.Decode} {
+			_, err := decode(c.path, c.body())
+			if !errors.Is(err, wire.ErrRequest) || !strings.Contains(err.Error(), `two tools are named "read"`) {
+				t.Errorf("%s: err = %v, want an invalid request naming read twice", c.path, err)
+			}
+		}
+	}
+}
+
 // TestResponsesAdjacentTextsJoined: the Responses API spreads one
 // assistant turn over items; two message items in a row are one assistant
 // message whose texts are joined by a line break, as a reader sees them.
