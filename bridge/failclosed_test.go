@@ -2,11 +2,13 @@ package bridge_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
@@ -62,5 +64,13 @@ func TestRequestAfterTheTape(t *testing.T) {
 		if !strings.Contains(all, w) {
 			t.Errorf("the failures do not say %q:\n%s", w, all)
 		}
+	}
+	// Running past the tape is a divergence, as in a native replay: the
+	// verdict says so first and compares nothing the run did after it.
+	if !v.Outcome.Diverged || len(v.Failures) == 0 || !strings.Contains(v.Failures[0].Error(), "the run diverged from the tape") {
+		t.Errorf("a run past the tape's end is not reported as diverged (Diverged %v):\n%s", v.Outcome.Diverged, all)
+	}
+	if !errors.Is(v.Outcome.Run.Termination.Err, replay.ErrTapeExhausted) || v.Outcome.Termination != agent.ReasonModelError {
+		t.Errorf("the run ended with %s, %v; want model_error wrapping replay.ErrTapeExhausted", v.Outcome.Termination, v.Outcome.Run.Termination.Err)
 	}
 }
