@@ -98,3 +98,17 @@ func TestRunnerRefusesANativeScenario(t *testing.T) {
 		t.Errorf("Runner on a native scenario: outcome %v, error %v, agent ran: %v; want ErrNotBridged naming %s, the agent not run", o, err, ran, path)
 	}
 }
+
+// TestRecordRefusesANativeScenario: Record of a scenario without
+// setup.agent returns the Runner's error (ErrNotBridged, naming the file)
+// with no outcome and no tape, without running the agent.
+func TestRecordRefusesANativeScenario(t *testing.T) {
+	path := writeScenario(t, strings.Replace(notesScenario, "  agent: {go: notes}\n", "", 1))
+	s := load(t, path)
+	ran := false
+	agent := func(context.Context, *bridge.Run) error { ran = true; return nil }
+	o, tp, err := bridge.Record(t.Context(), s, agent, notesScript(), nil)
+	if !errors.Is(err, bridge.ErrNotBridged) || !strings.Contains(err.Error(), path) || o != nil || tp != nil || ran {
+		t.Errorf("Record of a native scenario: outcome %v, tape %v, error %v, agent ran %v; want ErrNotBridged naming %s, the agent not run", o, tp, err, ran, path)
+	}
+}
