@@ -17,13 +17,15 @@ import (
 	"github.com/tapeloop/tapeloop/workspace"
 )
 
-// touched returns the paths of the file effects among events.
+// touched returns the file effects among events: op, path and bytes (the
+// file's size after the change, 0 after a delete, as tools.FileEffect
+// documents).
 func touched(events []agent.Event) []string {
 	var out []string
 	for _, e := range events {
 		if e.Kind == agent.EventToolEnd && e.Result != nil {
 			for _, f := range e.Result.Effects {
-				out = append(out, string(f.File.Op)+" "+f.File.Path)
+				out = append(out, fmt.Sprintf("%s %s %d", f.File.Op, f.File.Path, f.File.Bytes))
 			}
 		}
 	}
@@ -68,7 +70,7 @@ func TestTurnEndsByStatus(t *testing.T) {
 	if err := tr.closeTurn(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := touched(events), []string{"modify a.txt", "create new.txt", "delete gone.txt"}; !slices.Equal(got, want) {
+	if got, want := touched(events), []string{"modify a.txt 13", "create new.txt 3", "delete gone.txt 0"}; !slices.Equal(got, want) {
 		t.Errorf("long-settled files: reported %q, want %q", got, want)
 	}
 
@@ -78,7 +80,7 @@ func TestTurnEndsByStatus(t *testing.T) {
 	if err := tr.closeTurn(); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := touched(events), []string{"modify a.txt", "modify b.txt", "modify new.txt"}; !slices.Equal(got, want) {
+	if got, want := touched(events), []string{"modify a.txt 13", "modify b.txt 5", "modify new.txt 3"}; !slices.Equal(got, want) {
 		t.Errorf("recently changed files: reported %q, want %q", got, want)
 	}
 }
