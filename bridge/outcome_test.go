@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,7 +126,7 @@ func TestAgentGivingUpAfterAModelError(t *testing.T) {
 // failure is one model call whose attempts are numbered: each failure and
 // the answer carry their attempt's number, each retry the number of the
 // attempt that failed before it; the outcome lists the retries with the
-// same numbers.
+// same numbers. Each failure's event carries its kind and error text.
 func TestRetriedCallAttempts(t *testing.T) {
 	s := load(t, writeScenario(t, rawScenario))
 	agentFn := func(ctx context.Context, r *bridge.Run) error {
@@ -142,10 +143,13 @@ func TestRetriedCallAttempts(t *testing.T) {
 		}
 		return fmt.Errorf("three failures")
 	}
-	var events []string
+	var events, failures []string
 	observe := func(e agent.Event) {
 		if strings.HasPrefix(string(e.Kind), "model_") {
 			events = append(events, fmt.Sprintf("%s %d", e.Kind, e.Attempt))
+		}
+		if e.Kind == agent.EventModelError {
+			failures = append(failures, fmt.Sprintf("%s: %s", e.ErrorKind, e.Error))
 		}
 	}
 	o, err := bridge.Runner(agentFn, nil)(t.Context(), s, &harness.RunOptions{Model: script(rateLimited, rateLimited, text("done")), Observer: observe})
@@ -155,6 +159,11 @@ func TestRetriedCallAttempts(t *testing.T) {
 	want := "model_request 0|model_error 1|model_retry 1|model_error 2|model_retry 2|model_response 3"
 	if got := strings.Join(events, "|"); got != want {
 		t.Errorf("the model events (kind, attempt) are\n%s\nwant\n%s", got, want)
+	}
+	// Each failure's event says what failed, as a native run's does.
+	fail := fmt.Sprintf("%s: %s", rateLimited.Kind, rateLimited.Error())
+	if want := []string{fail, fail}; !slices.Equal(failures, want) {
+		t.Errorf("the model_error events say %q, want %q", failures, want)
 	}
 	var retries []string
 	for _, r := range o.ModelRetries {
