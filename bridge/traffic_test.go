@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -325,5 +327,47 @@ new mode 100755
 	}
 	if strings.Contains(string(g), "s3cret") {
 		t.Errorf("the golden holds the content of the file outside:\n%s", g)
+	}
+}
+
+// unlistable is a workspace whose listing fails once err is set.
+type unlistable struct {
+	workspace.FS
+	err error
+}
+
+func (u *unlistable) Walk(fn func(string, fs.DirEntry) error) error {
+	if u.err != nil {
+		return u.err
+	}
+	return u.FS.Walk(fn)
+}
+
+// TestFinishFailsWhenTheWorkspaceCannotBeListed: at the run's end the last
+// turn's changes come from a scan of the workspace; when it cannot be
+// listed the run fails with that error rather than leaving the turn's
+// changes out of the outcome.
+func TestFinishFailsWhenTheWorkspaceCannotBeListed(t *testing.T) {
+	disk, err := workspace.NewDisk(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer disk.Close()
+	ws := &unlistable{FS: disk}
+	model := llm.ModelFunc(func(context.Context, *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Content: "ok"}}, nil
+	})
+	tr, err := newTraffic(model, ws, func(agent.Event) {}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("go")}}); err != nil {
+		t.Fatal(err)
+	}
+	refused := errors.New("listing refused")
+	ws.err = refused
+	run, _, err := tr.finish(&Run{}, nil)
+	if !errors.Is(err, refused) || run != nil {
+		t.Errorf("finish over an unlistable workspace: run %v, error %v; want no run and the listing's error", run, err)
 	}
 }
