@@ -92,13 +92,16 @@ func TestReplayRefusesAgentDefaultClient(t *testing.T) {
 
 // TestServeDialedThroughDefaultClient: an agent that serves the bridge on
 // a listener (Run.Serve) and dials it with http.DefaultClient replays:
-// the bridge's own listener is not refused.
+// the bridge's own listener is not refused while its run lasts, and is
+// refused like any other address once the run has ended.
 func TestServeDialedThroughDefaultClient(t *testing.T) {
+	var served string
 	dialing := func(ctx context.Context, r *bridge.Run) error {
 		root, err := r.Serve()
 		if err != nil {
 			return err
 		}
+		served = root
 		final, err := newNotesAgent().run(ctx, http.DefaultClient, root+"/v1", r.Dir, r.Input[len(r.Input)-1].Content)
 		if err == nil {
 			r.Final(final)
@@ -108,5 +111,13 @@ func TestServeDialedThroughDefaultClient(t *testing.T) {
 	path := record(t, notesScenario, dialing, notesScript())
 	if v := verify(t, path, dialing, true); !v.Passed() {
 		t.Fatalf("the replay fails: %v\n%s", v.Err, fmt.Sprint(v.Failure()))
+	}
+	// The next replay's agent dials the address the last one served.
+	o, err := bridge.Runner(phoningAgent(served), nil)(t.Context(), load(t, path), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if host := strings.TrimPrefix(served, "http://"); len(o.Refused) != 1 || !strings.Contains(o.Refused[0], host) {
+		t.Errorf("a request to %s after its run ended: refused %q, want it refused", host, o.Refused)
 	}
 }
