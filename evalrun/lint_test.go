@@ -58,3 +58,19 @@ func TestLintJSONDoc(t *testing.T) {
 		t.Errorf("--json -: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
+
+// TestLintFailsWhenOrphansCannotBeSought: lint looks for orphan goldens in
+// every folder under its arguments, testdata too (which holds no scenario);
+// a folder there it cannot read (here its path is longer than the system
+// takes) is a usage error naming it, not a clean bill.
+func TestLintFailsWhenOrphansCannotBeSought(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"one.yaml": "format: tapeloop/v1\ninput: []\ntape: [{response: {content: ok}}]\n"})
+	if err := os.Mkdir(filepath.Join(dir, "testdata"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	deepFolder(t, filepath.Join(dir, "testdata"), 4200)
+	code, out, errOut := runCmd(t, "lint", dir)
+	if want := "evalrun lint: looking for orphan golden files: "; code != exitUsage || !strings.HasPrefix(errOut, want) || !strings.Contains(errOut, "file name too long") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%.300s\nwant exit 2 and stderr starting %q, naming the error", code, out, errOut, want)
+	}
+}

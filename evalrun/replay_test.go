@@ -563,3 +563,61 @@ func TestReplayRemovesItsSpool(t *testing.T) {
 		t.Errorf("replay left %q in TMPDIR", left)
 	}
 }
+
+// deepFolder makes under dir a chain of nested folders, through os.Root
+// (one folder at a time, so no single path it opens is long), until the
+// deepest one's path is at least length bytes long, and returns that path
+// and the deepest folder opened as a root (closed when the test ends). A
+// path of 4096 bytes or more (PATH_MAX on Linux) cannot be opened whole,
+// whoever the user is: the one error a test run as root can still meet.
+func deepFolder(t *testing.T, dir string, length int) (string, *os.Root) {
+	t.Helper()
+	r, err := os.OpenRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seg := strings.Repeat("d", 100)
+	for len(dir) < length {
+		if err := r.Mkdir(seg, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		next, err := r.OpenRoot(seg)
+		r.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, dir = next, filepath.Join(dir, seg)
+	}
+	t.Cleanup(func() { r.Close() })
+	return dir, r
+}
+
+// TestReplayUpdateSaysWhenAStaleTempStays: a stale temporary file that
+// replay --update cannot remove (here its path is longer than the system
+// takes) is reported with why, not announced as removed, and the replay's
+// exit code is its scenarios' alone.
+func TestReplayUpdateSaysWhenAStaleTempStays(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario})
+	if code, out, _ := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s", code, out)
+	}
+	// The folder's path stays short enough to read; the file's is not.
+	deep, r := deepFolder(t, filepath.Join(dir, "math"), 3900)
+	name := "." + strings.Repeat("a", 222) + ".golden.yaml.tmp7"
+	f, err := r.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	tmp := filepath.Join(deep, name)
+	code, _, errOut := runCmd(t, "replay", "--update", dir)
+	if want := "evalrun replay: removing a stale temporary file: remove " + tmp + ": file name too long\n"; code != exitOK || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant exit 0 and stderr holding:\n%s", code, errOut, want)
+	}
+	if strings.Contains(errOut, "evalrun replay: removed ") {
+		t.Errorf("a temporary file that stayed is announced as removed:\n%s", errOut)
+	}
+	if _, err := r.Stat(name); err != nil {
+		t.Errorf("the temporary file is gone (%v): the test did not make its removal fail", err)
+	}
+}
