@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/pathtext"
 )
@@ -47,20 +48,49 @@ var execPath = regexp.MustCompile(`fork/exec (/[^\s:'"]+):`)
 // program exec.LookPath finds by its name written by that name alone:
 // `fork/exec sh:` whichever folder of PATH holds sh.
 func placeGolden(b []byte, places []Place) []byte {
-	type pair struct{ path, name string }
-	var pairs []pair
+	return newPlacer(places).apply(b)
+}
+
+// placer is placeGolden's replacements for a set of places: the folders
+// and their names, the longest folder first.
+type placer []placePair
+
+type placePair struct{ path, name string }
+
+// newPlacer resolves the places' folders' links once.
+func newPlacer(places []Place) placer {
+	var pairs placer
 	for _, p := range places {
 		if p.Path == "" || p.Path == string(filepath.Separator) {
 			continue
 		}
-		pairs = append(pairs, pair{filepath.Clean(p.Path), p.Name})
+		pairs = append(pairs, placePair{filepath.Clean(p.Path), p.Name})
 		if real, err := filepath.EvalSymlinks(p.Path); err == nil && real != filepath.Clean(p.Path) {
-			pairs = append(pairs, pair{real, p.Name})
+			pairs = append(pairs, placePair{real, p.Name})
 		}
 	}
-	slices.SortStableFunc(pairs, func(a, b pair) int { return len(b.path) - len(a.path) })
-	for _, p := range pairs {
-		b = []byte(pathtext.Replace(string(b), p.path, p.name))
+	slices.SortStableFunc(pairs, func(a, b placePair) int { return len(b.path) - len(a.path) })
+	return pairs
+}
+
+// lineLocal reports whether no folder holds a line break: then placing a
+// text line by line (each piece whole lines) gives what placing it whole
+// does, as a program's path in `fork/exec` ends a line's word too.
+func (pl placer) lineLocal() bool {
+	for _, p := range pl {
+		if strings.ContainsRune(p.path, '\n') {
+			return false
+		}
+	}
+	return true
+}
+
+// apply is placeGolden of b: b itself when nothing is replaced.
+func (pl placer) apply(b []byte) []byte {
+	for _, p := range pl {
+		if bytes.Contains(b, []byte(p.path)) {
+			b = []byte(pathtext.Replace(string(b), p.path, p.name))
+		}
 	}
 	if !bytes.Contains(b, []byte("fork/exec /")) {
 		return b

@@ -99,9 +99,15 @@ func TestPrivateKeyEnd(t *testing.T) {
 		{"an open key, a bare marker after it", begin, "PRIVATE KEY-----\n" + end + "b\n", len("PRIVATE KEY-----\n" + end)},
 		{"an END marker with text after it", begin, "k\n-----END EC PRIVATE KEY----- x\nb\n", len("k\n-----END EC PRIVATE KEY----- x\n")},
 	} {
-		b := []byte("x\n" + c.chunk + c.rest)
-		if got := privateKeyEnd(b, 2, 2+len(c.chunk)); got != 2+len(c.chunk)+c.want {
-			t.Errorf("%s: end %d, want %d", c.name, got, 2+len(c.chunk)+c.want)
+		b := []byte(c.chunk + c.rest)
+		if got, ok := privateKeyEnd(b, len(c.chunk), true); got != len(c.chunk)+c.want || !ok {
+			t.Errorf("%s: end %d (%v), want %d", c.name, got, ok, len(c.chunk)+c.want)
+		}
+		// Streamed, with more text to come, the end is known only where
+		// the END marker's line break is in b.
+		got, ok := privateKeyEnd(b, len(c.chunk), false)
+		if open := c.name == "no END marker" || c.name == "an END marker with no line break"; ok == open || ok && got != len(c.chunk)+c.want {
+			t.Errorf("%s, more to come: end %d (%v), want %d (%v)", c.name, got, ok, len(c.chunk)+c.want, !open)
 		}
 	}
 }

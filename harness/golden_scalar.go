@@ -35,10 +35,30 @@ var errGoldenText = errors.New("cannot write the golden")
 // Text that is not valid UTF-8 (a binary file's content) is written as
 // "!!binary " and its base64; a key that is not valid UTF-8 is an error.
 
-// goldenWriter appends a golden. Its zero value is empty.
+// goldenWriter appends a golden. Its zero value is empty and keeps the
+// whole golden in buf.
 type goldenWriter struct {
 	buf []byte
 	err error // the first error met
+	// sink, when set, takes buf's text at spill once buf holds spillAt
+	// bytes or more; spilled says it did, buf then starting a line.
+	sink    func([]byte)
+	spilled bool
+}
+
+// spillAt is how much text a streaming goldenWriter gathers before handing
+// it on.
+const spillAt = 32 << 10
+
+// spill hands buf's text to the sink, when there is one and buf holds
+// spillAt bytes or more. It is called where buf ends a line (after a turn
+// or a call).
+func (w *goldenWriter) spill() {
+	if w.sink == nil || len(w.buf) < spillAt || w.buf[len(w.buf)-1] != '\n' {
+		return
+	}
+	w.sink(w.buf)
+	w.buf, w.spilled = w.buf[:0], true
 }
 
 // spaces is what pad appends from, at most this much at a time.
@@ -61,7 +81,7 @@ func (w *goldenWriter) int(i int) { w.buf = strconv.AppendInt(w.buf, int64(i), 1
 
 // endLine ends the line unless a literal block already ended it.
 func (w *goldenWriter) endLine() {
-	if n := len(w.buf); n == 0 || w.buf[n-1] != '\n' {
+	if n := len(w.buf); n == 0 && !w.spilled || n > 0 && w.buf[n-1] != '\n' {
 		w.buf = append(w.buf, '\n')
 	}
 }

@@ -12,6 +12,17 @@ import (
 // golden format (see golden_scalar.go): a fixed key order, empty fields left
 // out. The error wraps errGoldenText.
 func (o *Outcome) writeGolden() ([]byte, error) {
+	w := &goldenWriter{buf: make([]byte, 0, o.goldenSize())}
+	if err := o.writeGoldenTo(w); err != nil {
+		return nil, err
+	}
+	return w.buf, nil
+}
+
+// goldenSize is about the size of the outcome's golden: room for what each
+// turn and call takes, so that a golden built whole is not built by
+// doubling.
+func (o *Outcome) goldenSize() int {
 	// Room for about what each turn and call takes (a call's keys,
 	// indentation and quotes are ~70 bytes besides its texts), so that a
 	// golden is not built by doubling, which leaves up to twice its size
@@ -36,7 +47,13 @@ func (o *Outcome) writeGolden() ([]byte, error) {
 		}
 		size += 16 + len(o.Workspace[i].Path) + blockSize(o.Workspace[i].Content, 4)
 	}
-	w := &goldenWriter{buf: make([]byte, 0, size)}
+	return size
+}
+
+// writeGoldenTo writes the outcome's golden (writeGolden) to w, handing
+// w's whole lines on (goldenWriter.spill) after each turn and call when w
+// streams. The error wraps errGoldenText.
+func (o *Outcome) writeGoldenTo(w *goldenWriter) error {
 	textField(w, 0, "name", o.Name)
 	textField(w, 0, "termination", string(o.Termination))
 	if o.Error != "" {
@@ -67,6 +84,7 @@ func (o *Outcome) writeGolden() ([]byte, error) {
 	}
 	for i := range o.Turns {
 		o.Turns[i].write(w)
+		w.spill()
 	}
 	if o.Final != "" {
 		textField(w, 0, "final", o.Final)
@@ -76,10 +94,7 @@ func (o *Outcome) writeGolden() ([]byte, error) {
 		w.raw("state:")
 		writeState(w, o.State, 0, false)
 	}
-	if w.err != nil {
-		return nil, w.err
-	}
-	return w.buf, nil
+	return w.err
 }
 
 // blockSize is about what s takes written as a literal block whose lines
@@ -137,6 +152,7 @@ func (t *TurnOutcome) write(w *goldenWriter) {
 		w.raw("    calls:\n")
 		for i := range t.Calls {
 			t.Calls[i].write(w)
+			w.spill()
 		}
 	}
 	if t.Diff != "" {

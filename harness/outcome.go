@@ -1,15 +1,12 @@
 package harness
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-	"unsafe"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/fileerr"
@@ -235,81 +232,6 @@ func (o *Outcome) Golden(r *redact.Redactor) ([]byte, error) {
 		r = redact.New(nil)
 	}
 	return redactGolden(b, r), nil
-}
-
-// goldenChunk is about the most a golden's redaction looks at at once: it
-// works in chunks of whole lines of about this size (a longer line is a
-// chunk of its own), so that its working memory stays small however large
-// the golden. A known secret broken over lines at a chunk's end is found as
-// pieces at the ends of both.
-const goldenChunk = 64 << 10
-
-// redactGolden returns b with every secret r finds replaced, chunk by
-// chunk; b itself when nothing is.
-func redactGolden(b []byte, r *redact.Redactor) []byte {
-	var out []byte
-	for start := 0; start < len(b); {
-		end := min(start+goldenChunk, len(b))
-		if end < len(b) {
-			// Whole lines: back to the last line break, or on to the next
-			// one for a line longer than a chunk.
-			if i := bytes.LastIndexByte(b[start:end], '\n'); i >= 0 {
-				end = start + i + 1
-			} else if i := bytes.IndexByte(b[end:], '\n'); i >= 0 {
-				end += i + 1
-			} else {
-				end = len(b)
-			}
-			end = privateKeyEnd(b, start, end)
-		}
-		// The chunk is b's memory seen as a string, not a copy: b is not
-		// changed while it is in use, and nothing keeps it after (an
-		// unchanged chunk is dropped, a changed one copied into out).
-		chunk := unsafe.String(&b[start], end-start)
-		if red := r.Quiet(chunk); red != chunk || out != nil {
-			if out == nil {
-				out = append(make([]byte, 0, len(b)), b[:start]...)
-			}
-			out = append(out, red...)
-		}
-		start = end
-	}
-	if out == nil {
-		return b
-	}
-	return out
-}
-
-// privateKeyMarker matches the BEGIN and END lines of a PEM private key
-// block, as replay's redaction does, which takes a block whole across
-// lines: from BEGIN to the first END after it, or to the end of the text.
-var (
-	privateKeyMarker = regexp.MustCompile(`-----(BEGIN|END) (?:[A-Z0-9]+ )*PRIVATE KEY-----`)
-	privateKeyEndTag = regexp.MustCompile(`-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----`)
-)
-
-// privateKeyEnd returns where the chunk b[start:end] ends so that it does
-// not end inside a PEM private key block: end itself, or the end of the
-// line that holds the END marker closing the block (the end of b when
-// none does).
-func privateKeyEnd(b []byte, start, end int) int {
-	chunk := b[start:end]
-	if !bytes.Contains(chunk, []byte("PRIVATE KEY-----")) {
-		return end
-	}
-	// The block is open when the chunk's last marker is a BEGIN one.
-	ms := privateKeyMarker.FindAllSubmatchIndex(chunk, -1)
-	if len(ms) == 0 || chunk[ms[len(ms)-1][2]] != 'B' {
-		return end
-	}
-	m := privateKeyEndTag.FindIndex(b[end:])
-	if m == nil {
-		return len(b)
-	}
-	if nl := bytes.IndexByte(b[end+m[1]:], '\n'); nl >= 0 {
-		return end + m[1] + nl + 1
-	}
-	return len(b)
 }
 
 // showExecuted reports whether the golden shows Executed: the call ran and

@@ -223,3 +223,41 @@ func TestVerifyForceKeepsTheFailuresApart(t *testing.T) {
 		t.Errorf("not forced: failures %q, forced %q; want %q failing", v.Failures, v.Forced, want)
 	}
 }
+
+// TestVerifyUnchangedGolden: a golden found unchanged (compared as it is
+// written, not whole) passes, is not rewritten by an update, and the
+// update still removes the temporary files an interrupted update left
+// beside it; a golden changed by a byte fails with the first difference.
+func TestVerifyUnchangedGolden(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "same.yaml")
+	writeFile(t, path, "format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: [{response: {content: hello}}]\n")
+	if v := Verify(ctx, path, &VerifyOptions{Update: true}); !v.Passed() || !v.Updated {
+		t.Fatalf("first update: %v %v", v.Err, v.Failures)
+	}
+	golden := scenario.GoldenPath(path)
+	written, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale := filepath.Join(dir, ".same.golden.yaml.tmp123")
+	writeFile(t, stale, "name: sa")
+	if v := Verify(ctx, path, &VerifyOptions{}); !v.Passed() {
+		t.Fatalf("replay of an unchanged golden: %v %v", v.Err, v.Failures)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatalf("a replay removed the temporary file: %v", err)
+	}
+	if v := Verify(ctx, path, &VerifyOptions{Update: true}); !v.Passed() || v.Updated {
+		t.Fatalf("update of an unchanged golden: updated %v, %v %v", v.Updated, v.Err, v.Failures)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("an update of an unchanged golden left the temporary file (%v)", err)
+	}
+	writeFile(t, golden, strings.Replace(string(written), "hello", "hellO", 1))
+	v := Verify(ctx, path, &VerifyOptions{})
+	if len(v.Failures) != 1 || !strings.Contains(v.Failures[0].Error(), "-      content: hellO\n+      content: hello\n") {
+		t.Errorf("a changed golden: %q", v.Failures)
+	}
+}

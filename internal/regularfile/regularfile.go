@@ -60,8 +60,8 @@ func read(f *os.File, path string, limit int64) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", path, unwrapPath(err))
 	}
-	if !info.Mode().IsRegular() {
-		return nil, fmt.Errorf("reading %s: %w (%s); only regular files are read", path, ErrNotRegular, Describe(info.Mode()))
+	if err := regular(info, path); err != nil {
+		return nil, err
 	}
 	// Stat's size only sizes the buffer; the limit is counted on the bytes
 	// read, so a file that grows (or lies) is still cut off.
@@ -84,6 +84,25 @@ func read(f *os.File, path string, limit int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading %s: %w: more than the limit of %d bytes", path, ErrTooLarge, limit)
 	}
 	return data, nil
+}
+
+// checkRegular returns the error for the open file f at path when it is
+// not a regular file, as read words it.
+func checkRegular(f *os.File, path string) error {
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("reading %s: %w", path, unwrapPath(err))
+	}
+	return regular(info, path)
+}
+
+// regular returns the error for a file at path that info says is not
+// regular.
+func regular(info fs.FileInfo, path string) error {
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("reading %s: %w (%s); only regular files are read", path, ErrNotRegular, Describe(info.Mode()))
+	}
+	return nil
 }
 
 // Describe names the kind of file a mode is, for messages.

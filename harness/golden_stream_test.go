@@ -1,0 +1,160 @@
+package harness
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/redact"
+)
+
+// streamCases are outcomes whose goldens a stream must write exactly:
+// small and large, with the scenario's folder, a program's path, keys a
+// redaction finds, a private key block at several distances from where the
+// writer and the redaction cut, and a line longer than a chunk.
+func streamCases(t *testing.T) map[string]*Outcome {
+	dir := t.TempDir()
+	const key = "sk-proj-Gd4QmZ2xW7pRs4TuV8yNa3Bc6"
+	pem := "-----BEGIN EC PRIVATE KEY-----\n" + strings.Repeat("MHcCAQEEIBkg4LVWM9nuwNSk3yByxZpYRTBnVJk5dR0Vt9dGxqYkoAoGCCqGSM49\n", 12) + "-----END EC PRIVATE KEY-----\n"
+	calls := func(n int, result func(i int) string) []CallOutcome {
+		out := make([]CallOutcome, n)
+		for i := range out {
+			out[i] = CallOutcome{ID: fmt.Sprintf("c%d", i), Name: "echo", Arguments: fmt.Sprintf(`{"text":"t%d"}`, i), Result: result(i)}
+		}
+		return out
+	}
+	cases := map[string]*Outcome{
+		"empty": {Name: "e", Termination: "final_text"},
+		"one call": {Name: "one", Termination: "final_text", Final: "done",
+			Turns: []TurnOutcome{{Index: 1, Calls: calls(1, func(int) string { return "ok" })}}},
+		"20,000 calls, one in 997 naming the folder or a key": {Name: "big", Termination: "final_text", Final: "done",
+			Places: []Place{{Path: dir, Name: PlaceScenarioDir}},
+			Turns: []TurnOutcome{
+				{Index: 1, Calls: calls(10000, func(i int) string {
+					switch i % 997 {
+					case 0:
+						return "read " + filepath.Join(dir, "notes.txt")
+					case 1:
+						return "the key is " + key
+					}
+					return fmt.Sprintf(`{"text":"t%d"}`, i)
+				})},
+				{Index: 2, Calls: calls(10000, func(i int) string { return "fork/exec /no/such/dir/sh: not found\n" + dir + "/x" })},
+			}},
+		"a line longer than a chunk": {Name: "long", Termination: "final_text",
+			Turns: []TurnOutcome{{Index: 1, Calls: calls(3000, func(i int) string {
+				if i == 1500 {
+					return strings.Repeat("y", 3*goldenChunk) + " " + key
+				}
+				return "ok"
+			})}}},
+	}
+	// A private key begun in one call's result and ended in the next one's,
+	// every 7 calls: some pairs straddle where the writer hands its text on.
+	cases["private keys across calls"] = &Outcome{Name: "pem2", Termination: "final_text",
+		Turns: []TurnOutcome{{Index: 1, Calls: calls(3000, func(i int) string {
+			switch i % 7 {
+			case 0:
+				return pem[:strings.Index(pem, "\n")+1] + "MHcCAQEEIBkg4LVWM9nuwNSk\n"
+			case 1:
+				return "MHcCAQEEIBkg4LVWM9nuwNSk\n" + pem[strings.Index(pem, "-----END"):]
+			}
+			return fmt.Sprintf("line %d", i)
+		})}}}
+	// A private key at many distances from the cuts.
+	for _, at := range []int{400, 700, 1100, 1500} {
+		cases[fmt.Sprintf("a private key in call %d", at)] = &Outcome{Name: "pem", Termination: "final_text",
+			Turns: []TurnOutcome{{Index: 1, Calls: calls(3000, func(i int) string {
+				if i >= at && i < at+3 {
+					return "id_ec:\n" + pem
+				}
+				return fmt.Sprintf("line %d of a result\nand its second line", i)
+			})}},
+			Workspace: []FileState{{Path: "id_ec", Content: pem}}}
+	}
+	return cases
+}
+
+// TestStreamGoldenIsGolden: the golden streamed piece by piece is Golden's
+// text byte for byte, and no piece holds more than a few chunks (a long
+// line or a key block excepted).
+func TestStreamGoldenIsGolden(t *testing.T) {
+	r := redact.Default()
+	for name, o := range streamCases(t) {
+		want, err := o.Golden(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		largest := 0
+		ok, err := o.streamGolden(r, func(piece []byte) {
+			got = append(got, piece...)
+			largest = max(largest, len(piece))
+		})
+		if err != nil || !ok {
+			t.Fatalf("%s: streamGolden: %v, %v", name, ok, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: the streamed golden differs from Golden's (- Golden, + streamed):\n%s", name, firstDiff(want, got))
+		}
+		if len(want) > 8*goldenChunk && name != "a line longer than a chunk" && largest > goldenChunk+spillAt {
+			t.Errorf("%s: a piece of %d bytes, of a golden of %d", name, largest, len(want))
+		}
+	}
+}
+
+func firstDiff(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(i-80, 0)
+	return fmt.Sprintf("at byte %d:\n- %q\n+ %q", i, a[from:min(i+80, len(a))], b[from:min(i+80, len(b))])
+}
+
+// TestSameAsGolden: the streamed comparison is true for the file Golden
+// writes, and false for a file differing anywhere by a byte, shorter,
+// longer, missing, or reached through a link.
+func TestSameAsGolden(t *testing.T) {
+	r := redact.Default()
+	o := streamCases(t)["20,000 calls, one in 997 naming the folder or a key"]
+	want, err := o.Golden(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "g.golden.yaml")
+	check := func(what string, data []byte, same bool) {
+		t.Helper()
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := o.sameAsGolden(path, r); got != same || err != nil {
+			t.Errorf("%s: sameAsGolden = %v, %v; want %v", what, got, err, same)
+		}
+	}
+	check("the golden", want, true)
+	for _, at := range []int{0, len(want) / 3, len(want) - 2} {
+		changed := bytes.Clone(want)
+		changed[at]++
+		check(fmt.Sprintf("a byte changed at %d", at), changed, false)
+	}
+	check("one byte short", want[:len(want)-1], false)
+	check("one byte more", append(bytes.Clone(want), '\n'), false)
+	check("empty", nil, false)
+	os.Remove(path)
+	if same, err := o.sameAsGolden(path, r); same || err != nil {
+		t.Errorf("a missing golden: %v, %v", same, err)
+	}
+	real := filepath.Join(dir, "real.yaml")
+	os.WriteFile(real, want, 0o644)
+	if err := os.Symlink(real, path); err != nil {
+		t.Skip(err)
+	}
+	if same, _ := o.sameAsGolden(path, r); same {
+		t.Error("a link was read as the golden (links go through the whole comparison, which checks where they lead)")
+	}
+}
