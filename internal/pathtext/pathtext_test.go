@@ -27,3 +27,58 @@ func TestReplace(t *testing.T) {
 		t.Errorf("an empty path replaced: %q", got)
 	}
 }
+
+// TestReplaceEscaped: the path is found written plainly or as a JSON
+// string's inside writes it, any character escaped, under Replace's rules
+// for a whole path, judged on the characters decoded.
+func TestReplaceEscaped(t *testing.T) {
+	const path = "/tmp/é🗂"
+	for _, tc := range []struct{ in, want string }{
+		{"/tmp/é🗂 and \\n", "$W and \\n"},
+		{`\/tmp\/é🗂\/x`, `$E\/x`},
+		{`\u002ftmp\u002F\u00e9\ud83d\uddc2\u002fx`, `$E\u002fx`},
+		{`"\u002ftmp/\u00E9🗂"`, `"$E"`},
+		{`\u002ftmp\u002f\u00e9\ud83d\uddc2\u0078`, `\u002ftmp\u002f\u00e9\ud83d\uddc2\u0078`}, // escaped x continues the name
+		{`\u002ftmp\u002f\u00e9\ud83d\uddc2\u002e`, `$E\u002e`},                                // a full stop ends it
+		{`a\u002ftmp\u002f\u00e9\ud83d\uddc2`, `a\u002ftmp\u002f\u00e9\ud83d\uddc2`},           // so does a name before it
+		{`\u0061\u002ftmp\u002f\u00e9\ud83d\uddc2`, `\u0061\u002ftmp\u002f\u00e9\ud83d\uddc2`}, // escaped or not
+		{`\n/tmp/é🗂`, `\n$W`},                                                                  // an escape that is no name
+		{`\u002ftmp\u002f\u00e9\ud83d`, `\u002ftmp\u002f\u00e9\ud83d`},                         // half a pair
+		{`\u002ftmp\u002f\u00e9\ud83d\uddc2\u002ftmp\u002f\u00e9\ud83d\uddc2`, `$E$E`},         // past ASCII, no character continues a name (as Replace)
+		{`\q \u12 \`, `\q \u12 \`},
+	} {
+		if got := ReplaceEscaped(tc.in, path, "$W", "$E"); got != tc.want {
+			t.Errorf("ReplaceEscaped(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// A Windows path: its backslashes are escaped inside JSON, and a
+	// backslash that starts no escape of one is itself.
+	for _, tc := range []struct{ in, want string }{
+		{`{"p":"C:\\Users\\me\\x"}`, `{"p":"$E\\x"}`},
+		{`cd C:\Users\me`, `cd $W`},
+		{`C:\Users\mex`, `C:\Users\mex`},
+	} {
+		if got := ReplaceEscaped(tc.in, `C:\Users\me`, "$W", "$E"); got != tc.want {
+			t.Errorf("ReplaceEscaped(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestReplaceJSON: in a JSON text every match becomes the name as a JSON
+// string holds it, and a string holding JSON that holds the path escaped
+// (arguments inside a request body) is rewritten inside; other strings
+// keep their bytes.
+func TestReplaceJSON(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"/tmp/w/x","b":"\/tmp\/w"}`, `{"a":"/q\"d/x","b":"/q\"d"}`},
+		{`{"args":"{\"p\":\"\\u002ftmp\\u002fw\\u002fx\"}","k":"\u002fkeep\n"}`, `{"args":"{\"p\":\"/q\\\"d\\u002fx\"}","k":"\u002fkeep\n"}`},
+		{`{"args":"{\"p\":\"\\\/tmp\\\/w\"}"}`, `{"args":"{\"p\":\"/q\\\"d\"}"}`},
+		{`{"k":"\\u002ftmp\\u002fwx"}`, `{"k":"\\u002ftmp\\u002fwx"}`},
+		{`not json \u002ftmp\u002fw`, `not json /q\"d`},
+		{`{"k":"nothing"}`, `{"k":"nothing"}`},
+	} {
+		if got := ReplaceJSON(tc.in, "/tmp/w", `/q"d`); got != tc.want {
+			t.Errorf("ReplaceJSON(%s) = %s, want %s", tc.in, got, tc.want)
+		}
+	}
+}
