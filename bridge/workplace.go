@@ -2,11 +2,9 @@ package bridge
 
 import (
 	"bytes"
-	"encoding/json"
 	"maps"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"github.com/tapeloop/tapeloop/internal/pathtext"
 	"github.com/tapeloop/tapeloop/internal/sandbox"
@@ -29,10 +27,9 @@ const WorkPlaceholder = sandbox.WorkDir
 // to WorkPlaceholder in requests and back in answers. The zero value (or
 // nil) rewrites nothing: the agent sees the placeholder's path itself.
 type workPlace struct {
-	// text holds the workspace's paths (as given, and with its links
-	// resolved) as they appear in text, longest first; json the same as
-	// they appear inside a JSON string, where they differ.
-	text, json []string
+	// paths holds the workspace's paths (as given, and with its links
+	// resolved), longest first.
+	paths []string
 	// real and realJSON are the path the agent was given, as text and
 	// inside a JSON string: what WorkPlaceholder becomes in an answer.
 	real, realJSON string
@@ -48,48 +45,37 @@ func newWorkPlace(dir string) *workPlace {
 	if dir == string(filepath.Separator) || dir == WorkPlaceholder {
 		return nil
 	}
-	p := &workPlace{real: dir, realJSON: jsonInner(dir)}
-	paths := []string{dir}
+	p := &workPlace{real: dir, realJSON: pathtext.JSONInner(dir), paths: []string{dir}}
 	if real, err := filepath.EvalSymlinks(dir); err == nil && real != dir && real != string(filepath.Separator) {
-		paths = append(paths, real)
+		p.paths = append(p.paths, real)
 	}
-	slices.SortStableFunc(paths, func(a, b string) int { return len(b) - len(a) })
-	for _, path := range paths {
-		p.text = append(p.text, path)
-		if j := jsonInner(path); j != path {
-			p.json = append(p.json, j)
-		}
-		if s := strings.ReplaceAll(jsonInner(path), "/", `\/`); s != path {
-			p.json = append(p.json, s) // encoders that escape the slash
-		}
-	}
+	slices.SortStableFunc(p.paths, func(a, b string) int { return len(b) - len(a) })
 	return p
 }
 
-// jsonInner is s as it appears inside a JSON string.
-func jsonInner(s string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(s)
-	out := strings.TrimSuffix(b.String(), "\n")
-	return out[1 : len(out)-1]
-}
-
-// placeText writes the workspace's path in s as the placeholder.
+// placeText writes the workspace's path in s, a text, as the placeholder:
+// written plainly, or as inside a JSON string (escaped in any way: a text
+// may hold JSON).
 func (p *workPlace) placeText(s string) string {
-	for _, path := range p.text {
-		s = pathtext.Replace(s, path, WorkPlaceholder)
-	}
-	for _, path := range p.json {
-		s = pathtext.Replace(s, path, WorkPlaceholder)
+	for _, path := range p.paths {
+		s = pathtext.ReplaceEscaped(s, path, WorkPlaceholder, WorkPlaceholder)
 	}
 	return s
 }
 
-// placeJSON writes the workspace's path in a JSON text as the placeholder.
+// placeArguments writes the workspace's path in s, JSON, as the
+// placeholder, also inside strings that hold JSON (pathtext.ReplaceJSON).
+func (p *workPlace) placeArguments(s string) string {
+	for _, path := range p.paths {
+		s = pathtext.ReplaceJSON(s, path, WorkPlaceholder)
+	}
+	return s
+}
+
+// placeJSON is placeArguments for JSON held as bytes: b itself when
+// nothing changes.
 func (p *workPlace) placeJSON(b []byte) []byte {
-	s := p.placeText(string(b))
+	s := p.placeArguments(string(b))
 	if s == string(b) {
 		return b
 	}
@@ -108,7 +94,7 @@ func (p *workPlace) request(req *llm.Request) *llm.Request {
 	out := *req
 	changed := false
 	for i, m := range req.Messages {
-		if pm, ok := editMessage(m, p.placeText, p.placeText); ok {
+		if pm, ok := editMessage(m, p.placeText, p.placeArguments); ok {
 			if !changed {
 				out.Messages = slices.Clone(req.Messages)
 				changed = true
@@ -165,15 +151,16 @@ func editMessage(m llm.Message, content, args func(string) string) (llm.Message,
 	return m, changed
 }
 
-// unplaceText writes the placeholder in s as the workspace's path.
+// unplaceText writes the placeholder in s as the workspace's path, escaped
+// as a JSON string holds it where the placeholder was written escaped.
 func (p *workPlace) unplaceText(s string) string {
-	return pathtext.Replace(s, WorkPlaceholder, p.real)
+	return pathtext.ReplaceEscaped(s, WorkPlaceholder, p.real, p.realJSON)
 }
 
 // unplaceArguments writes the placeholder in a tool call's arguments
 // (JSON) as the workspace's path, escaped as a JSON string holds it.
 func (p *workPlace) unplaceArguments(s string) string {
-	return pathtext.Replace(s, WorkPlaceholder, p.realJSON)
+	return pathtext.ReplaceJSON(s, WorkPlaceholder, p.real)
 }
 
 // answer returns resp with the placeholder written as the workspace's

@@ -39,7 +39,7 @@ func TestWorkPlaceText(t *testing.T) {
 	}
 	for _, dir := range []string{"", "/", WorkPlaceholder, WorkPlaceholder + "/"} {
 		if p := newWorkPlace(dir); p != nil {
-			t.Errorf("newWorkPlace(%q) rewrites %q; want nothing rewritten", dir, p.text)
+			t.Errorf("newWorkPlace(%q) rewrites %q; want nothing rewritten", dir, p.paths)
 		}
 	}
 }
@@ -60,6 +60,35 @@ func TestWorkPlaceJSONEscapes(t *testing.T) {
 	var back struct{ Path string }
 	if err := json.Unmarshal([]byte(p.answer(resp).Message.ToolCalls[0].Arguments), &back); err != nil || back.Path != dir+"/x" {
 		t.Errorf("the answer's arguments decode to %q (%v), want %q", back.Path, err, dir+"/x")
+	}
+}
+
+// TestWorkPlaceAnswerEscapes: the placeholder a model wrote escaped (a
+// slash as \/ or \u002f) in an answer's arguments, or in JSON inside its
+// text (a structured answer), is served as the workspace's path, escaped
+// as a JSON string holds it, so the JSON decodes to the path; where the
+// text holds it plainly, it is served plainly.
+func TestWorkPlaceAnswerEscapes(t *testing.T) {
+	dir := `/tmp/é"q\w`
+	p := newWorkPlace(dir)
+	for _, form := range []string{`\/tapeloop\/work`, `\u002ftapeloop\u002Fwork`, `/tapeloop/work`} {
+		args := `{"path":"` + form + `/x"}`
+		resp := &llm.Response{Message: llm.AssistantMessage(`{"dir":"`+form+`"}`, llm.ToolCall{ID: "1", Name: "w", Arguments: args})}
+		got := p.answer(resp).Message
+		var back struct{ Path string }
+		if err := json.Unmarshal([]byte(got.ToolCalls[0].Arguments), &back); err != nil || back.Path != dir+"/x" {
+			t.Errorf("the answer's arguments %s are served as %s: %q (%v), want %q", args, got.ToolCalls[0].Arguments, back.Path, err, dir+"/x")
+		}
+		if form == WorkPlaceholder {
+			continue // plain in a text: served plainly, below
+		}
+		var text struct{ Dir string }
+		if err := json.Unmarshal([]byte(got.Content), &text); err != nil || text.Dir != dir {
+			t.Errorf("the answer's text %s is served as %s: %q (%v), want %q", resp.Message.Content, got.Content, text.Dir, err, dir)
+		}
+	}
+	if got := p.unplaceText("cd /tapeloop/work."); got != "cd "+dir+"." {
+		t.Errorf("plain text is served as %q, want %q", got, "cd "+dir+".")
 	}
 }
 
