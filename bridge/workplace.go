@@ -84,8 +84,8 @@ func (p *workPlace) placeJSON(b []byte) []byte {
 
 // request returns req with the workspace's path written as the
 // placeholder in every text the model reads (messages, tool calls'
-// arguments, tools, the response schema, the parameters); req itself when
-// nothing changes. Reasoning (a signed thinking block) is left as it is:
+// arguments, tools, the response schema, the parameters), however JSON
+// escapes it; req itself when nothing changes. Reasoning (a signed thinking block) is left as it is:
 // the model wrote it, and never saw the real path. req is never changed.
 func (p *workPlace) request(req *llm.Request) *llm.Request {
 	if p == nil || req == nil {
