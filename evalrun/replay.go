@@ -43,7 +43,7 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 	runRE := fs.String("run", "", "replay only scenarios whose name matches this regular expression")
 	var tags stringList
 	fs.Var(&tags, "tag", "replay only scenarios with this tag (repeatable, or comma-separated)")
-	update := fs.Bool("update", false, "rewrite the golden files instead of comparing with them; a scenario whose expectations fail still fails")
+	update := fs.Bool("update", false, "rewrite the golden files instead of comparing with them; a scenario whose expectations fail still fails, and one whose agent could not do its job (could not start, stopped before its first model request, left tape entries unused) keeps its golden and fails")
 	force := fs.Bool("force", false, "with --update, bless scenarios whose expectations fail (exit 0); a run that diverges from its tape still fails")
 	parallel := fs.Int("parallel", runtime.GOMAXPROCS(0), "replay this many scenarios at once")
 	repeat := fs.Int("repeat", 1, "replay each scenario this many times, perturbing a native run's scheduling (a bridged agent schedules itself), and fail if any outcome differs")

@@ -2,6 +2,8 @@ package harness
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -90,7 +92,8 @@ func TestConversationReplay(t *testing.T) {
 }
 
 // TestUnusedTapeEntriesFail: a run that ends before its tape fails the
-// scenario, naming the first entry never served.
+// scenario, naming the first entry never served; an update says its
+// golden is untouched (ErrNotUpdated) and writes none.
 func TestUnusedTapeEntriesFail(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "unused.yaml")
@@ -100,8 +103,14 @@ func TestUnusedTapeEntriesFail(t *testing.T) {
 	}
 	v := Verify(context.Background(), path, &VerifyOptions{Update: true})
 	want := path + ": tape has 4 entries; the run used 3 (tape[3] at line 7 was never served)"
-	if v.Err != nil || len(v.Failures) != 1 || v.Failures[0].Error() != want {
-		t.Fatalf("failures %q (err %v), want [%q]", v.Failures, v.Err, want)
+	if v.Err != nil || len(v.Failures) != 2 || !errors.Is(v.Failures[0], ErrNotUpdated) || v.Failures[1].Error() != want {
+		t.Fatalf("failures %q (err %v), want the golden untouched and %q", v.Failures, v.Err, want)
+	}
+	if _, err := os.Stat(v.Golden); !errors.Is(err, fs.ErrNotExist) || v.Updated {
+		t.Errorf("the update wrote %s (Updated %v, stat %v)", v.Golden, v.Updated, err)
+	}
+	if v := Verify(context.Background(), path, nil); len(v.Failures) == 0 || v.Failures[0].Error() != want {
+		t.Errorf("replay failures %q, want the first %q", v.Failures, want)
 	}
 }
 

@@ -17,7 +17,11 @@ import (
 // VerifyOptions configures Verify. A nil *VerifyOptions is the zero value.
 type VerifyOptions struct {
 	// Update rewrites the golden file (atomically, only when it changed)
-	// instead of comparing with it. Expectations are still checked.
+	// instead of comparing with it. Expectations are still checked. A run
+	// in which the agent could not do its job (it stopped with an error
+	// before its first model request, or left tape entries unused) leaves
+	// the golden as it was and fails with ErrNotUpdated, saying why and
+	// what to do; so does one that diverged from its tape.
 	Update bool
 	// Force, with Update, blesses a scenario whose expectations fail: their
 	// failures go to Verdict.Forced instead of Failures. A run that
@@ -227,6 +231,15 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 			&fileerr.Error{File: path, Problem: "the run diverged from the tape: " + o.Error},
 			notCompared(s, o), opts.acceptHint(s.Path, o))
 		return v
+	}
+	if opts.Update {
+		if why := notUpdatable(s, o, opts); why != nil {
+			// Nothing of the run is judged: its failures would only
+			// repeat why it could not do its job.
+			v.Failures = append(v.Failures, why)
+			v.Failures = append(v.Failures, o.Unused...)
+			return v
+		}
 	}
 	if o.Judged == nil {
 		replayVerdicts(s, o, red, opts.command(), opts.hintPath(s.Path))

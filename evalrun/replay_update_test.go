@@ -1,0 +1,189 @@
+package evalrun
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
+)
+
+// askTimes is a Go agent on plain HTTP that asks the model n times in one
+// growing Chat Completions conversation ("Say hello.", then "Again."
+// after each answer) and reports the last answer as its final text.
+func askTimes(n int) bridge.Agent {
+	return func(ctx context.Context, r *bridge.Run) error {
+		msgs := []map[string]string{{"role": "user", "content": r.Input[len(r.Input)-1].Content}}
+		answer := ""
+		for i := 0; i < n; i++ {
+			if i > 0 {
+				msgs = append(msgs, map[string]string{"role": "assistant", "content": answer}, map[string]string{"role": "user", "content": "Again."})
+			}
+			body, _ := json.Marshal(map[string]any{"model": "m", "messages": msgs})
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.OpenAIBaseURL+"/chat/completions", bytes.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := r.HTTPClient.Do(req)
+			if err != nil {
+				return err
+			}
+			var out struct {
+				Choices []struct {
+					Message struct{ Content string } `json:"message"`
+				} `json:"choices"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&out)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || err != nil || len(out.Choices) == 0 {
+				return fmt.Errorf("call %d: HTTP %d: %v", i+1, resp.StatusCode, err)
+			}
+			answer = out.Choices[0].Message.Content
+		}
+		r.Final(answer)
+		return nil
+	}
+}
+
+// updateAgents are the Go agents the --update cases switch between.
+var updateAgents = map[string]harness.Runner{
+	"once":   bridge.Runner(askTimes(1), nil),
+	"twice":  bridge.Runner(askTimes(2), nil),
+	"silent": bridge.Runner(silentAgent, nil),
+}
+
+// bridgedOnce is a bridged scenario whose agent asks once; the cases
+// replace its agent line.
+const bridgedOnce = `format: tapeloop/v1
+setup:
+  agent: {go: once}
+input:
+  - {role: user, content: "Say hello."}
+tape:
+  - response: {content: "Hello."}
+expect:
+  termination: final_text
+`
+
+// bridgedTwice asks twice, with a tape of two answers.
+var bridgedTwice = strings.Replace(strings.Replace(bridgedOnce, "{go: once}", "{go: twice}", 1),
+	`  - response: {content: "Hello."}`, "  - response: {content: \"Hello.\"}\n  - response: {content: \"Hello again.\"}", 1)
+
+// nativeEcho is a native scenario whose one tool echoes; the panic case
+// replaces the tool with one that panics.
+const nativeEcho = `format: tapeloop/v1
+setup:
+  tools:
+    - {name: lookup, fixture: echo}
+input:
+  - {role: user, content: "Look it up."}
+tape:
+  - response:
+      tool_calls:
+        - {id: call_1, name: lookup, arguments: {id: 7}}
+  - response: {content: "Done."}
+`
+
+// TestUpdateLeavesGoldenOfRunThatCouldNotRun: replay --update (with or
+// without --force) never writes a golden over a good one when the agent
+// could not do its job: it could not be started, it exited before its
+// first request, it made no model call while the tape has entries, it
+// left entries unused (a bridged or a native run), or it asked for more
+// than the tape holds. Each is
+// a failure (exit 1) saying why and what to do, the golden byte for byte
+// as it was. A native tool that panics is an outcome the golden holds
+// (the panics fixture is how a scenario tests it): it is written.
+func TestUpdateLeavesGoldenOfRunThatCouldNotRun(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to run the command agents with")
+	}
+	cases := []struct {
+		name string
+		// good is the scenario its golden is blessed from; broken replaces
+		// old with new in it.
+		good, old, new string
+		// want are the texts the output holds; written says the golden
+		// is rewritten (the run is blessed).
+		want    []string
+		written bool
+	}{{
+		name: "agent program missing", good: bridgedOnce, old: "{go: once}", new: "{command: [$SCENARIO_DIR/no-such-agent]}",
+		want: []string{"the agent stopped before its first model request", "its golden is untouched", "install its dependencies", "no-such-agent: no such file or directory"},
+	}, {
+		name: "agent exits 1 before any request", good: bridgedOnce, old: "{go: once}", new: `{command: [sh, -c, "echo \"Error: Cannot find module 'openai'\" >&2; exit 1"]}`,
+		want: []string{"the agent stopped before its first model request", "its golden is untouched", "install its dependencies", "Cannot find module 'openai'"},
+	}, {
+		name: "agent answers without a model call", good: bridgedOnce, old: "{go: once}", new: "{go: silent}",
+		want: []string{"the agent made no model call, though the tape holds 1 entry", "its golden is untouched", "base URL"},
+	}, {
+		name: "agent asks less than the tape holds", good: bridgedTwice, old: "{go: twice}", new: "{go: once}",
+		want: []string{"the run left tape entries unused", "its golden is untouched", "tape[1] at line 8 was never served", "record --mode all"},
+	}, {
+		name: "agent asks more than the tape holds", good: bridgedOnce, old: "{go: once}", new: "{go: twice}",
+		want: []string{"tape exhausted after 1 entry", "record it again", "record --mode all"},
+	}, {
+		name: "native run stops before its tape ends", good: nativeEcho, old: "setup:\n  tools:", new: "setup:\n  loop: {max_iterations: 1}\n  tools:",
+		want: []string{"the run left tape entries unused", "its golden is untouched", "tape[1] at line 12 was never served", "record --mode all"},
+	}, {
+		name: "native tool panics", good: nativeEcho, old: "{name: lookup, fixture: echo}", new: "{name: lookup, fixture: panics, with: {message: boom}}",
+		want: []string{"PASS", "(golden updated)"}, written: true,
+	}}
+	for _, c := range cases {
+		for _, force := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/force=%v", c.name, force), func(t *testing.T) {
+				dir := newScenarios(t, map[string]string{"s.yaml": c.good})
+				path := filepath.Join(dir, "s.yaml")
+				golden := filepath.Join(dir, "s.golden.yaml")
+				update := func() (int, string, string) {
+					args := []string{"replay", "--update", path}
+					if force {
+						args = append(args, "--force")
+					}
+					var out, errb bytes.Buffer
+					code := run(context.Background(), args, &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: updateAgents})
+					return code, out.String(), errb.String()
+				}
+				if code, out, errOut := update(); code != exitOK {
+					t.Fatalf("blessing the good run: exit %d\n%s%s", code, out, errOut)
+				}
+				before, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatal(err)
+				}
+				broken := strings.Replace(c.good, c.old, c.new, 1)
+				if broken == c.good {
+					t.Fatalf("%q is not in the scenario", c.old)
+				}
+				if err := os.WriteFile(path, []byte(broken), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				code, out, errOut := update()
+				after, err := os.ReadFile(golden)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, w := range c.want {
+					if !strings.Contains(out, w) {
+						t.Errorf("the output does not say %q:\n%s%s", w, out, errOut)
+					}
+				}
+				switch {
+				case c.written && (code != exitOK || bytes.Equal(after, before) || !bytes.Contains(after, []byte("failure: panic"))):
+					t.Errorf("exit %d, want 0 with the golden rewritten to hold the panic:\n%s%s--- golden:\n%s", code, out, errOut, after)
+				case !c.written && code != exitFailed:
+					t.Errorf("exit %d, want %d (the scenario failed):\n%s%s", code, exitFailed, out, errOut)
+				case !c.written && !bytes.Equal(after, before):
+					t.Errorf("the golden was rewritten:\n--- before\n%s--- after\n%s", before, after)
+				case !c.written && (strings.Contains(out, "golden written") || strings.Contains(out, "golden updated")):
+					t.Errorf("the output says the golden was written:\n%s", out)
+				}
+			})
+		}
+	}
+}

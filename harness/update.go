@@ -1,0 +1,59 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/tapeloop/tapeloop/agent"
+	"github.com/tapeloop/tapeloop/fileerr"
+	"github.com/tapeloop/tapeloop/replay"
+	"github.com/tapeloop/tapeloop/scenario"
+)
+
+// ErrNotUpdated is wrapped by the failure of a scenario whose golden
+// VerifyOptions.Update left as it was because the run could not do its
+// job (see VerifyOptions.Update): what it did says nothing the golden
+// should hold.
+var ErrNotUpdated = errors.New("the run could not do its job; its golden is untouched")
+
+// notUpdatable is the one rule of what an update (VerifyOptions.Update,
+// replay --update, go test -update) refuses to write as s's golden: the
+// outcome o of a run in which the agent could not do its job. nil means
+// the golden may be written. A run that diverged from its tape (asking
+// for more than it holds too) is refused before, whether updating or not.
+// The others are:
+//
+//   - the agent stopped with an error before its first model request:
+//     its program could not be started, or exited at once (a missing
+//     dependency, a bad environment);
+//   - the run left entries of its tape unused: it made no model call at
+//     all, or fewer than were recorded (an agent that now makes fewer on
+//     purpose needs a new recording, which rebase cannot make).
+//
+// Such a run fails for reasons of the machine or of the recording, not
+// of the behaviour a golden records, and blessing it would replace a good
+// golden with the failure. The failure says why and what to do; --force
+// does not bless it. A native tool that panics, an agent that fails after
+// its model calls, entries of judge: or of a recorded stand-in left
+// unused are outcomes the golden holds (or that fail the run beside it).
+func notUpdatable(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *fileerr.Error {
+	if o.Termination == agent.ReasonAgentError && o.Iterations == 0 {
+		return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
+			"the agent stopped before its first model request, so its golden is untouched: make it run here (build its program, install its dependencies, check its environment), then update again; it ended with: %s", o.Error)}
+	}
+	for _, u := range o.Unused {
+		var ue *replay.UnusedError
+		if !errors.As(u, &ue) {
+			continue
+		}
+		if o.Iterations == 0 {
+			return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
+				"the agent made no model call, though the tape holds %d %s, so its golden is untouched: does it reach the bridge at the base URL it is given? (a scenario whose agent makes none has `tape: []` and says so with expect.iterations: 0)",
+				ue.Entries, plural(ue.Entries, "entry", "entries"))}
+		}
+		return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
+			"the run left tape entries unused, so its golden is untouched: if the agent now makes fewer model calls on purpose, record it again: `%s record --mode all --model PROVIDER/MODEL %s`",
+			opts.command(), opts.hintPath(s.Path))}
+	}
+	return nil
+}
