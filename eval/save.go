@@ -35,7 +35,8 @@ import (
 // The replay checks the expect block too: a saved failing trial fails its
 // replay with the same expectation messages as the live trial did (naming
 // the saved file). A saved scenario whose replay leaves its tape (an agent
-// whose requests are not the same twice) is an error: it would not replay.
+// whose requests are not the same twice), or whose golden the replay does
+// not write (harness.ErrNotUpdated), is an error: it would not replay.
 func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (string, error) {
 	if opts == nil {
 		opts = &SaveOptions{}
@@ -134,6 +135,15 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 	if v.Outcome != nil && v.Outcome.Diverged {
 		return "", fmt.Errorf("saving trial %s: %w: %s", name, ErrNotReplayable, v.Outcome.Error)
 	}
+	// A replay in which the agent could not do its job (it stopped before
+	// its first model request, left entries of the tape unused) writes no
+	// golden: the saved scenario would fail every replay for a reason the
+	// trial does not show.
+	for _, f := range v.Failures {
+		if errors.Is(f, harness.ErrNotUpdated) {
+			return "", fmt.Errorf("saving trial %s: %w: %s", name, ErrNotReplayable, f.Problem)
+		}
+	}
 	if live := t.Report.Termination; v.Outcome != nil && live != "" && string(v.Outcome.Termination) != live {
 		return "", fmt.Errorf("saving trial %s: %w: the trial ended with %s, its replay with %s: %s", name, ErrNotReplayable, live, v.Outcome.Termination, v.Outcome.Error)
 	}
@@ -141,8 +151,9 @@ func SaveTrial(ctx context.Context, dir string, t *Trial, opts *SaveOptions) (st
 }
 
 // ErrNotReplayable is wrapped by SaveTrial's error when the saved scenario's
-// replay left its tape, with the divergence, or ended otherwise than the
-// trial did (an agent program that cannot start there, say).
+// replay left its tape, with the divergence, ended otherwise than the
+// trial did (an agent program that cannot start there, say), or could not
+// do its job, so that its golden was not written (harness.ErrNotUpdated).
 var ErrNotReplayable = errors.New("the saved scenario does not replay")
 
 // SaveOptions configures SaveTrial. A nil *SaveOptions is the zero value:

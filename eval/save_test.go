@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
@@ -76,24 +77,35 @@ func TestSaveTrialOfABridgedScenario(t *testing.T) {
 	}
 }
 
-// A saved trial whose replay leaves its tape, or ends otherwise than the
-// trial did, is not replayable; a trial that recorded no termination (it
-// could not run) is not compared.
+// A saved trial whose replay leaves its tape, ends otherwise than the
+// trial did, or could not do its job there (its golden not written:
+// harness.ErrNotUpdated) is not replayable; a trial that recorded no
+// termination (it could not run) is not compared.
 func TestSaveTrialRefusesWhatDoesNotReplay(t *testing.T) {
 	dir := t.TempDir()
+	notUpdated := &fileerr.Error{Problem: "the agent stopped before its first model request, so its golden is untouched", Kind: harness.ErrNotUpdated}
 	for _, tc := range []struct {
 		name, live string
 		replay     *harness.Outcome
+		failures   []*fileerr.Error
 		refused    bool
 	}{
-		{"diverged", "final_text", &harness.Outcome{Termination: "final_text", Diverged: true, Error: "request 1 differs"}, true},
-		{"another end", "final_text", &harness.Outcome{Termination: "max_iterations"}, true},
-		{"the same end", "final_text", &harness.Outcome{Termination: "final_text"}, false},
-		{"no live end", "", &harness.Outcome{Termination: "final_text"}, false},
+		{"diverged", "final_text", &harness.Outcome{Termination: "final_text", Diverged: true, Error: "request 1 differs"}, nil, true},
+		{"another end", "final_text", &harness.Outcome{Termination: "max_iterations"}, nil, true},
+		{"the same end", "final_text", &harness.Outcome{Termination: "final_text"}, nil, false},
+		{"no live end", "", &harness.Outcome{Termination: "final_text"}, nil, false},
+		{"golden not written", "agent_error", &harness.Outcome{Termination: "agent_error", Error: "exit status 1"}, []*fileerr.Error{notUpdated}, true},
+		{"an expectation failed", "final_text", &harness.Outcome{Termination: "final_text"}, []*fileerr.Error{{Problem: "expect.final", Kind: harness.ErrExpectation}}, false},
 	} {
-		_, err := SaveTrial(context.Background(), filepath.Join(dir, "trials"), agentTrial(t, dir, tc.live, nil), replaysAs(tc.replay))
+		opts := &SaveOptions{Verify: func(context.Context, *scenario.Scenario, *harness.VerifyOptions) *harness.Verdict {
+			return &harness.Verdict{Outcome: tc.replay, Failures: tc.failures}
+		}}
+		_, err := SaveTrial(context.Background(), filepath.Join(dir, "trials"), agentTrial(t, dir, tc.live, nil), opts)
 		if got := errors.Is(err, ErrNotReplayable); got != tc.refused || (!tc.refused && err != nil) {
 			t.Errorf("%s: %v; want refused as not replayable %v", tc.name, err, tc.refused)
+		}
+		if tc.failures != nil && tc.refused && (err == nil || !strings.Contains(err.Error(), tc.failures[0].Problem)) {
+			t.Errorf("%s: %v; want it to say %q", tc.name, err, tc.failures[0].Problem)
 		}
 	}
 }
