@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"testing"
 
@@ -30,6 +32,34 @@ func TestHelpOnEverySubcommand(t *testing.T) {
 	for _, f := range []string{"-run", "-tag", "-update", "-json", "-junit", "-parallel", "-repeat"} {
 		if !strings.Contains(out, "\n  "+f+" ") && !strings.Contains(out, "\n  "+f+"\n") {
 			t.Errorf("replay --help (exit %d) does not list %s:\n%s", code, f, out)
+		}
+	}
+}
+
+// TestHelpWithoutCommand: evalrun --help (or -h, -help, help) prints on
+// stdout how to call it, every command with its summary in name order, and
+// the exit codes, and exits 0.
+func TestHelpWithoutCommand(t *testing.T) {
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, arg := range []string{"--help", "-h", "-help", "help"} {
+		code, out, errOut := runCmd(t, arg)
+		if code != exitOK || errOut != "" || !strings.HasPrefix(out, "usage: evalrun [command] [flags] [args]\n") || !strings.HasSuffix(out, exitCodes+"\n") {
+			t.Errorf("%s: exit %d, stdout:\n%s\nstderr:\n%s", arg, code, out, errOut)
+			continue
+		}
+		rest := out
+		for _, n := range names {
+			line := fmt.Sprintf("\n  %-8s %s\n", n, commands[n].summary)
+			i := strings.Index(rest, line)
+			if i < 0 {
+				t.Errorf("%s: stdout lacks (or misorders) %q:\n%s", arg, line, out)
+				break
+			}
+			rest = rest[i+len(line)-1:]
 		}
 	}
 }

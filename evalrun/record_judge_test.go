@@ -98,3 +98,21 @@ func TestRecordJudgeReplay(t *testing.T) {
 		t.Errorf("eval without a judge model: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestRecordJudgeWithoutATape: --mode judge of a scenario with no recorded
+// model answer is an error saying to record it first: exit 2, no judge
+// asked, the file as it was.
+func TestRecordJudgeWithoutATape(t *testing.T) {
+	srv := wiretest.New(nil)
+	defer srv.Close()
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unjudged})
+	path := filepath.Join(dir, "files", "append.yaml")
+	code, out, errOut := recordLive(context.Background(), "--mode", "judge", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, path)
+	want := "ERROR     files/append\n    " + path + ": --mode judge judges a recorded tape, and it has none: record it first (--mode once)\n"
+	if code != exitUsage || !strings.HasPrefix(out, want) || srv.Requests() != 0 {
+		t.Errorf("exit %d, %d requests, stdout:\n%s\nstderr:\n%s\nwant exit 2, no request, stdout starting:\n%s", code, srv.Requests(), out, errOut, want)
+	}
+	if data, _ := os.ReadFile(path); string(data) != unjudged {
+		t.Errorf("the file changed:\n%s", data)
+	}
+}
