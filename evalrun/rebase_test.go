@@ -320,3 +320,22 @@ func TestRebaseRefusesABadRedactPattern(t *testing.T) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want exit 2 naming --redact", code, out, errOut)
 	}
 }
+
+// TestRebaseSkipsAYAMLFileThatIsNoScenario: a YAML file under a folder
+// that is not a scenario (no format: key) is skipped with a note on
+// stderr, neither rebased nor counted; the scenario beside it is.
+func TestRebaseSkipsAYAMLFileThatIsNoScenario(t *testing.T) {
+	path := pinnedNoteTaker(t)
+	other := filepath.Join(filepath.Dir(path), "owners.yaml")
+	if err := os.WriteFile(other, []byte("owners: [ana, bo]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := runCmd(t, "rebase", filepath.Dir(filepath.Dir(path)))
+	if code != exitOK || !strings.HasSuffix(out, "\n0 rebased, 1 unchanged, 0 refused, 0 failed\n") || strings.Contains(out, "owners") ||
+		!strings.HasPrefix(errOut, "evalrun rebase: skipping "+other) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 0, the scenario alone counted, the other file skipped on stderr", code, out, errOut)
+	}
+	if data, _ := os.ReadFile(other); string(data) != "owners: [ana, bo]\n" {
+		t.Errorf("the file that is no scenario changed:\n%s", data)
+	}
+}
