@@ -806,3 +806,32 @@ func TestRecordOfAPathThatIsNotThere(t *testing.T) {
 		t.Errorf("exit %d, %d requests\nstdout:\n%s\nstderr:\n%s\nwant exit 2 naming %s", code, len(f.requests), out, errOut, missing)
 	}
 }
+
+// TestRecordRunThatCannotStartIsAnError: a scenario whose run cannot start
+// (here its Go agent is not registered) is an ERROR naming why, in the
+// text and in --json (status error, the reason), exit 2, nothing written
+// and no model asked.
+func TestRecordRunThatCannotStartIsAnError(t *testing.T) {
+	src := strings.Replace(silentScenario, "go: silent", "go: missing", 1)
+	dir := newScenarios(t, map[string]string{"s.yaml": src})
+	path, jsonPath := filepath.Join(dir, "s.yaml"), filepath.Join(t.TempDir(), "r.json")
+	f := scripted(textResponse("never asked"))
+	code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", "--json", jsonPath, path)
+	why := path + `:3: setup.agent.go: no Go agent "missing"`
+	if want := "ERROR     s\n    " + why; code != exitUsage || !strings.HasPrefix(out, want) || !strings.Contains(out, "\n0 recorded, 0 skipped, 1 failed\n") || len(f.requests) != 0 {
+		t.Errorf("exit %d, %d requests, stdout:\n%s\nstderr:\n%s\nwant exit 2, no request, stdout starting:\n%s", code, len(f.requests), out, errOut, want)
+	}
+	if data, _ := os.ReadFile(path); string(data) != src {
+		t.Errorf("the file changed:\n%s", data)
+	}
+	var doc struct {
+		Scenarios []struct{ Status, Reason string }
+	}
+	data, err := os.ReadFile(jsonPath)
+	if err == nil {
+		err = json.Unmarshal(data, &doc)
+	}
+	if err != nil || len(doc.Scenarios) != 1 || doc.Scenarios[0].Status != "error" || !strings.HasPrefix(doc.Scenarios[0].Reason, why) {
+		t.Errorf("--json (%v): want one scenario, status error, the reason starting %q:\n%s", err, why, data)
+	}
+}
