@@ -835,3 +835,42 @@ func TestRecordRunThatCannotStartIsAnError(t *testing.T) {
 		t.Errorf("--json (%v): want one scenario, status error, the reason starting %q:\n%s", err, why, data)
 	}
 }
+
+// TestRecordSaysWhenItsReplayErrs: a recording whose replay cannot run to
+// a verdict (here a folder stands where its golden goes) is written, and
+// the replay is an ERROR with its reason, in the text and in --json
+// (replay.passed false, replay.error); exit 1.
+func TestRecordSaysWhenItsReplayErrs(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unrecorded})
+	path, golden := filepath.Join(dir, "files", "append.yaml"), filepath.Join(dir, "files", "append.golden.yaml")
+	if err := os.MkdirAll(filepath.Join(golden, "in-the-way"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	jsonPath := filepath.Join(t.TempDir(), "r.json")
+	code, out, errOut := runRecordCmd(t, context.Background(), appendScript(), "--model", "fake/m1", "--json", jsonPath, path)
+	why := "reading " + golden + ": not a regular file (a directory)"
+	if want := "recorded  files/append  2 model calls, 250 tokens in, 25 out, $T\n    ERROR replaying the recording\n        " + why; code != exitFailed || !strings.HasPrefix(out, want) {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 1, stdout starting:\n%s", code, out, errOut, want)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "content: Done.") {
+		t.Errorf("the recording was not written:\n%s", data)
+	}
+	var doc struct {
+		Scenarios []struct {
+			Status  string
+			Written bool
+			Replay  *struct {
+				Passed bool
+				Error  string
+			}
+		}
+	}
+	data, err := os.ReadFile(jsonPath)
+	if err == nil {
+		err = json.Unmarshal(data, &doc)
+	}
+	if err != nil || len(doc.Scenarios) != 1 || doc.Scenarios[0].Status != "recorded" || !doc.Scenarios[0].Written ||
+		doc.Scenarios[0].Replay == nil || doc.Scenarios[0].Replay.Passed || !strings.HasPrefix(doc.Scenarios[0].Replay.Error, why) {
+		t.Errorf("--json (%v): want the scenario recorded and written, its replay not passed with error %q:\n%s", err, why, data)
+	}
+}
