@@ -116,3 +116,25 @@ func TestRecordJudgeWithoutATape(t *testing.T) {
 		t.Errorf("the file changed:\n%s", data)
 	}
 }
+
+// TestRecordJudgeOfARunThatCannotStart: --mode judge replays the tape
+// before it asks the judge; a replay that cannot start (here the bridged
+// scenario's Go agent is not registered) is an ERROR naming why: exit 2,
+// no judge asked, the file as it was.
+func TestRecordJudgeOfARunThatCannotStart(t *testing.T) {
+	srv := wiretest.New(nil)
+	defer srv.Close()
+	src := strings.Replace(silentScenario, "go: silent", "go: missing", 1)
+	src = strings.Replace(src, "tape: []\n", "tape: [{response: {content: Hello.}}]\n", 1) +
+		"  judge: {rubric: \"greets the user\", on: final}\n"
+	dir := newScenarios(t, map[string]string{"s.yaml": src})
+	path := filepath.Join(dir, "s.yaml")
+	code, out, errOut := recordLive(context.Background(), "--mode", "judge", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, path)
+	want := "ERROR     s\n    " + path + `:3: setup.agent.go: no Go agent "missing"`
+	if code != exitUsage || !strings.HasPrefix(out, want) || srv.Requests() != 0 {
+		t.Errorf("exit %d, %d requests, stdout:\n%s\nstderr:\n%s\nwant exit 2, no request, stdout starting:\n%s", code, srv.Requests(), out, errOut, want)
+	}
+	if data, _ := os.ReadFile(path); string(data) != src {
+		t.Errorf("the file changed:\n%s", data)
+	}
+}
