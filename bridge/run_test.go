@@ -1,14 +1,18 @@
 package bridge_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
@@ -110,5 +114,68 @@ func TestRecordRefusesANativeScenario(t *testing.T) {
 	o, tp, err := bridge.Record(t.Context(), s, agent, notesScript(), nil)
 	if !errors.Is(err, bridge.ErrNotBridged) || !strings.Contains(err.Error(), path) || o != nil || tp != nil || ran {
 		t.Errorf("Record of a native scenario: outcome %v, tape %v, error %v, agent ran %v; want ErrNotBridged naming %s, the agent not run", o, tp, err, ran, path)
+	}
+}
+
+// TestServeLimitsHeadersNotBodies: the listener Run.Serve starts drops a
+// client that does not send its request's headers in time, so a stalled
+// client cannot hold it open; a request whose headers came in time may
+// send its body as slowly as it likes. A second client's drop is the
+// clock: it stalls from after the first request's headers were read (the
+// server's "100 Continue"), so when it is dropped the limit has passed
+// for the first one too.
+func TestServeLimitsHeadersNotBodies(t *testing.T) {
+	setDuration(t, bridge.CommandReadHeaderTimeout, 50*time.Millisecond)
+	s := load(t, writeScenario(t, rawScenario))
+	bound := time.Now().Add(time.Minute) // turns a hang into a failure
+	var status, answer string
+	agentFn := func(ctx context.Context, r *bridge.Run) error {
+		root, err := r.Serve()
+		if err != nil {
+			return err
+		}
+		addr := strings.TrimPrefix(root, "http://")
+		slow, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		defer slow.Close()
+		slow.SetDeadline(bound)
+		body := `{"model":"m","messages":[` + userGo + `]}`
+		fmt.Fprintf(slow, "POST /v1/chat/completions HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\nExpect: 100-continue\r\n\r\n", addr, len(body))
+		br := bufio.NewReader(slow)
+		if line, err := br.ReadString('\n'); err != nil || !strings.HasPrefix(line, "HTTP/1.1 100 ") {
+			return fmt.Errorf("the headers sent, the server said %q (%v), want 100 Continue", line, err)
+		}
+		if _, err := br.ReadString('\n'); err != nil {
+			return err
+		}
+		stalled, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		defer stalled.Close()
+		stalled.SetDeadline(bound)
+		if n, err := stalled.Read(make([]byte, 1)); errors.Is(err, os.ErrDeadlineExceeded) || n > 0 {
+			return fmt.Errorf("a client that sent nothing was not dropped: read %d bytes, %v", n, err)
+		}
+		if _, err := io.WriteString(slow, body); err != nil {
+			return err
+		}
+		resp, err := http.ReadResponse(br, nil)
+		if err != nil {
+			return fmt.Errorf("the slow body's answer: %w", err)
+		}
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		status, answer = resp.Status, string(b)
+		return err
+	}
+	o, err := bridge.Runner(agentFn, nil)(t.Context(), s, &harness.RunOptions{Model: script(text("done"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Error != "" || status != "200 OK" || !strings.Contains(answer, `"done"`) {
+		t.Errorf("a request whose body came after the header limit: run error %q, answer %s %s; want 200 with the model's answer", o.Error, status, answer)
 	}
 }
