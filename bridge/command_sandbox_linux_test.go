@@ -163,6 +163,31 @@ func TestCommandWorkspaceIsFixed(t *testing.T) {
 	}
 }
 
+// TestCommandGetsPathsAtItsWorkspace: in a full sandbox the command sees
+// its workspace at sandbox.WorkDir, the path the model knows it by, so an
+// answer naming a file there reaches the command as it is and the tool
+// call writes that file of the run's workspace.
+func TestCommandGetsPathsAtItsWorkspace(t *testing.T) {
+	needSandbox(t, sandbox.Workspace)
+	s := load(t, writeScenario(t, commandText(buildCommandAgent(t), "notes", "60s")))
+	model := script(
+		call("call_1", "write_file", `{"path":"`+sandbox.WorkDir+`/notes.txt","content":"hello\nworld\n"}`),
+		text("Done: notes.txt now says hello and world."))
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: model})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes string
+	for _, f := range o.Workspace {
+		if f.Path == "notes.txt" {
+			notes = f.Content
+		}
+	}
+	if o.Termination != "final_text" || notes != "hello\nworld\n" {
+		t.Errorf("a write to %s/notes.txt: the run ended with %s (%s), notes.txt holds %q; want it written", sandbox.WorkDir, o.Termination, o.Error, notes)
+	}
+}
+
 // TestCommandWritesOutsideRefused: a command writes its workspace and its
 // home, and a write anywhere else is refused (Landlock): the file is not
 // made, the command sees a permission error, and the run fails all the
