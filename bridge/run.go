@@ -166,7 +166,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 	}
 	dir, err := os.MkdirTemp("", "tapeloop-bridge-")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: the workspace directory: %w", s.Path, err)
 	}
 	defer os.RemoveAll(dir)
 	ws, err := seed(s, dir)

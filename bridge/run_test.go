@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -177,5 +179,20 @@ func TestServeLimitsHeadersNotBodies(t *testing.T) {
 	}
 	if o.Error != "" || status != "200 OK" || !strings.Contains(answer, `"done"`) {
 		t.Errorf("a request whose body came after the header limit: run error %q, answer %s %s; want 200 with the model's answer", o.Error, status, answer)
+	}
+}
+
+// TestRunWithoutItsTempDir: a run makes its workspace in TMPDIR; when that
+// folder is missing the run fails before the agent starts, naming the
+// scenario and the folder it could not make.
+func TestRunWithoutItsTempDir(t *testing.T) {
+	s := load(t, writeScenario(t, notesScenario))
+	missing := filepath.Join(t.TempDir(), "missing")
+	t.Setenv("TMPDIR", missing)
+	ran := false
+	agent := func(context.Context, *bridge.Run) error { ran = true; return nil }
+	o, err := bridge.Runner(agent, nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), s.Path) || !strings.Contains(err.Error(), missing) || ran || o != nil {
+		t.Errorf("a run with TMPDIR missing: outcome %v, error %v, agent ran %v; want an error naming %s and %s, the agent not run", o, err, ran, s.Path, missing)
 	}
 }
