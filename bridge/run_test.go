@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -49,6 +50,24 @@ func TestAgentReportsItsEndState(t *testing.T) {
 	v := verify(t, path, withState(3), false)
 	if v.Passed() || !strings.Contains(fmt.Sprint(v.Failure()), "expect.state: expected /notes/lines to be 2, found 3") {
 		t.Errorf("another reported state passed or failed otherwise:\n%s", fmt.Sprint(v.Failure()))
+	}
+}
+
+// TestAgentStateNotJSON: a state the agent reports that does not encode
+// as JSON (here an infinite number) fails the run, naming the scenario
+// and the state's key, rather than reaching the golden.
+func TestAgentStateNotJSON(t *testing.T) {
+	s := load(t, writeScenario(t, notesScenario))
+	agent := func(ctx context.Context, r *bridge.Run) error {
+		if err := newNotesAgent().agentFunc()(ctx, r); err != nil {
+			return err
+		}
+		r.State("ratio", math.Inf(1))
+		return nil
+	}
+	o, err := bridge.Runner(agent, nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err == nil || !strings.Contains(err.Error(), s.Path+": state.ratio: ") || o != nil {
+		t.Errorf("a state that is not JSON: outcome %v, error %v; want an error naming %s and state.ratio", o, err, s.Path)
 	}
 }
 
