@@ -215,3 +215,27 @@ func TestRunWithoutItsTempDir(t *testing.T) {
 		t.Errorf("a run with TMPDIR missing: outcome %v, error %v, agent ran %v; want an error naming %s and %s, the agent not run", o, err, ran, s.Path, missing)
 	}
 }
+
+// TestSeedTreeGoneBeforeTheRun: a scenario whose setup.workspace.from
+// folder is removed after it was loaded fails its run before the agent
+// starts, naming the file, the line and the key.
+func TestSeedTreeGoneBeforeTheRun(t *testing.T) {
+	path := writeScenario(t, strings.Replace(notesScenario, "  workspace:\n", "  workspace:\n    from: seed\n", 1))
+	seedDir := filepath.Join(filepath.Dir(path), "seed")
+	if err := os.Mkdir(seedDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(seedDir, "todo.txt"), []byte("milk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := load(t, path)
+	if err := os.RemoveAll(seedDir); err != nil {
+		t.Fatal(err)
+	}
+	ran := false
+	agent := func(context.Context, *bridge.Run) error { ran = true; return nil }
+	o, err := bridge.Runner(agent, nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if want := fmt.Sprintf("%s:%d: setup.workspace.from", path, s.Setup.Workspace.FromLine); err == nil || !strings.Contains(err.Error(), want) || ran || o != nil {
+		t.Errorf("a run whose seed tree is gone: outcome %v, error %v, agent ran %v; want an error naming %s, the agent not run", o, err, ran, want)
+	}
+}
