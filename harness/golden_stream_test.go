@@ -3,12 +3,15 @@ package harness
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // streamCases are outcomes whose goldens a stream must write exactly:
@@ -156,5 +159,53 @@ func TestSameAsGolden(t *testing.T) {
 	}
 	if same, _ := o.sameAsGolden(path, r); same {
 		t.Error("a link was read as the golden (links go through the whole comparison, which checks where they lead)")
+	}
+}
+
+// TestJudgeOutcomeHoldsNoWholeGolden: judging an outcome whose golden is
+// unchanged allocates less than the golden's size (it was four times it:
+// the golden built, the file read, two copies placing the folder), for a
+// replay and an update alike.
+func TestJudgeOutcomeHoldsNoWholeGolden(t *testing.T) {
+	if raceEnabled {
+		t.Skip("under the race detector sync.Pool, which holds the redaction's working memory, drops what it is given at random")
+	}
+	dir := t.TempDir()
+	s := &scenario.Scenario{Path: filepath.Join(dir, "big.yaml"), Name: "big"}
+	// Issue 39's tape's outcome: 20 turns of 1,000 echo calls.
+	o := &Outcome{Name: "big", Termination: "final_text", Iterations: 21, Final: "done", Places: []Place{ScenarioPlace(s.Path)}}
+	for turn := range 20 {
+		calls := make([]CallOutcome, 1000)
+		for i := range calls {
+			n := turn*1000 + i
+			calls[i] = CallOutcome{ID: fmt.Sprintf("c%d", n), Name: "echo", Arguments: fmt.Sprintf(`{"text":"t%d"}`, n), Result: fmt.Sprintf(`{"text":"t%d"}`, n)}
+		}
+		o.Turns = append(o.Turns, TurnOutcome{Index: turn + 1, Calls: calls})
+	}
+	golden, err := o.Golden(redact.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(scenario.GoldenPath(s.Path), golden, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, update := range []bool{false, true} {
+		// The least of a few runs: the counter is the process's.
+		allocated := uint64(math.MaxUint64)
+		for range 3 {
+			var before, after runtime.MemStats
+			runtime.GC()
+			runtime.ReadMemStats(&before)
+			v := judgeOutcome(s, o, &VerifyOptions{Update: update, Redactor: redact.Default()})
+			runtime.ReadMemStats(&after)
+			if !v.Passed() || v.Updated {
+				t.Fatalf("update %v: passed %v, updated %v: %v %v", update, v.Passed(), v.Updated, v.Err, v.Failures)
+			}
+			allocated = min(allocated, after.TotalAlloc-before.TotalAlloc)
+		}
+		t.Logf("update %v: %d bytes allocated for a golden of %d", update, allocated, len(golden))
+		if allocated >= uint64(len(golden)) {
+			t.Errorf("update %v: judging an unchanged golden of %d bytes allocated %d bytes, want less than the golden", update, len(golden), allocated)
+		}
 	}
 }
