@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/cost"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
@@ -156,5 +159,122 @@ func TestShareNamesTheUsersProgram(t *testing.T) {
 	code := Main(context.Background(), []string{"rebase", path}, &out, &errb, &Options{Command: "go run ./cmd/supportrun"})
 	if want := "(estimated from the tape's requests; `go run ./cmd/supportrun cost` reads a scenario whole)"; code != exitOK || !strings.Contains(out.String(), want) {
 		t.Errorf("rebase: exit %d, want the line to end %q:\n%s%s", code, want, out.String(), errb.String())
+	}
+}
+
+// shiftingScenario is bridged to shiftingAgent, whose second request
+// offers another system prompt and one more tool.
+const shiftingScenario = `format: tapeloop/v1
+setup:
+  agent: {go: shifting}
+input:
+  - {role: user, content: "Say hello."}
+tape: []
+expect:
+  termination: final_text
+`
+
+// shiftingAgent asks the model twice over Chat Completions; its second
+// request offers another system prompt (system), one more tool (tools),
+// or both: a change mid-run, which a tape records in that entry's
+// request.offered.
+func shiftingAgent(system, tools bool) bridge.Agent {
+	return func(ctx context.Context, r *bridge.Run) error {
+		lookup := map[string]any{"type": "function", "function": map[string]any{"name": "lookup", "description": "Look a word up.",
+			"parameters": map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string"}}}}}
+		spell := map[string]any{"type": "function", "function": map[string]any{"name": "spell",
+			"description": "Spell a word out, letter by letter, in the alphabet of the language it is written in. " + strings.Repeat("Each letter is named as a child learns it. ", 12),
+			"parameters":  map[string]any{"type": "object", "properties": map[string]any{"word": map[string]any{"type": "string"}, "lang": map[string]any{"type": "string"}}}}}
+		msgs := []map[string]any{{"role": "system", "content": "You greet."}, {"role": "user", "content": r.Input[0].Content}}
+		ask := func(tools ...any) (string, error) {
+			body, _ := json.Marshal(map[string]any{"model": "m", "messages": msgs, "tools": tools})
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.OpenAIBaseURL+"/chat/completions", bytes.NewReader(body))
+			if err != nil {
+				return "", err
+			}
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := r.HTTPClient.Do(req)
+			if err != nil {
+				return "", err
+			}
+			defer resp.Body.Close()
+			var answer struct {
+				Choices []struct {
+					Message struct{ Content string }
+				}
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&answer); err != nil || len(answer.Choices) != 1 {
+				return "", fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
+			}
+			return answer.Choices[0].Message.Content, nil
+		}
+		first, err := ask(lookup)
+		if err != nil {
+			return err
+		}
+		if system {
+			msgs[0]["content"] = "You greet, then spell what you said. " + strings.Repeat("Spell slowly and clearly. ", 20)
+		}
+		msgs = append(msgs, map[string]any{"role": "assistant", "content": first}, map[string]any{"role": "user", "content": "Spell it."})
+		offered := []any{lookup}
+		if tools {
+			offered = append(offered, spell)
+		}
+		final, err := ask(offered...)
+		if err != nil {
+			return err
+		}
+		r.Final(final)
+		return nil
+	}
+}
+
+// TestRecordShareFollowsOfferedChanges: the cacheable share record prints
+// for a tape whose agent changed its system prompt, its tools, or both
+// mid-run is the share of the requests the replay sends, the changed ones
+// included.
+func TestRecordShareFollowsOfferedChanges(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		system, tools bool
+	}{{"system", true, false}, {"tools", false, true}, {"both", true, true}} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := newScenarios(t, map[string]string{"s.yaml": shiftingScenario})
+			path := filepath.Join(dir, "s.yaml")
+			agents := map[string]harness.Runner{"shifting": bridge.Runner(shiftingAgent(c.system, c.tools), nil)}
+			var out, errb bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: agents}
+			code := recordCommand(context.Background(), e, []string{"--model", "fake/m", path}, scripted(textResponse("Hello."), textResponse("H-e-l-l-o.")).open)
+			m := regexp.MustCompile(`\n    cacheable share (\d+%) \(estimated`).FindStringSubmatch(out.String())
+			if code != exitOK || m == nil {
+				t.Fatalf("record: exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			s, err := scenario.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Tape) != 2 || s.Tape[1].Request == nil || s.Tape[1].Request.Offered == nil ||
+				(s.Tape[1].Request.Offered.System != nil) != c.system || (s.Tape[1].Request.Offered.Tools != nil) != c.tools {
+				data, _ := os.ReadFile(path)
+				t.Fatalf("the tape does not record just what the second request changed:\n%s", data)
+			}
+			var col cost.Collector
+			if _, err := (&env{agents: agents}).run(context.Background(), s, &harness.RunOptions{Observer: col.Observe}); err != nil {
+				t.Fatal(err)
+			}
+			calls := col.Calls()
+			for i := range calls {
+				calls[i].Usage = llm.Usage{} // the script's, not what a cache would give
+			}
+			run, err := cost.Analyze(calls)
+			if err != nil {
+				t.Fatal(err)
+			}
+			replayed := fmt.Sprintf("%.0f%%", 100*run.Share())
+			t.Logf("record: %s, replayed: %s", m[1], replayed)
+			if m[1] != replayed {
+				t.Errorf("record says cacheable share %s; the replayed requests measure %s", m[1], replayed)
+			}
+		})
 	}
 }
