@@ -233,7 +233,10 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 	r.mu.Lock()
 	o.Sandbox = r.sandbox
 	r.mu.Unlock()
-	o.Places = []harness.Place{{Path: dir, Name: harness.PlaceWork}, {Path: r.seen, Name: harness.PlaceWork}, harness.ScenarioPlace(s.Path)}
+	// The golden writes the workspace as $WORK wherever the agent's texts
+	// name it: its folder, the folder its sandbox showed, and the
+	// placeholder (the user's turns hold it).
+	o.Places = []harness.Place{{Path: dir, Name: harness.PlaceWork}, {Path: r.seen, Name: harness.PlaceWork}, {Path: WorkPlaceholder, Name: harness.PlaceWork}, harness.ScenarioPlace(s.Path)}
 	tr.showAnswers(o)
 	o.Unused = append(o.Unused, r.users.unused(s, o, tape)...)
 	return o, nil

@@ -68,6 +68,13 @@ func (t *traffic) setWorkspace(dir string) {
 	t.place = newWorkPlace(dir)
 }
 
+// workPlace returns where the agent sees its workspace (setWorkspace).
+func (t *traffic) workPlace() *workPlace {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.place
+}
+
 // newTraffic returns the traffic to model over the workspace ws, whose
 // events go to observe, after a first scan of ws. When contents is not
 // nil, that scan also reads each file into it: the baseline a recorder

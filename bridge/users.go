@@ -44,18 +44,19 @@ func (r *Run) NextUser(ctx context.Context) (llm.Message, bool) {
 	}
 	var m llm.Message
 	var ok bool
+	place := r.traffic.workPlace()
 	if sim := r.users.sim; sim != nil {
-		m, ok = sim.NextAfter(ctx, r.answer())
+		// The user model sees the workspace as the model does.
+		m, ok = sim.NextAfter(ctx, place.placeText(r.answer()))
 	} else {
 		m, ok = r.users.next(ctx)
 	}
 	if !ok {
 		return llm.Message{}, false
 	}
-	m = m.Clone()
-	m.Role = llm.RoleUser
+	m = place.userTurn(m)
 	r.traffic.user(m)
-	return m.Clone(), true
+	return place.served(m), true
 }
 
 // answer is the agent's last answer: what it reported with Final, else

@@ -57,6 +57,9 @@ func newWorkPlace(dir string) *workPlace {
 // written plainly, or as inside a JSON string (escaped in any way: a text
 // may hold JSON).
 func (p *workPlace) placeText(s string) string {
+	if p == nil {
+		return s
+	}
 	for _, path := range p.paths {
 		s = pathtext.ReplaceEscaped(s, path, WorkPlaceholder, WorkPlaceholder)
 	}
@@ -178,4 +181,26 @@ func (p *workPlace) answer(resp *llm.Response) *llm.Response {
 	out := *resp
 	out.Message = m
 	return &out
+}
+
+// userTurn returns m, a user turn (the tape's, the user model's), as the
+// user role and with the workspace's path written as the placeholder: as
+// the tape keeps it and the golden shows it. m is never changed.
+func (p *workPlace) userTurn(m llm.Message) llm.Message {
+	m = m.Clone()
+	m.Role = llm.RoleUser
+	if p != nil {
+		m, _ = editMessage(m, p.placeText, p.placeArguments)
+	}
+	return m
+}
+
+// served returns a copy of m, a user turn, with the placeholder written as
+// the workspace's path: what the agent gets, as it gets an answer.
+func (p *workPlace) served(m llm.Message) llm.Message {
+	m = m.Clone()
+	if p != nil {
+		m, _ = editMessage(m, p.unplaceText, p.unplaceArguments)
+	}
+	return m
 }

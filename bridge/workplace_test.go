@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tapeloop/tapeloop/bridge"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/scenario"
 )
@@ -185,5 +186,115 @@ func TestWorkspaceReplaysFromAnyFolder(t *testing.T) {
 				})
 			}
 		})
+	}
+}
+
+const whereConversation = `format: tapeloop/v1
+description: An agent that names its folder in its answer, and a user who quotes it.
+setup:
+  agent: {go: where}
+input:
+  - {role: user, content: "Where are my notes?"}
+tape: []
+expect:
+  termination: final_text
+`
+
+// talkingAgent is an in-process agent that tells the model its folder,
+// reports each answer (naming the folder, as the model's text does once
+// it reaches the agent) and goes on with each user message.
+func talkingAgent(ctx context.Context, r *bridge.Run) error {
+	msgs := []chatMessage{{Role: "system", Content: "You work in " + r.Dir + "."}, {Role: "user", Content: r.Input[len(r.Input)-1].Content}}
+	for range 5 {
+		body, _ := json.Marshal(map[string]any{"model": "gpt-test", "messages": msgs})
+		var resp struct {
+			Choices []struct {
+				Message chatMessage `json:"message"`
+			} `json:"choices"`
+		}
+		if err := newNotesAgent().post(ctx, r.HTTPClient, r.OpenAIBaseURL+"/chat/completions", body, &resp); err != nil {
+			return err
+		}
+		if len(resp.Choices) == 0 {
+			return errors.New("no choices")
+		}
+		m := resp.Choices[0].Message
+		msgs = append(msgs, m)
+		r.Final(m.Content)
+		next, ok := r.NextUser(ctx)
+		if !ok {
+			return nil
+		}
+		if !strings.Contains(next.Content, r.Dir+"/notes.txt") {
+			return fmt.Errorf("the user's message %q does not name %s", next.Content, r.Dir)
+		}
+		msgs = append(msgs, chatMessage{Role: "user", Content: next.Content})
+	}
+	return errors.New("too many steps")
+}
+
+// TestWorkspaceInUserTurns: a user model (recording) that quotes the
+// path the agent's answer named sees the placeholder, as the model does;
+// its turn is kept in the tape with the placeholder and reaches the agent
+// with the agent's own folder, recording and replaying; so the recording
+// replays from other folders, the golden naming $WORK.
+func TestWorkspaceInUserTurns(t *testing.T) {
+	const mark = "Zqx"
+	root := t.TempDir()
+	inTempDir(t, root, mark+"-rec")
+	model := script(text("They are in "+bridge.WorkPlaceholder+"/notes.txt."), text("Yes, that one."))
+	var saw []string // what the user model saw
+	user := func(_ context.Context, conversation []llm.Message) (llm.Message, bool, error) {
+		for _, m := range conversation {
+			saw = append(saw, m.Content)
+		}
+		if len(conversation) > 2 {
+			return llm.Message{}, false, nil
+		}
+		path := strings.TrimSuffix(strings.TrimPrefix(conversation[len(conversation)-1].Content, "They are in "), ".")
+		return llm.Message{Content: "Is it " + path + "?"}, true, nil
+	}
+	dir := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "where.yaml")
+	if err := os.WriteFile(path, []byte(whereConversation), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	o, tp, err := bridge.Record(t.Context(), load(t, path), talkingAgent, model, &bridge.RecordOptions{Run: &harness.RunOptions{User: user}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" {
+		t.Fatalf("the recording ended with %s: %s", o.Termination, o.Error)
+	}
+	if err := bridge.WriteRecording(path, tp); err != nil {
+		t.Fatal(err)
+	}
+	if s := strings.Join(saw, " | "); strings.Contains(s, mark) || !strings.Contains(s, "They are in "+bridge.WorkPlaceholder+"/notes.txt.") {
+		t.Errorf("the user model saw %q; want the placeholder, not the folder", s)
+	}
+	recorded, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(recorded, []byte(mark)) || !bytes.Contains(recorded, []byte("user: Is it "+bridge.WorkPlaceholder+"/notes.txt?")) {
+		t.Errorf("the tape's user turn does not name the placeholder, or the tape names the folder:\n%s", recorded)
+	}
+	inTempDir(t, root, mark+"-two")
+	if v := verify(t, path, talkingAgent, true); !v.Passed() {
+		t.Fatalf("the replay from another folder fails:\n%s", fmt.Sprint(v.Failure()))
+	}
+	golden, err := os.ReadFile(scenario.GoldenPath(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(golden, []byte("user: Is it $WORK/notes.txt?")) || bytes.Contains(golden, []byte(mark)) || bytes.Contains(golden, []byte(bridge.WorkPlaceholder)) {
+		t.Errorf("the golden does not show the user's turn with $WORK alone:\n%s", golden)
+	}
+	inTempDir(t, root, mark+"-three")
+	if v := verify(t, path, talkingAgent, false); !v.Passed() {
+		t.Errorf("the replay from a third folder fails:\n%s", fmt.Sprint(v.Failure()))
 	}
 }
