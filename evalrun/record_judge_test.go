@@ -2,9 +2,15 @@ package evalrun
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm/wire/wiretest"
@@ -136,5 +142,46 @@ func TestRecordJudgeOfARunThatCannotStart(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(path); string(data) != src {
 		t.Errorf("the file changed:\n%s", data)
+	}
+}
+
+// TestRecordJudgeKeepsAnEditMadeMeanwhile: a scenario file edited while
+// --mode judge asks the judge is not overwritten: the verdict is an ERROR
+// saying the file changed and nothing was written, exit 2, and the edit
+// stays.
+func TestRecordJudgeKeepsAnEditMadeMeanwhile(t *testing.T) {
+	srv := wiretest.New(nil)
+	defer srv.Close()
+	dir := newScenarios(t, map[string]string{"files/append.yaml": unjudged})
+	path := filepath.Join(dir, "files", "append.yaml")
+	if code, out, errOut := recordLive(context.Background(), "--model", "openai-compatible/right", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, path); code != exitOK {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	recorded, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := append(slices.Clone(recorded), "# edited while the judge was asked\n"...)
+	// The judge's server: the file is edited when the judge is asked.
+	target, _ := url.Parse(srv.Server.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var once sync.Once
+	judge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		once.Do(func() {
+			if err := os.WriteFile(path, edited, 0o644); err != nil {
+				t.Error(err)
+			}
+		})
+		proxy.ServeHTTP(w, r)
+	}))
+	defer judge.Close()
+	requests := srv.Requests()
+	code, out, errOut := recordLive(context.Background(), "--mode", "judge", "--judge-model", "openai-compatible/judge", "--base-url", judge.URL+"/v1", path)
+	want := "ERROR     files/append\n    " + path + " changed while it was being recorded; nothing written (record it again)\n"
+	if code != exitUsage || !strings.HasPrefix(out, want) || srv.Requests()-requests != 1 {
+		t.Errorf("exit %d, %d judge requests, stdout:\n%s\nstderr:\n%s\nwant exit 2, one judge request, stdout starting:\n%s", code, srv.Requests()-requests, out, errOut, want)
+	}
+	if data, _ := os.ReadFile(path); string(data) != string(edited) {
+		t.Errorf("the edit was lost; the file reads:\n%s", data)
 	}
 }
