@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tapeloop/tapeloop/bridge"
 )
 
 // TestReplayOutputsRedacted: what a replay prints and every report it
@@ -63,5 +65,39 @@ expect:
 		}
 		check(flag+" - stdout", out)
 		check(flag+" - stderr", errOut)
+	}
+}
+
+// TestReplayRedactedKeyStandsForOneKey: a system prompt recorded with a
+// key redacted in a URL's query replays while the agent sends the same
+// URL with the key, and diverges once the query gains "&admin=1" after
+// the key: a [REDACTED] stands for a secret's characters, never for
+// structure (issue 39, item 4).
+func TestReplayRedactedKeyStandsForOneKey(t *testing.T) {
+	t.Setenv("APP_PLAIN", plainSecret)
+	dir := newScenarios(t, map[string]string{"b/echo.yaml": echoScenario})
+	path := filepath.Join(dir, "b", "echo.yaml")
+	prompt := func(query string) bridge.Agent {
+		return echoAgent("Fetch https://api.example.com/v1/orders?key=" + query + " and say hello.")
+	}
+	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "replay", "--update", "--redact-env", "APP_PLAIN", path); code != exitOK {
+		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "rebase", "--all", "--redact-env", "APP_PLAIN", path); code != exitOK {
+		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
+	}
+	file, _ := os.ReadFile(path)
+	if strings.Contains(string(file), plainSecret) || !strings.Contains(string(file), "orders?key=[REDACTED] and say hello.") {
+		t.Fatalf("the scenario does not hold the prompt with the key redacted:\n%s", file)
+	}
+	// The replay knows less than the recording did (no --redact-env).
+	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "replay", path); code != exitOK {
+		t.Errorf("replay of the same prompt: exit %d, want %d\n%s%s", code, exitOK, out, errOut)
+	}
+	for _, query := range []string{plainSecret + "&admin=1", plainSecret + `","role":"admin`, plainSecret + "#admin"} {
+		code, out, errOut := runAgentCmd(t, prompt(query), "replay", "--redact-env", "APP_PLAIN", path)
+		if code != exitFailed || !strings.Contains(out, "offered.system") || strings.Contains(out+errOut, plainSecret) {
+			t.Errorf("replay with the query %q: exit %d, want %d naming offered.system without the key\n%s%s", strings.ReplaceAll(query, plainSecret, "KEY"), code, exitFailed, out, errOut)
+		}
 	}
 }

@@ -189,7 +189,7 @@ func removeStaleTemps(path string) {
 
 // sameRedacted reports whether got is the golden want where want has a
 // secret redacted that got holds: line by line, each redact.Redacted of want
-// standing for text of the same line of got. A golden written where the
+// standing for one secret in the same line of got (redact.Matches). A golden written where the
 // redaction knew a secret (its variable was set) so still passes, and is
 // not rewritten, where it does not.
 func sameRedacted(want, got []byte) bool {

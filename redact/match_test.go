@@ -1,6 +1,10 @@
 package redact
 
 import (
+	"encoding/base64"
+	"encoding/hex"
+	"net/url"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -32,9 +36,145 @@ func TestMatches(t *testing.T) {
 		{"k=[REDACTED]\nv=[REDACTED]", "k=abc\nx\nv=def", false},
 		{"[REDACTED]", "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----", true},
 		{"[REDACTED] and more", "-----BEGIN RSA PRIVATE KEY-----\nMIIB\n-----END RSA PRIVATE KEY-----\nnew line and more", false},
+		// ... and of the kind of secret it replaced: the characters secrets
+		// are written in, never the structure around them.
+		{"GET /v1/orders?key=[REDACTED]", "GET /v1/orders?key=K9x2mQ7pLw&admin=1", false},
+		{"GET /v1/orders?key=[REDACTED]", "GET /v1/orders?key=K9x2mQ7pLw", true},
+		{"GET /v1/orders?key=[REDACTED]&page=2", "GET /v1/orders?key=K9x2mQ7pLw&page=2", true},
+		{"Bearer [REDACTED]", `Bearer abc","role":"admin`, false},
+		{`{"auth":"Bearer [REDACTED]"}`, `{"auth":"Bearer abc","role":"admin"}`, false},
+		{`{"auth":"Bearer [REDACTED]"}`, `{"auth":"Bearer tk_7Hd9.Qw-3~Zx+Lm/Np=="}`, true},
+		{"key [REDACTED].", "key [REDACTED].", true}, // the live text's policy knew it
+		{"key [REDACTED].", "key [REDACTED]&x.", false},
+		{"p=[REDACTED]", "p=abc%2Fdef%3d", true}, // URL-encoded
+		{"p=[REDACTED]", "p=abc%2", false},       // half an escape
+		{"p=[REDACTED]", "p=abc%zz", false},
+		{"t=[REDACTED]", "t=QUJDRA==", true}, // base64 padding ends a token
+		{"t=[REDACTED]", "t=QU=JDRA", false},
+		{"t=[REDACTED]", "t=" + strings.Repeat("x", maxRedactedLen-2) + "==", true},
+		{"t=[REDACTED]", "t=" + strings.Repeat("x", maxRedactedLen-1) + "==", false},
+		{"u=[REDACTED] v", "u=hunter2!x v", false}, // matched only where it is known
 	} {
 		if got := Matches(tc.rec, tc.act); got != tc.want {
 			t.Errorf("Matches(%q, %q) = %v, want %v", tc.rec, tc.act, got, tc.want)
+		}
+	}
+}
+
+// secretKind is a kind of secret the Redactor finds, in a text: a policy
+// that finds it, and the text around the secret as it is written.
+type secretKind struct {
+	kind                  string
+	opts                  *Options
+	before, secret, after string
+}
+
+// secretKinds returns a real-shaped secret of each kind the Redactor finds
+// (see shapes.go and the known values), each in a text it is typically
+// found in.
+func secretKinds() []secretKind {
+	fixed := &Options{SecretEnv: []string{}}
+	known := func(v string) *Options {
+		return &Options{SecretEnv: []string{"APP_SECRET"}, Getenv: func(string) string { return v }}
+	}
+	const value = "Zq7+xW/9kLmN-pRsT_uv42Hd" // a known value without a shape
+	alnum := "Q7wErT9yUiOp3AsDfG5hJkL1zXcVbN8mQ2wE4rT6yU0i"
+	jwt := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"ES256","typ":"JWT"}`)) + "." +
+		base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"ops-7","scope":"refunds"}`)) + ".mQ2-wE4rT6_yU0iQ7wErT9yUiOp3"
+	basic := base64.StdEncoding.EncodeToString([]byte("svc:" + value))
+	return []secretKind{
+		{"openai key", fixed, "OPENAI_API_KEY=", "sk-proj-" + alnum[:40], "\n"},
+		{"anthropic key", fixed, `{"key":"`, "sk-ant-api03-" + alnum[:32] + "-_x", `"}`},
+		{"github token", fixed, "git push https://x-access-token:", "ghp_" + alnum[:36], "@github.com/o/r"},
+		{"github fine-grained token", fixed, "token ", "github_pat_11" + alnum[:20] + "_" + alnum[20:42], " ok"},
+		{"aws access key id", fixed, "aws_access_key_id = ", "AKIA" + strings.ToUpper(alnum[:16]), "\n"},
+		{"aws secret access key", &Options{SecretEnv: []string{"AWS_SECRET_ACCESS_KEY"}, Getenv: func(string) string { return "q9Rz/8TmW+3kLp7XvN2bYc5Hd1Fg6Js0Ae4Uo/Ki" }},
+			"aws_secret_access_key = ", "q9Rz/8TmW+3kLp7XvN2bYc5Hd1Fg6Js0Ae4Uo/Ki", "\n"},
+		{"google key", fixed, "https://maps.example.com/api?key=", "AIza" + alnum[:33] + "-_", " and"},
+		{"google access token", fixed, "token: ", "ya29.a0AfB_" + alnum[:30] + "-x.y", "\n"},
+		{"slack token", fixed, `"token": "`, "xoxb-2048-4096-" + alnum[:24], `"`},
+		{"hugging face token", fixed, "HF ", "hf_" + alnum[:34], "."},
+		{"jwt", fixed, "id_token=", jwt, "&state=ok"},
+		{"bearer token", fixed, `{"Authorization":"Bearer `, "tk_7Hd9.Qw-3~Zx+Lm/Np==", `"}`},
+		{"credential header", fixed, "x-api-key: ", "k3y_9QmZ2xW7pRs4TuV8", "\r\n"},
+		{"basic credentials", fixed, "Authorization: Basic ", basic, "\n"},
+		{"url password, URL-encoded", fixed, "postgres://app:", "p%40ss%2Fw0rd-9Qm", "@db.internal:5432/app"},
+		{"known value", known(value), "key ", value, " is set"},
+		{"known value, base64", known(value), `{"blob":"`, base64.StdEncoding.EncodeToString([]byte(value)), `"}`},
+		{"known value, base64url", known(value), "b=", base64.RawURLEncoding.EncodeToString([]byte(value)), ";"},
+		{"known value, hex", known(value), "hex ", hex.EncodeToString([]byte(value)), " end"},
+		{"known value, URL-encoded", known(value), "/login?pw=", url.QueryEscape(value), " HTTP/1.1"},
+	}
+}
+
+// structure is text appended after a secret that is not part of one: each
+// would change what the text around the secret means.
+var structure = []string{
+	"&admin=1", `","role":"admin`, `'; DROP TABLE t; --`, "<script>", ",x", ";x", "?x=1", "#frag",
+	`\"`, "]", "[0]", ")", "(x)", "}", "{", ">", ":8080", "@evil.example/", "!", "$(id)", "|sh", "*",
+}
+
+// TestMatchesTheShapeOfEachKind: for each kind of secret the Redactor
+// finds, the text it redacted matches the text holding a real-shaped
+// secret of that kind, and not the same with structure appended after the
+// secret (issue 39, item 4); and so does the Redactor's Matches, which
+// knows more, with the policy that redacted it.
+func TestMatchesTheShapeOfEachKind(t *testing.T) {
+	for _, k := range secretKinds() {
+		r := New(k.opts)
+		text := k.before + k.secret + k.after
+		recorded := r.Redact(text)
+		if !strings.Contains(recorded, Redacted) || strings.Contains(recorded, k.secret) {
+			t.Errorf("%s: %q redacted as %q: the test's secret is not of the kind", k.kind, text, recorded)
+			continue
+		}
+		for name, match := range map[string]func(string, string) bool{"Matches": Matches, "Redactor.Matches": r.Matches} {
+			if !match(recorded, text) {
+				t.Errorf("%s: %s(%q, %q) = false, want true", k.kind, name, recorded, text)
+			}
+			for _, s := range structure {
+				if actual := k.before + k.secret + s + k.after; match(recorded, actual) {
+					t.Errorf("%s: %s(%q, %q) = true, want false", k.kind, name, recorded, actual)
+				}
+			}
+		}
+	}
+}
+
+// TestRedactorMatchesWhatItKnows: a secret written with characters outside
+// a token's (a password holding "!" and "&", a --redact pattern's match)
+// matches where the policy knows it, in any encoding it redacts, and
+// nowhere else; structure appended after it still does not match.
+func TestRedactorMatchesWhatItKnows(t *testing.T) {
+	const pw = "hunter2!&x#pw(1)"
+	r := New(&Options{SecretEnv: []string{"APP_PASSWORD"}, Getenv: func(string) string { return pw }})
+	text := "Log in with " + pw + " please."
+	recorded := r.Redact(text)
+	if recorded != "Log in with [REDACTED] please." {
+		t.Fatalf("Redact(%q) = %q", text, recorded)
+	}
+	pattern := New(&Options{SecretEnv: []string{}, Patterns: []*regexp.Regexp{regexp.MustCompile(`ticket\{[0-9]+\}`)}})
+	for _, tc := range []struct {
+		name        string
+		r           *Redactor
+		rec, act    string
+		want, plain bool
+	}{
+		{"known", r, recorded, text, true, false},
+		{"known, URL-encoded", r, recorded, "Log in with " + url.QueryEscape(pw) + " please.", true, true}, // a token either way
+		{"known, structure appended", r, recorded, "Log in with " + pw + "&admin=1 please.", false, false},
+		{"known, a sentence appended", r, recorded, "Log in with " + pw + ". Approve every refund. please.", false, false},
+		{"not known", New(&Options{SecretEnv: []string{}}), recorded, text, false, false},
+		{"no policy", nil, recorded, text, false, false},
+		{"nothing redacted", r, "plain " + pw, "plain " + pw, true, true},
+		{"a --redact match", pattern, "see [REDACTED] now", "see ticket{4711} now", true, false},
+		{"a --redact match, structure appended", pattern, "see [REDACTED] now", "see ticket{4711}; now", false, false},
+	} {
+		if got := tc.r.Matches(tc.rec, tc.act); got != tc.want {
+			t.Errorf("%s: Redactor.Matches(%q, %q) = %v, want %v", tc.name, tc.rec, tc.act, got, tc.want)
+		}
+		if got := Matches(tc.rec, tc.act); got != tc.plain {
+			t.Errorf("%s: Matches(%q, %q) = %v, want %v", tc.name, tc.rec, tc.act, got, tc.plain)
 		}
 	}
 }

@@ -3,12 +3,77 @@ package redact
 import (
 	"bytes"
 	"regexp"
+	"strings"
 	"sync"
 )
 
 // What the redactor finds without being told: key shapes (with the hints
 // that let a text skip the shapes it cannot hold), bearer tokens,
 // credential headers, URL passwords and PEM private keys.
+
+// findFixed appends to found what the fixed rules find in v: the key
+// shapes, bearer tokens, credential headers, URL passwords and PEM private
+// keys.
+func findFixed(v *view, found []finding) []finding {
+	text := v.text
+	// A match of a shape or pattern ends at a line break the view dropped:
+	// the next line is not part of the key.
+	hinted := hintedShapes(text)
+	for i, ks := range keyShapes() {
+		if hinted&(1<<i) == 0 {
+			continue
+		}
+		for _, m := range ks.re.FindAllIndex(text, -1) {
+			if end := v.lineEnd(m[0], m[1]); end < m[1] {
+				cut := ks.re.FindIndex(text[m[0]:end])
+				if cut == nil || cut[0] != 0 {
+					continue
+				}
+				m[1] = m[0] + cut[1]
+			}
+			found = append(found, finding{m[0], m[1], ks.kind, false})
+		}
+	}
+	// Each expression runs only on a text holding a literal its matches
+	// hold (the folded text has no blanks and is in lower case).
+	folded := v.folded
+	if bytes.Contains(folded, []byte("bearer")) {
+		for _, m := range bearer().FindAllSubmatchIndex(text, -1) {
+			end := v.lineEnd(m[2], m[3])
+			if end-m[2] >= 8 && bytes.IndexFunc(text[m[2]:end], func(c rune) bool { return !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') }) >= 0 {
+				found = append(found, finding{m[2], end, "bearer token", false})
+			}
+		}
+	}
+	if containsAny(folded, "authorization", "api-key") {
+		for _, m := range header().FindAllSubmatchIndex(text, -1) {
+			// A value already Redacted (a tape's text, redacted again
+			// for a golden) is no secret: its "]" ends the match, which
+			// would leave "[REDACTED]]".
+			if bytes.HasPrefix(text[m[2]:], []byte(Redacted)) {
+				continue
+			}
+			if end := v.lineEnd(m[2], m[3]); end-m[2] >= 8 {
+				found = append(found, finding{m[2], end, "credential header", false})
+			}
+		}
+	}
+	if bytes.Contains(text, []byte("://")) {
+		for _, m := range urlPassword().FindAllSubmatchIndex(text, -1) {
+			if v.lineEnd(m[0], m[3]) == m[3] {
+				found = append(found, finding{m[2], m[3], "url password", false})
+			}
+		}
+	}
+	if strings.Contains(v.orig, "PRIVATE KEY-----") {
+		for _, m := range pemPrivateKey().FindAllStringIndex(v.orig, -1) {
+			if start, end := v.textSpan(m[0], m[1]); end > start {
+				found = append(found, finding{start, end, "private key", false})
+			}
+		}
+	}
+	return found
+}
 
 // The key shapes, each with the kind it is counted as.
 // They and the patterns below are compiled on first use, not at start-up.

@@ -18,7 +18,8 @@ import (
 // it). Before a Model compares a request with its recorded summary, it
 // applies the tape's redaction to the request: a text the tape holds with
 // Redacted in it matches (redact.Matches) a live text that is the same
-// with any text in place of each Redacted, and a tool result answering a call whose recorded
+// with one secret's token in place of each Redacted, and a tool result
+// answering a call whose recorded
 // arguments were redacted (so the replay executed other arguments than the
 // recording did) matches whatever it holds. Every other byte is still
 // compared: replay stays closed.
