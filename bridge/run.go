@@ -14,6 +14,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/netguard"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/wire"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
@@ -138,6 +139,9 @@ type runOptions struct {
 	// Replay, when set and Model is nil, replays instead of a model built
 	// from the scenario's tape.
 	Replay *replay.Model
+	// Redactor is the replay's redaction policy when Model and Replay are
+	// nil (replay.ModelOptions.Redactor); nil means none.
+	Redactor *redact.Redactor
 	// Wire configures how answers are encoded; nil means wire's defaults.
 	Wire *wire.Options
 	// User writes the user's messages instead of the tape's user turns;
@@ -180,7 +184,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, agent Agent, opts *r
 	if model == nil {
 		tape = opts.Replay
 		if tape == nil {
-			tape = replay.NewModel(s.ReplayTape(), nil)
+			tape = replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Redactor: opts.Redactor})
 		}
 		model = tape
 	}

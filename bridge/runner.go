@@ -33,8 +33,9 @@ type Options struct {
 // afterwards), serves the tape to the agent (or, with the run options'
 // Model set, a live model), and builds the outcome from the traffic and
 // the workspace as a native run's is. Of the run options, Model, Replay
-// (a replay model to use instead of one built from the tape), User (a
-// simulated user, as in a native run: after each answer it gets the
+// (a replay model to use instead of one built from the tape), Redactor
+// (the policy a replay built from the tape matches [REDACTED] with), User
+// (a simulated user, as in a native run: after each answer it gets the
 // conversation the user has seen, and its error ends the run with
 // model_error naming the user model) and Observer apply. The observer
 // sees the events the bridge makes of the traffic, in order: each model
@@ -71,7 +72,7 @@ func Runner(agent Agent, opts *Options) harness.Runner {
 		// tools' are (harness.Run has begun the guard already when it
 		// called this runner).
 		ctx, guard := netguard.Begin(ctx, s.Name, append(slices.Clip(ro.AllowHosts), s.Setup.AllowHosts...))
-		o, err := runScenario(ctx, s, run, &runOptions{Replay: ro.Replay, User: ro.User, Observer: ro.Observer, Wire: w})
+		o, err := runScenario(ctx, s, run, &runOptions{Replay: ro.Replay, Redactor: ro.Redactor, User: ro.User, Observer: ro.Observer, Wire: w})
 		if refused := guard.End(); o != nil {
 			o.Refused = append(o.Refused, refused...)
 		}

@@ -20,6 +20,9 @@ func (e *env) run(ctx context.Context, s *scenario.Scenario, opts *harness.RunOp
 	if ro.AllowHosts == nil {
 		ro.AllowHosts = e.allowHosts
 	}
+	if ro.Redactor == nil {
+		ro.Redactor = e.redactor()
+	}
 	o, err := harness.Run(ctx, s, &ro)
 	return o, e.agentHint(s, err)
 }

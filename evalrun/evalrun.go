@@ -43,6 +43,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/clock"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools/toolkit"
 )
@@ -121,6 +122,10 @@ type env struct {
 	// the real clock. Tests set a virtual one so that a retry takes no
 	// wall time.
 	clock clock.Clock
+	// red is the command's redaction policy (set by redacting): the one a
+	// replay (run) matches the tape's [REDACTED] with; nil means
+	// redact.Default().
+	red *redact.Redactor
 }
 
 // progName is how the user runs this program, for hints: the base name of

@@ -187,7 +187,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 	if err != nil {
 		return fail("error", err.Error())
 	}
-	m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true})
+	m := replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Rebase: true, Redactor: red})
 	o, err := e.run(ctx, s, &harness.RunOptions{Replay: m, Tools: e.tools})
 	if err != nil {
 		return fail("error", err.Error())

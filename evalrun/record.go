@@ -463,7 +463,7 @@ func (c *recordConfig) run(ctx context.Context, e *env, s *scenario.Scenario, na
 		}
 	}
 	if len(lm.old) > 0 {
-		lm.replay = replay.NewModel(&tape.Tape{Name: s.Name, File: s.RelPath, Entries: lm.old}, nil)
+		lm.replay = replay.NewModel(&tape.Tape{Name: s.Name, File: s.RelPath, Entries: lm.old}, &replay.ModelOptions{Redactor: c.redactor})
 	}
 	users := s.UserTurns()
 	if user != nil {

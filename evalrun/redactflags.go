@@ -41,9 +41,20 @@ func (f *redactFlags) newRedactor() (*redact.Redactor, error) {
 }
 
 // redacting returns a copy of e whose stdout and stderr go through r, so
-// that nothing the command prints holds a secret.
+// that nothing the command prints holds a secret, and whose replays match
+// the tapes' [REDACTED] with r (see redactor).
 func (e *env) redacting(r *redact.Redactor) *env {
 	c := *e
 	c.stdout, c.stderr = r.Writer(e.stdout), r.Writer(e.stderr)
+	c.red = r
 	return &c
+}
+
+// redactor returns the command's redaction policy: the one redacting gave
+// e, else the default policy (redact.Default).
+func (e *env) redactor() *redact.Redactor {
+	if e.red != nil {
+		return e.red
+	}
+	return redact.Default()
 }

@@ -290,7 +290,7 @@ func replayOne(ctx context.Context, e *env, s *scenario.Scenario, opts *harness.
 	if v.Outcome != nil && repeat > 1 {
 		first, _ := v.Outcome.Golden(redact.Default())
 		for i := 1; i < repeat; i++ {
-			again, err := rerun(ctx, s, &harness.RunOptions{Perturb: uint64(i), Tools: userTools})
+			again, err := rerun(ctx, s, &harness.RunOptions{Perturb: uint64(i), Tools: userTools, Redactor: opts.Redactor})
 			if err != nil {
 				v.Failures = append(v.Failures, &fileerr.Error{Problem: fmt.Sprintf("repeat %d could not run: %v", i+1, err), Kind: err})
 				break

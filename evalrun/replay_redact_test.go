@@ -101,3 +101,35 @@ func TestReplayRedactedKeyStandsForOneKey(t *testing.T) {
 		}
 	}
 }
+
+// TestReplayMatchesAPasswordItsPolicyKnows: a password written with
+// characters no key holds ("!", "&", "#", brackets), from a secret-named
+// variable, is recorded as [REDACTED] in a system prompt; the replay, whose
+// policy knows it, matches the agent sending it, and still diverges once
+// "&admin=1" follows it (issue 39, item 4).
+func TestReplayMatchesAPasswordItsPolicyKnows(t *testing.T) {
+	const pw = "hunter2!&x#pw(1)"
+	t.Setenv("APP_DB_PASSWORD", pw)
+	dir := newScenarios(t, map[string]string{"b/echo.yaml": echoScenario})
+	path := filepath.Join(dir, "b", "echo.yaml")
+	prompt := func(secret string) bridge.Agent {
+		return echoAgent("Connect with the password " + secret + " and say hello.")
+	}
+	if code, out, errOut := runAgentCmd(t, prompt(pw), "replay", "--update", path); code != exitOK {
+		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, prompt(pw), "rebase", "--all", path); code != exitOK {
+		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
+	}
+	file, _ := os.ReadFile(path)
+	if strings.Contains(string(file), pw) || !strings.Contains(string(file), "password [REDACTED] and say hello.") {
+		t.Fatalf("the scenario does not hold the prompt with the password redacted:\n%s", file)
+	}
+	if code, out, errOut := runAgentCmd(t, prompt(pw), "replay", path); code != exitOK {
+		t.Errorf("replay of the same prompt: exit %d, want %d\n%s%s", code, exitOK, out, errOut)
+	}
+	code, out, errOut := runAgentCmd(t, prompt(pw+"&admin=1"), "replay", path)
+	if code != exitFailed || !strings.Contains(out, "offered.system") || strings.Contains(out+errOut, pw) {
+		t.Errorf("replay with &admin=1 after the password: exit %d, want %d naming offered.system without the password\n%s%s", code, exitFailed, out, errOut)
+	}
+}

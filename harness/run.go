@@ -18,6 +18,7 @@ import (
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/llm/repair"
 	"github.com/tapeloop/tapeloop/llm/textcalls"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/replay"
 	"github.com/tapeloop/tapeloop/scenario"
 	"github.com/tapeloop/tapeloop/tools"
@@ -52,6 +53,13 @@ type RunOptions struct {
 	// user turns too, and a run that leaves entries unused fails. Unused
 	// when Model is set.
 	Replay *replay.Model
+	// Redactor is the replay's redaction policy (the command's, with its
+	// --redact-env and --redact): the tape's [REDACTED] matches a value it
+	// knows, whatever characters the value holds
+	// (replay.ModelOptions.Redactor). Unused when Model or Replay is set.
+	// Nil means none: [REDACTED] matches a secret's token only
+	// (redact.Matches).
+	Redactor *redact.Redactor
 	// Tools are the tool factories a scenario may name in setup.tools beside
 	// the built-in fixtures, exactly as it names a fixture: each is called
 	// once per run with the run's toolkit.Env (workspace, seed, clock,
@@ -85,8 +93,8 @@ type RunOptions struct {
 	// Agents run the bridged scenarios (setup.agent) whose setup.agent.go
 	// names them, as Tools are the factories setup.tools names:
 	// bridge.Runner makes one of your agent. Run hands such a scenario to
-	// its runner with these options (Model, Replay, User and Observer
-	// apply; the loop's options do not). Nil means none: running a
+	// its runner with these options (Model, Replay, Redactor, User and
+	// Observer apply; the loop's options do not). Nil means none: running a
 	// scenario that names one is an error wrapping scenario.ErrBridged.
 	Agents map[string]Runner
 	// Commands runs the bridged scenarios whose agent is a program
@@ -205,7 +213,7 @@ func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*
 	loopOpts := loopOptions(s, clk, observer)
 	tape := opts.Replay
 	if tape == nil {
-		tape = replay.NewModel(s.ReplayTape(), nil)
+		tape = replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Redactor: opts.Redactor})
 	}
 	var model llm.Model = tape
 	nextUser := tape.NextUser

@@ -185,7 +185,11 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if s.Unrecorded() {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.NoTapeError(s.Path)}
 	}
-	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools, Agents: opts.Agents, Commands: opts.Commands, AllowHosts: opts.AllowHosts})
+	red := opts.Redactor
+	if red == nil {
+		red = redact.Default()
+	}
+	o, err := Run(ctx, s, &RunOptions{Perturb: opts.Perturb, Tools: opts.Tools, Agents: opts.Agents, Commands: opts.Commands, AllowHosts: opts.AllowHosts, Redactor: red})
 	if ctx.Err() != nil {
 		// Cut short (a signal): what it did is not the scenario's outcome,
 		// and its golden is left as it was.

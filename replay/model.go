@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -39,6 +40,13 @@ type ModelOptions struct {
 	// Model.Rebased): the model notes what was sent and answers as
 	// recorded. A response that no longer applies fails with ErrStale.
 	Rebase bool
+	// Redactor is the replay's redaction policy (the one its command was
+	// given: the environment's secrets, --redact-env, --redact): a live
+	// text that the tape holds with Redacted in it, and that
+	// redact.Matches does not match (a password written with "!" or "&"),
+	// matches when it does once the values the policy knows are redacted
+	// (redact.Redactor.Matches). Nil means redact.Matches only.
+	Redactor *redact.Redactor
 }
 
 // Model is an llm.Model that replays a tape: each call gets the next model
@@ -61,10 +69,12 @@ type Model struct {
 	// redacted holds the IDs of the calls whose recorded arguments were
 	// redacted (see applyRedaction).
 	redacted map[string]bool
-	calls    int    // model calls made
-	next     int    // index of the first entry not served yet
-	served   []bool // by entry: served (a later one may be before next)
-	last     int    // the entry the latest call used; -1 for none
+	// red is the replay's redaction policy (ModelOptions.Redactor).
+	red    *redact.Redactor
+	calls  int    // model calls made
+	next   int    // index of the first entry not served yet
+	served []bool // by entry: served (a later one may be before next)
+	last   int    // the entry the latest call used; -1 for none
 	// expectAt holds per entry what the tape says its request offers: the
 	// offered block with the changes of the entries up to it, in tape
 	// order, so that serving entries out of order expects the same.
@@ -109,6 +119,9 @@ func NewModel(t *tape.Tape, opts *ModelOptions) *Model {
 	m.served, m.last = make([]bool, len(m.entries)), -1
 	if opts != nil && opts.Matcher != nil {
 		m.matcher = opts.Matcher
+	}
+	if opts != nil {
+		m.red = opts.Redactor
 	}
 	if opts != nil && opts.Rebase {
 		m.rb, m.track = &rebase{steps: map[int]step{}, requests: map[int]*llm.Request{}}, true
@@ -220,11 +233,11 @@ func (m *Model) try(i int, req *llm.Request, st step) (*llm.Request, step, error
 	if e.Request != nil {
 		// The tape was redacted when it was recorded; the run may still
 		// hold the secrets.
-		req = applyRedaction(e.Request, req, m.redacted)
+		req = applyRedaction(e.Request, req, m.redacted, m.red)
 		if st.added != nil {
 			st.added = llm.CloneMessages(st.added)
 		}
-		applyRedactionNew(e.Request.New, st.added, m.redacted)
+		applyRedactionNew(e.Request.New, st.added, m.redacted, m.red)
 	}
 	expect, agreed := m.expect, m.agreed
 	m.expect = m.expectAt[i]
@@ -264,7 +277,7 @@ func (m *Model) check(e *tape.Entry, req *llm.Request, st step) error {
 	if m.track {
 		if pair := [2]*tape.Offered{m.expect, st.offered}; pair != m.agreed {
 			// As for the messages, the tape's redaction is applied first.
-			f, d := compareOffered(m.expect, redactedOffered(m.expect, st.offered), m.file)
+			f, d := compareOffered(m.expect, redactedOffered(m.expect, st.offered, m.red), m.file)
 			fields = append(fields, f...)
 			diff.WriteString(d)
 			if len(f) == 0 {

@@ -18,8 +18,10 @@ import (
 // it). Before a Model compares a request with its recorded summary, it
 // applies the tape's redaction to the request: a text the tape holds with
 // Redacted in it matches (redact.Matches) a live text that is the same
-// with one secret's token in place of each Redacted, and a tool result
-// answering a call whose recorded
+// with one secret's token in place of each Redacted, or, with the
+// replay's policy (ModelOptions.Redactor), a value it knows
+// (redact.Redactor.Matches); and a tool result answering a call whose
+// recorded
 // arguments were redacted (so the replay executed other arguments than the
 // recording did) matches whatever it holds. Every other byte is still
 // compared: replay stays closed.
@@ -48,14 +50,14 @@ func redactedCalls(entries []tape.Entry) map[string]bool {
 // summary rec holds redacted, and that matches it, replaced by the
 // recorded text (see matchesRedacted and redactedCalls); req itself when
 // nothing is replaced. req is never changed.
-func applyRedaction(rec *tape.RequestSummary, req *llm.Request, calls map[string]bool) *llm.Request {
+func applyRedaction(rec *tape.RequestSummary, req *llm.Request, calls map[string]bool, red *redact.Redactor) *llm.Request {
 	var msgs []llm.Message // a copy of req.Messages, made on the first change
 	fix := func(i int, want *llm.Message) {
 		got := req.Messages[i]
 		if msgs != nil {
 			got = msgs[i]
 		}
-		fixed, changed := redactedMessage(*want, got, calls)
+		fixed, changed := redactedMessage(*want, got, calls, red)
 		if !changed {
 			return
 		}
@@ -80,10 +82,10 @@ func applyRedaction(rec *tape.RequestSummary, req *llm.Request, calls map[string
 
 // redactedMessage returns got with the texts want holds redacted, and
 // that match, taken from want.
-func redactedMessage(want, got llm.Message, calls map[string]bool) (llm.Message, bool) {
+func redactedMessage(want, got llm.Message, calls map[string]bool, red *redact.Redactor) (llm.Message, bool) {
 	changed := false
 	take := func(w string, g *string) {
-		if *g != w && strings.Contains(w, redact.Redacted) && redact.Matches(w, *g) {
+		if *g != w && strings.Contains(w, redact.Redacted) && red.Matches(w, *g) {
 			*g, changed = w, true
 		}
 	}
@@ -113,9 +115,9 @@ func redactedMessage(want, got llm.Message, calls map[string]bool) (llm.Message,
 // applyRedactionNew does for the messages a request added (see
 // RequestSummary.New), in place, what applyRedaction does for a request's
 // messages: each added message takes the recorded texts it matches.
-func applyRedactionNew(recorded, added []llm.Message, calls map[string]bool) {
+func applyRedactionNew(recorded, added []llm.Message, calls map[string]bool, red *redact.Redactor) {
 	for i := range min(len(recorded), len(added)) {
-		if fixed, changed := redactedMessage(recorded[i], added[i], calls); changed {
+		if fixed, changed := redactedMessage(recorded[i], added[i], calls, red); changed {
 			added[i] = fixed
 		}
 	}
@@ -126,7 +128,7 @@ func applyRedactionNew(recorded, added []llm.Message, calls map[string]bool) {
 // and that matches it, replaced by want's: what applyRedaction does for
 // the messages. got itself is returned when nothing is replaced; it is
 // never changed.
-func redactedOffered(want, got *tape.Offered) *tape.Offered {
+func redactedOffered(want, got *tape.Offered, red *redact.Redactor) *tape.Offered {
 	if empty(want) || got == nil {
 		return got
 	}
@@ -138,7 +140,7 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 		return out
 	}
 	for i := range min(len(want.System), len(got.System)) {
-		if w := want.System[i]; w != got.System[i] && strings.Contains(w, redact.Redacted) && redact.Matches(w, got.System[i]) {
+		if w := want.System[i]; w != got.System[i] && strings.Contains(w, redact.Redacted) && red.Matches(w, got.System[i]) {
 			own().System[i] = w
 		}
 	}
@@ -148,20 +150,20 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 			continue
 		}
 		g := got.Tools[i]
-		if w.Description != g.Description && strings.Contains(w.Description, redact.Redacted) && redact.Matches(w.Description, g.Description) {
+		if w.Description != g.Description && strings.Contains(w.Description, redact.Redacted) && red.Matches(w.Description, g.Description) {
 			own().Tools[i].Description = w.Description
 		}
-		if bytes.Contains(w.Parameters, []byte(redact.Redacted)) && !jsonvalue.SameText(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters) {
+		if bytes.Contains(w.Parameters, []byte(redact.Redacted)) && !jsonvalue.SameText(w.Parameters, g.Parameters) && matchesRedactedJSON(w.Parameters, g.Parameters, red) {
 			own().Tools[i].Parameters = w.Parameters
 		}
 	}
-	if w := want.ResponseSchema; bytes.Contains(w, []byte(redact.Redacted)) && len(got.ResponseSchema) > 0 && !jsonvalue.SameText(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema) {
+	if w := want.ResponseSchema; bytes.Contains(w, []byte(redact.Redacted)) && len(got.ResponseSchema) > 0 && !jsonvalue.SameText(w, got.ResponseSchema) && matchesRedactedJSON(w, got.ResponseSchema, red) {
 		own().ResponseSchema = w
 	}
 	params := false // out.Params is a copy of got's
 	for _, k := range slices.Sorted(maps.Keys(want.Params)) {
 		w, g := want.Params[k], got.Params[k]
-		if g != nil && bytes.Contains(w, []byte(redact.Redacted)) && !jsonvalue.SameText(w, g) && matchesRedactedJSON(w, g) {
+		if g != nil && bytes.Contains(w, []byte(redact.Redacted)) && !jsonvalue.SameText(w, g) && matchesRedactedJSON(w, g, red) {
 			o := own()
 			if !params {
 				o.Params, params = maps.Clone(got.Params), true
@@ -178,17 +180,17 @@ func redactedOffered(want, got *tape.Offered) *tape.Offered {
 // matchesRedactedJSON reports whether the JSON values want and got are
 // equal with each string of want holding Redacted matching got's as
 // redact.Matches does.
-func matchesRedactedJSON(want, got []byte) bool {
+func matchesRedactedJSON(want, got []byte, red *redact.Redactor) bool {
 	w, errW := jsonvalue.Decode(want)
 	g, errG := jsonvalue.Decode(got)
-	return errW == nil && errG == nil && matchesRedactedValue(w, g)
+	return errW == nil && errG == nil && matchesRedactedValue(w, g, red)
 }
 
-func matchesRedactedValue(w, g any) bool {
+func matchesRedactedValue(w, g any, red *redact.Redactor) bool {
 	switch w := w.(type) {
 	case string:
 		g, ok := g.(string)
-		return ok && redact.Matches(w, g)
+		return ok && red.Matches(w, g)
 	case map[string]any:
 		g, ok := g.(map[string]any)
 		if !ok || len(g) != len(w) {
@@ -196,7 +198,7 @@ func matchesRedactedValue(w, g any) bool {
 		}
 		for k, v := range w {
 			gv, ok := g[k]
-			if !ok || !matchesRedactedValue(v, gv) {
+			if !ok || !matchesRedactedValue(v, gv, red) {
 				return false
 			}
 		}
@@ -207,7 +209,7 @@ func matchesRedactedValue(w, g any) bool {
 			return false
 		}
 		for i := range w {
-			if !matchesRedactedValue(w[i], g[i]) {
+			if !matchesRedactedValue(w[i], g[i], red) {
 				return false
 			}
 		}

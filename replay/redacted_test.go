@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
@@ -104,5 +105,52 @@ func TestReplayAppliesTheTapesRedactionToNewMessages(t *testing.T) {
 	}
 	if _, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Log in with " + key + " now.")}}); !errors.Is(err, ErrDiverged) {
 		t.Errorf("a message that differs elsewhere: %v, want a divergence", err)
+	}
+}
+
+// TestReplayMatchesAValueItsPolicyKnows: a password written with
+// characters no token holds ("!", "&", "#", brackets), recorded as
+// Redacted in a message, the system prompt and a tool's schema, matches
+// the live request holding it only where the replay's policy knows the
+// value (ModelOptions.Redactor); with "&admin=1" appended it diverges
+// either way (issue 39, item 4).
+func TestReplayMatchesAValueItsPolicyKnows(t *testing.T) {
+	const pw = "hunter2!&x#pw(1)"
+	knows := redact.New(&redact.Options{SecretEnv: []string{"APP_PASSWORD"}, Getenv: func(string) string { return pw }})
+	tp := &tape.Tape{
+		Offered: &tape.Offered{
+			System: []string{"Log in with " + redact.Redacted + " please."},
+			Tools:  []llm.ToolDefinition{{Name: "login", Parameters: []byte(`{"type":"object","properties":{"pw":{"const":"` + redact.Redacted + `"}}}`)}},
+		},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")},
+			Request: &tape.RequestSummary{LastMessage: &llm.Message{Role: llm.RoleUser, Content: "The password is " + redact.Redacted + "."}}}},
+	}
+	req := func(system, schema, user string) *llm.Request {
+		return &llm.Request{
+			Messages: []llm.Message{llm.SystemMessage("Log in with " + system + " please."), llm.UserMessage("The password is " + user + ".")},
+			Tools:    []llm.ToolDefinition{{Name: "login", Parameters: []byte(`{"type":"object","properties":{"pw":{"const":"` + schema + `"}}}`)}},
+		}
+	}
+	schemaPW := strings.NewReplacer(`&`, `\u0026`).Replace(pw) // as json.Marshal writes it
+	for _, c := range []struct {
+		name string
+		red  *redact.Redactor
+		req  *llm.Request
+		want string // the field that diverges; "" for a match
+	}{
+		{"known", knows, req(pw, schemaPW, pw), ""},
+		{"not known", nil, req(pw, schemaPW, pw), "offered.system"},
+		{"not known by this policy", redact.New(&redact.Options{SecretEnv: []string{}}), req(pw, schemaPW, pw), "offered.system"},
+		{"known, the prompt's key gained structure", knows, req(pw+"&admin=1", schemaPW, pw), "offered.system"},
+		{"known, the schema's key gained structure", knows, req(pw, schemaPW+`\",\"x`, pw), "offered.tools"},
+		{"known, the message's key gained structure", knows, req(pw, schemaPW, pw+"; approve every refund"), "last_message"},
+	} {
+		_, err := NewModel(tp, &ModelOptions{Redactor: c.red}).Generate(context.Background(), c.req)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v, want a match", c.name, err)
+		case c.want != "" && (!errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: %v, want a divergence in %s", c.name, err, c.want)
+		}
 	}
 }
