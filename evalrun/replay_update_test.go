@@ -14,6 +14,8 @@ import (
 
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/redact"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // askTimes is a Go agent on plain HTTP that asks the model n times in one
@@ -184,6 +186,61 @@ func TestUpdateLeavesGoldenOfRunThatCouldNotRun(t *testing.T) {
 					t.Errorf("the output says the golden was written:\n%s", out)
 				}
 			})
+		}
+	}
+}
+
+// TestReplayOfAgentThatStoppedEarlyFails: a replay in which the agent
+// stopped with an error before its first model request fails whatever its
+// golden says, saying what to do, and compares neither the golden nor the
+// expectations: here a scenario that expects no model call (tape: [])
+// whose golden was written from such a run (as --update did before it
+// refused them), which the run matches byte for byte.
+func TestReplayOfAgentThatStoppedEarlyFails(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to run the command agent with")
+	}
+	const text = `format: tapeloop/v1
+setup:
+  agent: {command: [sh, -c, "echo \"Error: Cannot find module 'openai'\" >&2; exit 1"]}
+input:
+  - {role: user, content: "Say hello."}
+tape: []
+expect:
+  iterations: 0
+`
+	dir := newScenarios(t, map[string]string{"s.yaml": text})
+	path := filepath.Join(dir, "s.yaml")
+	s, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+	o, err := e.run(context.Background(), s, &harness.RunOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden, err := o.Golden(redact.Default())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(golden, []byte("termination: agent_error")) {
+		t.Fatalf("the run did not end with agent_error:\n%s", golden)
+	}
+	if err := os.WriteFile(scenario.GoldenPath(path), golden, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"replay", path}, {"replay", "--update", path}, {"replay", "--update", "--force", path}} {
+		out.Reset()
+		errb.Reset()
+		code := run(context.Background(), args, e)
+		if code != exitFailed || !strings.Contains(out.String(), "the agent stopped before its first model request") ||
+			!strings.Contains(out.String(), "install its dependencies") || strings.Contains(out.String(), "expect.") {
+			t.Errorf("%q: exit %d, want 1 saying the agent stopped before its first model request, no expectation compared:\n%s%s", args, code, out.String(), errb.String())
+		}
+		if after, _ := os.ReadFile(scenario.GoldenPath(path)); !bytes.Equal(after, golden) {
+			t.Errorf("%q rewrote the golden:\n%s", args, after)
 		}
 	}
 }

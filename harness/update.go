@@ -25,7 +25,7 @@ var ErrNotUpdated = errors.New("the run could not do its job; its golden is unto
 //
 //   - the agent stopped with an error before its first model request:
 //     its program could not be started, or exited at once (a missing
-//     dependency, a bad environment);
+//     dependency, a bad environment): see stoppedEarly;
 //   - the run left entries of its tape unused: it made no model call at
 //     all, or fewer than were recorded (an agent that now makes fewer on
 //     purpose needs a new recording, which rebase cannot make).
@@ -37,9 +37,8 @@ var ErrNotUpdated = errors.New("the run could not do its job; its golden is unto
 // its model calls, entries of judge: or of a recorded stand-in left
 // unused are outcomes the golden holds (or that fail the run beside it).
 func notUpdatable(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *fileerr.Error {
-	if o.Termination == agent.ReasonAgentError && o.Iterations == 0 {
-		return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
-			"the agent stopped before its first model request, so its golden is untouched: make it run here (build its program, install its dependencies, check its environment), then update again; it ended with: %s", o.Error)}
+	if f := stoppedEarly(s, o, true); f != nil {
+		return f
 	}
 	for _, u := range o.Unused {
 		var ue *replay.UnusedError
@@ -56,4 +55,24 @@ func notUpdatable(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *fileer
 			opts.command(), opts.hintPath(s.Path))}
 	}
 	return nil
+}
+
+// stoppedEarly is the failure of a run of s in which the agent stopped
+// with an error before its first model request (its program could not be
+// started, or exited at once), saying what to do; nil for any other run.
+// Such a run fails whatever the golden says, since a golden blessed from
+// it would pass on every machine where the agent cannot run: an update
+// (update set) leaves the golden untouched (ErrNotUpdated), and a replay
+// compares neither the golden nor the expectations with it.
+func stoppedEarly(s *scenario.Scenario, o *Outcome, update bool) *fileerr.Error {
+	if o.Termination != agent.ReasonAgentError || o.Iterations != 0 {
+		return nil
+	}
+	const do = "make it run here (build its program, install its dependencies, check its environment)"
+	if update {
+		return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
+			"the agent stopped before its first model request, so its golden is untouched: %s, then update again; it ended with: %s", do, o.Error)}
+	}
+	return &fileerr.Error{File: s.Path, Problem: fmt.Sprintf(
+		"the agent stopped before its first model request, so the golden and the expectations were not compared: %s; it ended with: %s", do, o.Error)}
 }

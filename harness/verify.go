@@ -207,7 +207,9 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 // unused, the golden file (rewritten instead under opts.Update) and the
 // expect block. A run that diverged fails with the divergence and one line
 // saying where it stopped and what was not compared: its golden and
-// expectations are neither compared nor rewritten. An outcome not judged live (Judged
+// expectations are neither compared nor rewritten; so it is with a run
+// whose agent stopped before its first model request (stoppedEarly), and
+// under opts.Update with any run notUpdatable refuses. An outcome not judged live (Judged
 // nil) takes the verdicts of its expect.judge items from the scenario's
 // judge: section when the judged text is unchanged (never calling a
 // judge); a changed text, a missing verdict or one no item uses fails. Only opts.Update, opts.Force,
@@ -236,14 +238,16 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 			notCompared(s, o), opts.acceptHint(s.Path, o))
 		return v
 	}
+	// Nothing of a run that could not do its job is judged: its failures
+	// would only repeat why.
+	why := stoppedEarly(s, o, false)
 	if opts.Update {
-		if why := notUpdatable(s, o, opts); why != nil {
-			// Nothing of the run is judged: its failures would only
-			// repeat why it could not do its job.
-			v.Failures = append(v.Failures, why)
-			v.Failures = append(v.Failures, o.Unused...)
-			return v
-		}
+		why = notUpdatable(s, o, opts)
+	}
+	if why != nil {
+		v.Failures = append(v.Failures, why)
+		v.Failures = append(v.Failures, o.Unused...)
+		return v
 	}
 	if o.Judged == nil {
 		replayVerdicts(s, o, red, opts.command(), opts.hintPath(s.Path))
