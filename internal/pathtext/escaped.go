@@ -8,10 +8,11 @@ import (
 )
 
 // ReplaceEscaped is Replace where path may also be written as the inside
-// of a JSON string writes it: any of its characters as an escape (a slash
-// as \/ or \u002f, é as \u00e9, a character past U+FFFF as a UTF-16
-// surrogate pair, a quote or backslash as \" or \\), as encoders that
-// escape slashes or everything past ASCII write it. A match written
+// of a JSON string writes it: any of its characters but ASCII letters and
+// digits (which no encoder escapes) as an escape (a slash as \/ or
+// \u002f, é as \u00e9, a character past U+FFFF as a UTF-16 surrogate
+// pair, a quote or backslash as \" or \\), as encoders that escape
+// slashes or everything past ASCII write it. A match written
 // plainly becomes name, one with any escape escapedName (name as it may
 // stand inside a JSON string). Whether the path is whole is judged by the
 // characters around it, decoded the same way. s itself when nothing
@@ -22,6 +23,9 @@ func ReplaceEscaped(s, path, name, escapedName string) string {
 	}
 	if !strings.Contains(s, `\`) {
 		return Replace(s, path, name)
+	}
+	if a := anchor(path); a != "" && !strings.Contains(s, a) {
+		return s // every match holds the anchor as it is
 	}
 	last, _ := utf8.DecodeLastRuneInString(path)
 	var b strings.Builder
@@ -54,7 +58,7 @@ func ReplaceEscaped(s, path, name, escapedName string) string {
 func matchAt(s string, i int, path string) (end int, escaped, ok bool) {
 	for p := 0; p < len(path); {
 		r, w := utf8.DecodeRuneInString(path[p:])
-		if i < len(s) && s[i] == '\\' && (r != utf8.RuneError || w > 1) {
+		if i < len(s) && s[i] == '\\' && (r != utf8.RuneError || w > 1) && !isAlnum(r) {
 			if e, n := unescape(s, i); n > 0 && e == r {
 				i, p, escaped = i+n, p+w, true
 				continue
@@ -142,4 +146,40 @@ func continuesAt(s string, end int) bool {
 // and past ASCII.
 func continuesRune(r rune) bool {
 	return r >= 0 && r < utf8.RuneSelf && continuesName(byte(r))
+}
+
+// anchor returns the longest run of ASCII letters and digits in path's
+// last name (in the whole path when that has none): text every match of
+// path holds unescaped, and the rarest (a folder's random suffix). ""
+// when path has none.
+func anchor(path string) string {
+	best := longestAlnum(path[strings.LastIndexAny(path, `/\`)+1:])
+	if best == "" {
+		best = longestAlnum(path)
+	}
+	return best
+}
+
+// longestAlnum returns the longest run of ASCII letters and digits in s,
+// the first of the longest.
+func longestAlnum(s string) string {
+	best, start := "", -1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && isAlnum(rune(s[i])) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start > len(best) {
+			best = s[start:i]
+		}
+		start = -1
+	}
+	return best
+}
+
+// isAlnum reports whether r is an ASCII letter or digit.
+func isAlnum(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9'
 }

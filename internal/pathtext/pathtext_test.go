@@ -1,6 +1,9 @@
 package pathtext
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestReplace(t *testing.T) {
 	for _, tc := range []struct{ in, want string }{
@@ -80,5 +83,38 @@ func TestReplaceJSON(t *testing.T) {
 		if got := ReplaceJSON(tc.in, "/tmp/w", `/q"d`); got != tc.want {
 			t.Errorf("ReplaceJSON(%s) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+// TestReplaceEscapedLettersAsThemselves: no encoder escapes an ASCII
+// letter or digit, so a path whose letters are escaped is not the path
+// (which lets a text without the path's last name be passed over).
+func TestReplaceEscapedLettersAsThemselves(t *testing.T) {
+	for _, in := range []string{`\u002f\u0074mp\u002fw1`, `\/tmp\/w\u0031`, `\/tmp\/x1 \n`} {
+		if got := ReplaceEscaped(in, "/tmp/w1", "$W", "$E"); got != in {
+			t.Errorf("ReplaceEscaped(%q) = %q, want it unchanged", in, got)
+		}
+	}
+	if got := ReplaceEscaped(`\/tmp\/w1 \/tmp\/w1\/x`, "/tmp/w1", "$W", "$E"); got != `$E $E\/x` {
+		t.Errorf("ReplaceEscaped = %q, want both found", got)
+	}
+}
+
+// BenchmarkReplaceEscaped: a megabyte of text with escapes (so Replace's
+// shortcut does not apply), without the path's last name (passed over)
+// and with it but never the path (scanned whole).
+func BenchmarkReplaceEscaped(b *testing.B) {
+	const path = "/tmp/tapeloop-bridge-2768633777"
+	for _, c := range []struct{ name, line string }{
+		{"no anchor", "a line of code with a \\n escape and a /usr/lib path\n"},
+		{"anchor", "a line of code with a \\n escape and 2768633777 in it\n"},
+	} {
+		s := strings.Repeat(c.line, 1<<20/len(c.line))
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(s)))
+			for b.Loop() {
+				ReplaceEscaped(s, path, "/w", "/w")
+			}
+		})
 	}
 }
