@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/eval"
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
@@ -183,7 +184,10 @@ func ownModel(scenarios []*scenario.Scenario) (string, error) {
 	for _, s := range scenarios {
 		m := s.Setup.Loop.Model
 		switch {
-		case m == "" || s.Setup.Agent != nil:
+		case s.Setup.Agent != nil:
+			model, note := harness.ForwardedModel(s)
+			return "", fmt.Errorf("no --model given: %s: its agent's own request is forwarded, model and all: give --model %s %s", s.Path, model, note)
+		case m == "":
 			return "", fmt.Errorf("%s, and %s names no model of its own (setup.loop.request.model)", none, s.Path)
 		case at == nil:
 			own, at = m, s

@@ -195,7 +195,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 	rb, err := m.Rebased(&replay.RebaseOptions{All: all, Redactor: red})
 	var stale *replay.StaleError
 	if errors.As(err, &stale) {
-		return fail("refused", fmt.Sprintf("%s:%d: tape[%d] must be recorded again (`%s record --mode all --model PROVIDER/MODEL %s`): %v", s.Path, stale.Line, stale.Entry, e.prog(), s.Path, stale.Err))
+		return fail("refused", fmt.Sprintf("%s:%d: tape[%d] must be recorded again (%s): %v", s.Path, stale.Line, stale.Entry, harness.RecordCommand(e.prog(), s, s.Path, true), stale.Err))
 	}
 	if err != nil {
 		return fail("error", err.Error())
@@ -217,7 +217,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		for _, rf := range o.Refused {
 			why = append(why, "a request through http.DefaultTransport was refused during the replay: "+rf)
 		}
-		return fail("refused", append(why, fmt.Sprintf("record it again: `%s record --mode all --model PROVIDER/MODEL %s`", e.prog(), s.Path))...)
+		return fail("refused", append(why, "record it again: "+harness.RecordCommand(e.prog(), s, s.Path, true))...)
 	}
 	out, err := rebaseFile(src, s.Path, rb)
 	if err != nil {

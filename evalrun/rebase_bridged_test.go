@@ -105,3 +105,50 @@ func TestRebaseBridged(t *testing.T) {
 		t.Fatalf("replay after rebase: exit %d\n%s%s", code, out, errOut)
 	}
 }
+
+// TestBridgedRecordHint: the record command a failed replay of a bridged
+// scenario suggests says what --model does for it: the agent's own request
+// is forwarded, PROVIDER only chooses where it goes and with which key, and
+// the agent's model (once pinned, named in the command) is kept unless
+// another is named.
+func TestBridgedRecordHint(t *testing.T) {
+	dir := newScenarios(t, map[string]string{
+		"b/echo.yaml":  echoScenario,
+		"b/new.yaml":   strings.Replace(echoScenario, "tape:\n  - response: {content: \"Hello.\"}\n", "", 1),
+		"b/other.yaml": strings.Replace(echoScenario, "  - response: {content: \"Hello.\"}\n", "  - response: {content: \"Hello.\"}\n    request: {last_message: {role: user, content: \"Say bye.\"}}\n", 1),
+	})
+	path, fresh, other := filepath.Join(dir, "b", "echo.yaml"), filepath.Join(dir, "b", "new.yaml"), filepath.Join(dir, "b", "other.yaml")
+	before, after := echoAgent("You are terse."), echoAgent("You are terse and kind.")
+	forwarded := "(PROVIDER: the vendor whose endpoint and key get the agent's own request; "
+	if code, out, errOut := runAgentCmd(t, before, "replay", fresh); code == exitOK ||
+		!strings.Contains(out+errOut, "record one with `evalrun record --model PROVIDER/MODEL "+fresh+"` "+forwarded+"MODEL replaces the agent's model only when it names another)") {
+		t.Errorf("replay of a bridged scenario without a tape: exit %d, want the record hint saying what --model does\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runAgentCmd(t, before, "replay", other); code != exitFailed ||
+		!strings.Contains(out, "record it again: `evalrun record --mode all --model PROVIDER/MODEL "+other+"` "+forwarded+"MODEL replaces the agent's model only when it names another)") {
+		t.Errorf("replay with another user message, model not pinned: exit %d, want the record hint saying what --model does\n%s", code, out)
+	}
+	// eval and record without --model: a bridged agent names its own
+	// model in its request, not in setup.loop.request.model.
+	for _, args := range [][]string{{"eval", path}, {"record", "--mode", "all", path}} {
+		code, out, errOut := runAgentCmd(t, before, args...)
+		if code != exitUsage || !strings.Contains(errOut, path+": ") || !strings.Contains(errOut, "its agent's own request is forwarded, model and all: give --model PROVIDER/MODEL "+forwarded+"MODEL replaces the agent's model only when it names another)") ||
+			strings.Contains(errOut, "setup.loop.request.model") {
+			t.Errorf("%s without --model: exit %d, want 2 saying what --model does for a bridged agent\n%s%s", args[0], code, out, errOut)
+		}
+	}
+	if code, out, errOut := runAgentCmd(t, before, "replay", "--update", path); code != exitOK {
+		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, before, "rebase", "--all", path); code != exitOK {
+		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, _ := runAgentCmd(t, after, "replay", path); code != exitFailed ||
+		!strings.Contains(out, "record it again: `evalrun record --mode all --model PROVIDER/m "+path+"` "+forwarded+"its model, m, is kept unless you name another)") {
+		t.Errorf("replay with a changed prompt, model pinned: exit %d, want the record hint naming the agent's model\n%s", code, out)
+	}
+	if code, out, errOut := runAgentCmd(t, after, "eval", path); code != exitUsage ||
+		!strings.Contains(errOut, path+": its agent's own request is forwarded, model and all: give --model PROVIDER/m "+forwarded+"its model, m, is kept unless you name another)") {
+		t.Errorf("eval without --model, model pinned: exit %d, want 2 naming the agent's model\n%s%s", code, out, errOut)
+	}
+}

@@ -367,7 +367,10 @@ func (c *recordConfig) modelFor(s *scenario.Scenario) (string, error) {
 	switch {
 	case c.model != "":
 		return c.model, nil
-	case s.Setup.Agent == nil && s.Setup.Loop.Model != "":
+	case s.Setup.Agent != nil:
+		model, note := harness.ForwardedModel(s)
+		return "", fmt.Errorf("%s: %w: its agent's own request is forwarded, model and all: give --model %s %s", s.Path, errNoModel, model, note)
+	case s.Setup.Loop.Model != "":
 		return s.Setup.Loop.Model, nil
 	}
 	return "", fmt.Errorf("%s: %w: give --model PROVIDER/MODEL (such as openai/gpt-4.1-mini), or name the scenario's own in setup.loop.request.model", s.Path, errNoModel)

@@ -91,18 +91,25 @@ func (opts *VerifyOptions) hintPath(path string) string {
 // tape (Scenario.Unrecorded): it wraps ErrNoTape, and its hint names how to
 // record one with opts.Command.
 func (opts *VerifyOptions) NoTapeError(path string) error {
-	return fmt.Errorf("%s: %w: record one with `%s record --model PROVIDER/MODEL %s` (or run it live with `%s eval`)",
-		path, ErrNoTape, opts.command(), opts.hintPath(path), opts.command())
+	return opts.noTapeError(path, nil)
 }
 
-// acceptHint is the last line of a divergence at path: the command that
+// noTapeError is NoTapeError for the scenario s at path, its hint saying
+// what --model does for s (RecordCommand); a nil s is a native one.
+func (opts *VerifyOptions) noTapeError(path string, s *scenario.Scenario) error {
+	return fmt.Errorf("%s: %w: record one with %s (or run it live with `%s eval`)",
+		path, ErrNoTape, RecordCommand(opts.command(), s, opts.hintPath(path), false), opts.command())
+}
+
+// acceptHint is the last line of a divergence of s: the command that
 // accepts what the agent now sends (its prompt, tools, parameters, tool
 // results) into the tape offline, and the one that records the scenario
 // again when rebase refuses (a recorded response that no longer applies).
 // A run that asked for more than the tape holds can only be recorded again.
-func (opts *VerifyOptions) acceptHint(path string, o *Outcome) *fileerr.Error {
+func (opts *VerifyOptions) acceptHint(s *scenario.Scenario, o *Outcome) *fileerr.Error {
+	path := s.Path
 	p := opts.hintPath(path)
-	record := fmt.Sprintf("`%s record --mode all --model PROVIDER/MODEL %s`", opts.command(), p)
+	record := RecordCommand(opts.command(), s, p, true)
 	if strings.Contains(o.Error, replay.ErrTapeExhausted.Error()) {
 		return &fileerr.Error{File: path, Problem: "the agent asked for more than the tape holds; record it again: " + record}
 	}
@@ -183,7 +190,7 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 		opts = &VerifyOptions{}
 	}
 	if s.Unrecorded() {
-		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.NoTapeError(s.Path)}
+		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.noTapeError(s.Path, s)}
 	}
 	red := opts.Redactor
 	if red == nil {
@@ -235,7 +242,7 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		// left) only repeats it, so one line says what was not compared.
 		v.Failures = append(v.Failures,
 			&fileerr.Error{File: path, Problem: "the run diverged from the tape: " + o.Error},
-			notCompared(s, o), opts.acceptHint(s.Path, o))
+			notCompared(s, o), opts.acceptHint(s, o))
 		return v
 	}
 	// Nothing of a run that could not do its job is judged: its failures
