@@ -11,6 +11,7 @@ import (
 	"github.com/tapeloop/tapeloop/bridge"
 	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/sandbox"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 // TestCommandEnvironment: a command agent sees none of the credentials in
@@ -79,9 +80,11 @@ func scratchDir(v string) bool {
 // TestCommandPassEnv: setup.agent.pass_env passes the variables it names
 // from tapeloop's environment as they are, and pass_credentials a
 // credential instead of its dummy; an unset one stays unset (or a dummy),
-// and the rest of the environment is still left out. HOME and TMPDIR stay
-// the run's scratch directories even where pass_env names them: the real
-// home holds credential files (~/.aws, ~/.netrc) the agent must not read.
+// and the rest of the environment is still left out. HOME and TMPDIR are
+// the run's scratch directories, never tapeloop's (pass_env may not name
+// them: the scenario is refused, scenario's TestAgentSetupErrors): the
+// real home holds credential files (~/.aws, ~/.netrc) the agent must not
+// read.
 func TestCommandPassEnv(t *testing.T) {
 	t.Setenv("HOME", "/real/home")
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "usertmp"))
@@ -100,7 +103,7 @@ func TestCommandPassEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	text = bytes.Replace(text, []byte("    timeout: 60s\n"), []byte("    timeout: 60s\n    pass_env: [GOFLAGS, NODE_OPTIONS, TAPELOOP_UNSET_PASSED, HOME, TMPDIR]\n    pass_credentials: [GITHUB_TOKEN]\n"), 1)
+	text = bytes.Replace(text, []byte("    timeout: 60s\n"), []byte("    timeout: 60s\n    pass_env: [GOFLAGS, NODE_OPTIONS, TAPELOOP_UNSET_PASSED]\n    pass_credentials: [GITHUB_TOKEN]\n"), 1)
 	s = load(t, writeScenario(t, string(text)))
 	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
 	if err != nil {
@@ -128,7 +131,40 @@ func TestCommandPassEnv(t *testing.T) {
 	}
 	for _, k := range []string{"HOME", "TMPDIR"} {
 		if v := got[k]; !scratchDir(v) {
-			t.Errorf("the agent got %s=%s; want a scratch directory of the run, though pass_env names it", k, v)
+			t.Errorf("the agent got %s=%s; want a scratch directory of the run", k, v)
+		}
+	}
+}
+
+// TestCommandSetsOnlyWhatPassEnvRefuses: every variable a command agent
+// finds in its environment is one tapeloop passes from its own (PATH, the
+// locale, TERM), a credential (a dummy, or empty), or one the run sets
+// itself; each of the last is refused in setup.agent.pass_env, at its line,
+// so that no pass_env name is silently outdone by the run's own value.
+func TestCommandSetsOnlyWhatPassEnvRefuses(t *testing.T) {
+	s := modeScenario(t, "60s", "environ")
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, name := range strings.Split(o.Final, "\n") {
+		seen[name] = true
+		switch {
+		case name == "PATH" || name == "LANG" || name == "LANGUAGE" || name == "TZ" || name == "TERM" || strings.HasPrefix(name, "LC_"):
+			continue // passed from tapeloop's environment
+		case scenario.CredentialShaped(name):
+			continue // a dummy; pass_env refuses it as a credential
+		}
+		text := "format: tapeloop/v1\nsetup:\n  agent:\n    command: [node]\n    pass_env:\n      - " + name + "\ninput: [{role: user, content: hi}]\ntape: []\n"
+		_, err := scenario.Parse([]byte(text), "a.yaml", "a")
+		if want := "a.yaml:6: setup.agent.pass_env: " + name + " is set by the run itself ("; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("the run sets %s, but pass_env naming it: %v; want %q", name, err, want)
+		}
+	}
+	for _, name := range []string{"HOME", "TMPDIR", "OPENAI_BASE_URL", "TAPELOOP_SCENARIO"} {
+		if !seen[name] {
+			t.Errorf("the agent's environment lacks %s: %q", name, o.Final)
 		}
 	}
 }

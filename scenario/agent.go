@@ -31,7 +31,8 @@ type AgentSetup struct {
 	// PassEnv names variables of tapeloop's own environment the command
 	// gets as they are, when set (setup.agent.pass_env): GOFLAGS,
 	// NODE_OPTIONS, a proxy's address. None may look like a credential
-	// (CredentialShaped); nil passes none.
+	// (CredentialShaped) or be one the run sets itself (HOME, TMPDIR, the
+	// wire formats' endpoint variables, TAPELOOP_*); nil passes none.
 	PassEnv []string
 	// PassCredentials names credential-shaped variables of tapeloop's
 	// environment the command gets as they are, when set
@@ -80,6 +81,29 @@ func CredentialShaped(name string) bool {
 	return false
 }
 
+// setByRun returns why a command agent's run sets the variable name itself,
+// whatever tapeloop's environment holds (so pass_env could not pass it),
+// and whether it does: HOME and TMPDIR, scratch directories of the run
+// (bridge's agentEnviron); each wire format's variables, which point the
+// agent's SDK at the bridge (wire.Format.Env, listed here since the format
+// runs no HTTP: bridge's TestCommandSetsOnlyWhatPassEnvRefuses keeps the
+// lists together); TAPELOOP_SCENARIO, and TAPELOOP_SANDBOX_RUN, which marks
+// the processes of a run without a PID namespace (internal/sandbox).
+func setByRun(name string) (why string, ok bool) {
+	switch name {
+	case "HOME", "TMPDIR":
+		return "a scratch directory of the run, removed after it", true
+	case "TAPELOOP_SCENARIO":
+		return "the scenario's name", true
+	case "TAPELOOP_SANDBOX_RUN":
+		return "it marks the processes of the run", true
+	case "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "GOOGLE_GEMINI_BASE_URL", "GOOGLE_VERTEX_BASE_URL",
+		"AWS_ENDPOINT_URL_BEDROCK_RUNTIME", "AWS_REGION":
+		return "it points the agent's SDK at the bridge", true
+	}
+	return "", false
+}
+
 // passNames decodes a pass_env or pass_credentials list: variable names,
 // each once, credential-shaped (want true) or not.
 func passNames(d *yamlx.Decoder, v *yaml.Node, path string, credentials bool) ([]string, error) {
@@ -92,11 +116,14 @@ func passNames(d *yamlx.Decoder, v *yaml.Node, path string, credentials bool) ([
 		if i < len(v.Content) {
 			item = v.Content[i]
 		}
+		why, runs := setByRun(name)
 		switch {
 		case name == "" || strings.ContainsAny(name, "=\x00"):
 			return nil, d.Errf(item, path, "%q is not a variable name", name)
 		case slices.Contains(names[:i], name):
 			return nil, d.Errf(item, path, "%s is listed twice", name)
+		case !credentials && runs:
+			return nil, d.Errf(item, path, "%s is set by the run itself (%s), so tapeloop's value would never reach the agent", name, why)
 		case !credentials && CredentialShaped(name):
 			return nil, d.Errf(item, path, "%s looks like a credential, which a replay would hand the agent: list it under setup.agent.pass_credentials if the agent must have it", name)
 		case credentials && !CredentialShaped(name):

@@ -62,6 +62,13 @@ func TestAgentSetupErrors(t *testing.T) {
 		{"{command: [node], pass_env: [GOFLAGS, GOFLAGS]}", "setup.agent.pass_env: GOFLAGS is listed twice"},
 		{`{command: [node], pass_env: ["A=B"]}`, `setup.agent.pass_env: "A=B" is not a variable name`},
 		{`{command: [node], pass_env: GOFLAGS}`, "setup.agent.pass_env"},
+		// Variables the run sets itself: pass_env could never reach the agent.
+		{`{command: [node], pass_env: [GOFLAGS, HOME]}`, "a.yaml:3: setup.agent.pass_env: HOME is set by the run itself (a scratch directory of the run, removed after it), so tapeloop's value would never reach the agent"},
+		{"\n    command: [node]\n    pass_env:\n      - GOFLAGS\n      - TMPDIR", "a.yaml:7: setup.agent.pass_env: TMPDIR is set by the run itself (a scratch directory of the run"},
+		{`{command: [node], pass_env: [OPENAI_BASE_URL]}`, "a.yaml:3: setup.agent.pass_env: OPENAI_BASE_URL is set by the run itself (it points the agent's SDK at the bridge)"},
+		{`{command: [node], pass_env: [AWS_REGION]}`, "a.yaml:3: setup.agent.pass_env: AWS_REGION is set by the run itself (it points the agent's SDK at the bridge)"},
+		{`{command: [node], pass_env: [TAPELOOP_SCENARIO]}`, "a.yaml:3: setup.agent.pass_env: TAPELOOP_SCENARIO is set by the run itself"},
+		{`{command: [node], pass_env: [TAPELOOP_SANDBOX_RUN]}`, "a.yaml:3: setup.agent.pass_env: TAPELOOP_SANDBOX_RUN is set by the run itself"},
 		{`{command: [node], pass_credentials: [GOFLAGS]}`, "setup.agent.pass_credentials: GOFLAGS does not look like a credential: list it under setup.agent.pass_env"},
 		{`{command: [node], timeout: 0s}`, "a.yaml:3: setup.agent.timeout: 0s is not a positive duration"},
 		{`{command: [node], env: {"A=B": x}}`, `a.yaml:3: setup.agent.env: "A=B" is not a variable name`},

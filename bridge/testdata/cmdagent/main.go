@@ -14,6 +14,8 @@
 //	                 and exit with status 3
 //	cmdagent args ARG...  print its arguments and $WHERE on stderr and
 //	                 exit with status 3
+//	cmdagent environ print the name of each variable of its environment,
+//	                 one a line, sorted
 //	cmdagent print N [LINE]  print N bytes "x" on stdout (after LINE and a
 //	                 newline, in the same write) and exit
 //	cmdagent stall   send the model server half a request's headers, then
@@ -55,6 +57,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -105,6 +108,16 @@ func main() {
 			v, ok := os.LookupEnv(name)
 			fmt.Printf("%s=%q %v\n", name, v, ok)
 		}
+		return
+	case "environ":
+		// Every variable's name, one a line, sorted.
+		var names []string
+		for _, kv := range os.Environ() {
+			name, _, _ := strings.Cut(kv, "=")
+			names = append(names, name)
+		}
+		sort.Strings(names)
+		fmt.Println(strings.Join(names, "\n"))
 		return
 	case "print":
 		n, err := strconv.Atoi(arg(2))
