@@ -486,6 +486,10 @@ func TestBridgedMCPTokenRedacted(t *testing.T) {
 	if len(vendor.bodies) != 1 || !strings.Contains(string(vendor.bodies[0]), first) {
 		t.Errorf("the vendor did not get the agent's token:\n%s", vendor.bodies)
 	}
+	// The token is counted with the other redactions record reports.
+	if !strings.Contains(out, "\nredacted: mcp authorization token 1\n") {
+		t.Errorf("record's redaction count does not count the token once:\n%s", out)
+	}
 	file, _ := os.ReadFile(path)
 	golden, _ := os.ReadFile(filepath.Join(dir, "p", "param.golden.yaml"))
 	for what, text := range map[string]string{"the tape": string(file), "the golden": string(golden), "record's output": out + errOut} {

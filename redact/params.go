@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 
@@ -51,11 +52,55 @@ func replaceMembers(v any, names []string) bool {
 
 // redactParams redacts each request parameter of p in place, as JSON
 // text: a known secret or key shape in a pinned parameter (a URL's query,
-// a prompt's variables) is replaced as anywhere else.
+// a prompt's variables) is replaced as anywhere else. A Messages MCP
+// server's authorization_token, which the request's decoder has already
+// replaced (Members), is counted here, when it is kept, as "mcp
+// authorization token", like every other redaction.
 func (r *Redactor) redactParams(p map[string]json.RawMessage) {
 	for k, v := range p {
+		if n := redactedMembers(v, mcpToken); n > 0 {
+			r.mu.Lock()
+			r.counts["mcp authorization token"] += n
+			r.mu.Unlock()
+		}
 		if s := r.Redact(string(v)); s != string(v) {
 			p[k] = json.RawMessage(s)
 		}
 	}
+}
+
+// mcpToken is the member of a Messages request's mcp_servers[] that holds
+// the server's credential.
+const mcpToken = "authorization_token"
+
+// redactedMembers returns how many members named name, at any depth of the
+// JSON value raw, hold Redacted; 0 when raw is not JSON.
+func redactedMembers(raw json.RawMessage, name string) int {
+	if !bytes.Contains(raw, []byte(name)) {
+		return 0
+	}
+	v, err := jsonvalue.Decode(raw)
+	if err != nil {
+		return 0
+	}
+	var count func(v any) int
+	count = func(v any) int {
+		n := 0
+		switch v := v.(type) {
+		case map[string]any:
+			for k, x := range v {
+				if k == name && x == Redacted {
+					n++
+					continue
+				}
+				n += count(x)
+			}
+		case []any:
+			for _, x := range v {
+				n += count(x)
+			}
+		}
+		return n
+	}
+	return count(v)
 }

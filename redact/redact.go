@@ -265,8 +265,9 @@ func (r *Redactor) redactWith(s string, count func(kind string), fixed bool) str
 
 // Counts returns how many redactions of each kind the Redactor has made so
 // far: the name of a known secret (its variable, or Secret.Kind), a key
-// shape ("openai key", "aws key", …), "bearer token", "credential header"
-// or "--redact". It never holds a value.
+// shape ("openai key", "aws key", …), "bearer token", "credential header",
+// "mcp authorization token" (a Messages MCP server's credential, see
+// Members) or "--redact". It never holds a value.
 func (r *Redactor) Counts() map[string]int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
