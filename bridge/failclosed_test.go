@@ -43,21 +43,26 @@ func TestRecordRedacts(t *testing.T) {
 }
 
 // TestRequestAfterTheTape: a model call after the tape's last entry is
-// answered with an error and fails the scenario, naming the file and
-// quoting the request the tape has no answer for.
+// answered with a 400 (which a client does not retry), saying why, and
+// fails the scenario, naming the file and quoting the request the tape
+// has no answer for.
 func TestRequestAfterTheTape(t *testing.T) {
 	path := record(t, notesScenario, newNotesAgent().agentFunc(), notesScript())
+	var agentErr error
 	again := func(ctx context.Context, r *bridge.Run) error {
 		a := newNotesAgent()
 		if err := a.agentFunc()(ctx, r); err != nil {
 			return err
 		}
-		_, err := a.run(ctx, r.HTTPClient, r.OpenAIBaseURL, r.Dir, "And once more.")
-		return err
+		_, agentErr = a.run(ctx, r.HTTPClient, r.OpenAIBaseURL, r.Dir, "And once more.")
+		return agentErr
 	}
 	v := verify(t, path, again, false)
 	if v.Passed() {
 		t.Fatal("a run that asked the model after the tape's end passed")
+	}
+	if agentErr == nil || !strings.Contains(agentErr.Error(), "HTTP 400: ") || !strings.Contains(agentErr.Error(), "tapeloop bridge: replay: notes.yaml: tape exhausted after 3 entries") {
+		t.Errorf("the agent's call after the tape got %v; want HTTP 400 saying the tape is exhausted", agentErr)
 	}
 	all := fmt.Sprint(v.Failure())
 	for _, w := range []string{"notes.yaml", "after 3 entries", "And once more."} {
