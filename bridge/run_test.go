@@ -239,3 +239,20 @@ func TestSeedTreeGoneBeforeTheRun(t *testing.T) {
 		t.Errorf("a run whose seed tree is gone: outcome %v, error %v, agent ran %v; want an error naming %s, the agent not run", o, err, ran, want)
 	}
 }
+
+// TestSeedFileTheDiskRefuses: a setup.workspace file the disk cannot hold
+// (here a name longer than a file system allows) fails the run before the
+// agent starts, naming the scenario, rather than leaving it out.
+func TestSeedFileTheDiskRefuses(t *testing.T) {
+	long := strings.Repeat("n", 300) + ".txt"
+	s := load(t, writeScenario(t, strings.Replace(notesScenario, "      notes.txt: \"hello\\n\"\n", "      notes.txt: \"hello\\n\"\n      "+long+": \"x\"\n", 1)))
+	if len(s.Setup.Workspace.Files) != 2 {
+		t.Fatalf("the scenario's workspace files: %+v", s.Setup.Workspace.Files)
+	}
+	ran := false
+	agent := func(context.Context, *bridge.Run) error { ran = true; return nil }
+	o, err := bridge.Runner(agent, nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err == nil || !strings.Contains(err.Error(), s.Path+": seeding the workspace: ") || !strings.Contains(err.Error(), long) || ran || o != nil {
+		t.Errorf("a seed file the disk refuses: an outcome %v, error %v, agent ran %v; want an error naming %s and the file, the agent not run", o != nil, err, ran, s.Path)
+	}
+}
