@@ -130,6 +130,36 @@ func TestRedactCredentialCutAtLineBreak(t *testing.T) {
 	}
 }
 
+// TestRedactCredentialHeaderEndsAtStructure: a credential header's value
+// ends where the text's structure goes on (a query's "&", a fragment, a
+// tag, brackets), so that what follows the key is kept in the recording,
+// and a replay of the same text matches it (issue 39, item 4).
+func TestRedactCredentialHeaderEndsAtStructure(t *testing.T) {
+	r := New(&Options{SecretEnv: []string{}})
+	const key = "k3y_9QmZ2xW7pRs4TuV8"
+	for _, tc := range []struct{ in, want string }{
+		{"GET /v1/items?api-key=" + key + "&page=2", "GET /v1/items?api-key=[REDACTED]&page=2"},
+		{"GET /v1/items?api-key=" + key + "#top", "GET /v1/items?api-key=[REDACTED]#top"},
+		{"x-api-key: " + key + "?admin=1", "x-api-key: [REDACTED]?admin=1"},
+		{"<p>Authorization: Token " + key + "</p>", "<p>Authorization: Token [REDACTED]</p>"},
+		{"x-api-key=" + key + "[0]", "x-api-key=[REDACTED][0]"},
+		{"{authorization: " + key + "{x}}", "{authorization: [REDACTED]{x}}"},
+		{"api-key=" + key + `
+`, "api-key=[REDACTED]\n"},
+		// A value made only of token characters is redacted whole, as before.
+		{"Authorization: Basic c3ZjOmh1bnRlcjIhIQ==", "Authorization: Basic [REDACTED]"},
+		{"x-api-key: " + key + "~.+/=", "x-api-key: [REDACTED]"},
+	} {
+		got := r.Redact(tc.in)
+		if got != tc.want {
+			t.Errorf("Redact(%q)\n got %q\nwant %q", tc.in, got, tc.want)
+		}
+		if !Matches(got, tc.in) {
+			t.Errorf("Matches(%q, %q) = false: a replay of the same text would diverge", got, tc.in)
+		}
+	}
+}
+
 // TestRedactPatternThatMayMatchNothing: a --redact pattern that can match
 // the empty string redacts only the text it matches, once per match.
 func TestRedactPatternThatMayMatchNothing(t *testing.T) {

@@ -158,9 +158,12 @@ var bearer = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/-]{8,}=*)`)
 })
 
-// header matches the value of a credential header or field.
+// header matches the value of a credential header or field. The value
+// ends at white space and at the characters that give a text its
+// structure (quotes, "," ";" "&" "?" "#" "\", brackets of every kind), so
+// that a query's next parameter or a tag after a key stays.
 var header = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)\b(?:proxy-)?(?:authorization|x-api-key|api-key|x-goog-api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?([^\s"',;)\]}>]{8,})`)
+	return regexp.MustCompile(`(?i)\b(?:proxy-)?(?:authorization|x-api-key|api-key|x-goog-api-key)["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?([^\s"',;&?#\\()\[\]{}<>]{8,})`)
 })
 
 // urlPassword matches the password of a URL's user info
