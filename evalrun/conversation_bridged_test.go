@@ -45,24 +45,10 @@ func converseAgent(ctx context.Context, r *bridge.Run) error {
 		history = append(history, map[string]string{"role": string(m.Role), "content": m.Content})
 	}
 	for {
-		body, _ := json.Marshal(map[string]any{"model": "m", "messages": history})
-		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.OpenAIBaseURL+"/chat/completions", bytes.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := r.HTTPClient.Do(req)
+		answer, err := askChat(ctx, r, map[string]any{"model": "m", "messages": history})
 		if err != nil {
 			return err
 		}
-		var out struct {
-			Choices []struct {
-				Message struct{ Content string } `json:"message"`
-			} `json:"choices"`
-		}
-		err = json.NewDecoder(resp.Body).Decode(&out)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusOK || err != nil || len(out.Choices) == 0 {
-			return fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
-		}
-		answer := out.Choices[0].Message.Content
 		r.Final(answer)
 		history = append(history, map[string]string{"role": "assistant", "content": answer})
 		next, ok := r.NextUser(ctx)
@@ -202,4 +188,34 @@ func tapeOrder(t *testing.T, path, dir string) string {
 		}
 	}
 	return strings.Join(order, " | ")
+}
+
+// askChat posts body to the bridge as a Chat Completions request and
+// returns the first choice's content: the one exchange the test agents of
+// this package make.
+func askChat(ctx context.Context, r *bridge.Run, body any) (string, error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return "", err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.OpenAIBaseURL+"/chat/completions", bytes.NewReader(data))
+	if err != nil {
+		return "", err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := r.HTTPClient.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Choices []struct {
+			Message struct{ Content string } `json:"message"`
+		} `json:"choices"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&out)
+	if resp.StatusCode != http.StatusOK || err != nil || len(out.Choices) == 0 {
+		return "", fmt.Errorf("HTTP %d: %v", resp.StatusCode, err)
+	}
+	return out.Choices[0].Message.Content, nil
 }

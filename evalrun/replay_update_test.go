@@ -3,9 +3,7 @@ package evalrun
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,24 +27,10 @@ func askTimes(n int) bridge.Agent {
 			if i > 0 {
 				msgs = append(msgs, map[string]string{"role": "assistant", "content": answer}, map[string]string{"role": "user", "content": "Again."})
 			}
-			body, _ := json.Marshal(map[string]any{"model": "m", "messages": msgs})
-			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.OpenAIBaseURL+"/chat/completions", bytes.NewReader(body))
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := r.HTTPClient.Do(req)
-			if err != nil {
-				return err
+			var err error
+			if answer, err = askChat(ctx, r, map[string]any{"model": "m", "messages": msgs}); err != nil {
+				return fmt.Errorf("call %d: %w", i+1, err)
 			}
-			var out struct {
-				Choices []struct {
-					Message struct{ Content string } `json:"message"`
-				} `json:"choices"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&out)
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK || err != nil || len(out.Choices) == 0 {
-				return fmt.Errorf("call %d: HTTP %d: %v", i+1, resp.StatusCode, err)
-			}
-			answer = out.Choices[0].Message.Content
 		}
 		r.Final(answer)
 		return nil
