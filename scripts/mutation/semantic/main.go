@@ -24,11 +24,28 @@
 //	-maps DIR            coverage maps, made there when missing (default: a temporary folder)
 //	-work DIR            scratch folder (default: a temporary folder, removed afterwards)
 //	-workers N           mutants tested at once (default 1)
-//	-timeout-coefficient N  a mutant's tests time out after N times their time alone, plus 10 s (default 10)
+//	-timeout-coefficient N  each covering test may take N times its time alone, plus 10 s (default 10)
 //	-sample N            test N mutants per package, chosen by a hash of their keys and -seed (default: all)
 //	-seed S              the sample's seed (default "tapeloop")
+//	-only KEY[,KEY...]   test only these mutants, named by key (as -list and the LIVED lines print
+//	                     it) or, with one package, by ID; not with -sample
 //	-min-efficacy P      exit 1 when a package's efficacy is below P percent
 //	-list                print the mutants and exit, running nothing
+//
+// A mutant times out when one of its covering tests runs past the
+// coefficient times that test's time alone (the coverage map's) plus 10 s:
+// the test binary runs with -test.v, and a test past its allowance is sent
+// SIGQUIT, so a deadlock ends after that one test's allowance and prints its
+// goroutines' stacks. The whole run is also given the sum of its tests'
+// allowances as -test.timeout. A timed-out mutant's output is kept in
+// WORK/PKG/timedout/KEY.txt (with -work; the default folder is removed).
+// Each progress line (on stderr) says how long the mutant's run took against
+// its tests' time alone.
+//
+// With -only, every chosen mutant's verdict is printed on stdout, killed
+// ones too: the way to confirm that a new test kills a mutant, or that an
+// allowlist entry matches, without a whole run. A name that matches no
+// mutant is a usage error.
 //
 // Efficacy is killed / (killed + lived), timed out counted as killed, the
 // allowed and the not covered left out (the coverage is printed beside it).
@@ -47,6 +64,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 func main() {
@@ -62,16 +80,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	maps := fs.String("maps", "", "folder of coverage maps (made there when missing)")
 	work := fs.String("work", "", "scratch folder (default: temporary)")
 	workers := fs.Int("workers", 1, "mutants tested at once")
-	coefficient := fs.Int("timeout-coefficient", 10, "a mutant's tests time out after N times their time alone, plus 10 s")
+	coefficient := fs.Int("timeout-coefficient", 10, "each covering test may take N times its time alone, plus 10 s")
 	n := fs.Int("sample", 0, "test N mutants per package (default: all)")
 	seed := fs.String("seed", "tapeloop", "the sample's seed")
 	minEff := fs.Float64("min-efficacy", 0, "exit 1 when a package's efficacy is below this percentage")
 	list := fs.Bool("list", false, "print the mutants and exit")
+	onlyFlag := fs.String("only", "", "test only these mutants: keys, or IDs with one package, comma-separated")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
 	if fs.NArg() == 0 || *workers < 1 || *coefficient < 1 || *n < 0 {
 		fmt.Fprintln(stderr, "usage: semantic [flags] PKGDIR... (from the module root; -h for the flags)")
+		return 2
+	}
+	only, err := parseOnly(*onlyFlag, *n, fs.NArg())
+	if err != nil {
+		fmt.Fprintln(stderr, "semantic:", err)
 		return 2
 	}
 	allow := allowlist{}
@@ -107,23 +131,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		ms := sample(s.mutants, *n, *seed)
+		if only != nil {
+			ms = only.choose(s.mutants)
+			if last := dir == filepath.ToSlash(filepath.Clean(fs.Arg(fs.NArg()-1))); last && len(only.unmatched()) > 0 {
+				break // said below, before running this package
+			}
+		}
 		head := fmt.Sprintf("== %s: %d mutants", dir, len(s.mutants))
 		if s.dropped > 0 {
 			head += fmt.Sprintf(" (%d more left out: the package did not compile with them)", s.dropped)
 		}
-		if len(ms) < len(s.mutants) {
+		switch {
+		case only != nil:
+			head += fmt.Sprintf(", %d chosen by -only", len(ms))
+		case len(ms) < len(s.mutants):
 			head += fmt.Sprintf(", %d tested (a sample, seed %q)", len(ms), *seed)
 		}
 		fmt.Fprintln(stdout, head)
+		if len(ms) == 0 && only != nil {
+			continue
+		}
 		if *list {
 			for _, m := range ms {
 				fmt.Fprintf(stdout, "%s\n    key: %s\n", m.describe(dir), allow.key(dir, m))
 			}
 			continue
 		}
-		r := &runner{goCmd: "go", pkgDir: dir, work: filepath.Join(scratch, strings.ReplaceAll(dir, "/", "_")), maps: *maps, workers: *workers, coefficient: *coefficient,
+		r := &runner{goCmd: "go", pkgDir: dir, work: filepath.Join(scratch, strings.ReplaceAll(dir, "/", "_")), maps: *maps, workers: *workers,
+			coefficient: *coefficient, slack: 10 * time.Second,
 			progress: func(done, total int, v verdict) {
-				fmt.Fprintf(stderr, "[%d/%d] %s %s\n", done, total, v.state, v.m.describe(dir))
+				fmt.Fprintf(stderr, "[%d/%d] %s %s %s\n", done, total, v.state, v.m.describe(dir), v.times())
 			}}
 		cov, err := r.coverage()
 		if err != nil {
@@ -145,6 +182,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		t := tally(dir, vs, allow)
 		seen = append(seen, t.allowedKeys...)
 		for _, v := range vs {
+			if only != nil && v.m != nil && v.state != Lived {
+				fmt.Fprintf(stdout, "%s %s\n    key: %s\n", v.state, v.m.describe(dir), allow.key(dir, v.m))
+			}
 			if v.state == Lived {
 				fmt.Fprintf(stdout, "LIVED %s\n    allow as: %s  # why no test can kill it\n", v.m.describe(dir), allow.key(dir, v.m))
 			}
@@ -158,6 +198,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stdout, "allowlist: %s matches no mutant that lived: update or remove it\n", k)
 			}
 		}
+	}
+	if missing := only.unmatched(); len(missing) > 0 {
+		fmt.Fprintf(stderr, "semantic: -only: no mutant of %s is %s\n", strings.Join(fs.Args(), ", "), strings.Join(missing, ", "))
+		return 2
 	}
 	return code
 }

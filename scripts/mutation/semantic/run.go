@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,6 +34,28 @@ type verdict struct {
 	m     *Mutant
 	state string
 	tests int // the covering tests run
+	// alone is the covering tests' time alone (the coverage map's), budget
+	// the time the run was allowed, took the time it took.
+	alone, budget, took time.Duration
+	note                string // why it timed out, and where its output is
+}
+
+// with returns v with the state and note set.
+func (v verdict) with(state, note string) verdict {
+	v.state, v.note = state, note
+	return v
+}
+
+// times describes how long the run took, against the tests' time alone.
+func (v verdict) times() string {
+	if v.state == NotCovered {
+		return ""
+	}
+	s := fmt.Sprintf("[%.1fs; alone %.1fs]", v.took.Seconds(), v.alone.Seconds())
+	if v.note != "" {
+		s += " " + v.note
+	}
+	return s
 }
 
 // runner runs one package's mutants.
@@ -42,6 +66,7 @@ type runner struct {
 	maps        string // folder of coverage maps, shared with mutantgo
 	workers     int
 	coefficient int
+	slack       time.Duration // added to each allowance (10 s from the command)
 	progress    func(done, total int, v verdict)
 }
 
@@ -111,34 +136,124 @@ func (r *runner) run(ctx context.Context, bin string, cov *covermap.Map, ms []*M
 }
 
 // one runs the tests covering m's line with m switched on.
+//
+// Each covering test may take r.coefficient times its time alone (the
+// coverage map's) plus r.slack; the whole run may take the sum of those, and
+// is given it as -test.timeout, so that a run that hangs outside any one test
+// still ends itself with its goroutines' stacks. A test past its own
+// allowance is sent SIGQUIT (its stacks too). Either way the mutant is timed
+// out, and its tests' output is kept in r.work/timedout/KEY.txt.
 func (r *runner) one(ctx context.Context, bin string, cov *covermap.Map, m *Mutant) verdict {
 	tests := cov.Lines[fmt.Sprintf("%s:%d", m.File, m.Line)]
 	if len(tests) == 0 {
 		return verdict{m: m, state: NotCovered}
 	}
-	var budget time.Duration
+	each := map[string]time.Duration{}
+	var alone, budget time.Duration
 	for _, t := range tests {
-		budget += cov.Took[t]
+		took, ok := cov.Took[t]
+		alone += took
+		if ok {
+			each[t] = time.Duration(r.coefficient)*took + r.slack
+		}
 	}
-	budget = time.Duration(r.coefficient)*budget + 10*time.Second
-	ctx, cancel := context.WithTimeout(ctx, budget)
+	budget = time.Duration(r.coefficient)*alone + r.slack
+	v := verdict{m: m, tests: len(tests), alone: alone, budget: budget}
+	// The binary ends itself at budget; this backstop ends what does not.
+	ctx, cancel := context.WithTimeout(ctx, budget+r.slack+30*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.failfast")
+	if err := os.MkdirAll(filepath.Join(r.work, "out"), 0o755); err != nil {
+		return v.with(Killed, "cannot keep its output: "+err.Error())
+	}
+	outPath := filepath.Join(r.work, "out", m.Key+".txt")
+	out, err := os.Create(outPath)
+	if err != nil {
+		return v.with(Killed, "cannot keep its output: "+err.Error())
+	}
+	defer os.Remove(outPath)
+	defer out.Close()
+	w := newWatch(each, time.Now)
+	sink := w.teeTo(out)
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.failfast",
+		"-test.v", "-test.timeout="+budget.String())
 	cmd.Dir = r.pkgDir
 	cmd.Env = append(os.Environ(), "TAPELOOP_MUTANT="+strconv.Itoa(m.ID))
+	cmd.Stdout, cmd.Stderr = sink, sink
+	// A process a test started may hold the output open after the binary
+	// ended: stop waiting for it.
+	cmd.WaitDelay = 5 * time.Second
 	// Its own process group, so that a timeout ends the processes a test
 	// started too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	err := cmd.Run()
-	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		return verdict{m: m, state: TimedOut, tests: len(tests)}
-	case err == nil:
-		return verdict{m: m, state: Lived, tests: len(tests)}
-	default:
-		return verdict{m: m, state: Killed, tests: len(tests)}
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return v.with(Killed, "cannot start: "+err.Error())
 	}
+	waited := make(chan struct{})
+	go func() {
+		cmd.Wait()
+		close(waited)
+	}()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	overdue := ""
+	for done := false; !done; {
+		select {
+		case <-waited:
+			done = true
+		case <-tick.C:
+			if overdue != "" {
+				continue
+			}
+			if name, allowed, late := w.overdue(); late {
+				overdue = fmt.Sprintf("%s ran past its %s", name, allowed.Round(time.Second))
+				// Its stacks, then (the backstop) its process group.
+				cmd.Process.Signal(syscall.SIGQUIT)
+				time.AfterFunc(r.slack, cancel)
+			}
+		}
+	}
+	v.took = time.Since(start)
+	if overdue != "" || ctx.Err() == context.DeadlineExceeded || timedOutItself(outPath) {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		if overdue == "" {
+			overdue = fmt.Sprintf("the run went past its %s", budget.Round(time.Second))
+		}
+		return v.with(TimedOut, overdue+"; output: "+keep(outPath, filepath.Join(r.work, "timedout", m.Key+".txt")))
+	}
+	if cmd.ProcessState != nil && cmd.ProcessState.Success() {
+		return v.with(Lived, "")
+	}
+	return v.with(Killed, "")
+}
+
+// timedOutItself reports whether the test binary's output, at path, ends
+// with the testing package's own timeout (-test.timeout).
+func timedOutItself(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	const tail = 1 << 20
+	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
+		f.Seek(fi.Size()-tail, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	return bytes.Contains(b, []byte("panic: test timed out after "))
+}
+
+// keep moves the output at path to dest and returns dest, or says why it
+// could not.
+func keep(path, dest string) string {
+	if err := os.MkdirAll(filepath.Dir(dest), 0o755); err != nil {
+		return "not kept: " + err.Error()
+	}
+	if err := os.Rename(path, dest); err != nil {
+		return "not kept: " + err.Error()
+	}
+	return dest
 }
 
 // sample returns n of ms chosen by a hash of each key and seed (all when n
