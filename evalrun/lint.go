@@ -58,7 +58,7 @@ func runLint(ctx context.Context, e *env, args []string) int {
 		}
 		s, problems := scenario.Lint(t.path, &scenario.LintOptions{Validate: func(s *scenario.Scenario) error {
 			return harness.Validate(s, &harness.RunOptions{Tools: e.tools, Checks: e.checks})
-		}})
+		}, Redactor: e.redactor()})
 		var pins *replay.Pinning
 		if s != nil {
 			p := replay.PinningOf(s.ReplayTape())

@@ -185,3 +185,37 @@ func TestRecordJudgeKeepsAnEditMadeMeanwhile(t *testing.T) {
 		t.Errorf("the edit was lost; the file reads:\n%s", data)
 	}
 }
+
+// TestReplayJudgeRubricWithAPasswordItsPolicyKnows: a rubric and a judged
+// transcript holding a password written with characters no key holds, from
+// a secret-named variable, are recorded as [REDACTED]; a replay (and lint)
+// under the policy that knows the password pairs the recorded verdict with
+// its item, as a replay matches a prompt (issue 39, item 4).
+func TestReplayJudgeRubricWithAPasswordItsPolicyKnows(t *testing.T) {
+	const pw = "hunter2!&x#pw(1)"
+	t.Setenv("APP_DB_PASSWORD", pw)
+	srv := wiretest.New(nil)
+	defer srv.Close()
+	src := strings.Replace(unjudged, "appends world on a line of its own", "appends world and never says "+pw, 1)
+	src = strings.Replace(src, "Append 'world' to notes.txt.", "Append 'world' to notes.txt. The password is "+pw+".", 1)
+	dir := newScenarios(t, map[string]string{"files/append.yaml": src})
+	path := filepath.Join(dir, "files", "append.yaml")
+	code, out, errOut := recordLive(context.Background(), "--model", "openai-compatible/right", "--judge-model", "openai-compatible/judge", "--base-url", srv.URL, path)
+	data, _ := os.ReadFile(path)
+	_, judge, _ := strings.Cut(string(data), "\njudge:\n")
+	if code != exitOK || strings.Contains(judge, pw) || !strings.Contains(judge, "  - rubric: appends world and never says [REDACTED]\n") ||
+		!strings.Contains(judge, "user: Append 'world' to notes.txt. The password is [REDACTED].\n") {
+		t.Fatalf("record: exit %d, or the judge: section does not hold the password redacted\n%s\n%s\n%s", code, out, errOut, data)
+	}
+	if code, out, errOut := runCmd(t, "replay", path); code != exitOK || strings.Contains(out+errOut, pw) {
+		t.Errorf("replay: exit %d, want %d without the password\n%s%s", code, exitOK, out, errOut)
+	}
+	if code, out, errOut := runCmd(t, "lint", path); code != exitOK || strings.Contains(errOut, "judge") {
+		t.Errorf("lint: exit %d, want %d with no warning about the verdict\n%s%s", code, exitOK, out, errOut)
+	}
+	// Another rubric still has no verdict.
+	os.WriteFile(path, []byte(strings.Replace(string(data), "never says "+pw, "never says "+pw+" twice", 1)), 0o644)
+	if code, out, _ := runCmd(t, "replay", path); code != exitFailed || !strings.Contains(out, "expect.judge[0]: no verdict recorded for this rubric") {
+		t.Errorf("replay of another rubric: exit %d, want %d naming expect.judge[0]\n%s", code, exitFailed, out)
+	}
+}

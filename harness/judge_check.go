@@ -73,8 +73,10 @@ func formatScore(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) 
 // judges now is the text that was judged (after redaction, as a replay
 // compares requests); otherwise, or when none was recorded, the item has
 // no verdict and its Problem says how to record one. A recorded verdict no
-// item uses goes to o.Unused. The judge is never called. red redacts the
-// judged text as the verdict's was when it was recorded. command names the
+// item uses goes to o.Unused. The judge is never called. red is the
+// replay's redaction policy: it pairs verdicts with items
+// (scenario.Scenario.MatchVerdicts) and redacts the judged text, as the
+// verdict's was when it was recorded, before it is compared. command names the
 // program in hints ("evalrun") and path the scenario file, as the user
 // names it where they run command.
 func replayVerdicts(s *scenario.Scenario, o *Outcome, red *redact.Redactor, command, path string) {
@@ -82,7 +84,7 @@ func replayVerdicts(s *scenario.Scenario, o *Outcome, red *redact.Redactor, comm
 		return
 	}
 	rerecord := fmt.Sprintf("`%s record --mode judge --judge-model PROVIDER/MODEL %s`", command, path)
-	paired, unpaired := s.MatchVerdicts()
+	paired, unpaired := s.MatchVerdicts(red)
 	o.Judged = make([]JudgeResult, len(paired))
 	for i, j := range paired {
 		item := s.Expect.Judges[i]
@@ -93,7 +95,7 @@ func replayVerdicts(s *scenario.Scenario, o *Outcome, red *redact.Redactor, comm
 		}
 		v := s.Verdicts[j].Clone()
 		now := red.Quiet(JudgedText(s, o, item.On))
-		if !redact.Matches(v.Judged, now) {
+		if !red.Matches(v.Judged, now) {
 			o.Judged[i].Problem = &fileerr.Error{File: s.Path, Line: v.Line, Key: fmt.Sprintf("judge[%d]", j),
 				Problem: fmt.Sprintf("the judged text changed: re-record the verdict with %s (the verdict of expect.judge[%d] at line %d judged other text: - recorded, + now)\n%s",
 					rerecord, i, item.Line, udiff.Hunks(v.Judged, now))}

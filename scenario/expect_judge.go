@@ -90,9 +90,11 @@ func decodeJudges(d *yamlx.Decoder, n *yaml.Node, path string) ([]JudgeExpect, e
 // the same rubric and on, and the same model when the item names one. It
 // returns, per item, the index of its verdict in s.Verdicts (-1 when none
 // was recorded for it), and the indexes of the verdicts paired with no
-// item, in order. A rubric is compared as replay compares text: a
-// recorded [REDACTED] stands for any text.
-func (s *Scenario) MatchVerdicts() (paired []int, unpaired []int) {
+// item, in order. A rubric is compared as replay compares text, with r,
+// the command's redaction policy (redact.Redactor.Matches): a recorded
+// [REDACTED] stands for one secret, or for a value r knows whatever
+// characters it holds. A nil r is redact.Matches only.
+func (s *Scenario) MatchVerdicts(r *redact.Redactor) (paired []int, unpaired []int) {
 	var items []JudgeExpect
 	if s.Expect != nil {
 		items = s.Expect.Judges
@@ -102,7 +104,7 @@ func (s *Scenario) MatchVerdicts() (paired []int, unpaired []int) {
 	for i, item := range items {
 		paired[i] = -1
 		for j, v := range s.Verdicts {
-			if !used[j] && v.On == item.On && (item.Model == "" || v.Model == item.Model) && redact.Matches(v.Rubric, item.Rubric) {
+			if !used[j] && v.On == item.On && (item.Model == "" || v.Model == item.Model) && r.Matches(v.Rubric, item.Rubric) {
 				used[j], paired[i] = true, j
 				break
 			}

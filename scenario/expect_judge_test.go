@@ -120,7 +120,7 @@ func TestMatchVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	paired, unpaired := s.MatchVerdicts()
+	paired, unpaired := s.MatchVerdicts(nil)
 	if len(paired) != 3 || paired[0] != 0 || paired[1] != -1 || paired[2] != -1 {
 		t.Errorf("paired = %v, want [0 -1 -1] (item 1 names another model)", paired)
 	}
@@ -181,7 +181,7 @@ judge:
   - {rubric: is kind, model: openai/b, on: final, judged: hello, score: 1, pass: true, reason: r}
   - {rubric: is kind, model: openai/a, on: final, judged: hello, score: 1, pass: true, reason: r}
 `)
-	paired, unpaired := s.MatchVerdicts()
+	paired, unpaired := s.MatchVerdicts(nil)
 	if len(paired) != 1 || paired[0] != 1 || len(unpaired) != 1 || unpaired[0] != 0 {
 		t.Errorf("MatchVerdicts = %v, %v; want [1], [0]", paired, unpaired)
 	}

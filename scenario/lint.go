@@ -15,6 +15,7 @@ import (
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/llm/repair"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 	"github.com/tapeloop/tapeloop/tools"
 )
@@ -78,7 +79,7 @@ func Lint(file string, opts *LintOptions) (*Scenario, []*fileerr.Error) {
 		l.addErr(err)
 		return nil, l.sorted()
 	}
-	l.verdicts(s)
+	l.verdicts(s, opts.Redactor)
 	l.textCallFormats(s)
 	if opts.Validate != nil {
 		if err := opts.Validate(s); err != nil {
@@ -97,6 +98,11 @@ type LintOptions struct {
 	// harness.Validate with your tool factories is the usual one. Nil checks
 	// the file only.
 	Validate func(*Scenario) error
+	// Redactor is the redaction policy recorded verdicts are paired with
+	// their expect.judge items by (see Scenario.MatchVerdicts), as a
+	// replay under it pairs them. Nil means redact.Matches only: a rubric
+	// holding a secret with characters no key holds is then warned of.
+	Redactor *redact.Redactor
 }
 
 type linter struct {
@@ -203,9 +209,9 @@ func (l *linter) emptyMatchers(n *yaml.Node, key string) {
 // verdicts warns of each expect.judge item of a recorded scenario (its tape
 // has a model entry) that has no recorded verdict, and of each recorded
 // verdict no item uses: a replay fails on both until the verdicts are
-// recorded again.
-func (l *linter) verdicts(s *Scenario) {
-	paired, unpaired := s.MatchVerdicts()
+// recorded again. r pairs them as a replay under that policy does.
+func (l *linter) verdicts(s *Scenario, r *redact.Redactor) {
+	paired, unpaired := s.MatchVerdicts(r)
 	recorded := slices.ContainsFunc(s.Tape, func(e tape.Entry) bool { return e.User == nil })
 	for i, j := range paired {
 		if j < 0 && recorded {
