@@ -1,5 +1,6 @@
 // Command mutantgo makes each mutant of scripts/mutation cheaper: it runs only
-// the tests that cover the mutated line.
+// the tests that cover the mutated line. It also keys gremlins' lived
+// mutants by their code, not their line, for scripts/mutation/allow.txt.
 //
 // gremlins tests a mutant by running "go test PKG" in a copy of the module.
 // scripts/mutation puts mutantgo first on gremlins' PATH under the name go.
@@ -22,6 +23,12 @@
 //	                                 (relative to the module root, the
 //	                                 current folder)
 //	go test ... PKG                  (as go) run a mutant's tests
+//	mutantgo -allow ALLOWFILE        key the lived mutants read from stdin
+//	                                 ("PKGDIR/FILE.go:LINE:COL MUTATOR",
+//	                                 one a line) from the source in the
+//	                                 current folder, and print each as
+//	                                 allowed or lived with its key (see
+//	                                 classify); exit 2 on a bad allowlist
 //
 // Environment: MUTANTGO_GO is the real go command, MUTANTGO_SRC the source
 // module root, MUTANTGO_MAPS the folder holding one map per package, named
@@ -45,6 +52,17 @@ import (
 func main() {
 	if len(os.Args) == 4 && os.Args[1] == "-map" {
 		if err := covermap.Write(os.Getenv("MUTANTGO_GO"), os.Args[2], os.Args[3]); err != nil {
+			fmt.Fprintln(os.Stderr, "mutantgo:", err)
+			os.Exit(2)
+		}
+		return
+	}
+	if len(os.Args) == 3 && os.Args[1] == "-allow" {
+		a, err := readAllow(os.Args[2])
+		if err == nil {
+			err = classify(a, ".", os.Stdin, os.Stdout, os.Stderr)
+		}
+		if err != nil {
 			fmt.Fprintln(os.Stderr, "mutantgo:", err)
 			os.Exit(2)
 		}

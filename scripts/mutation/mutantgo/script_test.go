@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tapeloop/tapeloop/scripts/mutation/internal/linekey"
 )
 
 // TestScriptInterruptStopsGremlins runs scripts/mutation/run (the script that
@@ -103,5 +106,72 @@ func TestScriptInterruptStopsGremlins(t *testing.T) {
 	}
 	if !guard.Stop() {
 		t.Fatalf("gremlins outlived the interrupted script; the guard killed it after a minute; stderr:\n%s", stderr.String())
+	}
+}
+
+// TestScriptKeysLivedMutants runs scripts/mutation/run with a stand-in
+// gremlins that reports two mutants of one operator of diffrecorder as
+// lived, one of them in a scratch allowlist under its key: the script
+// counts that one allowed and prints the other with the entry that would
+// allow it.
+func TestScriptKeysLivedMutants(t *testing.T) {
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := os.ReadFile(filepath.Join(root, "diffrecorder", "diff.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, col := 0, 0
+	for i, l := range strings.Split(string(src), "\n") {
+		if j := strings.Index(l, " < "); j >= 0 && !strings.HasPrefix(strings.TrimSpace(l), "//") {
+			line, col = i+1, j+2
+			break
+		}
+	}
+	if line == 0 {
+		t.Fatal("diffrecorder/diff.go has no \" < \" to stand for a mutant")
+	}
+	f, err := linekey.Parse("diffrecorder/diff.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, err := f.Key(line, col)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	allow := filepath.Join(dir, "allow.txt")
+	if err := os.WriteFile(allow, []byte("diffrecorder/diff.go CONDITIONALS_BOUNDARY "+key+"  # a stand-in's reason\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	at := fmt.Sprintf("diff.go:%d:%d", line, col)
+	fake := "#!/bin/sh\necho '      KILLED ARITHMETIC_BASE at diff.go:1:1'\necho '       LIVED CONDITIONALS_BOUNDARY at " + at + "'\necho '       LIVED CONDITIONALS_NEGATION at " + at + "'\n"
+	gobin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(gobin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gobin, "gremlins"), []byte(fake), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(root, "scripts", "mutation", "run"), "--engine", "gremlins", "--all-tests", "--allow", allow, "--out", t.TempDir(), "diffrecorder")
+	cmd.Env = append(os.Environ(), "MUTATION_GOBIN="+gobin)
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("run: %v\nstdout:\n%s\nstderr:\n%s", err, stdout.String(), stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"  diffrecorder/" + at + " CONDITIONALS_NEGATION\n    allow as: diffrecorder/diff.go CONDITIONALS_NEGATION " + key + "  # why no test can kill it\n",
+		"efficacy  50.00%  killed    1  lived   1  allowed  1",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "CONDITIONALS_BOUNDARY") {
+		t.Errorf("the allowed mutant is listed as lived:\n%s", out)
 	}
 }
