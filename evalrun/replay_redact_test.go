@@ -133,3 +133,41 @@ func TestReplayMatchesAPasswordItsPolicyKnows(t *testing.T) {
 		t.Errorf("replay with &admin=1 after the password: exit %d, want %d naming offered.system without the password\n%s%s", code, exitFailed, out, errOut)
 	}
 }
+
+// TestRebaseRedactedKeyStandsForOneKey: a rebase of a prompt whose query
+// gained "&admin=1" after a redacted key, under a policy that does not know
+// the key, learns the key as one secret, as a replay matches it: it offers
+// key=[REDACTED]&admin=1 (never the key), writes it when accepted, and the
+// file it wrote replays green (issue 39, item 4).
+func TestRebaseRedactedKeyStandsForOneKey(t *testing.T) {
+	t.Setenv("APP_PLAIN", plainSecret)
+	dir := newScenarios(t, map[string]string{"b/echo.yaml": echoScenario})
+	path := filepath.Join(dir, "b", "echo.yaml")
+	prompt := func(query string) bridge.Agent {
+		return echoAgent("Fetch https://api.example.com/v1/orders?key=" + query + " and say hello.")
+	}
+	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "replay", "--update", "--redact-env", "APP_PLAIN", path); code != exitOK {
+		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "rebase", "--all", "--redact-env", "APP_PLAIN", path); code != exitOK {
+		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
+	}
+	const want = "orders?key=[REDACTED]&admin=1 and say hello."
+	admin := prompt(plainSecret + "&admin=1")
+	before, _ := os.ReadFile(path)
+	code, out, errOut := runAgentCmd(t, admin, "rebase", "--dry-run", path)
+	if after, _ := os.ReadFile(path); code != exitOK || !strings.Contains(out, "+  system: Fetch https://api.example.com/v1/"+want+"\n") || strings.Contains(out+errOut, plainSecret) || string(after) != string(before) {
+		t.Errorf("rebase --dry-run: exit %d, want %d offering %q and the file unchanged\n%s%s", code, exitOK, want, out, errOut)
+	}
+	code, out, errOut = runAgentCmd(t, admin, "rebase", path)
+	file, _ := os.ReadFile(path)
+	if code != exitOK || !strings.Contains(string(file), want) || strings.Contains(string(file)+out+errOut, plainSecret) {
+		t.Fatalf("rebase: exit %d, want %d writing %q without the key\n%s%s\n%s", code, exitOK, want, out, errOut, file)
+	}
+	if code, out, errOut := runAgentCmd(t, admin, "replay", path); code != exitOK {
+		t.Errorf("replay of the rebased file: exit %d, want %d\n%s%s", code, exitOK, out, errOut)
+	}
+	if code, out, _ := runAgentCmd(t, prompt(plainSecret), "replay", "--redact-env", "APP_PLAIN", path); code != exitFailed || !strings.Contains(out, "offered.system") {
+		t.Errorf("replay without &admin=1: exit %d, want %d naming offered.system\n%s", code, exitFailed, out)
+	}
+}

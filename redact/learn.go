@@ -20,7 +20,9 @@ const redactedContext = 16
 // Hidden returns what each Redacted of recorded stands for in
 // actual, where actual holds some of the recorded text next to it: the
 // token (no space, at most 4096 bytes) between the text before the
-// Redacted and the text after it. The longest context found is used, up
+// Redacted and the text after it, cut to the one secret Matches lets a
+// Redacted stand for (its characters, %XX, then = padding), so that a
+// structure character after a key ("&admin=1") stays the text's. The longest context found is used, up
 // to 16 bytes a side, not crossing a line break or another Redacted, and
 // at least 4 bytes in all unless the whole recorded text around it is
 // that short. Values shorter than 8 bytes, and Redacted itself, are left
@@ -78,7 +80,7 @@ func valuesBetween(actual, before, after string, atStart, atEnd bool) []string {
 			break
 		}
 		if after != "" || atEnd {
-			if v := tokenUntil(actual[start:], after, atEnd); len(v) >= minSecretLen && v != Redacted {
+			if v := secretPrefix(tokenUntil(actual[start:], after, atEnd)); len(v) >= minSecretLen && v != Redacted {
 				out = append(out, v)
 			}
 		}
@@ -110,4 +112,38 @@ func tokenUntil(s, after string, atEnd bool) string {
 		}
 	}
 	return ""
+}
+
+// secretPrefix returns the longest prefix of v that one Redacted stands
+// for as a token in Matches (matchSecrets): the characters secrets are
+// written in and %XX, then "=" padding; "" when v starts with neither.
+func secretPrefix(v string) string {
+	n := 0
+	for n < len(v) && n < maxRedactedLen {
+		switch c := v[n]; {
+		case secretByte(c):
+			n++
+		case c == '%' && n+2 < len(v) && isHex(v[n+1]) && isHex(v[n+2]):
+			n += 3
+		default:
+			goto padding
+		}
+	}
+padding:
+	for n < len(v) && v[n] == '=' && n < maxRedactedLen {
+		n++
+	}
+	return v[:n]
+}
+
+// Hidden is the package's Hidden of actual with every value r knows and
+// every match of its patterns redacted first, as Matches compares: a value
+// r knows, whatever characters it holds (a password with "!" or "&"), is
+// r's to redact and is never learned, whole or in part. A nil r is the
+// package's Hidden.
+func (r *Redactor) Hidden(recorded, actual string) []string {
+	if r != nil && strings.Contains(recorded, Redacted) && (len(r.known) > 0 || len(r.patterns) > 0) {
+		actual = r.redactWith(actual, func(string) {}, false)
+	}
+	return Hidden(recorded, actual)
 }

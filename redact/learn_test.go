@@ -19,9 +19,32 @@ func TestHidden(t *testing.T) {
 		{"Key: [REDACTED].", "Key: [REDACTED].", nil},                // still redacted
 		{"no redaction", "no redaction at all", nil},                 //
 		{"Key: [REDACTED].", "The prompt was rewritten whole.", nil}, // no context left
+		// A Redacted stands for one secret's token, as Matches reads it:
+		// structure after the token is the text's, not the secret's.
+		{"?key=[REDACTED] and go.", "?key=plainvalue-9QmZ&admin=1 and go.", []string{"plainvalue-9QmZ"}},
+		{"?key=[REDACTED] and go.", "?key=plainvalue-9QmZ%2Fx&y and go.", []string{"plainvalue-9QmZ%2Fx"}},
+		{"k: [REDACTED]\n", "k: dGhpcyBpcyBhIGtleQ==#frag\n", []string{"dGhpcyBpcyBhIGtleQ=="}},
+		{"?key=[REDACTED] and go.", "?key=abc&admin=1 and go.", nil}, // the token is too short
+		{"?key=[REDACTED] and go.", "?key=&admin=1234 and go.", nil}, // no token at all
 	} {
 		if got := Hidden(tc.rec, tc.act); !slices.Equal(got, tc.want) {
 			t.Errorf("Hidden(%q, %q) = %q, want %q", tc.rec, tc.act, got, tc.want)
 		}
+	}
+}
+
+// TestRedactorHidden: a value the policy knows, whatever characters it
+// holds, is the policy's to redact and is never learned, whole or in part;
+// what it does not know is learned as the package's Hidden learns it.
+func TestRedactorHidden(t *testing.T) {
+	const pw = "hunter22!&x#pw(1)"
+	r := New(&Options{SecretEnv: []string{"APP_PW"}, Environ: []string{"APP_PW=" + pw}})
+	rec := "Connect with [REDACTED] and [REDACTED] now."
+	act := "Connect with " + pw + " and plainvalue-9QmZ&admin=1 now."
+	if got, want := r.Hidden(rec, act), []string{"plainvalue-9QmZ"}; !slices.Equal(got, want) {
+		t.Errorf("Hidden = %q, want %q", got, want)
+	}
+	if got, want := (*Redactor)(nil).Hidden(rec, act), []string{"hunter22", "plainvalue-9QmZ"}; !slices.Equal(got, want) {
+		t.Errorf("nil Hidden = %q, want %q (the package's, which knows no value)", got, want)
 	}
 }

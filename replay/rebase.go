@@ -208,8 +208,9 @@ func (r *Rebase) Changed() bool { return r.Offered || len(r.Entries) > 0 }
 // what the run sent, after a run in rebase mode (ModelOptions.Rebase): the
 // offered block and, per model entry served, the parts its request states
 // (opts.All: every part). The requests are redacted as a Recorder redacts
-// them, and every value a recorded Redacted stood for (redact.Hidden) is
-// redacted too, so a rebase never un-redacts what the recording redacted. It fails with the *StaleError of the run when a recorded response
+// them, and every value a recorded Redacted stood for (redact.Hidden: one
+// secret's token, as a replay matches it) is redacted too, so a rebase
+// never un-redacts what the recording redacted. It fails with the *StaleError of the run when a recorded response
 // no longer applied; a model not in rebase mode gives its tape unchanged.
 func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	var o RebaseOptions
@@ -231,7 +232,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	}
 	// Never un-redact: what the recording redacted stays redacted where
 	// the run sends it again, whether or not red knows it.
-	if learned := m.learnRedacted(); len(learned) > 0 {
+	if learned := m.learnRedacted(red); len(learned) > 0 {
 		red = redact.New(&redact.Options{SecretEnv: []string{}, Secrets: learned, Extra: red.Redact})
 	}
 	t := out.Tape

@@ -223,11 +223,14 @@ func matchesRedactedValue(w, g any, red *redact.Redactor) bool {
 // recorded texts stood for in what the run sent: each recorded system
 // prompt, tool description and schema against the one sent now at the same
 // place (by index, by tool name), and each recorded request message against
-// the sent message at the same index. The caller holds m.mu.
-func (m *Model) learnRedacted() []redact.Secret {
+// the sent message at the same index. A value red (the rebase's policy)
+// knows is red's to redact, never learned (redact.Redactor.Hidden); each
+// value learned is one secret's token, as a replay matches a Redacted. The
+// caller holds m.mu.
+func (m *Model) learnRedacted(red *redact.Redactor) []redact.Secret {
 	var out []redact.Secret
 	learn := func(recorded, now string) {
-		for _, v := range redact.Hidden(recorded, now) {
+		for _, v := range red.Hidden(recorded, now) {
 			out = append(out, redact.Secret{Kind: "recorded as " + redact.Redacted, Value: v})
 		}
 	}
