@@ -363,7 +363,7 @@ func isFile(path string) bool {
 // all at once; text that cannot be cut safely, and a shorter text, is
 // parsed whole.
 func Parse(data []byte, file, name string) (s *Scenario, err error) {
-	if s, err = parseCutFrom(data, file, name, cutFrom); err == nil {
+	if s, err = parseCutFrom(data, file, name, cutFrom, byEntryCounted); err == nil {
 		s.Source = sha256.Sum256(data)
 	}
 	return s, err
@@ -376,28 +376,46 @@ func Parse(data []byte, file, name string) (s *Scenario, err error) {
 // (2.6 KB, 11 entries) cutting made harness.Verify ~45% slower in CPU time.
 const cutFrom = 64 << 10
 
-// parseCutFrom is Parse, the tape read one entry at a time when data holds
-// at least from bytes.
-func parseCutFrom(data []byte, file, name string, from int) (s *Scenario, err error) {
+// reading is how parse reads a scenario's tape.
+type reading int
+
+const (
+	// whole parses the tape with the rest of the file.
+	whole reading = iota
+	// byEntry cuts the tape out of the text and parses it an entry at a
+	// time (yamlx.Decoder.ParseCut).
+	byEntry
+	// byEntryCounted is byEntry, with a response's tool_calls counted from
+	// their text, not parsed, when there are more than one response may
+	// hold (yamlx.Counted): the decoder refuses them for their count alone.
+	byEntryCounted
+)
+
+// parseCutFrom is Parse, the tape read as how says when data holds at least
+// from bytes, and whole otherwise.
+func parseCutFrom(data []byte, file, name string, from int, how reading) (s *Scenario, err error) {
 	defer func() {
 		if err != nil && !errors.Is(err, ErrScenario) {
 			err = &scenarioError{err: err}
 		}
 	}()
-	if len(data) >= from {
-		s, err = parse(data, file, name, true)
+	if len(data) >= from && how != whole {
+		s, err = parse(data, file, name, how)
 		if !errors.Is(err, yamlx.ErrCut) {
 			return s, err
 		}
 	}
-	return parse(data, file, name, false)
+	return parse(data, file, name, whole)
 }
 
-// parse is Parse, cutting the tape out of the text when cut is set.
-func parse(data []byte, file, name string, cut bool) (s *Scenario, err error) {
+// parse is Parse, reading the tape as how says.
+func parse(data []byte, file, name string, how reading) (s *Scenario, err error) {
 	d := &yamlx.Decoder{File: file}
+	if how == byEntryCounted {
+		d.Count = yamlx.Counted{Keys: []string{"response", "tool_calls"}, Over: tape.MaxCallsPerResponse}
+	}
 	var root *yaml.Node
-	if cut {
+	if how != whole {
 		root, err = d.ParseCut(data, "tape")
 	} else {
 		root, err = d.Parse(data)

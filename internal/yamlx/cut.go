@@ -84,7 +84,7 @@ func (d *Decoder) EachItem(n *yaml.Node, f func(i int, item *yaml.Node) error) e
 		return nil
 	}
 	for i, s := range d.cut.items {
-		item, err := parseItem(s)
+		item, err := d.parseItem(s)
 		if err != nil {
 			return err
 		}
@@ -100,8 +100,28 @@ func (d *Decoder) EachItem(n *yaml.Node, f func(i int, item *yaml.Node) error) e
 func (d *Decoder) IsCut(n *yaml.Node) bool { return d.cut != nil && n == d.cut.placeholder }
 
 // parseItem parses one item's text, a block sequence of exactly one item, and
-// returns that item with its lines moved to the file's.
-func parseItem(s span) (item *yaml.Node, err error) {
+// returns that item with its lines moved to the file's. A sequence d.Count
+// names that holds more than d.Count.Over items is counted, not parsed
+// (countedNode), when its text allows: the rest of the item is parsed with
+// it cut out, and must then hold it where d.Count.Keys say.
+func (d *Decoder) parseItem(s span) (*yaml.Node, error) {
+	if k := d.Count.Keys; len(k) > 0 {
+		if rest, c := cutCounted(s.text, k[len(k)-1], d.Count.Over); c != nil {
+			c.line += s.line - 1
+			c.keyLine += s.line - 1
+			if item, err := parseOne(span{text: rest, line: s.line}); err == nil {
+				if n := findCounted(item, k, c); n != nil {
+					countedNode(n, c)
+					return item, nil
+				}
+			}
+		}
+	}
+	return parseOne(s)
+}
+
+// parseOne is parseItem without counting.
+func parseOne(s span) (item *yaml.Node, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			item, err = nil, fmt.Errorf("%w: %v", ErrCut, v)

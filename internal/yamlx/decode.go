@@ -33,6 +33,10 @@ type Decoder struct {
 	// In names what the file holds, for messages such as "aliases are not
 	// supported in a tape"; empty leaves the phrase out.
 	In string
+	// Count names a sequence inside each item of the sequence ParseCut
+	// cuts that EachItem counts rather than parses when it is longer than
+	// a caller reads (see Counted); the zero value counts none.
+	Count Counted
 
 	cut *cut // what ParseCut took out of the document, for EachItem
 }
