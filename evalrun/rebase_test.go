@@ -339,3 +339,38 @@ func TestRebaseSkipsAYAMLFileThatIsNoScenario(t *testing.T) {
 		t.Errorf("the file that is no scenario changed:\n%s", data)
 	}
 }
+
+// jsonNoteReader is a scenario written as JSON, which YAML reads as one
+// flow mapping: its offered block pins the system prompt only, and the
+// agent now sends another.
+const jsonNoteReader = `{"format": "tapeloop/v1",
+ "setup": {"tools": ["read_file"], "workspace": {"files": {"notes.txt": "hello\n"}}},
+ "input": [{"role": "system", "content": "You read notes aloud."}, {"role": "user", "content": "What does notes.txt say?"}],
+ "offered": {"system": "You read notes."},
+ "tape": [{"response": {"tool_calls": [{"id": "call_1", "name": "read_file", "arguments": {"path": "notes.txt"}}]}},
+          {"response": {"content": "It says hello."}}],
+ "expect": {"termination": "final_text"}}
+`
+
+// TestRebaseRefusesAScenarioWrittenAsJSON: rebase edits a scenario in
+// place, which a file written as one flow mapping (JSON) does not allow:
+// it says so at the file's first line and how to make it editable, shows
+// no change and leaves the file as it was, whether the change is the
+// offered block alone or the entries' requests too (--all).
+func TestRebaseRefusesAScenarioWrittenAsJSON(t *testing.T) {
+	for _, args := range [][]string{{"rebase"}, {"rebase", "--all"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			dir := newScenarios(t, map[string]string{"notes/read.yaml": jsonNoteReader})
+			path := filepath.Join(dir, "notes", "read.yaml")
+			code, out, errOut := runCmd(t, append(args, path)...)
+			want := path + ":1: the file is one flow mapping ({...}); write it as a block to edit it in place"
+			if code != exitUsage || !strings.HasPrefix(out, "ERROR  notes/read\n") || !strings.Contains(out, want) || strings.Contains(out, "--- ") ||
+				!strings.HasSuffix(out, "\n0 rebased, 0 unchanged, 0 refused, 1 failed\n") {
+				t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 2, no diff, and %q", code, out, errOut, want)
+			}
+			if data, _ := os.ReadFile(path); string(data) != jsonNoteReader {
+				t.Errorf("the scenario changed:\n%s", data)
+			}
+		})
+	}
+}
