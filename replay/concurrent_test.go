@@ -3,11 +3,13 @@ package replay
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 )
 
 // TestConcurrentRequestsMatchByContent: two requests an agent sends at
@@ -89,4 +91,57 @@ func TestAThreadTakenUpAgainDivergesAsARewrite(t *testing.T) {
 	if !strings.Contains(err.Error(), want) {
 		t.Errorf("the divergence does not show the whole conversation:\n%v", err)
 	}
+}
+
+// TestConcurrentRequestPastARedactedEntry: two sub-agents, recorded one
+// after the other, each asked a second thing: A to fetch with a token that
+// the tape recorded redacted, B to fetch a report where A's token was.
+// Replayed with B's requests first, B's second is tried against A's
+// second entry (whose redacted text matches B's report name, whose first
+// new line does not) and then answered by its own, which recorded the
+// name as B sent it: the entry tried first leaves B's request as it was.
+func TestConcurrentRequestPastARedactedEntry(t *testing.T) {
+	const token = "tok-9Qm2xW7pRs4TuV8y"
+	red := redact.New(&redact.Options{SecretEnv: []string{"TEAM_A_TOKEN"}, Getenv: func(string) string { return token }})
+	first := func(team string) []llm.Message {
+		return []llm.Message{llm.UserMessage("You work for team " + team + ".")}
+	}
+	then := func(team, fetch string) []llm.Message {
+		return append(first(team), llm.AssistantMessage("answer "+team+"1"), llm.UserMessage("Team "+team+" again."), llm.UserMessage("Fetch "+fetch+"."))
+	}
+	rec := NewRecorder(llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		return &llm.Response{Message: llm.AssistantMessage(answerOf(req)), FinishReason: llm.FinishStop}, nil
+	}), &RecorderOptions{Redactor: red})
+	a1, b1, a2, b2 := first("A"), first("B"), then("A", token), then("B", "report-2024")
+	// Recorded one sub-agent after the other.
+	for _, msgs := range [][]llm.Message{a1, a2, b1, b2} {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := rec.Tape()
+	if got := tp.Entries[1].Request.New; len(got) != 2 || got[1].Content != "Fetch "+redact.Redacted+"." {
+		t.Fatalf("A's second request was recorded as %+v, want its two new messages, the token redacted", got)
+	}
+	m := NewModel(tp, nil)
+	for _, msgs := range [][]llm.Message{a1, b1, b2, a2} {
+		req := &llm.Request{Messages: msgs}
+		resp, err := m.Generate(context.Background(), req)
+		if err != nil {
+			t.Fatalf("%q: %v", msgs[len(msgs)-1].Content, err)
+		}
+		if want := answerOf(req); resp.Message.Content != want {
+			t.Errorf("%q was answered %q, want %q", msgs[len(msgs)-1].Content, resp.Message.Content, want)
+		}
+	}
+	if err := m.Unused(); err != nil {
+		t.Error(err)
+	}
+}
+
+// answerOf is the answer TestConcurrentRequestPastARedactedEntry's model
+// gives: "answer A1" to team A's first request, and so on.
+func answerOf(req *llm.Request) string {
+	team := strings.TrimSuffix(strings.TrimPrefix(req.Messages[0].Content, "You work for team "), ".")
+	return fmt.Sprintf("answer %s%d", team, (len(req.Messages)+1)/2)
 }

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -67,5 +68,34 @@ func TestRedactedToolSchemaThatGainedAPropertyDiverges(t *testing.T) {
 	}
 	if err := run(schema("hunter2-Echo", `,"user":{"type":"string"}`)); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "tool login: parameters (schema) changed") {
 		t.Errorf("the schema with a property more: %v, want a divergence", err)
+	}
+}
+
+// TestReplayAppliesTheTapesRedactionToParams: a request parameter recorded
+// with a secret redacted (an MCP server's token in Messages' mcp_servers,
+// a list of objects) matches the live request holding the token, while a
+// change elsewhere in the list (another server's address) still diverges
+// naming the parameter.
+func TestReplayAppliesTheTapesRedactionToParams(t *testing.T) {
+	servers := func(url, token string) json.RawMessage {
+		return json.RawMessage(`[{"type":"url","name":"crm","url":"https://crm.example/mcp","authorization_token":"` + token + `"},` +
+			`{"type":"url","name":"docs","url":"` + url + `"}]`)
+	}
+	tp := &tape.Tape{
+		Offered: &tape.Offered{Params: map[string]json.RawMessage{"mcp_servers": servers("https://docs.example/mcp", redact.Redacted)}},
+		Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("done")}}},
+	}
+	const token = "sk-crm-Lk9QmZ2xW7pRs4TuV8yNa3Bc6De1Fg5Hj"
+	run := func(params json.RawMessage) error {
+		_, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Go.")},
+			Params: map[string]json.RawMessage{"mcp_servers": params}})
+		return err
+	}
+	if err := run(servers("https://docs.example/mcp", token)); err != nil {
+		t.Errorf("the servers holding the redacted token: %v", err)
+	}
+	if err := run(servers("https://docs.evil.example/mcp", token)); !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "offered.params") ||
+		!strings.Contains(err.Error(), "docs.evil.example") {
+		t.Errorf("another server's address changed: %v, want a divergence in offered.params showing it", err)
 	}
 }
