@@ -27,6 +27,20 @@ func readAppend(n int) []byte {
 	return []byte(b.String())
 }
 
+// bigFiles is a scenario whose workspace holds two files of n lines: the
+// agent appends a line to one, which the golden then shows whole, and
+// leaves the other, which the golden lists by size and hash.
+func bigFiles(n int) []byte {
+	var text strings.Builder
+	for i := range n {
+		fmt.Fprintf(&text, "        line %05d of a file that is long enough to be worth sizing the golden for\n", i)
+	}
+	return []byte("format: tapeloop/v1\nsetup:\n  workspace:\n    files:\n      log.txt: |\n" + text.String() + "      kept.txt: |\n" + text.String() +
+		"  tools: [append_file]\ninput:\n  - {role: user, content: go}\ntape:\n" +
+		"  - response:\n      tool_calls:\n        - {id: w1, name: append_file, arguments: '{\"path\": \"log.txt\", \"content\": \"one more\\n\"}'}\n" +
+		"  - response: {content: Done.}\n")
+}
+
 // TestGoldenIsBuiltInPlace checks that writing a golden allocates little
 // more than the golden itself: its buffer is sized for the calls and texts
 // up front, instead of doubling up to twice the golden and leaving as much
@@ -34,7 +48,7 @@ func readAppend(n int) []byte {
 // on issue 21's tape, and a tenth of what Verify allocated on the bench's
 // reference scenario).
 func TestGoldenIsBuiltInPlace(t *testing.T) {
-	for name, text := range map[string][]byte{"many calls": manyResponses(5), "read and append": readAppend(10)} {
+	for name, text := range map[string][]byte{"many calls": manyResponses(5), "read and append": readAppend(10), "big files": bigFiles(1000)} {
 		t.Run(name, func(t *testing.T) {
 			s, err := scenario.Parse(text, "size.yaml", "size")
 			if err != nil {

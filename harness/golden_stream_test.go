@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"os"
@@ -159,6 +160,34 @@ func TestSameAsGolden(t *testing.T) {
 	}
 	if same, _ := o.sameAsGolden(path, r); same {
 		t.Error("a link was read as the golden (links go through the whole comparison, which checks where they lead)")
+	}
+}
+
+// TestVerifyLeavesNoGoldenOpen: a replay that finds its golden unchanged
+// (compared with the file as it streams) leaves the file closed, so that
+// a process replaying again and again does not run out of descriptors.
+func TestVerifyLeavesNoGoldenOpen(t *testing.T) {
+	if _, err := os.ReadDir("/proc/self/fd"); err != nil {
+		t.Skipf("no /proc/self/fd to count open files (%v)", err)
+	}
+	path := filepath.Join(t.TempDir(), "log.yaml")
+	if err := os.WriteFile(path, readAppend(3), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v := Verify(context.Background(), path, &VerifyOptions{Update: true}); v.Err != nil || !v.Passed() || !v.Updated {
+		t.Fatalf("blessing: %v, %v", v.Err, v.Failure())
+	}
+	for range 3 {
+		if v := Verify(context.Background(), path, nil); v.Err != nil || !v.Passed() {
+			t.Fatalf("replay: %v, %v", v.Err, v.Failure())
+		}
+	}
+	golden := scenario.GoldenPath(path)
+	fds, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && target == golden {
+			t.Errorf("file descriptor %s is still open on the golden %s", fd.Name(), golden)
+		}
 	}
 }
 

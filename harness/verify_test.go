@@ -3,6 +3,7 @@ package harness
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -259,5 +260,50 @@ func TestVerifyUnchangedGolden(t *testing.T) {
 	v := Verify(ctx, path, &VerifyOptions{})
 	if len(v.Failures) != 1 || !strings.Contains(v.Failures[0].Error(), "-      content: hellO\n+      content: hello\n") {
 		t.Errorf("a changed golden: %q", v.Failures)
+	}
+}
+
+// pwScenario reads a file holding a password written with characters no
+// token holds; its tape recorded the tool result with the password
+// redacted, as record does under a policy that knows it.
+const pwScenario = `format: tapeloop/v1
+setup:
+  workspace:
+    files: {login.txt: "The password is hunter2!&x#pw(1).\n"}
+  tools: [read_file]
+input:
+  - {role: user, content: "What is in login.txt?"}
+tape:
+  - response:
+      tool_calls:
+        - {id: r1, name: read_file, arguments: {path: login.txt}}
+  - response: {content: "It holds a password."}
+    request:
+      new:
+        - role: tool
+          content: |
+            The password is [REDACTED].
+          tool_call_id: r1
+          name: read_file
+`
+
+// TestVerifyWithoutRedactorUsesTheEnvironmentsPolicy: Verify with no
+// Redactor (a Go test's default) replays with redact.Default(), the
+// environment's policy, so a password that APP_PASSWORD holds matches the
+// tape's [REDACTED] whatever characters it has, for an update and a
+// replay alike; a run whose environment does not know it diverges.
+func TestVerifyWithoutRedactorUsesTheEnvironmentsPolicy(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pw.yaml")
+	writeFile(t, path, pwScenario)
+	t.Setenv("APP_PASSWORD", "hunter2!&x#pw(1)")
+	if v := Verify(context.Background(), path, &VerifyOptions{Update: true}); v.Err != nil || !v.Passed() {
+		t.Fatalf("update: %v, %v", v.Err, v.Failure())
+	}
+	if v := Verify(context.Background(), path, nil); v.Err != nil || !v.Passed() {
+		t.Errorf("replay: %v, %v", v.Err, v.Failure())
+	}
+	t.Setenv("APP_PASSWORD", "")
+	if v := Verify(context.Background(), path, nil); v.Passed() || !strings.Contains(fmt.Sprint(v.Failure()), "new differs") {
+		t.Errorf("a replay whose environment does not know the password: %v, want a divergence in new", v.Failure())
 	}
 }
