@@ -228,3 +228,46 @@ expect:
 		}
 	}
 }
+
+// TestReplayOfFewerCallsSaysWhatToDo: a plain replay whose run left tape
+// entries unused (a bridged agent that now asks once where it asked twice,
+// a native loop cut to one iteration, a bridged agent that makes no model
+// call) fails naming the entry never served and says what to do: record
+// again when the agent changed on purpose (rebase cannot drop entries),
+// otherwise it is the regression.
+func TestReplayOfFewerCallsSaysWhatToDo(t *testing.T) {
+	cases := []struct {
+		name, good, old, new string
+		want                 []string
+	}{
+		{"bridged agent asks once", bridgedTwice, "{go: twice}", "{go: once}",
+			[]string{"tape[1] at line 8 was never served", "the agent made fewer model calls than the tape holds", "record it again: `evalrun record --mode all --model PROVIDER/MODEL ", "rebase cannot drop entries", "otherwise the agent stops early, and that is the regression"}},
+		{"native loop cut", nativeEcho, "setup:\n  tools:", "setup:\n  loop: {max_iterations: 1}\n  tools:",
+			[]string{"tape[1] at line 12 was never served", "the agent made fewer model calls than the tape holds", "record --mode all"}},
+		{"no model call", bridgedOnce, "{go: once}", "{go: silent}",
+			[]string{"tape[0] at line 7 was never served", "the agent made no model call, though the tape holds 1 entry", "base URL"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := newScenarios(t, map[string]string{"s.yaml": c.good})
+			path := filepath.Join(dir, "s.yaml")
+			var out, errb bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: updateAgents}
+			if code := run(context.Background(), []string{"replay", "--update", path}, e); code != exitOK {
+				t.Fatalf("blessing the good run: exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			os.WriteFile(path, []byte(strings.Replace(c.good, c.old, c.new, 1)), 0o644)
+			out.Reset()
+			errb.Reset()
+			code := run(context.Background(), []string{"replay", path}, e)
+			if code != exitFailed {
+				t.Errorf("exit %d, want %d\n%s%s", code, exitFailed, out.String(), errb.String())
+			}
+			for _, w := range c.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("the output does not say %q:\n%s%s", w, out.String(), errb.String())
+				}
+			}
+		})
+	}
+}

@@ -40,19 +40,40 @@ func notUpdatable(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *fileer
 	if f := stoppedEarly(s, o, true); f != nil {
 		return f
 	}
+	return leftEntries(s, o, opts, true)
+}
+
+// leftEntries is the failure of a run of s that left entries of its tape
+// unused (a replay.UnusedError in o.Unused), saying what to do; nil for
+// any other run. An agent that made no model call may not reach the
+// bridge; one that made fewer than were recorded either changed on
+// purpose, and needs a new recording (rebase restates requests, it cannot
+// drop entries), or stops early, which is the regression the replay found.
+// update words it for an update, which leaves the golden untouched
+// (ErrNotUpdated).
+func leftEntries(s *scenario.Scenario, o *Outcome, opts *VerifyOptions, update bool) *fileerr.Error {
 	for _, u := range o.Unused {
 		var ue *replay.UnusedError
 		if !errors.As(u, &ue) {
 			continue
 		}
-		if o.Iterations == 0 {
+		rerecord := fmt.Sprintf("`%s record --mode all --model PROVIDER/MODEL %s`", opts.command(), opts.hintPath(s.Path))
+		switch {
+		case o.Iterations == 0 && update:
 			return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
 				"the agent made no model call, though the tape holds %d %s, so its golden is untouched: does it reach the bridge at the base URL it is given? (a scenario whose agent makes none has `tape: []` and says so with expect.iterations: 0)",
 				ue.Entries, plural(ue.Entries, "entry", "entries"))}
+		case o.Iterations == 0:
+			return &fileerr.Error{File: s.Path, Problem: fmt.Sprintf(
+				"the agent made no model call, though the tape holds %d %s: does it reach the bridge at the base URL it is given? (a scenario whose agent makes none has `tape: []` and says so with expect.iterations: 0)",
+				ue.Entries, plural(ue.Entries, "entry", "entries"))}
+		case update:
+			return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
+				"the run left tape entries unused, so its golden is untouched: if the agent now makes fewer model calls on purpose, record it again: %s", rerecord)}
+		default:
+			return &fileerr.Error{File: s.Path, Problem: fmt.Sprintf(
+				"the agent made fewer model calls than the tape holds: if it does so on purpose, record it again: %s (rebase cannot drop entries); otherwise the agent stops early, and that is the regression", rerecord)}
 		}
-		return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
-			"the run left tape entries unused, so its golden is untouched: if the agent now makes fewer model calls on purpose, record it again: `%s record --mode all --model PROVIDER/MODEL %s`",
-			opts.command(), opts.hintPath(s.Path))}
 	}
 	return nil
 }

@@ -260,6 +260,9 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		replayVerdicts(s, o, red, opts.command(), opts.hintPath(s.Path))
 	}
 	v.Failures = append(v.Failures, o.Unused...)
+	if f := leftEntries(s, o, opts, false); f != nil {
+		v.Failures = append(v.Failures, f)
+	}
 	// Most replays find their golden unchanged: that is found with the
 	// golden streamed against the file, neither held whole. Anything else
 	// (a difference, a missing or odd file) builds it whole, for the diff
