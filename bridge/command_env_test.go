@@ -168,3 +168,45 @@ func TestCommandSetsOnlyWhatPassEnvRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestCommandRunOutdoesPassEnv: a scenario built in Go is not checked as a
+// file is, so its PassEnv may name a variable the run sets itself or a
+// credential; the run's own value still wins (a scratch HOME and TMPDIR, a
+// dummy key), so no real home with its credential files nor a real key
+// reaches the agent through pass_env.
+func TestCommandRunOutdoesPassEnv(t *testing.T) {
+	t.Setenv("HOME", "/real/home")
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "real"))
+	if err := os.Mkdir(os.Getenv("TMPDIR"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("OPENAI_API_KEY", "real-openai")
+	t.Setenv("GOOGLE_APPLICATION_CREDENTIALS", "/real/adc.json")
+	t.Setenv("GOFLAGS", "-mod=mod")
+	names := []string{"HOME", "TMPDIR", "OPENAI_API_KEY", "GOOGLE_APPLICATION_CREDENTIALS", "GOFLAGS"}
+	s := modeScenario(t, "60s", append([]string{"env"}, names...)...)
+	s.Setup.Agent.PassEnv = names
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: notesScript()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, line := range strings.Split(o.Final, "\n") {
+		name, v, _ := strings.Cut(line, "=")
+		got[name] = v
+	}
+	for _, k := range []string{"HOME", "TMPDIR"} {
+		if v := got[k]; !scratchDir(v) {
+			t.Errorf("the agent got %s=%s; want a scratch directory of the run", k, v)
+		}
+	}
+	if v := got["OPENAI_API_KEY"]; strings.Contains(v, "real") || !strings.HasSuffix(v, " true") {
+		t.Errorf("the agent got OPENAI_API_KEY=%s; want the dummy", v)
+	}
+	if v := got["GOOGLE_APPLICATION_CREDENTIALS"]; v != `"" true` {
+		t.Errorf("the agent got GOOGLE_APPLICATION_CREDENTIALS=%s; want it set empty", v)
+	}
+	if v := got["GOFLAGS"]; v != `"-mod=mod" true` {
+		t.Errorf("the agent got GOFLAGS=%s; want it passed", v)
+	}
+}
