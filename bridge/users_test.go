@@ -255,6 +255,52 @@ func TestCommandConversation(t *testing.T) {
 	})
 }
 
+// TestCommandUserModel: a command agent converses with a user model (no
+// user turns on the tape): the model sees the conversation so far and its
+// message reaches the agent on stdin. In the sandbox the agent's workspace
+// is the fixed path, which needs no rewriting on its way to the user model.
+func TestCommandUserModel(t *testing.T) {
+	bin := buildCommandAgent(t)
+	text := strings.NewReplacer("AGENT", bin, "MODE", "notes").Replace(commandConversation)
+	text = strings.Replace(text, `  - {role: system, content: "Notes are plain text."}
+tape:
+  - user: "Append world to notes.txt."
+  - user: "Now append again."
+`, `  - {role: system, content: "Notes are plain text."}
+  - {role: user, content: "Append world to notes.txt."}
+tape: []
+`, 1)
+	s := load(t, writeScenario(t, text))
+	var seen [][]llm.Message
+	user := func(ctx context.Context, conversation []llm.Message) (llm.Message, bool, error) {
+		seen = append(seen, conversation)
+		if len(seen) > 1 {
+			return llm.Message{}, false, nil
+		}
+		return llm.Message{Role: llm.RoleAssistant, Content: "Now append again."}, true, nil
+	}
+	o, err := bridge.Runner(bridge.Command(s), nil)(t.Context(), s, &harness.RunOptions{Model: conversationScript(), User: user})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Termination != "final_text" || o.Final != "Done: again." || len(o.Unused) > 0 {
+		t.Fatalf("the run ended with %s (%s), final %q, unused %q", o.Termination, o.Error, o.Final, o.Unused)
+	}
+	if len(o.Turns) != 5 || o.Turns[3].User == nil || o.Turns[3].User.Content != "Now append again." {
+		t.Errorf("turn 4 does not start with the user model's message: %+v", o.Turns)
+	}
+	if len(seen) != 2 {
+		t.Fatalf("the user model was asked %d times, want 2", len(seen))
+	}
+	var saw []string
+	for _, m := range seen[1] {
+		saw = append(saw, string(m.Role)+": "+m.Content)
+	}
+	if got, want := strings.Join(saw, " | "), "user: Append world to notes.txt. | assistant: Done: notes.txt now says hello and world. | user: Now append again. | assistant: Done: again."; got != want {
+		t.Errorf("the user model saw\n%s\nwant\n%s", got, want)
+	}
+}
+
 // TestRecordKeepsUnspokenUserTurns: recording a conversation whose agent
 // ends before the tape's last user turn writes the turns it did speak where
 // they were spoken and keeps the unspoken one at the tape's end, so the
