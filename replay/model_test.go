@@ -77,6 +77,28 @@ func TestModelReplaysInOrder(t *testing.T) {
 	}
 }
 
+// TestLastServedNamesTheEntryUsed: LastServed is -1 before any call, the
+// entry each call used (answered or failed as recorded), and -1 again after
+// a call the exhausted tape could not serve.
+func TestLastServedNamesTheEntryUsed(t *testing.T) {
+	m := NewModel(loadCanonical(t), nil)
+	if got := m.LastServed(); got != -1 {
+		t.Errorf("before any call: LastServed = %d, want -1", got)
+	}
+	for i, req := range canonicalRequests() {
+		m.Generate(context.Background(), req) // the third recorded a provider error
+		if got := m.LastServed(); got != i {
+			t.Errorf("after call %d: LastServed = %d, want %d", i+1, got, i)
+		}
+	}
+	if _, err := m.Generate(context.Background(), canonicalRequests()[0]); !errors.Is(err, ErrTapeExhausted) {
+		t.Fatalf("a fourth call: %v, want the tape exhausted", err)
+	}
+	if got := m.LastServed(); got != -1 {
+		t.Errorf("after the exhausted call: LastServed = %d, want -1", got)
+	}
+}
+
 func TestModelDoesNotShareTheTape(t *testing.T) {
 	tp := loadCanonical(t)
 	m := NewModel(tp, nil)
