@@ -187,3 +187,63 @@ func TestRecorderRecordsAChangedParam(t *testing.T) {
 		t.Errorf("the second request recorded offered %+v, want temperature 0.7", o)
 	}
 }
+
+// TestParamsFollowTheTapesChanges: what a run offered carries over each
+// entry that records a change of something else, and a recorded change of
+// a parameter holds from its entry on. A replay of the run passes; a run
+// that changes a parameter where the tape did not, or not as it did,
+// diverges naming it.
+func TestParamsFollowTheTapesChanges(t *testing.T) {
+	write := llm.ToolDefinition{Name: "write_file"}
+	read := llm.ToolDefinition{Name: "read_file"}
+	type turn struct {
+		tools []llm.ToolDefinition
+		temp  string
+	}
+	requests := func(turns ...turn) []*llm.Request {
+		var out []*llm.Request
+		msgs := []llm.Message{llm.UserMessage("Go.")}
+		for _, tn := range turns {
+			out = append(out, &llm.Request{Messages: msgs, Tools: tn.tools, Params: map[string]json.RawMessage{"temperature": json.RawMessage(tn.temp)}})
+			msgs = append(slices.Clone(msgs), llm.AssistantMessage("done"), llm.UserMessage("Again."))
+		}
+		return out
+	}
+	// Recorded: the second request offers one more tool, the third a
+	// higher temperature.
+	recorded := []turn{{[]llm.ToolDefinition{write}, "0.2"}, {[]llm.ToolDefinition{write, read}, "0.2"}, {[]llm.ToolDefinition{write, read}, "0.7"}}
+	answers := []*llm.Response{}
+	for range recorded {
+		answers = append(answers, &llm.Response{Message: llm.AssistantMessage("done"), FinishReason: llm.FinishStop})
+	}
+	rec := NewRecorder(scriptedModel(answers...), nil)
+	for _, req := range requests(recorded...) {
+		if _, err := rec.Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := rec.Tape()
+	for _, tc := range []struct {
+		name   string
+		turns  []turn
+		failAt int // the 1-based request that diverges; 0 for none
+	}{
+		{"as recorded", recorded, 0},
+		{"temperature changed with the tools", []turn{recorded[0], {recorded[1].tools, "0.5"}, recorded[2]}, 2},
+		{"temperature kept where the tape raised it", []turn{recorded[0], recorded[1], {recorded[2].tools, "0.2"}}, 3},
+	} {
+		m := NewModel(tp, nil)
+		for i, req := range requests(tc.turns...) {
+			_, err := m.Generate(context.Background(), req)
+			switch {
+			case i+1 == tc.failAt && (!errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "temperature")):
+				t.Errorf("%s: request %d: %v; want a divergence naming temperature", tc.name, i+1, err)
+			case i+1 != tc.failAt && err != nil:
+				t.Errorf("%s: request %d: %v", tc.name, i+1, err)
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+}
