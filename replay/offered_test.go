@@ -397,8 +397,8 @@ func TestToolOfferedTwice(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err := rec.Generate(context.Background(), withTools("a", "b", "a"))
-		if !errors.Is(err, ErrDuplicateTool) || !strings.Contains(err.Error(), `"a"`) {
-			t.Errorf("err = %v, want ErrDuplicateTool naming a", err)
+		if !errors.Is(err, ErrDuplicateTool) || !strings.Contains(err.Error(), `tools[0] and tools[2] both named "a"`) {
+			t.Errorf("err = %v, want ErrDuplicateTool naming a at tools[0] and tools[2]", err)
 		}
 		if sent != 1 || len(rec.Tape().Entries) != 1 {
 			t.Errorf("the vendor saw %d requests, the tape holds %d entries; want the refused one neither sent nor recorded", sent, len(rec.Tape().Entries))

@@ -223,6 +223,13 @@ func TestParamsFollowTheTapesChanges(t *testing.T) {
 		}
 	}
 	tp := rec.Tape()
+	// Each entry records only what changed.
+	if o := tp.Entries[1].Request.Offered; o == nil || o.Tools == nil || o.Params != nil {
+		t.Errorf("the second entry recorded offered %+v; want its tools and no params", o)
+	}
+	if o := tp.Entries[2].Request.Offered; o == nil || o.Tools != nil || string(o.Params["temperature"]) != "0.7" {
+		t.Errorf("the third entry recorded offered %+v; want temperature 0.7 and no tools", o)
+	}
 	for _, tc := range []struct {
 		name   string
 		turns  []turn
