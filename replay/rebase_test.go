@@ -551,3 +551,61 @@ func TestRebaseBlockStatesWhatItStated(t *testing.T) {
 		t.Errorf("rebase: %+v, %v; want the block unchanged, stating no tools", rb, err)
 	}
 }
+
+// TestRebaseRefusesAResultThatChangedKind: the answers a tape recorded
+// after a tool result were the model's answer to a success or to a
+// failure; a rebase whose run now gets the other kind refuses, naming the
+// call, whatever the recorded answer says. A tape written before results
+// carried is_error states a failure by its text ("error (kind): ...").
+// A result whose kind is the same, or whose text did not change, rebases.
+func TestRebaseRefusesAResultThatChangedKind(t *testing.T) {
+	call := llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path": "notes.txt"}`}
+	result := func(content string, failed bool) llm.Message {
+		m := llm.ToolMessage("call_1", "read_file", content)
+		m.IsError = failed
+		return m
+	}
+	requests := func(r llm.Message) []*llm.Request {
+		user := llm.UserMessage("What do my notes say?")
+		return []*llm.Request{
+			{Messages: []llm.Message{user}},
+			{Messages: []llm.Message{user, llm.AssistantMessage("", call), r}},
+		}
+	}
+	for _, tc := range []struct {
+		name          string
+		recorded, now llm.Message
+		refused       string // in the error; "" when the rebase goes through
+	}{
+		{"success to failure", result("hello", false), result("error (not_found): no notes.txt", true), "turned from a success into a failure"},
+		{"failure to success", result("error (not_found): no notes.txt", true), result("hello", false), "turned from a failure into a success"},
+		{"a failure by its text, from before is_error", result("error (not_found): no notes.txt", false), result("hello", false), "turned from a failure into a success"},
+		{"an empty kind is no failure's text", result("error (): no notes.txt", false), result("hello", false), ""},
+		{"a blank in the kind is no failure's text", result("error (not found): no notes.txt", false), result("hello", false), ""},
+		{"another success", result("hello", false), result("hello again", false), ""},
+		{"the same text", result("error (not_found): no notes.txt", false), result("error (not_found): no notes.txt", true), ""},
+	} {
+		rec := NewRecorder(scriptedModel(
+			&llm.Response{Message: llm.AssistantMessage("", call)},
+			&llm.Response{Message: llm.AssistantMessage("Your notes say hello.")},
+		), &RecorderOptions{Redactor: redact.New(nil)})
+		for _, req := range requests(tc.recorded) {
+			if _, err := rec.Generate(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		m := NewModel(rec.Tape(), &ModelOptions{Rebase: true})
+		var err error
+		for _, req := range requests(tc.now) {
+			if _, err = m.Generate(context.Background(), req); err != nil {
+				break
+			}
+		}
+		switch {
+		case tc.refused == "" && err != nil:
+			t.Errorf("%s: %v; want the rebase to go through", tc.name, err)
+		case tc.refused != "" && (!errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "the result of call_1 (read_file) "+tc.refused)):
+			t.Errorf("%s: %v; want ErrStale saying the result of call_1 (read_file) %s", tc.name, err, tc.refused)
+		}
+	}
+}
