@@ -145,3 +145,90 @@ func answerOf(req *llm.Request) string {
 	team := strings.TrimSuffix(strings.TrimPrefix(req.Messages[0].Content, "You work for team "), ".")
 	return fmt.Sprintf("answer %s%d", team, (len(req.Messages)+1)/2)
 }
+
+// TestSubAgentsInterleavedOtherwiseReplay: two sub-agents of two turns
+// each, recorded one after the other, replay when their turns arrive
+// interleaved: each turn is summarised against its own sub-agent's
+// conversation, as it was recorded, not against the other's.
+func TestSubAgentsInterleavedOtherwiseReplay(t *testing.T) {
+	conv := func(task string, turns int) []llm.Message {
+		msgs := []llm.Message{llm.SystemMessage("You are a sub-agent."), llm.UserMessage(task)}
+		for i := 1; i < turns; i++ {
+			msgs = append(msgs, llm.AssistantMessage(fmt.Sprintf("%s: step %d", task, i)), llm.UserMessage("Go on."))
+		}
+		return msgs
+	}
+	answers := func(req *llm.Request) *llm.Response {
+		task := req.Messages[1].Content
+		return &llm.Response{Message: llm.AssistantMessage(fmt.Sprintf("%s: step %d", task, (len(req.Messages)-2)/2+1)), FinishReason: llm.FinishStop}
+	}
+	rec := NewRecorder(llm.ModelFunc(func(_ context.Context, req *llm.Request) (*llm.Response, error) {
+		return answers(req), nil
+	}), nil)
+	for _, msgs := range [][]llm.Message{conv("Task A", 1), conv("Task A", 2), conv("Task B", 1), conv("Task B", 2)} {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := rec.Tape()
+	for _, order := range [][]string{{"A1", "A2", "B1", "B2"}, {"A1", "B1", "A2", "B2"}, {"A1", "B1", "B2", "A2"}, {"B1", "A1", "B2", "A2"}} {
+		m := NewModel(tp, nil)
+		for _, turn := range order {
+			req := &llm.Request{Messages: conv("Task "+turn[:1], int(turn[1]-'0'))}
+			resp, err := m.Generate(context.Background(), req)
+			if err != nil {
+				t.Errorf("order %v: %s: %v", order, turn, err)
+				break
+			}
+			if want := answers(req).Message.Content; resp.Message.Content != want {
+				t.Errorf("order %v: %s answered %q, want %q", order, turn, resp.Message.Content, want)
+			}
+		}
+		if err := m.Unused(); err != nil {
+			t.Errorf("order %v: %v", order, err)
+		}
+	}
+}
+
+// TestAlikeSubAgentsReplay: two sub-agents sent the same first request
+// (the same task, sampled twice) were answered differently and each went
+// on from its own answer. Replayed with their turns interleaved, each
+// continuation is matched to the entry recorded after its own answer.
+func TestAlikeSubAgentsReplay(t *testing.T) {
+	first := []llm.Message{llm.SystemMessage("You are a sub-agent."), llm.UserMessage("Name a colour.")}
+	cont := func(answer string) []llm.Message {
+		return append(slices.Clone(first), llm.AssistantMessage(answer), llm.UserMessage("Why?"))
+	}
+	reply := func(s string) *llm.Response {
+		return &llm.Response{Message: llm.AssistantMessage(s), FinishReason: llm.FinishStop}
+	}
+	// Recorded one sub-agent after the other.
+	script := []*llm.Response{reply("Red."), reply("Red is warm."), reply("Blue."), reply("Blue is calm.")}
+	rec := NewRecorder(scriptedModel(script...), nil)
+	for _, msgs := range [][]llm.Message{first, cont("Red."), first, cont("Blue.")} {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := rec.Tape()
+	for _, order := range [][]string{{"", "Red.", "", "Blue."}, {"", "", "Red.", "Blue."}, {"", "", "Blue.", "Red."}} {
+		m := NewModel(tp, nil)
+		served := map[string]string{}
+		for n, after := range order {
+			msgs := first
+			if after != "" {
+				msgs = cont(after)
+			}
+			resp, err := m.Generate(context.Background(), &llm.Request{Messages: msgs})
+			if err != nil {
+				t.Errorf("order %q: request %d: %v", order, n+1, err)
+				break
+			}
+			served[after] += resp.Message.Content
+		}
+		want := map[string]string{"": "Red.Blue.", "Red.": "Red is warm.", "Blue.": "Blue is calm."}
+		if fmt.Sprint(served) != fmt.Sprint(want) {
+			t.Errorf("order %q: answered %q, want %q", order, served, want)
+		}
+	}
+}

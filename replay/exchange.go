@@ -17,6 +17,9 @@ type exchange struct {
 	current  *tape.Offered // what the latest request offered
 	prevConv []llm.Message // the latest request's conversation (a shallow copy)
 	prevResp *llm.Message  // the response to it; nil when it failed
+	// prevEntry is the tape entry that served the latest request (set by a
+	// Model through served).
+	prevEntry int
 
 	// threads, when set (a Model), lets a request that does not extend the
 	// latest request's conversation extend an earlier one's: requests sent
@@ -27,10 +30,12 @@ type exchange struct {
 	heads   []head
 }
 
-// head is a request's conversation and the response to it.
+// head is a request's conversation, the response to it, and the tape entry
+// that served it.
 type head struct {
-	conv []llm.Message
-	resp *llm.Message
+	conv  []llm.Message
+	resp  *llm.Message
+	entry int
 }
 
 // maxHeads bounds the conversations an exchange remembers for threads.
@@ -54,6 +59,10 @@ type step struct {
 	// conversation: added is its whole conversation, as the first
 	// request's is.
 	fromStart bool
+	// base is the tape entry that served the request whose conversation
+	// this one extends (see exchange.served); -1 when that conversation is
+	// empty (the first request's, or fromStart).
+	base int
 	// answer is the response to the request whose conversation this one
 	// extends, which it may send back; nil when none, or it failed.
 	answer *llm.Message
@@ -85,31 +94,23 @@ func (x *exchange) next(req *llm.Request) step {
 	x.current = st.offered
 	conv := tape.Conversation(req)
 	base, resp, ok := x.prevConv, x.prevResp, extends(conv, x.prevConv)
+	st.base = x.prevEntry
 	if !ok && x.threads {
 		// The longest earlier conversation it extends, or none (the
 		// start, as the first request's).
 		base, resp, ok, st.thread = nil, nil, true, true
 		for _, h := range x.heads {
 			if len(h.conv) > len(base) && extends(conv, h.conv) {
-				base, resp = h.conv, h.resp
+				base, resp, st.base = h.conv, h.resp, h.entry
 			}
 		}
 		st.fromStart = len(base) == 0
 	}
+	if len(base) == 0 {
+		st.base = -1
+	}
 	if ok {
-		st.answer = resp
-		added := conv[len(base):]
-		if len(added) > 0 && resp != nil && added[0].Role == llm.RoleAssistant && echoes(added[0], *resp) {
-			if !equalMessage(added[0], *resp) {
-				m := added[0].Clone()
-				st.reencoded = &m
-			}
-			added = added[1:]
-		}
-		st.added = llm.CloneMessages(added)
-		if st.added == nil {
-			st.added = []llm.Message{}
-		}
+		st.extend(conv, base, resp)
 	}
 	x.prevConv = slices.Clone(conv)
 	x.prevResp = nil
@@ -117,9 +118,43 @@ func (x *exchange) next(req *llm.Request) step {
 		if len(x.heads) == maxHeads {
 			x.heads = slices.Delete(x.heads, 0, 1)
 		}
-		x.heads = append(x.heads, head{conv: x.prevConv})
+		x.heads = append(x.heads, head{conv: x.prevConv, entry: -1})
 	}
 	return st
+}
+
+// extend sets st's answer, added and reencoded for a request whose
+// conversation conv extends base, the conversation of a request answered
+// resp (nil when it failed).
+func (st *step) extend(conv, base []llm.Message, resp *llm.Message) {
+	st.answer, st.reencoded = resp, nil
+	added := conv[len(base):]
+	if len(added) > 0 && resp != nil && added[0].Role == llm.RoleAssistant && echoes(added[0], *resp) {
+		if !equalMessage(added[0], *resp) {
+			m := added[0].Clone()
+			st.reencoded = &m
+		}
+		added = added[1:]
+	}
+	st.added = llm.CloneMessages(added)
+	if st.added == nil {
+		st.added = []llm.Message{}
+	}
+}
+
+// after returns st summarised against the conversation of the request that
+// tape entry k served instead, and true, when conv (the request's) extends
+// it and the exchange still remembers it (one of the last maxHeads); st and
+// false otherwise.
+func (x *exchange) after(st step, conv []llm.Message, k int) (step, bool) {
+	for _, h := range x.heads {
+		if h.entry == k && k >= 0 && extends(conv, h.conv) {
+			st.extend(conv, h.conv, h.resp)
+			st.base, st.thread, st.fromStart = k, true, false
+			return st, true
+		}
+	}
+	return st, false
 }
 
 // echoes reports whether sent, a message a request added first, is served,
@@ -155,6 +190,15 @@ func sameArguments(a, b string) bool {
 // extends reports whether conv starts with base.
 func extends(conv, base []llm.Message) bool {
 	return len(conv) >= len(base) && slices.EqualFunc(conv[:len(base)], base, equalMessage)
+}
+
+// served records that tape entry i served the latest request: a Model's
+// steps name the entry their conversation extends (step.base).
+func (x *exchange) served(i int) {
+	x.prevEntry = i
+	if n := len(x.heads); n > 0 {
+		x.heads[n-1].entry = i
+	}
 }
 
 // answered records the response to the latest request; nil means it failed.

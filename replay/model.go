@@ -189,6 +189,7 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		m.expect = m.expectAt[i] // as a served entry's, match or not
 	}
 	m.use(i)
+	m.x.served(i)
 	req, st = checked, cst
 	if err != nil && m.rb == nil {
 		return nil, &DivergenceError{Turn: turn, Entry: i, File: m.file, Line: e.Line, Err: err}
@@ -225,6 +226,19 @@ func (m *Model) try(i int, req *llm.Request, st step) (*llm.Request, step, error
 		// conversation) is one that does not extend it.
 		st.added = nil
 	}
+	if k := m.before(i); st.added != nil && st.base >= 0 && st.base != k {
+		// The entry recorded what its request added to the conversation
+		// of the request before it on the tape (entry k's); this one was
+		// summarised against another's (sub-agents' turns arriving in
+		// another order than recorded, or two alike). Against entry k's
+		// conversation when it extends that, as recorded; otherwise it is
+		// a conversation that does not extend it.
+		if again, ok := m.x.after(st, tape.Conversation(req), k); ok {
+			st = again
+		} else {
+			st.added = nil
+		}
+	}
 	if e.Request != nil && st.reencoded != nil && st.added != nil && len(e.Request.New) == len(st.added)+1 && e.Request.New[0].Role == llm.RoleAssistant {
 		// Tapes recorded before echoes compared arguments as JSON values
 		// list the answer as it was sent back; compare it as sent, then.
@@ -257,6 +271,17 @@ func (m *Model) LastServed() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.last
+}
+
+// before returns the last entry before i that a request used (not a user
+// turn), -1 when none: the request a Recorder summarised entry i's against.
+func (m *Model) before(i int) int {
+	for k := i - 1; k >= 0; k-- {
+		if m.entries[k].User == nil {
+			return k
+		}
+	}
+	return -1
 }
 
 // use marks entry i served and moves next past the served entries.
