@@ -59,9 +59,7 @@ func replaceMembers(v any, names []string) bool {
 func (r *Redactor) redactParams(p map[string]json.RawMessage) {
 	for k, v := range p {
 		if n := redactedMembers(v, mcpToken); n > 0 {
-			r.mu.Lock()
-			r.counts["mcp authorization token"] += n
-			r.mu.Unlock()
+			r.add("mcp authorization token", n)
 		}
 		if s := r.Redact(string(v)); s != string(v) {
 			p[k] = json.RawMessage(s)

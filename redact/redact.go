@@ -131,6 +131,7 @@ type Redactor struct {
 
 	mu     sync.Mutex
 	counts map[string]int
+	from   *Redactor // the Redactor WithSecrets made this one from; nil for New's
 }
 
 // knownSecret is one known value, folded for matching, with the encodings
@@ -161,7 +162,28 @@ func New(opts *Options) *Redactor {
 	for _, name := range o.SecretEnv {
 		secrets = append(secrets, Secret{Kind: name, Value: o.Getenv(name)})
 	}
+	r.know(secrets)
+	return r
+}
+
+// WithSecrets returns a Redactor of r's policy that also knows secrets:
+// every value r finds, and these, found in one pass, so that a known value
+// holding a key's shape is redacted whole. Its counts start at zero, and
+// what it counts is counted in r too; r's policy is not changed. Nil or
+// empty secrets give a copy of r's policy.
+func (r *Redactor) WithSecrets(secrets []Secret) *Redactor {
+	w := &Redactor{known: slices.Clone(r.known), patterns: r.patterns, extra: r.extra, counts: map[string]int{}, from: r}
+	w.know(secrets)
+	return w
+}
+
+// know adds secrets to the values r knows, longest first; a value shorter
+// than minSecretLen, or one r knows already, is left out.
+func (r *Redactor) know(secrets []Secret) {
 	seen := map[string]bool{}
+	for _, k := range r.known {
+		seen[k.folded] = true
+	}
 	for _, s := range secrets {
 		folded := fold(s.Value)
 		if len(s.Value) < minSecretLen || len(folded) < minSecretLen || seen[folded] {
@@ -177,7 +199,6 @@ func New(opts *Options) *Redactor {
 		r.known = append(r.known, k)
 	}
 	slices.SortStableFunc(r.known, func(a, b knownSecret) int { return len(b.folded) - len(a.folded) })
-	return r
 }
 
 func cmpOr(s, def string) string {
@@ -274,10 +295,17 @@ func (r *Redactor) Counts() map[string]int {
 	return maps.Clone(r.counts)
 }
 
-func (r *Redactor) count(kind string) {
+func (r *Redactor) count(kind string) { r.add(kind, 1) }
+
+// add counts n redactions of kind, in r and in the Redactor r was made
+// from by WithSecrets.
+func (r *Redactor) add(kind string, n int) {
 	r.mu.Lock()
-	r.counts[kind]++
+	r.counts[kind] += n
 	r.mu.Unlock()
+	if r.from != nil {
+		r.from.add(kind, n)
+	}
 }
 
 // finding is a secret found at [start, end) of a view's text.

@@ -394,3 +394,34 @@ func TestRedactorKeepsRedactedText(t *testing.T) {
 		}
 	}
 }
+
+// TestWithSecrets: the Redactor WithSecrets returns finds r's values and
+// the added ones in one pass, so a known value holding a key's shape (an
+// AWS key id inside a password) is redacted whole, not as the key with the
+// password's ends left; r itself does not learn them, and counts what the
+// new one counts too.
+func TestWithSecrets(t *testing.T) {
+	r := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "PASSWORD", Value: "x-AKIAABCDEFGHIJKLMNOP-y"}}})
+	r.Redact("x-AKIAABCDEFGHIJKLMNOP-y")
+	w := r.WithSecrets([]Secret{{Kind: "PIN", Value: "pin.AKIAQRSTUVWXYZ012345.end"}, {Value: "short"}})
+	for _, tc := range []struct {
+		red        *Redactor
+		text, want string
+	}{
+		{w, "pass x-AKIAABCDEFGHIJKLMNOP-y, pin pin.AKIAQRSTUVWXYZ012345.end.", "pass [REDACTED], pin [REDACTED]."},
+		{w, "key AKIAABCDEFGHIJKLMNOQ alone; short stays", "key [REDACTED] alone; short stays"},
+		{r, "pin pin.AKIAQRSTUVWXYZ012345.end.", "pin pin.[REDACTED].end."},
+		{r.WithSecrets(nil), "pass x-AKIAABCDEFGHIJKLMNOP-y.", "pass [REDACTED]."},
+	} {
+		if got := tc.red.Quiet(tc.text); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.text, got, tc.want)
+		}
+	}
+	w.Redact("pin.AKIAQRSTUVWXYZ012345.end")
+	if got := w.Counts(); len(got) != 1 || got["PIN"] != 1 {
+		t.Errorf("the new Redactor's counts: %v, want PIN 1 only", got)
+	}
+	if got := r.Counts(); len(got) != 2 || got["PASSWORD"] != 1 || got["PIN"] != 1 {
+		t.Errorf("r's counts: %v, want PASSWORD 1 and PIN 1", got)
+	}
+}

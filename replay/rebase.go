@@ -233,7 +233,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	// Never un-redact: what the recording redacted stays redacted where
 	// the run sends it again, whether or not red knows it.
 	if learned := m.learnRedacted(red); len(learned) > 0 {
-		red = redact.New(&redact.Options{SecretEnv: []string{}, Secrets: learned, Extra: red.Redact})
+		red = red.WithSecrets(learned)
 	}
 	t := out.Tape
 	var stated *tape.Offered // the parts of the offered block the rebased tape states

@@ -609,3 +609,47 @@ func TestRebaseRefusesAResultThatChangedKind(t *testing.T) {
 		}
 	}
 }
+
+// A secret the rebase's redactor knows is redacted whole in the rebased
+// tape, also where it holds a key's shape (x-AKIA...-y, an AWS key id inside
+// a password): whether or not the recording redacted other values, which the
+// rebase learns and redacts too, no piece of it is left.
+func TestRebaseRedactsAKnownSecretWhole(t *testing.T) {
+	const password = "x-AKIAABCDEFGHIJKLMNOP-y"
+	for _, learns := range []bool{false, true} {
+		// The run's first message differs from the recording's, so that
+		// the rebase restates it (and learns what a Redacted in it stood
+		// for).
+		recorded, first := llm.UserMessage("Log in."), llm.UserMessage("Log in, please.")
+		if learns {
+			recorded, first = llm.UserMessage("Log in with "+redact.Redacted+" please."), llm.UserMessage("Log in with hunter2-Alpha please, now.")
+		}
+		tp := &tape.Tape{Entries: []tape.Entry{
+			{Response: &llm.Response{Message: llm.AssistantMessage("Which password?")}, Request: &tape.RequestSummary{New: []llm.Message{recorded}}},
+			{Response: &llm.Response{Message: llm.AssistantMessage("Logged in.")}, Request: &tape.RequestSummary{New: []llm.Message{llm.UserMessage("It is the old one.")}}},
+		}}
+		m := NewModel(tp, &ModelOptions{Rebase: true})
+		msgs := []llm.Message{first}
+		for i, answer := range []string{"Which password?", "Logged in."} {
+			if i > 0 {
+				msgs = append(msgs, llm.AssistantMessage("Which password?"), llm.UserMessage("It is "+password+", now."))
+			}
+			resp, err := m.Generate(context.Background(), &llm.Request{Messages: slices.Clone(msgs)})
+			if err != nil || resp.Message.Content != answer {
+				t.Fatalf("learns %v: turn %d: %+v, %v", learns, i, resp, err)
+			}
+		}
+		red := redact.New(&redact.Options{SecretEnv: []string{}, Secrets: []redact.Secret{{Kind: "PASSWORD", Value: password}}})
+		rb, err := m.Rebased(&RebaseOptions{Redactor: red})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := encoded(t, rb.Tape)
+		if !strings.Contains(text, "It is "+redact.Redacted+", now.") {
+			t.Errorf("learns %v: the rebased tape does not redact the password whole:\n%s", learns, text)
+		}
+		if learns && (strings.Contains(text, "hunter2") || !strings.Contains(text, "Log in with "+redact.Redacted+" please, now.")) {
+			t.Errorf("the rebased tape does not redact what the recording redacted:\n%s", text)
+		}
+	}
+}
