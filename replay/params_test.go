@@ -254,3 +254,49 @@ func TestParamsFollowTheTapesChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestRecorderNotesTheModelThatAnswered: a recording keeps the request's
+// model pinned and notes beside it the model that answered in its place:
+// the one the context names (--model), or the one the bridge's forward
+// sent the vendor instead, which wins; none when the request's own model
+// answered.
+func TestRecorderNotesTheModelThatAnswered(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		answeredBy string // on the context
+		forwarded  bool   // a bridged request, forwarded
+		sent       string // the model the forward sent instead
+		want       string
+	}{
+		{"the request's own model", "", false, "", ""},
+		{"another model named", "openai/gpt-4.1-mini", false, "", "openai/gpt-4.1-mini"},
+		{"forwarded as sent", "", true, "", ""},
+		{"forwarded to another model", "", true, "gpt-4.1-nano", "gpt-4.1-nano"},
+		{"forwarded as sent, another model named", "openai/gpt-4.1-mini", true, "", "openai/gpt-4.1-mini"},
+		{"forwarded to another model, another named", "openai/gpt-4.1-mini", true, "gpt-4.1-nano", "gpt-4.1-nano"},
+	} {
+		ctx := llm.WithAnsweredBy(context.Background(), tc.answeredBy)
+		if tc.forwarded {
+			ctx = wire.WithForwarded(ctx, &wire.Forwarded{})
+		}
+		vendor := llm.ModelFunc(func(ctx context.Context, _ *llm.Request) (*llm.Response, error) {
+			if fw := wire.ForwardedOf(ctx); fw != nil && tc.sent != "" {
+				fw.Replaced, fw.Sent = "gpt-4.1", tc.sent // as wire.Forward does
+			}
+			return &llm.Response{Message: llm.AssistantMessage("Hello."), FinishReason: llm.FinishStop}, nil
+		})
+		rec := NewRecorder(vendor, &RecorderOptions{Redactor: redact.New(nil)})
+		req := &llm.Request{Messages: []llm.Message{llm.UserMessage("Say hello.")}, Params: map[string]json.RawMessage{"model": json.RawMessage(`"gpt-4.1"`)}}
+		if _, err := rec.Generate(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := tape.Encode(&b, rec.Tape()); err != nil {
+			t.Fatal(err)
+		}
+		comment := strings.Contains(b.String(), "# answered by")
+		if tc.want == "" && comment || tc.want != "" && !strings.Contains(b.String(), `model: "gpt-4.1" # answered by `+tc.want+":") {
+			t.Errorf("%s: the tape says\n%s\nwant the model answered by %q", tc.name, b.String(), tc.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -650,6 +651,40 @@ func TestRebaseRedactsAKnownSecretWhole(t *testing.T) {
 		}
 		if learns && (strings.Contains(text, "hunter2") || !strings.Contains(text, "Log in with "+redact.Redacted+" please, now.")) {
 			t.Errorf("the rebased tape does not redact what the recording redacted:\n%s", text)
+		}
+	}
+}
+
+// A rebase of a changed system prompt restates the block's other parts as
+// the block stated them: where the recording put its cache breakpoints
+// (and no breakpoints where it stated none), and the "answered by" comment
+// beside a pinned model, whose answers the tape keeps.
+func TestRebaseKeepsTheBlocksCacheAndAnsweredBy(t *testing.T) {
+	for _, stated := range []bool{true, false} {
+		block := &tape.Offered{System: []string{"You keep notes."}, Params: map[string]json.RawMessage{"model": json.RawMessage(`"gpt-4.1"`)}, AnsweredBy: "gpt-4.1-mini"}
+		if stated {
+			block.Cache = []string{"system"}
+		}
+		tp := &tape.Tape{Offered: block, Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("Noted.")}}}}
+		m := NewModel(tp, &ModelOptions{Rebase: true})
+		req := &llm.Request{
+			Messages: []llm.Message{llm.SystemMessage("You keep notes, briefly."), llm.UserMessage("Note milk.")},
+			Params:   map[string]json.RawMessage{"model": json.RawMessage(`"gpt-4.1"`)},
+			Cache:    []llm.CacheMark{{Index: 0}},
+		}
+		if _, err := m.Generate(context.Background(), req); err != nil {
+			t.Fatal(err)
+		}
+		rb, err := m.Rebased(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := encoded(t, rb.Tape)
+		if !strings.Contains(text, "You keep notes, briefly.") || !strings.Contains(text, `"gpt-4.1" # answered by gpt-4.1-mini`) {
+			t.Errorf("cache stated %v: the rebased block lost the answered-by comment or kept the old prompt:\n%s", stated, text)
+		}
+		if got := strings.Contains(text, "cache: [system]"); got != stated {
+			t.Errorf("cache stated %v: the rebased block states cache: %v:\n%s", stated, got, text)
 		}
 	}
 }
