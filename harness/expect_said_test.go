@@ -42,3 +42,30 @@ func TestExpectSaidWithNoAssistantText(t *testing.T) {
 		t.Errorf("failures %v; want the run to have no assistant text", fs)
 	}
 }
+
+// TestExpectSaidSaysWhatWasExpected: a said item no assistant text holds
+// fails saying what it asked for, in the words of its key (a pattern as
+// written, without the case flag that ignore_case adds to it), at its line.
+func TestExpectSaidSaysWhatWasExpected(t *testing.T) {
+	s, err := scenario.Parse([]byte("format: tapeloop/v1\ninput: [{role: user, content: hi}]\ntape: []\nexpect:\n  said:\n"+
+		"    - {equals: Done.}\n    - {contains: done, ignore_case: true}\n    - {matches: '^Done\\.$'}\n    - {matches: '^done', ignore_case: true}\n"), "s.yaml", "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := Failures(s, &Outcome{Run: &agent.RunResult{Messages: []llm.Message{llm.AssistantMessage("Not yet.")}}})
+	const among = `, found none among 1: "Not yet."`
+	want := []string{
+		`s.yaml:6: expect.said[0]: expected an assistant message to equal "Done."` + among,
+		`s.yaml:7: expect.said[1]: expected an assistant message to contain "done" (ignoring case)` + among,
+		`s.yaml:8: expect.said[2]: expected an assistant message to match "^Done\\.$"` + among,
+		`s.yaml:9: expect.said[3]: expected an assistant message to match "^done" (ignoring case)` + among,
+	}
+	if len(fs) != len(want) {
+		t.Fatalf("failures %v, want %d", fs, len(want))
+	}
+	for i, f := range fs {
+		if f.Error() != want[i] {
+			t.Errorf("failure %d:\n got %s\nwant %s", i, f.Error(), want[i])
+		}
+	}
+}
