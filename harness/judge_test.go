@@ -75,6 +75,27 @@ func TestJudgeScoresAreShownExactly(t *testing.T) {
 	}
 }
 
+// TestJudgeFailuresSayWhy: an item the judge failed without a threshold
+// says so with its score and reason, and an item with no verdict at all
+// (an outcome nobody judged) says it was not judged, each at its line.
+func TestJudgeFailuresSayWhy(t *testing.T) {
+	s, o := parseRun(t, judgeScenario)
+	o.Judged = []JudgeResult{{Verdict: &tape.Verdict{Model: "test/judge", Score: 0, Reason: "it names no key"}}}
+	fs := Failures(s, o)
+	want := []string{
+		"j.yaml:10: expect.judge[0]: the judge (test/judge) failed it (score 0): it names no key",
+		"j.yaml:11: expect.judge[1]: not judged (no verdict was asked for or recorded)",
+	}
+	if len(fs) != len(want) {
+		t.Fatalf("failures %v, want %q", fs, want)
+	}
+	for i, f := range fs {
+		if f.Error() != want[i] {
+			t.Errorf("failure %d:\n got %s\nwant %s", i, f.Error(), want[i])
+		}
+	}
+}
+
 // TestReplayVerdictsWithNothingRecorded: a replay of judge items with no
 // verdict recorded fails each saying how to record one; a recorded
 // verdict with no item is reported unused.
