@@ -82,6 +82,19 @@ tape:
 	if _, err := os.Stat(scenario.GoldenPath(path)); !errors.Is(err, os.ErrNotExist) || v.Updated {
 		t.Errorf("a diverged run was blessed with a golden (updated=%v, stat: %v)", v.Updated, err)
 	}
+	// The line after the divergence counts the expectations not compared.
+	for expect, want := range map[string]string{
+		"expect: {final: {contains: hello}}\n":                          "1 expectation and the golden were",
+		"expect: {termination: final_text, final: {contains: hello}}\n": "2 expectations and the golden were",
+	} {
+		data, _ := os.ReadFile(path)
+		other := filepath.Join(t.TempDir(), "diverge.yaml")
+		writeFile(t, other, string(data)+expect)
+		v := Verify(context.Background(), other, nil)
+		if len(v.Failures) != 3 || v.Failures[1].Error() != other+": the run stopped at turn 1; "+want+" not compared" {
+			t.Errorf("with %s: failures %q, want the second to say %q", strings.TrimSpace(expect), v.Failures, want)
+		}
+	}
 }
 
 func TestVerifyLoadError(t *testing.T) {
