@@ -127,7 +127,7 @@ func TestCountedCallsReadAsBefore(t *testing.T) {
 		}, true, true},
 		{"calls quoted", func(n int) string {
 			return "  - response:\n      tool_calls:\n" + repeat(n, "        - {id: 'c%[1]d', name: echo, arguments: '{\"text\":\"t\"}'}\n")
-		}, false, false},
+		}, true, false},
 		{"quoted text across lines that look like calls", func(n int) string {
 			return "  - response:\n      tool_calls:\n        - {id: a, name: echo, arguments: {text: \"x\n" + repeat(n, "        - {id: c%[1]d, name: echo}\n") + "        \"}}\n"
 		}, false, false},

@@ -2,6 +2,7 @@ package yamlx
 
 import (
 	"bytes"
+	"io"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -31,6 +32,10 @@ type counted struct {
 	col     int  // that node's column (1-based)
 	n       int  // its items
 	flow    bool // written [...]
+	// starts holds the offset of each item's first line when the text
+	// alone does not make the count exact, and its items must be parsed to
+	// be counted (parsedCount); nil when it does.
+	starts []int
 }
 
 // countedNode is, for the sequence c left as "[]" in the nodes of an item
@@ -112,6 +117,9 @@ func cutCounted(text []byte, key string, over int) ([]byte, *counted) {
 		if c.n <= over {
 			continue
 		}
+		if c.starts != nil && !parsedCount(text, c.starts, end) {
+			return nil, nil
+		}
 		breaks := bytes.Count(text[lineEnd(text, off):end], []byte("\n"))
 		rest := make([]byte, 0, head+3+breaks+len(text)-end)
 		rest = append(rest, text[:head]...)
@@ -137,11 +145,15 @@ func cutCounted(text []byte, key string, over int) ([]byte, *counted) {
 // Every item starts a line with "- " at the sequence's indentation, and in
 // YAML nothing else can but text inside a quoted scalar or a flow
 // collection spanning lines (the lines of a plain or block scalar are
-// indented more than the items): so the items are counted when no line
-// holds a quote and each line closes every flow collection it opens
-// (countable); anything else is left to the parser.
+// indented more than the items): so the items are counted from the text
+// when no line holds a quote and each line closes every flow collection it
+// opens (countable). Otherwise c.starts holds where each item starts, for
+// parsedCount; a tab in the indentation or a line that cannot belong to the
+// sequence leaves it to the parser.
 func countBlock(text []byte, off, keyLine, keyIndent int) (*counted, int) {
 	c := &counted{}
+	var starts []int
+	exact := true
 	indent := -1
 	for line := keyLine + 1; off < len(text); off, line = lineEnd(text, off)+1, line+1 {
 		l := text[off:lineEnd(text, off)]
@@ -159,25 +171,78 @@ func countBlock(text []byte, off, keyLine, keyIndent int) (*counted, int) {
 			indent = n
 			c.line, c.col = line, n+1
 			c.n++
+			starts = append(starts, off)
 		case n > indent:
 			// Inside the item.
 		case n == indent && isItem(body):
 			c.n++
+			starts = append(starts, off)
 		case body[0] == '-':
 			return nil, 0 // "-" and a tab, say: left to the parser
 		case n == indent && indent == keyIndent, n < indent && n <= keyIndent:
-			return c, off // the next key of the mapping, or less indented
+			// The next key of the mapping, or less indented.
+			if !exact {
+				c.starts = starts
+			}
+			return c, off
 		default:
 			return nil, 0
 		}
-		if !countable(body) {
-			return nil, 0
-		}
+		exact = exact && countable(body)
 	}
 	if indent < 0 {
 		return nil, 0
 	}
+	if !exact {
+		c.starts = starts
+	}
 	return c, len(text)
+}
+
+// chunkItems is how many items parsedCount parses at once: enough that a
+// parser's own buffers (~12 KB) cost little next to the nodes, few enough
+// that the nodes of one chunk stay small (some 100 KB for calls of a line).
+// A variable for FuzzCounted, which makes chunks of two.
+var chunkItems = 256
+
+// parsedCount reports whether the items of a block sequence, starting at
+// starts and ending at end in text, are the items YAML reads: parsed on
+// their own a chunk at a time, each chunk must read as a block sequence of
+// exactly its items. A quoted text or a flow collection spanning items
+// makes a chunk read fewer, or none; an alias to an anchor outside a chunk
+// does not parse. Only one chunk's nodes exist at once.
+func parsedCount(text []byte, starts []int, end int) bool {
+	for i := 0; i < len(starts); i += chunkItems {
+		j := min(i+chunkItems, len(starts))
+		to := end
+		if j < len(starts) {
+			to = starts[j]
+		}
+		if !parsesAs(text[starts[i]:to], j-i) {
+			return false
+		}
+	}
+	return true
+}
+
+// parsesAs reports whether text parses on its own as one document, a block
+// sequence of n items.
+func parsesAs(text []byte, n int) (ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc, extra yaml.Node
+	if dec.Decode(&doc) != nil || dec.Decode(&extra) != io.EOF {
+		return false
+	}
+	if doc.Kind != yaml.DocumentNode || len(doc.Content) != 1 {
+		return false
+	}
+	seq := doc.Content[0]
+	return seq.Kind == yaml.SequenceNode && seq.Style == 0 && len(seq.Content) == n
 }
 
 // countFlow counts the items of the flow sequence whose "[" is at open, on

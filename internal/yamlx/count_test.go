@@ -72,7 +72,9 @@ func holdsOneNodeTwice(n *yaml.Node) bool {
 // TestCountedReadsWhatParseReads checks that an item whose tool_calls are
 // counted reads as it does parsed, but for that sequence's items: the
 // sequence's node (line, column, style) and count, and every other node;
-// that a sequence that cannot be counted exactly from its text is parsed;
+// that a sequence whose text alone does not make the count exact is
+// counted by parsing its items a chunk at a time, or parsed whole when a
+// chunk does not read as its items;
 // and that text the parser refuses is refused counting too (an item asks
 // for the whole parse).
 func TestCountedReadsWhatParseReads(t *testing.T) {
@@ -91,10 +93,13 @@ func TestCountedReadsWhatParseReads(t *testing.T) {
 		{"a flow sequence across lines", "  - response:\n      tool_calls: [\n        a, b,\n\n   c, # three\n   \n        d,\n      ]\n      usage: {}\n", true, false},
 		{"no more than over", "  - response:\n      tool_calls:\n        - a\n        - b\n        - c\n", false, false},
 		{"under another key", "  - request:\n      tool_calls:\n        - a\n        - b\n        - c\n        - d\n", false, false},
-		{"a quote", "  - response:\n      tool_calls:\n        - a\n        - b\n        - c\n        - 'd'\n", false, false},
+		{"quotes, parsed to be counted", "  - response:\n      tool_calls:\n        - a\n        - b\n        - c\n        - {id: 'd', arguments: '{\"x\": \"- y\"}'}\n        - \"e\n          f\"\n", true, false},
+		{"quotes over many chunks", "  - response:\n      tool_calls:\n" + strings.Repeat("        - {id: 'x', name: f}\n", 3*chunkItems+1), true, false},
+		{"quoted text across a chunk's end", "  - response:\n      tool_calls:\n" + strings.Repeat("        - 'x'\n", chunkItems-1) + "        - \"x\n        - y\"\n        - z\n", false, false},
+		{"an alias across chunks", "  - response:\n      tool_calls:\n        - &a 'x'\n" + strings.Repeat("        - *a\n", chunkItems+1), false, false},
 		{"quoted text spanning items", "  - response:\n      tool_calls:\n        - \"a\n        - b\"\n        - c\n        - d\n        - e\n", false, false},
 		{"a flow mapping spanning items", "  - response:\n      tool_calls:\n        - {a: x\n        - b}\n        - c\n        - d\n        - e\n", false, false},
-		{"a comment inside a flow mapping", "  - response:\n      tool_calls:\n        - {a: x,#b\n          }\n        - c\n        - d\n        - e\n", false, false},
+		{"a comment inside a flow mapping", "  - response:\n      tool_calls:\n        - {a: x,#b\n          }\n        - c\n        - d\n        - e\n", true, false},
 		{"a tag in a flow sequence", "  - response:\n      tool_calls: [!!str a, b, c, d]\n", false, false},
 		{"a key after the flow sequence", "  - response:\n      tool_calls: [a, b, c, d]: x\n", false, true},
 		{"an empty flow entry", "  - response:\n      tool_calls: [a, , b, c, d]\n", false, true},
@@ -122,7 +127,8 @@ func TestCountedReadsWhatParseReads(t *testing.T) {
 }
 
 // FuzzCounted checks on any text that counting a response's tool_calls
-// (here more than one) reads each item as parsing it does, but for that
+// (here more than one, parsed two items at a time when the text alone does
+// not make the count exact) reads each item as parsing it does, but for that
 // sequence's items; where parsing the item fails, that the whole parse reads
 // it so too, or refuses the text while the count refuses the sequence (the
 // one difference: a refused sequence's items are not parsed, so a syntax
@@ -135,6 +141,8 @@ func FuzzCounted(f *testing.F) {
 	f.Add("tape:\n- response:\n    tool_calls:\n    - \"a\n    - b\"\n    - c\n")
 	f.Add("a: &x 1\ntape:\n  - response:\n      tool_calls:\n      - *x\n      - [1,\n        2]\n      - c\n")
 	const over = 1
+	defer func(n int) { chunkItems = n }(chunkItems)
+	chunkItems = 2 // so that the inputs span chunks
 	f.Fuzz(func(t *testing.T, src string) {
 		d := &Decoder{File: "f.yaml"}
 		if root, err := d.ParseCut([]byte(src), "tape"); err != nil || root == nil || d.cut == nil {
