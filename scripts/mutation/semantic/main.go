@@ -34,9 +34,9 @@
 //
 // A mutant times out when one of its covering tests runs past the
 // coefficient times that test's time alone (the coverage map's) plus 10 s:
-// the test binary runs with -test.v, and a test past its allowance is sent
-// SIGQUIT, so a deadlock ends after that one test's allowance and prints its
-// goroutines' stacks. The whole run is also given the sum of its tests'
+// the test binary runs with -test.v=test2json, whose framing the engine
+// follows, and a test past its allowance is sent SIGQUIT, so a deadlock
+// ends after that one test's allowance and prints its goroutines' stacks. The whole run is also given the sum of its tests'
 // allowances as -test.timeout. A timed-out mutant's output is kept in
 // WORK/PKG/timedout/KEY.txt (with -work; the default folder is removed).
 // Each progress line (on stderr) says how long the mutant's run took against

@@ -175,7 +175,7 @@ func (r *runner) one(ctx context.Context, bin string, cov *covermap.Map, m *Muta
 	w := newWatch(each, time.Now)
 	sink := w.teeTo(out)
 	cmd := exec.CommandContext(ctx, bin, "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.count=1", "-test.failfast",
-		"-test.v", "-test.timeout="+budget.String())
+		"-test.v=test2json", "-test.timeout="+budget.String())
 	cmd.Dir = r.pkgDir
 	cmd.Env = append(os.Environ(), "TAPELOOP_MUTANT="+strconv.Itoa(m.ID))
 	cmd.Stdout, cmd.Stderr = sink, sink

@@ -14,10 +14,13 @@ import (
 // test ends after that test's allowance, not after the allowance of every
 // test that covers the mutant.
 //
-// A test's clock runs from its "=== RUN" (or "=== CONT", when it was
-// paused by t.Parallel) to its "--- PASS/FAIL/SKIP"; a pause stops it. Only
-// the tests in allow are followed: a line a test prints that looks like the
-// framing, or a test with no time in the coverage map, is never timed.
+// The binary runs with -test.v=test2json, whose framing lines start with
+// ^V (even where a test's own output left a line unended), so a test's own
+// output is never taken for framing. A test's clock runs from its
+// "=== RUN" (or "=== CONT", when it was paused by t.Parallel) to its
+// "--- PASS/FAIL/SKIP"; a pause stops it. Only the tests in allow are
+// followed: a subtest, or a test with no time in the coverage map, is never
+// timed.
 type watch struct {
 	allow   map[string]time.Duration // each followed test's allowance
 	now     func() time.Time
@@ -36,12 +39,23 @@ func (w *watch) Write(p []byte) (int, error) {
 	defer w.mu.Unlock()
 	w.partial = append(w.partial, p...)
 	for {
-		i := bytes.IndexByte(w.partial, '\n')
+		// A line ends at a newline, or where a framing line starts.
+		i := bytes.IndexAny(w.partial, "\n"+framing)
+		if i == 0 && w.partial[0] == framing[0] {
+			if j := bytes.IndexAny(w.partial[1:], "\n"+framing); j >= 0 {
+				i = j + 1
+			} else {
+				i = -1
+			}
+		}
 		if i < 0 {
 			break
 		}
 		w.line(string(w.partial[:i]))
-		w.partial = w.partial[i+1:]
+		if w.partial[i] == '\n' {
+			i++
+		}
+		w.partial = w.partial[i:]
 	}
 	if len(w.partial) > 64<<10 {
 		w.partial = w.partial[:0] // a long line of a test's own output: not framing
@@ -49,8 +63,15 @@ func (w *watch) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// framing starts each framing line of -test.v=test2json's output.
+const framing = "\x16"
+
 // line notes a test starting, pausing, continuing or ending.
 func (w *watch) line(l string) {
+	l, ok := strings.CutPrefix(l, framing)
+	if !ok {
+		return // a test's own output
+	}
 	for _, start := range []string{"=== RUN ", "=== CONT "} {
 		if rest, ok := strings.CutPrefix(l, start); ok {
 			name := strings.TrimSpace(rest)
