@@ -213,7 +213,9 @@ func runScenario(ctx context.Context, s *scenario.Scenario, opts *RunOptions) (*
 	loopOpts := loopOptions(s, clk, observer)
 	tape := opts.Replay
 	if tape == nil {
-		tape = replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Redactor: opts.Redactor})
+		// The loop changes no response it is served, so the tape's are
+		// served as they are, not copied.
+		tape = replay.NewModel(s.ReplayTape(), &replay.ModelOptions{Shared: true, Redactor: opts.Redactor})
 	}
 	var model llm.Model = tape
 	nextUser := tape.NextUser

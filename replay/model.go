@@ -40,6 +40,15 @@ type ModelOptions struct {
 	// Model.Rebased): the model notes what was sent and answers as
 	// recorded. A response that no longer applies fails with ErrStale.
 	Rebase bool
+	// Shared replays the tape given to NewModel without copying what the
+	// model only reads: each response served is then the tape's own,
+	// shared with the caller's tape, which must not change while the
+	// model replays it (whoever changes a served response changes the
+	// tape). It saves a copy of every recorded response, which on a long
+	// tape is most of what the tape holds; the harness sets it, since
+	// nothing there changes a served response. False means the model
+	// replays a deep copy, and serves responses the caller may change.
+	Shared bool
 	// Redactor is the replay's redaction policy (the one its command was
 	// given: the environment's secrets, --redact-env, --redact): a live
 	// text that the tape holds with Redacted in it, and that
@@ -93,12 +102,18 @@ type Model struct {
 	rb     *rebase // nil unless ModelOptions.Rebase
 }
 
-// NewModel returns a Model replaying a deep copy of t; a nil t replays an
-// empty tape. A nil opts means default options.
+// NewModel returns a Model replaying a deep copy of t (or t's responses
+// themselves, under ModelOptions.Shared); a nil t replays an empty tape. A
+// nil opts means default options.
 func NewModel(t *tape.Tape, opts *ModelOptions) *Model {
 	m := &Model{matcher: DefaultMatcher{}}
 	if t != nil {
-		c := t.Clone()
+		var c *tape.Tape
+		if opts != nil && opts.Shared {
+			c = sharedCopy(t)
+		} else {
+			c = t.Clone()
+		}
 		m.file, m.entries, m.offered = c.File, c.Entries, c.Offered
 		m.redacted = redactedCalls(m.entries)
 		m.expect, m.track = c.Offered, !empty(c.Offered)
@@ -130,14 +145,29 @@ func NewModel(t *tape.Tape, opts *ModelOptions) *Model {
 	return m
 }
 
+// sharedCopy is t for a Model under ModelOptions.Shared: its entries in a
+// slice of the model's own, each sharing t's response and user turn (which
+// the model only reads), with a copy of its recorded request (whose tools
+// NewModel sorts) and of the offered block.
+func sharedCopy(t *tape.Tape) *tape.Tape {
+	c := &tape.Tape{Name: t.Name, File: t.File, Offered: t.Offered.Clone(), Entries: slices.Clone(t.Entries)}
+	for i := range c.Entries {
+		c.Entries[i].Request = c.Entries[i].Request.Clone()
+	}
+	return c
+}
+
 // Generate serves the next entry of the tape. Each call uses up one entry,
 // whether it matches or not, so later turns keep their numbers. It fails
 // with an error wrapping ErrDiverged when the matcher rejects the request or
 // the next entry is a user turn (the user speaks only after a final text
 // answer), ErrTapeExhausted when there are no entries left, and
 // ErrRecordedError for an entry that recorded a provider error. A done ctx
-// returns ctx.Err() without using up an entry. The response is a copy the
-// caller may change.
+// returns ctx.Err() without using up an entry. The response is the caller's
+// to change (the model hands over its own copy of the entry, made by
+// NewModel, and never reads it again; in rebase mode, which reads served
+// entries again, a copy), except under ModelOptions.Shared, where it is the
+// tape's own.
 func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -209,8 +239,16 @@ func (m *Model) Generate(ctx context.Context, req *llm.Request) (*llm.Response, 
 		}
 		return nil, fmt.Errorf("replay: %s: %w: %s", tape.EntryAt(m.file, i, e.Line), ErrRecordedError, e.Error)
 	}
-	m.x.answered(e.Response)
-	return e.Response.Clone(), nil
+	if m.track {
+		m.x.answered(e.Response) // it keeps a copy of its own
+	}
+	if m.rb != nil {
+		// Rebased reads the served responses again.
+		return e.Response.Clone(), nil
+	}
+	// A served entry's response is never read again: the model gives up
+	// its copy (or, Shared, the tape's own).
+	return e.Response, nil
 }
 
 // try checks req, summarised as st, against entry i, and returns req with

@@ -36,6 +36,41 @@ func canonicalRequests() []*llm.Request {
 	}
 }
 
+// TestSharedModelServesTheTapesResponses checks ModelOptions.Shared: the
+// responses served are the tape's own, not copies, and the caller's tape is
+// otherwise left as it was (NewModel sorts a recorded request's tools in
+// its own copy); without it, they are copies the caller may change.
+func TestSharedModelServesTheTapesResponses(t *testing.T) {
+	ctx := context.Background()
+	tp := loadCanonical(t)
+	tp.Entries[0].Request.Tools = []string{"write_file", "read_file", "append_file"} // as a hand-written tape may list them
+	m := NewModel(tp, &ModelOptions{Shared: true})
+	resp, err := m.Generate(ctx, canonicalRequests()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp != tp.Entries[0].Response {
+		t.Errorf("a shared model served a copy of the tape's response")
+	}
+	if got := tp.Entries[0].Request.Tools; !slices.Equal(got, []string{"write_file", "read_file", "append_file"}) {
+		t.Errorf("a shared model changed the caller's tape: the request's tools are %v", got)
+	}
+
+	tp = loadCanonical(t)
+	m = NewModel(tp, nil)
+	resp, err = m.Generate(ctx, canonicalRequests()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp == tp.Entries[0].Response {
+		t.Fatalf("a model served the caller's own response without ModelOptions.Shared")
+	}
+	resp.Message.ToolCalls[0].Name = "changed"
+	if got := tp.Entries[0].Response.Message.ToolCalls[0].Name; got != "write_file" {
+		t.Errorf("changing a served response changed the caller's tape: %q", got)
+	}
+}
+
 func TestModelReplaysInOrder(t *testing.T) {
 	m := NewModel(loadCanonical(t), nil)
 	ctx := context.Background()
