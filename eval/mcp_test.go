@@ -48,14 +48,14 @@ tape:
 	if o.Final != "the sum is 42" || !strings.Contains(strings.Join(offered, ","), "notes_add") {
 		t.Fatalf("live: final %q, offered %v", o.Final, offered)
 	}
-	if c := o.Turns[0].Calls[0]; len(c.Coercions) != 1 {
+	if c := o.Turns[0].Calls[0]; len(c.Coercions()) != 1 {
 		t.Errorf("the registry did not coerce the MCP tool's arguments: %+v", c)
 	}
 	replayed, err := harness.Run(context.Background(), s, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := replayed.Turns[0].Calls[0].Failure; k != tools.KindNotFound {
+	if k := replayed.Turns[0].Calls[0].Failure(); k != tools.KindNotFound {
 		t.Errorf("replay connected to the server: the call's failure is %q, want not_found", k)
 	}
 }

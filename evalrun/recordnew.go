@@ -200,8 +200,8 @@ func expectNode(o *harness.Outcome, red *redact.Redactor) *yaml.Node {
 	var touched []string
 	for _, t := range o.Turns {
 		for _, c := range t.Calls {
-			calls.Content = append(calls.Content, yamlx.Text(c.Name))
-			for _, ef := range c.Effects {
+			calls.Content = append(calls.Content, yamlx.Text(c.Name()))
+			for _, ef := range c.Effects() {
 				if ef.File == nil {
 					continue
 				}

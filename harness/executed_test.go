@@ -25,10 +25,10 @@ func checkShowExecuted(t *testing.T, snap *tools.Snapshot, args string) {
 	if p.Arguments == nil {
 		return
 	}
-	c := CallOutcome{Arguments: args, Executed: string(p.Arguments), argumentsUnchanged: p.ArgumentsUnchanged}
-	if got, want := c.showExecuted(), !jsonvalue.Same(c.Executed, c.Arguments); got != want {
+	c := testCall{Arguments: args, Executed: string(p.Arguments), Unchanged: p.ArgumentsUnchanged}.call()
+	if got, want := c.showExecuted(), !jsonvalue.Same(c.Executed(), c.Arguments()); got != want {
 		t.Fatalf("arguments %q executed as %s (unchanged %v): showExecuted %v, decoding both says %v",
-			args, c.Executed, p.ArgumentsUnchanged, got, want)
+			args, c.Executed(), p.ArgumentsUnchanged, got, want)
 	}
 }
 
@@ -55,9 +55,9 @@ func TestShowExecutedAgreesWithSameJSON(t *testing.T) {
 		{" ", true},
 	} {
 		p := snap.Prepare(llm.ToolCall{ID: "c1", Name: "f", Arguments: tc.args})
-		c := CallOutcome{Arguments: tc.args, Executed: string(p.Arguments), argumentsUnchanged: p.ArgumentsUnchanged}
+		c := testCall{Arguments: tc.args, Executed: string(p.Arguments), Unchanged: p.ArgumentsUnchanged}.call()
 		if c.showExecuted() != tc.show {
-			t.Errorf("arguments %q executed as %s: showExecuted %v, want %v", tc.args, c.Executed, !tc.show, tc.show)
+			t.Errorf("arguments %q executed as %s: showExecuted %v, want %v", tc.args, c.Executed(), !tc.show, tc.show)
 		}
 	}
 }

@@ -26,7 +26,7 @@ func streamCases(t *testing.T) map[string]*Outcome {
 	calls := func(n int, result func(i int) string) []CallOutcome {
 		out := make([]CallOutcome, n)
 		for i := range out {
-			out[i] = CallOutcome{ID: fmt.Sprintf("c%d", i), Name: "echo", Arguments: fmt.Sprintf(`{"text":"t%d"}`, i), Result: result(i)}
+			out[i] = testCall{ID: fmt.Sprintf("c%d", i), Name: "echo", Arguments: fmt.Sprintf(`{"text":"t%d"}`, i), Result: result(i)}.call()
 		}
 		return out
 	}
@@ -207,7 +207,7 @@ func TestJudgeOutcomeHoldsNoWholeGolden(t *testing.T) {
 		calls := make([]CallOutcome, 1000)
 		for i := range calls {
 			n := turn*1000 + i
-			calls[i] = CallOutcome{ID: fmt.Sprintf("c%d", n), Name: "echo", Arguments: fmt.Sprintf(`{"text":"t%d"}`, n), Result: fmt.Sprintf(`{"text":"t%d"}`, n)}
+			calls[i] = testCall{ID: fmt.Sprintf("c%d", n), Name: "echo", Arguments: fmt.Sprintf(`{"text":"t%d"}`, n), Result: fmt.Sprintf(`{"text":"t%d"}`, n)}.call()
 		}
 		o.Turns = append(o.Turns, TurnOutcome{Index: turn + 1, Calls: calls})
 	}

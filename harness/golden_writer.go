@@ -37,7 +37,7 @@ func (o *Outcome) goldenSize() int {
 		}
 		size += blockSize(t.Diff, 6)
 		for _, c := range t.Calls {
-			size += 72 + len(c.ID) + len(c.Name) + len(c.Arguments) + blockSize(c.Result, 10) + 64*len(c.Effects)
+			size += 72 + len(c.ID()) + len(c.Name()) + len(c.Arguments()) + blockSize(c.Result(), 10) + 64*len(c.Effects())
 		}
 	}
 	for i := range o.Workspace {
@@ -172,16 +172,16 @@ func (t *TurnOutcome) write(w *goldenWriter) {
 func (c *CallOutcome) write(w *goldenWriter) {
 	const in = 8
 	w.raw("      - id: ")
-	w.text(c.ID, false, in+2)
+	w.text(c.ID(), false, in+2)
 	w.endLine()
-	textField(w, in, "name", c.Name)
-	textField(w, in, "arguments", c.Arguments)
+	textField(w, in, "name", c.Name())
+	textField(w, in, "arguments", c.Arguments())
 	if c.showExecuted() {
-		textField(w, in, "executed", c.Executed)
+		textField(w, in, "executed", c.Executed())
 	}
-	if len(c.Repairs) > 0 {
+	if len(c.Repairs()) > 0 {
 		w.raw("        repairs: [")
-		for i, r := range c.Repairs {
+		for i, r := range c.Repairs() {
 			if i > 0 {
 				w.raw(", ")
 			}
@@ -189,9 +189,9 @@ func (c *CallOutcome) write(w *goldenWriter) {
 		}
 		w.raw("]\n")
 	}
-	if len(c.Coercions) > 0 {
+	if len(c.Coercions()) > 0 {
 		w.raw("        coercions:\n")
-		for _, co := range c.Coercions {
+		for _, co := range c.Coercions() {
 			w.raw("          - {")
 			flowPair(w, "path", co.Path, false)
 			flowPair(w, "from", co.From, true)
@@ -199,9 +199,9 @@ func (c *CallOutcome) write(w *goldenWriter) {
 			w.raw("}\n")
 		}
 	}
-	if len(c.Retries) > 0 {
+	if retries := c.Retries(); len(retries) > 0 {
 		w.raw("        retried:\n")
-		for _, r := range c.Retries {
+		for _, r := range retries {
 			w.raw("          - {")
 			flowPair(w, "failure", string(r.Failure), false)
 			flowPair(w, "backoff", r.Backoff.String(), true)
@@ -210,19 +210,19 @@ func (c *CallOutcome) write(w *goldenWriter) {
 			w.raw("}\n")
 		}
 	}
-	if c.Memoized {
+	if c.Memoized() {
 		w.raw("        memoized: true\n")
 	}
-	if c.Async {
+	if c.Async() {
 		w.raw("        async: true\n")
 	}
-	if c.Failure != "" {
-		textField(w, in, "failure", string(c.Failure))
+	if c.Failure() != "" {
+		textField(w, in, "failure", string(c.Failure()))
 	}
-	textField(w, in, "result", c.Result)
-	if len(c.Effects) > 0 {
+	textField(w, in, "result", c.Result())
+	if len(c.Effects()) > 0 {
 		w.raw("        effects:\n")
-		for _, e := range c.Effects {
+		for _, e := range c.Effects() {
 			writeEffect(w, in+2, e)
 		}
 	}

@@ -25,7 +25,7 @@ func pinOutcomes() map[string]*Outcome {
 				User:     &llm.Message{Content: "Please add 2 and 3."},
 				Response: &llm.Response{Message: llm.Message{Content: "Adding."}, FinishReason: "tool_calls"},
 				Envelope: "xml",
-				Calls: []CallOutcome{{
+				Calls: testCalls(testCall{
 					ID: "c1", Name: "calculator", Arguments: `{"a": 2, "b": 3,}`, Executed: `{"a":2,"b":3}`,
 					Repairs:   []string{"trailing_comma", "a, b"},
 					Coercions: []tools.Coercion{{Path: "/a", From: `"2"`, To: "2"}},
@@ -35,7 +35,7 @@ func pinOutcomes() map[string]*Outcome {
 						{File: &tools.FileEffect{Op: "rename", Path: "b.txt", From: "a.txt", Bytes: 12}},
 						{Process: &tools.ProcessEffect{Command: "make test", ExitCode: 2, Background: true, TimedOut: true}},
 					},
-				}, {ID: "c2", Name: "abacus", Arguments: "{}", Failure: "not_found", Result: "error: no tool named \"abacus\""}},
+				}, testCall{ID: "c2", Name: "abacus", Arguments: "{}", Failure: "not_found", Result: "error: no tool named \"abacus\""}),
 				Diff: "--- a.txt\n+++ b.txt\n@@ -1 +1 @@\n-old\n+new\n",
 			}, {
 				Index:     2,
@@ -70,10 +70,10 @@ func pinOutcomes() map[string]*Outcome {
 		},
 		"scalars": {
 			Name: "  leading and trailing  ", Termination: "null", Iterations: 1,
-			Turns: []TurnOutcome{{Index: 1, Calls: []CallOutcome{{
+			Turns: []TurnOutcome{{Index: 1, Calls: testCalls(testCall{
 				ID: "#1", Name: "it's", Arguments: "\"quoted\"\n", Result: "tab\there",
 				Repairs: []string{"", "null", "x, y", "{z}"},
-			}}}},
+			})}},
 			Final: "\n\nstarts with blank lines and keeps them\n\n",
 			State: map[string]any{"w": []any{
 				"ctrl\x01\x1b", "smile \U0001F600", "\ufeffbom", "nbsp\u00a0", "sep\u2028", "cr\r\n",

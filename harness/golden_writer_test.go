@@ -34,14 +34,14 @@ func fuzzOutcome(name, content, args, multi, result, path, repair string, flag b
 			Index:    1,
 			User:     &llm.Message{Content: multi},
 			Response: &llm.Response{Message: llm.Message{Content: multi}, FinishReason: llm.FinishReason(result)},
-			Calls: []CallOutcome{{
+			Calls: testCalls(testCall{
 				ID: name, Name: content, Arguments: args, Executed: result, Repairs: []string{repair, result},
 				Coercions: []tools.Coercion{{Path: path, From: repair, To: content}},
 				Retries:   []RetryOutcome{{Failure: tools.FailureKind(repair), Result: result, Backoff: 1500 * time.Millisecond}, {Result: multi}},
 				Memoized:  flag, Async: !flag, Failure: tools.FailureKind(result), Result: multi,
 				Effects: []tools.Effect{{File: &tools.FileEffect{Op: "write", Path: path, From: content, Bytes: 3}},
 					{Process: &tools.ProcessEffect{Command: repair, ExitCode: 1, TimedOut: flag}}},
-			}},
+			}),
 			Delivered: []AsyncOutcome{{ID: path, Name: name, Result: multi}},
 			Diff:      multi,
 		}, {Index: 2, User: &llm.Message{Content: content, Name: name}}},
@@ -182,43 +182,43 @@ func turnDoc(tu *TurnOutcome) map[string]any {
 }
 
 func callDoc(c *CallOutcome) map[string]any {
-	m := map[string]any{"id": c.ID, "name": c.Name, "arguments": c.Arguments, "result": c.Result}
+	m := map[string]any{"id": c.ID(), "name": c.Name(), "arguments": c.Arguments(), "result": c.Result()}
 	if c.showExecuted() {
-		m["executed"] = c.Executed
+		m["executed"] = c.Executed()
 	}
-	if len(c.Repairs) > 0 {
+	if len(c.Repairs()) > 0 {
 		var l []any
-		for _, r := range c.Repairs {
+		for _, r := range c.Repairs() {
 			l = append(l, r)
 		}
 		m["repairs"] = l
 	}
-	if len(c.Coercions) > 0 {
+	if len(c.Coercions()) > 0 {
 		var l []any
-		for _, co := range c.Coercions {
+		for _, co := range c.Coercions() {
 			l = append(l, map[string]any{"path": co.Path, "from": co.From, "to": co.To})
 		}
 		m["coercions"] = l
 	}
-	if len(c.Retries) > 0 {
+	if len(c.Retries()) > 0 {
 		var l []any
-		for _, r := range c.Retries {
+		for _, r := range c.Retries() {
 			l = append(l, map[string]any{"failure": string(r.Failure), "backoff": r.Backoff.String(), "result": r.Result})
 		}
 		m["retried"] = l
 	}
-	if c.Memoized {
+	if c.Memoized() {
 		m["memoized"] = true
 	}
-	if c.Async {
+	if c.Async() {
 		m["async"] = true
 	}
-	if c.Failure != "" {
-		m["failure"] = string(c.Failure)
+	if c.Failure() != "" {
+		m["failure"] = string(c.Failure())
 	}
-	if len(c.Effects) > 0 {
+	if len(c.Effects()) > 0 {
 		var l []any
-		for _, e := range c.Effects {
+		for _, e := range c.Effects() {
 			switch {
 			case e.File != nil:
 				f := map[string]any{"op": string(e.File.Op), "path": e.File.Path, "bytes": float64(e.File.Bytes)}

@@ -29,7 +29,7 @@ func JudgedText(s *scenario.Scenario, o *Outcome, on string) string {
 			fmt.Fprintf(&b, "assistant: %s\n", t.Response.Message.Content)
 		}
 		for _, c := range t.Calls {
-			fmt.Fprintf(&b, "call %s %s\nresult %s: %s\n", c.Name, c.Arguments, c.Name, c.Result)
+			fmt.Fprintf(&b, "call %s %s\nresult %s: %s\n", c.Name(), c.Arguments(), c.Name(), c.Result())
 		}
 	}
 	return b.String()

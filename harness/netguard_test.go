@@ -96,7 +96,7 @@ func TestReplayRefusesDefaultTransport(t *testing.T) {
 	if hits.Load() != 0 {
 		t.Errorf("the host got %d requests", hits.Load())
 	}
-	result := v.Outcome.Turns[0].Calls[0].Result
+	result := v.Outcome.Turns[0].Calls[0].Result()
 	if !strings.Contains(result, `while replaying "forecast"`) || !strings.Contains(result, host) {
 		t.Errorf("the tool's error names neither the scenario nor the host: %s", result)
 	}
@@ -130,7 +130,7 @@ func TestReplayAllowsHosts(t *testing.T) {
 		if !v.Passed() {
 			t.Fatalf("AllowHosts %q: %v %v", allow, v.Err, v.Failures)
 		}
-		if got := v.Outcome.Turns[0].Calls[0].Result; got != "sunny" {
+		if got := v.Outcome.Turns[0].Calls[0].Result(); got != "sunny" {
 			t.Errorf("AllowHosts %q: the tool got %q", allow, got)
 		}
 	}
@@ -160,7 +160,7 @@ func TestReplayAllowsScenarioHosts(t *testing.T) {
 	}
 	tools := []*toolkit.Factory{forecastTool(srv.URL)}
 	v := harness.Verify(context.Background(), withAllow(`["`+u.Host+`"]`), &harness.VerifyOptions{Update: true, Tools: tools})
-	if !v.Passed() || v.Outcome.Turns[0].Calls[0].Result != "sunny" {
+	if !v.Passed() || v.Outcome.Turns[0].Calls[0].Result() != "sunny" {
 		t.Fatalf("setup.allow_hosts [%s]: %v %v", u.Host, v.Err, v.Failures)
 	}
 	v = harness.Verify(context.Background(), withAllow(`[example.com]`), &harness.VerifyOptions{Update: true, AllowHosts: []string{u.Hostname()}, Tools: tools})
@@ -189,7 +189,7 @@ func TestLiveRunNotGuarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := o.Turns[0].Calls[0].Result; got != "sunny" || len(o.Refused) != 0 || hits.Load() != 1 {
+	if got := o.Turns[0].Calls[0].Result(); got != "sunny" || len(o.Refused) != 0 || hits.Load() != 1 {
 		t.Errorf("live: the tool got %q, refused %q, %d requests", got, o.Refused, hits.Load())
 	}
 }

@@ -168,30 +168,109 @@ type AsyncOutcome struct {
 	ID, Name, Result string
 }
 
-// CallOutcome is one call of a turn.
+// CallOutcome is one call of a turn, as its golden shows it: a view of
+// the loop's record of the call, which the outcome shares with Outcome.Run
+// (agent.CallRecord), so that a run's outcome holds nothing of a call
+// twice. Its methods read the record; the zero value, with no record, is a
+// call of which nothing is known (every method returns its zero value).
 type CallOutcome struct {
-	ID   string
-	Name string
-	// Arguments as received; Executed as executed (canonical JSON), empty when
-	// the call never ran. The golden shows Executed only when it differs from
-	// Arguments as a JSON value.
-	Arguments string
-	Executed  string
-	// argumentsUnchanged says Executed is the canonical form of Arguments,
-	// nothing rewritten, repaired or coerced (agent.CallRecord); false says
-	// nothing either way.
-	argumentsUnchanged bool
-	Repairs            []string
-	Coercions          []tools.Coercion
-	// Attempts counts the executions; Retries holds each failed attempt
-	// before the last, with the backoff waited after it.
-	Attempts int
-	Retries  []RetryOutcome
-	Memoized bool
-	Async    bool
-	Failure  tools.FailureKind
-	Result   string
-	Effects  []tools.Effect
+	// Record is the loop's record of the call, shared with Outcome.Run;
+	// nil means none.
+	Record *agent.CallRecord
+	// Backoffs are the (virtual) times waited after each failed attempt
+	// before the next, in order, from the loop's retry events; nil when
+	// the call was not retried.
+	Backoffs []time.Duration
+}
+
+// noRecord stands for the record of a CallOutcome that has none.
+var noRecord agent.CallRecord
+
+// record is c's record, or an empty one.
+func (c *CallOutcome) record() *agent.CallRecord {
+	if c.Record == nil {
+		return &noRecord
+	}
+	return c.Record
+}
+
+// ID is the call's id, as the model emitted it (or generated).
+func (c *CallOutcome) ID() string { return c.record().Call.ID }
+
+// Name is the name of the tool called.
+func (c *CallOutcome) Name() string { return c.record().Call.Name }
+
+// Arguments are the call's arguments as received, the model's text.
+func (c *CallOutcome) Arguments() string { return c.record().Call.Arguments }
+
+// ran reports whether the call's arguments were executed: it was
+// attempted, or answered from the memo.
+func (c *CallOutcome) ran() bool { r := c.record(); return len(r.Attempts) > 0 || r.Memoized }
+
+// Executed is the arguments as executed (canonical JSON); empty when the
+// call never ran. The golden shows it only when it differs from Arguments
+// as a JSON value.
+func (c *CallOutcome) Executed() string {
+	if !c.ran() {
+		return ""
+	}
+	return string(c.record().Arguments)
+}
+
+// Repairs lists the repairs made to the arguments' text; nil when none.
+func (c *CallOutcome) Repairs() []string { return c.record().Repairs }
+
+// Coercions lists the conversions made to the arguments' values; nil when
+// none.
+func (c *CallOutcome) Coercions() []tools.Coercion { return c.record().Coercions }
+
+// Attempts counts the executions.
+func (c *CallOutcome) Attempts() int { return len(c.record().Attempts) }
+
+// Retries returns each failed attempt before the last, with the backoff
+// waited after it; nil when the call was attempted at most once.
+func (c *CallOutcome) Retries() []RetryOutcome {
+	attempts := c.record().Attempts
+	var out []RetryOutcome
+	for i, a := range attempts[:max(len(attempts)-1, 0)] {
+		ro := RetryOutcome{}
+		if a.Result != nil {
+			ro.Failure, ro.Result = a.Result.Kind(), a.Result.Content
+		}
+		if i < len(c.Backoffs) {
+			ro.Backoff = c.Backoffs[i]
+		}
+		out = append(out, ro)
+	}
+	return out
+}
+
+// Memoized reports whether the result came from the memo.
+func (c *CallOutcome) Memoized() bool { return c.record().Memoized }
+
+// Async reports whether the call only started; its completion arrives
+// later.
+func (c *CallOutcome) Async() bool { return c.record().Async }
+
+// Failure is the final result's failure kind; empty for a success or no
+// result.
+func (c *CallOutcome) Failure() tools.FailureKind { return c.record().Result.Kind() }
+
+// Result is the final result's content, as the model read it; empty for
+// no result.
+func (c *CallOutcome) Result() string {
+	if r := c.record().Result; r != nil {
+		return r.Content
+	}
+	return ""
+}
+
+// Effects are the changes the final result reports; nil when none.
+func (c *CallOutcome) Effects() []tools.Effect {
+	if r := c.record().Result; r != nil {
+		return r.Effects
+	}
+	return nil
 }
 
 // RetryOutcome is a failed attempt of a call that was retried: its failure,
@@ -236,13 +315,15 @@ func (o *Outcome) Golden(r *redact.Redactor) ([]byte, error) {
 
 // showExecuted reports whether the golden shows Executed: the call ran and
 // its arguments as executed differ from those emitted as JSON values. When
-// Executed is known to be the canonical form of Arguments they are the same
-// value (sameJSON compares numbers exactly), so neither is decoded.
+// Executed is known to be the canonical form of Arguments
+// (agent.CallRecord.ArgumentsUnchanged) they are the same value (sameJSON
+// compares numbers exactly), so neither is decoded.
 func (c *CallOutcome) showExecuted() bool {
-	if c.Executed == "" || c.argumentsUnchanged {
+	r := c.record()
+	if !c.ran() || len(r.Arguments) == 0 || r.ArgumentsUnchanged {
 		return false
 	}
-	return !jsonvalue.Same(c.Executed, c.Arguments)
+	return !jsonvalue.Same(string(r.Arguments), r.Call.Arguments)
 }
 
 // fileState describes one entry at the end of a run; untouched says that

@@ -175,7 +175,7 @@ func (r *Recorder) Outcome(run *agent.RunResult, runErr error) (*Outcome, error)
 			to.Calls = make([]CallOutcome, 0, len(t.Calls))
 		}
 		for _, c := range t.Calls {
-			to.Calls = append(to.Calls, callOutcome(c, r.backoffs[callKey{t.Index, c.Call.ID}]))
+			to.Calls = append(to.Calls, CallOutcome{Record: c, Backoffs: r.backoffs[callKey{t.Index, c.Call.ID}]})
 		}
 		o.Turns = append(o.Turns, to)
 	}

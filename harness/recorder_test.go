@@ -178,12 +178,17 @@ func TestRecorderOutcomeOfAHandDrivenRun(t *testing.T) {
 	if len(o.Turns) != 2 || len(o.Turns[0].Calls) != 2 || o.Turns[1].Calls != nil {
 		t.Fatalf("turns %+v; want 2, the second with nil calls", o.Turns)
 	}
-	if c := o.Turns[0].Calls[0]; c.Executed != "" {
-		t.Errorf("a call that never ran: Executed = %q, want empty", c.Executed)
+	if c := o.Turns[0].Calls[0]; c.Executed() != "" {
+		t.Errorf("a call that never ran: Executed = %q, want empty", c.Executed())
 	}
 	c := o.Turns[0].Calls[1]
-	if c.Executed != "{}" || c.Attempts != 2 || len(c.Retries) != 1 || c.Retries[0].Failure != tools.KindTimeout || c.Retries[0].Backoff != 0 {
+	if c.Executed() != "{}" || c.Attempts() != 2 || len(c.Retries()) != 1 || c.Retries()[0].Failure != tools.KindTimeout || c.Retries()[0].Backoff != 0 {
 		t.Errorf("a retried call: %+v; want one failed attempt (timeout) with no backoff", c)
+	}
+	// The outcome holds nothing of a call twice: each call is the run's
+	// record of it.
+	if o.Turns[0].Calls[0].Record != neverRan || c.Record != retried {
+		t.Errorf("the outcome's calls are not the run's records")
 	}
 }
 

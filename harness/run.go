@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"slices"
 	"sync/atomic"
-	"time"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
@@ -357,41 +356,6 @@ func userScript(s *scenario.Scenario) func() (llm.Message, bool) {
 		turns = turns[1:]
 		return m, true
 	}
-}
-
-// callOutcome describes a call; backoffs are the waits before each retry,
-// in order (from the loop's retry events).
-func callOutcome(c *agent.CallRecord, backoffs []time.Duration) CallOutcome {
-	co := CallOutcome{
-		ID:        c.Call.ID,
-		Name:      c.Call.Name,
-		Arguments: c.Call.Arguments,
-		Repairs:   c.Repairs,
-		Coercions: c.Coercions,
-		Attempts:  len(c.Attempts),
-		Memoized:  c.Memoized,
-		Async:     c.Async,
-	}
-	if len(c.Attempts) > 0 || c.Memoized {
-		co.Executed = string(c.Arguments)
-		co.argumentsUnchanged = c.ArgumentsUnchanged
-	}
-	for i, a := range c.Attempts[:max(len(c.Attempts)-1, 0)] {
-		ro := RetryOutcome{}
-		if a.Result != nil {
-			ro.Failure, ro.Result = a.Result.Kind(), a.Result.Content
-		}
-		if i < len(backoffs) {
-			ro.Backoff = backoffs[i]
-		}
-		co.Retries = append(co.Retries, ro)
-	}
-	if c.Result != nil {
-		co.Failure = c.Result.Kind()
-		co.Result = c.Result.Content
-		co.Effects = c.Result.Effects
-	}
-	return co
 }
 
 // Workspace makes the scenario's workspace in memory, as a run starts from

@@ -48,11 +48,11 @@ tape:
 	if len(o.Turns) != 3 || len(o.Turns[0].Calls) != 1 || len(o.Turns[1].Calls) != 1 {
 		t.Fatalf("turns %+v, want 3 with a call in each of the first two", o.Turns)
 	}
-	if c := o.Turns[0].Calls[0]; c.Failure != tools.KindUnavailable || !strings.Contains(c.Result, "rebuilding") {
-		t.Errorf("turn 1: %s %q, want unavailable: rebuilding", c.Failure, c.Result)
+	if c := o.Turns[0].Calls[0]; c.Failure() != tools.KindUnavailable || !strings.Contains(c.Result(), "rebuilding") {
+		t.Errorf("turn 1: %s %q, want unavailable: rebuilding", c.Failure(), c.Result())
 	}
-	if c := o.Turns[1].Calls[0]; c.Failure != "" || c.Result != "found" {
-		t.Errorf("turn 2: %s %q, want found", c.Failure, c.Result)
+	if c := o.Turns[1].Calls[0]; c.Failure() != "" || c.Result() != "found" {
+		t.Errorf("turn 2: %s %q, want found", c.Failure(), c.Result())
 	}
 }
 

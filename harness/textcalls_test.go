@@ -38,7 +38,7 @@ func TestDeclaredTextCallFamily(t *testing.T) {
 			for _, turn := range o.Turns {
 				for _, c := range turn.Calls {
 					calls++
-					if c.Name != "echo" {
+					if c.Name() != "echo" {
 						t.Errorf("call %+v, want echo", c)
 					}
 				}

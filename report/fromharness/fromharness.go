@@ -137,10 +137,10 @@ func Transcript(o *harness.Outcome) *report.Transcript {
 		}
 		for _, c := range ot.Calls {
 			turn.Calls = append(turn.Calls, report.Call{
-				ID: c.ID, Name: c.Name, Arguments: c.Arguments, Executed: c.Executed,
-				Repairs: c.Repairs, Coercions: c.Coercions, Attempts: c.Attempts,
-				Memoized: c.Memoized, Async: c.Async, Failure: string(c.Failure),
-				Result: c.Result, Effects: c.Effects,
+				ID: c.ID(), Name: c.Name(), Arguments: c.Arguments(), Executed: c.Executed(),
+				Repairs: c.Repairs(), Coercions: c.Coercions(), Attempts: c.Attempts(),
+				Memoized: c.Memoized(), Async: c.Async(), Failure: string(c.Failure()),
+				Result: c.Result(), Effects: c.Effects(),
 			})
 		}
 		t.Turns = append(t.Turns, turn)
