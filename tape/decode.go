@@ -161,6 +161,26 @@ type decoder struct {
 	// strings only an error needs. Only entryAt sets it, and decodes again
 	// with keys to report an error.
 	pathless bool
+	// names holds the tool names decoded so far, each once: a long tape
+	// names the same few tools thousands of times, and each call keeps
+	// its name (see name). newDecoder makes it.
+	names map[string]string
+}
+
+// maxNames bounds decoder.names: a tape naming more tools than that keeps
+// the names past it as decoded.
+const maxNames = 256
+
+// name returns s, or the equal name decoded before it, so that a tape's
+// calls of one tool share one string.
+func (d *decoder) name(s string) string {
+	if v, ok := d.names[s]; ok {
+		return v
+	}
+	if d.names != nil && len(d.names) < maxNames {
+		d.names[s] = s
+	}
+	return s
 }
 
 // join is yamlx.Join, or "" when d is pathless.
@@ -192,7 +212,7 @@ func (d *decoder) EntryAt(n *yaml.Node, i int) (Entry, error) {
 }
 
 func newDecoder(filename string) *decoder {
-	return &decoder{Decoder: yamlx.Decoder{File: filename, In: "a tape"}}
+	return &decoder{Decoder: yamlx.Decoder{File: filename, In: "a tape"}, names: map[string]string{}}
 }
 
 // formatError returns err, when it is a *fileerr.Error, as one of kind
@@ -365,6 +385,9 @@ func (d *decoder) calls(n *yaml.Node, path string) ([]llm.ToolCall, error) {
 		return nil, d.Errf(n, path, "%d calls, more than the %d one response may hold", len(n.Content), MaxCallsPerResponse)
 	}
 	var calls []llm.ToolCall
+	if len(n.Content) > 0 {
+		calls = make([]llm.ToolCall, 0, len(n.Content))
+	}
 	for i, c := range n.Content {
 		p := d.index(path, i)
 		var tc llm.ToolCall
@@ -375,6 +398,7 @@ func (d *decoder) calls(n *yaml.Node, path string) ([]llm.ToolCall, error) {
 				tc.ID, err = d.Str(v, d.join(p, key))
 			case "name":
 				tc.Name, err = d.Str(v, d.join(p, key))
+				tc.Name = d.name(tc.Name)
 			case "arguments":
 				tc.Arguments, err = d.arguments(v, d.join(p, key))
 			case "signature":

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unsafe"
 
 	"go.yaml.in/yaml/v3"
 
@@ -319,5 +320,26 @@ func TestLoadClosesTheFile(t *testing.T) {
 	}
 	if after := open(); after > before {
 		t.Errorf("%d files open after 20 loads, %d before", after, before)
+	}
+}
+
+// TestCallsOfOneToolShareItsName: the calls of an entry that name one tool
+// keep one string for the name, not one each (a 1,000-call response would
+// keep 1,000).
+func TestCallsOfOneToolShareItsName(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("response:\n  tool_calls:\n    - {id: a, name: echo}\n    - {id: b, name: echo}\n    - {id: c, name: other}\n"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	e, err := DecodeEntry("t.yaml", 0, doc.Content[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := e.Response.Message.ToolCalls
+	if len(calls) != 3 || calls[0].Name != "echo" || calls[1].Name != "echo" || calls[2].Name != "other" {
+		t.Fatalf("calls = %+v", calls)
+	}
+	if unsafe.StringData(calls[0].Name) != unsafe.StringData(calls[1].Name) {
+		t.Errorf("two calls of echo keep a string each")
 	}
 }
