@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"maps"
 	"net/http"
 	"os"
@@ -13,8 +14,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
+	"github.com/tapeloop/tapeloop/harness"
 	"github.com/tapeloop/tapeloop/internal/sandbox"
 	"github.com/tapeloop/tapeloop/llm/wire"
 	"github.com/tapeloop/tapeloop/scenario"
@@ -30,7 +33,9 @@ const commandStderrTail = 2 << 10
 
 // ErrCommand is wrapped by the error of a setup.agent.command that could
 // not start, exited with a non-zero status, printed too much or did not
-// finish within its timeout.
+// finish within its timeout. One whose program could not be started (not
+// found, not executable) also wraps harness.ErrAgentNotStarted and the
+// start's own error (exec.ErrNotFound, an *fs.PathError).
 var ErrCommand = errors.New("the agent command failed")
 
 // commandReadHeaderTimeout is how long the model server of a
@@ -206,13 +211,20 @@ func runCommand(ctx context.Context, s *scenario.Scenario, r *Run, where string,
 	cmd.Stderr = stderr
 	cmd.WaitDelay = commandWaitDelay
 
+	start := func(cmd *exec.Cmd) error {
+		err := box.Start(cmd)
+		if err != nil && programMissing(err) {
+			return fmt.Errorf("%w: %w", harness.ErrAgentNotStarted, err)
+		}
+		return err
+	}
 	var talkErr error
 	if r.conversation {
-		err, talkErr = converse(ctx, cmd, box.Start, r, in)
+		err, talkErr = converse(ctx, cmd, start, r, in)
 	} else {
 		cmd.Stdin = bytes.NewReader(append(in, '\n'))
 		cmd.Stdout = stdout
-		if err = box.Start(cmd); err == nil {
+		if err = start(cmd); err == nil {
 			err = cmd.Wait()
 		}
 	}
@@ -262,9 +274,24 @@ func commandError(ctx context.Context, err, talkErr error, stdout *cappedBuffer,
 		if errors.As(err, &exit) {
 			return fmt.Errorf("%s %q: %w: %v%s", where, a.Command, ErrCommand, exit.ProcessState, tail)
 		}
-		return fmt.Errorf("%s %q: %w: %v", where, a.Command, ErrCommand, err)
+		return fmt.Errorf("%s %q: %w: %w", where, a.Command, ErrCommand, err)
 	}
 	return nil
+}
+
+// programMissing reports whether err, from starting a command, says its
+// program is not there or cannot run (not found in PATH, no such file, not
+// executable, not a program): what setup.agent.command and PATH decide,
+// not the sandbox (harness.ErrAgentNotStarted).
+func programMissing(err error) bool {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, exec.ErrDot) {
+		return true
+	}
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Op != "fork/exec" {
+		return false
+	}
+	return errors.Is(pe.Err, fs.ErrNotExist) || errors.Is(pe.Err, syscall.EACCES) || errors.Is(pe.Err, syscall.ENOEXEC) || errors.Is(pe.Err, syscall.ENOTDIR)
 }
 
 func commandInput(name string, r *Run) CommandInput {

@@ -100,7 +100,7 @@ func TestUpdateLeavesGoldenOfRunThatCouldNotRun(t *testing.T) {
 		written bool
 	}{{
 		name: "agent program missing", good: bridgedOnce, old: "{go: once}", new: "{command: [$SCENARIO_DIR/no-such-agent]}",
-		want: []string{"the agent stopped before its first model request", "its golden is untouched", "install its dependencies", "no-such-agent: no such file or directory"},
+		want: []string{"the agent's program could not be started", "its golden is untouched", "check setup.agent.command", "no-such-agent: no such file or directory"},
 	}, {
 		name: "agent exits 1 before any request", good: bridgedOnce, old: "{go: once}", new: `{command: [sh, -c, "echo \"Error: Cannot find module 'openai'\" >&2; exit 1"]}`,
 		want: []string{"the agent stopped before its first model request", "its golden is untouched", "install its dependencies", "Cannot find module 'openai'"},
@@ -266,6 +266,60 @@ func TestReplayOfFewerCallsSaysWhatToDo(t *testing.T) {
 			for _, w := range c.want {
 				if !strings.Contains(out.String(), w) {
 					t.Errorf("the output does not say %q:\n%s%s", w, out.String(), errb.String())
+				}
+			}
+		})
+	}
+}
+
+// TestReplayOfAgentThatCouldNotStart: a replay whose agent command could
+// not be started (no such program in PATH, no such file, a file that is
+// not executable) fails saying to check setup.agent.command and PATH; one
+// whose command started and exited at once says to make it run here
+// instead. Each keeps the golden the good run blessed.
+func TestReplayOfAgentThatCouldNotStart(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("no sh to run the command agents with")
+	}
+	notStarted := []string{"the agent's program could not be started", "check setup.agent.command", "PATH"}
+	cases := []struct {
+		name, command string
+		want, not     []string
+	}{
+		{"no such program in PATH", "[tapeloop-no-such-agent-program]", append(notStarted, `"tapeloop-no-such-agent-program": executable file not found in $PATH`), []string{"install its dependencies"}},
+		{"no such file", "[$SCENARIO_DIR/no-such-agent]", append(notStarted, "no-such-agent: no such file or directory"), []string{"install its dependencies"}},
+		{"not executable", "[$SCENARIO_DIR/agent.sh]", append(notStarted, "agent.sh: permission denied"), []string{"install its dependencies"}},
+		{"exits at once", `[sh, -c, "echo \"Error: Cannot find module 'openai'\" >&2; exit 1"]`, []string{"the agent stopped before its first model request", "install its dependencies", "Cannot find module 'openai'"}, []string{"could not be started", "PATH"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := newScenarios(t, map[string]string{"s.yaml": bridgedOnce, "agent.sh": "#!/bin/sh\nexit 0\n"})
+			path := filepath.Join(dir, "s.yaml")
+			var out, errb bytes.Buffer
+			e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errb, agents: updateAgents}
+			if code := run(context.Background(), []string{"replay", "--update", path}, e); code != exitOK {
+				t.Fatalf("blessing the good run: exit %d\n%s%s", code, out.String(), errb.String())
+			}
+			golden, _ := os.ReadFile(scenario.GoldenPath(path))
+			os.WriteFile(path, []byte(strings.Replace(bridgedOnce, "{go: once}", "{command: "+c.command+"}", 1)), 0o644)
+			for _, args := range [][]string{{"replay", path}, {"replay", "--update", path}} {
+				out.Reset()
+				errb.Reset()
+				if code := run(context.Background(), args, e); code != exitFailed {
+					t.Errorf("%q: exit %d, want %d\n%s%s", args, code, exitFailed, out.String(), errb.String())
+				}
+				for _, w := range c.want {
+					if !strings.Contains(out.String(), w) {
+						t.Errorf("%q: the output does not say %q:\n%s%s", args, w, out.String(), errb.String())
+					}
+				}
+				for _, w := range c.not {
+					if strings.Contains(out.String(), w) {
+						t.Errorf("%q: the output says %q:\n%s%s", args, w, out.String(), errb.String())
+					}
+				}
+				if after, _ := os.ReadFile(scenario.GoldenPath(path)); !bytes.Equal(after, golden) {
+					t.Errorf("%q rewrote the golden:\n%s", args, after)
 				}
 			}
 		})

@@ -78,9 +78,19 @@ func leftEntries(s *scenario.Scenario, o *Outcome, opts *VerifyOptions, update b
 	return nil
 }
 
+// ErrAgentNotStarted is wrapped by the error of an agent whose program
+// could not be started at all: it is not found in PATH, no file is at its
+// path, or the file is not a program that can run (not executable, a
+// script whose interpreter is missing). bridge's setup.agent.command wraps
+// it; a replay's failure then says to check setup.agent.command and PATH,
+// where a program that started and exited at once is told to make it run
+// here.
+var ErrAgentNotStarted = errors.New("the agent's program could not be started")
+
 // stoppedEarly is the failure of a run of s in which the agent stopped
 // with an error before its first model request (its program could not be
-// started, or exited at once), saying what to do; nil for any other run.
+// started, ErrAgentNotStarted, or exited at once), saying what to do; nil
+// for any other run.
 // Such a run fails whatever the golden says, since a golden blessed from
 // it would pass on every machine where the agent cannot run: an update
 // (update set) leaves the golden untouched (ErrNotUpdated), and a replay
@@ -88,6 +98,15 @@ func leftEntries(s *scenario.Scenario, o *Outcome, opts *VerifyOptions, update b
 func stoppedEarly(s *scenario.Scenario, o *Outcome, update bool) *fileerr.Error {
 	if o.Termination != agent.ReasonAgentError || o.Iterations != 0 {
 		return nil
+	}
+	if o.Run != nil && errors.Is(o.Run.Termination.Err, ErrAgentNotStarted) {
+		const check = "check setup.agent.command (the program's name, looked up in PATH, or its path; that the file exists and is executable, and a script's interpreter too) and PATH"
+		if update {
+			return &fileerr.Error{File: s.Path, Kind: ErrNotUpdated, Problem: fmt.Sprintf(
+				"the agent's program could not be started, so its golden is untouched: %s, then update again; it ended with: %s", check, o.Error)}
+		}
+		return &fileerr.Error{File: s.Path, Problem: fmt.Sprintf(
+			"the agent's program could not be started, so the golden and the expectations were not compared: %s; it ended with: %s", check, o.Error)}
 	}
 	const do = "make it run here (build its program, install its dependencies, check its environment)"
 	if update {
