@@ -32,10 +32,11 @@ type counted struct {
 	col     int  // that node's column (1-based)
 	n       int  // its items
 	flow    bool // written [...]
-	// starts holds the offset of each item's first line when the text
-	// alone does not make the count exact, and its items must be parsed to
-	// be counted (parsedCount); nil when it does.
-	starts []int
+	// parse says the text alone does not make the count exact: the items,
+	// from offset from at indentation indent, must be parsed to be counted
+	// (parsedCount).
+	parse        bool
+	from, indent int
 }
 
 // countedNode is, for the sequence c left as "[]" in the nodes of an item
@@ -117,7 +118,7 @@ func cutCounted(text []byte, key string, over int) ([]byte, *counted) {
 		if c.n <= over {
 			continue
 		}
-		if c.starts != nil && !parsedCount(text, c.starts, end) {
+		if c.parse && !parsedCount(text[c.from:end], c.indent, c.n) {
 			return nil, nil
 		}
 		breaks := bytes.Count(text[lineEnd(text, off):end], []byte("\n"))
@@ -147,13 +148,11 @@ func cutCounted(text []byte, key string, over int) ([]byte, *counted) {
 // collection spanning lines (the lines of a plain or block scalar are
 // indented more than the items): so the items are counted from the text
 // when no line holds a quote and each line closes every flow collection it
-// opens (countable). Otherwise c.starts holds where each item starts, for
-// parsedCount; a tab in the indentation or a line that cannot belong to the
-// sequence leaves it to the parser.
+// opens (countable). Otherwise c.parse asks for parsedCount; a tab in the
+// indentation or a line that cannot belong to the sequence leaves it to the
+// parser.
 func countBlock(text []byte, off, keyLine, keyIndent int) (*counted, int) {
 	c := &counted{}
-	var starts []int
-	exact := true
 	indent := -1
 	for line := keyLine + 1; off < len(text); off, line = lineEnd(text, off)+1, line+1 {
 		l := text[off:lineEnd(text, off)]
@@ -169,32 +168,23 @@ func countBlock(text []byte, off, keyLine, keyIndent int) (*counted, int) {
 				return nil, 0
 			}
 			indent = n
-			c.line, c.col = line, n+1
+			c.line, c.col, c.from, c.indent = line, n+1, off, n
 			c.n++
-			starts = append(starts, off)
 		case n > indent:
 			// Inside the item.
 		case n == indent && isItem(body):
 			c.n++
-			starts = append(starts, off)
 		case body[0] == '-':
 			return nil, 0 // "-" and a tab, say: left to the parser
 		case n == indent && indent == keyIndent, n < indent && n <= keyIndent:
-			// The next key of the mapping, or less indented.
-			if !exact {
-				c.starts = starts
-			}
-			return c, off
+			return c, off // the next key of the mapping, or less indented
 		default:
 			return nil, 0
 		}
-		exact = exact && countable(body)
+		c.parse = c.parse || !countable(body)
 	}
 	if indent < 0 {
 		return nil, 0
-	}
-	if !exact {
-		c.starts = starts
 	}
 	return c, len(text)
 }
@@ -205,24 +195,28 @@ func countBlock(text []byte, off, keyLine, keyIndent int) (*counted, int) {
 // A variable for FuzzCounted, which makes chunks of two.
 var chunkItems = 256
 
-// parsedCount reports whether the items of a block sequence, starting at
-// starts and ending at end in text, are the items YAML reads: parsed on
-// their own a chunk at a time, each chunk must read as a block sequence of
-// exactly its items. A quoted text or a flow collection spanning items
-// makes a chunk read fewer, or none; an alias to an anchor outside a chunk
-// does not parse. Only one chunk's nodes exist at once.
-func parsedCount(text []byte, starts []int, end int) bool {
-	for i := 0; i < len(starts); i += chunkItems {
-		j := min(i+chunkItems, len(starts))
-		to := end
-		if j < len(starts) {
-			to = starts[j]
+// parsedCount reports whether the n items of the block sequence text, each
+// starting a line with "- " at indentation indent, are the items YAML
+// reads: parsed on their own a chunk at a time, each chunk must read as a
+// block sequence of exactly its items. A quoted text or a flow collection
+// spanning items makes a chunk read fewer, or none; an alias to an anchor
+// outside its chunk does not parse. Only one chunk's nodes exist at once.
+func parsedCount(text []byte, indent, n int) bool {
+	start, items := 0, 0
+	for off := 0; off < len(text); off = lineEnd(text, off) + 1 {
+		l := text[off:lineEnd(text, off)]
+		if leadingSpaces(l) != indent || !isItem(l[indent:]) {
+			continue
 		}
-		if !parsesAs(text[starts[i]:to], j-i) {
-			return false
+		if items == chunkItems {
+			if !parsesAs(text[start:off], items) {
+				return false
+			}
+			start, items, n = off, 0, n-items
 		}
+		items++
 	}
-	return true
+	return items == n && parsesAs(text[start:], items)
 }
 
 // parsesAs reports whether text parses on its own as one document, a block

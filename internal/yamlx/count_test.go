@@ -3,6 +3,7 @@ package yamlx
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -187,4 +188,60 @@ func FuzzCounted(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCountingAllocatesNextToNothing checks what Counted is for: EachItem
+// gives an item with 20,000 calls in one response (1.2 MB) having
+// allocated a fraction of its text, where parsing the calls allocates ~33
+// times it; and with the calls' ids quoted, so that they are parsed a
+// chunk at a time to be counted, no more than parsing them does.
+func TestCountingAllocatesNextToNothing(t *testing.T) {
+	for _, c := range []struct {
+		name      string
+		call      string
+		text, pay float64 // the most counting may allocate: per byte of text, and per byte parsing allocates
+	}{
+		{"counted from the text", "        - {id: c%[1]d, name: echo, arguments: {text: t%[1]d}}\n", 0.5, 0},
+		{"parsed a chunk at a time", "        - {id: 'c%[1]d', name: echo, arguments: {text: t%[1]d}}\n", 0, 1.1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var b strings.Builder
+			b.WriteString("format: tapeloop/v1\ntape:\n  - response:\n      tool_calls:\n")
+			for i := range 20000 {
+				fmt.Fprintf(&b, c.call, i)
+			}
+			src := []byte(b.String())
+			allocated := func(count bool) (bytes uint64, n int) {
+				d := &Decoder{File: "f.yaml"}
+				if count {
+					d.Count = Counted{Keys: countKeys, Over: 1000}
+				}
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				root, err := d.ParseCut(src, "tape")
+				if err != nil {
+					t.Fatal(err)
+				}
+				err = d.EachItem(root.Content[3], func(_ int, item *yaml.Node) error {
+					n = len(item.Content[1].Content[1].Content)
+					return nil
+				})
+				runtime.ReadMemStats(&after)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return after.TotalAlloc - before.TotalAlloc, n
+			}
+			counting, n := allocated(true)
+			parsing, _ := allocated(false)
+			t.Logf("%d calls in %d bytes: counting allocated %d bytes, parsing %d", n, len(src), counting, parsing)
+			if n != 20000 {
+				t.Errorf("read %d calls, want 20000", n)
+			}
+			if most := c.text*float64(len(src)) + c.pay*float64(parsing); float64(counting) > most {
+				t.Errorf("counting allocated %d bytes, more than %.0f (parsing allocated %d)", counting, most, parsing)
+			}
+		})
+	}
 }
