@@ -300,3 +300,44 @@ func TestRecorderNotesTheModelThatAnswered(t *testing.T) {
 		}
 	}
 }
+
+// TestDivergenceNamesOnlyTheChangedParams: of the parameters a tape pins,
+// a divergence names those the run changed, added or dropped, and not the
+// ones it sent as recorded.
+func TestDivergenceNamesOnlyTheChangedParams(t *testing.T) {
+	params := func(kv ...string) map[string]json.RawMessage {
+		p := map[string]json.RawMessage{}
+		for i := 0; i < len(kv); i += 2 {
+			p[kv[i]] = json.RawMessage(kv[i+1])
+		}
+		return p
+	}
+	const format = `{"type":"json_object","strict":true}`
+	recorded := params("temperature", "0.2", "top_p", "1", "seed", "7", "response_format", format)
+	tp := &tape.Tape{Offered: &tape.Offered{Params: recorded}, Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("Hi.")}}}}
+	for _, tc := range []struct {
+		name string
+		sent map[string]json.RawMessage
+		want []string
+	}{
+		{"one changed", params("temperature", "0.5", "top_p", "1", "seed", "7", "response_format", format), []string{"temperature"}},
+		{"one dropped, one added", params("temperature", "0.2", "top_p", "1", "max_tokens", "10", "response_format", format), []string{"max_tokens", "seed"}},
+		{"one changed, one the same object written otherwise", params("temperature", "0.2", "top_p", "1", "seed", "8", "response_format", `{ "strict": true, "type": "json_object" }`), []string{"seed"}},
+	} {
+		_, err := NewModel(tp, nil).Generate(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserMessage("Hi.")}, Params: tc.sent})
+		var me *MismatchError
+		if !errors.As(err, &me) {
+			t.Errorf("%s: %v, want a mismatch", tc.name, err)
+			continue
+		}
+		var got []string
+		for _, f := range me.Fields {
+			if k, ok := strings.CutPrefix(f, "offered.params."); ok {
+				got = append(got, k)
+			}
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: the divergence names params %v, want %v:\n%v", tc.name, got, tc.want, err)
+		}
+	}
+}

@@ -688,3 +688,43 @@ func TestRebaseKeepsTheBlocksCacheAndAnsweredBy(t *testing.T) {
 		}
 	}
 }
+
+// A rebase never un-redacts the offered block either: where the recording
+// redacted a value in the system prompt or in a tool's description, the
+// rebased block redacts it again in the changed text the run sent, each
+// tool's description against the recorded one of the same name, though the
+// rebase's own redactor knows no secret.
+func TestRebaseRedactsAgainWhatTheBlockRecordedRedacted(t *testing.T) {
+	recorded := &tape.Offered{
+		System: []string{"Log in with " + redact.Redacted + " first."},
+		Tools: []llm.ToolDefinition{
+			{Name: "fetch", Description: "Fetch a page."},
+			{Name: "post", Description: "Post with " + redact.Redacted + " as the token."},
+		},
+	}
+	tp := &tape.Tape{Offered: recorded, Entries: []tape.Entry{{Response: &llm.Response{Message: llm.AssistantMessage("Done.")}}}}
+	m := NewModel(tp, &ModelOptions{Rebase: true})
+	req := &llm.Request{
+		Messages: []llm.Message{llm.SystemMessage("Log in with hunter2-Alpha first, always."), llm.UserMessage("Post it.")},
+		Tools: []llm.ToolDefinition{
+			{Name: "fetch", Description: "Fetch a page by its URL."},
+			{Name: "post", Description: "Post with hunter2-Bravo as the token, once."},
+		},
+	}
+	if _, err := m.Generate(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := m.Rebased(&RebaseOptions{Redactor: redact.New(&redact.Options{SecretEnv: []string{}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := encoded(t, rb.Tape)
+	for _, want := range []string{"Log in with " + redact.Redacted + " first, always.", "Post with " + redact.Redacted + " as the token, once.", "Fetch a page by its URL."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the rebased block lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "hunter2") {
+		t.Errorf("the rebased block holds a value the recording redacted:\n%s", text)
+	}
+}
