@@ -264,7 +264,7 @@ func (m *Model) try(i int, req *llm.Request, st step) (*llm.Request, step, error
 		// conversation) is one that does not extend it.
 		st.added = nil
 	}
-	if k := m.before(i); st.added != nil && st.base >= 0 && st.base != k {
+	if k := m.before(i); st.added != nil && st.base != k {
 		// The entry recorded what its request added to the conversation
 		// of the request before it on the tape (entry k's); this one was
 		// summarised against another's (sub-agents' turns arriving in
