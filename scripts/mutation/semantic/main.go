@@ -37,8 +37,12 @@
 // the test binary runs with -test.v=test2json, whose framing the engine
 // follows, and a test past its allowance is sent SIGQUIT, so a deadlock
 // ends after that one test's allowance and prints its goroutines' stacks. The whole run is also given the sum of its tests'
-// allowances as -test.timeout. A timed-out mutant's output is kept in
-// WORK/PKG/timedout/KEY.txt (with -work; the default folder is removed).
+// allowances as -test.timeout. A test can also be slow for the machine's
+// sake (one that builds a program, on a loaded machine), and a timeout
+// counts as a kill: so a run that times out is run again with twice the
+// allowances, and only a second timeout makes the mutant timed out. The
+// output of each timed-out run is kept in WORK/PKG/timedout/KEY-1.txt and
+// KEY.txt (with -work; the default folder is removed).
 // Each progress line (on stderr) says how long the mutant's run took against
 // its tests' time alone.
 //

@@ -141,31 +141,53 @@ func (r *runner) run(ctx context.Context, bin string, cov *covermap.Map, ms []*M
 // coverage map's) plus r.slack; the whole run may take the sum of those, and
 // is given it as -test.timeout, so that a run that hangs outside any one test
 // still ends itself with its goroutines' stacks. A test past its own
-// allowance is sent SIGQUIT (its stacks too). Either way the mutant is timed
-// out, and its tests' output is kept in r.work/timedout/KEY.txt.
+// allowance is sent SIGQUIT (its stacks too).
+//
+// A test can also be slow for the machine's sake (one that builds a
+// program, on a loaded machine), and a timeout counts as a kill: so a run
+// that times out is run again with twice the allowances, and only a second
+// timeout makes the mutant timed out. The output of each timed-out run is
+// kept in r.work/timedout (KEY-1.txt, KEY.txt).
 func (r *runner) one(ctx context.Context, bin string, cov *covermap.Map, m *Mutant) verdict {
 	tests := cov.Lines[fmt.Sprintf("%s:%d", m.File, m.Line)]
 	if len(tests) == 0 {
 		return verdict{m: m, state: NotCovered}
 	}
+	v := r.attempt(ctx, bin, cov, m, tests, 1, m.Key+"-1")
+	if v.state != TimedOut || ctx.Err() != nil {
+		return v
+	}
+	again := r.attempt(ctx, bin, cov, m, tests, 2, m.Key)
+	again.took += v.took
+	if again.state == TimedOut {
+		return again.with(TimedOut, "timed out twice: "+v.note+"; then "+again.note)
+	}
+	return again.with(again.state, "after a first run timed out: "+v.note)
+}
+
+// attempt runs the tests covering m with m switched on, the allowances
+// scaled by scale; a timed-out run's output is kept as
+// r.work/timedout/NAME.txt.
+func (r *runner) attempt(ctx context.Context, bin string, cov *covermap.Map, m *Mutant, tests []string, scale int, name string) verdict {
+	coefficient, slack := time.Duration(scale*r.coefficient), time.Duration(scale)*r.slack
 	each := map[string]time.Duration{}
 	var alone, budget time.Duration
 	for _, t := range tests {
 		took, ok := cov.Took[t]
 		alone += took
 		if ok {
-			each[t] = time.Duration(r.coefficient)*took + r.slack
+			each[t] = coefficient*took + slack
 		}
 	}
-	budget = time.Duration(r.coefficient)*alone + r.slack
+	budget = coefficient*alone + slack
 	v := verdict{m: m, tests: len(tests), alone: alone, budget: budget}
 	// The binary ends itself at budget; this backstop ends what does not.
-	ctx, cancel := context.WithTimeout(ctx, budget+r.slack+30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, budget+slack+30*time.Second)
 	defer cancel()
 	if err := os.MkdirAll(filepath.Join(r.work, "out"), 0o755); err != nil {
 		return v.with(Killed, "cannot keep its output: "+err.Error())
 	}
-	outPath := filepath.Join(r.work, "out", m.Key+".txt")
+	outPath := filepath.Join(r.work, "out", name+".txt")
 	out, err := os.Create(outPath)
 	if err != nil {
 		return v.with(Killed, "cannot keep its output: "+err.Error())
@@ -210,7 +232,7 @@ func (r *runner) one(ctx context.Context, bin string, cov *covermap.Map, m *Muta
 				overdue = fmt.Sprintf("%s ran past its %s", name, allowed.Round(time.Second))
 				// Its stacks, then (the backstop) its process group.
 				cmd.Process.Signal(syscall.SIGQUIT)
-				time.AfterFunc(r.slack, cancel)
+				time.AfterFunc(slack, cancel)
 			}
 		}
 	}
@@ -220,7 +242,7 @@ func (r *runner) one(ctx context.Context, bin string, cov *covermap.Map, m *Muta
 		if overdue == "" {
 			overdue = fmt.Sprintf("the run went past its %s", budget.Round(time.Second))
 		}
-		return v.with(TimedOut, overdue+"; output: "+keep(outPath, filepath.Join(r.work, "timedout", m.Key+".txt")))
+		return v.with(TimedOut, overdue+"; output: "+keep(outPath, filepath.Join(r.work, "timedout", name+".txt")))
 	}
 	if cmd.ProcessState != nil && cmd.ProcessState.Success() {
 		return v.with(Lived, "")

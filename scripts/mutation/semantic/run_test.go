@@ -36,22 +36,29 @@ func deadlock(t *testing.T) (*runner, string, *covermap.Map, *Mutant) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return r, bin, cov, mutant(t, s, DeferRemove)
+}
+
+// mutant returns s's first mutant of the kind.
+func mutant(t *testing.T, s *schemata, kind string) *Mutant {
+	t.Helper()
 	for _, m := range s.mutants {
-		if m.Kind == DeferRemove {
-			return r, bin, cov, m
+		if m.Kind == kind {
+			return m
 		}
 	}
-	t.Fatal("the counter fixture has no DEFER_REMOVE mutant")
-	return nil, "", nil, nil
+	t.Fatalf("the fixture has no %s mutant", kind)
+	return nil
 }
 
 // kept returns the output the verdict's note says was kept.
 func kept(t *testing.T, v verdict) string {
 	t.Helper()
-	_, path, ok := strings.Cut(v.note, "output: ")
-	if !ok {
+	i := strings.LastIndex(v.note, "output: ")
+	if i < 0 {
 		t.Fatalf("the note %q names no kept output", v.note)
 	}
+	path := v.note[i+len("output: "):]
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -81,8 +88,8 @@ func TestDeadlockEndsAfterItsTest(t *testing.T) {
 	if took := time.Since(start); took > time.Minute {
 		t.Errorf("it took %v to end", took)
 	}
-	if !strings.Contains(v.note, "TestNext ran past its 1s") {
-		t.Errorf("the note %q does not name the test past its allowance", v.note)
+	if !strings.Contains(v.note, "timed out twice: TestNext ran past its 1s") || !strings.Contains(v.note, "then TestNext ran past its 2s") {
+		t.Errorf("the note %q does not name the test past its allowance, then past twice that", v.note)
 	}
 	out := kept(t, v)
 	for _, want := range []string{"SIGQUIT", "counter.(*Counter).Next", "sync.Mutex.Lock"} {
@@ -102,7 +109,7 @@ func TestRunEndsItselfWithoutTestTimes(t *testing.T) {
 	if v.state != TimedOut {
 		t.Fatalf("verdict %s (%s), want %s", v.state, v.note, TimedOut)
 	}
-	if !strings.Contains(v.note, "the run went past its 1s") {
+	if !strings.Contains(v.note, "the run went past its 1s") || !strings.Contains(v.note, "then the run went past its 2s") {
 		t.Errorf("the note %q does not say the run went past its budget", v.note)
 	}
 	if out := kept(t, v); !strings.Contains(out, "panic: test timed out after") || !strings.Contains(out, "counter.(*Counter).Next") {
@@ -172,5 +179,31 @@ func TestOnlyRefuses(t *testing.T) {
 		if strings.Contains(errs.String(), "[1/") {
 			t.Errorf("run(%q) ran a mutant before refusing:\n%s", tc.args, errs.String())
 		}
+	}
+}
+
+// TestTimedOutOnceRunsAgain: a run that times out once, for the machine's
+// sake, is run again with twice the allowances, and the second run's
+// verdict stands (here killed), saying the first timed out.
+func TestTimedOutOnceRunsAgain(t *testing.T) {
+	r, bin, cov, _ := deadlock(t)
+	s, err := load("counter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.mutants[len(s.mutants)-1]
+	if m.Orig != "c.n++" {
+		t.Fatalf("the counter's last mutant is %s, want c.n++ removed", m.describe("counter"))
+	}
+	t.Setenv("COUNTER_SLOW_ONCE", filepath.Join(t.TempDir(), "slow"))
+	cov.Took["TestSlowOnce"], cov.Took["TestNext"] = time.Millisecond, time.Millisecond
+	cov.Lines[fmt.Sprintf("%s:%d", m.File, m.Line)] = []string{"TestSlowOnce", "TestNext"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	v := r.run(ctx, bin, cov, []*Mutant{m})[0]
+	// Its allowance and the whole run's are both about the 1 s slack:
+	// either may end the first run.
+	if v.state != Killed || !strings.Contains(v.note, "after a first run timed out: ") || !strings.Contains(v.note, "past its 1s") {
+		t.Fatalf("verdict %s (%s); want %s after a first run timed out", v.state, v.note, Killed)
 	}
 }
