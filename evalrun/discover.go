@@ -42,7 +42,8 @@ func folders(args []string) []string {
 	return out
 }
 
-// discover expands the command's path arguments into scenario files.
+// discover expands the command's path arguments into scenario files, in
+// the arguments' order (each folder's files sorted), each file once.
 func discover(e *env, cmd string, args []string) ([]target, int) {
 	if len(args) == 0 {
 		if info, err := os.Stat(defaultScenarios); err != nil || !info.IsDir() {
@@ -52,6 +53,7 @@ func discover(e *env, cmd string, args []string) ([]target, int) {
 		args = []string{defaultScenarios}
 	}
 	var out []target
+	seen := map[string]bool{}
 	for _, a := range args {
 		info, err := os.Stat(a)
 		if err != nil {
@@ -68,7 +70,12 @@ func discover(e *env, cmd string, args []string) ([]target, int) {
 			return nil, exitUsage
 		}
 		for _, f := range files {
-			out = append(out, target{path: f, root: root})
+			// A file reached again (overlapping folders, a name given
+			// twice, a link to a folder) runs once, where it came first.
+			if id := scenario.Identity(f); !seen[id] {
+				seen[id] = true
+				out = append(out, target{path: f, root: root})
+			}
 		}
 	}
 	if len(out) == 0 {

@@ -621,3 +621,45 @@ func TestReplayUpdateSaysWhenAStaleTempStays(t *testing.T) {
 		t.Errorf("the temporary file is gone (%v): the test did not make its removal fail", err)
 	}
 }
+
+// TestReplayOverlappingArgumentsRunsEachOnce: a scenario reached through
+// overlapping arguments (a folder and its subfolder, the same file twice,
+// a folder and a symbolic link to it) is replayed once, where it first
+// came, and counted once; a link named as a folder is walked.
+func TestReplayOverlappingArgumentsRunsEachOnce(t *testing.T) {
+	dir := newScenarios(t, map[string]string{"math/add.yaml": okScenario, "files/read.yaml": otherScenario})
+	if code, out, _ := runCmd(t, "replay", "--update", dir); code != exitOK {
+		t.Fatalf("--update: exit %d\n%s", code, out)
+	}
+	// The link is a scenarios folder too, so names (and goldens) agree.
+	alias := filepath.Join(t.TempDir(), "scenarios")
+	if err := os.Symlink(dir, alias); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	add := filepath.Join(dir, "math", "add.yaml")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // the PASS lines, in order, then the count
+	}{
+		{"folder and subfolder", []string{dir, filepath.Join(dir, "math")}, "files/read math/add 2"},
+		{"subfolder first", []string{filepath.Join(dir, "math"), dir}, "math/add files/read 2"},
+		{"one file twice", []string{add, add, filepath.Join(dir, "math", "..", "math", "add.yaml")}, "math/add 1"},
+		{"folder and its link", []string{dir, alias}, "files/read math/add 2"},
+		{"the link alone", []string{alias}, "files/read math/add 2"},
+	} {
+		code, out, errOut := runCmd(t, append([]string{"replay"}, c.args...)...)
+		var got []string
+		for _, line := range strings.Split(out, "\n") {
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "PASS" {
+				got = append(got, f[1])
+			}
+			if n, ok := strings.CutSuffix(line, " passed, 0 failed"); ok {
+				got = append(got, n)
+			}
+		}
+		if code != exitOK || strings.Join(got, " ") != c.want {
+			t.Errorf("%s: exit %d, passed %q, want %q\n%s%s", c.name, code, strings.Join(got, " "), c.want, out, errOut)
+		}
+	}
+}

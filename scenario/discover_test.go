@@ -96,3 +96,45 @@ func TestGoldenPath(t *testing.T) {
 		}
 	}
 }
+
+// TestDiscoverOverlapping: a scenario reached through overlapping
+// arguments (a folder and its subfolder, the same file twice, a folder
+// through a symbolic link to it) is discovered once, under the name it
+// first has in the sorted list; a symbolic link named as a folder is
+// walked; a link to a scenario file is a file of its own (it has its own
+// golden). Orphans are listed once too.
+func TestDiscoverOverlapping(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"s/a.yaml", "s/sub/b.yaml", "s/sub/gone.golden.yaml"} {
+		writeFile(t, filepath.Join(dir, name), "")
+	}
+	alias := filepath.Join(dir, "alias")
+	if err := os.Symlink("s", alias); err != nil {
+		t.Skipf("no symbolic links here: %v", err)
+	}
+	if err := os.Symlink("a.yaml", filepath.Join(dir, "s", "linked.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	s := filepath.Join(dir, "s")
+	a, b, linked := filepath.Join(s, "a.yaml"), filepath.Join(s, "sub", "b.yaml"), filepath.Join(s, "linked.yaml")
+	for _, c := range []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"folder and subfolder", []string{s, filepath.Join(s, "sub")}, []string{a, linked, b}},
+		{"subfolder first", []string{filepath.Join(s, "sub"), s}, []string{a, linked, b}},
+		{"one file twice", []string{b, b, filepath.Join(s, "sub", ".", "b.yaml")}, []string{b}},
+		{"the link to the folder", []string{alias}, []string{filepath.Join(alias, "a.yaml"), filepath.Join(alias, "linked.yaml"), filepath.Join(alias, "sub", "b.yaml")}},
+		{"folder and its link", []string{s, alias, filepath.Join(alias, "sub") + "/"}, []string{filepath.Join(alias, "a.yaml"), filepath.Join(alias, "linked.yaml"), filepath.Join(alias, "sub", "b.yaml")}},
+	} {
+		got, err := Discover(c.args...)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s: Discover = %q, %v; want %q", c.name, got, err, c.want)
+		}
+	}
+	gone := filepath.Join(s, "sub", "gone.golden.yaml")
+	if got, err := Orphans(s, filepath.Join(s, "sub"), alias); err != nil || len(got) != 1 || Identity(got[0]) != Identity(gone) {
+		t.Errorf("Orphans = %q, %v; want %s once", got, err, gone)
+	}
+}
