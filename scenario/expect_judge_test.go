@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -184,5 +185,35 @@ judge:
 	paired, unpaired := s.MatchVerdicts(nil)
 	if len(paired) != 1 || paired[0] != 1 || len(unpaired) != 1 || unpaired[0] != 0 {
 		t.Errorf("MatchVerdicts = %v, %v; want [1], [0]", paired, unpaired)
+	}
+}
+
+// TestMatchVerdictsWithARedactedRubric: a rubric naming a secret is
+// recorded with the secret redacted; its verdict pairs with the item as
+// replay compares text: a password written with characters no token
+// holds only under a policy that knows it, a token-shaped key under any.
+func TestMatchVerdictsWithARedactedRubric(t *testing.T) {
+	const pw = "hunter2!&x#pw(1)"
+	knows := redact.New(&redact.Options{SecretEnv: []string{"APP_PASSWORD"}, Getenv: func(string) string { return pw }})
+	body := func(secret string) string {
+		return `expect:
+  judge: [{rubric: "never says ` + secret + `"}]
+judge:
+  - {rubric: "never says [REDACTED]", model: openai/a, on: final, judged: hello, score: 1, pass: true, reason: r}
+`
+	}
+	for _, c := range []struct {
+		name, secret string
+		r            *redact.Redactor
+		want         int
+	}{
+		{"password, its policy", pw, knows, 0},
+		{"password, no policy", pw, nil, -1},
+		{"key, no policy", "sk-proj-Lk9QmZ2xW7pRs4TuV8yNa3Bc6", nil, 0},
+	} {
+		paired, _ := parseBody(t, body(c.secret)).MatchVerdicts(c.r)
+		if len(paired) != 1 || paired[0] != c.want {
+			t.Errorf("%s: paired = %v, want [%d]", c.name, paired, c.want)
+		}
 	}
 }
