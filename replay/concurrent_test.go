@@ -232,3 +232,42 @@ func TestAlikeSubAgentsReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestATurnTakenUpFromAnEarlierOneTakesNoRepeat: the tape recorded a
+// request sent twice (the second entry adds nothing to the first). A run
+// whose third request goes on from the first answer instead does not take
+// that entry: to the request recorded before it, it is a conversation that
+// does not extend it, and the replay diverges showing it whole.
+func TestATurnTakenUpFromAnEarlierOneTakesNoRepeat(t *testing.T) {
+	user := llm.UserMessage("Plan a trip.")
+	turn := func(msgs []llm.Message, answer, next string) []llm.Message {
+		return append(slices.Clone(msgs), llm.AssistantMessage(answer), llm.UserMessage(next))
+	}
+	first := []llm.Message{user}
+	second := turn(first, "Where to?", "Oslo.")
+	rec := NewRecorder(scriptedModel(
+		&llm.Response{Message: llm.AssistantMessage("Where to?")},
+		&llm.Response{Message: llm.AssistantMessage("When?")},
+		&llm.Response{Message: llm.AssistantMessage("When, please?")},
+	), nil)
+	for _, msgs := range [][]llm.Message{first, second, second} {
+		if _, err := rec.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tp := rec.Tape()
+	if got := tp.Entries[2].Request.New; got == nil || len(got) != 0 {
+		t.Fatalf("the repeated request was recorded as adding %v, want nothing", got)
+	}
+	m := NewModel(tp, nil)
+	for _, msgs := range [][]llm.Message{first, second} {
+		if _, err := m.Generate(context.Background(), &llm.Request{Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resp, err := m.Generate(context.Background(), &llm.Request{Messages: turn(first, "Where to?", "Bergen.")})
+	want := "+# the request does not extend the previous request's conversation; it holds:\n"
+	if !errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "content: Bergen.") {
+		t.Errorf("got %+v, %v; want a divergence showing the whole conversation", resp, err)
+	}
+}

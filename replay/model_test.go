@@ -654,3 +654,40 @@ func TestRequestWithoutMessagesAgainstARecordedList(t *testing.T) {
 		t.Errorf("err = %v, want a divergence showing %q", err, want)
 	}
 }
+
+// TestNewMessagesAfterAUserTurn: a request after a user turn is compared
+// with what its entry recorded it added since the request before the user
+// turn, as a Recorder writes it: the user's message.
+func TestNewMessagesAfterAUserTurn(t *testing.T) {
+	ask := llm.UserMessage("I need to book a flight.")
+	where := llm.AssistantMessage("Where to?")
+	oslo := llm.UserMessage("To Oslo, tomorrow.")
+	tp := &tape.Tape{Entries: []tape.Entry{
+		{Request: &tape.RequestSummary{New: []llm.Message{ask}}, Response: &llm.Response{Message: where}},
+		{User: &oslo},
+		{Request: &tape.RequestSummary{New: []llm.Message{oslo}}, Response: &llm.Response{Message: llm.AssistantMessage("Booked.")}},
+	}}
+	for _, tc := range []struct {
+		name   string
+		said   string
+		diverg bool
+	}{
+		{"as recorded", "To Oslo, tomorrow.", false},
+		{"the user said otherwise", "To Bergen.", true},
+	} {
+		m := NewModel(tp, nil)
+		if _, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{ask}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := m.NextUser(); !ok {
+			t.Fatal("the user turn was not served")
+		}
+		_, err := m.Generate(context.Background(), &llm.Request{Messages: []llm.Message{ask, where, llm.UserMessage(tc.said)}})
+		switch {
+		case !tc.diverg && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.diverg && (!errors.Is(err, ErrDiverged) || !strings.Contains(err.Error(), "-    content: To Oslo, tomorrow.\n+    content: To Bergen.")):
+			t.Errorf("%s: %v; want a divergence showing the new message changed", tc.name, err)
+		}
+	}
+}
