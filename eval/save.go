@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/atomicfile"
 	"github.com/tapeloop/tapeloop/internal/regularfile"
 	"github.com/tapeloop/tapeloop/internal/yamlx"
 	"github.com/tapeloop/tapeloop/redact"
@@ -269,7 +270,8 @@ func writeConfined(dir, rel string, data []byte) error {
 	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
-	tmp := filepath.Join(filepath.Dir(rel), "."+filepath.Base(rel)+".tmp"+strconv.Itoa(os.Getpid()))
+	// Named to fit beside any name rel may have (atomicfile.TempPrefix).
+	tmp := filepath.Join(filepath.Dir(rel), atomicfile.TempPrefix(filepath.Base(rel))+strconv.Itoa(os.Getpid()))
 	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err

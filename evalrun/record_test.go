@@ -874,3 +874,58 @@ func TestRecordSaysWhenItsReplayErrs(t *testing.T) {
 		t.Errorf("--json (%v): want the scenario recorded and written, its replay not passed with error %q:\n%s", err, why, data)
 	}
 }
+
+// TestLongScenarioNameWrites: a scenario whose file name is 243 bytes (its
+// golden's 250, both under the 255 a name may have) is recorded, replayed
+// with --update and rebased: each writes through a temporary file whose
+// name fits in the same folder, and leaves none behind.
+func TestLongScenarioNameWrites(t *testing.T) {
+	name := strings.Repeat("n", 238) + ".yaml"
+	dir := newScenarios(t, map[string]string{"ws/cfg.txt": "value 42\n"})
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte(`format: tapeloop/v1
+setup:
+  workspace: {from: ws}
+  tools: [read_file]
+input:
+  - {role: user, content: "Read cfg.txt."}
+tape: []
+`), 0o644); err != nil {
+		t.Skipf("this file system refuses a %d-byte name: %v", len(name), err)
+	}
+	golden := scenario.GoldenPath(path)
+	if n := len(filepath.Base(golden)); n != 250 {
+		t.Fatalf("the golden's name is %d bytes, want 250", n)
+	}
+	f := scripted(callResponse("call_1", "read_file", `{"path":"cfg.txt"}`), textResponse("It holds 42."))
+	if code, out, errOut := runRecordCmd(t, context.Background(), f, "--model", "fake/m", path); code != exitOK {
+		t.Fatalf("record: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if _, err := os.Stat(golden); err != nil {
+		t.Fatalf("record wrote no golden: %v", err)
+	}
+	os.Remove(golden)
+	if code, out, errOut := runCmd(t, "replay", "--update", path); code != exitOK {
+		t.Errorf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	// The user reworded the input: rebase accepts the new request.
+	data, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(data), "content: \"Read cfg.txt.\"", "content: \"Read cfg.txt, please.\"", 1)), 0o644)
+	if code, out, errOut := runCmd(t, "rebase", path); code != exitOK || !strings.Contains(out, "1 rebased") {
+		t.Errorf("rebase: exit %d, want %d rebasing it\n%s%s", code, exitOK, out, errOut)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "content: Read cfg.txt, please.") {
+		t.Errorf("rebase did not write the new request:\n%s", data)
+	}
+	if code, out, errOut := runCmd(t, "replay", path); code != exitOK {
+		t.Errorf("replay: exit %d\n%s%s", code, out, errOut)
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if len(names) != 3 {
+		t.Errorf("the folder holds %q, want the scenario, its golden and ws", names)
+	}
+}

@@ -175,7 +175,7 @@ func redactedLineOf(byPrefix map[string][]string, lens []int, line string) strin
 // removeStaleTemps removes the temporary files interrupted updates of the
 // golden at path left beside it.
 func removeStaleTemps(path string) {
-	base := "." + filepath.Base(path) + ".tmp"
+	base := atomicfile.TempPrefix(filepath.Base(path))
 	entries, err := os.ReadDir(filepath.Dir(path))
 	if err != nil {
 		return

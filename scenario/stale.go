@@ -6,9 +6,9 @@ import (
 )
 
 // IsStaleTemp reports whether a file name is that of the temporary file an
-// update writes a golden through (".NAME.golden.yaml.tmpDIGITS", see
-// internal/atomicfile): one that outlives its update was left by a killed
-// process.
+// update writes a golden through (".NAME.golden.yaml.tmpDIGITS", with a
+// long NAME shortened, see internal/atomicfile's TempPrefix): one that
+// outlives its update was left by a killed process.
 func IsStaleTemp(name string) bool {
 	if !strings.HasPrefix(name, ".") {
 		return false

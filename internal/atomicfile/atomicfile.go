@@ -1,15 +1,19 @@
 // Package atomicfile writes files so that a reader sees either the old content
 // or the whole new content, never a part: it writes a temporary file in the
-// same directory, syncs it, and renames it over the target.
+// same directory (named by TempPrefix, which fits any file name), syncs
+// it, and renames it over the target.
 //
 //	err := atomicfile.WriteFile("out.yaml", data)
 package atomicfile
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"unicode/utf8"
 )
 
 // Write writes what fn writes to path atomically, with mode 0644. When fn or
@@ -45,10 +49,50 @@ type Pending struct {
 	path string
 }
 
-// Create creates the temporary file for path in path's directory. Its error
-// is os.CreateTemp's, unwrapped.
+// nameMax is the longest file name the usual file systems take
+// (NAME_MAX: ext4, XFS, Btrfs, APFS, tmpfs).
+const nameMax = 255
+
+// tempSuffixMax is the most a temporary file's name adds after its
+// TempPrefix: os.CreateTemp's random number (a uint32, at most 10 digits),
+// or a process id.
+const tempSuffixMax = 10
+
+// keptTail is how much of the end of a long name its temporary file's
+// name keeps, so that a golden's is still known by its suffix
+// (scenario.IsStaleTemp).
+const keptTail = 16
+
+// TempPrefix returns how the name of the temporary file a write of the
+// file named name (a base name, no folder) goes through starts, in name's
+// folder: ".NAME.tmp", to be followed by at most 10 digits. Where that
+// would not fit in a file name (255 bytes), NAME is shortened to its
+// start, "~", 8 hex digits of its SHA-256 and its last 16 bytes (a
+// golden's ".golden.yaml"), cut on whole UTF-8 characters, so any name a
+// file may have can be written atomically.
+func TempPrefix(name string) string {
+	p := "." + name + ".tmp"
+	if len(p)+tempSuffixMax <= nameMax {
+		return p
+	}
+	sum := sha256.Sum256([]byte(name))
+	mark := "~" + hex.EncodeToString(sum[:4])
+	t := len(name) - keptTail
+	for t < len(name) && !utf8.RuneStart(name[t]) {
+		t++
+	}
+	tail := name[t:]
+	h := nameMax - tempSuffixMax - len(".") - len(mark) - len(tail) - len(".tmp")
+	for h > 0 && !utf8.RuneStart(name[h]) {
+		h--
+	}
+	return "." + name[:h] + mark + tail + ".tmp"
+}
+
+// Create creates the temporary file for path in path's directory, named
+// TempPrefix and a random number. Its error is os.CreateTemp's, unwrapped.
 func Create(path string) (*Pending, error) {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	f, err := os.CreateTemp(filepath.Dir(path), TempPrefix(filepath.Base(path))+"*")
 	if err != nil {
 		return nil, err
 	}
