@@ -182,7 +182,24 @@ func (o *Options) decode(text string) (any, bool) {
 
 // Decode decodes exactly one JSON value, numbers as json.Number; trailing
 // data is an error.
+//
+// A text with no number is decoded by json.Unmarshal, which gives the same
+// value (no float64 to keep exact) for a fraction of what a json.Decoder
+// allocates (its struct and a 512-byte buffer, per call: most of what
+// preparing a tool call allocates). Anything else, and every error, takes
+// the decoder.
 func Decode(text string) (any, error) {
+	if !HasNumber(text) {
+		var v any
+		if json.Unmarshal([]byte(text), &v) == nil {
+			return v, nil
+		}
+	}
+	return decodeNumbers(text)
+}
+
+// decodeNumbers is Decode by a json.Decoder, numbers as json.Number.
+func decodeNumbers(text string) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(text))
 	dec.UseNumber()
 	var v any
@@ -196,6 +213,32 @@ func Decode(text string) (any, error) {
 }
 
 var errTrailingData = errors.New("unexpected data after the JSON value")
+
+// HasNumber reports whether the JSON text has a number outside its
+// strings: a '-' or a digit there. It reads the text only as far as
+// strings go, so an invalid text may be reported to have one.
+func HasNumber[T string | []byte](text T) bool {
+	inString, escaped := false, false
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		switch {
+		case escaped:
+			escaped = false
+		case inString:
+			switch c {
+			case '\\':
+				escaped = true
+			case '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '-' || c >= '0' && c <= '9':
+			return true
+		}
+	}
+	return false
+}
 
 // Types returns the types a schema names in "type" (a string or a list).
 func Types(s map[string]any) []string {

@@ -67,3 +67,62 @@ func TestDecode(t *testing.T) {
 		t.Errorf("Decode: %#v, %v", v, err)
 	}
 }
+
+func TestHasNumber(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want bool
+	}{
+		{`{"text":"t123"}`, false},
+		{`{"a":"1","b":["-2",true,null,false]}`, false},
+		{`{"quote \"9\" inside":"and \\"}`, false},
+		{`{"a":1}`, true},
+		{`[-0.5]`, true},
+		{`{"s":"\\","n":7}`, true}, // the escaped backslash ends before the quote
+		{`{"s":"\"","n":7}`, true},
+		{`"unterminated 5`, false},
+		{``, false},
+	} {
+		if got := HasNumber(tc.text); got != tc.want {
+			t.Errorf("HasNumber(%q) = %v, want %v", tc.text, got, tc.want)
+		}
+		if got := HasNumber([]byte(tc.text)); got != tc.want {
+			t.Errorf("HasNumber([]byte(%q)) = %v, want %v", tc.text, got, tc.want)
+		}
+	}
+}
+
+// decodeSeeds are texts Decode takes one way or the other: with and without
+// numbers, valid and not, with trailing data and space.
+var decodeSeeds = []string{
+	`{"text":"t1"}`, ` {"a": ["x", true, null, {"b": "\u00e9\ud83d\ude00"}]} `, `{"a":"1"} x`, `{"a":"1"}}`,
+	`{"n": 1e400}`, `{"n": 12345678901234567890}`, `[1, -2.50, "3"]`, `""`, `"\ud800"`, "\"\xff\"", ``, ` `,
+	`{"a":1,"a":"2"}`, `{"a":"x","a":"y"}`, `nul`, `{"a" "b"}`, `[[[[]]]]`,
+}
+
+// checkDecode asserts that Decode gives what decoding with a json.Decoder
+// and numbers as json.Number gives: the same value, and an error exactly
+// when it fails.
+func checkDecode(t *testing.T, text string) {
+	got, gotErr := Decode(text)
+	want, wantErr := decodeNumbers(text)
+	if (gotErr == nil) != (wantErr == nil) || !reflect.DeepEqual(got, want) {
+		t.Fatalf("Decode(%q) = %#v, %v; a decoder gives %#v, %v", text, got, gotErr, want, wantErr)
+	}
+	if gotErr != nil && gotErr.Error() != wantErr.Error() {
+		t.Fatalf("Decode(%q) fails with %q; a decoder with %q", text, gotErr, wantErr)
+	}
+}
+
+func TestDecodeAsADecoderDoes(t *testing.T) {
+	for _, text := range decodeSeeds {
+		checkDecode(t, text)
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(checkDecode)
+}
