@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -16,8 +17,13 @@ type chosen struct {
 	matched map[string]bool // the names that matched a mutant
 }
 
+// keyShape is a mutant's key (see keys): 10 hex digits, which may all be
+// decimal ones, and -N for the second and later with the same hash.
+var keyShape = regexp.MustCompile(`^[0-9a-f]{10}(-[0-9]+)?$`)
+
 // parseOnly reads -only's value: keys (as -list prints them, or a whole
-// allowlist key "PKGDIR/FILE.go KIND KEY") or IDs, comma-separated. It is
+// allowlist key "PKGDIR/FILE.go KIND KEY") or IDs (any other number),
+// comma-separated. It is
 // nil when the value is empty. IDs need one package (they are a package's),
 // and -only does not go with -sample (it names the mutants itself).
 func parseOnly(value string, sample, packages int) (*chosen, error) {
@@ -36,7 +42,7 @@ func parseOnly(value string, sample, packages int) (*chosen, error) {
 		if f := strings.Fields(item); len(f) > 1 {
 			item = f[len(f)-1] // a whole allowlist key: its last field is the mutant's key
 		}
-		if id, err := strconv.Atoi(item); err == nil {
+		if id, err := strconv.Atoi(item); err == nil && !keyShape.MatchString(item) {
 			if packages > 1 {
 				return nil, fmt.Errorf("-only %s: an ID names a mutant of one package; give one package, or keys", item)
 			}

@@ -207,3 +207,24 @@ func TestTimedOutOnceRunsAgain(t *testing.T) {
 		t.Fatalf("verdict %s (%s); want %s after a first run timed out", v.state, v.note, Killed)
 	}
 }
+
+// TestOnlyTellsKeysFromIDs: a key is 10 hex digits (and -N when repeated),
+// which may all be decimal digits; it is read as a key, also with two
+// packages, and a shorter number as an ID.
+func TestOnlyTellsKeysFromIDs(t *testing.T) {
+	c, err := parseOnly("0061863389,0061863389-2,12", 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms := []*Mutant{{ID: 12, Key: "aaaaaaaaaa"}, {ID: 3, Key: "0061863389"}, {ID: 4, Key: "0061863389-2"}, {ID: 61863389, Key: "bbbbbbbbbb"}}
+	var got []int
+	for _, m := range c.choose(ms) {
+		got = append(got, m.ID)
+	}
+	if fmt.Sprint(got) != "[12 3 4]" || len(c.unmatched()) > 0 {
+		t.Errorf("chose %v, unmatched %q; want [12 3 4] and none", got, c.unmatched())
+	}
+	if _, err := parseOnly("0061863389", 0, 2); err != nil {
+		t.Errorf("a key of decimal digits with two packages: %v", err)
+	}
+}
