@@ -728,3 +728,55 @@ func TestRebaseRedactsAgainWhatTheBlockRecordedRedacted(t *testing.T) {
 		t.Errorf("the rebased block holds a value the recording redacted:\n%s", text)
 	}
 }
+
+// A rebase restates a change of the request parameters mid-run where the
+// tape pins parameters, so that the rebased tape replays the run; a tape
+// that pins none gets none from a rebase (unless told All).
+func TestRebaseRestatesAParamChangeWhereParamsArePinned(t *testing.T) {
+	temp := func(v string) map[string]json.RawMessage {
+		return map[string]json.RawMessage{"temperature": json.RawMessage(v)}
+	}
+	requests := func(first, second map[string]json.RawMessage) []*llm.Request {
+		msgs := []llm.Message{llm.UserMessage("Go.")}
+		return []*llm.Request{
+			{Messages: msgs, Params: first},
+			{Messages: append(slices.Clone(msgs), llm.AssistantMessage("one"), llm.UserMessage("Again.")), Params: second},
+		}
+	}
+	for _, pinned := range []bool{true, false} {
+		recorded := requests(nil, nil)
+		if pinned {
+			recorded = requests(temp("0.2"), temp("0.2"))
+		}
+		rec := NewRecorder(scriptedModel(&llm.Response{Message: llm.AssistantMessage("one")}, &llm.Response{Message: llm.AssistantMessage("two")}), &RecorderOptions{Redactor: redact.New(nil)})
+		for _, req := range recorded {
+			if _, err := rec.Generate(context.Background(), req); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run := requests(temp("0.2"), temp("0.7"))
+		m := NewModel(rec.Tape(), &ModelOptions{Rebase: true})
+		for _, req := range run {
+			if _, err := m.Generate(context.Background(), req); err != nil {
+				t.Fatalf("pinned %v: rebase mode: %v", pinned, err)
+			}
+		}
+		rb, err := m.Rebased(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := encoded(t, rb.Tape)
+		if got := strings.Contains(text, "temperature"); got != pinned {
+			t.Errorf("pinned %v: the rebased tape names temperature: %v\n%s", pinned, got, text)
+		}
+		if !pinned {
+			continue
+		}
+		again := NewModel(rb.Tape, nil)
+		for i, req := range run {
+			if _, err := again.Generate(context.Background(), req); err != nil {
+				t.Errorf("the run against the rebased tape: request %d: %v\n%s", i+1, err, text)
+			}
+		}
+	}
+}
