@@ -180,7 +180,12 @@ func (r *rebaseResult) print(e *env, dry bool) {
 func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool, red *redact.Redactor) *rebaseResult {
 	r := &rebaseResult{name: s.Name}
 	fail := func(status string, reasons ...string) *rebaseResult {
-		r.status, r.reasons = status, append(r.reasons, reasons...)
+		// red knows what the rebase learned once it has: a reason quoting
+		// the request holds none of it.
+		for _, why := range reasons {
+			r.reasons = append(r.reasons, red.Quiet(why))
+		}
+		r.status = status
 		return r
 	}
 	src, err := os.ReadFile(s.Path)
@@ -200,6 +205,10 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 	if err != nil {
 		return fail("error", err.Error())
 	}
+	// What the tape's [REDACTED] stood for is a secret of this scenario's
+	// from here on: the rebased file's check replays it and its golden
+	// and reasons are written with it.
+	red = red.WithSecrets(rb.Learned)
 	if !rb.Changed() {
 		// Nothing to rebase: say whether the scenario passes as it is.
 		v := e.verify(ctx, s, &harness.VerifyOptions{Tools: e.tools, Checks: e.checks, Redactor: red})
@@ -231,7 +240,7 @@ func rebaseOne(ctx context.Context, e *env, s *scenario.Scenario, dry, all bool,
 		return fail("error", fmt.Sprintf("the rebased file does not load: %v", err))
 	}
 	ns.RelPath = s.RelPath
-	no, err := e.run(ctx, ns, &harness.RunOptions{Tools: e.tools})
+	no, err := e.run(ctx, ns, &harness.RunOptions{Tools: e.tools, Redactor: red})
 	if err != nil {
 		return fail("error", err.Error())
 	}

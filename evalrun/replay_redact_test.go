@@ -171,3 +171,41 @@ func TestRebaseRedactedKeyStandsForOneKey(t *testing.T) {
 		t.Errorf("replay without &admin=1: exit %d, want %d naming offered.system\n%s", code, exitFailed, out)
 	}
 }
+
+// TestRebaseLearnsAPasswordItsEnvironmentHolds: record was told to redact
+// a password holding "!", "&" and "#" (--redact-env), a rebase of a
+// reworded prompt was not; the value one [REDACTED] stands for as a token
+// ends at the "!", but the environment holds the whole password starting
+// there, so the rebase learns it whole: no part of it reaches the file or
+// the output, and the file replays green under record's flag.
+func TestRebaseLearnsAPasswordItsEnvironmentHolds(t *testing.T) {
+	const pw = "hunter22!&x#pw(1)"
+	t.Setenv("APP_DB_LOGIN", pw)
+	dir := newScenarios(t, map[string]string{"b/echo.yaml": echoScenario})
+	path := filepath.Join(dir, "b", "echo.yaml")
+	prompt := func(greeting string) bridge.Agent {
+		return echoAgent("Connect with " + pw + " then say " + greeting + ".")
+	}
+	if code, out, errOut := runAgentCmd(t, prompt("hello"), "replay", "--update", "--redact-env", "APP_DB_LOGIN", path); code != exitOK {
+		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, prompt("hello"), "rebase", "--all", "--redact-env", "APP_DB_LOGIN", path); code != exitOK {
+		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
+	}
+	if file, _ := os.ReadFile(path); !strings.Contains(string(file), "Connect with [REDACTED] then say hello.") {
+		t.Fatalf("the recording does not hold the redacted password:\n%s", file)
+	}
+	code, out, errOut := runAgentCmd(t, prompt("hi"), "rebase", path)
+	file, _ := os.ReadFile(path)
+	for _, part := range []string{pw, "hunter22", "!&x#pw(1)", "pw(1)"} {
+		if strings.Contains(string(file)+out+errOut, part) {
+			t.Errorf("rebase without --redact-env wrote or printed %q of the password", part)
+		}
+	}
+	if code != exitOK || !strings.Contains(string(file), "Connect with [REDACTED] then say hi.") {
+		t.Fatalf("rebase: exit %d, want %d writing the reworded prompt with the password redacted whole\n%s%s\n%s", code, exitOK, out, errOut, file)
+	}
+	if code, out, errOut := runAgentCmd(t, prompt("hi"), "replay", "--redact-env", "APP_DB_LOGIN", path); code != exitOK {
+		t.Errorf("replay of the rebased file: exit %d, want %d\n%s%s", code, exitOK, out, errOut)
+	}
+}

@@ -31,7 +31,7 @@ func Default() *Redactor {
 	if def.r == nil || !slices.Equal(def.environ, environ) {
 		def.environ, def.r = environ, New(&Options{Environ: environ})
 	}
-	return &Redactor{known: def.r.known, counts: map[string]int{}}
+	return &Redactor{known: def.r.known, environ: def.r.environ, counts: map[string]int{}}
 }
 
 // lookup returns a function reading a variable's value from environ

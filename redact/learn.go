@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -27,7 +28,11 @@ const redactedContext = 16
 // at least 4 bytes in all unless the whole recorded text around it is
 // that short. Values shorter than 8 bytes, and Redacted itself, are left
 // out, as a Redactor ignores them; nil when none is found.
-func Hidden(recorded, actual string) []string {
+func Hidden(recorded, actual string) []string { return hidden(recorded, actual, nil) }
+
+// hidden is Hidden, where environ (longest first; nil means none) are
+// values the token may be extended to (see Redactor.Hidden).
+func hidden(recorded, actual string, environ []string) []string {
 	if !strings.Contains(recorded, Redacted) || actual == "" {
 		return nil
 	}
@@ -51,7 +56,7 @@ func Hidden(recorded, actual string) []string {
 				if lb+la < 4 && !whole {
 					break
 				}
-				vs := valuesBetween(actual, before[len(before)-lb:], after[:la], atStart && lb == len(before), atEnd && la == len(after))
+				vs := valuesBetween(actual, before[len(before)-lb:], after[:la], atStart && lb == len(before), atEnd && la == len(after), environ)
 				if len(vs) > 0 {
 					found = append(found, vs...)
 					break search
@@ -65,8 +70,10 @@ func Hidden(recorded, actual string) []string {
 // valuesBetween returns the tokens of actual that follow before (or start
 // actual, when before is "" and atStart) and that after follows (or that
 // end actual or its line, when after is "" and atEnd), long enough to be
-// secrets.
-func valuesBetween(actual, before, after string, atStart, atEnd bool) []string {
+// secrets: each cut to the secret one Redacted stands for (secretPrefix),
+// unless the text there starts with a longer value of environ, which is
+// taken whole.
+func valuesBetween(actual, before, after string, atStart, atEnd bool, environ []string) []string {
 	var out []string
 	for p := 0; p <= len(actual); {
 		start := p
@@ -80,7 +87,8 @@ func valuesBetween(actual, before, after string, atStart, atEnd bool) []string {
 			break
 		}
 		if after != "" || atEnd {
-			if v := secretPrefix(tokenUntil(actual[start:], after, atEnd)); len(v) >= minSecretLen && v != Redacted {
+			full := tokenUntil(actual[start:], after, atEnd)
+			if v := environPrefix(full, secretPrefix(full), environ); len(v) >= minSecretLen && v != Redacted {
 				out = append(out, v)
 			}
 		}
@@ -136,14 +144,47 @@ padding:
 	return v[:n]
 }
 
+// environPrefix returns the longest value of environ (longest first)
+// that token starts with and that is longer than v, else v.
+func environPrefix(token, v string, environ []string) string {
+	for _, e := range environ {
+		if len(e) <= len(v) {
+			break
+		}
+		if strings.HasPrefix(token, e) {
+			return e
+		}
+	}
+	return v
+}
+
 // Hidden is the package's Hidden of actual with every value r knows and
 // every match of its patterns redacted first, as Matches compares: a value
 // r knows, whatever characters it holds (a password with "!" or "&"), is
-// r's to redact and is never learned, whole or in part. A nil r is the
-// package's Hidden.
+// r's to redact and is never learned, whole or in part. Where a learned
+// token is followed by more of one value of r's environment (Options.
+// Environ, any variable), that whole value is learned: a password with
+// "!" or "&" that record was told to redact (--redact-env) and the rebase
+// was not is still never written in part. A nil r is the package's Hidden.
 func (r *Redactor) Hidden(recorded, actual string) []string {
-	if r != nil && strings.Contains(recorded, Redacted) && (len(r.known) > 0 || len(r.patterns) > 0) {
+	if r == nil {
+		return Hidden(recorded, actual)
+	}
+	if strings.Contains(recorded, Redacted) && (len(r.known) > 0 || len(r.patterns) > 0) {
 		actual = r.redactWith(actual, func(string) {}, false)
 	}
-	return Hidden(recorded, actual)
+	return hidden(recorded, actual, r.environ)
+}
+
+// environValues returns the values of environ (NAME=value entries) of at
+// least minSecretLen bytes, once each, longest first.
+func environValues(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if _, v, ok := strings.Cut(kv, "="); ok && len(v) >= minSecretLen && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
 }

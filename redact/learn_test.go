@@ -48,3 +48,21 @@ func TestRedactorHidden(t *testing.T) {
 		t.Errorf("nil Hidden = %q, want %q (the package's, which knows no value)", got, want)
 	}
 }
+
+// TestRedactorHiddenTakesAnEnvironmentValueWhole: where the token a
+// Redacted stands for ends at a structure character and a value of the
+// environment (any variable) goes on from there, the whole value is
+// learned; where none does, the token is, as the package's Hidden learns
+// it.
+func TestRedactorHiddenTakesAnEnvironmentValueWhole(t *testing.T) {
+	const pw = "hunter22!&x#pw(1)"
+	r := New(&Options{SecretEnv: []string{}, Environ: []string{"APP_DB_LOGIN=" + pw, "SHORT=abc", "OTHER=hunter22!"}})
+	rec := "Connect with [REDACTED] and [REDACTED] now."
+	act := "Connect with " + pw + " and plainvalue-9QmZ&admin=1 now."
+	if got, want := r.Hidden(rec, act), []string{pw, "plainvalue-9QmZ"}; !slices.Equal(got, want) {
+		t.Errorf("Hidden = %q, want %q", got, want)
+	}
+	if got, want := Hidden(rec, act), []string{"hunter22", "plainvalue-9QmZ"}; !slices.Equal(got, want) {
+		t.Errorf("package Hidden = %q, want %q (it knows no environment)", got, want)
+	}
+}

@@ -129,6 +129,10 @@ type Redactor struct {
 	patterns []*regexp.Regexp
 	extra    func(string) string
 
+	// environ is every value of Options.Environ of at least minSecretLen
+	// bytes, longest first: what Hidden may extend a learned token to.
+	environ []string
+
 	mu     sync.Mutex
 	counts map[string]int
 	from   *Redactor // the Redactor WithSecrets made this one from; nil for New's
@@ -157,7 +161,7 @@ func New(opts *Options) *Redactor {
 	if o.Getenv == nil {
 		o.Getenv = lookup(o.Environ)
 	}
-	r := &Redactor{patterns: o.Patterns, extra: o.Extra, counts: map[string]int{}}
+	r := &Redactor{patterns: o.Patterns, extra: o.Extra, counts: map[string]int{}, environ: environValues(o.Environ)}
 	secrets := slices.Clone(o.Secrets)
 	for _, name := range o.SecretEnv {
 		secrets = append(secrets, Secret{Kind: name, Value: o.Getenv(name)})
@@ -172,7 +176,7 @@ func New(opts *Options) *Redactor {
 // what it counts is counted in r too; r's policy is not changed. Nil or
 // empty secrets give a copy of r's policy.
 func (r *Redactor) WithSecrets(secrets []Secret) *Redactor {
-	w := &Redactor{known: slices.Clone(r.known), patterns: r.patterns, extra: r.extra, counts: map[string]int{}, from: r}
+	w := &Redactor{known: slices.Clone(r.known), patterns: r.patterns, extra: r.extra, environ: r.environ, counts: map[string]int{}, from: r}
 	w.know(secrets)
 	return w
 }

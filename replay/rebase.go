@@ -199,6 +199,11 @@ type Rebase struct {
 	// Entries lists the indexes of the entries whose request changed (or
 	// was added), in order.
 	Entries []int
+	// Learned are the values the tape's Redacted stood for in what the
+	// run sent (redact.Redactor.Hidden), which the rebased tape redacts:
+	// a caller replaying or printing the rebased tape redacts them too
+	// (redact.Redactor.WithSecrets). Nil means none.
+	Learned []redact.Secret
 }
 
 // Changed reports whether the rebase changed anything.
@@ -233,7 +238,7 @@ func (m *Model) Rebased(opts *RebaseOptions) (*Rebase, error) {
 	// Never un-redact: what the recording redacted stays redacted where
 	// the run sends it again, whether or not red knows it.
 	if learned := m.learnRedacted(red); len(learned) > 0 {
-		red = red.WithSecrets(learned)
+		red, out.Learned = red.WithSecrets(learned), learned
 	}
 	t := out.Tape
 	var stated *tape.Offered // the parts of the offered block the rebased tape states
