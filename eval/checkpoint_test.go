@@ -70,3 +70,30 @@ func TestCheckpointStartsAMissingFile(t *testing.T) {
 		t.Errorf("resumed %+v from no file", prev)
 	}
 }
+
+// TestCheckpointWithNoTrialResumesNothing: a checkpoint cut off after its
+// first line, before any trial ended, resumes nothing, as a missing file
+// does; one trial makes it resume.
+func TestCheckpointWithNoTrialResumesNothing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "c")
+	start := `{"format":"` + CheckpointFormat + `","models":["m/a"],"trials":3,"scenarios":["s","u"]}` + "\n"
+	for _, tc := range []struct {
+		name, lines string
+		resumed     bool
+	}{
+		{"no trial", start, false},
+		{"one trial", start + `{"scenario":"u","model":"m/a","digest":"d","trial":{"trial":1,"status":"pass"}}` + "\n", true},
+	} {
+		if err := os.WriteFile(path, []byte(tc.lines), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c, err := OpenCheckpoint(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if prev := c.Resumed(); (prev != nil) != tc.resumed {
+			t.Errorf("%s: resumed %+v, want resumed %v", tc.name, prev, tc.resumed)
+		}
+		c.Close()
+	}
+}
