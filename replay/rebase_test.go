@@ -560,6 +560,7 @@ func TestRebaseBlockStatesWhatItStated(t *testing.T) {
 // carried is_error states a failure by its text ("error (kind): ...").
 // A result whose kind is the same, or whose text did not change, rebases.
 func TestRebaseRefusesAResultThatChangedKind(t *testing.T) {
+	long120 := "error (not_found): " + strings.Repeat("n", 101)
 	call := llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path": "notes.txt"}`}
 	result := func(content string, failed bool) llm.Message {
 		m := llm.ToolMessage("call_1", "read_file", content)
@@ -585,6 +586,9 @@ func TestRebaseRefusesAResultThatChangedKind(t *testing.T) {
 		{"a blank in the kind is no failure's text", result("error (not found): no notes.txt", false), result("hello", false), ""},
 		{"another success", result("hello", false), result("hello again", false), ""},
 		{"the same text", result("error (not_found): no notes.txt", false), result("error (not_found): no notes.txt", true), ""},
+		// The result is quoted whole up to 120 bytes.
+		{"a failure of 120 bytes", result("hello", false), result(long120, true), fmt.Sprintf("turned from a success into a failure (now %q)", long120)},
+		{"a failure of 121 bytes", result("hello", false), result(long120+"!", true), fmt.Sprintf("turned from a success into a failure (now %q)", long120+"...")},
 	} {
 		rec := NewRecorder(scriptedModel(
 			&llm.Response{Message: llm.AssistantMessage("", call)},
