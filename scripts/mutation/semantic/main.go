@@ -43,6 +43,10 @@
 // allowances, and only a second timeout makes the mutant timed out. The
 // output of each timed-out run is kept in WORK/PKG/timedout/KEY-1.txt and
 // KEY.txt (with -work; the default folder is removed).
+// Before the mutants, their covering tests run once with no mutant on, so
+// that what a test builds on the way (a program, with go build) is ready
+// and not timed in a mutant's run; a test that fails then is an error
+// (exit 2).
 // Each progress line (on stderr) says how long the mutant's run took against
 // its tests' time alone.
 //
@@ -174,6 +178,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		bin, err := r.testBinary(s)
 		if err != nil {
+			fmt.Fprintln(stderr, "semantic:", err)
+			code = 2
+			continue
+		}
+		if err := r.warmUp(ctx, bin, cov, ms); err != nil {
 			fmt.Fprintln(stderr, "semantic:", err)
 			code = 2
 			continue

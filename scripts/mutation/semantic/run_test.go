@@ -228,3 +228,29 @@ func TestOnlyTellsKeysFromIDs(t *testing.T) {
 		t.Errorf("a key of decimal digits with two packages: %v", err)
 	}
 }
+
+// TestWarmUpRefusesFailingTests: when the tests fail with no mutant on,
+// the package is not measured (exit 2, naming the failure), since every
+// mutant would look killed.
+func TestWarmUpRefusesFailingTests(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the fixture's tests: not in -short")
+	}
+	inFixture(t)
+	maps := t.TempDir()
+	args := []string{"-maps", maps, "-work", t.TempDir(), "-only", "3", "counter"}
+	var out, errs bytes.Buffer
+	if code := run(args, &out, &errs); code != 0 {
+		t.Fatalf("exit %d with the tests passing: %s", code, errs.String())
+	}
+	t.Setenv("COUNTER_FAIL", "1")
+	out.Reset()
+	errs.Reset()
+	code := run(args, &out, &errs)
+	if code != 2 || !strings.Contains(errs.String(), "counter: its tests fail with no mutant on") || !strings.Contains(errs.String(), "asked to fail") {
+		t.Errorf("exit %d, stderr:\n%s\nwant 2, naming the failing test", code, errs.String())
+	}
+	if strings.Contains(errs.String(), "[1/") || strings.Contains(out.String(), "KILLED") {
+		t.Errorf("a mutant ran:\n%s%s", out.String(), errs.String())
+	}
+}
