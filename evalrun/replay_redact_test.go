@@ -100,6 +100,13 @@ func TestReplayRedactedKeyStandsForOneKey(t *testing.T) {
 			t.Errorf("replay with the query %q: exit %d, want %d naming offered.system without the key\n%s%s", strings.ReplaceAll(query, plainSecret, "KEY"), code, exitFailed, out, errOut)
 		}
 	}
+	// Without the flag the replay's policy does not know the key, but its
+	// divergence shows the key as the recording did: what the recorded
+	// [REDACTED] stands for in the sent text is redacted in the diff.
+	code, out, errOut := runAgentCmd(t, prompt(plainSecret+"&admin=1"), "replay", path)
+	if code != exitFailed || !strings.Contains(out, "+Fetch https://api.example.com/v1/orders?key=[REDACTED]&admin=1 and say hello.") || strings.Contains(out+errOut, plainSecret) {
+		t.Errorf("replay without --redact-env of the query KEY&admin=1: exit %d, want %d showing key=[REDACTED]&admin=1, never the key\n%s%s", code, exitFailed, out, errOut)
+	}
 }
 
 // TestReplayMatchesAPasswordItsPolicyKnows: a password written with

@@ -6,6 +6,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/llm"
+	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -103,8 +104,15 @@ func match(rec *tape.RequestSummary, req *llm.Request) error {
 }
 
 // divergenceDiff returns a unified diff of the recorded text (-) against the
-// actual one (+), or "" when they are equal.
+// actual one (+), or "" when they are equal. What each Redacted of the
+// recording stands for in actual (redact.Hidden: one secret's token, found
+// by the recorded text around it) is shown redacted: a replay whose policy
+// knows less than the recording's did (record had --redact-env) never
+// prints the value the recording hid.
 func divergenceDiff(recorded, actual string) string {
+	for _, v := range redact.Hidden(recorded, actual) {
+		actual = strings.ReplaceAll(actual, v, redact.Redacted)
+	}
 	hunks := udiff.Hunks(recorded, actual)
 	if hunks == "" {
 		return ""
