@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	allowfile "github.com/tapeloop/tapeloop/scripts/mutation/internal/allowlist"
 	"github.com/tapeloop/tapeloop/scripts/mutation/internal/linekey"
 )
 
@@ -24,35 +25,9 @@ import (
 // error.
 type allowlist map[string]string
 
-// readAllow reads an allowlist file.
+// readAllow reads an allowlist file (allowfile.Read).
 func readAllow(path string) (allowlist, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	a := allowlist{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		entry, reason, _ := strings.Cut(line, "#")
-		fields := strings.Fields(entry)
-		if len(fields) != 3 || !strings.HasSuffix(fields[0], ".go") {
-			return nil, fmt.Errorf("%s:%d: want \"PKGDIR/FILE.go MUTATOR KEY  # reason\", got %q", path, n, line)
-		}
-		if strings.TrimSpace(reason) == "" {
-			return nil, fmt.Errorf("%s:%d: %s has no reason after #", path, n, strings.Join(fields, " "))
-		}
-		k := strings.Join(fields, " ")
-		if _, dup := a[k]; dup {
-			return nil, fmt.Errorf("%s:%d: %s is listed twice", path, n, k)
-		}
-		a[k] = strings.TrimSpace(reason)
-	}
-	return a, sc.Err()
+	return allowfile.Read(path, "MUTATOR")
 }
 
 // classify reads gremlins' lived mutants from in, one a line as

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"os"
 	"slices"
 	"strings"
+
+	allowfile "github.com/tapeloop/tapeloop/scripts/mutation/internal/allowlist"
 )
 
 // allowlist holds the mutants allowed to live, by key, with the reason.
@@ -26,35 +25,9 @@ func (allowlist) key(dir string, m *Mutant) string {
 	return dir + "/" + m.File + " " + m.Kind + " " + m.Key
 }
 
-// readAllow reads an allowlist file.
+// readAllow reads an allowlist file (allowfile.Read).
 func readAllow(path string) (allowlist, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	a := allowlist{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		entry, reason, _ := strings.Cut(line, "#")
-		fields := strings.Fields(entry)
-		if len(fields) != 3 {
-			return nil, fmt.Errorf("%s:%d: want \"PKGDIR/FILE.go KIND KEY  # reason\", got %q", path, n, line)
-		}
-		if strings.TrimSpace(reason) == "" {
-			return nil, fmt.Errorf("%s:%d: %s has no reason after #", path, n, strings.Join(fields, " "))
-		}
-		k := strings.Join(fields, " ")
-		if _, dup := a[k]; dup {
-			return nil, fmt.Errorf("%s:%d: %s is listed twice", path, n, k)
-		}
-		a[k] = strings.TrimSpace(reason)
-	}
-	return a, sc.Err()
+	return allowfile.Read(path, "KIND")
 }
 
 // unused returns the entries for package folder dir that no lived mutant
