@@ -80,12 +80,7 @@ func TestReplayRedactedKeyStandsForOneKey(t *testing.T) {
 	prompt := func(query string) bridge.Agent {
 		return echoAgent("Fetch https://api.example.com/v1/orders?key=" + query + " and say hello.")
 	}
-	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "replay", "--update", "--redact-env", "APP_PLAIN", path); code != exitOK {
-		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
-	}
-	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "rebase", "--all", "--redact-env", "APP_PLAIN", path); code != exitOK {
-		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
-	}
+	recordRedacted(t, prompt(plainSecret), path, "--redact-env", "APP_PLAIN")
 	file, _ := os.ReadFile(path)
 	if strings.Contains(string(file), plainSecret) || !strings.Contains(string(file), "orders?key=[REDACTED] and say hello.") {
 		t.Fatalf("the scenario does not hold the prompt with the key redacted:\n%s", file)
@@ -122,12 +117,7 @@ func TestReplayMatchesAPasswordItsPolicyKnows(t *testing.T) {
 	prompt := func(secret string) bridge.Agent {
 		return echoAgent("Connect with the password " + secret + " and say hello.")
 	}
-	if code, out, errOut := runAgentCmd(t, prompt(pw), "replay", "--update", path); code != exitOK {
-		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
-	}
-	if code, out, errOut := runAgentCmd(t, prompt(pw), "rebase", "--all", path); code != exitOK {
-		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
-	}
+	recordRedacted(t, prompt(pw), path)
 	file, _ := os.ReadFile(path)
 	if strings.Contains(string(file), pw) || !strings.Contains(string(file), "password [REDACTED] and say hello.") {
 		t.Fatalf("the scenario does not hold the prompt with the password redacted:\n%s", file)
@@ -153,12 +143,7 @@ func TestRebaseRedactedKeyStandsForOneKey(t *testing.T) {
 	prompt := func(query string) bridge.Agent {
 		return echoAgent("Fetch https://api.example.com/v1/orders?key=" + query + " and say hello.")
 	}
-	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "replay", "--update", "--redact-env", "APP_PLAIN", path); code != exitOK {
-		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
-	}
-	if code, out, errOut := runAgentCmd(t, prompt(plainSecret), "rebase", "--all", "--redact-env", "APP_PLAIN", path); code != exitOK {
-		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
-	}
+	recordRedacted(t, prompt(plainSecret), path, "--redact-env", "APP_PLAIN")
 	const want = "orders?key=[REDACTED]&admin=1 and say hello."
 	admin := prompt(plainSecret + "&admin=1")
 	before, _ := os.ReadFile(path)
@@ -193,12 +178,7 @@ func TestRebaseLearnsAPasswordItsEnvironmentHolds(t *testing.T) {
 	prompt := func(greeting string) bridge.Agent {
 		return echoAgent("Connect with " + pw + " then say " + greeting + ".")
 	}
-	if code, out, errOut := runAgentCmd(t, prompt("hello"), "replay", "--update", "--redact-env", "APP_DB_LOGIN", path); code != exitOK {
-		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
-	}
-	if code, out, errOut := runAgentCmd(t, prompt("hello"), "rebase", "--all", "--redact-env", "APP_DB_LOGIN", path); code != exitOK {
-		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
-	}
+	recordRedacted(t, prompt("hello"), path, "--redact-env", "APP_DB_LOGIN")
 	if file, _ := os.ReadFile(path); !strings.Contains(string(file), "Connect with [REDACTED] then say hello.") {
 		t.Fatalf("the recording does not hold the redacted password:\n%s", file)
 	}
@@ -214,5 +194,18 @@ func TestRebaseLearnsAPasswordItsEnvironmentHolds(t *testing.T) {
 	}
 	if code, out, errOut := runAgentCmd(t, prompt("hi"), "replay", "--redact-env", "APP_DB_LOGIN", path); code != exitOK {
 		t.Errorf("replay of the rebased file: exit %d, want %d\n%s%s", code, exitOK, out, errOut)
+	}
+}
+
+// recordRedacted records path's offered block from agent, as record
+// would with flags: `replay --update` writes the golden, `rebase --all`
+// the requests, each redacted under flags (--redact-env NAME).
+func recordRedacted(t *testing.T, agent bridge.Agent, path string, flags ...string) {
+	t.Helper()
+	if code, out, errOut := runAgentCmd(t, agent, append(append([]string{"replay", "--update"}, flags...), path)...); code != exitOK {
+		t.Fatalf("replay --update: exit %d\n%s%s", code, out, errOut)
+	}
+	if code, out, errOut := runAgentCmd(t, agent, append(append([]string{"rebase", "--all"}, flags...), path)...); code != exitOK {
+		t.Fatalf("rebase --all: exit %d\n%s%s", code, out, errOut)
 	}
 }
