@@ -154,6 +154,43 @@ func TestDecodeAnswerErrors(t *testing.T) {
 	}
 }
 
+// TestDecodeAnswerRetryAfterMs: OpenAI's and Anthropic's SDKs take the wait
+// an error answer asks for from retry-after-ms (milliseconds, with a
+// fraction) before Retry-After (seconds), and so does DecodeAnswer. A
+// retry-after-ms that is no wait (not a number, zero or less, or 1e12 ms
+// and more, about 32 years) says nothing, and Retry-After's is the wait.
+func TestDecodeAnswerRetryAfterMs(t *testing.T) {
+	cases := []struct {
+		ms, seconds string
+		want        time.Duration
+	}{
+		{"1500", "", 1500 * time.Millisecond},
+		{"2.5", "", 2500 * time.Microsecond},
+		{" 250 ", "9", 250 * time.Millisecond},
+		{"0", "3", 3 * time.Second},
+		{"-20", "3", 3 * time.Second},
+		{"soon", "3", 3 * time.Second},
+		{"1000000000000", "3", 3 * time.Second},
+		{"1000000000000", "", 0},
+	}
+	for _, f := range []wire.Format{wire.OpenAI, wire.Anthropic} {
+		rec := httptest.NewRecorder()
+		(&wire.Error{Kind: llm.ErrRateLimited, Message: "Slow down."}).Write(rec, f)
+		for _, tc := range cases {
+			h := http.Header{}
+			h.Set("Retry-After-Ms", tc.ms)
+			if tc.seconds != "" {
+				h.Set("Retry-After", tc.seconds)
+			}
+			_, err := wire.DecodeAnswer(answerCall(t, f, false), http.StatusTooManyRequests, h, rec.Body.Bytes())
+			var pe *llm.ProviderError
+			if !errors.As(err, &pe) || pe.Kind != llm.ErrRateLimited || pe.RetryAfter != tc.want {
+				t.Errorf("%s, retry-after-ms %q, Retry-After %q: err = %v (%+v), want rate limited after %v", f, tc.ms, tc.seconds, err, pe, tc.want)
+			}
+		}
+	}
+}
+
 // TestDecodeAnswerCorpus reads answers real servers sent (the shared
 // corpus): the tool call each holds, its arguments whole.
 func TestDecodeAnswerCorpus(t *testing.T) {
