@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -279,6 +280,66 @@ data: {"type":"message_stop"}
 		want := llm.Usage{InputTokens: 28, OutputTokens: 7, CachedInputTokens: 20, CacheWriteTokens: 3}
 		if got.Usage != want || got.Message.Content != "Done." || got.FinishReason != llm.FinishStop {
 			t.Errorf("%s: got usage %+v, content %q, finish %q; want %+v, Done., stop", name, got.Usage, got.Message.Content, got.FinishReason, want)
+		}
+	}
+}
+
+// TestDecodeAnswerStreamLineEndings reads one Messages stream as the
+// server-sent-events specification lets a server write it: lines ended by
+// LF, CRLF or a lone CR, or mixed (a CR never just before an LF: that is
+// one CRLF), each event's JSON split over two data lines (joined by a
+// newline), a comment and an id line among them. Every spelling is the
+// same answer; none loses or splits an event, none ending in a CR panics.
+func TestDecodeAnswerStreamLineEndings(t *testing.T) {
+	events := []string{
+		`{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"m","content":[],"stop_reason":null,"usage":{"input_tokens":11,"output_tokens":1}}}`,
+		`{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Reading it."}}`,
+		`{"type":"content_block_stop","index":0}`,
+		`{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"read_file","input":{}}}`,
+		`{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"path\": \"a.txt\"}"}}`,
+		`{"type":"content_block_stop","index":1}`,
+		`{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}`,
+		`{"type":"message_stop"}`,
+	}
+	var lines []string
+	for i, e := range events {
+		var name struct{ Type string }
+		if err := json.Unmarshal([]byte(e), &name); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, "event: "+name.Type)
+		if i == 1 {
+			lines = append(lines, ": a comment", "id: 7")
+		}
+		if first, rest, ok := strings.Cut(e, ","); ok {
+			lines = append(lines, "data: "+first+",", "data:"+rest)
+		} else {
+			lines = append(lines, "data: "+e)
+		}
+		lines = append(lines, "")
+	}
+	join := func(ends ...string) string {
+		var b strings.Builder
+		for i, l := range lines {
+			b.WriteString(l + ends[i%len(ends)])
+		}
+		return b.String()
+	}
+	want := &llm.Response{
+		Message:      llm.AssistantMessage("Reading it.", llm.ToolCall{ID: "toolu_1", Name: "read_file", Arguments: `{"path": "a.txt"}`}),
+		FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 11, OutputTokens: 9},
+	}
+	for name, body := range map[string]string{
+		"LF": join("\n"), "CRLF": join("\r\n"), "CR": join("\r"), "mixed": join("\r\n", "\n", "\r"),
+	} {
+		got, err := wire.DecodeAnswer(answerCall(t, wire.Anthropic, true), http.StatusOK, nil, []byte(body))
+		if err != nil {
+			t.Errorf("%s: %v\n%q", name, err, body)
+			continue
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s:\n got %+v\nwant %+v", name, got, want)
 		}
 	}
 }
