@@ -344,6 +344,59 @@ func TestDecodeAnswerStreamLineEndings(t *testing.T) {
 	}
 }
 
+// TestDecodeAnswerAnthropicArgumentsNotAnObject: a Messages answer's
+// tool_use input is a JSON object, so WriteResponse sends arguments that are
+// not one (cut short, an array, a string, not JSON) as a JSON string in a
+// whole answer and byte for byte in a stream's input_json_delta; either
+// reads back as the arguments sent, not as the string's JSON.
+func TestDecodeAnswerAnthropicArgumentsNotAnObject(t *testing.T) {
+	for _, args := range []string{`{"path": "a.txt",`, `[1, 2]`, `"a.txt"`, `not json`} {
+		resp := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "toolu_1", Name: "read_file", Arguments: args}),
+			FinishReason: llm.FinishToolCalls}
+		for _, stream := range []bool{false, true} {
+			c := answerCall(t, wire.Anthropic, stream)
+			rec := httptest.NewRecorder()
+			wire.WriteResponse(rec, c, resp, &wire.Options{Chunk: 4})
+			got, err := wire.DecodeAnswer(c, rec.Code, rec.Header(), rec.Body.Bytes())
+			if err != nil {
+				t.Fatalf("%s stream=%v: %v\n%s", args, stream, err, rec.Body)
+			}
+			if !reflect.DeepEqual(got, resp) {
+				t.Errorf("%s stream=%v:\n got %+v\nwant %+v\n%s", args, stream, got, resp, rec.Body)
+			}
+		}
+	}
+}
+
+// TestDecodeAnswerAnthropicStreamInputAtStart: a Messages stream sends a
+// tool use's input as input_json_delta fragments after a start holding {};
+// a server that sends the whole input in content_block_start and no delta
+// gives the call that input (compacted) as its arguments, and one whose
+// start holds {} and no delta follows gives a call without arguments.
+func TestDecodeAnswerAnthropicStreamInputAtStart(t *testing.T) {
+	stream := func(input string) string {
+		return "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"msg_1\",\"type\":\"message\",\"role\":\"assistant\",\"model\":\"m\",\"content\":[],\"stop_reason\":null,\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n" +
+			"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"read_file\",\"input\":" + input + "}}\n\n" +
+			"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n" +
+			"event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":8}}\n\n" +
+			"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
+	}
+	for input, want := range map[string]string{
+		`{"path": "a.txt", "lines": [1, 2]}`: `{"path":"a.txt","lines":[1,2]}`,
+		`{ }`:                                "",
+	} {
+		got, err := wire.DecodeAnswer(answerCall(t, wire.Anthropic, true), http.StatusOK, nil, []byte(stream(input)))
+		if err != nil {
+			t.Fatalf("input %s: %v", input, err)
+		}
+		wantResp := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "toolu_1", Name: "read_file", Arguments: want}),
+			FinishReason: llm.FinishToolCalls, Usage: llm.Usage{InputTokens: 5, OutputTokens: 8}}
+		if !reflect.DeepEqual(got, wantResp) {
+			t.Errorf("input %s:\n got %+v\nwant %+v", input, got, wantResp)
+		}
+	}
+}
+
 // TestDecodeAnswerNotJSON: an answer whose body is not the format's JSON
 // (a proxy's HTML page sent with status 200, an event whose data is cut) is
 // a malformed answer that says so, JSON and streamed alike.
