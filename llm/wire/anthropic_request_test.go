@@ -46,6 +46,31 @@ func TestAnthropicRequestParams(t *testing.T) {
 	}
 }
 
+// TestAnthropicResponseSchema: the schema a Messages answer must follow is
+// output_config's format's (structured outputs), else output_format's (the
+// beta's name for the format alone), compacted; none when neither names a
+// format (output_config may set only the effort).
+func TestAnthropicResponseSchema(t *testing.T) {
+	const object = `{"type": "object", "properties": {"n": {"type": "integer"}}}`
+	config := `"output_config": {"effort": "low", "format": {"type": "json_schema", "schema": ` + object + `}}`
+	format := `"output_format": {"type": "json_schema", "schema": {"type": "array"}}`
+	for _, tc := range []struct{ name, keys, want string }{
+		{"output_config", config, `{"type":"object","properties":{"n":{"type":"integer"}}}`},
+		{"output_format", format, `{"type":"array"}`},
+		{"output_config with only the effort, and output_format", `"output_config": {"effort": "low"}, ` + format, `{"type":"array"}`},
+		{"both", config + `, ` + format, `{"type":"object","properties":{"n":{"type":"integer"}}}`},
+		{"neither", `"output_config": {"effort": "low"}`, ``},
+	} {
+		c, err := wire.DecodeAnthropic([]byte(`{"model": "claude-test", "max_tokens": 64, ` + tc.keys + `, "messages": [{"role": "user", "content": "Count."}]}`))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := string(c.Request.ResponseSchema); got != tc.want {
+			t.Errorf("%s: response schema %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
 // TestAnthropicSystemInMessages: API version 2026-10-21 lets a system
 // message stand among the messages (anthropic-sdk-go v2's
 // SystemMessageParam: role "system", content a list of text blocks). It

@@ -55,6 +55,11 @@ func TestAnthropicCacheMarks(t *testing.T) {
 			[]string{"tools[0] read_file"}},
 		{"escaped key", `{"model": "claude-test", "max_tokens": 64, "tools": [{"name": "read_file", "input_schema": {"type": "object"}, "cache\u005fcontrol": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": "Hi."}]}`,
 			[]string{"tools[0] read_file"}},
+		// A tool result's content blocks may carry the breakpoint: it marks the tool message.
+		{"inside a tool result", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Read a.txt."},
+		  {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}]},
+		  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": [{"type": "text", "text": "alpha", "cache_control": {"type": "ephemeral"}}]}]}]}`,
+			[]string{"messages[2] tool"}},
 		{"image alone", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Look."}, {"role": "assistant", "content": "At what?"},
 		  {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "cache_control": {"type": "ephemeral"}}]}]}`,
 			[]string{"messages[1] assistant"}},
