@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
@@ -202,21 +203,39 @@ func (r *runner) executeAll(ctx context.Context, pending []pendingCall, sequenti
 	r.executeGroup(ctx, group)
 }
 
-// executeGroup runs calls concurrently and waits for them. The last runs on the
-// loop's goroutine, so a group of one call starts no goroutine.
+// MaxConcurrentCalls is how many calls of a batch run at once at most: a
+// concurrent group of more calls (a model may emit hundreds in one
+// response) runs on this many goroutines, each taking the next call in
+// source order when its last one returns. Each call still runs on its own
+// timeline from the group's start, so on a virtual clock the calls of a
+// group overlap in time however many run at once, and the results are the
+// same; only the memory differs: a goroutine and its stack for each call of
+// 1,000-call responses were ~2.5 MB of the peak of replaying them
+// (docs/design.md, "Memory").
+const MaxConcurrentCalls = 16
+
+// executeGroup runs calls concurrently, MaxConcurrentCalls at a time, and
+// waits for them. The loop's goroutine is one of the workers, so a group of
+// one call starts no goroutine.
 func (r *runner) executeGroup(ctx context.Context, group []*pendingCall) {
 	if len(group) == 0 {
 		return
 	}
-	var wg sync.WaitGroup
-	for _, p := range group[:len(group)-1] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.execute(ctx, p)
-		}()
+	var next atomic.Int64
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(group) {
+				return
+			}
+			r.execute(ctx, group[i])
+		}
 	}
-	r.execute(ctx, group[len(group)-1])
+	var wg sync.WaitGroup
+	for range min(len(group), MaxConcurrentCalls) - 1 {
+		wg.Go(work)
+	}
+	work()
 	wg.Wait()
 	for _, p := range group {
 		advance(r.clock, p.exec.end)

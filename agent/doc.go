@@ -20,7 +20,8 @@
 //     workspace or the world (side effects write or external) runs alone, after
 //     the calls before it and before those after it, so a batch has the result
 //     of running it in source order whatever the scheduling; calls that change
-//     nothing run concurrently. Start events and before hooks
+//     nothing run concurrently, MaxConcurrentCalls at a time at most, each on
+//     its own timeline from the batch's start. Start events and before hooks
 //     run in the order the model emitted the calls, before execution; after
 //     hooks, end events and result messages run in that order after the whole
 //     batch, whatever finished first.

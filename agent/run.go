@@ -121,10 +121,6 @@ type CallRecord struct {
 	Arguments json.RawMessage
 	Repairs   []string
 	Coercions []tools.Coercion
-	// ArgumentsUnchanged is set when Arguments is the canonical form of the
-	// call's own argument text, nothing rewritten, repaired or coerced (see
-	// tools.Execution); false says nothing either way.
-	ArgumentsUnchanged bool
 	// Attempts lists every execution; empty when the call failed before
 	// execution, was blocked or was answered from the memo.
 	Attempts []Attempt
@@ -134,6 +130,11 @@ type CallRecord struct {
 	Memoized bool
 	// Async is set when the call only started; its completion arrives later.
 	Async bool
+	// ArgumentsUnchanged is set when Arguments is the canonical form of the
+	// call's own argument text, nothing rewritten, repaired or coerced (see
+	// tools.Execution); false says nothing either way.
+	// The three flags sit together: a record is 8 bytes smaller so.
+	ArgumentsUnchanged bool
 	// Duration is the time from the call's start to its end on the run's clock.
 	Duration time.Duration
 	// Updates are the progress messages received while the call ran.

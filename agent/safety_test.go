@@ -2,12 +2,15 @@ package agent_test
 
 import (
 	"context"
+	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/tapeloop/tapeloop/agent"
 	"github.com/tapeloop/tapeloop/clock"
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tools"
 )
 
@@ -66,5 +69,62 @@ func TestUndeclaredSafetyIsNeitherMemoisedNorRetried(t *testing.T) {
 	}
 	if run.Turns[2].Calls[0].Memoized {
 		t.Error("c3 was memoised")
+	}
+}
+
+// TestBatchRunsAtMostMaxConcurrentCallsAtOnce: a response of 48 read-only
+// calls runs them agent.MaxConcurrentCalls at a time, not all at once.
+// Each call waits until that many have arrived (so they surely overlap)
+// and counts how many run; the most seen at once is exactly the limit. On
+// the virtual clock the 100ms calls still all end at +100ms, as when each
+// had a goroutine of its own, and each result is its own call's.
+func TestBatchRunsAtMostMaxConcurrentCallsAtOnce(t *testing.T) {
+	const n = 3 * agent.MaxConcurrentCalls
+	var (
+		mu            sync.Mutex
+		running, most int
+		arrived       int
+		release       = make(chan struct{})
+	)
+	read := tools.Func(tools.Spec{Name: "read", Safety: tools.Safety{SideEffects: tools.SideEffectRead}}, func(ctx context.Context, c tools.Call) (*tools.Result, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		arrived++
+		wait := release
+		if arrived == agent.MaxConcurrentCalls {
+			// The last of a round lets its round go and starts the next.
+			arrived, release = 0, make(chan struct{})
+			close(wait)
+		}
+		mu.Unlock()
+		<-wait
+		mu.Lock()
+		running--
+		mu.Unlock()
+		return tools.Success(string(c.Arguments)), clock.FromContext(ctx).Sleep(ctx, 100*time.Millisecond)
+	})
+	var calls []llm.ToolCall
+	for i := range n {
+		calls = append(calls, call(fmt.Sprintf("c%d", i), "read", fmt.Sprintf(`{"n":%d}`, i)))
+	}
+	log := &eventLog{}
+	run := mustRun(t, script(respond(calls...), final("done")), newRegistry(t, read), &agent.Options{Clock: virtual(), Observer: log.observe})
+	if most != agent.MaxConcurrentCalls {
+		t.Errorf("at most %d calls ran at once, want %d", most, agent.MaxConcurrentCalls)
+	}
+	got := run.Turns[0].Calls
+	if len(got) != n {
+		t.Fatalf("%d calls recorded, want %d", len(got), n)
+	}
+	for i, c := range got {
+		if want := fmt.Sprintf(`{"n":%d}`, i); c.Call.ID != fmt.Sprintf("c%d", i) || c.Result.Content != want {
+			t.Errorf("call %d: %s answered %q, want c%d answered %q", i, c.Call.ID, c.Result.Content, i, want)
+		}
+	}
+	for _, e := range log.ofKind(agent.EventToolEnd) {
+		if e.Time != at(100*time.Millisecond) {
+			t.Errorf("%s ended at %v, want +100ms: the calls of a batch overlap in virtual time", e.CallID, e.Time)
+		}
 	}
 }
