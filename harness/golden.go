@@ -87,6 +87,13 @@ func isEscape(err error) bool {
 	return false
 }
 
+// goldenMissing reports whether there is nothing at path, not even a
+// broken link: a golden an update may create without reading one.
+func goldenMissing(path string) bool {
+	_, err := os.Lstat(path)
+	return errors.Is(err, fs.ErrNotExist)
+}
+
 // updateGolden writes the golden file atomically if its content changed and
 // reports whether it did. A golden that is not a regular file (a named pipe,
 // a link to a device) is refused, not replaced; one over maxGoldenSize is

@@ -237,4 +237,28 @@ func TestJudgeOutcomeHoldsNoWholeGolden(t *testing.T) {
 			t.Errorf("update %v: judging an unchanged golden of %d bytes allocated %d bytes, want less than the golden", update, len(golden), allocated)
 		}
 	}
+	// An update where there is no golden yet writes it as it is made:
+	// the same bytes, never held whole (before, 3 times the golden).
+	allocated := uint64(math.MaxUint64)
+	for range 3 {
+		if err := os.Remove(scenario.GoldenPath(s.Path)); err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		v := judgeOutcome(s, o, &VerifyOptions{Update: true, Redactor: redact.Default()})
+		runtime.ReadMemStats(&after)
+		if !v.Passed() || !v.Updated {
+			t.Fatalf("update of a missing golden: passed %v, updated %v: %v %v", v.Passed(), v.Updated, v.Err, v.Failures)
+		}
+		allocated = min(allocated, after.TotalAlloc-before.TotalAlloc)
+	}
+	t.Logf("update of a missing golden: %d bytes allocated for a golden of %d", allocated, len(golden))
+	if allocated >= uint64(len(golden)) {
+		t.Errorf("writing a missing golden of %d bytes allocated %d bytes, want less than the golden", len(golden), allocated)
+	}
+	if written, err := os.ReadFile(scenario.GoldenPath(s.Path)); err != nil || !bytes.Equal(written, golden) {
+		t.Errorf("the golden written as it was made differs from Golden's (%d bytes, want %d): %v", len(written), len(golden), err)
+	}
 }

@@ -264,12 +264,22 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		v.Failures = append(v.Failures, f)
 	}
 	// Most replays find their golden unchanged: that is found with the
-	// golden streamed against the file, neither held whole. Anything else
-	// (a difference, a missing or odd file) builds it whole, for the diff
-	// or the update.
+	// golden streamed against the file, neither held whole; an update
+	// writing a golden where there is none streams it to the file. Anything
+	// else (a difference, an odd file) builds it whole, for the diff or
+	// the update.
 	same, err := o.sameAsGolden(v.Golden, red)
+	created := false
+	if err == nil && !same && opts.Update && goldenMissing(v.Golden) {
+		removeStaleTemps(v.Golden) // as updateGolden does
+		var writeErr error
+		if created, err, writeErr = o.createGolden(v.Golden, red); err == nil && writeErr != nil {
+			v.Err = writeErr
+			return v
+		}
+	}
 	var golden []byte
-	if err == nil && !same {
+	if err == nil && !same && !created {
 		golden, err = o.Golden(red)
 	}
 	if err != nil {
@@ -277,6 +287,8 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 		return v
 	}
 	switch {
+	case created:
+		v.Updated = true
 	case same && opts.Update:
 		removeStaleTemps(v.Golden) // as updateGolden does
 	case same:
