@@ -70,3 +70,46 @@ func BenchmarkReplayUpdateRSS(b *testing.B) {
 	b.ReportMetric(bound, "bound-MB")
 	b.ReportMetric(max(0, bigMB-bound), "over-bound-MB")
 }
+
+// BenchmarkReplayPacing measures what the collector's pacing (package
+// internal/gcpace, which `evalrun replay` runs unless GOGC or GOMEMLIMIT is
+// set) costs in CPU on issue 21's 20,000-call tape, whose heap it keeps
+// near 10 times the file instead of twice what is live: `evalrun replay`
+// of the tape (its golden written first) as it runs, and with GOGC=100,
+// Go's default, which turns the pacing off. cpu-ms is the child's user and
+// system time; ns/op its wall time.
+//
+//	go test -run '^$' -bench ReplayPacing -benchtime 10x ./bench
+func BenchmarkReplayPacing(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "evalrun")
+	if out, err := exec.Command("go", "build", "-o", bin, "github.com/tapeloop/tapeloop/cmd/evalrun").CombinedOutput(); err != nil {
+		b.Fatalf("building evalrun: %v\n%s", err, out)
+	}
+	dir := filepath.Join(b.TempDir(), "big")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "big.yaml"), bigTape(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "replay", "--update", dir).CombinedOutput(); err != nil {
+		b.Fatalf("evalrun replay --update: %v\n%s", err, out)
+	}
+	for _, c := range []struct{ name, env string }{{"paced", ""}, {"gogc100", "GOGC=100"}} {
+		b.Run(c.name, func(b *testing.B) {
+			var cpu float64
+			for b.Loop() {
+				cmd := exec.Command(bin, "replay", dir)
+				cmd.Env = os.Environ()
+				if c.env != "" {
+					cmd.Env = append(cmd.Env, c.env)
+				}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("evalrun replay: %v\n%s", err, out)
+				}
+				cpu += (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds() * 1000
+			}
+			b.ReportMetric(cpu/float64(b.N), "cpu-ms/op")
+		})
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"testing"
 
+	"github.com/tapeloop/tapeloop/internal/gcpace"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -83,4 +85,25 @@ func discover(e *env, cmd string, args []string) ([]target, int) {
 		return nil, exitUsage
 	}
 	return out, exitOK
+}
+
+// fileSize is the size of the file at path, 0 when it cannot tell.
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil || !info.Mode().IsRegular() {
+		return 0
+	}
+	return info.Size()
+}
+
+// startPacer starts the collector's pacing for a command that replays
+// scenarios (gcpace): its heap stays near 16 times the scenario files
+// being replayed at once over what it held before them. Not in a test
+// binary, which runs many commands at once in one process with a heap of
+// its own (the pacer is process-wide), nor when GOGC or GOMEMLIMIT is set.
+func startPacer() *gcpace.Pacer {
+	if testing.Testing() {
+		return nil
+	}
+	return gcpace.Start(os.Getenv)
 }

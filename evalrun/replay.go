@@ -14,6 +14,7 @@ import (
 
 	"github.com/tapeloop/tapeloop/fileerr"
 	"github.com/tapeloop/tapeloop/harness"
+	"github.com/tapeloop/tapeloop/internal/gcpace"
 	"github.com/tapeloop/tapeloop/internal/udiff"
 	"github.com/tapeloop/tapeloop/redact"
 	"github.com/tapeloop/tapeloop/report"
@@ -93,7 +94,8 @@ func runReplay(ctx context.Context, e *env, args []string) int {
 
 	// Before any update, which would remove its own golden's quietly.
 	reportStaleTemps(e, "replay", args, *update)
-	run := &replayRun{e: e, red: red, text: !out.toStdout()}
+	run := &replayRun{e: e, red: red, text: !out.toStdout(), pace: startPacer()}
+	defer run.pace.Stop()
 	if out.any() {
 		if run.spool, err = newSpool(); err != nil {
 			fmt.Fprintf(e.stderr, "evalrun replay: %v\n", err)
@@ -171,6 +173,9 @@ type replayRun struct {
 	text bool
 	// spool is nil when no --json, --junit or --html is asked for.
 	spool *spool
+	// pace keeps the heap near what the scenarios being replayed allow
+	// (gcpace); nil does nothing.
+	pace *gcpace.Pacer
 
 	// Set by printInOrder and emit, in one goroutine.
 	tally  tally
@@ -197,6 +202,7 @@ func (run *replayRun) one(ctx context.Context, seq int, t target, re *regexp.Reg
 	var note bytes.Buffer
 	e := *run.e
 	e.stderr = &note
+	defer run.pace.Hold(fileSize(t.path))()
 	s, skip, err := t.load(&e, "replay")
 	r := replayed{seq: seq}
 	switch {
