@@ -141,6 +141,37 @@ func TestMatchesTheShapeOfEachKind(t *testing.T) {
 	}
 }
 
+// TestRedactsEachKindWhole: each kind of secret is redacted whole, and
+// nothing around it: a URL-encoded password holding %40 kept all but its
+// first character ("postgres://app:[REDACTED]%40ss%2Fw0rd-9Qm@..."), as
+// the view it is found in decodes %40 to the "@" that ends user info.
+func TestRedactsEachKindWhole(t *testing.T) {
+	for _, k := range secretKinds() {
+		if got, want := New(k.opts).Redact(k.before+k.secret+k.after), k.before+Redacted+k.after; got != want {
+			t.Errorf("%s: redacted as %q, want %q", k.kind, got, want)
+		}
+	}
+}
+
+// TestRedactedMatchesAnyKindOfToken: a [REDACTED] stands for a token of
+// any kind, not only of the kind it replaced (issue 39, item 4, decided):
+// where a replayed agent writes its credential, it holds the bridge's dummy
+// key (bridge.APIKey, in every credential variable), which has none of the
+// shapes a recording's keys had, and a policy that knew the recorded key
+// does not know the dummy. Requiring the recorded kind would fail every
+// such replay; the token's bounds and every byte around it are what is
+// compared (TestMatchesTheShapeOfEachKind).
+func TestRedactedMatchesAnyKindOfToken(t *testing.T) {
+	const dummy = "sk-tapeloop-bridge" // bridge.APIKey
+	for _, k := range secretKinds() {
+		r := New(k.opts)
+		recorded := r.Redact(k.before + k.secret + k.after)
+		if actual := k.before + dummy + k.after; !Matches(recorded, actual) || !r.Matches(recorded, actual) {
+			t.Errorf("%s: %q does not match %q, the agent's credential at replay", k.kind, recorded, actual)
+		}
+	}
+}
+
 // TestRedactorMatchesWhatItKnows: a secret written with characters outside
 // a token's (a password holding "!" and "&", a --redact pattern's match)
 // matches where the policy knows it, in any encoding it redacts, and

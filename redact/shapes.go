@@ -65,6 +65,19 @@ func findFixed(v *view, found []finding) []finding {
 			}
 		}
 	}
+	if strings.Contains(v.orig, "://") && strings.Contains(v.orig, "%") {
+		// A URL-encoded password holding %40 ("@") or %2F ("/") ends at
+		// that character in the decoded view, leaving the rest of it
+		// unredacted: in the original text it is whole.
+		for _, m := range urlPassword().FindAllStringSubmatchIndex(v.orig, -1) {
+			if !strings.Contains(v.orig[m[2]:m[3]], "%") {
+				continue
+			}
+			if start, end := v.textSpan(m[2], m[3]); end > start && v.lineEnd(start, end) == end {
+				found = append(found, finding{start, end, "url password", false})
+			}
+		}
+	}
 	if strings.Contains(v.orig, "PRIVATE KEY-----") {
 		for _, m := range pemPrivateKey().FindAllStringIndex(v.orig, -1) {
 			if start, end := v.textSpan(m[0], m[1]); end > start {
