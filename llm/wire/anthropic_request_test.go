@@ -3,6 +3,7 @@ package wire_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -68,6 +69,30 @@ func TestAnthropicResponseSchema(t *testing.T) {
 		if got := string(c.Request.ResponseSchema); got != tc.want {
 			t.Errorf("%s: response schema %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestAnthropicToolTypes: a tool of type "custom" (or of no type) is a
+// client tool, decoded as one; a tool of another type (the API's server and
+// versioned client tools, such as web_search_20250305) is refused, naming
+// it, since no replay could answer it.
+func TestAnthropicToolTypes(t *testing.T) {
+	c, err := wire.DecodeAnthropic([]byte(`{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi."}],
+  "tools": [{"type": "custom", "name": "read_file", "input_schema": {"type": "object"}}, {"name": "write_file", "input_schema": {"type": "object"}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, d := range c.Request.Tools {
+		names = append(names, d.Name)
+	}
+	if !slices.Equal(names, []string{"read_file", "write_file"}) {
+		t.Errorf("tools %q, want read_file and write_file", names)
+	}
+	_, err = wire.DecodeAnthropic([]byte(`{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Hi."}],
+  "tools": [{"name": "read_file", "input_schema": {"type": "object"}}, {"type": "web_search_20250305", "name": "web_search"}]}`))
+	if !errors.Is(err, wire.ErrRequest) || !strings.Contains(fmt.Sprint(err), `tools[1].type: "web_search_20250305" tools are not supported`) {
+		t.Errorf("a server tool: err = %v, want one naming tools[1].type", err)
 	}
 }
 

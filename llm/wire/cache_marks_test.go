@@ -9,18 +9,21 @@ import (
 	"github.com/tapeloop/tapeloop/llm/wire"
 )
 
-// marks renders a request's cache breakpoints as "tools[i]" and
-// "messages[k] <role>", nil for none known.
+// marks renders a request's cache breakpoints as "tools[i] <name>" and
+// "messages[k] <role>" (a mark out of range as itself), nil for none known.
 func marks(r *llm.Request) []string {
 	if r.Cache == nil {
 		return nil
 	}
 	out := []string{}
 	for _, m := range r.Cache {
-		if m.Tools {
+		switch {
+		case m.Tools && m.Index >= 0 && m.Index < len(r.Tools):
 			out = append(out, fmt.Sprintf("tools[%d] %s", m.Index, r.Tools[m.Index].Name))
-		} else {
+		case !m.Tools && m.Index >= 0 && m.Index < len(r.Messages):
 			out = append(out, fmt.Sprintf("messages[%d] %s", m.Index, r.Messages[m.Index].Role))
+		default:
+			out = append(out, fmt.Sprintf("%+v out of range", m))
 		}
 	}
 	return out
@@ -60,6 +63,28 @@ func TestAnthropicCacheMarks(t *testing.T) {
 		  {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}]},
 		  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": [{"type": "text", "text": "alpha", "cache_control": {"type": "ephemeral"}}]}]}]}`,
 			[]string{"messages[2] tool"}},
+		{"two system blocks", `{"model": "claude-test", "max_tokens": 64, "system": [{"type": "text", "text": "House rules.", "cache_control": {"type": "ephemeral"}},
+		  {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": "Hi."}]}`,
+			[]string{"messages[0] system", "messages[1] system"}},
+		// The API's system blocks are text; another kind makes no message, and
+		// marked before any text it marks nothing (there is nothing before it).
+		{"system block not text, first", `{"model": "claude-test", "max_tokens": 64, "system": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "cache_control": {"type": "ephemeral"}}],
+		  "messages": [{"role": "user", "content": "Hi."}]}`,
+			[]string{}},
+		{"top level, one message", `{"model": "claude-test", "max_tokens": 64, "cache_control": {"type": "ephemeral"}, "messages": [{"role": "user", "content": "Hi."}]}`,
+			[]string{"messages[0] user"}},
+		{"two tool results", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Read a.txt and b.txt."},
+		  {"role": "assistant", "content": [{"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}, {"type": "tool_use", "id": "tu_2", "name": "read_file", "input": {"path": "b.txt"}}]},
+		  {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "alpha", "cache_control": {"type": "ephemeral"}}, {"type": "tool_result", "tool_use_id": "tu_2", "content": "beta", "cache_control": {"type": "ephemeral"}}]}]}`,
+			[]string{"messages[2] tool", "messages[3] tool"}},
+		// Two marked blocks of one assistant message mark it once.
+		{"assistant, two marked blocks", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Read a.txt."},
+		  {"role": "assistant", "content": [{"type": "text", "text": "Reading.", "cache_control": {"type": "ephemeral"}}, {"type": "tool_use", "id": "tu_1", "name": "read_file", "input": {"path": "a.txt"}, "cache_control": {"type": "ephemeral"}}]}]}`,
+			[]string{"messages[1] assistant"}},
+		// An image after text joins the user message the text makes: it marks that message.
+		{"image after text", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Look."}, {"role": "assistant", "content": "At what?"},
+		  {"role": "user", "content": [{"type": "text", "text": "This:"}, {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "cache_control": {"type": "ephemeral"}}]}]}`,
+			[]string{"messages[2] user"}},
 		{"image alone", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Look."}, {"role": "assistant", "content": "At what?"},
 		  {"role": "user", "content": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "cache_control": {"type": "ephemeral"}}]}]}`,
 			[]string{"messages[1] assistant"}},
