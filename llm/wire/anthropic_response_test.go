@@ -53,3 +53,36 @@ func TestAnthropicStreamToolUseStartsEmpty(t *testing.T) {
 		t.Errorf("%d tool_use starts, deltas %q; want 1 and the arguments whole\n%s", starts, partial, rec.Body)
 	}
 }
+
+// TestAnthropicStopReasonUnset: a response whose finish reason is unset is
+// sent with the stop reason the API would give it: tool_use when it calls
+// tools, end_turn when it does not; whole and streamed alike.
+func TestAnthropicStopReasonUnset(t *testing.T) {
+	for want, msg := range map[string]llm.Message{
+		"end_turn": llm.AssistantMessage("Done."),
+		"tool_use": llm.AssistantMessage("", llm.ToolCall{ID: "toolu_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}),
+	} {
+		for _, stream := range []bool{false, true} {
+			_, body := wire.EncodeResponse(answerCall(t, wire.Anthropic, stream), &llm.Response{Message: msg}, nil)
+			if got := strings.Count(string(body), `"stop_reason":"`+want+`"`); got != 1 {
+				t.Errorf("stream=%v: %d stop reasons %s, want one\n%s", stream, got, want, body)
+			}
+		}
+	}
+}
+
+// TestAnthropicUsageThinkingTokens: an answer's usage carries
+// output_tokens_details (its thinking_tokens) only when the response counted
+// reasoning tokens; a response that counted none sends no such object.
+func TestAnthropicUsageThinkingTokens(t *testing.T) {
+	for reasoning, want := range map[int]int{0: 0, 18: 1} {
+		resp := &llm.Response{Message: llm.AssistantMessage("42."), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: reasoning}}
+		_, body := wire.EncodeResponse(answerCall(t, wire.Anthropic, false), resp, nil)
+		if got := strings.Count(string(body), `"output_tokens_details"`); got != want {
+			t.Errorf("%d reasoning tokens: %d output_tokens_details, want %d\n%s", reasoning, got, want, body)
+		}
+		if reasoning > 0 && !strings.Contains(string(body), `"output_tokens_details":{"thinking_tokens":18}`) {
+			t.Errorf("%d reasoning tokens: %s", reasoning, body)
+		}
+	}
+}
