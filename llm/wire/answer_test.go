@@ -66,11 +66,11 @@ func answers(f wire.Format) map[string]*llm.Response {
 	} else if f == wire.Anthropic {
 		thought.Reasoning = []llm.Reasoning{{Text: "Think of " + long, Signature: "sig-Zm9v"}, {Redacted: "cmVkYWN0ZWQ="}}
 		out["pause"] = &llm.Response{Message: llm.AssistantMessage("Still working."), FinishReason: llm.FinishPause, Usage: llm.Usage{InputTokens: 9, OutputTokens: 2}}
-		// Messages states cache counts of zero: the cache read and wrote nothing.
-		out["cache read nothing"] = &llm.Response{Message: llm.AssistantMessage("Done."), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 2, CacheReported: true}}
 	} else {
 		thought.Reasoning = []llm.Reasoning{{Text: "Think of " + long}}
 	}
+	// Cache counts stated as zero: the cache read and wrote nothing.
+	out["cache read nothing"] = &llm.Response{Message: llm.AssistantMessage("Done."), FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 2, CacheReported: true}}
 	out["reasoning"] = &llm.Response{Message: thought, FinishReason: llm.FinishStop, Usage: llm.Usage{InputTokens: 9, OutputTokens: 20, ReasoningTokens: 18}}
 	if f == wire.Bedrock {
 		// Converse's usage has no count of reasoning tokens.

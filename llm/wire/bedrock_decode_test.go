@@ -115,6 +115,23 @@ func TestBedrockStopReasonsOnTheWire(t *testing.T) {
 	}
 }
 
+// TestBedrockStopReasonUnset: a response whose finish reason is unset is
+// sent with the stopReason Converse would give it: tool_use when it calls
+// tools, end_turn when it does not; whole and streamed alike.
+func TestBedrockStopReasonUnset(t *testing.T) {
+	for want, msg := range map[string]llm.Message{
+		"end_turn": llm.AssistantMessage("Done."),
+		"tool_use": llm.AssistantMessage("", llm.ToolCall{ID: "tu_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}),
+	} {
+		for _, stream := range []bool{false, true} {
+			_, body := wire.EncodeResponse(answerCall(t, wire.Bedrock, stream), &llm.Response{Message: msg}, nil)
+			if got := strings.Count(string(body), `"stopReason":"`+want+`"`); got != 1 {
+				t.Errorf("stream=%v: %d stopReasons %s, want one\n%q", stream, got, want, body)
+			}
+		}
+	}
+}
+
 // TestBedrockOutputSchemaKeptOnce: Converse's structured output carries
 // its JSON schema as a string in outputConfig.textFormat.structure
 // .jsonSchema.schema; that schema is the request's response schema, and

@@ -3,7 +3,7 @@ package wire
 import "testing"
 
 // TestBedrockRoute: the Converse paths the AWS SDKs send (the model id as
-// the path holds it once unescaped, an ARN's slashes included) are
+// the path holds it once unescaped, an ARN's slashes included, or escaped) are
 // Bedrock's; InvokeModel and other paths are not.
 func TestBedrockRoute(t *testing.T) {
 	cases := []struct {
@@ -16,6 +16,10 @@ func TestBedrockRoute(t *testing.T) {
 		{"/model/us.anthropic.claude-haiku-4-5/converse-stream", "us.anthropic.claude-haiku-4-5", true, true},
 		{"/model/arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/abc/converse", "arn:aws:bedrock:us-east-1:111122223333:application-inference-profile/abc", false, true},
 		{"/proxy/model/meta.llama3-70b/converse/", "meta.llama3-70b", false, true},
+		// A path as sent (escaped, as the SDKs escape a colon) names the
+		// model unescaped; one that does not unescape is kept as it is.
+		{"/model/amazon.nova-pro-v1%3A0/converse", "amazon.nova-pro-v1:0", false, true},
+		{"/model/amazon.nova-pro-v1%zz/converse", "amazon.nova-pro-v1%zz", false, true},
 		{"/model//converse", "", false, false},
 		{"/model/amazon.nova-pro-v1:0/invoke", "", false, false},
 		{"/converse", "", false, false},

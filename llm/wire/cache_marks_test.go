@@ -155,4 +155,32 @@ func TestBedrockCacheMarks(t *testing.T) {
 	if got := marks(&c.Request); got == nil || len(got) != 0 {
 		t.Errorf("no cachePoint: marks %q, want none (known)", got)
 	}
+
+	// A cache point marks the element it follows, in each place; one
+	// before any element marks nothing.
+	const cachePoint = `{"cachePoint": {"type": "default"}}`
+	const hi = `"messages": [{"role": "user", "content": [{"text": "Hi."}]}]`
+	for _, tt := range []struct {
+		name, body string
+		want       []string
+	}{
+		{"after the second system text", `{"system": [{"text": "House rules."}, {"text": "Be brief."}, ` + cachePoint + `], ` + hi + `}`,
+			[]string{"messages[1] system"}},
+		{"before any system text", `{"system": [` + cachePoint + `, {"text": "House rules."}], ` + hi + `}`,
+			[]string{}},
+		{"before any tool", `{"toolConfig": {"tools": [` + cachePoint + `, {"toolSpec": {"name": "read_file", "inputSchema": {"json": {"type": "object"}}}}]}, ` + hi + `}`,
+			[]string{}},
+		{"after each of two tool results", `{"messages": [{"role": "user", "content": [{"text": "Read a.txt and b.txt."}]},
+		  {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tu_1", "name": "read_file", "input": {"path": "a.txt"}}}, {"toolUse": {"toolUseId": "tu_2", "name": "read_file", "input": {"path": "b.txt"}}}]},
+		  {"role": "user", "content": [{"toolResult": {"toolUseId": "tu_1", "content": [{"text": "alpha"}]}}, ` + cachePoint + `, {"toolResult": {"toolUseId": "tu_2", "content": [{"text": "beta"}]}}, ` + cachePoint + `]}]}`,
+			[]string{"messages[2] tool", "messages[3] tool"}},
+	} {
+		c, err := wire.DecodeBedrock("/model/anthropic.claude-test/converse", []byte(tt.body))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := marks(&c.Request); !slices.Equal(got, tt.want) || got == nil {
+			t.Errorf("%s: marks %q, want %q", tt.name, got, tt.want)
+		}
+	}
 }
