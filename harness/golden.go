@@ -87,6 +87,22 @@ func isEscape(err error) bool {
 	return false
 }
 
+// nameMax is the longest file name the usual file systems take (NAME_MAX).
+const nameMax = 255
+
+// goldenNameFits refuses a scenario file whose golden's name (its own with
+// ".golden" added) is longer than a file name may be: no golden could be
+// written or read for it, and the error would say only "file name too
+// long" of a name of some 260 bytes.
+func goldenNameFits(path string) error {
+	name := filepath.Base(scenario.GoldenPath(path))
+	if len(name) <= nameMax {
+		return nil
+	}
+	return fmt.Errorf("%s: its golden file's name (the scenario file's with .golden added) would be %d bytes, more than the %d a file name may have; rename the scenario file to at most %d bytes",
+		path, len(name), nameMax, nameMax-(len(name)-len(filepath.Base(path))))
+}
+
 // goldenMissing reports whether there is nothing at path, not even a
 // broken link: a golden an update may create without reading one.
 func goldenMissing(path string) bool {

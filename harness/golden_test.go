@@ -2,6 +2,7 @@ package harness
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tapeloop/tapeloop/internal/regularfile"
+	"github.com/tapeloop/tapeloop/scenario"
 )
 
 func writeFile(t *testing.T, path, content string) {
@@ -231,5 +233,39 @@ func TestUpdateGoldenRefusesWhatReadingRefuses(t *testing.T) {
 	}
 	if err := CompareGolden(path, got); err != nil {
 		t.Errorf("the golden written at the limit does not read back: %v", err)
+	}
+}
+
+// TestScenarioWhoseGoldenNameCannotExist: a scenario file of 250 bytes of
+// name has a golden whose name (257 bytes) no file system takes; the
+// replay refuses it before running it, saying by how much to shorten the
+// file's name, where it said "file name too long" when reading the golden.
+func TestScenarioWhoseGoldenNameCannotExist(t *testing.T) {
+	dir := t.TempDir()
+	name := strings.Repeat("n", 245) + ".yaml" // 250 bytes: the golden's would be 257
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, []byte("format: tapeloop/v1\ninput:\n  - {role: user, content: go}\ntape:\n  - response: {content: done}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, update := range []bool{false, true} {
+		v := VerifyScenario(context.Background(), s, &VerifyOptions{Update: update})
+		if v.Err == nil || v.Outcome != nil || !strings.Contains(v.Err.Error(), "would be 257 bytes, more than the 255 a file name may have; rename the scenario file to at most 248 bytes") {
+			t.Errorf("update %v: outcome %v, error %v; want it refused before running, with the sizes", update, v.Outcome != nil, v.Err)
+		}
+	}
+	// At 248 bytes the golden's name is 255, and it is written.
+	short := filepath.Join(dir, strings.Repeat("s", 243)+".yaml")
+	if err := os.Rename(path, short); err != nil {
+		t.Fatal(err)
+	}
+	if s, err = scenario.Load(short); err != nil {
+		t.Fatal(err)
+	}
+	if v := VerifyScenario(context.Background(), s, &VerifyOptions{Update: true}); v.Err != nil || !v.Updated {
+		t.Errorf("a 248-byte name: updated %v, error %v; want its golden written", v.Updated, v.Err)
 	}
 }

@@ -192,6 +192,9 @@ func VerifyScenario(ctx context.Context, s *scenario.Scenario, opts *VerifyOptio
 	if s.Unrecorded() {
 		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: opts.noTapeError(s.Path, s)}
 	}
+	if err := goldenNameFits(s.Path); err != nil {
+		return &Verdict{Path: s.Path, Name: s.Name, Golden: scenario.GoldenPath(s.Path), Scenario: s, Err: err}
+	}
 	red := opts.Redactor
 	if red == nil {
 		red = redact.Default()
