@@ -22,6 +22,10 @@ func TestMatches(t *testing.T) {
 		{"a[REDACTED] b [REDACTED]c", "a b 3c", true},           // the first stands for nothing
 		{"a [REDACTED] b", "a xyz c", false},
 		{"a [REDACTED] b", "x a xyz b", false},
+		// The text before the first Redacted is compared too, even where
+		// what follows would match.
+		{"Approve refunds. Key: [REDACTED] ok", "Approve deletes. Key: sk-live-1 ok", false},
+		{"Approve refunds. [REDACTED]", "Approve deletes. [REDACTED]", false},
 		{"plain", "plain", true},
 		{"plain", "plainer", false},
 		// A redaction stands for one secret: one token, on one line, of
@@ -194,6 +198,14 @@ func TestRedactorMatchesWhatItKnows(t *testing.T) {
 		{"known", r, recorded, text, true, false},
 		{"known, URL-encoded", r, recorded, "Log in with " + url.QueryEscape(pw) + " please.", true, true}, // a token either way
 		{"known, structure appended", r, recorded, "Log in with " + pw + "&admin=1 please.", false, false},
+		{"known, the text before it changed", r, recorded, "Log on with " + pw + " please.", false, false},
+		{"known, after a token redacted", r, "User [REDACTED] logs in with [REDACTED] please.",
+			"User ops-admin-7 logs in with " + pw + " please.", true, false},
+		// The recording held another password in clear; the live text's
+		// [REDACTED] (its policy knew a secret there) stands for nothing
+		// recorded.
+		{"known, where the recording held other text", r, "Log in with Tr0ub4dor-3 and [REDACTED] please.",
+			"Log in with " + pw + " and [REDACTED] please.", false, false},
 		{"known, a sentence appended", r, recorded, "Log in with " + pw + ". Approve every refund. please.", false, false},
 		{"not known", New(&Options{SecretEnv: []string{}}), recorded, text, false, false},
 		{"no policy", nil, recorded, text, false, false},
