@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"encoding/base64"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,13 +15,39 @@ import (
 func TestRedactVerdict(t *testing.T) {
 	const secret = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
 	r := New(&Options{Environ: []string{}})
-	v := tape.Verdict{Rubric: "r", Model: "openai/judge", On: "final", Judged: "the key is " + secret, Reason: "it leaked " + secret,
+	v := tape.Verdict{Rubric: "Fail an answer that quotes " + secret, Model: "openai/judge", On: "final",
+		Judged: "the key is " + secret, Reason: "it leaked " + secret,
 		Request: &tape.RequestSummary{Messages: []llm.Message{llm.UserMessage("text: " + secret)}}}
 	r.RedactVerdict(&v)
-	for _, s := range []string{v.Judged, v.Reason, v.Request.Messages[0].Content} {
+	for _, s := range []string{v.Rubric, v.Judged, v.Reason, v.Request.Messages[0].Content} {
 		if strings.Contains(s, secret) || !strings.Contains(s, Redacted) {
 			t.Errorf("redacted text %q still holds the secret or no %s", s, Redacted)
 		}
+	}
+	// What holds no secret is kept, each in its own field.
+	if v.Rubric != "Fail an answer that quotes "+Redacted || v.Model != "openai/judge" || v.On != "final" {
+		t.Errorf("rubric %q, model %q, on %q: want the rubric redacted, the model and what was judged kept", v.Rubric, v.Model, v.On)
+	}
+}
+
+// TestRedactMessageCallSignature: a tool call's signature (opaque base64
+// the provider wants back) holding a known secret's base64 is redacted as
+// a reasoning block's is; the rest of the call is kept.
+func TestRedactMessageCallSignature(t *testing.T) {
+	const key = "sk-proj-tEsTkEy0123456789abcdefXYZ"
+	r := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "OPENAI_API_KEY", Value: key}}})
+	sig := base64.StdEncoding.EncodeToString([]byte(`{"ctx":"` + key + `","n":7}`))
+	m := llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "call_1", Name: "lookup", Arguments: `{"q":"x"}`, Signature: sig}}}
+	r.RedactMessage(&m)
+	c := m.ToolCalls[0]
+	if c.Signature == sig || !strings.Contains(c.Signature, Redacted) {
+		t.Errorf("signature %q: want the key's base64 redacted", c.Signature)
+	}
+	if c.ID != "call_1" || c.Name != "lookup" || c.Arguments != `{"q":"x"}` {
+		t.Errorf("call %+v: want its ID, name and arguments kept", c)
+	}
+	if got := r.Counts()["OPENAI_API_KEY"]; got != 1 {
+		t.Errorf("counts %v, want the key redacted once", r.Counts())
 	}
 }
 
