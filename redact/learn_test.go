@@ -26,6 +26,20 @@ func TestHidden(t *testing.T) {
 		{"k: [REDACTED]\n", "k: dGhpcyBpcyBhIGtleQ==#frag\n", []string{"dGhpcyBpcyBhIGtleQ=="}},
 		{"?key=[REDACTED] and go.", "?key=abc&admin=1 and go.", nil}, // the token is too short
 		{"?key=[REDACTED] and go.", "?key=&admin=1234 and go.", nil}, // no token at all
+		// The recorded text is located by its start or its end where
+		// the Redacted is at one of them: here only the start ...
+		{"[REDACTED] is the key for every order", "sk-live-12345678 is the key for all orders", []string{"sk-live-12345678"}},
+		// ... here only the end ...
+		{"Please always use the key [REDACTED]", "Please use the key abcdefgh1234", []string{"abcdefgh1234"}},
+		// ... and a word starting the new text is no secret where the
+		// recorded one followed other text.
+		{"Sign with [REDACTED] before sending.", "Approved-by-ops before sending, signed.", nil},
+		// Every place the context (up to 16 bytes a side, on the
+		// Redacted's line) fits gives a value: a key now written twice
+		// is learned twice, though a longer context fits once.
+		{"API_KEY=[REDACTED]\nREGION=eu\n", "API_KEY=k-first-1234\nREGION=eu\nAPI_KEY=k-second-5678\n", []string{"k-first-1234", "k-second-5678"}},
+		{"Use the deploy key [REDACTED] now.", "Use the deploy key dk-first-12345 now. Or the deploy key dk-second-6789 now.", []string{"dk-first-12345", "dk-second-6789"}},
+		{"key [REDACTED] is the deploy key for now", "key dk-first-12345 is the deploy key for now; key dk-second-6789 is the deploy key for later", []string{"dk-first-12345", "dk-second-6789"}},
 	} {
 		if got := Hidden(tc.rec, tc.act); !slices.Equal(got, tc.want) {
 			t.Errorf("Hidden(%q, %q) = %q, want %q", tc.rec, tc.act, got, tc.want)
@@ -56,11 +70,18 @@ func TestRedactorHidden(t *testing.T) {
 // it.
 func TestRedactorHiddenTakesAnEnvironmentValueWhole(t *testing.T) {
 	const pw = "hunter22!&x#pw(1)"
-	r := New(&Options{SecretEnv: []string{}, Environ: []string{"APP_DB_LOGIN=" + pw, "SHORT=abc", "OTHER=hunter22!"}})
 	rec := "Connect with [REDACTED] and [REDACTED] now."
 	act := "Connect with " + pw + " and plainvalue-9QmZ&admin=1 now."
-	if got, want := r.Hidden(rec, act), []string{pw, "plainvalue-9QmZ"}; !slices.Equal(got, want) {
-		t.Errorf("Hidden = %q, want %q", got, want)
+	// The longest value wins, whatever order the environment lists them
+	// in: "hunter22!" is the start of pw, which is learned whole.
+	for _, environ := range [][]string{
+		{"APP_DB_LOGIN=" + pw, "SHORT=abc", "OTHER=hunter22!"},
+		{"OTHER=hunter22!", "SHORT=abc", "APP_DB_LOGIN=" + pw},
+	} {
+		r := New(&Options{SecretEnv: []string{}, Environ: environ})
+		if got, want := r.Hidden(rec, act), []string{pw, "plainvalue-9QmZ"}; !slices.Equal(got, want) {
+			t.Errorf("environment %q: Hidden = %q, want %q", environ, got, want)
+		}
 	}
 	if got, want := Hidden(rec, act), []string{"hunter22", "plainvalue-9QmZ"}; !slices.Equal(got, want) {
 		t.Errorf("package Hidden = %q, want %q (it knows no environment)", got, want)
