@@ -197,6 +197,50 @@ func TestRedactorShapeSplitOverLines(t *testing.T) {
 	}
 }
 
+// TestRedactorShapeWrappedBeforeMoreText: a shaped key wrapped onto a
+// line of its own is redacted whole where more text follows on the next
+// line, which is kept.
+func TestRedactorShapeWrappedBeforeMoreText(t *testing.T) {
+	key := "sk-proj-" + strings.Repeat("Ab1_", 8)
+	r := New(&Options{SecretEnv: []string{}})
+	in := "key:\n" + key[:12] + "\n    " + key[12:] + "\nnext line"
+	if got, want := r.Redact(in), "key:\n"+Redacted+"\nnext line"; got != want {
+		t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+	}
+}
+
+// TestRedactorPassphrase: a known value holding spaces (a passphrase) is
+// found as it is written, and written without its blanks or with other
+// ones, as every known value is compared without white space.
+func TestRedactorPassphrase(t *testing.T) {
+	const phrase = "correct horse battery staple"
+	r := New(&Options{SecretEnv: []string{"APP_PASSPHRASE"}, Getenv: func(string) string { return phrase }})
+	for _, in := range []string{
+		"unlock with " + phrase + ".",
+		"unlock with correct\thorse  battery staple.",
+		"unlock with correcthorsebatterystaple.",
+	} {
+		if got, want := r.Redact(in), "unlock with "+Redacted+"."; got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := r.Counts()["APP_PASSPHRASE"]; got != 3 {
+		t.Errorf("Counts = %v, want APP_PASSPHRASE 3 times", r.Counts())
+	}
+}
+
+// TestRedactorCountsAnUnnamedSecret: a Secret without a Kind is counted
+// as "secret".
+func TestRedactorCountsAnUnnamedSecret(t *testing.T) {
+	r := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Value: "Qx7mP2vLw9-Zt4"}}})
+	if got, want := r.Redact("id Qx7mP2vLw9-Zt4 end"), "id "+Redacted+" end"; got != want {
+		t.Errorf("Redact = %q, want %q", got, want)
+	}
+	if got := r.Counts(); len(got) != 1 || got["secret"] != 1 {
+		t.Errorf("Counts = %v, want map[secret:1]", got)
+	}
+}
+
 // TestRedactorKeyShapes: every shape is found with no known value, in the
 // text around it, and counted under its kind.
 func TestRedactorKeyShapes(t *testing.T) {
