@@ -71,6 +71,8 @@ func TestAnthropicCacheMarks(t *testing.T) {
 		{"system block not text, first", `{"model": "claude-test", "max_tokens": 64, "system": [{"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "cache_control": {"type": "ephemeral"}}],
 		  "messages": [{"role": "user", "content": "Hi."}]}`,
 			[]string{}},
+		{"the first message", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi.", "cache_control": {"type": "ephemeral"}}]}]}`,
+			[]string{"messages[0] user"}},
 		{"top level, one message", `{"model": "claude-test", "max_tokens": 64, "cache_control": {"type": "ephemeral"}, "messages": [{"role": "user", "content": "Hi."}]}`,
 			[]string{"messages[0] user"}},
 		{"two tool results", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Read a.txt and b.txt."},

@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"encoding/json"
 	"net/url"
 	"testing"
 )
@@ -18,6 +19,13 @@ func TestReplaceModel(t *testing.T) {
 		if err != nil || string(got) != c.want {
 			t.Errorf("replaceModel(%s) = %s, %v; want %s", c.in, got, err, c.want)
 		}
+	}
+	// A name Go would quote otherwise than JSON (a control character) is
+	// still written as a JSON string.
+	got, err := replaceModel([]byte(`{"model":"a"}`), "m\x7f\x01")
+	var body struct{ Model string }
+	if err != nil || json.Unmarshal(got, &body) != nil || body.Model != "m\x7f\x01" {
+		t.Errorf("replaceModel with a control character = %q, %v; want JSON naming it", got, err)
 	}
 	for _, bad := range []string{`[]`, `{"messages":[]}`, `{"model":`} {
 		if _, err := replaceModel([]byte(bad), "m"); err == nil {
@@ -38,6 +46,9 @@ func TestForwardURL(t *testing.T) {
 		{OpenAI, "http://localhost:8000/v1", "/chat/completions", "http://localhost:8000/v1/chat/completions"},
 		{Anthropic, "https://api.anthropic.com", "/v1/messages", "https://api.anthropic.com/v1/messages"},
 		{Anthropic, "https://gateway.example/anthropic", "/v1/messages", "https://gateway.example/anthropic/v1/messages"},
+		// The root is dropped only as a whole path segment.
+		{OpenAI, "https://api.openai.com/v1", "/v1", "https://api.openai.com/v1"},
+		{OpenAI, "https://api.openai.com/v1", "/v1beta/chat/completions", "https://api.openai.com/v1/v1beta/chat/completions"},
 	}
 	for _, c := range cases {
 		got, err := forwardURL(c.f, c.base, c.path, url.Values{"beta": {"true"}}, nil)
