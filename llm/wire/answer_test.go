@@ -422,8 +422,9 @@ func TestDecodeAnswerNotJSON(t *testing.T) {
 }
 
 // TestDecodeAnswerOpenAIOptionalParts: a Chat Completions answer may leave
-// out usage (a server or gateway that does not count) and may send a call's
-// arguments as null; the first is zero usage, the second no arguments.
+// out usage (a server or gateway that does not count), may send a call's
+// arguments as null, and may leave an empty entry among its calls; the
+// first is zero usage, the second no arguments, the third no call.
 func TestDecodeAnswerOpenAIOptionalParts(t *testing.T) {
 	body := `{"id":"chatcmpl-1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":null,` +
 		`"tool_calls":[{"id":"call_1","type":"function","function":{"name":"list_files","arguments":null}}]},"finish_reason":"tool_calls"}]}`
@@ -434,6 +435,13 @@ func TestDecodeAnswerOpenAIOptionalParts(t *testing.T) {
 	want := &llm.Response{Message: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "list_files"}), FinishReason: llm.FinishToolCalls}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
+	}
+	// An entry with no id, name or arguments (a gap a server left in the
+	// calls' indices) is no call.
+	gap := strings.Replace(body, `"tool_calls":[`, `"tool_calls":[{},`, 1)
+	got, err = wire.DecodeAnswer(answerCall(t, wire.OpenAI, false), http.StatusOK, nil, []byte(gap))
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Errorf("a gap among the calls: got %+v, %v\nwant %+v", got, err, want)
 	}
 }
 

@@ -18,6 +18,11 @@ func TestGeminiPath(t *testing.T) {
 		{"/v/models/m:generateContent", "m", "", false, true},
 		{"/v1gamma/models/m:generateContent", "m", "", false, true},
 		{"models/m:streamGenerateContent/", "m", "", true, true},
+		{"/models/m:generateContent", "m", "", false, true},
+		// Vertex paths naming no version: a location or publisher that reads
+		// as one is not the version.
+		{"/projects/p/locations/v1/publishers/google/models/g:generateContent", "g", "", false, true},
+		{"/publishers/v2/models/g:generateContent", "g", "", false, true},
 		{"/v1beta/models/m:countTokens", "", "", false, false},
 		{"/v1beta/models/:generateContent", "", "", false, false},
 		{"/v1/chat/completions", "", "", false, false},

@@ -1,6 +1,7 @@
 package wire_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http/httptest"
 	"strings"
@@ -96,5 +97,38 @@ data: [DONE]
 	want := []llm.ToolCall{{ID: "call_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}}
 	if len(got.Message.ToolCalls) != 1 || got.Message.ToolCalls[0] != want[0] {
 		t.Errorf("tool calls %+v, want %+v", got.Message.ToolCalls, want)
+	}
+}
+
+// TestOpenAIContentBesideCalls: a Chat Completions message that only calls
+// tools has no content (clients read it as the API's null); one with
+// neither text nor calls has content "" (a message always says something).
+func TestOpenAIContentBesideCalls(t *testing.T) {
+	for want, msg := range map[bool]llm.Message{
+		false: llm.AssistantMessage("", llm.ToolCall{ID: "call_1", Name: "read_file", Arguments: `{"path":"a.txt"}`}),
+		true:  llm.AssistantMessage(""),
+	} {
+		_, body := wire.EncodeResponse(&wire.Call{Format: wire.OpenAI}, &llm.Response{Message: msg}, nil)
+		if got := bytes.Contains(body, []byte(`"content":""`)); got != want || bytes.Contains(body, []byte(`"content":null`)) {
+			t.Errorf("%+v: body %s, want content \"\" %v", msg, body, want)
+		}
+	}
+}
+
+// TestStreamChunkSize: a stream's text goes in pieces of Options.Chunk
+// bytes; a zero or negative Chunk (or no Options) means DefaultChunk.
+func TestStreamChunkSize(t *testing.T) {
+	text := strings.Repeat("abcdefgh", 2*wire.DefaultChunk/8)
+	resp := &llm.Response{Message: llm.AssistantMessage(text), FinishReason: llm.FinishStop}
+	for _, tc := range []struct {
+		opts   *wire.Options
+		pieces int
+	}{
+		{nil, 2}, {&wire.Options{}, 2}, {&wire.Options{Chunk: -1}, 2}, {&wire.Options{Chunk: 16}, 4}, {&wire.Options{Chunk: 8}, 2 * wire.DefaultChunk / 8},
+	} {
+		_, body := wire.EncodeResponse(&wire.Call{Format: wire.OpenAI, Stream: true}, resp, tc.opts)
+		if got := bytes.Count(body, []byte(`"content":"a`)); got != tc.pieces {
+			t.Errorf("options %+v: %d pieces of text, want %d", tc.opts, got, tc.pieces)
+		}
 	}
 }
