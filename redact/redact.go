@@ -182,19 +182,22 @@ func (r *Redactor) WithSecrets(secrets []Secret) *Redactor {
 }
 
 // know adds secrets to the values r knows, longest first; a value shorter
-// than minSecretLen, or one r knows already, is left out.
+// than minSecretLen, or one r knows already, is left out. Values are told
+// apart as they are written, not folded: two that differ only in case are
+// found alike in plain text (by the first, whose kind is counted), but
+// each has its own base64 and hex.
 func (r *Redactor) know(secrets []Secret) {
-	seen := map[string]bool{}
+	seen := map[string]bool{} // by hexed, which is one-to-one with the value
 	for _, k := range r.known {
-		seen[k.folded] = true
+		seen[k.hexed] = true
 	}
 	for _, s := range secrets {
-		folded := fold(s.Value)
-		if len(s.Value) < minSecretLen || len(folded) < minSecretLen || seen[folded] {
+		folded, hexed := fold(s.Value), hex.EncodeToString([]byte(s.Value))
+		if len(s.Value) < minSecretLen || len(folded) < minSecretLen || seen[hexed] {
 			continue
 		}
-		seen[folded] = true
-		k := knownSecret{kind: cmpOr(s.Kind, "secret"), folded: folded, hexed: hex.EncodeToString([]byte(s.Value))}
+		seen[hexed] = true
+		k := knownSecret{kind: cmpOr(s.Kind, "secret"), folded: folded, hexed: hexed}
 		for _, core := range base64Cores(s.Value) {
 			if !slices.Contains(k.exact, core) {
 				k.exact = append(k.exact, core)

@@ -444,6 +444,30 @@ func TestRedactorKeepsRedactedText(t *testing.T) {
 // AWS key id inside a password) is redacted whole, not as the key with the
 // password's ends left; r itself does not learn them, and counts what the
 // new one counts too.
+// TestRedactorKnowsValuesDifferingInCase: two known values that differ
+// only in case are two secrets, each found in its own encodings (base64,
+// hex), whether given together or the second through WithSecrets; the
+// plain text of either is found by the first, counted as its kind.
+func TestRedactorKnowsValuesDifferingInCase(t *testing.T) {
+	const lower, upper = "9f2c4e7a1b3d5f60", "9F2C4E7A1B3D5F60"
+	together := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "LOWER", Value: lower}, {Kind: "UPPER", Value: upper}}})
+	added := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "LOWER", Value: lower}}}).WithSecrets([]Secret{{Kind: "UPPER", Value: upper}})
+	for name, r := range map[string]*Redactor{"together": together, "WithSecrets": added} {
+		for _, v := range []string{lower, upper} {
+			for _, enc := range []string{base64.StdEncoding.EncodeToString([]byte(v)), hex.EncodeToString([]byte(v))} {
+				mid := enc[len(enc)/2-5 : len(enc)/2+5]
+				if got := r.Redact("blob " + enc + " end"); !strings.Contains(got, Redacted) || strings.Contains(got, mid) {
+					t.Errorf("%s: %q (an encoding of %q) redacted as %q, want it redacted", name, enc, v, got)
+				}
+			}
+		}
+		r.Redact("key " + upper)
+		if got := r.Counts(); got["LOWER"] != 1+2 {
+			t.Errorf("%s: counts %v, want the plain text counted as LOWER", name, got)
+		}
+	}
+}
+
 func TestWithSecrets(t *testing.T) {
 	r := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "PASSWORD", Value: "x-AKIAABCDEFGHIJKLMNOP-y"}}})
 	r.Redact("x-AKIAABCDEFGHIJKLMNOP-y")
