@@ -40,3 +40,22 @@ func TestRedactOfferedParams(t *testing.T) {
 		t.Errorf("params after RedactOffered: %s, want %s", got, want)
 	}
 }
+
+// TestRedactOfferedCountsMCPTokens: each MCP server credential the
+// request's decoder replaced (Members), at any depth of a parameter, is
+// counted once as "mcp authorization token"; a null one was not sent and
+// is not counted, and the parameters are kept as they are.
+func TestRedactOfferedCountsMCPTokens(t *testing.T) {
+	servers := `[{"type":"url","url":"https://a.example/sse","authorization_token":"[REDACTED]"},` +
+		`{"type":"url","url":"https://b.example/sse","authorization_token":null}]`
+	nested := `{"group":{"servers":[{"authorization_token":"[REDACTED]"}]}}`
+	r := New(&Options{SecretEnv: []string{}})
+	o := &tape.Offered{Params: map[string]json.RawMessage{"mcp_servers": json.RawMessage(servers), "extra": json.RawMessage(nested)}}
+	r.RedactOffered(o)
+	if got := r.Counts(); len(got) != 1 || got["mcp authorization token"] != 2 {
+		t.Errorf("Counts = %v, want map[mcp authorization token:2]", got)
+	}
+	if string(o.Params["mcp_servers"]) != servers || string(o.Params["extra"]) != nested {
+		t.Errorf("params changed: %s", o.Params)
+	}
+}
