@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,6 +28,23 @@ func TestRedactVerdict(t *testing.T) {
 	// What holds no secret is kept, each in its own field.
 	if v.Rubric != "Fail an answer that quotes "+Redacted || v.Model != "openai/judge" || v.On != "final" {
 		t.Errorf("rubric %q, model %q, on %q: want the rubric redacted, the model and what was judged kept", v.Rubric, v.Model, v.On)
+	}
+}
+
+// TestRedactMessageReasoning: each part of a reasoning block (its text,
+// its signature, its redacted data) is redacted in its own field, without
+// the corpus TestRedactorKeepsSignatures reads.
+func TestRedactMessageReasoning(t *testing.T) {
+	const key = "sk-proj-tEsTkEy0123456789abcdefXYZ"
+	r := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "OPENAI_API_KEY", Value: key}}})
+	m := llm.Message{Role: llm.RoleAssistant, Reasoning: []llm.Reasoning{
+		{Text: "The file holds " + key + ".", Signature: "EqQBCkgIARABGAIiQL4+sig"},
+		{Redacted: "opaque-" + key},
+	}}
+	r.RedactMessage(&m)
+	want := []llm.Reasoning{{Text: "The file holds " + Redacted + ".", Signature: "EqQBCkgIARABGAIiQL4+sig"}, {Redacted: "opaque-" + Redacted}}
+	if !slices.Equal(m.Reasoning, want) {
+		t.Errorf("reasoning redacted as %+v, want %+v", m.Reasoning, want)
 	}
 }
 
