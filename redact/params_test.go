@@ -2,8 +2,10 @@ package redact
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
+	"github.com/tapeloop/tapeloop/llm"
 	"github.com/tapeloop/tapeloop/tape"
 )
 
@@ -38,6 +40,37 @@ func TestRedactOfferedParams(t *testing.T) {
 	r.RedactOffered(o)
 	if got, want := string(o.Params["mcp_servers"]), `[{"url":"https://a.example/sse?key=[REDACTED]"}]`; got != want {
 		t.Errorf("params after RedactOffered: %s, want %s", got, want)
+	}
+}
+
+// TestRedactOffered: a known secret is redacted in every part of an
+// offered block (a system prompt, a tool's name, description and
+// parameters, the response schema); what holds none is kept as it is.
+func TestRedactOffered(t *testing.T) {
+	const key = "Zq7+xW/9kLmN-pRsT_uv42Hd"
+	r := New(&Options{SecretEnv: []string{}, Secrets: []Secret{{Kind: "ORDERS_KEY", Value: key}}})
+	o := &tape.Offered{
+		System: []string{"You handle refunds.", "Call orders with the key " + key + "."},
+		Tools: []llm.ToolDefinition{
+			{Name: "lookup", Description: "Finds an order.", Parameters: json.RawMessage(`{"type":"object"}`)},
+			{Name: "orders_" + key, Description: "Sends " + key + " as x-key.", Parameters: json.RawMessage(`{"default":"` + key + `"}`)},
+		},
+		ResponseSchema: json.RawMessage(`{"const":"` + key + `"}`),
+	}
+	r.RedactOffered(o)
+	want := &tape.Offered{
+		System: []string{"You handle refunds.", "Call orders with the key " + Redacted + "."},
+		Tools: []llm.ToolDefinition{
+			{Name: "lookup", Description: "Finds an order.", Parameters: json.RawMessage(`{"type":"object"}`)},
+			{Name: "orders_" + Redacted, Description: "Sends " + Redacted + " as x-key.", Parameters: json.RawMessage(`{"default":"` + Redacted + `"}`)},
+		},
+		ResponseSchema: json.RawMessage(`{"const":"` + Redacted + `"}`),
+	}
+	if !reflect.DeepEqual(o, want) {
+		t.Errorf("RedactOffered gave %+v, want %+v", o, want)
+	}
+	if got := r.Counts()["ORDERS_KEY"]; got != 5 {
+		t.Errorf("Counts = %v, want ORDERS_KEY 5 times", r.Counts())
 	}
 }
 
