@@ -48,17 +48,19 @@ func TestStartLeavesTheUsersPacing(t *testing.T) {
 	}
 }
 
-// TestPacerLowersGOGCNearItsTarget: holding a heap over the pacer's target,
-// the collection after it sets GOGC to MinPercent; releasing the input it
-// was told of and dropping the heap brings GOGC back to 100; Stop restores
-// the GOGC from before. (The test changes the process's GOGC, so it does
-// not run in parallel.)
+// TestPacerLowersGOGCNearItsTarget: a heap held over the pacer's target
+// gets GOGC MinPercent at the next collection; input it is told of raises
+// the target at once (GOGC back to 100 for the same heap), and releasing
+// the input lowers it again; with the heap dropped GOGC is 100; Stop
+// restores the GOGC from before. (The test changes the process's GOGC, so
+// it does not run in parallel.)
 func TestPacerLowersGOGCNearItsTarget(t *testing.T) {
 	before := debug.SetGCPercent(MaxPercent)
 	defer debug.SetGCPercent(before)
 	const mb = 1 << 20
 	retuned := make(chan int, 1)
-	p := start(2, 4*mb, retuned)
+	p := start(4, 4*mb, retuned) // the target: the heap now + max(4 MB, 4 x input)
+	defer p.Stop()
 	// The hook runs on the finalizer goroutine after a collection, when
 	// the test cannot tell which collection it follows; the test retunes
 	// as it does, after a collection of its own.
@@ -68,25 +70,37 @@ func TestPacerLowersGOGCNearItsTarget(t *testing.T) {
 		percent, _ := p.collected()
 		return percent
 	}
+	current := func() int { // the process's GOGC
+		pc := debug.SetGCPercent(MaxPercent)
+		debug.SetGCPercent(pc)
+		return pc
+	}
 	// The hook is called: some collection's GOGC arrives.
 	runtime.GC()
 	<-retuned
-	release := p.Hold(3 * mb) // the target: the heap now + 6 MB
-	held := make([][]byte, 0, 12)
-	for range 12 {
+	held := make([][]byte, 0, 8)
+	for range 8 {
 		b := make([]byte, mb)
 		b[0] = 1
 		held = append(held, b)
 	}
-	if got := gc(); got != MinPercent {
-		t.Errorf("12 MB live against a target of 6 MB over the start: GOGC %d, want %d", got, MinPercent)
+	if got := gc(); got != MinPercent || current() != MinPercent {
+		t.Errorf("8 MB live against a target of 4 MB over the start: GOGC %d (the process's %d), want %d", got, current(), MinPercent)
 	}
-	if set := debug.SetGCPercent(MinPercent); set != MinPercent {
-		t.Errorf("the process's GOGC is %d, want the pacer's %d", set, MinPercent)
+	release := p.Hold(8 * mb) // the target: 32 MB over the start
+	if got := current(); got != MaxPercent {
+		t.Errorf("8 MB of input held: the process's GOGC %d, want %d at once", got, MaxPercent)
+	}
+	if got := gc(); got != MaxPercent {
+		t.Errorf("8 MB live against a target of 32 MB over the start: GOGC %d, want %d", got, MaxPercent)
+	}
+	release()
+	release() // a second call releases nothing more
+	if got := gc(); got != MinPercent {
+		t.Errorf("the input released: GOGC %d, want %d", got, MinPercent)
 	}
 	runtime.KeepAlive(held)
 	held = nil
-	release()
 	if got := gc(); got != MaxPercent {
 		t.Errorf("the heap back to where it started: GOGC %d, want %d", got, MaxPercent)
 	}
@@ -96,5 +110,7 @@ func TestPacerLowersGOGCNearItsTarget(t *testing.T) {
 	if got := debug.SetGCPercent(MaxPercent); got != 70 {
 		t.Errorf("after Stop, GOGC is %d, want the 70 from before Start", got)
 	}
-	p.Stop()
+	if _, on := p2.collected(); on {
+		t.Error("a stopped pacer still retunes after a collection")
+	}
 }
