@@ -97,8 +97,8 @@ func fileSize(path string) int64 {
 }
 
 // startPacer starts the collector's pacing for a command that replays
-// scenarios (gcpace): its heap stays near 16 times the scenario files
-// being replayed at once over what it held before them. Not in a test
+// scenarios (gcpace): its heap stays near 10 times the scenario files
+// being replayed at once, or 12 MB when that is more. Not in a test
 // binary, which runs many commands at once in one process with a heap of
 // its own (the pacer is process-wide), nor when GOGC or GOMEMLIMIT is set.
 func startPacer() *gcpace.Pacer {

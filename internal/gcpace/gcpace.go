@@ -7,8 +7,9 @@
 // its peak is about twice its records: the 20,000-call tape keeps ~13 MB
 // live and peaked at 27-36 MB of heap by when its last collection fell.
 // A Pacer, after each collection, lowers GOGC just enough that the next
-// goal stays under the target (the live heap when it started plus
-// PerByte times the bytes of input held, or Floor when that is more):
+// goal stays under the target (PerByte times the bytes of input held, or
+// Floor when that is more; the heap the process held before the input is
+// within the floor):
 // the collector runs more often only while the heap is near the target,
 // and never at less than MinPercent, so a run whose live heap passes the
 // target costs more collections (at most 100/MinPercent times as many),
@@ -25,14 +26,13 @@ import (
 )
 
 const (
-	// PerByte is the heap a byte of input may hold, over what the process
-	// held before. Issue 39's bound is 20 times the file in peak memory,
+	// PerByte is the heap a byte of input may hold. Issue 39's bound is 20 times the file in peak memory,
 	// which also counts what is not the heap's objects: freed pages not yet
 	// returned, the collector's tables, stacks (~4 MB more on the
 	// 20,000-call tape).
 	PerByte = 10
-	// Floor is the least the target allows over the starting heap, so that
-	// small inputs run at GOGC 100 as before.
+	// Floor is the least heap the target allows, so that small inputs
+	// run at GOGC 100 as before (evalrun holds ~3 MB before any scenario).
 	Floor = 12 << 20
 	// MinPercent is the lowest GOGC a Pacer sets.
 	MinPercent = 25
@@ -51,7 +51,6 @@ type Pacer struct {
 
 	mu      sync.Mutex
 	on      bool
-	base    uint64 // live heap when the pacer started
 	inputs  uint64 // bytes of input held
 	percent int    // GOGC set last
 	prev    int    // GOGC before the pacer started
@@ -71,7 +70,6 @@ func Start(getenv func(string) string) *Pacer {
 func start(perByte, floor uint64, retuned chan int) *Pacer {
 	p := &Pacer{perByte: perByte, floor: floor, retuned: retuned, on: true, percent: MaxPercent}
 	p.live = liveHeap()
-	p.base = p.live
 	p.prev = debug.SetGCPercent(MaxPercent)
 	p.arm()
 	return p
@@ -148,7 +146,7 @@ func (p *Pacer) retune() {
 	if !p.on {
 		return
 	}
-	target := p.base + max(p.floor, p.perByte*p.inputs)
+	target := max(p.floor, p.perByte*p.inputs)
 	if pc := Percent(p.live, target); pc != p.percent {
 		p.percent = pc
 		debug.SetGCPercent(pc)
