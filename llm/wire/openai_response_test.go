@@ -131,4 +131,25 @@ func TestStreamChunkSize(t *testing.T) {
 			t.Errorf("options %+v: %d pieces of text, want %d", tc.opts, got, tc.pieces)
 		}
 	}
+	// Bytes that are no UTF-8 (continuation bytes alone) go one a piece,
+	// each sent as U+FFFD, not a panic.
+	resp = &llm.Response{Message: llm.AssistantMessage("\x80\x80\x80"), FinishReason: llm.FinishStop}
+	_, body := wire.EncodeResponse(&wire.Call{Format: wire.OpenAI, Stream: true}, resp, &wire.Options{Chunk: 1})
+	if got := bytes.Count(body, []byte(`"content":"\ufffd"`)); got != 3 {
+		t.Errorf("three continuation bytes: %d pieces, want 3\n%s", got, body)
+	}
+}
+
+// TestWriteResponseHeaders: an answer's content type is the format's; a
+// stream's is not to be cached (Cache-Control: no-cache), a JSON body's
+// says nothing of caching.
+func TestWriteResponseHeaders(t *testing.T) {
+	resp := &llm.Response{Message: llm.AssistantMessage("Hi."), FinishReason: llm.FinishStop}
+	for stream, want := range map[bool][2]string{false: {wire.ContentJSON, ""}, true: {wire.ContentStream, "no-cache"}} {
+		rec := httptest.NewRecorder()
+		wire.WriteResponse(rec, &wire.Call{Format: wire.OpenAI, Stream: stream}, resp, nil)
+		if got := [2]string{rec.Header().Get("Content-Type"), rec.Header().Get("Cache-Control")}; got != want || rec.Code != 200 {
+			t.Errorf("stream %v: status %d, content type and cache control %q, want 200 %q", stream, rec.Code, got, want)
+		}
+	}
 }

@@ -323,3 +323,25 @@ func TestResponsesAnswerUsageNotANumber(t *testing.T) {
 		}
 	}
 }
+
+// TestResponsesAnswerCallWithoutIDOrName: an answer's function_call item
+// without call_id and name (nothing to answer it by, no tool to call) is
+// malformed, naming the item; one with either is a call.
+func TestResponsesAnswerCallWithoutIDOrName(t *testing.T) {
+	object := func(call string) string {
+		return `{"id":"resp_1","object":"response","status":"completed","output":[` + call + `],"usage":{"input_tokens":9,"output_tokens":3,"total_tokens":12}}`
+	}
+	_, err := wire.DecodeAnswer(responsesCall(t, false), http.StatusOK, nil, []byte(object(`{"type":"function_call","id":"fc_1","arguments":"{}"}`)))
+	if !errors.Is(err, llm.ErrMalformed) || !strings.Contains(err.Error(), "output[0]: a function call without call_id and name") {
+		t.Errorf("a call without call_id and name: err = %v, want malformed naming output[0]", err)
+	}
+	for _, call := range []string{
+		`{"type":"function_call","id":"fc_1","call_id":"call_1","arguments":"{}"}`,
+		`{"type":"function_call","id":"fc_1","name":"list_files","arguments":"{}"}`,
+	} {
+		resp, err := wire.DecodeAnswer(responsesCall(t, false), http.StatusOK, nil, []byte(object(call)))
+		if err != nil || len(resp.Message.ToolCalls) != 1 {
+			t.Errorf("%s: %+v, %v; want one call", call, resp, err)
+		}
+	}
+}

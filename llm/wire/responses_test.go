@@ -478,3 +478,18 @@ func canonical(t *testing.T, s string) string {
 	}
 	return string(b)
 }
+
+// TestResponsesAnswerNamesItsPrevious: an answer to a request continuing
+// a previous response names it in previous_response_id, as the API's
+// response object does; one to a request continuing none says null.
+func TestResponsesAnswerNamesItsPrevious(t *testing.T) {
+	resp := &llm.Response{Message: llm.AssistantMessage("Hi."), FinishReason: llm.FinishStop}
+	for prev, want := range map[string]string{"resp_1": `"previous_response_id":"resp_1"`, "": `"previous_response_id":null`} {
+		for _, stream := range []bool{false, true} {
+			_, body := wire.EncodeResponse(&wire.Call{Format: wire.Responses, Stream: stream, PreviousResponseID: prev}, resp, nil)
+			if !strings.Contains(string(body), want) {
+				t.Errorf("previous %q, stream %v: body %s, want %s", prev, stream, body, want)
+			}
+		}
+	}
+}
