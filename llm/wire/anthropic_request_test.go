@@ -50,7 +50,8 @@ func TestAnthropicRequestParams(t *testing.T) {
 // TestAnthropicResponseSchema: the schema a Messages answer must follow is
 // output_config's format's (structured outputs), else output_format's (the
 // beta's name for the format alone), compacted; none when neither names a
-// format (output_config may set only the effort).
+// format (output_config may set only the effort). The parameters keep the
+// rest of both, without the schema.
 func TestAnthropicResponseSchema(t *testing.T) {
 	const object = `{"type": "object", "properties": {"n": {"type": "integer"}}}`
 	config := `"output_config": {"effort": "low", "format": {"type": "json_schema", "schema": ` + object + `}}`
@@ -68,6 +69,13 @@ func TestAnthropicResponseSchema(t *testing.T) {
 		}
 		if got := string(c.Request.ResponseSchema); got != tc.want {
 			t.Errorf("%s: response schema %q, want %q", tc.name, got, tc.want)
+		}
+		// The parameters pin the rest: the schema is pinned once, as the
+		// response schema.
+		for key, p := range c.Request.Params {
+			if strings.Contains(string(p), `"schema"`) {
+				t.Errorf("%s: params[%s] = %s, holding the schema again", tc.name, key, p)
+			}
 		}
 	}
 }

@@ -111,3 +111,22 @@ func TestGeminiBothSpellingsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiUserTurnParts: a user turn's text and function responses are
+// the user's and the tools' messages; a functionCall there (the model's
+// part, in the user's turn) is refused naming it, and a part of another
+// kind (inline data) is dropped.
+func TestGeminiUserTurnParts(t *testing.T) {
+	const path = "/v1beta/models/gemini-2.5-flash:generateContent"
+	c, err := wire.Decode(path, []byte(`{"contents":[{"role":"user","parts":[{"text":"Look:"},{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}},{"text":"What is it?"}]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Request.Messages) != 1 || c.Request.Messages[0].Content != "Look:\nWhat is it?" {
+		t.Errorf("messages %+v, want one user message of both texts", c.Request.Messages)
+	}
+	_, err = wire.Decode(path, []byte(`{"contents":[{"role":"user","parts":[{"text":"Hi."},{"functionCall":{"name":"read_file","args":{}}}]}]}`))
+	if !errors.Is(err, wire.ErrRequest) || !strings.Contains(fmt.Sprint(err), "contents[0].parts[1]: a functionCall in a user turn") {
+		t.Errorf("a functionCall in a user turn: err = %v, want one naming contents[0].parts[1]", err)
+	}
+}
