@@ -233,3 +233,46 @@ func TestGeminiErrorStatusNames(t *testing.T) {
 		}
 	}
 }
+
+// TestGeminiAnswerParts: an answer's candidate holds a text part only when
+// the message has text (or unshown thoughts' signatures to carry); a
+// message that only calls tools has its calls alone, and an empty one is
+// one empty text part, whole and streamed alike.
+func TestGeminiAnswerParts(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		msg   llm.Message
+		texts int
+	}{
+		{"calls only", llm.AssistantMessage("", llm.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.txt"}`}), 0},
+		{"text and calls", llm.AssistantMessage("Reading.", llm.ToolCall{ID: "c1", Name: "read_file", Arguments: `{"path":"a.txt"}`}), 1},
+		{"unshown thought and calls", llm.Message{Role: llm.RoleAssistant, Reasoning: []llm.Reasoning{{Signature: "c2ln"}},
+			ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Arguments: `{"path":"a.txt"}`}}}, 1},
+		{"empty", llm.AssistantMessage(""), 1},
+	} {
+		for _, stream := range []bool{false, true} {
+			c, err := wire.Decode("/v1beta/models/g:generateContent", []byte(`{"contents":[{"role":"user","parts":[{"text":"Hi."}]}]}`))
+			if stream {
+				c, err = wire.Decode("/v1beta/models/g:streamGenerateContent", []byte(`{"contents":[{"role":"user","parts":[{"text":"Hi."}]}]}`))
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, body := wire.EncodeResponse(c, &llm.Response{Message: tc.msg, FinishReason: llm.FinishStop}, nil)
+			if got := strings.Count(string(body), `"text":`); got != tc.texts || strings.Contains(string(body), `"parts":null`) {
+				t.Errorf("%s, stream %v: %d text parts, want %d\n%s", tc.name, stream, got, tc.texts, body)
+			}
+		}
+	}
+}
+
+// TestGeminiErrorRetryInfo: an error body carries a RetryInfo detail (its
+// retryDelay in seconds) only when the error says when to retry.
+func TestGeminiErrorRetryInfo(t *testing.T) {
+	for retry, want := range map[time.Duration]string{0: "", 2 * time.Second: `"retryDelay":"2s"`, 1500 * time.Millisecond: `"retryDelay":"1.5s"`} {
+		body := string((&wire.Error{Status: 429, RetryAfter: retry}).Body(wire.Gemini))
+		if got := strings.Contains(body, "RetryInfo"); got != (want != "") || !strings.Contains(body, want) {
+			t.Errorf("retry after %v: body %s, want RetryInfo %q", retry, body, want)
+		}
+	}
+}
