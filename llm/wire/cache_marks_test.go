@@ -73,6 +73,11 @@ func TestAnthropicCacheMarks(t *testing.T) {
 			[]string{}},
 		{"the first message", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": [{"type": "text", "text": "Hi.", "cache_control": {"type": "ephemeral"}}]}]}`,
 			[]string{"messages[0] user"}},
+		// A marked block that makes no system message marks the one before,
+		// once even when that one is marked itself.
+		{"system text and a block after it, both marked", `{"model": "claude-test", "max_tokens": 64, "system": [{"type": "text", "text": "House rules.", "cache_control": {"type": "ephemeral"}},
+		  {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}, "cache_control": {"type": "ephemeral"}}], "messages": [{"role": "user", "content": "Hi."}]}`,
+			[]string{"messages[0] system"}},
 		{"top level, one message", `{"model": "claude-test", "max_tokens": 64, "cache_control": {"type": "ephemeral"}, "messages": [{"role": "user", "content": "Hi."}]}`,
 			[]string{"messages[0] user"}},
 		{"two tool results", `{"model": "claude-test", "max_tokens": 64, "messages": [{"role": "user", "content": "Read a.txt and b.txt."},
