@@ -394,6 +394,11 @@ func TestResponsesStreamError(t *testing.T) {
 	if r := failed.Response; r.Object != "response" || r.ID == "response" || r.Status != "failed" || r.Error.Code != "rate_limit_exceeded" || r.Error.Message != "too fast" {
 		t.Errorf("response.failed %+v", failed.Response)
 	}
+	// Sent alone, with no stream before it to count, neither event has a
+	// sequence_number.
+	if strings.Contains(string(ev), "sequence_number") {
+		t.Errorf("events numbered without a stream to count:\n%s", ev)
+	}
 }
 
 // TestResponsesAnswerNamesTheModel: a JSON answer names the model the
