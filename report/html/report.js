@@ -32,13 +32,17 @@
   // <script type="text/html"> (the parser skims it, no element is built)
   // until the row is first opened: the page opens at once however many
   // scenarios it holds.
-  document.getElementById("rows").addEventListener("toggle", function (e) {
-    var d = e.target, s = d.open && d.querySelector(":scope > script.lazy");
+  function fill(d) {
+    var s = d.open && d.querySelector(":scope > script.lazy");
     if (!s) return;
     var t = document.createElement("template");
     t.innerHTML = s.textContent;
     d.replaceChild(t.content, s);
-  }, true);
+  }
+  document.getElementById("rows").addEventListener("toggle", function (e) { fill(e.target); }, true);
+  // A row opened while the page was still loading, before this script
+  // ran, had its toggle event before anyone listened: fill it now.
+  Array.prototype.forEach.call(document.querySelectorAll("#rows details[open]"), fill);
   bind("tag", "tag", "change");
   bind("model", "model", "change");
   bind("search", "query", "input");
