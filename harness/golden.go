@@ -87,20 +87,17 @@ func isEscape(err error) bool {
 	return false
 }
 
-// nameMax is the longest file name the usual file systems take (NAME_MAX).
-const nameMax = 255
-
 // goldenNameFits refuses a scenario file whose golden's name (its own with
 // ".golden" added) is longer than a file name may be: no golden could be
 // written or read for it, and the error would say only "file name too
 // long" of a name of some 260 bytes.
 func goldenNameFits(path string) error {
 	name := filepath.Base(scenario.GoldenPath(path))
-	if len(name) <= nameMax {
+	if len(name) <= atomicfile.NameMax {
 		return nil
 	}
 	return fmt.Errorf("%s: its golden file's name (the scenario file's with .golden added) would be %d bytes, more than the %d a file name may have; rename the scenario file to at most %d bytes",
-		path, len(name), nameMax, nameMax-(len(name)-len(filepath.Base(path))))
+		path, len(name), atomicfile.NameMax, atomicfile.NameMax-(len(name)-len(filepath.Base(path))))
 }
 
 // goldenMissing reports whether there is nothing at path, not even a
@@ -108,6 +105,14 @@ func goldenNameFits(path string) error {
 func goldenMissing(path string) bool {
 	_, err := os.Lstat(path)
 	return errors.Is(err, fs.ErrNotExist)
+}
+
+// goldenTooLarge is the error for an outcome of size (how it compares)
+// maxGoldenSize that is not written: written, it would be refused by every
+// replay after this one. The golden is left as it was, or not created.
+func goldenTooLarge(path, size string) error {
+	return fmt.Errorf("writing %s: %w: the outcome is %s a golden's limit of %d MiB; the golden is left as it was",
+		path, regularfile.ErrTooLarge, size, maxGoldenSize>>20)
 }
 
 // updateGolden writes the golden file atomically if its content changed and
@@ -120,9 +125,7 @@ func goldenMissing(path string) bool {
 func updateGolden(path string, got []byte) (bool, error) {
 	removeStaleTemps(path)
 	if len(got) > maxGoldenSize {
-		// Written, it would be refused by every replay after this one.
-		return false, fmt.Errorf("writing %s: %w: the outcome is %d bytes, more than a golden's limit of %d MiB; the golden is left as it was",
-			path, regularfile.ErrTooLarge, len(got), maxGoldenSize>>20)
+		return false, goldenTooLarge(path, fmt.Sprintf("%d bytes, more than", len(got)))
 	}
 	old, err := readGolden(path)
 	switch {

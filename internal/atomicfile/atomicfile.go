@@ -49,9 +49,9 @@ type Pending struct {
 	path string
 }
 
-// nameMax is the longest file name the usual file systems take
+// NameMax is the longest file name the usual file systems take
 // (NAME_MAX: ext4, XFS, Btrfs, APFS, tmpfs).
-const nameMax = 255
+const NameMax = 255
 
 // tempSuffixMax is the most a temporary file's name adds after its
 // TempPrefix: os.CreateTemp's random number (a uint32, at most 10 digits),
@@ -72,7 +72,7 @@ const keptTail = 16
 // file may have can be written atomically.
 func TempPrefix(name string) string {
 	p := "." + name + ".tmp"
-	if len(p)+tempSuffixMax <= nameMax {
+	if len(p)+tempSuffixMax <= NameMax {
 		return p
 	}
 	sum := sha256.Sum256([]byte(name))
@@ -82,7 +82,7 @@ func TempPrefix(name string) string {
 		t++
 	}
 	tail := name[t:]
-	h := nameMax - tempSuffixMax - len(".") - len(mark) - len(tail) - len(".tmp")
+	h := NameMax - tempSuffixMax - len(".") - len(mark) - len(tail) - len(".tmp")
 	for h > 0 && !utf8.RuneStart(name[h]) {
 		h--
 	}
