@@ -99,36 +99,41 @@ func (o *Outcome) sameAsGolden(path string, r *redact.Redactor) (bool, error) {
 // file at path as it is written (streamGolden), through a temporary file
 // renamed into place: what an update does for a scenario with no golden
 // yet, which needs neither the old file's redacted lines
-// (keepRedactedLines) nor a diff, so the golden is never held whole. ok is
-// false, and nothing written, when the golden cannot stream; the caller
-// then builds it whole. encErr is Golden's error; writeErr names path,
-// and is ErrTooLarge past maxGoldenSize, as updateGolden's.
-func (o *Outcome) createGolden(path string, r *redact.Redactor) (ok bool, encErr, writeErr error) {
+// (keepRedactedLines) nor a diff, so the golden is never held whole.
+// created is false, and nothing written, when the golden cannot stream;
+// the caller then builds it whole. An error is Golden's (wrapping
+// errGoldenText) or names path, ErrTooLarge past maxGoldenSize as
+// updateGolden's.
+func (o *Outcome) createGolden(path string, r *redact.Redactor) (created bool, err error) {
 	p, err := atomicfile.Create(path)
 	if err != nil {
-		return true, nil, fmt.Errorf("writing %s: %w", path, err)
+		return false, fmt.Errorf("writing %s: %w", path, err)
 	}
 	defer p.Cleanup()
 	n := 0
-	ok, encErr = o.streamGolden(r, func(piece []byte) {
+	var writeErr error
+	ok, err := o.streamGolden(r, func(piece []byte) {
 		if writeErr != nil {
 			return
 		}
 		if n += len(piece); n > maxGoldenSize {
-			// Written, it would be refused by every replay after this one.
-			writeErr = fmt.Errorf("writing %s: %w: the outcome is more than a golden's limit of %d MiB; no golden is written",
-				path, regularfile.ErrTooLarge, maxGoldenSize>>20)
+			writeErr = goldenTooLarge(path, "more than")
 			return
 		}
 		if _, err := p.Write(piece); err != nil {
 			writeErr = fmt.Errorf("writing %s: %w", path, err)
 		}
 	})
-	if !ok || encErr != nil || writeErr != nil {
-		return ok, encErr, writeErr
+	switch {
+	case !ok:
+		return false, nil
+	case err != nil:
+		return false, err
+	case writeErr != nil:
+		return false, writeErr
 	}
 	if err := p.Commit(); err != nil {
-		return true, nil, fmt.Errorf("writing %s: %w", path, err)
+		return false, fmt.Errorf("writing %s: %w", path, err)
 	}
-	return true, nil, nil
+	return true, nil
 }

@@ -275,9 +275,8 @@ func judgeOutcome(s *scenario.Scenario, o *Outcome, opts *VerifyOptions) *Verdic
 	created := false
 	if err == nil && !same && opts.Update && goldenMissing(v.Golden) {
 		removeStaleTemps(v.Golden) // as updateGolden does
-		var writeErr error
-		if created, err, writeErr = o.createGolden(v.Golden, red); err == nil && writeErr != nil {
-			v.Err = writeErr
+		if created, err = o.createGolden(v.Golden, red); err != nil && !errors.Is(err, errGoldenText) {
+			v.Err = err
 			return v
 		}
 	}
