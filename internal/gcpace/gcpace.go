@@ -51,7 +51,7 @@ type Pacer struct {
 
 	mu      sync.Mutex
 	on      bool
-	inputs  uint64 // bytes of input held
+	inputs  int64  // bytes of input held
 	percent int    // GOGC set last
 	prev    int    // GOGC before the pacer started
 	live    uint64 // live heap after the last collection
@@ -81,19 +81,17 @@ func (p *Pacer) Hold(n int64) (release func()) {
 	if p == nil || n <= 0 {
 		return func() {}
 	}
-	p.mu.Lock()
-	p.inputs += uint64(n)
-	p.retune()
-	p.mu.Unlock()
+	p.add(n)
 	var once sync.Once
-	return func() {
-		once.Do(func() {
-			p.mu.Lock()
-			p.inputs -= uint64(n)
-			p.retune()
-			p.mu.Unlock()
-		})
-	}
+	return func() { once.Do(func() { p.add(-n) }) }
+}
+
+// add counts n more bytes of input held (fewer when negative) and retunes.
+func (p *Pacer) add(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inputs += n
+	p.retune()
 }
 
 // Stop restores the GOGC from before Start; collections after it set
@@ -146,7 +144,7 @@ func (p *Pacer) retune() {
 	if !p.on {
 		return
 	}
-	target := max(p.floor, p.perByte*p.inputs)
+	target := max(p.floor, p.perByte*uint64(p.inputs))
 	if pc := Percent(p.live, target); pc != p.percent {
 		p.percent = pc
 		debug.SetGCPercent(pc)
@@ -157,13 +155,13 @@ func (p *Pacer) retune() {
 // next collects at target: the room left over the live heap, as a percent
 // of it, between MinPercent and MaxPercent.
 func Percent(live, target uint64) int {
-	if live == 0 || target >= live*(100+MaxPercent)/100 {
+	if live == 0 {
 		return MaxPercent
 	}
 	if target <= live {
 		return MinPercent
 	}
-	return max(MinPercent, int((target-live)*100/live))
+	return int(min(MaxPercent, max(MinPercent, (target-live)*100/live)))
 }
 
 var liveSample = []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
