@@ -4,9 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"testing"
 
-	"github.com/tapeloop/tapeloop/internal/gcpace"
 	"github.com/tapeloop/tapeloop/scenario"
 )
 
@@ -94,16 +92,4 @@ func fileSize(path string) int64 {
 		return 0
 	}
 	return info.Size()
-}
-
-// startPacer starts the collector's pacing for a command that replays
-// scenarios (gcpace): its heap stays near 10 times the scenario files
-// being replayed at once, or 12 MB when that is more. Not in a test
-// binary, which runs many commands at once in one process with a heap of
-// its own (the pacer is process-wide), nor when GOGC or GOMEMLIMIT is set.
-func startPacer() *gcpace.Pacer {
-	if testing.Testing() {
-		return nil
-	}
-	return gcpace.Start(os.Getenv)
 }
