@@ -152,7 +152,7 @@ func TestBrowserReport(t *testing.T) {
 		t.Fatalf("starting the browser: %v", err)
 	}
 	cons := watchConsole(t, tab)
-	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), scriptRan); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
 		t.Fatal(err)
 	}
 
@@ -298,7 +298,7 @@ func TestBrowserEvalTrialsWrap(t *testing.T) {
 		row.TrialsDetail = append(row.TrialsDetail, report.EvalTrial{Trial: i, Status: status, Passed: status == report.StatusPass, Termination: "final_text", Iterations: 1})
 	}
 	page := htmlFile(t, &report.Eval{Format: report.EvalFormat, Models: []report.EvalModel{{Name: "openai/m", Trials: 6, Passed: 3}}, Scenarios: []report.EvalScenario{row}})
-	if err := chromedp.Do(tab, chromedp.EmulateViewport(1000, 800), chromedp.Navigate("file://"+page), scriptRan); err != nil {
+	if err := chromedp.Do(tab, chromedp.EmulateViewport(1000, 800), chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
 		t.Fatal(err)
 	}
 	if err := chromedp.Do(tab, chromedp.Click(`#rows > .row > summary`), chromedp.WaitVisible(`.trials > .trial`)); err != nil {
@@ -327,7 +327,7 @@ func TestBrowserJudgeVerdicts(t *testing.T) {
 		}
 	}
 	page := htmlFile(t, r)
-	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), scriptRan,
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows"),
 		chromedp.Click(`details[data-name="hostile/script"] > summary`), chromedp.WaitVisible(`details[data-name="hostile/script"] .judge`)); err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +388,7 @@ func TestBrowserFailedRowsLeadWithTheCause(t *testing.T) {
 		t.Fatalf("starting the browser: %v", err)
 	}
 	cons := watchConsole(t, tab)
-	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), scriptRan); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
 		t.Fatal(err)
 	}
 	// shown is the text of the first element matching a selector when a
@@ -448,7 +448,7 @@ func TestBrowserSandboxNotes(t *testing.T) {
 		t.Fatalf("starting the browser: %v", err)
 	}
 	cons := watchConsole(t, tab)
-	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), scriptRan); err != nil {
+	if err := chromedp.Do(tab, chromedp.Navigate("file://"+page), chromedp.WaitReady("#rows")); err != nil {
 		t.Fatal(err)
 	}
 	const row = `details[data-name="files/append"]`
@@ -476,9 +476,3 @@ func TestBrowserSandboxNotes(t *testing.T) {
 		t.Errorf("console errors:\n%s", strings.Join(errs, "\n"))
 	}
 }
-
-// scriptRan waits until the page's script has run (it writes how many rows
-// are shown last of all), so that a click finds its handlers: WaitReady
-// on #rows returned while the page was still loading, and a row clicked
-// then, under load, waited for its lazy content until the deadline.
-var scriptRan = chromedp.Poll[chromedp.Void](`document.getElementById("shown").textContent !== ""`)
